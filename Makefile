@@ -1,0 +1,38 @@
+# mcpeval: evaluation suite for LLM agents using MCP tool servers.
+#
+#   make eval   the main job: run every case, write records and the HTML report
+#   make test   the project's tests (offline)
+#   make ci     the suite under gotestsum: JUnit, JSON stream and report in one run
+#   make bench  benchmarks with a table of measured values against targets
+
+GO       ?= go
+OUT      ?= evaltest/out
+GOTESTSUM = $(GO) tool gotestsum
+EVALFLAGS ?=
+
+.PHONY: eval test ci bench generate vet
+
+eval:
+	@mkdir -p $(OUT)
+	$(GOTESTSUM) --format testname --jsonfile $(OUT)/test.json \
+		--post-run-command "$(GO) run ./cmd/evalreport -out $(OUT)" \
+		-- ./evaltest -count=1 -timeout 0 $(EVALFLAGS)
+
+test: vet
+	EVAL_REFERENCE=1 $(GO) test -count=1 -timeout 15m ./...
+
+vet:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+	$(GO) vet ./...
+
+ci:
+	@mkdir -p $(OUT)
+	$(GOTESTSUM) --format testname --junitfile $(OUT)/junit.xml --jsonfile $(OUT)/test.json \
+		--post-run-command "$(GO) run ./cmd/evalreport -out $(OUT)" \
+		-- ./evaltest -count=1 -timeout 0 $(EVALFLAGS)
+
+generate:
+	$(GO) run ./cmd/evalgen -cases cases -o evaltest/categories_test.go
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -1,0 +1,186 @@
+// Package agent runs the tool-using agent loop of one case: the model gets
+// the question and the MCP servers' tools, its tool calls are executed, and
+// the loop ends with its final answer, the iteration limit or the token
+// limit. It also holds the judge and the offline reference agent.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mcpeval/mcpeval/llm"
+	"github.com/mcpeval/mcpeval/mcpconn"
+	"github.com/mcpeval/mcpeval/result"
+	"github.com/mcpeval/mcpeval/tokens"
+)
+
+// DefaultSystemPrompt tells the model to answer from the tools, not from memory.
+const DefaultSystemPrompt = `You are a research assistant with access to tools from one or more MCP servers (for example genetics databases).
+Answer the user's question by calling the tools; do not guess and do not answer from memory.
+If a tool returns an error, read it, correct the call and try again.
+If the tools return no data for what was asked, say clearly that the data is unavailable.
+End with a concise final answer that states the key facts and values.`
+
+// MaxCallsPerTurn bounds the tool calls executed from one model reply; the
+// rest are answered with an error so the conversation stays valid.
+const MaxCallsPerTurn = 32
+
+// Config configures the loop.
+type Config struct {
+	Model         string
+	SystemPrompt  string
+	MaxIterations int // default 10
+	// TokenLimit bounds every tool result (and the judge prompt); 0 disables it.
+	TokenLimit int
+	Counter    *tokens.Counter
+}
+
+// Transcript is what one run of the loop produced.
+type Transcript struct {
+	Answer       string
+	Conversation []result.Message
+	ToolCalls    []result.ToolCall
+	Usage        result.Usage
+	// TokenLimit, when set, says which tool result exceeded the limit; the
+	// loop stopped there.
+	TokenLimit string
+	// Incomplete, when set, says why the model gave no final answer.
+	Incomplete string
+}
+
+// Run runs the loop for one question. The error is a provider failure (or
+// the context ending); tool failures of every kind go back to the model.
+func Run(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg Config, question string) (*Transcript, error) {
+	if cfg.MaxIterations <= 0 {
+		cfg.MaxIterations = 10
+	}
+	if cfg.SystemPrompt == "" {
+		cfg.SystemPrompt = DefaultSystemPrompt
+	}
+	tr := &Transcript{Conversation: []result.Message{
+		{Role: "system", Content: cfg.SystemPrompt},
+		{Role: "user", Content: question},
+	}}
+	offered := toolsFor(tools)
+	for iter := 0; iter < cfg.MaxIterations; iter++ {
+		resp, err := chat.Chat(ctx, llm.Request{Model: cfg.Model, Messages: tr.Conversation, Tools: offered})
+		if err != nil {
+			return tr, err
+		}
+		tr.Usage.Add(usageOf(resp, tr.Conversation, cfg.Counter))
+		msg := resp.Message
+		tr.Conversation = append(tr.Conversation, msg)
+		if len(msg.ToolCalls) == 0 {
+			tr.Answer = msg.Content
+			return tr, nil
+		}
+		for i, call := range msg.ToolCalls {
+			if i >= MaxCallsPerTurn {
+				tr.reply(call, result.ToolCall{Result: errorJSON(fmt.Sprintf("not executed: at most %d tool calls per turn", MaxCallsPerTurn)), IsError: true})
+				continue
+			}
+			rec := execute(ctx, tools, call)
+			if over, n := exceeds(cfg, rec.Result); over {
+				tr.TokenLimit = fmt.Sprintf("token count exceeded: %s > %s (result of tool %s)", thousands(n), thousands(cfg.TokenLimit), call.Function.Name)
+				rec.Result = truncate(rec.Result, 2000) + fmt.Sprintf("\n[... result cut: %s tokens]", thousands(n))
+				tr.ToolCalls = append(tr.ToolCalls, rec)
+				return tr, nil
+			}
+			tr.reply(call, rec)
+		}
+	}
+	tr.Incomplete = fmt.Sprintf("no final answer after %d iterations", cfg.MaxIterations)
+	return tr, nil
+}
+
+// reply records a tool call and appends its tool message.
+func (tr *Transcript) reply(call result.MessageToolCall, rec result.ToolCall) {
+	rec.ID, rec.Name, rec.Arguments = call.ID, call.Function.Name, call.Function.Arguments
+	tr.ToolCalls = append(tr.ToolCalls, rec)
+	tr.Conversation = append(tr.Conversation, result.Message{
+		Role: "tool", ToolCallID: call.ID, Name: call.Function.Name, Content: rec.Result,
+	})
+}
+
+// execute runs one tool call; every failure becomes an error result the
+// model can read.
+func execute(ctx context.Context, tools *mcpconn.Set, call result.MessageToolCall) result.ToolCall {
+	name := call.Function.Name
+	if !tools.Has(name) {
+		return result.ToolCall{Result: errorJSON(fmt.Sprintf("unknown tool %q; use one of the tools offered", name)), IsError: true}
+	}
+	args := map[string]any{}
+	if raw := strings.TrimSpace(call.Function.Arguments); raw != "" {
+		if err := json.Unmarshal([]byte(raw), &args); err != nil {
+			return result.ToolCall{Result: errorJSON("invalid JSON arguments: " + err.Error()), IsError: true}
+		}
+	}
+	start := time.Now()
+	res, err := tools.Call(ctx, name, args)
+	ms := float64(time.Since(start).Microseconds()) / 1000
+	if err != nil {
+		return result.ToolCall{Result: errorJSON(err.Error()), IsError: true, DurationMS: ms}
+	}
+	return result.ToolCall{Result: res.Text, IsError: res.IsError, DurationMS: ms}
+}
+
+func toolsFor(set *mcpconn.Set) []llm.Tool {
+	var out []llm.Tool
+	for _, t := range set.Tools() {
+		out = append(out, llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
+	}
+	return out
+}
+
+// usageOf returns the usage the API reported, or a tiktoken estimate of the
+// request and reply when it reported none.
+func usageOf(resp llm.Response, sent []result.Message, counter *tokens.Counter) result.Usage {
+	if resp.HasUsage || counter == nil {
+		u := resp.Usage
+		u.Requests = 1
+		return u
+	}
+	prompt := 0
+	for _, m := range sent {
+		prompt += counter.Count(m.Content) + 4
+		for _, tc := range m.ToolCalls {
+			prompt += counter.Count(tc.Function.Name + tc.Function.Arguments)
+		}
+	}
+	completion := counter.Count(resp.Message.Content)
+	for _, tc := range resp.Message.ToolCalls {
+		completion += counter.Count(tc.Function.Name + tc.Function.Arguments)
+	}
+	return result.Usage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion, Requests: 1, Estimated: true}
+}
+
+func exceeds(cfg Config, text string) (bool, int) {
+	if cfg.Counter == nil {
+		return false, 0
+	}
+	return cfg.Counter.Exceeds(text, cfg.TokenLimit)
+}
+
+func errorJSON(msg string) string {
+	b, _ := json.Marshal(map[string]string{"error": msg})
+	return string(b)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
+}
+
+// thousands formats n as 100,000.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

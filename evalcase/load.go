@@ -1,0 +1,454 @@
+package evalcase
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// LoadPath loads the cases of one file, or of every *.yaml and *.yml file
+// below a directory (in lexical order). Case names must be unique across all
+// files loaded together.
+func LoadPath(path string) ([]Case, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("load cases: %w", err)
+	}
+	files := []string{path}
+	if info.IsDir() {
+		files, err = caseFiles(path)
+		if err != nil {
+			return nil, err
+		}
+		if len(files) == 0 {
+			return nil, fmt.Errorf("load cases: no *.yaml files under %s", path)
+		}
+	}
+	var all []Case
+	seen := map[string]Case{}
+	for _, f := range files {
+		cases, err := LoadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cases {
+			if prev, dup := seen[c.Name]; dup {
+				return nil, fmt.Errorf("%s: duplicate case name %q (first defined at %s)", c.Where(), c.Name, prev.Where())
+			}
+			seen[c.Name] = c
+		}
+		all = append(all, cases...)
+	}
+	return all, nil
+}
+
+func caseFiles(dir string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load cases from %s: %w", dir, err)
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// LoadFile loads the cases of one YAML file.
+func LoadFile(path string) ([]Case, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load cases: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Parse decodes the cases of one file's content; path is used in messages
+// and for the default category.
+func Parse(path string, data []byte) ([]Case, error) {
+	top, err := caseList(path, data)
+	if err != nil {
+		return nil, err
+	}
+
+	// Strict decoding reports unknown fields and type mismatches with lines.
+	var items []struct {
+		Case Case `yaml:"case"`
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&items); err != nil && !errors.Is(err, io.EOF) {
+		return nil, yamlError(path, data, err)
+	}
+	if len(items) != len(top.Content) {
+		return nil, fmt.Errorf("%s:%d: decoded %d cases from a list of %d items", path, top.Line, len(items), len(top.Content))
+	}
+
+	cases := make([]Case, 0, len(items))
+	seen := map[string]int{}
+	for i, item := range items {
+		c := item.Case
+		// The line of the item's `case:` key.
+		c.File, c.Line = path, resolve(top.Content[i]).Content[0].Line
+		if err := c.validate(); err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Where(), err)
+		}
+		if c.Category == "" {
+			c.Category = defaultCategory(path)
+		}
+		if first, dup := seen[c.Name]; dup {
+			return nil, fmt.Errorf("%s: duplicate case name %q (first defined at line %d)", c.Where(), c.Name, first)
+		}
+		seen[c.Name] = c.Line
+		cases = append(cases, c)
+	}
+	return cases, nil
+}
+
+// caseList parses data into YAML nodes and checks the file's shape: one
+// document holding a non-empty list whose items are maps with the single
+// key `case`.
+func caseList(path string, data []byte) (*yaml.Node, error) {
+	var root yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&root); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s:1: empty case file: expected a list of `- case:` items", path)
+		}
+		return nil, yamlError(path, data, err)
+	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case errors.Is(err, io.EOF):
+	case err != nil:
+		return nil, yamlError(path, data, err)
+	case len(next.Content) > 0 && next.Content[0].Tag != "!!null":
+		return nil, fmt.Errorf("%s:%d: a second YAML document begins here; put all cases in one list", path, next.Line)
+	}
+	if len(root.Content) == 0 || root.Content[0].Tag == "!!null" {
+		return nil, fmt.Errorf("%s:%d: empty case file: expected a list of `- case:` items", path, max(root.Line, 1))
+	}
+	top := resolve(root.Content[0])
+	if top.Kind != yaml.SequenceNode {
+		return nil, fmt.Errorf("%s:%d: expected a list of `- case:` items, found %s", path, top.Line, kindName(top))
+	}
+	if len(top.Content) == 0 {
+		return nil, fmt.Errorf("%s:%d: empty case list", path, top.Line)
+	}
+	for _, item := range top.Content {
+		item = resolve(item)
+		if item.Kind != yaml.MappingNode {
+			return nil, fmt.Errorf("%s:%d: list item is %s, expected a `case:` map", path, item.Line, kindName(item))
+		}
+		if !hasKey(item, "case") {
+			if hasKey(item, "name") || hasKey(item, "input") {
+				return nil, fmt.Errorf("%s:%d: list item has no `case:` key; write `- case:` and indent the case's fields below it", path, item.Line)
+			}
+			return nil, fmt.Errorf("%s:%d: list item has no `case:` key", path, item.Line)
+		}
+		for i := 0; i+1 < len(item.Content); i += 2 {
+			if key := item.Content[i]; key.Value != "case" {
+				return nil, fmt.Errorf("%s:%d: unknown key %q beside `case:`; a list item holds only `case:` (indent the field below it?)", path, key.Line, key.Value)
+			}
+		}
+	}
+	return top, nil
+}
+
+// resolve follows an alias to the node it names.
+func resolve(n *yaml.Node) *yaml.Node {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		return n.Alias
+	}
+	return n
+}
+
+func (c *Case) validate() error {
+	var missing []string
+	for _, f := range []struct{ name, value string }{{"name", c.Name}, {"input", c.Input}, {"expected", c.Expected}} {
+		if strings.TrimSpace(f.value) == "" {
+			missing = append(missing, f.name)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%s: missing required field(s): %s", c.label(), strings.Join(missing, ", "))
+	}
+	switch c.Kind {
+	case "":
+		c.Kind = KindTool
+	case KindTool, KindCode:
+	default:
+		return fmt.Errorf("%s: kind must be %q or %q, not %q", c.label(), KindTool, KindCode, c.Kind)
+	}
+	for _, list := range []struct {
+		field string
+		items []string
+	}{
+		{"checks.contains", c.Checks.Contains},
+		{"checks.not_contains", c.Checks.NotContains},
+		{"checks.regexp", c.Checks.Regexp},
+		{"tools.must_call", c.Tools.MustCall},
+		{"tools.must_not_call", c.Tools.MustNotCall},
+	} {
+		if slices.Contains(list.items, "") {
+			return fmt.Errorf("%s: %s: an item is empty", c.label(), list.field)
+		}
+	}
+	for _, p := range c.Checks.Regexp {
+		if _, err := regexp.Compile(p); err != nil {
+			return fmt.Errorf("%s: checks.regexp: %w", c.label(), err)
+		}
+	}
+	for _, n := range c.Checks.Numbers {
+		if math.IsNaN(n.Value) || math.IsInf(n.Value, 0) || math.IsNaN(n.Tolerance) {
+			return fmt.Errorf("%s: checks.numbers: value %v with tolerance %v is not a usable number", c.label(), n.Value, n.Tolerance)
+		}
+		if n.Tolerance < 0 {
+			return fmt.Errorf("%s: checks.numbers: negative tolerance %v for value %v", c.label(), n.Tolerance, n.Value)
+		}
+	}
+	for _, a := range c.Tools.Args {
+		if a.Tool == "" {
+			return fmt.Errorf("%s: tools.args: an item has no tool", c.label())
+		}
+	}
+	for i, r := range c.Reference {
+		if r.Tool == "" {
+			return fmt.Errorf("%s: reference[%d] has no tool", c.label(), i)
+		}
+	}
+	if c.Tools.MaxCalls < 0 {
+		return fmt.Errorf("%s: tools.max_calls must not be negative", c.label())
+	}
+	if b := c.Budget; b.Seconds < 0 || b.Tokens < 0 || b.ToolCalls < 0 {
+		return fmt.Errorf("%s: budget values must not be negative", c.label())
+	}
+	return nil
+}
+
+// label names the case in messages.
+func (c *Case) label() string {
+	if strings.TrimSpace(c.Name) == "" {
+		return "unnamed case"
+	}
+	return fmt.Sprintf("case %q", c.Name)
+}
+
+func hasKey(m *yaml.Node, key string) bool {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return true
+		}
+	}
+	return false
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a map"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		return "a single value"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	return "something else"
+}
+
+var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): `)
+
+// yamlError rewrites the decoder's "line N: msg" into "file:N: msg", one
+// problem per line, in words a case author understands. The parser reports
+// bad characters without a line; data gives it.
+func yamlError(path string, data []byte, err error) error {
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		lines := make([]string, len(te.Errors))
+		for i, e := range te.Errors {
+			lines[i] = locate(path, e)
+		}
+		return errors.New(strings.Join(lines, "\n"))
+	}
+	msg := strings.TrimPrefix(strings.ToValidUTF8(err.Error(), "?"), "yaml: ")
+	line := 0
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = msg[len(m[0]):]
+	}
+	switch {
+	case parserProblems[msg]:
+		// The parser (unlike the scanner) reports the line before the
+		// problem's, or none for the first line.
+		line++
+	case line == 0 && strings.HasPrefix(msg, "unknown anchor '"):
+		anchor := strings.TrimSuffix(strings.TrimPrefix(msg, "unknown anchor '"), "' referenced")
+		line = lineOf(data, "*"+anchor)
+	case line == 0:
+		line = badCharLine(data)
+	}
+	if line == 0 {
+		return fmt.Errorf("%s: %s", path, msg)
+	}
+	return fmt.Errorf("%s:%d: %s", path, line, msg)
+}
+
+// parserProblems are the YAML parser's messages; the scanner's differ.
+var parserProblems = map[string]bool{
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected <document start>": true,
+	"did not find expected <stream-start>":   true,
+	"did not find expected key":              true,
+	"did not find expected node content":     true,
+	"found duplicate %TAG directive":         true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found undefined tag handle":             true,
+}
+
+// lineOf returns the line of the first occurrence of s in data, or 0.
+func lineOf(data []byte, s string) int {
+	i := bytes.Index(data, []byte(s))
+	if i < 0 {
+		return 0
+	}
+	return bytes.Count(data[:i], []byte("\n")) + 1
+}
+
+func locate(path, msg string) string {
+	msg = strings.ToValidUTF8(msg, "?")
+	if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
+		return path + ":" + msg[m[2]:m[3]] + ": " + humanize(msg[m[1]:])
+	}
+	return path + ": " + strings.TrimPrefix(msg, "yaml: ")
+}
+
+// badCharLine returns the line of the first byte YAML does not allow in a
+// stream (invalid UTF-8 or a control character), or 0.
+func badCharLine(data []byte) int {
+	line := 1
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		allowed := r == '\t' || r == '\n' || r == '\r' || (r >= 0x20 && r <= 0x7e) || r == 0x85 ||
+			(r >= 0xa0 && r <= 0xd7ff) || (r >= 0xe000 && r <= 0xfffd && r != utf8.RuneError) || r >= 0x10000 ||
+			(r == utf8.RuneError && size == 3)
+		if !allowed {
+			return line
+		}
+		if r == '\n' {
+			line++
+		}
+		i += size
+	}
+	return 0
+}
+
+var (
+	unknownFieldRE = regexp.MustCompile(`^field (\S+) not found in type (\S+)$`)
+	wrongTypeRE    = regexp.MustCompile("^cannot unmarshal (\\S+)(?: `(.*)`)? into (.+)$")
+)
+
+// sections names the case file's struct types as a case author knows them.
+var sections = map[string]struct {
+	name string
+	typ  reflect.Type
+}{
+	"evalcase.Case":        {"case", reflect.TypeFor[Case]()},
+	"evalcase.Checks":      {"checks", reflect.TypeFor[Checks]()},
+	"evalcase.NumberCheck": {"checks.numbers item", reflect.TypeFor[NumberCheck]()},
+	"evalcase.ToolExpect":  {"tools", reflect.TypeFor[ToolExpect]()},
+	"evalcase.ArgMatch":    {"tools.args item", reflect.TypeFor[ArgMatch]()},
+	"evalcase.RefCall":     {"reference item", reflect.TypeFor[RefCall]()},
+	"evalcase.Budget":      {"budget", reflect.TypeFor[Budget]()},
+}
+
+// humanize rewrites the decoder's messages about unknown fields and wrong
+// types; others pass unchanged.
+func humanize(msg string) string {
+	if m := unknownFieldRE.FindStringSubmatch(msg); m != nil {
+		if s, ok := sections[m[2]]; ok {
+			return fmt.Sprintf("unknown field %q in %s (known fields: %s)", m[1], s.name, strings.Join(yamlFields(s.typ), ", "))
+		}
+		return fmt.Sprintf("unknown field %q", m[1])
+	}
+	if m := wrongTypeRE.FindStringSubmatch(msg); m != nil {
+		found := yamlKinds[m[1]]
+		if found == "" {
+			found = m[1]
+		}
+		switch {
+		case m[1] == "!!str":
+			found += " " + strconv.Quote(m[2])
+		case m[2] != "":
+			found += " " + m[2]
+		}
+		return fmt.Sprintf("wrong type: found %s where %s is expected", found, goTypeName(m[3]))
+	}
+	return msg
+}
+
+var yamlKinds = map[string]string{
+	"!!str": "text", "!!int": "integer", "!!float": "number", "!!bool": "boolean",
+	"!!null": "null", "!!seq": "a list", "!!map": "a map", "!!timestamp": "timestamp", "!!binary": "binary data",
+}
+
+func goTypeName(t string) string {
+	switch t {
+	case "string":
+		return "a text"
+	case "[]string":
+		return "a list of texts"
+	case "int":
+		return "a whole number"
+	case "float64":
+		return "a number"
+	case "bool":
+		return "true or false"
+	}
+	if strings.HasPrefix(t, "map[") {
+		return "a map"
+	}
+	if strings.HasPrefix(t, "[]") {
+		return "a list"
+	}
+	if _, ok := sections[t]; ok {
+		return "a map of fields"
+	}
+	return t
+}
+
+// yamlFields lists the YAML field names of a struct type.
+func yamlFields(t reflect.Type) []string {
+	var names []string
+	for f := range t.Fields() {
+		if name, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); name != "" && name != "-" {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,90 @@
+package evaltest
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mcpeval/mcpeval/evalcase"
+	"github.com/mcpeval/mcpeval/result"
+	"github.com/mcpeval/mcpeval/suite"
+)
+
+// errTestTimeout is the cause given to cases still running when go test's
+// -timeout is about to expire.
+var errTestTimeout = errors.New("go test -timeout is about to expire: finished cases are saved; raise it (e.g. -timeout 2h) to finish the run")
+
+// runCategory runs the cases of one category as parallel subtests.
+func runCategory(t *testing.T, category string) {
+	t.Parallel()
+	markUncacheable()
+	cases := casesOf(category)
+	if len(cases) == 0 {
+		t.Skipf("no loaded case has category %q", category)
+	}
+	for _, c := range cases {
+		t.Run(ev.Names[c.Name], func(t *testing.T) { runCase(t, c) })
+	}
+}
+
+// TestOtherCategories serves every loaded category that has no test
+// function of its own (see categories_test.go, made by `make generate`), so
+// that no case is ever left out.
+func TestOtherCategories(t *testing.T) {
+	t.Parallel()
+	markUncacheable()
+	var other []string
+	for _, name := range categoryNames() {
+		if !slices.Contains(generatedCategories, name) {
+			other = append(other, name)
+		}
+	}
+	if len(other) == 0 {
+		t.Skip("every loaded category has a test function of its own")
+	}
+	for _, name := range other {
+		t.Logf("category %q has no test function of its own; it runs here (run `make generate` to give it one)", name)
+		t.Run(evalcase.SubtestNames([]evalcase.Case{{Name: name}})[0], func(t *testing.T) {
+			for _, c := range casesOf(name) {
+				t.Run(ev.Names[c.Name], func(t *testing.T) { runCase(t, c) })
+			}
+		})
+	}
+}
+
+func runCase(t *testing.T, c evalcase.Case) {
+	t.Parallel()
+	if reason := ev.Aborted(); reason != "" {
+		t.Skip("run stopped: " + reason)
+	}
+	ctx := context.Background()
+	if deadline, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadlineCause(ctx, deadline.Add(-5*time.Second), errTestTimeout)
+		defer cancel()
+	}
+	rec := ev.Run(ctx, c, t.Name())
+	t.Attr("eval.status", string(rec.Status))
+	if rec.Cached {
+		t.Attr("eval.cached", "true")
+	}
+	if rec.Status == result.Pass {
+		t.Log(suite.FormatLine(rec))
+		return
+	}
+	t.Error(suite.FormatFailure(rec))
+}
+
+// markUncacheable keeps go test from replaying an evaluation from its own
+// test cache: it opens summary.json, which TestMain rewrites at the end of
+// every run, and go test does not cache results that depend on a file
+// modified in the last seconds.
+func markUncacheable() {
+	if f, err := os.Open(filepath.Join(ev.Settings.Out, result.SummaryFile)); err == nil {
+		f.Close()
+	}
+}

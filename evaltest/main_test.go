@@ -1,0 +1,133 @@
+// Package evaltest is the evaluation suite: every YAML case is a parallel
+// subtest of the test function of its category.
+//
+//	go test ./evaltest                      # every case
+//	go test ./evaltest -run Gene -force     # categories containing "Gene", ignoring the cache
+//	go test ./evaltest -args -h             # every setting, with its environment variable
+//
+// The logic lives in package suite; this package wires it to go test.
+package evaltest
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpeval/mcpeval/evalcase"
+	"github.com/mcpeval/mcpeval/sampleserver"
+	"github.com/mcpeval/mcpeval/suite"
+)
+
+// serveSampleEnv makes the test binary serve the bundled sample server over
+// stdio instead of running tests: the default MCP server of a run is this
+// binary, started as a real subprocess.
+const serveSampleEnv = "EVAL_SERVE_SAMPLE"
+
+// The run's state, set up by TestMain before the tests run.
+var (
+	ev       *suite.Suite
+	allCases []evalcase.Case
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv(serveSampleEnv) == "1" {
+		if err := server.ServeStdio(sampleserver.New()); err != nil {
+			fmt.Fprintln(os.Stderr, "sample server:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	suite.RegisterFlags(flag.CommandLine)
+	flag.Parse()
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	st, err := suite.Resolve(flag.CommandLine)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mcpeval: configuration: %v\n", err)
+		return 1
+	}
+	allCases, err = suite.Load(st)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mcpeval: %v\n", err)
+		return 1
+	}
+	if f := flag.Lookup("test.list"); f != nil && f.Value.String() != "" {
+		return m.Run()
+	}
+	widenParallel(st.Concurrency, len(allCases))
+	if st.Reference {
+		fmt.Println("mcpeval: REFERENCE RUN, not a model evaluation: each case's reference tool calls run on the real server and the deterministic checks judge the answer.")
+		fmt.Println("mcpeval:", suite.MissingKeyHelp)
+	}
+	bundled := suite.Server{
+		Spec:    strconv.Quote(os.Args[0]),
+		Env:     []string{serveSampleEnv + "=1"},
+		Display: "bundled sample server (sampleserver)",
+	}
+	ev, err = suite.New(context.Background(), st, allCases, bundled, os.Stderr)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mcpeval: %v\n", err)
+		return 1
+	}
+	defer ev.Close()
+
+	code := m.Run()
+
+	sum := ev.Summary()
+	if err := ev.WriteSummary(sum); err != nil {
+		fmt.Fprintln(os.Stderr, "mcpeval:", err)
+		code = 1
+	}
+	fmt.Println(suite.FormatSummary(sum, st))
+	if reason := ev.Aborted(); reason != "" {
+		fmt.Fprintln(os.Stderr, "mcpeval: run stopped:", reason)
+		code = 1
+	}
+	return code
+}
+
+// widenParallel lets the suite's own limit (EVAL_CONCURRENCY) decide how
+// many cases run at once: go test's -parallel (default GOMAXPROCS) would
+// otherwise cap it silently. An explicit -parallel is kept, with a notice
+// when it is the tighter bound.
+func widenParallel(concurrency, cases int) {
+	explicit := false
+	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
+	if explicit {
+		if p, _ := strconv.Atoi(flag.Lookup("test.parallel").Value.String()); p < concurrency {
+			fmt.Fprintf(os.Stderr, "mcpeval: -parallel %d caps EVAL_CONCURRENCY %d: at most %d cases run at once\n", p, concurrency, p)
+		}
+		return
+	}
+	flag.Set("test.parallel", strconv.Itoa(max(concurrency, cases+1)))
+}
+
+// casesOf returns the loaded cases of a category.
+func casesOf(category string) []evalcase.Case {
+	var out []evalcase.Case
+	for _, c := range allCases {
+		if c.Category == category {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func categoryNames() []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, c := range allCases {
+		if !seen[c.Category] {
+			seen[c.Category] = true
+			names = append(names, c.Category)
+		}
+	}
+	return names
+}

@@ -1,0 +1,193 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// RetryPolicy bounds retries of throttled (429) and transiently failed
+// requests (5xx, timeouts, connection resets).
+type RetryPolicy struct {
+	// MaxRetries is the number of retries after the first attempt (default 5).
+	MaxRetries int
+	// Initial is the first backoff (default 2 s); each retry doubles it, with
+	// full jitter, up to Max (default 30 s). A Retry-After header wins.
+	Initial time.Duration
+	Max     time.Duration
+	// MaxWait bounds the total time spent waiting between attempts of one
+	// request (default 5 min).
+	MaxWait time.Duration
+}
+
+func (p RetryPolicy) withDefaults() RetryPolicy {
+	if p.MaxRetries == 0 {
+		p.MaxRetries = 5
+	}
+	if p.MaxRetries < 0 {
+		p.MaxRetries = 0
+	}
+	if p.Initial <= 0 {
+		p.Initial = 2 * time.Second
+	}
+	if p.Max <= 0 {
+		p.Max = 30 * time.Second
+	}
+	if p.MaxWait <= 0 {
+		p.MaxWait = 5 * time.Minute
+	}
+	return p
+}
+
+// backoff returns the wait before retry n (0-based): full jitter over an
+// exponentially growing window.
+func (p RetryPolicy) backoff(n int) time.Duration {
+	window := p.Initial << min(n, 30)
+	if window <= 0 || window > p.Max {
+		window = p.Max
+	}
+	return window/2 + rand.N(window/2+1)
+}
+
+type retryCounterKey struct{}
+
+// WithRetryCounter returns a context whose requests add their retries to n.
+func WithRetryCounter(ctx context.Context, n *atomic.Int64) context.Context {
+	return context.WithValue(ctx, retryCounterKey{}, n)
+}
+
+type retryTransport struct {
+	base    http.RoundTripper
+	policy  RetryPolicy
+	timeout time.Duration
+	limiter *Limiter
+}
+
+func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	counter, _ := req.Context().Value(retryCounterKey{}).(*atomic.Int64)
+	var waited time.Duration
+	for attempt := 0; ; attempt++ {
+		resp, err := t.once(req, attempt)
+		retry, after := t.retryable(resp, err)
+		if !retry || attempt >= t.policy.MaxRetries {
+			if err == nil && resp.StatusCode < 300 && t.limiter != nil {
+				t.limiter.succeeded()
+			}
+			return resp, err
+		}
+		wait := t.policy.backoff(attempt)
+		if after > 0 {
+			wait = after
+		}
+		if waited+wait > t.policy.MaxWait {
+			return resp, err
+		}
+		if resp != nil {
+			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+			resp.Body.Close()
+		}
+		if counter != nil {
+			counter.Add(1)
+		}
+		select {
+		case <-req.Context().Done():
+			return nil, req.Context().Err()
+		case <-time.After(wait):
+		}
+		waited += wait
+	}
+}
+
+// once sends one attempt with its own timeout; the timeout stays armed until
+// the response body is closed.
+func (t *retryTransport) once(req *http.Request, attempt int) (*http.Response, error) {
+	ctx, cancel := context.WithTimeout(req.Context(), t.timeout)
+	r := req.Clone(ctx)
+	if attempt > 0 && req.GetBody != nil {
+		body, err := req.GetBody()
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		r.Body = body
+	}
+	resp, err := t.base.RoundTrip(r)
+	if err != nil {
+		cancel()
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) && req.Context().Err() == nil {
+			return nil, &timeoutError{after: t.timeout, err: err}
+		}
+		return nil, err
+	}
+	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+// retryable decides whether a result is worth another attempt, and the
+// server's Retry-After if it gave one.
+func (t *retryTransport) retryable(resp *http.Response, err error) (bool, time.Duration) {
+	if err != nil {
+		var te *timeoutError
+		var ne net.Error
+		switch {
+		case errors.As(err, &te), errors.As(err, &ne) && ne.Timeout(),
+			errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNREFUSED),
+			errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+			return true, 0
+		}
+		return false, 0
+	}
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests:
+		if t.limiter != nil {
+			t.limiter.throttled()
+		}
+		return true, retryAfter(resp.Header.Get("Retry-After"))
+	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable,
+		http.StatusGatewayTimeout, 529:
+		return true, retryAfter(resp.Header.Get("Retry-After"))
+	}
+	return false, 0
+}
+
+// retryAfter parses a Retry-After header: seconds or an HTTP date.
+func retryAfter(v string) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+		return time.Duration(s * float64(time.Second))
+	}
+	if at, err := http.ParseTime(v); err == nil {
+		return max(time.Until(at), 0)
+	}
+	return 0
+}
+
+type timeoutError struct {
+	after time.Duration
+	err   error
+}
+
+func (e *timeoutError) Error() string {
+	return "request timed out after " + e.after.String() + ": " + e.err.Error()
+}
+func (e *timeoutError) Unwrap() error { return e.err }
+
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnClose) Close() error {
+	err := c.ReadCloser.Close()
+	c.cancel()
+	return err
+}

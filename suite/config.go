@@ -1,0 +1,273 @@
+package suite
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/joho/godotenv"
+)
+
+// Settings is the configuration of a run. Every setting is a flag and an
+// environment variable; a flag given on the command line wins over the
+// environment, which wins over a .env file in the project root.
+type Settings struct {
+	Root string // the module root; relative paths are resolved against it
+
+	Cases    string
+	Servers  []string // specs; empty means the bundled sample server
+	Out      string
+	Cache    string
+	Model    string
+	Judge    string // judge model; "" means the agent's model, "none" disables the judge
+	BaseURL  string
+	APIKey   string `json:"-"`
+	KeyVar   string // which variable the key came from
+	Headers  map[string]string
+	Provider string // "openrouter", "openai", "custom" or "" for the reference run
+
+	MaxTokens     int
+	MaxIterations int
+	CaseTimeout   time.Duration
+	Concurrency   int
+	MaxRetries    int
+	SystemPrompt  string
+
+	Clear     bool
+	Force     bool
+	Reference bool // the offline reference run: no model is evaluated
+}
+
+// setting is one configurable value: its flag, its variable, its default.
+type setting struct {
+	flag, env, def, usage string
+}
+
+var settings = []setting{
+	{"cases", "EVAL_CASES", "cases", "case file or directory (relative to the project root)"},
+	{"server", "EVAL_SERVER", "", "MCP server(s), separated by ';': a command line (stdio), an http(s) URL (streamable HTTP) or sse:URL; default: the bundled sample server"},
+	{"out", "EVAL_OUT", "evaltest/out", "output directory for results.jsonl, summary.json and the report"},
+	{"cache", "EVAL_CACHE", "evaltest/.cache/test_results_cache.json", "result cache file"},
+	{"model", "EVAL_MODEL", "", "model to evaluate (default: google/gemini-2.5-flash on OpenRouter, gpt-4.1-mini on OpenAI)"},
+	{"judge-model", "EVAL_JUDGE_MODEL", "", "judge model (default: the evaluated model; 'none' leaves the verdict to the deterministic checks)"},
+	{"base-url", "OPENAI_BASE_URL", "", "OpenAI-compatible base URL (Ollama, vLLM, llama.cpp server, LM Studio, a proxy)"},
+	{"max-tokens", "EVAL_MAX_TOKENS", "100000", "token limit for every tool result and the judge prompt (0 disables)"},
+	{"max-iterations", "EVAL_MAX_ITERATIONS", "10", "model turns per case"},
+	{"case-timeout", "EVAL_CASE_TIMEOUT", "300s", "time limit per case"},
+	{"concurrency", "EVAL_CONCURRENCY", "4", "cases run at once"},
+	{"max-retries", "EVAL_MAX_RETRIES", "5", "retries of a throttled or failed provider request"},
+	{"system-prompt", "EVAL_SYSTEM_PROMPT", "", "system prompt for the agent (default: a built-in prompt)"},
+	{"clear", "EVAL_CLEAR", "false", "remove the result cache before the run, then run every case"},
+	{"force", "EVAL_FORCE", "false", "ignore cached results and run every case (new results are still cached)"},
+	{"reference", "EVAL_REFERENCE", "false", "offline reference run: execute each case's reference trajectory instead of a model"},
+}
+
+// Provider endpoints and default models.
+const (
+	OpenRouterURL     = "https://openrouter.ai/api/v1"
+	OpenRouterDefault = "google/gemini-2.5-flash"
+	OpenAIDefault     = "gpt-4.1-mini"
+)
+
+// RegisterFlags adds the settings' flags to fs. Values are resolved by
+// Resolve after fs is parsed.
+func RegisterFlags(fs *flag.FlagSet) {
+	for _, s := range settings {
+		usage := fmt.Sprintf("%s (env %s)", s.usage, s.env)
+		if s.def == "true" || s.def == "false" {
+			fs.Bool(s.flag, false, usage)
+			continue
+		}
+		fs.String(s.flag, "", usage+defaultNote(s.def))
+	}
+}
+
+func defaultNote(def string) string {
+	if def == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (default %q)", def)
+}
+
+// Resolve reads the settings from fs (parsed), the environment and the
+// .env file in the project root.
+func Resolve(fs *flag.FlagSet) (Settings, error) {
+	root, err := FindRoot()
+	if err != nil {
+		return Settings{}, err
+	}
+	dotenv, err := readDotEnv(filepath.Join(root, ".env"))
+	if err != nil {
+		return Settings{}, err
+	}
+	lookup := func(name string) (string, bool) {
+		if v, ok := os.LookupEnv(name); ok {
+			return v, true
+		}
+		v, ok := dotenv[name]
+		return v, ok
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	values := map[string]string{}
+	origin := map[string]string{}
+	for _, s := range settings {
+		v, from := s.def, "default"
+		if env, ok := lookup(s.env); ok && env != "" {
+			v, from = env, s.env
+		}
+		if given[s.flag] {
+			v, from = fs.Lookup(s.flag).Value.String(), "-"+s.flag
+		}
+		values[s.flag], origin[s.flag] = v, from
+	}
+	return build(root, values, origin, lookup)
+}
+
+func build(root string, v, origin map[string]string, lookup func(string) (string, bool)) (Settings, error) {
+	st := Settings{Root: root, Model: v["model"], Judge: v["judge-model"], BaseURL: v["base-url"], SystemPrompt: v["system-prompt"]}
+	var errs []error
+	bad := func(name string, err error) {
+		errs = append(errs, fmt.Errorf("%s: invalid value %q: %v", origin[name], v[name], err))
+	}
+	intSetting := func(name string, min int) int {
+		n, err := strconv.Atoi(strings.TrimSpace(v[name]))
+		if err == nil && n < min {
+			err = fmt.Errorf("must be at least %d", min)
+		}
+		if err != nil {
+			bad(name, err)
+		}
+		return n
+	}
+	boolSetting := func(name string) bool {
+		b, err := strconv.ParseBool(strings.TrimSpace(v[name]))
+		if err != nil {
+			bad(name, err)
+		}
+		return b
+	}
+	st.MaxTokens = intSetting("max-tokens", 0)
+	st.MaxIterations = intSetting("max-iterations", 1)
+	st.Concurrency = intSetting("concurrency", 1)
+	st.MaxRetries = intSetting("max-retries", 0)
+	if d, err := time.ParseDuration(strings.TrimSpace(v["case-timeout"])); err != nil || d <= 0 {
+		if err == nil {
+			err = errors.New("must be positive")
+		}
+		bad("case-timeout", err)
+	} else {
+		st.CaseTimeout = d
+	}
+	st.Clear, st.Force, st.Reference = boolSetting("clear"), boolSetting("force"), boolSetting("reference")
+	st.Cases = abs(root, v["cases"])
+	st.Out = abs(root, v["out"])
+	st.Cache = abs(root, v["cache"])
+	for _, spec := range strings.Split(v["server"], ";") {
+		if spec = strings.TrimSpace(spec); spec != "" {
+			st.Servers = append(st.Servers, spec)
+		}
+	}
+	if err := st.chooseProvider(lookup); err != nil {
+		errs = append(errs, err)
+	}
+	return st, errors.Join(errs...)
+}
+
+// chooseProvider picks the endpoint, key and default model: an explicit base
+// URL first, then OpenRouter, then OpenAI; with none of them (or with
+// -reference) the run is the offline reference run.
+func (st *Settings) chooseProvider(lookup func(string) (string, bool)) error {
+	get := func(name string) string { v, _ := lookup(name); return strings.TrimSpace(v) }
+	orKey, oaKey := get("OPENROUTER_API_KEY"), get("OPENAI_API_KEY")
+	switch {
+	case st.Reference:
+		st.Provider = ""
+		return nil
+	case st.BaseURL != "":
+		st.Provider = "custom"
+		st.APIKey, st.KeyVar = oaKey, "OPENAI_API_KEY"
+		if st.APIKey == "" && orKey != "" {
+			st.APIKey, st.KeyVar = orKey, "OPENROUTER_API_KEY"
+		}
+		if st.Model == "" {
+			return errors.New("OPENAI_BASE_URL is set but no model is named: set EVAL_MODEL (or -model) to a model the endpoint serves")
+		}
+	case orKey != "":
+		st.Provider, st.BaseURL, st.APIKey, st.KeyVar = "openrouter", OpenRouterURL, orKey, "OPENROUTER_API_KEY"
+		st.Headers = map[string]string{"X-Title": "mcpeval"}
+		if st.Model == "" {
+			st.Model = OpenRouterDefault
+		}
+	case oaKey != "":
+		st.Provider, st.BaseURL, st.APIKey, st.KeyVar = "openai", "https://api.openai.com/v1", oaKey, "OPENAI_API_KEY"
+		if st.Model == "" {
+			st.Model = OpenAIDefault
+		}
+	case st.Model != "":
+		return fmt.Errorf("EVAL_MODEL is %q but no provider is configured: set OPENROUTER_API_KEY (OpenRouter) or OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL for a local server, in the environment or in the .env file in the project root", st.Model)
+	default:
+		st.Reference = true
+		return nil
+	}
+	if st.Judge == "" {
+		st.Judge = st.Model
+	}
+	return nil
+}
+
+// JudgeEnabled reports whether a judge model will be asked.
+func (st Settings) JudgeEnabled() bool {
+	return !st.Reference && st.Judge != "" && st.Judge != "none"
+}
+
+// MissingKeyHelp explains how to evaluate a model; printed by reference runs.
+const MissingKeyHelp = `To evaluate a model, set OPENROUTER_API_KEY (OpenRouter, default model google/gemini-2.5-flash) or OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL and EVAL_MODEL for any OpenAI-compatible server, in the environment or in a .env file in the project root.`
+
+func abs(root, p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(root, p)
+}
+
+// FindRoot returns the module root: the nearest directory at or above the
+// working directory that holds go.mod.
+func FindRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("no go.mod at or above %s", dir)
+		}
+	}
+}
+
+func readDotEnv(path string) (map[string]string, error) {
+	m, err := godotenv.Read(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return m, nil
+}
+
+// Redact replaces the API key in s, wherever it appears.
+func (st Settings) Redact(s string) string {
+	if len(st.APIKey) < 8 {
+		return s
+	}
+	return strings.ReplaceAll(s, st.APIKey, "[REDACTED]")
+}

@@ -1,0 +1,83 @@
+package suite
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/mcpeval/mcpeval/result"
+)
+
+// RecordWriter appends one JSON line per finished case to results.jsonl,
+// written through at once so that a killed run keeps every finished case.
+type RecordWriter struct {
+	mu   sync.Mutex
+	f    *os.File
+	slim []result.Record // records without conversation, for the summary
+	err  error
+}
+
+// CreateRecords creates (or truncates) results.jsonl in dir.
+func CreateRecords(dir string) (*RecordWriter, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create output directory: %w", err)
+	}
+	path := filepath.Join(dir, result.RecordsFile)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	return &RecordWriter{f: f}, nil
+}
+
+// Write appends rec. The first write error is kept and returned by Close.
+func (w *RecordWriter) Write(rec result.Record) {
+	line, err := json.Marshal(rec)
+	line = append(line, '\n')
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err == nil {
+		_, err = w.f.Write(line)
+	}
+	if err != nil && w.err == nil {
+		w.err = fmt.Errorf("write %s: %w", w.f.Name(), err)
+	}
+	rec.Conversation, rec.ToolCalls, rec.Response, rec.Checks = nil, nil, "", nil
+	w.slim = append(w.slim, rec)
+}
+
+// Records returns the records written so far, without their conversations,
+// tool calls and responses.
+func (w *RecordWriter) Records() []result.Record {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]result.Record(nil), w.slim...)
+}
+
+// Close closes the file.
+func (w *RecordWriter) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.f.Close(); err != nil && w.err == nil {
+		w.err = err
+	}
+	return w.err
+}
+
+func writeJSONFile(dir, name string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", name, err)
+	}
+	path := filepath.Join(dir, name)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,359 @@
+// Package suite runs evaluation cases: it connects the MCP servers and the
+// model once per run, and for each case consults the cache, runs the agent
+// (or the offline reference agent), applies the deterministic checks and the
+// judge, and appends the case's record to results.jsonl as it finishes.
+// Package evaltest wires it to go test.
+package suite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpeval/mcpeval/agent"
+	"github.com/mcpeval/mcpeval/cache"
+	"github.com/mcpeval/mcpeval/evalcase"
+	"github.com/mcpeval/mcpeval/llm"
+	"github.com/mcpeval/mcpeval/mcpconn"
+	"github.com/mcpeval/mcpeval/result"
+	"github.com/mcpeval/mcpeval/tokens"
+)
+
+// Suite is one run's shared state.
+type Suite struct {
+	Settings Settings
+	Cases    []evalcase.Case
+	// Names holds each case's subtest name, by case name.
+	Names map[string]string
+
+	tools    *mcpconn.Set
+	chat     llm.Chatter
+	limiter  *llm.Limiter
+	counter  *tokens.Counter
+	cache    *cache.Cache
+	records  *RecordWriter
+	started  time.Time
+	log      io.Writer
+	servers  []string // display names
+	aborted  atomic.Pointer[string]
+	toolHash string
+}
+
+// Server describes how to start the MCP servers when Settings.Servers is
+// empty: the bundled sample server.
+type Server struct {
+	Spec    string
+	Env     []string
+	Display string
+}
+
+// Load loads the cases named by the settings.
+func Load(st Settings) ([]evalcase.Case, error) {
+	return evalcase.LoadPath(st.Cases)
+}
+
+// New connects the servers and the provider, opens the cache and the
+// records file. log receives notices (cache warnings, the reference-run
+// banner). bundled is used when no server is configured.
+func New(ctx context.Context, st Settings, cases []evalcase.Case, bundled Server, log io.Writer) (*Suite, error) {
+	s := &Suite{Settings: st, Cases: cases, started: time.Now(), log: log, Names: map[string]string{}}
+	for i, name := range evalcase.SubtestNames(cases) {
+		s.Names[cases[i].Name] = name
+	}
+	counter, err := tokens.ForModel(st.Model)
+	if err != nil {
+		return nil, err
+	}
+	s.counter = counter
+
+	specs, opts := st.Servers, mcpconn.Options{}
+	s.servers = specs
+	if len(specs) == 0 {
+		specs, opts.Env, s.servers = []string{bundled.Spec}, bundled.Env, []string{bundled.Display}
+	}
+	if s.tools, err = mcpconn.ConnectAll(ctx, specs, opts); err != nil {
+		return nil, fmt.Errorf("MCP server failed to start, no case was run: %w", err)
+	}
+	s.toolHash = s.tools.Hash()
+
+	s.limiter = llm.NewLimiter(st.Concurrency)
+	if !st.Reference {
+		retries := st.MaxRetries
+		if retries == 0 {
+			retries = -1 // RetryPolicy: negative means none, zero means the default
+		}
+		s.chat = llm.New(llm.Config{
+			BaseURL: st.BaseURL, APIKey: st.APIKey, Headers: st.Headers, Limiter: s.limiter,
+			Retry: llm.RetryPolicy{MaxRetries: retries},
+		})
+	}
+
+	if st.Clear {
+		c, err := cache.Open(st.Cache)
+		if err == nil {
+			err = c.Clear()
+		}
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("clear cache: %w", err)
+		}
+	}
+	if s.cache, err = cache.Open(st.Cache); err != nil {
+		s.Close()
+		return nil, err
+	}
+	for _, w := range s.cache.Warnings() {
+		fmt.Fprintln(log, "warning:", w)
+	}
+	if s.records, err = CreateRecords(st.Out); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close ends the servers and closes the records file.
+func (s *Suite) Close() {
+	if s.tools != nil {
+		s.tools.Close()
+	}
+	if s.records != nil {
+		s.records.Close()
+	}
+}
+
+// Servers returns the display names of the servers.
+func (s *Suite) Servers() []string { return s.servers }
+
+// Key returns the cache key of a case under this run's settings.
+func (s *Suite) Key(c evalcase.Case) (string, error) {
+	st := s.Settings
+	in := cache.KeyInput{
+		Question: c.Input, Expected: c.Expected,
+		Expectations: struct {
+			Kind   string              `json:"kind"`
+			Checks evalcase.Checks     `json:"checks"`
+			Tools  evalcase.ToolExpect `json:"tools"`
+		}{c.Kind, c.Checks, c.Tools},
+		Model: st.Model, BaseURL: st.BaseURL, SystemPrompt: s.systemPrompt(), MaxIterations: st.MaxIterations,
+		TokenLimit: st.MaxTokens, ToolsHash: s.toolHash,
+	}
+	if st.JudgeEnabled() {
+		in.JudgeModel, in.JudgePrompt = st.Judge, agent.JudgePrompt
+	}
+	return cache.Key(in)
+}
+
+func (s *Suite) systemPrompt() string {
+	if s.Settings.SystemPrompt != "" {
+		return s.Settings.SystemPrompt
+	}
+	return agent.DefaultSystemPrompt
+}
+
+// Aborted returns why the run was stopped (e.g. the provider rejected the
+// key), or "".
+func (s *Suite) Aborted() string {
+	if p := s.aborted.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// Run evaluates one case and records it. test is the go test name of the
+// case's subtest. It never panics on bad model or tool output: every problem
+// becomes the record's status and reason.
+func (s *Suite) Run(ctx context.Context, c evalcase.Case, test string) result.Record {
+	st := s.Settings
+	rec := result.Record{
+		Name: c.Name, Category: c.Category, Test: test, File: c.File, Line: c.Line, Kind: c.Kind,
+		Question: c.Input, Expected: c.Expected, Reference: st.Reference,
+		Model: st.Model, StartedAt: time.Now().UTC(),
+	}
+	if st.JudgeEnabled() {
+		rec.JudgeModel = st.Judge
+	}
+	key, keyErr := s.Key(c)
+	if keyErr == nil && !st.Force && !st.Reference {
+		if cached, ok := s.cache.Get(key); ok {
+			cached.Name, cached.Category, cached.Test, cached.File, cached.Line = c.Name, c.Category, test, c.File, c.Line
+			s.records.Write(cached)
+			return cached
+		}
+	}
+
+	if err := s.limiter.Acquire(ctx); err != nil {
+		rec.Status, rec.Reason = result.Error, "not started: "+describeCtx(ctx, err)
+		s.records.Write(rec)
+		return rec
+	}
+	start := time.Now()
+	caseCtx, cancel := context.WithTimeout(ctx, st.CaseTimeout)
+	s.evaluate(caseCtx, c, &rec)
+	cancel()
+	s.limiter.Release()
+	rec.Seconds = time.Since(start).Seconds()
+	s.redact(&rec)
+
+	if keyErr == nil {
+		if err := s.cache.Put(key, rec); err != nil {
+			fmt.Fprintln(s.log, "warning: cache:", err)
+		}
+	}
+	s.records.Write(rec)
+	return rec
+}
+
+// evaluate runs the agent, checks and judge and fills rec.
+func (s *Suite) evaluate(ctx context.Context, c evalcase.Case, rec *result.Record) {
+	st := s.Settings
+	cfg := agent.Config{Model: st.Model, SystemPrompt: st.SystemPrompt, MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens, Counter: s.counter}
+	var retries atomic.Int64
+	ctx = llm.WithRetryCounter(ctx, &retries)
+	defer func() { rec.Retries = int(retries.Load()) }()
+
+	var tr *agent.Transcript
+	var err error
+	if st.Reference {
+		tr = agent.Reference(ctx, s.tools, cfg, c)
+	} else {
+		tr, err = agent.Run(ctx, s.chat, s.tools, cfg, c.Input)
+	}
+	rec.Response, rec.Conversation, rec.ToolCalls, rec.Usage = tr.Answer, tr.Conversation, tr.ToolCalls, tr.Usage
+	if rec.ToolCalls == nil {
+		rec.ToolCalls = []result.ToolCall{}
+	}
+	switch {
+	case err != nil:
+		s.fail(rec, result.Error, s.providerError(ctx, err))
+		return
+	case tr.TokenLimit != "":
+		s.fail(rec, result.TokenLimit, tr.TokenLimit)
+		return
+	case tr.Incomplete != "":
+		s.fail(rec, result.Fail, tr.Incomplete)
+		return
+	}
+
+	calls := make([]evalcase.Call, len(tr.ToolCalls))
+	for i, tc := range tr.ToolCalls {
+		calls[i] = evalcase.Call{Name: tc.Name, Arguments: tc.Arguments}
+	}
+	rec.Checks = append(c.CheckAnswer(tr.Answer), c.CheckTools(calls)...)
+	if failed := evalcase.Failed(rec.Checks); len(failed) > 0 {
+		s.fail(rec, result.Fail, describeChecks(failed))
+		return
+	}
+	if !st.JudgeEnabled() {
+		if len(rec.Checks) == 0 {
+			s.fail(rec, result.Fail, "no judge model and no deterministic checks: nothing can decide this case (add checks: to the case)")
+			return
+		}
+		rec.Status, rec.Reason = result.Pass, fmt.Sprintf("all %d deterministic checks hold", len(rec.Checks))
+		return
+	}
+	jcfg := cfg
+	jcfg.Model = st.Judge
+	v, err := agent.Judge(ctx, s.chat, jcfg, c.Input, c.Expected, tr.Answer)
+	rec.Usage.Add(v.Usage)
+	switch {
+	case err != nil:
+		s.fail(rec, result.Error, "judge: "+s.providerError(ctx, err))
+	case v.Skipped != "":
+		s.fail(rec, result.TokenLimit, v.Skipped)
+	default:
+		rec.Verdict, rec.JudgeRaw = v.Verdict, v.Raw
+		if v.Pass {
+			rec.Status, rec.Reason = result.Pass, v.Reason
+		} else {
+			rec.Status, rec.Reason = result.Fail, v.Reason
+		}
+	}
+}
+
+func (s *Suite) fail(rec *result.Record, status result.Status, reason string) {
+	rec.Status, rec.Reason = status, reason
+}
+
+// providerError describes a provider failure; an authentication failure
+// stops the run.
+func (s *Suite) providerError(ctx context.Context, err error) string {
+	if ctx.Err() != nil {
+		return describeCtx(ctx, err)
+	}
+	msg := llm.Describe(err)
+	if llm.IsAuthError(err) {
+		stop := fmt.Sprintf("the provider rejected the API key (%s): %s. Check %s.", s.Settings.BaseURL, msg, orDefault(s.Settings.KeyVar, "the API key"))
+		s.aborted.CompareAndSwap(nil, &stop)
+	}
+	return msg
+}
+
+func describeCtx(ctx context.Context, err error) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
+		return "timed out: the case exceeded its time limit (EVAL_CASE_TIMEOUT, or go test -timeout)"
+	}
+	return err.Error()
+}
+
+func describeChecks(failed []result.CheckResult) string {
+	parts := make([]string, len(failed))
+	for i, f := range failed {
+		parts[i] = f.Check + ": " + f.Detail
+	}
+	return "deterministic check failed: " + strings.Join(parts, "; ")
+}
+
+func (s *Suite) redact(rec *result.Record) {
+	r := s.Settings.Redact
+	rec.Reason, rec.Response, rec.JudgeRaw, rec.ServerStderr = r(rec.Reason), r(rec.Response), r(rec.JudgeRaw), r(rec.ServerStderr)
+	for i := range rec.Conversation {
+		rec.Conversation[i].Content = r(rec.Conversation[i].Content)
+	}
+	for i := range rec.ToolCalls {
+		rec.ToolCalls[i].Result = r(rec.ToolCalls[i].Result)
+	}
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// Summary builds the run summary from the records written so far.
+func (s *Suite) Summary() result.Summary {
+	st := s.Settings
+	sum := result.Summary{
+		Started: s.started.UTC(), Finished: time.Now().UTC(), Model: st.Model, Cases: st.Cases,
+		Servers: s.servers, Reference: st.Reference, Provider: st.BaseURL, GitCommit: gitCommit(st.Root),
+	}
+	if st.JudgeEnabled() {
+		sum.JudgeModel = st.Judge
+	}
+	sum.Seconds = sum.Finished.Sub(sum.Started).Seconds()
+	for _, r := range s.records.Records() {
+		sum.Count(r)
+	}
+	sum.NotRun = len(s.Cases) - sum.Total
+	return sum
+}
+
+func gitCommit(root string) string {
+	out, err := exec.Command("git", "-C", root, "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// WriteSummary writes summary.json into the output directory.
+func (s *Suite) WriteSummary(sum result.Summary) error {
+	return writeJSONFile(s.Settings.Out, result.SummaryFile, sum)
+}

@@ -1,0 +1,80 @@
+// Package tokens counts tokens with tiktoken, offline.
+//
+// The BPE files come embedded from tiktoken-go-loader, so counting never
+// downloads anything. Model names map to encodings through an own table,
+// since tiktoken's does not know provider-prefixed or newer names.
+package tokens
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/pkoukk/tiktoken-go"
+	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
+)
+
+// Default is the encoding used for models the table does not know, and for
+// the token limit, as upstream counted: cl100k_base.
+const Default = "cl100k_base"
+
+// Counter counts tokens in one encoding. It is safe for concurrent use.
+type Counter struct {
+	Encoding string
+	enc      *tiktoken.Tiktoken
+}
+
+var (
+	setLoader sync.Once
+	encodings sync.Map // encoding name -> func() (*tiktoken.Tiktoken, error)
+)
+
+// New returns a counter for the named encoding (cl100k_base, o200k_base,
+// p50k_base or r50k_base).
+func New(encoding string) (*Counter, error) {
+	setLoader.Do(func() { tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader()) })
+	load, _ := encodings.LoadOrStore(encoding, sync.OnceValues(func() (*tiktoken.Tiktoken, error) {
+		return tiktoken.GetEncoding(encoding)
+	}))
+	enc, err := load.(func() (*tiktoken.Tiktoken, error))()
+	if err != nil {
+		return nil, fmt.Errorf("tokens: encoding %s: %w", encoding, err)
+	}
+	return &Counter{Encoding: encoding, enc: enc}, nil
+}
+
+// ForModel returns a counter for the encoding a model uses.
+func ForModel(model string) (*Counter, error) {
+	return New(EncodingFor(model))
+}
+
+// EncodingFor maps a model name, with or without a provider prefix such as
+// "openai/", to its encoding; unknown models get Default.
+func EncodingFor(model string) string {
+	name := strings.ToLower(model)
+	if i := strings.LastIndex(name, "/"); i >= 0 {
+		name = name[i+1:]
+	}
+	for _, prefix := range []string{"gpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "o1", "o3", "o4", "chatgpt-4o", "gpt-oss"} {
+		if strings.HasPrefix(name, prefix) {
+			return "o200k_base"
+		}
+	}
+	return Default
+}
+
+// Count returns the number of tokens in text.
+func (c *Counter) Count(text string) int {
+	return len(c.enc.EncodeOrdinary(text))
+}
+
+// Exceeds reports whether text has more than limit tokens, and the count when
+// it had to count. Every token covers at least one byte, so text of at most
+// limit bytes is never counted.
+func (c *Counter) Exceeds(text string, limit int) (bool, int) {
+	if limit <= 0 || len(text) <= limit {
+		return false, 0
+	}
+	n := c.Count(text)
+	return n > limit, n
+}

@@ -1,0 +1,75 @@
+package tokens
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestEncodingFor(t *testing.T) {
+	for model, want := range map[string]string{
+		"google/gemini-2.5-flash": "cl100k_base",
+		"gpt-4":                   "cl100k_base",
+		"openai/gpt-4o-mini":      "o200k_base",
+		"gpt-5":                   "o200k_base",
+		"o3-mini":                 "o200k_base",
+		"":                        "cl100k_base",
+	} {
+		assert.Equal(t, want, EncodingFor(model), model)
+	}
+}
+
+func TestCountKnownTexts(t *testing.T) {
+	c, err := New(Default)
+	require.NoError(t, err)
+	// Reference counts from OpenAI's tiktoken for cl100k_base.
+	assert.Equal(t, 0, c.Count(""))
+	assert.Equal(t, 2, c.Count("hello world"))
+	// Well-known cl100k_base encodings.
+	assert.Equal(t, []int{15339, 1917}, c.enc.EncodeOrdinary("hello world"))
+	text := "The gene associated is NUTM2G: p.P63S, CADD 8.103."
+	assert.Equal(t, text, c.enc.Decode(c.enc.EncodeOrdinary(text)))
+
+	o, err := ForModel("gpt-4o")
+	require.NoError(t, err)
+	assert.Equal(t, "o200k_base", o.Encoding)
+	assert.Equal(t, 2, o.Count("hello world"))
+}
+
+func TestExceeds(t *testing.T) {
+	c, err := New(Default)
+	require.NoError(t, err)
+	over, n := c.Exceeds("short", 100)
+	assert.False(t, over)
+	assert.Zero(t, n, "texts shorter than the limit in bytes are not counted")
+
+	text := strings.Repeat("word ", 300) // 300 tokens, 1500 bytes
+	over, n = c.Exceeds(text, 200)
+	assert.True(t, over)
+	assert.Equal(t, c.Count(text), n)
+	over, _ = c.Exceeds(text, 1000)
+	assert.False(t, over)
+	over, _ = c.Exceeds(text, 0)
+	assert.False(t, over, "a limit of 0 disables the check")
+}
+
+func TestUnknownEncoding(t *testing.T) {
+	_, err := New("nope_base")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "nope_base")
+}
+
+func BenchmarkCount1MiB(b *testing.B) {
+	c, err := New(Default)
+	require.NoError(b, err)
+	text := strings.Repeat("The NUTM2G variant chr9:99694174 C>T has CADD 8.103 and REVEL 0.027. ", 1<<20/70)
+	b.SetBytes(int64(len(text)))
+	b.ResetTimer()
+	var n int
+	for b.Loop() {
+		n = c.Count(text)
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
+}
