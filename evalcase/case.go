@@ -5,8 +5,9 @@
 // holding name, input, expected and optional category, as in MARRVEL-MCP's
 // test_cases.yaml. Optional extensions add deterministic answer checks, tool
 // expectations, a reference trajectory and a performance budget. Decoding is
-// strict: unknown fields, missing required fields, duplicate names, empty
-// files and YAML syntax errors are errors naming the file and line.
+// strict: unknown fields, wrong types, missing required fields, duplicate
+// names, empty files, a second YAML document and YAML syntax errors are
+// errors naming the file and line.
 package evalcase
 
 import (

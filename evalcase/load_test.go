@@ -511,7 +511,7 @@ func TestHostileLargeString(t *testing.T) {
 			require.Len(t, cases, 1)
 			assert.GreaterOrEqual(t, len(cases[0].Input), 1<<20)
 			assert.Equal(t, strings.TrimSpace(big), strings.TrimSpace(cases[0].Input))
-			assert.Less(t, time.Since(start), 3*time.Second)
+			assert.Less(t, time.Since(start), 10*time.Second, "no quadratic work on long scalars")
 		})
 	}
 }

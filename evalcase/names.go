@@ -32,7 +32,7 @@ func sanitize(s string) string {
 	var b strings.Builder
 	underscore := false
 	for _, r := range s {
-		keep := unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-:=,<>@#%'.+ ", r)
+		keep := unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-:=,<>@#%'", r)
 		if !keep {
 			if !underscore && b.Len() > 0 {
 				b.WriteByte('_')
