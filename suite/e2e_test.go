@@ -298,5 +298,5 @@ func TestSuiteServerThatCannotStart(t *testing.T) {
 func TestSuiteMalformedCaseFile(t *testing.T) {
 	r := runSuite(t, t.TempDir(), "- case:\n    name: x\n    input: y\n    expectd: z\n", env{})
 	require.Error(t, r.err)
-	assert.Regexp(t, `cases\.yaml:4: field expectd not found`, r.output)
+	assert.Regexp(t, `cases\.yaml:4: unknown field "expectd" in case`, r.output)
 }

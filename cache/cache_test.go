@@ -1,0 +1,478 @@
+package cache
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpeval/mcpeval/result"
+)
+
+func TestShouldStore(t *testing.T) {
+	tests := []struct {
+		name   string
+		record result.Record
+		want   bool
+	}{
+		{"pass", result.Record{Status: result.Pass}, true},
+		{"token limit", result.Record{Status: result.TokenLimit}, true},
+		{"fail", result.Record{Status: result.Fail}, false},
+		{"error", result.Record{Status: result.Error}, false},
+		{"no status", result.Record{}, false},
+		{"reference pass", result.Record{Status: result.Pass, Reference: true}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, ShouldStore(tt.record))
+		})
+	}
+}
+
+func TestPutThenGet(t *testing.T) {
+	tests := []struct {
+		status     result.Status
+		wantReused bool
+	}{
+		{result.Pass, true},
+		{result.TokenLimit, true},
+		{result.Fail, false},
+		{result.Error, false},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.status), func(t *testing.T) {
+			path := cachePath(t)
+			c := openClean(t, path)
+			stored := testRecord("gene lookup", tt.status, 100)
+			require.NoError(t, c.Put("k1", stored))
+
+			// The same Cache and a fresh one (a later run) agree.
+			for _, reader := range []*Cache{c, openClean(t, path)} {
+				got, ok := reader.Get("k1")
+				require.Equal(t, tt.wantReused, ok)
+				if !tt.wantReused {
+					assert.Zero(t, got)
+					continue
+				}
+				assert.True(t, got.Cached, "a record from the cache is marked cached")
+				got.Cached = false
+				assert.Equal(t, stored, got)
+			}
+		})
+	}
+}
+
+func TestGetMissingKey(t *testing.T) {
+	c := openClean(t, cachePath(t))
+	_, ok := c.Get("absent")
+	assert.False(t, ok)
+}
+
+func TestPutRejectsEmptyKey(t *testing.T) {
+	c := openClean(t, cachePath(t))
+	assert.Error(t, c.Put("", testRecord("a", result.Pass, 10)))
+}
+
+func TestNotStoredOutcomeRemovesOlderEntry(t *testing.T) {
+	tests := []struct {
+		older, newer result.Status
+	}{
+		{result.Pass, result.Fail},
+		{result.Pass, result.Error},
+		{result.TokenLimit, result.Fail},
+		{result.TokenLimit, result.Error},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s then %s", tt.older, tt.newer), func(t *testing.T) {
+			path := cachePath(t)
+			c := openClean(t, path)
+			require.NoError(t, c.Put("k1", testRecord("case", tt.older, 10)))
+			require.NoError(t, c.Put("k2", testRecord("other", result.Pass, 10)))
+			require.Contains(t, fileEntries(t, path), "k1")
+
+			require.NoError(t, c.Put("k1", testRecord("case", tt.newer, 10)))
+
+			_, ok := c.Get("k1")
+			assert.False(t, ok)
+			entries := fileEntries(t, path)
+			assert.NotContains(t, entries, "k1", "the file must not keep a result the latest run contradicted")
+			assert.Contains(t, entries, "k2")
+			_, ok = openClean(t, path).Get("k1")
+			assert.False(t, ok)
+		})
+	}
+}
+
+func TestRenamedCaseReusesEntry(t *testing.T) {
+	path := cachePath(t)
+	input := KeyInput{Question: "Which gene?", Expected: "TP53", Model: "m"}
+	key, err := Key(input)
+	require.NoError(t, err)
+	require.NoError(t, openClean(t, path).Put(key, testRecord("old name", result.Pass, 10)))
+
+	// The case was renamed; its content, hence its key, is unchanged.
+	sameKey, err := Key(input)
+	require.NoError(t, err)
+	got, ok := openClean(t, path).Get(sameKey)
+	require.True(t, ok)
+	assert.Equal(t, "old name", got.Name)
+}
+
+func TestSameQuestionDifferentExpectationsAreTwoEntries(t *testing.T) {
+	path := cachePath(t)
+	c := openClean(t, path)
+	strict, err := Key(KeyInput{Question: "Which gene?", Expected: "TP53", Expectations: map[string]any{"tools": []string{"get_gene_by_symbol"}}})
+	require.NoError(t, err)
+	loose, err := Key(KeyInput{Question: "Which gene?", Expected: "TP53"})
+	require.NoError(t, err)
+
+	require.NoError(t, c.Put(strict, testRecord("strict", result.Pass, 10)))
+	require.NoError(t, c.Put(loose, testRecord("loose", result.Fail, 10)))
+
+	got, ok := c.Get(strict)
+	require.True(t, ok)
+	assert.Equal(t, "strict", got.Name)
+	_, ok = c.Get(loose)
+	assert.False(t, ok)
+	assert.Len(t, fileEntries(t, path), 1)
+}
+
+func TestFileIsReadableJSON(t *testing.T) {
+	path := cachePath(t)
+	c := openClean(t, path)
+	before := time.Now().UTC().Add(-time.Second)
+	stored := testRecord("gene lookup", result.Pass, 50)
+	stored.Cached = true // a reused record stored again is stored as not cached
+	require.NoError(t, c.Put("b-key", stored))
+	require.NoError(t, c.Put("a-key", testRecord("token case", result.TokenLimit, 50)))
+
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+
+	// The file is exactly the standard two-space pretty-printing of itself.
+	var compact, pretty bytes.Buffer
+	require.NoError(t, json.Compact(&compact, data))
+	require.NoError(t, json.Indent(&pretty, compact.Bytes(), "", "  "))
+	pretty.WriteByte('\n')
+	assert.Equal(t, pretty.String(), string(data))
+	assert.Less(t, strings.Index(string(data), `"a-key"`), strings.Index(string(data), `"b-key"`), "entries are sorted by key")
+
+	entries := fileEntries(t, path)
+	require.Len(t, entries, 2)
+	entry := entries["b-key"]
+	assert.Equal(t, "gene lookup", entry["name"])
+	storedAt, err := time.Parse(time.RFC3339Nano, entry["stored_at"].(string))
+	require.NoError(t, err)
+	assert.True(t, storedAt.After(before), "stored_at %s is the time of the Put", storedAt)
+	record := entry["record"].(map[string]any)
+	assert.Equal(t, "pass", record["status"])
+	assert.Equal(t, false, record["cached"])
+	assert.Equal(t, "The Entrez id is 7157.", record["response"])
+}
+
+func TestOtherFormatVersionIsSetAside(t *testing.T) {
+	passEntry := `{"name": "n", "stored_at": "2026-01-01T00:00:00Z", "record": {"name": "n", "status": "pass"}}`
+	tests := []struct {
+		name    string
+		content string
+		tag     string
+	}{
+		{"newer version", `{"version": 2, "entries": {"k1": ` + passEntry + `}}`, "v2"},
+		{"version zero", `{"version": 0, "entries": {"k1": ` + passEntry + `}}`, "v0"},
+		{"upstream python cache", `{"What is TP53?||7157": {"question": "What is TP53?", "classification": "yes"}}`, "v0"},
+		{"null document", `null`, "v0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := cachePath(t)
+			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+			require.NoError(t, os.WriteFile(path, []byte(tt.content), 0o644))
+
+			c, err := Open(path)
+			require.NoError(t, err)
+
+			backup := onlyBackup(t, path, tt.tag)
+			require.Len(t, c.Warnings(), 1)
+			assert.Contains(t, c.Warnings()[0], backup, "the warning names the backup")
+			kept, err := os.ReadFile(backup)
+			require.NoError(t, err)
+			assert.Equal(t, tt.content, string(kept), "the old file is kept unchanged")
+			_, err = os.Stat(path)
+			assert.ErrorIs(t, err, os.ErrNotExist)
+
+			_, ok := c.Get("k1")
+			assert.False(t, ok, "entries of another version are not read")
+			require.NoError(t, c.Put("k2", testRecord("new", result.Pass, 10)))
+			_, ok = openClean(t, path).Get("k2")
+			assert.True(t, ok)
+		})
+	}
+}
+
+func TestCorruptFileIsSetAside(t *testing.T) {
+	validFile := func(t *testing.T, path string) []byte {
+		c := openClean(t, path)
+		require.NoError(t, c.Put("k1", testRecord("a", result.Pass, 10)))
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		return data
+	}
+	tests := []struct {
+		name    string
+		prepare func(t *testing.T, path string)
+	}{
+		{"garbage bytes", func(t *testing.T, path string) {
+			require.NoError(t, os.WriteFile(path, []byte{0xff, 0x00, 0x13, 'x', 0x80}, 0o644))
+		}},
+		{"empty file", func(t *testing.T, path string) {
+			require.NoError(t, os.WriteFile(path, nil, 0o644))
+		}},
+		{"truncated JSON", func(t *testing.T, path string) {
+			data := validFile(t, path)
+			require.NoError(t, os.WriteFile(path, data[:len(data)/2], 0o644))
+		}},
+		{"entries of the wrong type", func(t *testing.T, path string) {
+			require.NoError(t, os.WriteFile(path, []byte(`{"version": 1, "entries": [1, 2]}`), 0o644))
+		}},
+		{"version of the wrong type", func(t *testing.T, path string) {
+			require.NoError(t, os.WriteFile(path, []byte(`{"version": "1", "entries": {}}`), 0o644))
+		}},
+		{"directory in its place", func(t *testing.T, path string) {
+			require.NoError(t, os.Mkdir(path, 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(path, "inside"), []byte("x"), 0o644))
+		}},
+		{"unreadable file", func(t *testing.T, path string) {
+			if os.Geteuid() == 0 {
+				t.Skip("root reads files without read permission")
+			}
+			validFile(t, path)
+			require.NoError(t, os.Chmod(path, 0))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := cachePath(t)
+			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+			tt.prepare(t, path)
+			before, _ := os.ReadFile(path)
+
+			c, err := Open(path)
+			require.NoError(t, err)
+
+			backup := onlyBackup(t, path, "corrupt")
+			require.Len(t, c.Warnings(), 1)
+			assert.Contains(t, c.Warnings()[0], backup, "the warning names the backup")
+			after, _ := os.ReadFile(backup)
+			assert.Equal(t, before, after, "the corrupt file is kept unchanged")
+
+			_, ok := c.Get("k1")
+			assert.False(t, ok, "the cache starts empty")
+			require.NoError(t, c.Put("k2", testRecord("b", result.Pass, 10)))
+			_, ok = openClean(t, path).Get("k2")
+			assert.True(t, ok, "the cache works after the corrupt file is set aside")
+		})
+	}
+}
+
+func TestFileCorruptedDuringRunIsSetAside(t *testing.T) {
+	path := cachePath(t)
+	c := openClean(t, path)
+	require.NoError(t, c.Put("k1", testRecord("a", result.Pass, 10)))
+	require.NoError(t, os.WriteFile(path, []byte("{not json"), 0o644))
+
+	require.NoError(t, c.Put("k2", testRecord("b", result.Pass, 10)))
+
+	backup := onlyBackup(t, path, "corrupt")
+	require.Len(t, c.Warnings(), 1)
+	assert.Contains(t, c.Warnings()[0], backup)
+	assert.Contains(t, fileEntries(t, path), "k2")
+}
+
+func TestUnreadableEntryIsAMissAndKept(t *testing.T) {
+	path := cachePath(t)
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	good := testRecord("good", result.Pass, 10)
+	goodEntry, err := json.Marshal(entry{Name: "good", Record: good})
+	require.NoError(t, err)
+	content := `{"version": 1, "entries": {"bad": {"name": "bad", "record": "not a record"}, "good": ` + string(goodEntry) + `}}`
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+
+	c := openClean(t, path)
+	_, ok := c.Get("bad")
+	assert.False(t, ok)
+	require.Len(t, c.Warnings(), 1)
+	assert.Contains(t, c.Warnings()[0], "bad")
+	got, ok := c.Get("good")
+	require.True(t, ok)
+	assert.Equal(t, "good", got.Name)
+
+	require.NoError(t, c.Put("new", testRecord("new", result.Pass, 10)))
+	entries := fileEntries(t, path)
+	assert.Equal(t, "not a record", entries["bad"]["record"], "an entry this version cannot read is written back unchanged")
+	assert.Contains(t, entries, "good")
+	assert.Contains(t, entries, "new")
+}
+
+func TestClear(t *testing.T) {
+	path := cachePath(t)
+	c := openClean(t, path)
+	require.NoError(t, c.Put("k1", testRecord("a", result.Pass, 10)))
+
+	require.NoError(t, c.Clear())
+
+	_, err := os.Stat(path)
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	_, ok := c.Get("k1")
+	assert.False(t, ok)
+	require.NoError(t, c.Clear(), "clearing a missing file is fine")
+
+	require.NoError(t, c.Put("k2", testRecord("b", result.Pass, 10)))
+	entries := fileEntries(t, path)
+	assert.NotContains(t, entries, "k1")
+	assert.Contains(t, entries, "k2")
+}
+
+func TestClearByAnotherCacheIsNotUndone(t *testing.T) {
+	path := cachePath(t)
+	first := openClean(t, path)
+	require.NoError(t, first.Put("k1", testRecord("a", result.Pass, 10)))
+	second := openClean(t, path)
+
+	require.NoError(t, second.Clear())
+	require.NoError(t, first.Put("k2", testRecord("b", result.Pass, 10)))
+
+	entries := fileEntries(t, path)
+	assert.NotContains(t, entries, "k1", "a cleared entry must not come back")
+	assert.Contains(t, entries, "k2")
+}
+
+func TestCachesSharingAFileMerge(t *testing.T) {
+	path := cachePath(t)
+	first := openClean(t, path)
+	second := openClean(t, path)
+
+	require.NoError(t, first.Put("k1", testRecord("a", result.Pass, 10)))
+	require.NoError(t, second.Put("k2", testRecord("b", result.Pass, 10)))
+	entries := fileEntries(t, path)
+	assert.Contains(t, entries, "k1", "the second writer keeps the first one's entry")
+	assert.Contains(t, entries, "k2")
+
+	// The second run failed k1: the pass the first run stored must go, and
+	// the first Cache learns it on its next write.
+	require.NoError(t, second.Put("k1", testRecord("a", result.Fail, 10)))
+	require.NoError(t, first.Put("k3", testRecord("c", result.Pass, 10)))
+	entries = fileEntries(t, path)
+	assert.NotContains(t, entries, "k1")
+	assert.Contains(t, entries, "k2")
+	assert.Contains(t, entries, "k3")
+	_, ok := first.Get("k1")
+	assert.False(t, ok)
+	_, ok = first.Get("k2")
+	assert.True(t, ok)
+}
+
+func TestEditKeepingTheHeaderIsMerged(t *testing.T) {
+	path := cachePath(t)
+	c := openClean(t, path)
+	require.NoError(t, c.Put("k1", testRecord("a", result.Pass, 10)))
+
+	// A person adds an entry by hand; the header (and its revision) stays.
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	added, err := encodeEntry(entry{Name: "manual", Record: testRecord("manual", result.Pass, 10)})
+	require.NoError(t, err)
+	edited := strings.Replace(string(data), `"entries": {`, `"entries": {`+"\n    \"k0\": "+string(added)+",", 1)
+	require.NoError(t, os.WriteFile(path, []byte(edited), 0o644))
+
+	require.NoError(t, c.Put("k2", testRecord("b", result.Pass, 10)))
+	entries := fileEntries(t, path)
+	assert.Contains(t, entries, "k0")
+	assert.Contains(t, entries, "k1")
+	assert.Contains(t, entries, "k2")
+}
+
+func TestManyGoroutines(t *testing.T) {
+	path := cachePath(t)
+	c := openClean(t, path)
+	const writers = 100
+	var wg sync.WaitGroup
+	for i := range writers {
+		wg.Go(func() {
+			key := fmt.Sprintf("key-%03d", i)
+			status := result.Pass
+			if i%10 == 0 {
+				status = result.Fail
+			}
+			assert.NoError(t, c.Put(key, testRecord(key, status, 500)))
+			_, ok := c.Get(key)
+			assert.Equal(t, status == result.Pass, ok)
+		})
+	}
+	wg.Wait()
+
+	entries := fileEntries(t, path)
+	reopened := openClean(t, path)
+	for i := range writers {
+		key := fmt.Sprintf("key-%03d", i)
+		_, ok := reopened.Get(key)
+		if i%10 == 0 {
+			assert.NotContains(t, entries, key)
+			assert.False(t, ok, key)
+		} else {
+			assert.Contains(t, entries, key)
+			assert.True(t, ok, key)
+		}
+	}
+}
+
+func TestOpenCreatesDirectoryAndRemovesStaleTemporaryFiles(t *testing.T) {
+	path := cachePath(t)
+	c := openClean(t, path)
+	require.NoError(t, c.Put("k1", testRecord("a", result.Pass, 10)))
+	stale := filepath.Join(filepath.Dir(path), tempPrefix(filepath.Base(path))+"12345")
+	require.NoError(t, os.WriteFile(stale, []byte("half a write"), 0o644))
+
+	openClean(t, path)
+
+	_, err := os.Stat(stale)
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	assert.Contains(t, fileEntries(t, path), "k1")
+}
+
+func TestOpenFailsWhenDirectoryCannotBeCreated(t *testing.T) {
+	blocker := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(blocker, nil, 0o644))
+	_, err := Open(filepath.Join(blocker, "cache.json"))
+	assert.Error(t, err)
+}
+
+func TestFailedWriteIsCarriedByTheNextPut(t *testing.T) {
+	path := cachePath(t)
+	c := openClean(t, path)
+	require.NoError(t, c.Put("k1", testRecord("a", result.Pass, 10)))
+
+	// A directory where the lock file belongs makes every write fail.
+	lockPath := path + ".lock"
+	require.NoError(t, os.Remove(lockPath))
+	require.NoError(t, os.Mkdir(lockPath, 0o755))
+	assert.Error(t, c.Put("k2", testRecord("b", result.Pass, 10)))
+	assert.Error(t, c.Put("k1", testRecord("a", result.Fail, 10)))
+	entries := fileEntries(t, path)
+	require.Contains(t, entries, "k1")
+	require.NotContains(t, entries, "k2")
+
+	require.NoError(t, os.Remove(lockPath))
+	require.NoError(t, c.Put("k3", testRecord("c", result.Pass, 10)))
+	entries = fileEntries(t, path)
+	assert.NotContains(t, entries, "k1", "the failed removal is written now")
+	assert.Contains(t, entries, "k2", "the failed store is written now")
+	assert.Contains(t, entries, "k3")
+}

@@ -1,0 +1,144 @@
+package cache
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+)
+
+// FormatVersion is the version of the cache file format and of the key
+// derivation. It is written at the top of the file and hashed into every
+// key, so raising it retires every older entry at once.
+const FormatVersion = 1
+
+// KeyInput is everything that can change the outcome of one case run.
+// [Key] hashes all of it; two inputs that differ in any field are two
+// cache entries.
+type KeyInput struct {
+	// Question and Expected are the case's question and expected answer.
+	Question string
+	Expected string
+	// Expectations holds the case's deterministic checks, its tool
+	// expectations and any other per-case setting that changes the outcome
+	// (for example the case kind). It is encoded as JSON and canonicalised
+	// (object keys sorted), so a struct and a map with the same JSON are
+	// the same expectations. nil encodes as null, which differs from an
+	// empty list or object.
+	Expectations any
+	// Model is the evaluated model; BaseURL is the provider's base URL.
+	Model   string
+	BaseURL string
+	// SystemPrompt is the agent's system message.
+	SystemPrompt string
+	// MaxIterations bounds the agent loop.
+	MaxIterations int
+	// JudgeModel and JudgePrompt configure the judge ("" when none runs).
+	JudgeModel  string
+	JudgePrompt string
+	// TokenLimit is the per-result token limit.
+	TokenLimit int
+	// ToolsHash is [ToolsHash] of the tools offered to the model, with
+	// their schemas.
+	ToolsHash string
+	// Repeat is the repeat index of the case (0 for the first run), so
+	// repeats are independent entries instead of one replayed answer.
+	Repeat int
+}
+
+// Key returns the cache key of one case run: the hex SHA-256 of a JSON
+// object holding, in this order,
+//
+//	format          FormatVersion
+//	question        the case's question
+//	expected        the case's expected answer
+//	expectations    canonical JSON of the case's checks and tool expectations
+//	model           the evaluated model
+//	base_url        the provider's base URL
+//	system_prompt   the agent's system prompt
+//	max_iterations  the agent loop bound
+//	judge_model     the judge model
+//	judge_prompt    the judge prompt
+//	token_limit     the token limit
+//	tools_hash      ToolsHash of the MCP servers' tools and schemas
+//	repeat          the repeat index
+//
+// The case name is not in the key (a renamed case with the same content
+// reuses its entry) and neither is the API key. Key fails only when
+// Expectations cannot be encoded as JSON.
+func Key(k KeyInput) (string, error) {
+	expectations, err := canonicalJSON(k.Expectations)
+	if err != nil {
+		return "", fmt.Errorf("cache key: expectations: %w", err)
+	}
+	doc := struct {
+		Format        int             `json:"format"`
+		Question      string          `json:"question"`
+		Expected      string          `json:"expected"`
+		Expectations  json.RawMessage `json:"expectations"`
+		Model         string          `json:"model"`
+		BaseURL       string          `json:"base_url"`
+		SystemPrompt  string          `json:"system_prompt"`
+		MaxIterations int             `json:"max_iterations"`
+		JudgeModel    string          `json:"judge_model"`
+		JudgePrompt   string          `json:"judge_prompt"`
+		TokenLimit    int             `json:"token_limit"`
+		ToolsHash     string          `json:"tools_hash"`
+		Repeat        int             `json:"repeat"`
+	}{
+		Format:        FormatVersion,
+		Question:      k.Question,
+		Expected:      k.Expected,
+		Expectations:  expectations,
+		Model:         k.Model,
+		BaseURL:       k.BaseURL,
+		SystemPrompt:  k.SystemPrompt,
+		MaxIterations: k.MaxIterations,
+		JudgeModel:    k.JudgeModel,
+		JudgePrompt:   k.JudgePrompt,
+		TokenLimit:    k.TokenLimit,
+		ToolsHash:     k.ToolsHash,
+		Repeat:        k.Repeat,
+	}
+	encoded, err := json.Marshal(doc)
+	if err != nil {
+		return "", fmt.Errorf("cache key: %w", err)
+	}
+	return hashHex(encoded), nil
+}
+
+// ToolsHash returns the hex SHA-256 of the canonical JSON encoding of tools
+// (typically the tool list of every MCP server, with names, descriptions
+// and input schemas). Object keys are sorted, list order is kept: tools
+// offered in another order hash differently, as the model sees them in
+// another order.
+func ToolsHash(tools any) (string, error) {
+	encoded, err := canonicalJSON(tools)
+	if err != nil {
+		return "", fmt.Errorf("tools hash: %w", err)
+	}
+	return hashHex(encoded), nil
+}
+
+// canonicalJSON encodes v as JSON with every object's keys sorted and
+// numbers kept as written, so equal JSON values give equal bytes whatever
+// Go type carried them.
+func canonicalJSON(v any) (json.RawMessage, error) {
+	encoded, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	decoder := json.NewDecoder(bytes.NewReader(encoded))
+	decoder.UseNumber()
+	var generic any
+	if err := decoder.Decode(&generic); err != nil {
+		return nil, err
+	}
+	return json.Marshal(generic)
+}
+
+func hashHex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}

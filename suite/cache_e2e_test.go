@@ -1,0 +1,120 @@
+package suite_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpeval/mcpeval/llmstub"
+	"github.com/mcpeval/mcpeval/result"
+)
+
+const failingCase = `
+- case:
+    name: "Always wrong"
+    category: "Gene and Variant Utilities"
+    input: "What is the Entrez id of NUTM2G, wrongly?"
+    expected: "441457"
+    checks: {contains: ["no such text"]}
+    reference:
+      - {tool: get_gene_by_symbol, args: {gene_symbol: NUTM2G}}
+`
+
+// requestsFor counts the stub's agent requests whose question is q.
+func requestsFor(s *llmstub.Server, from int, q string) int {
+	n := 0
+	for _, r := range s.Received()[from:] {
+		if r.Question() == q || strings.Contains(r.Question(), q) {
+			n++
+		}
+	}
+	return n
+}
+
+func TestCacheSemanticsEndToEnd(t *testing.T) {
+	cases := geneCases + failingCase
+	stub := llmstub.Start(llmstub.Replay(mustParse(t, cases)), llmstub.Options{})
+	defer stub.Close()
+	dir := t.TempDir()
+	e := stubEnv(stub)
+	const q1 = "What is the Entrez id of NUTM2G?"
+	const qFail = "What is the Entrez id of NUTM2G, wrongly?"
+
+	// First run: everything runs; the passes are stored.
+	r := runSuite(t, dir, cases, e)
+	require.Error(t, r.err, "one case fails")
+	assert.Equal(t, result.Pass, r.records["NUTM2G symbol"].Status)
+	assert.Equal(t, result.Fail, r.records["Always wrong"].Status)
+	assert.Positive(t, requestsFor(stub, 0, q1))
+	cacheFile, err := os.ReadFile(filepath.Join(dir, "cache.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(cacheFile), `"NUTM2G symbol"`, "the cache is readable JSON naming its cases")
+	assert.NotContains(t, string(cacheFile), `"Always wrong"`, "failures are not stored")
+	assert.NotContains(t, string(cacheFile), "sk-test-secret-key", "no secret in the cache")
+
+	// Second run, nothing changed: passes come from the cache, the failure runs again.
+	before := len(stub.Received())
+	r = runSuite(t, dir, cases, e)
+	assert.Zero(t, requestsFor(stub, before, q1), "no model request for a cached pass")
+	assert.Positive(t, requestsFor(stub, before, qFail), "a failed case runs again")
+	rec := r.records["NUTM2G symbol"]
+	assert.True(t, rec.Cached)
+	assert.Equal(t, result.Pass, rec.Status)
+	assert.NotEmpty(t, rec.ToolCalls, "a cached record keeps its tool calls")
+	assert.NotEmpty(t, rec.Conversation)
+	assert.Equal(t, "pass", r.status("TestGeneAndVariantUtilities/NUTM2G_symbol"))
+
+	// -force: runs again, still stores.
+	before = len(stub.Received())
+	r = runSuite(t, dir, cases, e, "-force")
+	assert.Positive(t, requestsFor(stub, before, q1))
+	assert.False(t, r.records["NUTM2G symbol"].Cached)
+	before = len(stub.Received())
+	runSuite(t, dir, cases, e)
+	assert.Zero(t, requestsFor(stub, before, q1), "what -force ran was stored")
+
+	// Another model never reuses this model's pass.
+	other := stubEnv(stub)
+	other["EVAL_MODEL"] = "another-model"
+	before = len(stub.Received())
+	r = runSuite(t, dir, cases, other)
+	assert.Positive(t, requestsFor(stub, before, q1))
+	assert.False(t, r.records["NUTM2G symbol"].Cached)
+
+	// A changed expectation is a new entry.
+	changed := strings.Replace(cases, `checks: {contains: ["441457"]}`, `checks: {contains: ["441457", "NUTM2G"]}`, 1)
+	before = len(stub.Received())
+	r = runSuite(t, dir, changed, e)
+	assert.Positive(t, requestsFor(stub, before, q1))
+	assert.False(t, r.records["NUTM2G symbol"].Cached)
+
+	// -clear empties the cache first, then runs everything.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "cache.json"), []byte(`{"version": 1, "entries": {}}`), 0o644))
+	before = len(stub.Received())
+	r = runSuite(t, dir, cases, e, "-clear")
+	assert.Positive(t, requestsFor(stub, before, q1))
+	before = len(stub.Received())
+	r = runSuite(t, dir, cases, e, "-clear", "-force")
+	assert.Positive(t, requestsFor(stub, before, q1), "-clear -force: a fresh run")
+	assert.False(t, r.records["NUTM2G symbol"].Cached)
+}
+
+func TestCorruptCacheIsMovedAside(t *testing.T) {
+	stub := llmstub.Start(llmstub.Replay(mustParse(t, geneCases)), llmstub.Options{})
+	defer stub.Close()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "cache.json"), []byte("{not json"), 0o644))
+	r := runSuite(t, dir, geneCases, stubEnv(stub))
+	require.NoError(t, r.err, r.output)
+	assert.Contains(t, r.output, "warning:")
+	backups, _ := filepath.Glob(filepath.Join(dir, "cache.json.corrupt-*"))
+	require.Len(t, backups, 1, r.output)
+	assert.Contains(t, r.output, filepath.Base(backups[0]), "the warning names the backup")
+	kept, _ := os.ReadFile(backups[0])
+	assert.Equal(t, "{not json", string(kept), "the corrupt content is kept, not emptied")
+	assert.Len(t, r.records, 2)
+}
