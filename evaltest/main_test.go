@@ -13,8 +13,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 
@@ -79,6 +81,7 @@ func run(m *testing.M) int {
 	defer ev.Close()
 
 	code := m.Run()
+	touchRunMarker()
 
 	sum := ev.Summary()
 	if err := ev.WriteSummary(sum); err != nil {
@@ -130,4 +133,11 @@ func categoryNames() []string {
 		}
 	}
 	return names
+}
+
+// touchRunMarker rewrites runMarker (see markUncacheable).
+func touchRunMarker() {
+	if err := os.MkdirAll(filepath.Dir(runMarker), 0o755); err == nil {
+		os.WriteFile(runMarker, []byte(time.Now().UTC().Format(time.RFC3339Nano)+"\n"), 0o644)
+	}
 }

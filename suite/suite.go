@@ -165,10 +165,14 @@ func (s *Suite) Aborted() string {
 	return ""
 }
 
+// ErrStopped is returned for cases not run because the run was stopped
+// (see Aborted).
+var ErrStopped = errors.New("run stopped")
+
 // Run evaluates one case and records it. test is the go test name of the
-// case's subtest. It never panics on bad model or tool output: every problem
-// becomes the record's status and reason.
-func (s *Suite) Run(ctx context.Context, c evalcase.Case, test string) result.Record {
+// case's subtest. Every problem with the model, the tools or the case
+// becomes the record's status and reason; the only error is ErrStopped.
+func (s *Suite) Run(ctx context.Context, c evalcase.Case, test string) (result.Record, error) {
 	st := s.Settings
 	rec := result.Record{
 		Name: c.Name, Category: c.Category, Test: test, File: c.File, Line: c.Line, Kind: c.Kind,
@@ -183,17 +187,22 @@ func (s *Suite) Run(ctx context.Context, c evalcase.Case, test string) result.Re
 		if cached, ok := s.cache.Get(key); ok {
 			cached.Name, cached.Category, cached.Test, cached.File, cached.Line = c.Name, c.Category, test, c.File, c.Line
 			s.records.Write(cached)
-			return cached
+			return cached, nil
 		}
 	}
 
 	if err := s.limiter.Acquire(ctx); err != nil {
 		rec.Status, rec.Reason = result.Error, "not started: "+describeCtx(ctx, err)
 		s.records.Write(rec)
-		return rec
+		return rec, nil
+	}
+	if s.Aborted() != "" {
+		s.limiter.Release()
+		return rec, ErrStopped
 	}
 	start := time.Now()
-	caseCtx, cancel := context.WithTimeout(ctx, st.CaseTimeout)
+	caseCtx, cancel := context.WithTimeoutCause(ctx, st.CaseTimeout,
+		fmt.Errorf("timed out: the case took longer than EVAL_CASE_TIMEOUT (%s)", st.CaseTimeout))
 	s.evaluate(caseCtx, c, &rec)
 	cancel()
 	s.limiter.Release()
@@ -206,7 +215,7 @@ func (s *Suite) Run(ctx context.Context, c evalcase.Case, test string) result.Re
 		}
 	}
 	s.records.Write(rec)
-	return rec
+	return rec, nil
 }
 
 // evaluate runs the agent, checks and judge and fills rec.
@@ -295,8 +304,11 @@ func (s *Suite) providerError(ctx context.Context, err error) string {
 }
 
 func describeCtx(ctx context.Context, err error) string {
+	if cause := context.Cause(ctx); cause != nil && cause != ctx.Err() {
+		return cause.Error()
+	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
-		return "timed out: the case exceeded its time limit (EVAL_CASE_TIMEOUT, or go test -timeout)"
+		return "timed out: the case exceeded its time limit (EVAL_CASE_TIMEOUT)"
 	}
 	return err.Error()
 }
