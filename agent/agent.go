@@ -100,8 +100,12 @@ func Run(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg Config, 
 func (tr *Transcript) reply(call result.MessageToolCall, rec result.ToolCall) {
 	rec.ID, rec.Name, rec.Arguments = call.ID, call.Function.Name, call.Function.Arguments
 	tr.ToolCalls = append(tr.ToolCalls, rec)
+	content := rec.Result
+	if content == "" {
+		content = "(the tool returned no content)" // providers reject tool messages without content
+	}
 	tr.Conversation = append(tr.Conversation, result.Message{
-		Role: "tool", ToolCallID: call.ID, Name: call.Function.Name, Content: rec.Result,
+		Role: "tool", ToolCallID: call.ID, Name: call.Function.Name, Content: content,
 	})
 }
 

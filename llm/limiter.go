@@ -3,11 +3,13 @@ package llm
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // Limiter bounds how many cases run at once and adapts to throttling: a 429
-// halves the limit, and every recoverAfter successful requests raise it by
-// one again, up to the configured maximum.
+// halves the limit (a burst of 429s within a second counts once), and every
+// recoverAfter successful requests raise it by one again, up to the
+// configured maximum.
 type Limiter struct {
 	mu        sync.Mutex
 	max       int
@@ -17,6 +19,10 @@ type Limiter struct {
 	waiters   []chan struct{}
 	// lowest is the smallest limit reached, for the run summary.
 	lowest int
+	// lastCut is when the limit was last halved; 429s within settle of it
+	// belong to the same burst.
+	lastCut time.Time
+	settle  time.Duration
 }
 
 const recoverAfter = 10
@@ -24,7 +30,7 @@ const recoverAfter = 10
 // NewLimiter returns a limiter allowing max holders at once (at least 1).
 func NewLimiter(n int) *Limiter {
 	n = max(n, 1)
-	return &Limiter{max: n, limit: n, lowest: n}
+	return &Limiter{max: n, limit: n, lowest: n, settle: time.Second}
 }
 
 // Acquire waits for a slot or for ctx to end.
@@ -78,6 +84,11 @@ func (l *Limiter) wakeLocked() {
 func (l *Limiter) throttled() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.successes = 0
+	if time.Since(l.lastCut) < l.settle {
+		return // the same burst: requests sent before the last cut
+	}
+	l.lastCut = time.Now()
 	l.limit = max(l.limit/2, 1)
 	l.lowest = min(l.lowest, l.limit)
 	l.successes = 0

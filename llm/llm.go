@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"strings"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -29,7 +30,9 @@ type Tool struct {
 	Parameters  json.RawMessage // JSON Schema
 }
 
-// Request is one chat-completions request. Temperature is always 0.
+// Request is one chat-completions request. Temperature is 0, except for
+// reasoning models that accept only their default (o1, o3, o4, gpt-5 and the
+// others go-openai knows), which get none.
 type Request struct {
 	Model    string
 	Messages []result.Message
@@ -62,7 +65,8 @@ type Config struct {
 
 // Client is a Chatter over HTTP.
 type Client struct {
-	oa *openai.Client
+	oa     *openai.Client
+	apiKey string
 }
 
 // New returns a client for cfg.
@@ -80,7 +84,7 @@ func New(cfg Config) *Client {
 		timeout: cfg.Timeout,
 		limiter: cfg.Limiter,
 	}}
-	return &Client{oa: openai.NewClientWithConfig(oc)}
+	return &Client{oa: openai.NewClientWithConfig(oc), apiKey: cfg.APIKey}
 }
 
 // Chat sends req and returns the first choice.
@@ -95,16 +99,28 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 		oreq.Messages = append(oreq.Messages, toOpenAI(m))
 	}
 	for _, t := range req.Tools {
+		params := t.Parameters
+		if len(params) == 0 {
+			// Providers reject "parameters": null; a tool without arguments
+			// takes an empty object.
+			params = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
 		oreq.Tools = append(oreq.Tools, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
-			Name: t.Name, Description: t.Description, Parameters: t.Parameters,
+			Name: t.Name, Description: t.Description, Parameters: params,
 		}})
 	}
 	if req.ForceTool != "" {
 		oreq.ToolChoice = openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: req.ForceTool}}
 	}
 	resp, err := c.oa.CreateChatCompletion(ctx, oreq)
+	if errors.Is(err, openai.ErrReasoningModelLimitationsOther) || errors.Is(err, openai.ErrReasoningSamplingUnsupported) {
+		// go-openai refuses, before sending, any temperature but the default
+		// for reasoning models: send none.
+		oreq.Temperature = 0
+		resp, err = c.oa.CreateChatCompletion(ctx, oreq)
+	}
 	if err != nil {
-		return Response{}, err
+		return Response{}, redact(err, c.apiKey)
 	}
 	if len(resp.Choices) == 0 {
 		return Response{}, errors.New("the provider returned no choices")
@@ -175,6 +191,26 @@ func Describe(err error) string {
 		return fmt.Sprintf("provider returned HTTP %d: %v", code, err)
 	}
 	return err.Error()
+}
+
+// redactedError hides a secret that a provider quoted in its error (some echo
+// the API key they rejected); errors.As still reaches the original error.
+type redactedError struct {
+	err    error
+	secret string
+}
+
+func (e *redactedError) Error() string {
+	return strings.ReplaceAll(e.err.Error(), e.secret, "[redacted]")
+}
+
+func (e *redactedError) Unwrap() error { return e.err }
+
+func redact(err error, secret string) error {
+	if secret == "" || !strings.Contains(err.Error(), secret) {
+		return err
+	}
+	return &redactedError{err: err, secret: secret}
 }
 
 type headerTransport struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -18,8 +19,9 @@ import (
 type RetryPolicy struct {
 	// MaxRetries is the number of retries after the first attempt (default 5).
 	MaxRetries int
-	// Initial is the first backoff (default 2 s); each retry doubles it, with
-	// full jitter, up to Max (default 30 s). A Retry-After header wins.
+	// Initial is the first backoff window (default 2 s); each retry doubles
+	// it, up to Max (default 30 s, at least Initial), and waits a random time
+	// in its upper half. A Retry-After header wins.
 	Initial time.Duration
 	Max     time.Duration
 	// MaxWait bounds the total time spent waiting between attempts of one
@@ -40,16 +42,20 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 	if p.Max <= 0 {
 		p.Max = 30 * time.Second
 	}
+	p.Max = max(p.Max, p.Initial)
 	if p.MaxWait <= 0 {
 		p.MaxWait = 5 * time.Minute
 	}
 	return p
 }
 
-// backoff returns the wait before retry n (0-based): full jitter over an
-// exponentially growing window.
+// backoff returns the wait before retry n (0-based): a random time in the
+// upper half of a window that doubles with every retry, up to Max.
 func (p RetryPolicy) backoff(n int) time.Duration {
-	window := p.Initial << min(n, 30)
+	window := p.Initial
+	for ; n > 0 && window < p.Max; n-- {
+		window *= 2
+	}
 	if window <= 0 || window > p.Max {
 		window = p.Max
 	}
@@ -71,12 +77,14 @@ type retryTransport struct {
 }
 
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	counter, _ := req.Context().Value(retryCounterKey{}).(*atomic.Int64)
+	ctx := req.Context()
+	counter, _ := ctx.Value(retryCounterKey{}).(*atomic.Int64)
 	var waited time.Duration
 	for attempt := 0; ; attempt++ {
 		resp, err := t.once(req, attempt)
 		retry, after := t.retryable(resp, err)
-		if !retry || attempt >= t.policy.MaxRetries {
+		// The caller's own context ending is final, not a transient failure.
+		if !retry || attempt >= t.policy.MaxRetries || ctx.Err() != nil {
 			if err == nil && resp.StatusCode < 300 && t.limiter != nil {
 				t.limiter.succeeded()
 			}
@@ -86,22 +94,24 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if after > 0 {
 			wait = after
 		}
-		if waited+wait > t.policy.MaxWait {
+		if wait > t.policy.MaxWait-waited {
 			return resp, err
 		}
 		if resp != nil {
 			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 			resp.Body.Close()
 		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return nil, ctx.Err()
+		case <-timer.C:
+		}
+		waited += wait
 		if counter != nil {
 			counter.Add(1)
 		}
-		select {
-		case <-req.Context().Done():
-			return nil, req.Context().Err()
-		case <-time.After(wait):
-		}
-		waited += wait
 	}
 }
 
@@ -157,12 +167,16 @@ func (t *retryTransport) retryable(resp *http.Response, err error) (bool, time.D
 	return false, 0
 }
 
-// retryAfter parses a Retry-After header: seconds or an HTTP date.
+// retryAfter parses a Retry-After header: seconds or an HTTP date. Values
+// beyond what a Duration holds become the longest Duration.
 func retryAfter(v string) time.Duration {
 	if v == "" {
 		return 0
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+		if s >= math.MaxInt64/float64(time.Second) {
+			return math.MaxInt64
+		}
 		return time.Duration(s * float64(time.Second))
 	}
 	if at, err := http.ParseTime(v); err == nil {
@@ -180,6 +194,9 @@ func (e *timeoutError) Error() string {
 	return "request timed out after " + e.after.String() + ": " + e.err.Error()
 }
 func (e *timeoutError) Unwrap() error { return e.err }
+
+// Timeout marks the error as a timeout for net.Error and url.Error.
+func (e *timeoutError) Timeout() bool { return true }
 
 type cancelOnClose struct {
 	io.ReadCloser
