@@ -84,6 +84,10 @@ func run(m *testing.M) int {
 	touchRunMarker()
 
 	sum := ev.Summary()
+	if err := ev.WriteMetrics(); err != nil {
+		fmt.Fprintln(os.Stderr, "mcpeval:", err)
+		code = 1
+	}
 	if err := ev.WriteSummary(sum); err != nil {
 		fmt.Fprintln(os.Stderr, "mcpeval:", err)
 		code = 1

@@ -185,6 +185,37 @@ func TestSuitePassRecoveryAndRecords(t *testing.T) {
 	assert.True(t, rec.ToolCalls[0].IsError, "the wrong symbol is a tool error the model sees")
 	assert.False(t, rec.ToolCalls[1].IsError)
 
+	// Metrics for every case, in the record and in the metrics files.
+	assert.NotNil(t, r.records["NUTM2G symbol"].Metrics["overall"])
+	var entries []struct {
+		Case    string
+		Kind    string
+		Metrics struct {
+			Overall struct {
+				Score         float64  `json:"overall_score"`
+				NotApplicable []string `json:"not_applicable"`
+			}
+		}
+	}
+	readJSON(t, filepath.Join(r.out, result.MetricsFile), &entries)
+	require.Len(t, entries, 2)
+	for _, e := range entries {
+		assert.Equal(t, "tool", e.Kind)
+		assert.Contains(t, e.Metrics.Overall.NotApplicable, "quality", "quality does not apply to tool cases")
+		assert.Greater(t, e.Metrics.Overall.Score, 0.5, e.Case)
+	}
+	var summary struct {
+		Summary struct {
+			ErrorsEncountered    int     `json:"errors_encountered"`
+			SuccessfulRecoveries int     `json:"successful_recoveries"`
+			RecoverySuccessRate  float64 `json:"recovery_success_rate"`
+		} `json:"summary"`
+	}
+	readJSON(t, filepath.Join(r.out, result.MetricsSummaryFile), &summary)
+	assert.Equal(t, 1, summary.Summary.ErrorsEncountered, "the wrong symbol")
+	assert.Equal(t, 1, summary.Summary.SuccessfulRecoveries)
+	assert.Equal(t, 1.0, summary.Summary.RecoverySuccessRate)
+
 	for _, req := range stub.Received() {
 		require.NotNil(t, req.Temperature, "temperature is always sent")
 		assert.Less(t, *req.Temperature, 1e-30, "temperature 0 is sent as (practically) 0")
@@ -299,4 +330,11 @@ func TestSuiteMalformedCaseFile(t *testing.T) {
 	r := runSuite(t, t.TempDir(), "- case:\n    name: x\n    input: y\n    expectd: z\n", env{})
 	require.Error(t, r.err)
 	assert.Regexp(t, `cases\.yaml:4: unknown field "expectd" in case`, r.output)
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, v), path)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/mcpeval/mcpeval/llm"
 	"github.com/mcpeval/mcpeval/mcpconn"
 	"github.com/mcpeval/mcpeval/result"
+	"github.com/mcpeval/mcpeval/scoring"
 	"github.com/mcpeval/mcpeval/tokens"
 )
 
@@ -42,6 +43,7 @@ type Suite struct {
 	servers  []string // display names
 	aborted  atomic.Pointer[string]
 	toolHash string
+	metrics  metricsLog
 }
 
 // Server describes how to start the MCP servers when Settings.Servers is
@@ -186,6 +188,9 @@ func (s *Suite) Run(ctx context.Context, c evalcase.Case, test string) (result.R
 	if keyErr == nil && !st.Force && !st.Reference {
 		if cached, ok := s.cache.Get(key); ok {
 			cached.Name, cached.Category, cached.Test, cached.File, cached.Line = c.Name, c.Category, test, c.File, c.Line
+			if m, ok := metricsOf(cached); ok {
+				s.metrics.add(scoring.Entry{Case: c.Name, Category: c.Category, Kind: c.Kind, Model: st.Model, Metrics: m})
+			}
 			s.records.Write(cached)
 			return cached, nil
 		}
@@ -208,6 +213,11 @@ func (s *Suite) Run(ctx context.Context, c evalcase.Case, test string) (result.R
 	s.limiter.Release()
 	rec.Seconds = time.Since(start).Seconds()
 	s.redact(&rec)
+	if c.Kind == evalcase.KindTool {
+		m := scoreTool(c, rec)
+		rec.Metrics = metricsMap(m)
+		s.metrics.add(scoring.Entry{Case: c.Name, Category: c.Category, Kind: c.Kind, Model: st.Model, Metrics: m})
+	}
 
 	if keyErr == nil {
 		if err := s.cache.Put(key, rec); err != nil {

@@ -1,0 +1,287 @@
+package scoring
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Entity kinds found in tool-case questions.
+const (
+	EntityGene       = "gene"       // NUTM2G, TP53
+	EntityHGVS       = "hgvs"       // NM_001045477.4:c.187C>T
+	EntityProtein    = "protein"    // p.P63S, p.Pro63Ser, R175H
+	EntityRSID       = "rsid"       // rs121913529
+	EntityCoordinate = "coordinate" // Chr9:99694174
+	EntityHPO        = "hpo"        // HP:0001250
+	EntityMIM        = "mim"        // MIM:191170, OMIM 191170
+	EntityEntrez     = "entrez"     // Entrez ID 7157
+	EntityNumber     = "number"     // any other number
+)
+
+// Entity is something a question names that a tool call should carry on.
+type Entity struct {
+	Text  string `json:"text"`
+	Kind  string `json:"kind"`
+	Found bool   `json:"found"`
+	key   string // canonical form, compared with canonical argument atoms
+}
+
+// notGenes are upper-case words of genetics questions that are databases,
+// methods or units, not gene symbols.
+var notGenes = []string{"DNA", "RNA", "MRNA", "CDNA", "OMIM", "MIM", "HPO", "HGVS", "CADD", "REVEL",
+	"SIFT", "DGV", "DECIPHER", "DIOPT", "GTEX", "GNOMAD", "CLINVAR", "DBSNP", "DBNSFP", "NCBI",
+	"PMID", "PMC", "LOF", "ID", "IDS", "ACMG", "VUS", "SNP", "SNV", "CNV", "GWAS", "HG19", "HG38",
+	"GRCH37", "GRCH38", "MARRVEL", "API", "JSON", "GO", "MGI", "ZFIN", "RGD", "II", "III", "IV",
+	"UK", "USA", "OK", "FAQ", "PDF", "URL", "AND", "OR", "NOT", "TPM", "RPKM", "GENE", "MAF", "AF"}
+
+// aminoAcids maps three-letter amino-acid codes to one letter.
+var aminoAcids = map[string]string{"ala": "a", "arg": "r", "asn": "n", "asp": "d", "cys": "c",
+	"gln": "q", "glu": "e", "gly": "g", "his": "h", "ile": "i", "leu": "l", "lys": "k", "met": "m",
+	"phe": "f", "pro": "p", "ser": "s", "thr": "t", "trp": "w", "tyr": "y", "val": "v", "ter": "*"}
+
+// Entities returns the entities a question names: gene symbols, HGVS
+// variants, protein changes, rsIDs, chromosome positions, HPO terms,
+// MIM numbers, Entrez ids and other numbers. Each appears once.
+func Entities(question string) []Entity {
+	var out []Entity
+	raw := strings.Fields(question)
+	for i, field := range raw {
+		text := trimToken(field)
+		if text == "" {
+			continue
+		}
+		kind, key := classifyEntity(text)
+		if kind == EntityNumber {
+			kind = numberKind(raw[max(0, i-3):i])
+		}
+		if kind == "" || slices.ContainsFunc(out, func(e Entity) bool { return e.key == key }) {
+			continue
+		}
+		out = append(out, Entity{Text: text, Kind: kind, key: key})
+	}
+	return out
+}
+
+// trimToken strips the punctuation around a word of running text.
+func trimToken(s string) string {
+	return strings.TrimRight(strings.TrimLeft(s, "([{\"'#"), ")]}\"'?.,;:!")
+}
+
+// classifyEntity returns the kind and canonical key of one word, or "" when
+// it is no entity.
+func classifyEntity(text string) (kind, key string) {
+	low := strings.ToLower(text)
+	switch {
+	case strings.HasPrefix(low, "hp:") && isDigits(low[3:]):
+		return EntityHPO, low
+	case strings.HasPrefix(low, "mim:") && isDigits(low[4:]), strings.HasPrefix(low, "omim:") && isDigits(low[5:]):
+		return EntityMIM, low[strings.Index(low, ":")+1:]
+	case strings.HasPrefix(low, "rs") && isDigits(low[2:]):
+		return EntityRSID, low
+	case isHGVS(low):
+		return EntityHGVS, low
+	}
+	if c, ok := canonicalCoordinate(low); ok {
+		return EntityCoordinate, c
+	}
+	if p, ok := canonicalProtein(text); ok {
+		return EntityProtein, p
+	}
+	if n, ok := canonicalNumber(text); ok {
+		return EntityNumber, n
+	}
+	if isGeneSymbol(text) {
+		return EntityGene, low
+	}
+	return "", ""
+}
+
+// numberKind names a number by the words before it: "Entrez ID 7157",
+// "OMIM 191170".
+func numberKind(before []string) string {
+	for _, w := range before {
+		switch strings.ToLower(trimToken(w)) {
+		case "entrez":
+			return EntityEntrez
+		case "mim", "omim":
+			return EntityMIM
+		}
+	}
+	return EntityNumber
+}
+
+func isDigits(s string) bool {
+	return s != "" && strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' }) < 0
+}
+
+// isHGVS reports whether a lower-cased word is an HGVS variant: a reference
+// sequence and ":c." (or g., n., m., r., p.) description, or a bare "c.187c>t".
+func isHGVS(low string) bool {
+	desc := low
+	if i := strings.Index(low, ":"); i > 0 {
+		desc = low[i+1:]
+	}
+	if len(desc) < 3 || desc[1] != '.' || !strings.ContainsRune("cgnmrp", rune(desc[0])) {
+		return false
+	}
+	if desc[0] == 'p' && desc == low {
+		return false // a bare p. change is a protein change
+	}
+	r := rune(desc[2])
+	return unicode.IsDigit(r) || r == '*' || r == '-' || r == '(' || unicode.IsLetter(r) && desc[0] == 'p'
+}
+
+// canonicalCoordinate rewrites "chr9:99694174", "Chr9:99,694,174" or
+// "9:99694174" as "9:99694174" (a chromosome and a position of at least three
+// digits; a range keeps its start).
+func canonicalCoordinate(low string) (string, bool) {
+	chrom, pos, ok := strings.Cut(low, ":")
+	if !ok {
+		return "", false
+	}
+	chrom, hasPrefix := strings.CutPrefix(chrom, "chr")
+	pos, _, _ = strings.Cut(strings.ReplaceAll(pos, ",", ""), "-")
+	if !isChromosome(chrom) || !isDigits(pos) || len(pos) < 3 && !hasPrefix {
+		return "", false
+	}
+	return canonicalChromosome(chrom) + ":" + strings.TrimLeft(pos, "0"), true
+}
+
+func isChromosome(c string) bool {
+	if n, err := strconv.Atoi(c); err == nil {
+		return n >= 1 && n <= 22
+	}
+	return c == "x" || c == "y" || c == "m" || c == "mt"
+}
+
+func canonicalChromosome(c string) string {
+	if c == "mt" {
+		return "m"
+	}
+	return c
+}
+
+// canonicalProtein rewrites a protein change ("p.P63S", "p.(Pro63Ser)",
+// "P63S") in one-letter lower case form ("p63s").
+func canonicalProtein(text string) (string, bool) {
+	low := strings.ToLower(text)
+	bare, prefixed := strings.CutPrefix(low, "p.")
+	bare = strings.Trim(bare, "()")
+	lead := strings.IndexFunc(bare, unicode.IsDigit)
+	tail := strings.LastIndexFunc(bare, unicode.IsDigit) + 1
+	if lead <= 0 || tail >= len(bare) || !isDigits(bare[lead:tail]) {
+		return "", false
+	}
+	from, to := bare[:lead], bare[tail:]
+	if len(from) == 3 && len(to) == 3 && aminoAcids[from] != "" && aminoAcids[to] != "" {
+		from, to = aminoAcids[from], aminoAcids[to]
+	}
+	if len(from) != 1 || len(to) != 1 || !unicode.IsLetter(rune(from[0])) ||
+		!(unicode.IsLetter(rune(to[0])) || to == "*") {
+		return "", false
+	}
+	// Without "p." only the upper-case one-letter form (R175H) counts.
+	if !prefixed && (text != strings.ToUpper(text) || len(bare) != len(text)) {
+		return "", false
+	}
+	return from + bare[lead:tail] + to, true
+}
+
+// isGeneSymbol reports whether a word looks like a human gene symbol: two to
+// fifteen upper-case letters, digits or hyphens, starting with a letter, and
+// not a known database or method name.
+func isGeneSymbol(text string) bool {
+	if len(text) < 2 || len(text) > 15 || !unicode.IsUpper(rune(text[0])) || slices.Contains(notGenes, text) {
+		return false
+	}
+	for _, r := range text {
+		if !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// argumentAtoms returns the canonical forms of everything in tool arguments
+// that an entity may match: every value, every word of every value, the parts
+// of words split at ':', '/', '=' and ',', each read as chromosome, number,
+// protein change or coordinate where it is one.
+func argumentAtoms(args map[string]any) map[string]bool {
+	atoms := map[string]bool{}
+	add := func(s string) {
+		s = trimToken(strings.TrimSpace(s))
+		if s == "" {
+			return
+		}
+		low := strings.ToLower(s)
+		atoms[low] = true
+		if c, ok := strings.CutPrefix(low, "chr"); ok && isChromosome(c) {
+			atoms[canonicalChromosome(c)] = true
+		}
+		if isChromosome(low) {
+			atoms[canonicalChromosome(low)] = true
+		}
+		if c, ok := canonicalNumber(s); ok {
+			atoms[c] = true
+		}
+		if c, ok := canonicalProtein(s); ok {
+			atoms[c] = true
+		}
+		if c, ok := canonicalCoordinate(low); ok {
+			atoms[c] = true
+		}
+	}
+	for _, v := range flattenValues(args) {
+		add(v)
+		for _, w := range strings.Fields(v) {
+			add(w)
+			for _, part := range strings.FieldsFunc(w, func(r rune) bool { return strings.ContainsRune(":/=,", r) }) {
+				add(part)
+			}
+		}
+	}
+	return atoms
+}
+
+// flattenValues returns every scalar in a JSON-like value as text.
+func flattenValues(v any) []string {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case string:
+		return []string{x}
+	case float64:
+		return []string{strconv.FormatFloat(x, 'f', -1, 64)}
+	case map[string]any:
+		var out []string
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			out = append(out, flattenValues(x[k])...)
+		}
+		return out
+	case []any:
+		var out []string
+		for _, e := range x {
+			out = append(out, flattenValues(e)...)
+		}
+		return out
+	default:
+		return []string{fmt.Sprint(x)}
+	}
+}
+
+// found reports whether the entity reaches the argument atoms. A position
+// also matches when its chromosome and position are separate arguments.
+func (e Entity) found(atoms map[string]bool) bool {
+	if atoms[e.key] {
+		return true
+	}
+	if e.Kind == EntityCoordinate {
+		chrom, pos, _ := strings.Cut(e.key, ":")
+		return atoms[chrom] && atoms[pos]
+	}
+	return false
+}

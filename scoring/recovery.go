@@ -1,0 +1,187 @@
+package scoring
+
+import "slices"
+
+// DefaultMaxRecoveryAttempts is how many times a failed code execution is
+// retried with a fix when the caller does not say.
+const DefaultMaxRecoveryAttempts = 2
+
+// Fix quality of one recovery attempt (the guide's).
+const (
+	fixSucceeded    = 1.0
+	fixChangedError = 0.5
+	fixSameError    = 0.1
+)
+
+// Attempt is one execution of generated code: the first execution or a
+// recovery attempt with fixed code.
+type Attempt struct {
+	Code string
+	// SyntaxValid is true when the code parses (the executor decides).
+	SyntaxValid bool
+	Success     bool
+	// Error is the error message, with its exception type ("KeyError: 'age'").
+	Error   string
+	Seconds float64
+}
+
+// RecoveryMetric is error recovery in the guide's shape.
+type RecoveryMetric struct {
+	HasError     bool   `json:"has_error"`
+	ErrorMessage string `json:"error_message"`
+	// ErrorClass is the class of the first error.
+	ErrorClass            string  `json:"error_class,omitempty"`
+	RecoveryAttemptsCount int     `json:"recovery_attempts_count"`
+	RecoverySuccess       bool    `json:"recovery_success"`
+	RecoverySuccessRate   float64 `json:"recovery_success_rate"`
+	ErrorFixQuality       float64 `json:"error_fix_quality"`
+	RecoveryScore         float64 `json:"recovery_score"`
+	// MaxRecoveryAttempts is the limit the attempts were counted against
+	// (code cases only).
+	MaxRecoveryAttempts int               `json:"max_recovery_attempts,omitempty"`
+	RecoveryDetails     []RecoveryAttempt `json:"recovery_details"`
+}
+
+// RecoveryAttempt is one recovery attempt.
+type RecoveryAttempt struct {
+	AttemptNumber int `json:"attempt_number"`
+	// Tool is the retried tool (tool cases only).
+	Tool    string `json:"tool,omitempty"`
+	Success bool   `json:"success"`
+	// Error is the attempt's error message, null when it succeeded.
+	Error      *string `json:"error"`
+	ErrorClass string  `json:"error_class,omitempty"`
+	FixQuality float64 `json:"fix_quality"`
+}
+
+// Recovery scores how a code case recovered from its first failure.
+// attempts[0] is the first execution and attempts[1:] the recovery attempts;
+// only the first maxAttempts recovery attempts count (maxAttempts <= 0 means
+// DefaultMaxRecoveryAttempts), and none after the first success.
+//
+// No error (attempts[0] succeeded, or no attempts): has_error false, score
+// 1.0, success rate 0 (nothing to recover). With an error, scoring starts at
+// the first failure:
+//
+//	recovery_score = 0.5 × success + 0.3 × mean fix quality + 0.2 × min(attempts/3, 1)
+//
+// where success (recovery_success_rate) is 1 if an attempt succeeded, else 0;
+// an attempt's fix quality is 1.0 on success, 0.5 when its error class differs
+// from the error it set out to fix (progress), 0.1 when the class is the same;
+// the mean is 0 without attempts. A recovered case scores at most 0.9 and more
+// than 0.73, an unrecovered one at most 0.35, so clean > recovered >
+// unrecovered always holds.
+func Recovery(attempts []Attempt, maxAttempts int) RecoveryMetric {
+	if maxAttempts <= 0 {
+		maxAttempts = DefaultMaxRecoveryAttempts
+	}
+	m := RecoveryMetric{MaxRecoveryAttempts: maxAttempts, RecoveryDetails: []RecoveryAttempt{}}
+	if len(attempts) == 0 || attempts[0].Success {
+		m.RecoveryScore = 1
+		return m
+	}
+	m.HasError = true
+	m.ErrorMessage = attempts[0].Error
+	m.ErrorClass = ClassifyError(attempts[0].Error)
+	previous := m.ErrorClass
+	for i, a := range attempts[1:min(len(attempts), maxAttempts+1)] {
+		step := RecoveryAttempt{AttemptNumber: i + 1, Success: a.Success, FixQuality: fixSucceeded}
+		if !a.Success {
+			step.Error = &a.Error
+			step.ErrorClass = ClassifyError(a.Error)
+			step.FixQuality = fixQuality(previous, step.ErrorClass)
+			previous = step.ErrorClass
+		}
+		m.RecoveryDetails = append(m.RecoveryDetails, step)
+		if a.Success {
+			m.RecoverySuccess = true
+			break
+		}
+	}
+	m.finish()
+	return m
+}
+
+func fixQuality(previousClass, class string) float64 {
+	if class == previousClass {
+		return fixSameError
+	}
+	return fixChangedError
+}
+
+// finish fills the counts and scores from RecoverySuccess and
+// RecoveryDetails, with the guide's formula.
+func (m *RecoveryMetric) finish() {
+	m.RecoveryAttemptsCount = len(m.RecoveryDetails)
+	if m.RecoverySuccess {
+		m.RecoverySuccessRate = 1
+	}
+	if m.RecoveryAttemptsCount > 0 {
+		total := 0.0
+		for _, a := range m.RecoveryDetails {
+			total += a.FixQuality
+		}
+		m.ErrorFixQuality = unit(total / float64(m.RecoveryAttemptsCount))
+	}
+	m.RecoveryScore = unit(0.5*m.RecoverySuccessRate + 0.3*m.ErrorFixQuality +
+		0.2*min(float64(m.RecoveryAttemptsCount)/3, 1))
+}
+
+// Error classes of code execution errors.
+const (
+	ColumnError    = "column_error"
+	SyntaxError    = "syntax_error"
+	TypeError      = "type_error"
+	IndexError     = "index_error"
+	AttributeError = "attribute_error"
+	ValueError     = "value_error"
+	OtherError     = "other_error"
+)
+
+// exceptionClasses maps Python exception names (lower-cased) to classes.
+var exceptionClasses = map[string]string{
+	"keyerror":         ColumnError,
+	"syntaxerror":      SyntaxError,
+	"indentationerror": SyntaxError,
+	"taberror":         SyntaxError,
+	"typeerror":        TypeError,
+	"indexerror":       IndexError,
+	"attributeerror":   AttributeError,
+	"valueerror":       ValueError,
+}
+
+// errorKeywords classify messages that name no known exception, first
+// match wins (the guide's order).
+var errorKeywords = []struct {
+	class string
+	cues  [][]string
+}{
+	{ColumnError, phrases("column", "columns")},
+	{SyntaxError, phrases("syntax", "invalid syntax")},
+	{TypeError, phrases("type", "dtype", "dtypes")},
+	{IndexError, phrases("index", "out of range", "out of bounds")},
+	{AttributeError, phrases("attribute", "has no attribute")},
+	{ValueError, phrases("value")},
+}
+
+// ClassifyError returns the class of a code execution error message. The
+// exception type decides when the message names one (the last one, as in a
+// traceback): KeyError is column_error, SyntaxError and IndentationError
+// syntax_error, TypeError type_error, IndexError index_error, AttributeError
+// attribute_error, ValueError value_error. Otherwise keywords decide (column,
+// syntax, type/dtype, index/out of range, attribute, value), else
+// other_error.
+func ClassifyError(msg string) string {
+	toks := words(msg)
+	for _, t := range slices.Backward(toks) {
+		if class, ok := exceptionClasses[t]; ok {
+			return class
+		}
+	}
+	for _, k := range errorKeywords {
+		if hasPhrase(toks, k.cues) {
+			return k.class
+		}
+	}
+	return OtherError
+}

@@ -1,0 +1,293 @@
+package scoring
+
+import (
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpeval/mcpeval/result"
+)
+
+func entityTexts(es []Entity) map[string]string {
+	out := map[string]string{}
+	for _, e := range es {
+		out[e.Text] = e.Kind
+	}
+	return out
+}
+
+func TestEntities(t *testing.T) {
+	tests := []struct {
+		question string
+		want     map[string]string
+	}{
+		{"What gene is associated with the variant NM_001045477.4:c.187C>T?",
+			map[string]string{"NM_001045477.4:c.187C>T": EntityHGVS}},
+		{"Is Chr9:99694174 C>T present in gnomAD?", map[string]string{"Chr9:99694174": EntityCoordinate}},
+		{"What GO molecular functions are associated with TP53 or its orthologs?",
+			map[string]string{"TP53": EntityGene}},
+		{"According to PolyPhen-2 and REVEL, is p.Pro63Ser (R175H) in OMIM?",
+			map[string]string{"p.Pro63Ser": EntityProtein, "R175H": EntityProtein}},
+		{"Genes for HP:0001250, rs121913529, OMIM #191170 and Entrez ID 7157, top 50 papers",
+			map[string]string{"HP:0001250": EntityHPO, "rs121913529": EntityRSID, "191170": EntityMIM,
+				"7157": EntityEntrez, "50": EntityNumber}},
+		{"Does BRCA1 match brca1 and BRCA1?", map[string]string{"BRCA1": EntityGene}},
+		{"Tell me about this gene.", map[string]string{}},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, entityTexts(Entities(tt.question)), tt.question)
+	}
+}
+
+// The real MARRVEL case file names one variant, one position and two genes;
+// database names (OMIM, REVEL, DGV, DIOPT, ...) are not genes.
+func TestEntitiesOfMarrvelCases(t *testing.T) {
+	data, err := os.ReadFile("../../shared/marrvel/test_cases.yaml")
+	require.NoError(t, err)
+	var cases []struct {
+		Case struct {
+			Input string `yaml:"input"`
+		} `yaml:"case"`
+	}
+	require.NoError(t, yaml.Unmarshal(data, &cases))
+	require.Len(t, cases, 22)
+	found := map[string]string{}
+	withEntities := 0
+	for _, c := range cases {
+		es := Entities(c.Case.Input)
+		if len(es) > 0 {
+			withEntities++
+		}
+		for text, kind := range entityTexts(es) {
+			found[text] = kind
+		}
+	}
+	assert.Equal(t, map[string]string{
+		"NM_001045477.4:c.187C>T": EntityHGVS,
+		"Chr9:99694174":           EntityCoordinate,
+		"NUTM2G":                  EntityGene,
+		"TP53":                    EntityGene,
+	}, found)
+	assert.Equal(t, 22, withEntities, "every MARRVEL question names what to look up")
+}
+
+func TestToolUnderstanding(t *testing.T) {
+	tests := []struct {
+		name     string
+		question string
+		calls    []Call
+		score    float64
+		missing  []string
+	}{
+		{name: "gene symbol, case-insensitive", question: "Does NUTM2G have OMIM entries?",
+			calls: []Call{{Name: "get_omim_by_gene_symbol", Args: map[string]any{"gene_symbol": "nutm2g"}}},
+			score: 1, missing: []string{}},
+		{name: "position as chr and pos arguments", question: "Is Chr9:99694174 C>T in gnomAD?",
+			calls: []Call{{Name: "get_gnomad_variant", Args: map[string]any{"chr": "9", "pos": 99694174.0, "ref": "C", "alt": "T"}}},
+			score: 1, missing: []string{}},
+		{name: "position as one string", question: "Is Chr9:99694174 C>T in gnomAD?",
+			calls: []Call{{Name: "liftover", Args: map[string]any{"variant": "chr9:99694174 C>T"}}},
+			score: 1, missing: []string{}},
+		{name: "wrong chromosome", question: "Is Chr9:99694174 C>T in gnomAD?",
+			calls: []Call{{Name: "get_gnomad_variant", Args: map[string]any{"chr": "19", "pos": "99694174"}}},
+			score: 0, missing: []string{"Chr9:99694174"}},
+		{name: "HGVS carried, gene not", question: "Is NM_001045477.4:c.187C>T in NUTM2G?",
+			calls: []Call{{Name: "convert_hgvs_to_genomic", Args: map[string]any{"hgvs_variant": "NM_001045477.4:c.187C>T"}}},
+			score: 0.5, missing: []string{"NUTM2G"}},
+		{name: "protein change in another notation", question: "Which variants give p.P63S?",
+			calls: []Call{{Name: "convert_protein_variant", Args: map[string]any{"protein_variant": "NUTM2G:p.Pro63Ser"}}},
+			score: 1, missing: []string{}},
+		{name: "entity inside a search query", question: "Papers about TP53 since 2020",
+			calls: []Call{{Name: "search_pubmed", Args: map[string]any{"query": "TP53 cancer 2020", "max_results": 50.0}}},
+			score: 1, missing: []string{}},
+		{name: "no tool call", question: "What is TP53?", score: 0, missing: []string{"TP53"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u := ToolUnderstanding(tt.question, tt.calls)
+			assert.False(t, u.NotApplicable)
+			assert.Nil(t, u.Details)
+			require.NotNil(t, u.ToolDetails)
+			assert.InDelta(t, tt.score, u.Score, 1e-4)
+			assert.Equal(t, tt.missing, u.ToolDetails.MissingEntities)
+		})
+	}
+}
+
+func TestToolUnderstandingWithoutEntitiesIsNotApplicable(t *testing.T) {
+	u := ToolUnderstanding("Which genes cause seizures?", []Call{{Name: "search_hpo_terms",
+		Args: map[string]any{"phenotype_query": "seizures"}}})
+	assert.True(t, u.NotApplicable)
+	assert.Empty(t, u.ToolDetails.Entities)
+}
+
+func TestToolCoverage(t *testing.T) {
+	calls := []Call{{Name: "get_gene_by_symbol"}, {Name: "get_clinvar_by_gene_symbol"}, {Name: "get_gene_by_symbol"}}
+	tests := []struct {
+		name          string
+		answer        string
+		tools, facts  []string
+		score         float64
+		notApplicable bool
+		missingTools  []string
+		missingFacts  []string
+	}{
+		{name: "all covered", answer: "NUTM2G has 99 reported variants in ClinVar, score 0.160.",
+			tools: []string{"get_clinvar_by_gene_symbol"}, facts: []string{"99", "clinvar", "0.16"},
+			score: 1, missingTools: []string{}, missingFacts: []string{}},
+		{name: "a tool and a fact missing", answer: "NUTM2G has 98 variants.",
+			tools: []string{"get_clinvar_by_gene_symbol", "get_gnomad_by_gene_symbol"}, facts: []string{"99", "NUTM2G"},
+			score: (0.5 + 0.5) / 2, missingTools: []string{"get_gnomad_by_gene_symbol"}, missingFacts: []string{"99"}},
+		{name: "facts are whole words", answer: "It has 199 variants and is benignant.",
+			facts: []string{"99", "benign"}, score: 0, missingTools: []string{}, missingFacts: []string{"99", "benign"}},
+		{name: "phrase fact", answer: "PolyPhen-2 HumDiv: Benign. HumVar: benign",
+			facts: []string{"humvar: benign", "p.P63S"}, score: 0.5, missingTools: []string{}, missingFacts: []string{"p.P63S"}},
+		{name: "only tools given", answer: "", tools: []string{"get_gene_by_symbol"},
+			score: 1, missingTools: []string{}, missingFacts: []string{}},
+		{name: "nothing expected", answer: "anything", notApplicable: true,
+			missingTools: []string{}, missingFacts: []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := ToolCoverage(tt.answer, calls, tt.tools, tt.facts)
+			require.NotNil(t, c.ToolDetails)
+			assert.Equal(t, tt.notApplicable, c.NotApplicable)
+			assert.InDelta(t, tt.score, c.Score, 1e-4)
+			assert.Equal(t, tt.missingTools, c.ToolDetails.MissingTools)
+			assert.Equal(t, tt.missingFacts, c.ToolDetails.MissingFacts)
+			assert.Len(t, c.ToolDetails.MissingRequirements, len(tt.missingTools)+len(tt.missingFacts))
+			assert.Equal(t, []string{"get_gene_by_symbol", "get_clinvar_by_gene_symbol"}, c.ToolDetails.CalledTools)
+		})
+	}
+}
+
+func TestClassifyToolError(t *testing.T) {
+	tests := []struct {
+		msg  string
+		want string
+	}{
+		{"context deadline exceeded", Timeout},
+		{"504 Gateway Timeout", Timeout},
+		{"HTTP 500: Internal Server Error", ServerError},
+		{"dial tcp: connection refused", ServerError},
+		{"Gene not found", NotFound},
+		{"404 page", NotFound},
+		{"tool 'get_genes' not found", NotFound},
+		{"invalid arguments: missing required field 'chr'", InvalidArguments},
+		{"position must be an integer", InvalidArguments},
+		{"something odd happened", OtherToolError},
+		// whole words only: "information" holds "format", "boundary" holds "bound".
+		{"no information available for this boundary", OtherToolError},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, ClassifyToolError(tt.msg), tt.msg)
+	}
+}
+
+func failedCall(name, msg string) Call { return Call{Name: name, IsError: true, Error: msg} }
+
+func TestToolRecovery(t *testing.T) {
+	tests := []struct {
+		name      string
+		calls     []Call
+		passed    bool
+		hasError  bool
+		recovered bool
+		qualities []float64
+		score     float64
+	}{
+		{name: "no error", calls: []Call{{Name: "a"}, {Name: "b"}}, passed: false, score: 1},
+		{name: "retried and recovered",
+			calls:    []Call{failedCall("a", "invalid argument"), failedCall("a", "invalid argument"), {Name: "a"}},
+			hasError: true, recovered: true, qualities: []float64{0.1, 1.0},
+			score: 0.5 + 0.3*0.55 + 0.2*2.0/3},
+		{name: "error class changed, never recovered, case failed",
+			calls:    []Call{failedCall("a", "invalid argument"), failedCall("a", "not found"), {Name: "b"}},
+			hasError: true, qualities: []float64{0.5}, score: 0.3*0.5 + 0.2/3},
+		{name: "worked around without retry, case passed",
+			calls:  []Call{failedCall("a", "timeout"), {Name: "b"}},
+			passed: true, hasError: true, recovered: true, score: 0.5 + 0.3},
+		{name: "two tools failed, one recovered",
+			calls:    []Call{failedCall("a", "500"), failedCall("b", "404"), {Name: "a"}},
+			hasError: true, qualities: []float64{1.0}, score: 0.3 + 0.2/3},
+		{name: "unrecovered and not retried", calls: []Call{failedCall("a", "boom")},
+			hasError: true, score: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := ToolRecovery(tt.calls, tt.passed)
+			assert.Equal(t, tt.hasError, r.HasError)
+			assert.Equal(t, tt.recovered, r.RecoverySuccess)
+			assert.InDelta(t, tt.score, r.RecoveryScore, 1e-4)
+			require.Len(t, r.RecoveryDetails, len(tt.qualities))
+			for i, q := range tt.qualities {
+				assert.Equal(t, q, r.RecoveryDetails[i].FixQuality)
+				assert.NotEmpty(t, r.RecoveryDetails[i].Tool)
+			}
+			assert.LessOrEqual(t, r.RecoverySuccessRate, 1.0)
+		})
+	}
+	assert.Equal(t, "a: invalid argument", ToolRecovery(tests[1].calls, false).ErrorMessage)
+	assert.Equal(t, InvalidArguments, ToolRecovery(tests[1].calls, false).ErrorClass)
+}
+
+func TestToolPerformance(t *testing.T) {
+	tests := []struct {
+		name                 string
+		seconds              float64
+		tokens, calls        int
+		budget               Budget
+		timeS, tokenS, callS float64
+	}{
+		{name: "within default budget", seconds: 30, tokens: 20_000, calls: 8, timeS: 1, tokenS: 1, callS: 1},
+		{name: "twice the default budget", seconds: 120, tokens: 40_000, calls: 16, timeS: 0.5, tokenS: 0.5, callS: 0.5},
+		{name: "own budget", seconds: 20, tokens: 500, calls: 4, budget: Budget{Seconds: 10, Tokens: 1000, ToolCalls: 1},
+			timeS: 0.5, tokenS: 1, callS: 0.25},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := ToolPerformance(tt.seconds, tt.tokens, tt.calls, tt.budget)
+			d := p.ToolDetails
+			assert.Equal(t, tt.timeS, d.TimeScore)
+			assert.Equal(t, tt.tokenS, d.TokenScore)
+			assert.Equal(t, tt.callS, d.ToolCallScore)
+			assert.InDelta(t, (tt.timeS+tt.tokenS+tt.callS)/3, p.Score, 1e-4)
+		})
+	}
+	d := ToolPerformance(1, 1, 1, Budget{}).ToolDetails
+	assert.Equal(t, Budget{Seconds: DefaultBudgetSeconds, Tokens: DefaultBudgetTokens, ToolCalls: DefaultBudgetToolCalls}, d.Budget)
+}
+
+func TestNewToolCase(t *testing.T) {
+	r := result.Record{
+		Question: "Is Chr9:99694174 C>T in gnomAD?",
+		Response: "It is found 0 times.",
+		Status:   result.Pass,
+		Seconds:  3.5,
+		Usage:    result.Usage{TotalTokens: 1234},
+		ToolCalls: []result.ToolCall{
+			{Name: "get_gnomad_variant", Arguments: `{"chr":"9","pos":99694174}`, Result: "upstream 503", IsError: true},
+			{Name: "get_gnomad_variant", Arguments: `not json chr9:99694174`, Result: `{"ok":1}`, DurationMS: 12},
+		},
+	}
+	c := NewToolCase(r)
+	assert.Equal(t, r.Question, c.Question)
+	assert.Equal(t, r.Response, c.Answer)
+	assert.True(t, c.Passed)
+	assert.Equal(t, 1234, c.Tokens)
+	require.Len(t, c.Calls, 2)
+	assert.Equal(t, map[string]any{"chr": "9", "pos": 99694174.0}, c.Calls[0].Args)
+	assert.Equal(t, "upstream 503", c.Calls[0].Error)
+	assert.Equal(t, map[string]any{"arguments": "not json chr9:99694174"}, c.Calls[1].Args)
+	assert.Empty(t, c.Calls[1].Error, "a successful result is no error")
+	assert.True(t, slices.ContainsFunc(c.Calls, func(c Call) bool { return c.DurationMS == 12 }))
+
+	m := ScoreTool(c)
+	assert.Equal(t, 1.0, m.PromptUnderstanding.Score, "both the JSON and the raw arguments carry the position")
+	assert.True(t, m.ErrorRecovery.RecoverySuccess)
+	assert.Equal(t, ServerError, m.ErrorRecovery.ErrorClass)
+}
