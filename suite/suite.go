@@ -259,6 +259,10 @@ func (s *Suite) evaluate(ctx context.Context, c evalcase.Case, rec *result.Recor
 		return
 	}
 
+	if strings.TrimSpace(tr.Answer) == "" {
+		s.fail(rec, result.Fail, "the model gave an empty answer")
+		return
+	}
 	calls := make([]evalcase.Call, len(tr.ToolCalls))
 	for i, tc := range tr.ToolCalls {
 		calls[i] = evalcase.Call{Name: tc.Name, Arguments: tc.Arguments}

@@ -1,0 +1,151 @@
+package suite_test
+
+// The fault suite: the real suite against a misbehaving stub provider and a
+// misbehaving MCP server (testdata/faultserver).
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpeval/mcpeval/llmstub"
+	"github.com/mcpeval/mcpeval/result"
+)
+
+// faultServerPath is testdata/faultserver, built by TestMain.
+var faultServerPath string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "faultserver")
+	if err != nil {
+		panic(err)
+	}
+	faultServerPath = filepath.Join(dir, "faultserver")
+	cmd := exec.Command("go", "build", "-o", faultServerPath, "./testdata/faultserver")
+	cmd.Dir = ".."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build faultserver: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func faultServer(*testing.T) string { return faultServerPath }
+
+// toolThenAnswer is a responder that, for each question, makes the given
+// tool calls in its first turn and then answers.
+func toolThenAnswer(plan map[string]llmstub.Reply, answer func(q string) string) llmstub.Responder {
+	return func(req llmstub.Request) llmstub.Reply {
+		if req.ForcedTool() == llmstub.JudgeTool {
+			return llmstub.Verdict("yes", "acceptable")
+		}
+		q := req.Question()
+		if first, ok := plan[q]; ok && len(req.Messages) == 2 {
+			return first
+		}
+		return llmstub.Reply{Content: answer(q)}
+	}
+}
+
+func caseYAML(names ...string) string {
+	var b strings.Builder
+	for _, n := range names {
+		b.WriteString("- case:\n    name: \"" + n + "\"\n    category: \"Faults\"\n    input: \"" + n + "\"\n    expected: \"anything\"\n")
+	}
+	return b.String()
+}
+
+func TestHostileModelAndToolOutput(t *testing.T) {
+	server := faultServer(t)
+	many := make([]llmstub.Call, 300)
+	for i := range many {
+		many[i] = llmstub.Call{Name: "lookup", Arguments: `{"id":"x"}`}
+	}
+	plan := map[string]llmstub.Reply{
+		"bad-json":     {ToolCalls: []llmstub.Call{{Name: "lookup", Arguments: `{"id": `}}},
+		"unknown-tool": {ToolCalls: []llmstub.Call{{Name: "rm_rf", Arguments: `{}`}}},
+		"many-calls":   {ToolCalls: many},
+		"binary-tool":  {ToolCalls: []llmstub.Call{{Name: "binary", Arguments: `{}`}}},
+		"huge-tool":    {ToolCalls: []llmstub.Call{{Name: "huge", Arguments: `{}`}}},
+	}
+	stub := llmstub.Start(toolThenAnswer(plan, func(q string) string {
+		switch q {
+		case "empty-answer":
+			return "   "
+		case "enormous-answer":
+			return strings.Repeat("a very long answer ", 200_000)
+		}
+		return "done"
+	}), llmstub.Options{})
+	defer stub.Close()
+	e := stubEnv(stub)
+	e["EVAL_SERVER"] = server
+	r := runSuite(t, t.TempDir(), caseYAML("bad-json", "unknown-tool", "many-calls", "binary-tool", "huge-tool", "empty-answer", "enormous-answer"), e)
+	require.Len(t, r.records, 7, r.output)
+
+	rec := r.records["bad-json"]
+	assert.Equal(t, result.Pass, rec.Status, "the model saw the error and answered")
+	assert.Contains(t, rec.ToolCalls[0].Result, "invalid JSON arguments")
+
+	assert.Contains(t, r.records["unknown-tool"].ToolCalls[0].Result, `unknown tool \"rm_rf\"`)
+
+	rec = r.records["many-calls"]
+	assert.Equal(t, result.Pass, rec.Status)
+	assert.Len(t, rec.ToolCalls, 300, "every call is answered")
+
+	rec = r.records["binary-tool"]
+	assert.True(t, utf8.ValidString(rec.ToolCalls[0].Result))
+	assert.Contains(t, rec.ToolCalls[0].Result, "binary")
+
+	assert.Equal(t, result.TokenLimit, r.records["huge-tool"].Status)
+	assert.Equal(t, result.Fail, r.records["empty-answer"].Status)
+	assert.Equal(t, "the model gave an empty answer", r.records["empty-answer"].Reason)
+	rec = r.records["enormous-answer"]
+	assert.Equal(t, result.TokenLimit, rec.Status)
+	assert.Contains(t, rec.Reason, "evaluation skipped: judge prompt token count exceeded")
+}
+
+func TestServerFailingAtStartReportsItsStderr(t *testing.T) {
+	server := faultServer(t)
+	stub := llmstub.Start(llmstub.Replay(nil), llmstub.Options{})
+	defer stub.Close()
+	e := stubEnv(stub)
+	e["EVAL_SERVER"] = server
+	e["FAULTSERVER_FAIL_START"] = "1"
+	r := runSuite(t, t.TempDir(), caseYAML("a", "b"), e)
+	require.Error(t, r.err)
+	assert.Contains(t, r.output, "cannot open database: permission denied", "the server's stderr is shown")
+	assert.Empty(t, r.ran())
+}
+
+func TestThrottlingProviderStillGivesEveryVerdict(t *testing.T) {
+	var names []string
+	for i := range 24 {
+		names = append(names, "q"+string(rune('a'+i)))
+	}
+	stub := llmstub.Start(toolThenAnswer(nil, func(string) string { return "fine" }),
+		llmstub.Options{Rate429: 0.2, Rate500: 0.05, RetryAfter: "0.01", Seed: 3})
+	defer stub.Close()
+	e := stubEnv(stub)
+	e["EVAL_MAX_RETRIES"] = "20"
+	r := runSuite(t, t.TempDir(), caseYAML(names...), e)
+	require.NoError(t, r.err, r.output)
+	require.Len(t, r.records, 24)
+	for _, rec := range r.records {
+		assert.Equal(t, result.Pass, rec.Status, rec.Reason)
+	}
+	var sum result.Summary
+	readJSON(t, filepath.Join(r.out, result.SummaryFile), &sum)
+	assert.Equal(t, stub.Faults(), sum.Retries, "every injected fault was retried and counted")
+	assert.Positive(t, sum.Retries)
+	assert.Contains(t, r.output, "retries")
+}
