@@ -49,7 +49,7 @@ func toolList(calls []result.ToolCall) string {
 			parts = append(parts, fmt.Sprintf("... %d more", len(calls)-i))
 			break
 		}
-		p := c.Name + oneLine(c.Arguments, 80)
+		p := c.Name + "(" + oneLine(c.Arguments, 80) + ")"
 		if c.IsError {
 			p += " [error]"
 		}
