@@ -261,7 +261,7 @@ func TestSuiteFailures(t *testing.T) {
 			return llmstub.Verdict("yes", "fine")
 		}
 		if q == "token-limit" && len(req.Messages) == 2 {
-			return llmstub.Reply{ToolCalls: []llmstub.Call{{Name: "get_clinvar_by_gene_symbol", Arguments: `{"gene_symbol":"BRCA1"}`}}}
+			return llmstub.Reply{ToolCalls: []llmstub.Call{{Name: "get_clinvar_by_gene_symbol", Arguments: `{"gene_symbol":"BRCA1","build":"hg19"}`}}}
 		}
 		return llmstub.Reply{Content: "The answer is 123."}
 	}, llmstub.Options{})
