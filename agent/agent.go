@@ -7,6 +7,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -49,10 +50,13 @@ type Transcript struct {
 	TokenLimit string
 	// Incomplete, when set, says why the model gave no final answer.
 	Incomplete string
+	// Fault is a server fault that ended a reference run.
+	Fault error
 }
 
-// Run runs the loop for one question. The error is a provider failure (or
-// the context ending); tool failures of every kind go back to the model.
+// Run runs the loop for one question. The error is a provider failure, a
+// server fault (*mcpconn.ServerError) or the context ending; every other tool
+// failure goes back to the model.
 func Run(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg Config, question string) (*Transcript, error) {
 	if cfg.MaxIterations <= 0 {
 		cfg.MaxIterations = 10
@@ -82,7 +86,11 @@ func Run(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg Config, 
 				tr.reply(call, result.ToolCall{Result: errorJSON(fmt.Sprintf("not executed: at most %d tool calls per turn", MaxCallsPerTurn)), IsError: true})
 				continue
 			}
-			rec := execute(ctx, tools, call)
+			rec, err := execute(ctx, tools, call)
+			if err != nil {
+				tr.reply(call, rec)
+				return tr, err
+			}
 			if over, n := exceeds(cfg, rec.Result); over {
 				tr.TokenLimit = fmt.Sprintf("token count exceeded: %s > %s (result of tool %s)", thousands(n), thousands(cfg.TokenLimit), call.Function.Name)
 				rec.Result = truncate(rec.Result, 2000) + fmt.Sprintf("\n[... result cut: %s tokens]", thousands(n))
@@ -109,26 +117,31 @@ func (tr *Transcript) reply(call result.MessageToolCall, rec result.ToolCall) {
 	})
 }
 
-// execute runs one tool call; every failure becomes an error result the
-// model can read.
-func execute(ctx context.Context, tools *mcpconn.Set, call result.MessageToolCall) result.ToolCall {
+// execute runs one tool call. Every failure of the call itself becomes an
+// error result the model can read; the error is a server fault
+// (*mcpconn.ServerError: the server crashed or hung), which ends the case.
+func execute(ctx context.Context, tools *mcpconn.Set, call result.MessageToolCall) (result.ToolCall, error) {
 	name := call.Function.Name
 	if !tools.Has(name) {
-		return result.ToolCall{Result: errorJSON(fmt.Sprintf("unknown tool %q; use one of the tools offered", name)), IsError: true}
+		return result.ToolCall{Result: errorJSON(fmt.Sprintf("unknown tool %q; use one of the tools offered", name)), IsError: true}, nil
 	}
 	args := map[string]any{}
 	if raw := strings.TrimSpace(call.Function.Arguments); raw != "" {
 		if err := json.Unmarshal([]byte(raw), &args); err != nil {
-			return result.ToolCall{Result: errorJSON("invalid JSON arguments: " + err.Error()), IsError: true}
+			return result.ToolCall{Result: errorJSON("invalid JSON arguments: " + err.Error()), IsError: true}, nil
 		}
 	}
 	start := time.Now()
 	res, err := tools.Call(ctx, name, args)
 	ms := float64(time.Since(start).Microseconds()) / 1000
-	if err != nil {
-		return result.ToolCall{Result: errorJSON(err.Error()), IsError: true, DurationMS: ms}
+	var fault *mcpconn.ServerError
+	switch {
+	case errors.As(err, &fault):
+		return result.ToolCall{Result: errorJSON(err.Error()), IsError: true, DurationMS: ms}, err
+	case err != nil:
+		return result.ToolCall{Result: errorJSON(err.Error()), IsError: true, DurationMS: ms}, nil
 	}
-	return result.ToolCall{Result: res.Text, IsError: res.IsError, DurationMS: ms}
+	return result.ToolCall{Result: res.Text, IsError: res.IsError, DurationMS: ms}, nil
 }
 
 func toolsFor(set *mcpconn.Set) []llm.Tool {

@@ -28,7 +28,12 @@ func Reference(ctx context.Context, tools *mcpconn.Set, cfg Config, c evalcase.C
 		call := result.MessageToolCall{ID: fmt.Sprintf("ref_%d", i+1), Type: "function",
 			Function: result.FunctionCall{Name: ref.Tool, Arguments: string(argsJSON)}}
 		tr.Conversation = append(tr.Conversation, result.Message{Role: "assistant", ToolCalls: []result.MessageToolCall{call}})
-		rec := execute(ctx, tools, call)
+		rec, err := execute(ctx, tools, call)
+		if err != nil {
+			tr.reply(call, rec)
+			tr.Fault = err
+			return tr
+		}
 		if over, n := exceeds(cfg, rec.Result); over {
 			tr.TokenLimit = fmt.Sprintf("token count exceeded: %s > %s (result of tool %s)", thousands(n), thousands(cfg.TokenLimit), ref.Tool)
 			rec.ID, rec.Name, rec.Arguments = call.ID, ref.Tool, call.Function.Arguments

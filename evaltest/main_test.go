@@ -38,7 +38,7 @@ var (
 
 func TestMain(m *testing.M) {
 	if os.Getenv(serveSampleEnv) == "1" {
-		if err := server.ServeStdio(sampleserver.New()); err != nil {
+		if err := server.ServeStdio(sampleserver.New(), server.WithWorkerPoolSize(64)); err != nil {
 			fmt.Fprintln(os.Stderr, "sample server:", err)
 			os.Exit(1)
 		}

@@ -13,10 +13,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"os/exec"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/shlex"
@@ -43,8 +47,12 @@ type Result struct {
 type Options struct {
 	// StartTimeout bounds starting and initialising a server (default 30 s).
 	StartTimeout time.Duration
-	// CallTimeout bounds one tool call (default 120 s).
+	// CallTimeout bounds one tool call (default 120 s). A call that runs
+	// longer counts as a hung server, which is restarted.
 	CallTimeout time.Duration
+	// MaxRestarts bounds how often a crashed or hung server is restarted
+	// (default 3; negative: never).
+	MaxRestarts int
 	// Env is added to the environment of stdio servers.
 	Env []string
 }
@@ -56,18 +64,77 @@ func (o Options) withDefaults() Options {
 	if o.CallTimeout <= 0 {
 		o.CallTimeout = 120 * time.Second
 	}
+	switch {
+	case o.MaxRestarts == 0:
+		o.MaxRestarts = 3
+	case o.MaxRestarts < 0:
+		o.MaxRestarts = 0
+	}
 	return o
 }
 
-// Server is one connected MCP server.
+// ErrRestartsExhausted is the cause of a ServerError once a server has
+// failed more often than Options.MaxRestarts allows.
+var ErrRestartsExhausted = errors.New("restarts exhausted")
+
+// ServerError is a call that failed because of the server rather than the
+// tool: the process died, the transport closed, or the call timed out. The
+// server is restarted for later calls.
+type ServerError struct {
+	Spec   string
+	Err    error
+	Stderr string // tail of the failed server's stderr (stdio servers only)
+}
+
+func (e *ServerError) Error() string {
+	msg := fmt.Sprintf("MCP server %s failed: %v", e.Spec, e.Err)
+	if last := lastLine(e.Stderr, 200); last != "" {
+		msg += " (stderr: " + last + ")"
+	}
+	return msg
+}
+
+func (e *ServerError) Unwrap() error { return e.Err }
+
+// Server is one connected MCP server. A server that crashes or hangs during a
+// call is restarted (see Options.MaxRestarts).
 type Server struct {
 	Spec   string
 	opts   Options
-	stderr *tailBuffer
+	stderr *tailBuffer // every process started for this server
 
-	mu     sync.Mutex
-	client *client.Client
-	tools  []Tool
+	mu         sync.Mutex
+	conn       *conn         // nil when closed, or when the last start failed
+	generation int           // counts starts; a fault restarts only the generation it hit
+	restarts   int           // restarts attempted
+	restarting chan struct{} // closed when the running restart ends; nil if none
+	lastFault  error         // why conn is nil
+	closed     bool
+	tools      []Tool
+}
+
+// conn is one started connection: one process for stdio servers, one
+// session for HTTP and SSE servers.
+type conn struct {
+	client     *client.Client
+	generation int
+	stderr     *tailBuffer // this process only
+	kill       context.CancelFunc
+
+	closeOnce sync.Once
+}
+
+// close ends the connection. force kills a stdio process at once instead of
+// letting it exit after its stdin closes. Concurrent callers all return once
+// the connection is closed, when the process's stderr is complete.
+func (cn *conn) close(force bool) {
+	cn.closeOnce.Do(func() {
+		if force {
+			cn.kill()
+		}
+		cn.client.Close()
+		cn.kill()
+	})
 }
 
 // Connect starts (for stdio) and initialises the server named by spec and
@@ -75,39 +142,76 @@ type Server struct {
 // error that carries the tail of its stderr.
 func Connect(ctx context.Context, spec string, opts Options) (*Server, error) {
 	s := &Server{Spec: spec, opts: opts.withDefaults(), stderr: newTailBuffer(8 << 10)}
-	if err := s.start(ctx); err != nil {
+	cn, tools, err := s.dial(ctx, 1)
+	if err != nil {
 		return nil, err
 	}
+	s.conn, s.tools, s.generation = cn, tools, 1
 	return s, nil
 }
 
-func (s *Server) start(ctx context.Context) error {
+// dial starts one connection and lists its tools, within StartTimeout.
+func (s *Server) dial(ctx context.Context, generation int) (*conn, []Tool, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.opts.StartTimeout)
 	defer cancel()
-	c, err := s.newClient()
+	// The process (or SSE stream) lives until kill; a start that outlasts
+	// ctx is abandoned by killing it.
+	life, kill := context.WithCancel(context.Background())
+	stopWatch := context.AfterFunc(ctx, kill)
+	cn := &conn{generation: generation, stderr: newTailBuffer(8 << 10), kill: kill}
+	c, err := s.newClient(cn.stderr)
 	if err != nil {
-		return fmt.Errorf("server %s: %w", s.Spec, err)
+		kill()
+		return nil, nil, fmt.Errorf("server %s: %w", s.Spec, err)
 	}
-	if err := s.initialize(ctx, c); err != nil {
-		c.Close()
-		return s.withStderr(fmt.Errorf("server %s: %w", s.Spec, err))
+	cn.client = c
+	fail := func(err error) (*conn, []Tool, error) {
+		cn.close(true)
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			err = fmt.Errorf("start timed out after %s: %w", s.opts.StartTimeout, err)
+		}
+		return nil, nil, &startError{err: fmt.Errorf("server %s: %w", s.Spec, err), stderr: strings.TrimSpace(cn.stderr.String())}
+	}
+	if err := c.Start(life); err != nil {
+		return fail(fmt.Errorf("start: %w", err))
+	}
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcp.Implementation{Name: "mcpeval", Version: "1"}
+	if _, err := c.Initialize(ctx, req); err != nil {
+		return fail(fmt.Errorf("initialize: %w", err))
 	}
 	tools, err := listTools(ctx, c, s.Spec)
 	if err != nil {
-		c.Close()
-		return s.withStderr(fmt.Errorf("server %s: %w", s.Spec, err))
+		return fail(err)
 	}
 	if len(tools) == 0 {
-		c.Close()
-		return s.withStderr(fmt.Errorf("server %s lists no tools", s.Spec))
+		return fail(errors.New("lists no tools"))
 	}
-	s.mu.Lock()
-	s.client, s.tools = c, tools
-	s.mu.Unlock()
-	return nil
+	if !stopWatch() {
+		return fail(ctx.Err())
+	}
+	return cn, tools, nil
 }
 
-func (s *Server) newClient() (*client.Client, error) {
+// startError is a server that failed to start, with the tail of its stderr.
+type startError struct {
+	err    error
+	stderr string
+}
+
+func (e *startError) Error() string {
+	if e.stderr == "" {
+		return e.err.Error()
+	}
+	return e.err.Error() + "\nserver stderr:\n" + e.stderr
+}
+
+func (e *startError) Unwrap() error { return e.err }
+
+// newClient builds the client for the spec; stdio servers write their
+// stderr to the server's tail and to the connection's own.
+func (s *Server) newClient(stderr *tailBuffer) (*client.Client, error) {
 	opts := []client.ClientOption{client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION)}
 	switch {
 	case strings.HasPrefix(s.Spec, "http://"), strings.HasPrefix(s.Spec, "https://"):
@@ -127,23 +231,17 @@ func (s *Server) newClient() (*client.Client, error) {
 	if err != nil || len(argv) == 0 {
 		return nil, fmt.Errorf("cannot parse command line %q: %v", s.Spec, err)
 	}
-	t := transport.NewStdioWithOptions(argv[0], s.opts.Env, argv[1:], transport.WithCommandStderrWriter(s.stderr))
+	command := func(ctx context.Context, name string, env, args []string) (*exec.Cmd, error) {
+		cmd := exec.CommandContext(ctx, name, args...) // killed when the connection's context ends
+		cmd.Env = append(os.Environ(), env...)
+		// A writer (not a file) makes Wait return only once all of stderr
+		// is copied; WaitDelay bounds that if a grandchild keeps it open.
+		cmd.Stderr = io.MultiWriter(s.stderr, stderr)
+		cmd.WaitDelay = 2 * time.Second
+		return cmd, nil
+	}
+	t := transport.NewStdioWithOptions(argv[0], s.opts.Env, argv[1:], transport.WithCommandFunc(command))
 	return client.NewClient(t, opts...), nil
-}
-
-func (s *Server) initialize(ctx context.Context, c *client.Client) error {
-	// The stdio child is bound to the context given to Start: it must outlive
-	// this call, so it gets a background context and Close ends it.
-	if err := c.Start(context.Background()); err != nil {
-		return fmt.Errorf("start: %w", err)
-	}
-	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
-	req.Params.ClientInfo = mcp.Implementation{Name: "mcpeval", Version: "1"}
-	if _, err := c.Initialize(ctx, req); err != nil {
-		return fmt.Errorf("initialize: %w", err)
-	}
-	return nil
 }
 
 func listTools(ctx context.Context, c *client.Client, spec string) ([]Tool, error) {
@@ -171,51 +269,172 @@ func (s *Server) Tools() []Tool {
 	return s.tools
 }
 
-// Stderr returns the tail of the server's stderr (stdio servers only).
+// Stderr returns the tail of the server's stderr (stdio servers only), across
+// restarts.
 func (s *Server) Stderr() string { return s.stderr.String() }
 
-func (s *Server) withStderr(err error) error {
-	if tail := strings.TrimSpace(s.Stderr()); tail != "" {
-		return fmt.Errorf("%w\nserver stderr:\n%s", err, tail)
-	}
-	return err
+// Restarts returns how many restarts were attempted after failures.
+func (s *Server) Restarts() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.restarts
 }
 
 // Call executes one tool call. args is the JSON object the model sent. A tool
-// that reports an error gives IsError; a failure to reach the server or a
-// protocol error is returned as err.
+// that reports an error gives IsError; a protocol error is returned as err.
+// A crashed, disconnected or hung server gives a *ServerError, and the server
+// is restarted for later calls.
 func (s *Server) Call(ctx context.Context, name string, args map[string]any) (Result, error) {
-	s.mu.Lock()
-	c := s.client
-	s.mu.Unlock()
-	if c == nil {
-		return Result{}, fmt.Errorf("server %s is closed", s.Spec)
+	cn, err := s.current(ctx)
+	if err != nil {
+		return Result{}, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.opts.CallTimeout)
+	callCtx, cancel := context.WithTimeout(ctx, s.opts.CallTimeout)
 	defer cancel()
 	req := mcp.CallToolRequest{}
 	req.Params.Name = name
 	req.Params.Arguments = args
-	res, err := c.CallTool(ctx, req)
-	if err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return Result{}, fmt.Errorf("tool %s timed out after %s", name, s.opts.CallTimeout)
-		}
-		return Result{}, err
+	res, err := cn.client.CallTool(callCtx, req)
+	if err == nil {
+		return Result{Text: resultText(res), IsError: res.IsError}, nil
 	}
-	return Result{Text: resultText(res), IsError: res.IsError}, nil
+	var transportErr *transport.Error
+	switch {
+	case ctx.Err() != nil: // the caller gave up; the server is not at fault
+		return Result{}, fmt.Errorf("tool %s: %w", name, ctx.Err())
+	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
+		return Result{}, s.fault(cn, fmt.Errorf("tool %s timed out after %s", name, s.opts.CallTimeout))
+	case errors.As(err, &transportErr):
+		return Result{}, s.fault(cn, fmt.Errorf("tool %s: %w", name, err))
+	}
+	return Result{}, fmt.Errorf("tool %s: %w", name, err)
 }
 
-// Close ends the connection (and the stdio subprocess).
+// current returns the live connection. It waits for a restart in progress,
+// and when the last restart failed it tries one more while restarts remain.
+func (s *Server) current(ctx context.Context) (*conn, error) {
+	retried := false
+	s.mu.Lock()
+	for {
+		switch {
+		case s.closed:
+			s.mu.Unlock()
+			return nil, fmt.Errorf("server %s is closed", s.Spec)
+		case s.restarting != nil:
+			done := s.restarting
+			s.mu.Unlock()
+			select {
+			case <-done:
+			case <-ctx.Done():
+				return nil, fmt.Errorf("server %s: waiting for restart: %w", s.Spec, ctx.Err())
+			}
+			s.mu.Lock()
+		case s.conn != nil:
+			cn := s.conn
+			s.mu.Unlock()
+			return cn, nil
+		case s.restarts >= s.opts.MaxRestarts:
+			err := &ServerError{Spec: s.Spec, Err: fmt.Errorf("%w (%d restarts); last failure: %w", ErrRestartsExhausted, s.restarts, s.lastFault)}
+			s.mu.Unlock()
+			return nil, err
+		case retried:
+			err := &ServerError{Spec: s.Spec, Err: s.lastFault}
+			s.mu.Unlock()
+			return nil, err
+		default: // the last restart failed
+			retried = true
+			generation := s.generation
+			s.mu.Unlock()
+			s.restart(generation, nil)
+			s.mu.Lock()
+		}
+	}
+}
+
+// fault ends the failed connection and restarts the server once for it;
+// calls that failed on the same connection share that restart.
+func (s *Server) fault(cn *conn, cause error) error {
+	cn.close(true)
+	stderr := strings.TrimSpace(cn.stderr.String())
+	fault := cause
+	if last := lastLine(stderr, 200); last != "" {
+		fault = fmt.Errorf("%w (stderr: %s)", cause, last)
+	}
+	s.restart(cn.generation, fault)
+	return &ServerError{Spec: s.Spec, Err: cause, Stderr: stderr}
+}
+
+// restart starts a fresh connection if generation is still the current one
+// and no restart is running; otherwise it returns at once.
+func (s *Server) restart(generation int, cause error) {
+	s.mu.Lock()
+	if s.closed || s.restarting != nil || s.generation != generation {
+		s.mu.Unlock()
+		return
+	}
+	if cause != nil {
+		s.lastFault = cause
+	}
+	s.conn = nil
+	if s.restarts >= s.opts.MaxRestarts {
+		s.mu.Unlock()
+		return
+	}
+	s.restarts++
+	s.generation++
+	generation = s.generation
+	done := make(chan struct{})
+	s.restarting = done
+	s.mu.Unlock()
+
+	cn, tools, err := s.dial(context.Background(), generation)
+
+	s.mu.Lock()
+	s.restarting = nil
+	closed := s.closed
+	switch {
+	case err != nil:
+		s.lastFault = fmt.Errorf("restart: %w", err)
+		if se, ok := errors.AsType[*startError](err); ok && se.stderr != "" {
+			s.lastFault = fmt.Errorf("restart: %w (stderr: %s)", se.err, lastLine(se.stderr, 200))
+		}
+	case !closed:
+		s.conn, s.tools = cn, tools
+	}
+	s.mu.Unlock()
+	if err == nil && closed {
+		cn.close(false)
+	}
+	close(done)
+}
+
+// Close ends the connection (and the stdio subprocess), after any restart in
+// progress.
 func (s *Server) Close() error {
 	s.mu.Lock()
-	c := s.client
-	s.client = nil
+	s.closed = true
+	cn, done := s.conn, s.restarting
+	s.conn = nil
 	s.mu.Unlock()
-	if c == nil {
-		return nil
+	if done != nil {
+		<-done
 	}
-	return c.Close()
+	if cn != nil {
+		cn.close(false)
+	}
+	return nil
+}
+
+// lastLine returns the last non-empty line of text, cut to max bytes.
+func lastLine(text string, max int) string {
+	text = strings.TrimSpace(text)
+	if i := strings.LastIndexByte(text, '\n'); i >= 0 {
+		text = strings.TrimSpace(text[i+1:])
+	}
+	if len(text) > max {
+		text = strings.ToValidUTF8(text[:max], "") + "…"
+	}
+	return text
 }
 
 // resultText flattens a tool result into text for the model.
@@ -246,11 +465,18 @@ func resultText(res *mcp.CallToolResult) string {
 			parts = append(parts, string(b))
 		}
 	}
-	text := strings.Join(parts, "\n")
-	if !utf8.ValidString(text) {
-		text = strings.ToValidUTF8(text, "\uFFFD")
-	}
-	return text
+	return sanitize(strings.Join(parts, "\n"))
+}
+
+// sanitize makes tool output safe to hand to a model: invalid UTF-8 and
+// control characters other than tab and line breaks become U+FFFD.
+func sanitize(text string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' || !unicode.IsControl(r) {
+			return r
+		}
+		return utf8.RuneError
+	}, strings.ToValidUTF8(text, string(utf8.RuneError)))
 }
 
 // Set is the servers of a run, seen as one tool box.
@@ -317,6 +543,15 @@ func (s *Set) Hash() string {
 	b, _ := json.Marshal(s.tools)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// Restarts returns how many restarts were attempted across all servers.
+func (s *Set) Restarts() int {
+	n := 0
+	for _, srv := range s.Servers {
+		n += srv.Restarts()
+	}
+	return n
 }
 
 // Close closes every server.

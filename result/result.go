@@ -149,9 +149,11 @@ type Summary struct {
 	TokenLimit int `json:"token_limit"`
 	Cached     int `json:"cached"`
 	// NotRun counts loaded cases that were not selected or did not finish.
-	NotRun  int   `json:"not_run"`
-	Retries int   `json:"retries"`
-	Usage   Usage `json:"usage"`
+	NotRun  int `json:"not_run"`
+	Retries int `json:"retries"`
+	// ServerRestarts counts MCP server restarts after a crash or hang.
+	ServerRestarts int   `json:"server_restarts"`
+	Usage          Usage `json:"usage"`
 }
 
 // Count adds one record's outcome to the summary's counters.

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
@@ -148,4 +149,43 @@ func TestThrottlingProviderStillGivesEveryVerdict(t *testing.T) {
 	assert.Equal(t, stub.Faults(), sum.Retries, "every injected fault was retried and counted")
 	assert.Positive(t, sum.Retries)
 	assert.Contains(t, r.output, "retries")
+}
+
+func TestServerCrashMidRunIsRestarted(t *testing.T) {
+	plan := map[string]llmstub.Reply{
+		"slow-1": {ToolCalls: []llmstub.Call{{Name: "slow", Arguments: `{}`}}},
+		"slow-2": {ToolCalls: []llmstub.Call{{Name: "slow", Arguments: `{}`}}},
+		"crash":  {ToolCalls: []llmstub.Call{{Name: "crash", Arguments: `{}`}}, Delay: 300 * time.Millisecond},
+	}
+	names := []string{"slow-1", "slow-2", "crash"}
+	for i := range 5 {
+		q := fmt.Sprintf("lookup-%d", i)
+		names = append(names, q)
+		plan[q] = llmstub.Reply{ToolCalls: []llmstub.Call{{Name: "lookup", Arguments: fmt.Sprintf(`{"id":"%d"}`, i)}}}
+	}
+	stub := llmstub.Start(toolThenAnswer(plan, func(string) string { return "done" }), llmstub.Options{})
+	defer stub.Close()
+	e := stubEnv(stub)
+	e["EVAL_SERVER"] = faultServer(t)
+	e["EVAL_CONCURRENCY"] = "3"
+	r := runSuite(t, t.TempDir(), caseYAML(names...), e)
+	require.Error(t, r.err)
+	require.Len(t, r.records, len(names), r.output)
+
+	crash := r.records["crash"]
+	assert.Equal(t, result.Error, crash.Status)
+	assert.Contains(t, crash.Reason, "MCP server fault")
+	assert.Contains(t, crash.ServerStderr, "panic: index out of range", "the server's stderr is attached")
+	for name, rec := range r.records {
+		switch {
+		case strings.HasPrefix(name, "lookup-"):
+			assert.Equal(t, result.Pass, rec.Status, "%s ran after the restart: %s", name, rec.Reason)
+		case rec.Status != result.Pass:
+			assert.Equal(t, result.Error, rec.Status, "%s was in flight during the crash", name)
+		}
+	}
+	var sum result.Summary
+	readJSON(t, filepath.Join(r.out, result.SummaryFile), &sum)
+	assert.Equal(t, 1, sum.ServerRestarts)
+	assert.Contains(t, r.output, "restarted 1 times")
 }

@@ -78,6 +78,9 @@ func FormatSummary(s result.Summary, st Settings) string {
 		fmt.Fprintf(&b, ", %d not run", s.NotRun)
 	}
 	fmt.Fprintf(&b, "; %d tokens, %d retries, %.1fs\n", s.Usage.TotalTokens, s.Retries, s.Seconds)
+	if s.ServerRestarts > 0 {
+		fmt.Fprintf(&b, "mcpeval: MCP servers restarted %d times after a crash or hang\n", s.ServerRestarts)
+	}
 	fmt.Fprintf(&b, "mcpeval: records: %s/%s, summary: %s/%s", st.Out, result.RecordsFile, st.Out, result.SummaryFile)
 	if s.Reference {
 		fmt.Fprintf(&b, "\nmcpeval: %s", MissingKeyHelp)

@@ -240,14 +240,20 @@ func (s *Suite) evaluate(ctx context.Context, c evalcase.Case, rec *result.Recor
 	var err error
 	if st.Reference {
 		tr = agent.Reference(ctx, s.tools, cfg, c)
+		err = tr.Fault
 	} else {
 		tr, err = agent.Run(ctx, s.chat, s.tools, cfg, c.Input)
 	}
+	var fault *mcpconn.ServerError
 	rec.Response, rec.Conversation, rec.ToolCalls, rec.Usage = tr.Answer, tr.Conversation, tr.ToolCalls, tr.Usage
 	if rec.ToolCalls == nil {
 		rec.ToolCalls = []result.ToolCall{}
 	}
 	switch {
+	case errors.As(err, &fault):
+		s.fail(rec, result.Error, "MCP server fault: "+err.Error())
+		rec.ServerStderr = fault.Stderr
+		return
 	case err != nil:
 		s.fail(rec, result.Error, s.providerError(ctx, err))
 		return
@@ -368,6 +374,7 @@ func (s *Suite) Summary() result.Summary {
 		sum.Count(r)
 	}
 	sum.NotRun = len(s.Cases) - sum.Total
+	sum.ServerRestarts = s.tools.Restarts()
 	return sum
 }
 

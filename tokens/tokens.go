@@ -7,6 +7,7 @@ package tokens
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -18,10 +19,12 @@ import (
 // the token limit, as upstream counted: cl100k_base.
 const Default = "cl100k_base"
 
-// Counter counts tokens in one encoding. It is safe for concurrent use.
+// Counter counts tokens in one encoding. It is safe for concurrent use. The
+// encoding's tables load on first use (they take a few hundred
+// milliseconds), so a run that never needs to count pays nothing.
 type Counter struct {
 	Encoding string
-	enc      *tiktoken.Tiktoken
+	load     func() (*tiktoken.Tiktoken, error)
 }
 
 var (
@@ -29,18 +32,20 @@ var (
 	encodings sync.Map // encoding name -> func() (*tiktoken.Tiktoken, error)
 )
 
+// known lists the encodings embedded in tiktoken-go-loader.
+var known = []string{"cl100k_base", "o200k_base", "p50k_base", "r50k_base"}
+
 // New returns a counter for the named encoding (cl100k_base, o200k_base,
 // p50k_base or r50k_base).
 func New(encoding string) (*Counter, error) {
-	setLoader.Do(func() { tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader()) })
+	if !slices.Contains(known, encoding) {
+		return nil, fmt.Errorf("tokens: unknown encoding %s (known: %s)", encoding, strings.Join(known, ", "))
+	}
 	load, _ := encodings.LoadOrStore(encoding, sync.OnceValues(func() (*tiktoken.Tiktoken, error) {
+		setLoader.Do(func() { tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader()) })
 		return tiktoken.GetEncoding(encoding)
 	}))
-	enc, err := load.(func() (*tiktoken.Tiktoken, error))()
-	if err != nil {
-		return nil, fmt.Errorf("tokens: encoding %s: %w", encoding, err)
-	}
-	return &Counter{Encoding: encoding, enc: enc}, nil
+	return &Counter{Encoding: encoding, load: load.(func() (*tiktoken.Tiktoken, error))}, nil
 }
 
 // ForModel returns a counter for the encoding a model uses.
@@ -65,7 +70,17 @@ func EncodingFor(model string) string {
 
 // Count returns the number of tokens in text.
 func (c *Counter) Count(text string) int {
-	return len(c.enc.EncodeOrdinary(text))
+	return len(c.encoding().EncodeOrdinary(text))
+}
+
+// encoding returns the loaded tables. They are embedded in the binary, so a
+// failure to load them is a broken build, not a run-time condition.
+func (c *Counter) encoding() *tiktoken.Tiktoken {
+	enc, err := c.load()
+	if err != nil {
+		panic(fmt.Sprintf("tokens: load embedded encoding %s: %v", c.Encoding, err))
+	}
+	return enc
 }
 
 // Exceeds reports whether text has more than limit tokens, and the count when

@@ -28,9 +28,9 @@ func TestCountKnownTexts(t *testing.T) {
 	assert.Equal(t, 0, c.Count(""))
 	assert.Equal(t, 2, c.Count("hello world"))
 	// Well-known cl100k_base encodings.
-	assert.Equal(t, []int{15339, 1917}, c.enc.EncodeOrdinary("hello world"))
+	assert.Equal(t, []int{15339, 1917}, c.encoding().EncodeOrdinary("hello world"))
 	text := "The gene associated is NUTM2G: p.P63S, CADD 8.103."
-	assert.Equal(t, text, c.enc.Decode(c.enc.EncodeOrdinary(text)))
+	assert.Equal(t, text, c.encoding().Decode(c.encoding().EncodeOrdinary(text)))
 
 	o, err := ForModel("gpt-4o")
 	require.NoError(t, err)

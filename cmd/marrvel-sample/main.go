@@ -38,7 +38,7 @@ func run(httpAddr string) error {
 	s := sampleserver.New()
 	if httpAddr == "" {
 		fmt.Fprintf(os.Stderr, "marrvel-sample %s: serving MCP over stdio\n", sampleserver.Version)
-		if err := server.ServeStdio(s); err != nil && !errors.Is(err, context.Canceled) {
+		if err := server.ServeStdio(s, server.WithWorkerPoolSize(64)); err != nil && !errors.Is(err, context.Canceled) {
 			return fmt.Errorf("serve stdio: %w", err)
 		}
 		return nil

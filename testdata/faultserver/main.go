@@ -46,7 +46,7 @@ func main() {
 		text(func(mcp.CallToolRequest) string { return "ok \xff\xfe\x00\x01 binary \xc3\x28 end" }))
 	s.AddTool(mcp.NewTool("huge", mcp.WithDescription("Returns about 3 MB.")),
 		text(func(mcp.CallToolRequest) string { return strings.Repeat("lorem ipsum dolor ", 170_000) }))
-	if err := server.ServeStdio(s); err != nil {
+	if err := server.ServeStdio(s, server.WithWorkerPoolSize(16)); err != nil {
 		fmt.Fprintln(os.Stderr, "faultserver:", err)
 		os.Exit(1)
 	}

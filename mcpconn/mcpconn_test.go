@@ -1,0 +1,535 @@
+package mcpconn
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// connect connects to specs and closes the set when the test ends.
+func connect(t *testing.T, specs []string, opts Options) *Set {
+	t.Helper()
+	set, err := ConnectAll(context.Background(), specs, opts)
+	require.NoError(t, err)
+	t.Cleanup(set.Close)
+	return set
+}
+
+// connectStdio connects to the test binary serving mode over stdio.
+func connectStdio(t *testing.T, mode string, opts Options) *Set {
+	t.Helper()
+	spec, opts := stdioSpec(t, mode, opts)
+	return connect(t, []string{spec}, opts)
+}
+
+func call(t *testing.T, set *Set, name string, args map[string]any) Result {
+	t.Helper()
+	res, err := set.Call(context.Background(), name, args)
+	require.NoError(t, err)
+	return res
+}
+
+func toolNames(tools []Tool) []string {
+	names := make([]string, len(tools))
+	for i, tool := range tools {
+		names[i] = tool.Name
+	}
+	return names
+}
+
+func TestTransports(t *testing.T) {
+	t.Parallel()
+	stdio, stdioOpts := stdioSpec(t, modeTools, Options{})
+	streamable, _ := streamableSpec(t)
+	tests := []struct {
+		name string
+		spec string
+		opts Options
+	}{
+		{"stdio", stdio, stdioOpts},
+		{"streamable HTTP", streamable, Options{}},
+		{"SSE", sseSpec(t), Options{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			start := time.Now()
+			set := connect(t, []string{tt.spec}, tt.opts)
+			// A connect that probed server/discover would take 5 s.
+			assert.Less(t, time.Since(start), 2*time.Second, "connect time")
+
+			names := toolNames(set.Tools())
+			assert.Subset(t, names, []string{"args", "binary", "echo", "fail", "image", "slow"})
+			assert.IsNonDecreasing(t, names)
+			assert.Equal(t, []string{tt.spec}, set.Specs())
+			assert.Same(t, set.Servers[0], set.ServerFor("echo"))
+			assert.Nil(t, set.ServerFor("nope"))
+
+			var echo Tool
+			for _, tool := range set.Tools() {
+				if tool.Name == "echo" {
+					echo = tool
+				}
+			}
+			assert.Equal(t, "Returns the text it is given.", echo.Description)
+			assert.Equal(t, tt.spec, echo.Server)
+			var schema struct {
+				Type       string                    `json:"type"`
+				Properties map[string]map[string]any `json:"properties"`
+				Required   []string                  `json:"required"`
+			}
+			require.NoError(t, json.Unmarshal(echo.Parameters, &schema))
+			assert.Equal(t, "object", schema.Type)
+			assert.Equal(t, "string", schema.Properties["text"]["type"])
+			assert.Equal(t, "text to return", schema.Properties["text"]["description"])
+			assert.Equal(t, "number", schema.Properties["repeat"]["type"])
+			assert.Equal(t, []string{"text"}, schema.Required)
+
+			res := call(t, set, "echo", map[string]any{"text": "ab", "repeat": 3})
+			assert.Equal(t, Result{Text: "ababab"}, res)
+		})
+	}
+}
+
+func TestConcurrentCallsShareOneSession(t *testing.T) {
+	t.Parallel()
+	stdio, stdioOpts := stdioSpec(t, modeTools, Options{})
+	streamable, _ := streamableSpec(t)
+	tests := []struct {
+		name string
+		spec string
+		opts Options
+	}{
+		{"stdio", stdio, stdioOpts},
+		{"streamable HTTP", streamable, Options{}},
+		{"SSE", sseSpec(t), Options{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			set := connect(t, []string{tt.spec}, tt.opts)
+			const n = 50
+			var wg sync.WaitGroup
+			results := make([]Result, n)
+			errs := make([]error, n)
+			for i := range n {
+				wg.Go(func() {
+					results[i], errs[i] = set.Call(context.Background(), "echo", map[string]any{"text": fmt.Sprintf("call %d", i)})
+				})
+			}
+			wg.Wait()
+			for i := range n {
+				require.NoError(t, errs[i], "call %d", i)
+				assert.Equal(t, fmt.Sprintf("call %d", i), results[i].Text)
+			}
+			assert.Zero(t, set.Restarts())
+		})
+	}
+}
+
+func TestResultContent(t *testing.T) {
+	t.Parallel()
+	set := connectStdio(t, modeTools, Options{})
+	tests := []struct {
+		tool    string
+		want    string
+		isError bool
+	}{
+		{tool: "fail", want: "no such record", isError: true},
+		{tool: "image", want: "[image image/png, 32 base64 bytes]"},
+		// JSON turns the invalid bytes into U+FFFD on the wire; the control
+		// characters are replaced here.
+		{tool: "binary", want: "start\uFFFD\uFFFD\uFFFD\uFFFD\uFFFD[31mend"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool, func(t *testing.T) {
+			res := call(t, set, tt.tool, nil)
+			assert.Equal(t, Result{Text: tt.want, IsError: tt.isError}, res)
+		})
+	}
+}
+
+func TestResultTextSanitises(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		res  *mcp.CallToolResult
+		want string
+	}{
+		{
+			name: "invalid UTF-8",
+			res:  mcp.NewToolResultText("caf\xc3 ok \xff\xfe\xfd end"),
+			want: "caf\uFFFD ok \uFFFD end",
+		},
+		{
+			name: "control characters, tabs and newlines kept",
+			res:  mcp.NewToolResultText("a\x00b\x07c\td\ne\r\nf\x7f"),
+			want: "a\uFFFDb\uFFFDc\td\ne\r\nf\uFFFD",
+		},
+		{
+			name: "text, image and binary resource joined",
+			res: &mcp.CallToolResult{Content: []mcp.Content{
+				mcp.NewTextContent("first"),
+				mcp.NewImageContent("aGVsbG8=", "image/jpeg"),
+				mcp.NewEmbeddedResource(mcp.BlobResourceContents{URI: "file:///x", Blob: "AAAA"}),
+				mcp.NewEmbeddedResource(mcp.TextResourceContents{URI: "file:///y", Text: "resource text"}),
+			}},
+			want: "first\n[image image/jpeg, 8 base64 bytes]\n[binary resource]\nresource text",
+		},
+		{
+			name: "structured content when there is no content",
+			res:  &mcp.CallToolResult{StructuredContent: map[string]any{"n": 1}},
+			want: `{"n":1}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := resultText(tt.res)
+			assert.True(t, utf8.ValidString(got))
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestConnectErrors(t *testing.T) {
+	t.Parallel()
+	crash, crashOpts := stdioSpec(t, modeCrashAtStart, Options{})
+	empty, emptyOpts := stdioSpec(t, modeNoTools, Options{})
+	slow, slowOpts := stdioSpec(t, modeSlowStart, Options{StartTimeout: 300 * time.Millisecond})
+	tests := []struct {
+		name    string
+		spec    string
+		opts    Options
+		wantErr []string
+	}{
+		{
+			name:    "command not found",
+			spec:    "mcpconn-no-such-command --flag",
+			wantErr: []string{"mcpconn-no-such-command"},
+		},
+		{
+			name:    "unbalanced quote",
+			spec:    `server "--name=unterminated`,
+			wantErr: []string{"cannot parse command line", "unterminated"},
+		},
+		{
+			name:    "exits at start-up",
+			spec:    crash,
+			opts:    crashOpts,
+			wantErr: []string{crash, startupCrashMessage},
+		},
+		{
+			name:    "lists no tools",
+			spec:    empty,
+			opts:    emptyOpts,
+			wantErr: []string{empty, "lists no tools"},
+		},
+		{
+			name:    "start slower than StartTimeout",
+			spec:    slow,
+			opts:    slowOpts,
+			wantErr: []string{slow, "timed out after 300ms"},
+		},
+		{
+			name:    "HTTP server not listening",
+			spec:    "http://127.0.0.1:1/mcp",
+			wantErr: []string{"http://127.0.0.1:1/mcp"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			start := time.Now()
+			set, err := ConnectAll(context.Background(), []string{tt.spec}, tt.opts)
+			require.Error(t, err)
+			assert.Nil(t, set)
+			for _, want := range tt.wantErr {
+				assert.Contains(t, err.Error(), want)
+			}
+			assert.Less(t, time.Since(start), 3*time.Second)
+		})
+	}
+}
+
+func TestDuplicateToolNames(t *testing.T) {
+	t.Parallel()
+	spec, opts := stdioSpec(t, modeTools, Options{})
+	streamable, _ := streamableSpec(t)
+	_, err := ConnectAll(context.Background(), []string{spec, streamable}, opts)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "is offered by both "+spec+" and "+streamable)
+}
+
+func TestHash(t *testing.T) {
+	t.Parallel()
+	first := connectStdio(t, modeTools, Options{}).Hash()
+	second := connectStdio(t, modeTools, Options{}).Hash()
+	changed := connectStdio(t, modeSchemaV2, Options{}).Hash()
+	assert.Len(t, first, 64)
+	assert.Equal(t, first, second, "same tools, same hash")
+	assert.NotEqual(t, first, changed, "a changed schema changes the hash")
+}
+
+func TestSpecIsSplitLikeAShell(t *testing.T) {
+	t.Parallel()
+	exe, opts := stdioSpec(t, modeTools, Options{})
+	spec := exe + ` --name "hello world" 'single quoted' escaped\ space "it's"`
+	set := connect(t, []string{spec}, opts)
+	res := call(t, set, "args", nil)
+	var args []string
+	require.NoError(t, json.Unmarshal([]byte(res.Text), &args))
+	assert.Equal(t, []string{"--name", "hello world", "single quoted", "escaped space", "it's"}, args)
+}
+
+func TestUnknownTool(t *testing.T) {
+	t.Parallel()
+	set := connectStdio(t, modeTools, Options{})
+	assert.False(t, set.Has("nope"))
+	assert.True(t, set.Has("echo"))
+
+	_, err := set.Call(context.Background(), "nope", nil)
+	require.ErrorContains(t, err, `unknown tool "nope"`)
+
+	// A server that answers with a protocol error is not at fault.
+	_, err = set.Servers[0].Call(context.Background(), "nope", nil)
+	require.Error(t, err)
+	var serverErr *ServerError
+	assert.False(t, errors.As(err, &serverErr), "%v", err)
+	assert.Zero(t, set.Restarts())
+	assert.Equal(t, "x", call(t, set, "echo", map[string]any{"text": "x"}).Text)
+}
+
+func TestCallAfterClose(t *testing.T) {
+	t.Parallel()
+	spec, opts := stdioSpec(t, modeTools, Options{})
+	srv, err := Connect(context.Background(), spec, opts)
+	require.NoError(t, err)
+	require.NoError(t, srv.Close())
+	require.NoError(t, srv.Close(), "closing twice")
+	_, err = srv.Call(context.Background(), "echo", map[string]any{"text": "x"})
+	require.ErrorContains(t, err, "is closed")
+}
+
+func TestCallerCancelIsNotAServerFault(t *testing.T) {
+	t.Parallel()
+	set := connectStdio(t, modeTools, Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := set.Call(ctx, "slow", map[string]any{"ms": 2000})
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	var serverErr *ServerError
+	assert.False(t, errors.As(err, &serverErr))
+	assert.Zero(t, set.Restarts())
+}
+
+// pid returns the process id of the server behind set.
+func pid(t *testing.T, set *Set) string {
+	t.Helper()
+	res := call(t, set, "pid", nil)
+	require.NotEmpty(t, res.Text)
+	return res.Text
+}
+
+func TestCrashRestartsServer(t *testing.T) {
+	t.Parallel()
+	set := connectStdio(t, modeTools, Options{})
+	spec := set.Specs()[0]
+	before := pid(t, set)
+
+	_, err := set.Call(context.Background(), "exit", nil)
+	var serverErr *ServerError
+	require.ErrorAs(t, err, &serverErr)
+	assert.Equal(t, spec, serverErr.Spec)
+	assert.Contains(t, serverErr.Stderr, crashMessage)
+	assert.Contains(t, err.Error(), spec)
+	assert.Contains(t, err.Error(), crashMessage)
+	assert.Contains(t, set.Servers[0].Stderr(), crashMessage)
+	assert.Equal(t, 1, set.Restarts())
+
+	after := pid(t, set)
+	assert.NotEqual(t, before, after, "a new process serves after the crash")
+	assert.Equal(t, "ok", call(t, set, "echo", map[string]any{"text": "ok"}).Text)
+	assert.Equal(t, 1, set.Servers[0].Restarts())
+}
+
+func TestConcurrentCallsDuringCrashRestartOnce(t *testing.T) {
+	t.Parallel()
+	set := connectStdio(t, modeTools, Options{})
+	srv := set.Servers[0]
+	before := pid(t, set)
+
+	const hanging = 9
+	errs := make(chan error, hanging+1)
+	for range hanging {
+		go func() {
+			_, err := set.Call(context.Background(), "hang", nil)
+			errs <- err
+		}()
+	}
+	// Crash only once every hanging call is inside the server.
+	require.Eventually(t, func() bool {
+		return strings.Count(srv.Stderr(), hangMessage) == hanging
+	}, 5*time.Second, 10*time.Millisecond)
+	_, err := set.Call(context.Background(), "exit", nil)
+	errs <- err
+
+	for range hanging + 1 {
+		var serverErr *ServerError
+		require.ErrorAs(t, <-errs, &serverErr)
+		assert.Contains(t, serverErr.Stderr, crashMessage)
+	}
+	assert.Equal(t, 1, set.Restarts())
+	assert.NotEqual(t, before, pid(t, set))
+	assert.Equal(t, 1, set.Restarts())
+}
+
+func TestHungCallTimesOutAndRestarts(t *testing.T) {
+	t.Parallel()
+	set := connectStdio(t, modeTools, Options{CallTimeout: 300 * time.Millisecond})
+	before := pid(t, set)
+
+	start := time.Now()
+	_, err := set.Call(context.Background(), "hang", nil)
+	var serverErr *ServerError
+	require.ErrorAs(t, err, &serverErr)
+	assert.Contains(t, err.Error(), "tool hang timed out after 300ms")
+	assert.Contains(t, serverErr.Stderr, hangMessage)
+	assert.Less(t, time.Since(start), 3*time.Second, "the hung process is killed, not waited for")
+	assert.Equal(t, 1, set.Restarts())
+
+	assert.NotEqual(t, before, pid(t, set))
+	assert.Equal(t, "slept", call(t, set, "slow", map[string]any{"ms": 10}).Text)
+}
+
+func TestRestartsAreBounded(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name         string
+		maxRestarts  int
+		wantRestarts int
+	}{
+		{"one restart", 1, 1},
+		{"restarts off", -1, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			set := connectStdio(t, modeTools, Options{MaxRestarts: tt.maxRestarts})
+			for range tt.wantRestarts + 1 {
+				_, err := set.Call(context.Background(), "exit", nil)
+				var serverErr *ServerError
+				require.ErrorAs(t, err, &serverErr)
+			}
+			_, err := set.Call(context.Background(), "echo", map[string]any{"text": "x"})
+			var serverErr *ServerError
+			require.ErrorAs(t, err, &serverErr)
+			require.ErrorIs(t, err, ErrRestartsExhausted)
+			assert.Contains(t, err.Error(), "restarts exhausted")
+			assert.Contains(t, err.Error(), crashMessage[:10], "names the last failure")
+			assert.Equal(t, tt.wantRestarts, set.Restarts())
+		})
+	}
+}
+
+func TestHTTPServerLostSessionReconnects(t *testing.T) {
+	t.Parallel()
+	spec, replace := streamableSpec(t)
+	set := connect(t, []string{spec}, Options{})
+	assert.Equal(t, "a", call(t, set, "echo", map[string]any{"text": "a"}).Text)
+
+	replace() // the server restarted and forgot the session
+	_, err := set.Call(context.Background(), "echo", map[string]any{"text": "b"})
+	var serverErr *ServerError
+	require.ErrorAs(t, err, &serverErr)
+	assert.Equal(t, spec, serverErr.Spec)
+	assert.Equal(t, 1, set.Restarts())
+
+	assert.Equal(t, "c", call(t, set, "echo", map[string]any{"text": "c"}).Text)
+}
+
+// connectOnce connects to a server in mode that tells a first start from
+// later ones.
+func connectOnce(t *testing.T, mode string, opts Options) *Set {
+	t.Helper()
+	opts.Env = append(opts.Env, markerEnv+"="+filepath.Join(t.TempDir(), "started"))
+	return connectStdio(t, mode, opts)
+}
+
+func TestCallsDuringRestartWaitForIt(t *testing.T) {
+	t.Parallel()
+	set := connectOnce(t, modeRestartSlow, Options{})
+	before := pid(t, set)
+
+	crashed := make(chan error, 1)
+	go func() {
+		_, err := set.Call(context.Background(), "exit", nil)
+		crashed <- err
+	}()
+	require.Eventually(t, func() bool { return set.Restarts() == 1 }, 5*time.Second, time.Millisecond)
+
+	start := time.Now()
+	after := pid(t, set) // arrives while the new process is starting
+	assert.Greater(t, time.Since(start), restartDelay/5, "the call waited for the restart")
+	assert.NotEqual(t, before, after)
+	var serverErr *ServerError
+	require.ErrorAs(t, <-crashed, &serverErr)
+	assert.Equal(t, 1, set.Restarts())
+}
+
+func TestFailedRestartIsRetriedWithinTheBound(t *testing.T) {
+	t.Parallel()
+	set := connectOnce(t, modeRestartFails, Options{MaxRestarts: 3})
+
+	_, err := set.Call(context.Background(), "exit", nil)
+	var serverErr *ServerError
+	require.ErrorAs(t, err, &serverErr)
+	assert.Contains(t, serverErr.Stderr, crashMessage)
+	assert.Equal(t, 1, set.Restarts(), "restarted once, and that failed")
+
+	// Each later call tries one more restart while the bound allows.
+	_, err = set.Call(context.Background(), "echo", map[string]any{"text": "x"})
+	require.ErrorAs(t, err, &serverErr)
+	assert.Contains(t, err.Error(), "restart")
+	assert.Contains(t, err.Error(), restartFailMessage)
+	assert.NotErrorIs(t, err, ErrRestartsExhausted)
+	assert.Equal(t, 2, set.Restarts())
+
+	for range 2 {
+		_, err = set.Call(context.Background(), "echo", map[string]any{"text": "x"})
+		require.ErrorAs(t, err, &serverErr)
+		require.ErrorIs(t, err, ErrRestartsExhausted)
+		assert.Contains(t, err.Error(), restartFailMessage)
+		assert.Equal(t, 3, set.Restarts())
+	}
+}
+
+func TestCloseDuringRestart(t *testing.T) {
+	t.Parallel()
+	spec, opts := stdioSpec(t, modeRestartSlow, Options{})
+	opts.Env = append(opts.Env, markerEnv+"="+filepath.Join(t.TempDir(), "started"))
+	srv, err := Connect(context.Background(), spec, opts)
+	require.NoError(t, err)
+
+	crashed := make(chan error, 1)
+	go func() {
+		_, err := srv.Call(context.Background(), "exit", nil)
+		crashed <- err
+	}()
+	require.Eventually(t, func() bool { return srv.Restarts() == 1 }, 5*time.Second, time.Millisecond)
+	require.NoError(t, srv.Close())
+	var serverErr *ServerError
+	require.ErrorAs(t, <-crashed, &serverErr)
+	_, err = srv.Call(context.Background(), "echo", map[string]any{"text": "x"})
+	require.ErrorContains(t, err, "is closed")
+}

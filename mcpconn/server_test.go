@@ -1,0 +1,203 @@
+package mcpconn
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// serverModeEnv makes the test binary run as a stdio MCP server instead of
+// the tests; its value picks the server's behaviour.
+const serverModeEnv = "MCPCONN_TEST_SERVER"
+
+// Server modes.
+const (
+	modeTools        = "tools"          // the test tools
+	modeSchemaV2     = "schema-v2"      // the test tools, echo with one more property
+	modeCrashAtStart = "crash-at-start" // prints to stderr and exits before serving
+	modeNoTools      = "no-tools"       // serves, but offers no tools
+	modeSlowStart    = "slow-start"     // sleeps a minute before serving
+	modeRestartFails = "restart-fails"  // the test tools, but only the first start succeeds
+	modeRestartSlow  = "restart-slow"   // the test tools; starts after the first take restartDelay
+)
+
+// markerEnv names the file by which restart-fails and restart-slow servers
+// know they started before.
+const markerEnv = "MCPCONN_TEST_MARKER"
+
+const restartDelay = 500 * time.Millisecond
+
+const (
+	startupCrashMessage = "config error: /etc/testserver.yaml not found"
+	crashMessage        = "fatal: lost connection to the database"
+	hangMessage         = "hang: started"
+	restartFailMessage  = "refusing to start twice"
+)
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(serverModeEnv); mode != "" {
+		os.Exit(serveStdio(mode))
+	}
+	os.Exit(m.Run())
+}
+
+func serveStdio(mode string) int {
+	switch mode {
+	case modeCrashAtStart:
+		fmt.Fprintln(os.Stderr, startupCrashMessage)
+		return 1
+	case modeSlowStart:
+		time.Sleep(time.Minute)
+	case modeRestartFails, modeRestartSlow:
+		marker := os.Getenv(markerEnv)
+		_, err := os.Stat(marker)
+		switch {
+		case err != nil:
+			if err := os.WriteFile(marker, nil, 0o600); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+		case mode == modeRestartFails:
+			fmt.Fprintln(os.Stderr, restartFailMessage)
+			return 1
+		default:
+			time.Sleep(restartDelay)
+		}
+	}
+	// Enough workers for the concurrent hanging calls of the tests.
+	if err := server.ServeStdio(newTestServer(mode, true), server.WithWorkerPoolSize(20)); err != nil {
+		fmt.Fprintln(os.Stderr, "serve:", err)
+		return 1
+	}
+	return 0
+}
+
+// newTestServer builds the test MCP server. Tools that end or freeze the
+// process are offered only when it runs as its own process.
+func newTestServer(mode string, ownProcess bool) *server.MCPServer {
+	s := server.NewMCPServer("mcpconn-test", "1.0.0", server.WithToolCapabilities(false))
+	if mode == modeNoTools {
+		return s
+	}
+	echoOpts := []mcp.ToolOption{
+		mcp.WithDescription("Returns the text it is given."),
+		mcp.WithString("text", mcp.Required(), mcp.Description("text to return")),
+		mcp.WithNumber("repeat", mcp.Description("how often to repeat it")),
+	}
+	if mode == modeSchemaV2 {
+		echoOpts = append(echoOpts, mcp.WithBoolean("upper", mcp.Description("upper-case the text")))
+	}
+	s.AddTool(mcp.NewTool("echo", echoOpts...), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		text := strings.Repeat(req.GetString("text", ""), max(1, req.GetInt("repeat", 1)))
+		return mcp.NewToolResultText(text), nil
+	})
+	s.AddTool(mcp.NewTool("fail", mcp.WithDescription("Always reports a tool error.")),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultError("no such record"), nil
+		})
+	s.AddTool(mcp.NewTool("image", mcp.WithDescription("Returns a PNG image.")),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			data := base64.StdEncoding.EncodeToString([]byte("\x89PNG\r\n\x1a\nfake image data"))
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewImageContent(data, "image/png")}}, nil
+		})
+	s.AddTool(mcp.NewTool("binary", mcp.WithDescription("Returns text with binary bytes in it.")),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("start\x00\x01\xff\xfe\x1b[31mend"), nil
+		})
+	s.AddTool(mcp.NewTool("slow", mcp.WithDescription("Sleeps, then answers."), mcp.WithNumber("ms", mcp.Required())),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			select {
+			case <-time.After(time.Duration(req.GetInt("ms", 0)) * time.Millisecond):
+				return mcp.NewToolResultText("slept"), nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		})
+	s.AddTool(mcp.NewTool("args", mcp.WithDescription("Returns the server's command-line arguments.")),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			b, err := json.Marshal(os.Args[1:])
+			return mcp.NewToolResultText(string(b)), err
+		})
+	if !ownProcess {
+		return s
+	}
+	s.AddTool(mcp.NewTool("pid", mcp.WithDescription("Returns the server's process id.")),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(strconv.Itoa(os.Getpid())), nil
+		})
+	s.AddTool(mcp.NewTool("exit", mcp.WithDescription("Crashes the server.")),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			fmt.Fprintln(os.Stderr, crashMessage)
+			os.Exit(3)
+			return nil, nil
+		})
+	s.AddTool(mcp.NewTool("hang", mcp.WithDescription("Never answers.")),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			fmt.Fprintln(os.Stderr, hangMessage)
+			select {}
+		})
+	return s
+}
+
+// stdioSpec is the spec and options that start the test binary as a stdio
+// server in mode.
+func stdioSpec(t *testing.T, mode string, opts Options) (string, Options) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// GORACE: a race-enabled binary otherwise sleeps a second at exit.
+	opts.Env = append(opts.Env, serverModeEnv+"="+mode, "GORACE=atexit_sleep_ms=0")
+	return shellQuote(exe), opts
+}
+
+// shellQuote quotes s for a command line split by shlex.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
+}
+
+// swappableHandler serves through a handler that a test can replace, as if
+// the server behind the URL restarted.
+type swappableHandler struct{ h atomic.Pointer[http.Handler] }
+
+func (s *swappableHandler) set(h http.Handler) { s.h.Store(&h) }
+
+func (s *swappableHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	(*s.h.Load()).ServeHTTP(w, r)
+}
+
+// streamableSpec serves the test tools over streamable HTTP; replace swaps in
+// a fresh server that knows none of the old sessions.
+func streamableSpec(t *testing.T) (spec string, replace func()) {
+	t.Helper()
+	var h swappableHandler
+	replace = func() {
+		h.set(server.NewStreamableHTTPServer(newTestServer(modeTools, false), server.WithStateful(true)))
+	}
+	replace()
+	hs := httptest.NewServer(&h)
+	t.Cleanup(hs.Close)
+	return hs.URL + "/mcp", replace
+}
+
+// sseSpec serves the test tools over SSE.
+func sseSpec(t *testing.T) string {
+	t.Helper()
+	sse := server.NewSSEServer(newTestServer(modeTools, false))
+	hs := httptest.NewServer(sse)
+	t.Cleanup(hs.Close)
+	return "sse:" + hs.URL + "/sse"
+}
