@@ -144,7 +144,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "", "invalid JSON body: "+err.Error())
 		return
 	}
-	time.Sleep(s.opts.Latency)
+	if !sleep(r, s.opts.Latency) {
+		return
+	}
 	if status := s.fault(); status != 0 {
 		s.faults.Add(1)
 		retryAfter := ""
@@ -162,7 +164,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 
 	reply := s.respond(req)
-	time.Sleep(reply.Delay)
+	if !sleep(r, reply.Delay) {
+		return
+	}
 	if reply.Status != 0 && reply.Status != http.StatusOK {
 		if reply.Body != "" {
 			w.Header().Set("Retry-After", reply.RetryAfter)
@@ -174,6 +178,22 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeReply(w, req, reply)
+}
+
+// sleep waits d unless the client goes away first; it reports whether the
+// request is still wanted.
+func sleep(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
 }
 
 func (s *Server) fault() int {

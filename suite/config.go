@@ -32,11 +32,15 @@ type Settings struct {
 	Provider string // "openrouter", "openai", "custom" or "" for the reference run
 
 	MaxTokens     int
-	MaxIterations int
-	CaseTimeout   time.Duration
-	Concurrency   int
-	MaxRetries    int
-	SystemPrompt  string
+	MaxIterations  int
+	CaseTimeout    time.Duration
+	Concurrency    int
+	MaxRetries     int
+	RetryWait      time.Duration
+	RetryMaxWait   time.Duration
+	RequestTimeout time.Duration
+	ToolTimeout    time.Duration
+	SystemPrompt   string
 
 	Clear     bool
 	Force     bool
@@ -61,6 +65,10 @@ var settings = []setting{
 	{"case-timeout", "EVAL_CASE_TIMEOUT", "300s", "time limit per case"},
 	{"concurrency", "EVAL_CONCURRENCY", "4", "cases run at once"},
 	{"max-retries", "EVAL_MAX_RETRIES", "5", "retries of a throttled or failed provider request"},
+	{"retry-wait", "EVAL_RETRY_WAIT", "2s", "first backoff before retrying a provider request; it doubles up to -retry-max-wait (a Retry-After header wins)"},
+	{"retry-max-wait", "EVAL_RETRY_MAX_WAIT", "30s", "longest backoff between two attempts"},
+	{"request-timeout", "EVAL_REQUEST_TIMEOUT", "120s", "time limit for one model request"},
+	{"tool-timeout", "EVAL_TOOL_TIMEOUT", "120s", "time limit for one tool call; a server that does not answer in time is restarted"},
 	{"system-prompt", "EVAL_SYSTEM_PROMPT", "", "system prompt for the agent (default: a built-in prompt)"},
 	{"clear", "EVAL_CLEAR", "false", "remove the result cache before the run, then run every case"},
 	{"force", "EVAL_FORCE", "false", "ignore cached results and run every case (new results are still cached)"},
@@ -101,12 +109,17 @@ func Resolve(fs *flag.FlagSet) (Settings, error) {
 	if err != nil {
 		return Settings{}, err
 	}
+	return resolve(fs, root, os.LookupEnv)
+}
+
+// resolve is Resolve with the project root and the environment given.
+func resolve(fs *flag.FlagSet, root string, environ func(string) (string, bool)) (Settings, error) {
 	dotenv, err := readDotEnv(filepath.Join(root, ".env"))
 	if err != nil {
 		return Settings{}, err
 	}
 	lookup := func(name string) (string, bool) {
-		if v, ok := os.LookupEnv(name); ok {
+		if v, ok := environ(name); ok {
 			return v, true
 		}
 		v, ok := dotenv[name]
@@ -156,14 +169,21 @@ func build(root string, v, origin map[string]string, lookup func(string) (string
 	st.MaxIterations = intSetting("max-iterations", 1)
 	st.Concurrency = intSetting("concurrency", 1)
 	st.MaxRetries = intSetting("max-retries", 0)
-	if d, err := time.ParseDuration(strings.TrimSpace(v["case-timeout"])); err != nil || d <= 0 {
-		if err == nil {
+	durationSetting := func(name string) time.Duration {
+		d, err := time.ParseDuration(strings.TrimSpace(v[name]))
+		if err == nil && d <= 0 {
 			err = errors.New("must be positive")
 		}
-		bad("case-timeout", err)
-	} else {
-		st.CaseTimeout = d
+		if err != nil {
+			bad(name, err)
+		}
+		return d
 	}
+	st.CaseTimeout = durationSetting("case-timeout")
+	st.RetryWait = durationSetting("retry-wait")
+	st.RetryMaxWait = durationSetting("retry-max-wait")
+	st.RequestTimeout = durationSetting("request-timeout")
+	st.ToolTimeout = durationSetting("tool-timeout")
 	st.Clear, st.Force, st.Reference = boolSetting("clear"), boolSetting("force"), boolSetting("reference")
 	st.Cases = abs(root, v["cases"])
 	st.Out = abs(root, v["out"])

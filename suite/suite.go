@@ -73,7 +73,7 @@ func New(ctx context.Context, st Settings, cases []evalcase.Case, bundled Server
 	}
 	s.counter = counter
 
-	specs, opts := st.Servers, mcpconn.Options{}
+	specs, opts := st.Servers, mcpconn.Options{CallTimeout: st.ToolTimeout}
 	s.servers = specs
 	if len(specs) == 0 {
 		specs, opts.Env, s.servers = []string{bundled.Spec}, bundled.Env, []string{bundled.Display}
@@ -90,8 +90,8 @@ func New(ctx context.Context, st Settings, cases []evalcase.Case, bundled Server
 			retries = -1 // RetryPolicy: negative means none, zero means the default
 		}
 		s.chat = llm.New(llm.Config{
-			BaseURL: st.BaseURL, APIKey: st.APIKey, Headers: st.Headers, Limiter: s.limiter,
-			Retry: llm.RetryPolicy{MaxRetries: retries},
+			BaseURL: st.BaseURL, APIKey: st.APIKey, Headers: st.Headers, Limiter: s.limiter, Timeout: st.RequestTimeout,
+			Retry: llm.RetryPolicy{MaxRetries: retries, Initial: st.RetryWait, Max: st.RetryMaxWait},
 		})
 	}
 

@@ -1,0 +1,113 @@
+package suite
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func resolveWith(t *testing.T, env map[string]string, dotenv string, args ...string) (Settings, error) {
+	t.Helper()
+	root := t.TempDir()
+	if dotenv != "" {
+		require.NoError(t, os.WriteFile(filepath.Join(root, ".env"), []byte(dotenv), 0o600))
+	}
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	RegisterFlags(fs)
+	require.NoError(t, fs.Parse(args))
+	return resolve(fs, root, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+}
+
+func TestDefaultsAreTheReferenceRun(t *testing.T) {
+	st, err := resolveWith(t, nil, "")
+	require.NoError(t, err)
+	assert.True(t, st.Reference)
+	assert.False(t, st.JudgeEnabled())
+	assert.Equal(t, 100_000, st.MaxTokens)
+	assert.Equal(t, 10, st.MaxIterations)
+	assert.Equal(t, 4, st.Concurrency)
+	assert.Equal(t, 300*time.Second, st.CaseTimeout)
+	assert.Equal(t, 5, st.MaxRetries)
+	assert.Equal(t, 2*time.Second, st.RetryWait)
+	assert.Equal(t, filepath.Join(st.Root, "cases"), st.Cases, "relative paths are relative to the project root")
+	assert.Equal(t, filepath.Join(st.Root, "evaltest", ".cache", "test_results_cache.json"), st.Cache)
+	assert.Empty(t, st.Servers)
+}
+
+func TestProviderChoice(t *testing.T) {
+	tests := []struct {
+		name     string
+		env      map[string]string
+		provider string
+		model    string
+		url      string
+	}{
+		{"openrouter", map[string]string{"OPENROUTER_API_KEY": "or-key-123456"}, "openrouter", OpenRouterDefault, OpenRouterURL},
+		{"openai", map[string]string{"OPENAI_API_KEY": "oa-key-123456"}, "openai", OpenAIDefault, "https://api.openai.com/v1"},
+		{"both keys: OpenRouter first", map[string]string{"OPENAI_API_KEY": "a", "OPENROUTER_API_KEY": "b"}, "openrouter", OpenRouterDefault, OpenRouterURL},
+		{"base URL wins", map[string]string{"OPENAI_BASE_URL": "http://localhost:11434/v1", "EVAL_MODEL": "qwen3", "OPENROUTER_API_KEY": "b"}, "custom", "qwen3", "http://localhost:11434/v1"},
+		{"model override", map[string]string{"OPENROUTER_API_KEY": "b", "EVAL_MODEL": "anthropic/claude"}, "openrouter", "anthropic/claude", OpenRouterURL},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st, err := resolveWith(t, tt.env, "")
+			require.NoError(t, err)
+			assert.False(t, st.Reference)
+			assert.Equal(t, tt.provider, st.Provider)
+			assert.Equal(t, tt.model, st.Model)
+			assert.Equal(t, tt.model, st.Judge, "the judge defaults to the evaluated model")
+			assert.Equal(t, tt.url, st.BaseURL)
+		})
+	}
+}
+
+func TestPrecedenceFlagOverEnvOverDotEnv(t *testing.T) {
+	dotenv := "OPENROUTER_API_KEY=from-dotenv-key\nEVAL_CONCURRENCY=7\nEVAL_MAX_TOKENS=5000\n"
+	st, err := resolveWith(t, map[string]string{"EVAL_CONCURRENCY": "9"}, dotenv, "-concurrency", "11")
+	require.NoError(t, err)
+	assert.Equal(t, 11, st.Concurrency, "flag over environment")
+	assert.Equal(t, 5000, st.MaxTokens, ".env when the environment is silent")
+	assert.Equal(t, "from-dotenv-key", st.APIKey, "keys come from .env as upstream")
+	assert.Equal(t, "openrouter", st.Provider)
+
+	st, err = resolveWith(t, map[string]string{"EVAL_CONCURRENCY": "9"}, dotenv)
+	require.NoError(t, err)
+	assert.Equal(t, 9, st.Concurrency, "environment over .env")
+}
+
+func TestBadSettingsNameTheVariable(t *testing.T) {
+	_, err := resolveWith(t, map[string]string{"EVAL_MAX_TOKENS": "lots", "EVAL_CASE_TIMEOUT": "-3s", "EVAL_CONCURRENCY": "0"}, "")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `EVAL_MAX_TOKENS: invalid value "lots"`)
+	assert.Contains(t, err.Error(), `EVAL_CASE_TIMEOUT: invalid value "-3s": must be positive`)
+	assert.Contains(t, err.Error(), `EVAL_CONCURRENCY: invalid value "0": must be at least 1`)
+
+	_, err = resolveWith(t, nil, "", "-max-iterations", "x")
+	require.ErrorContains(t, err, `-max-iterations: invalid value "x"`)
+}
+
+func TestModelWithoutProviderIsOneClearMessage(t *testing.T) {
+	_, err := resolveWith(t, map[string]string{"EVAL_MODEL": "gpt-4o"}, "")
+	require.Error(t, err)
+	for _, want := range []string{"OPENROUTER_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", ".env"} {
+		assert.Contains(t, err.Error(), want)
+	}
+	_, err = resolveWith(t, map[string]string{"OPENAI_BASE_URL": "http://localhost:8000/v1"}, "")
+	require.ErrorContains(t, err, "EVAL_MODEL")
+}
+
+func TestRedactAndServers(t *testing.T) {
+	st, err := resolveWith(t, map[string]string{"OPENAI_API_KEY": "sk-secret-abcdef", "EVAL_SERVER": "python -m marrvel_mcp ; http://localhost:8000/mcp;"}, "")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"python -m marrvel_mcp", "http://localhost:8000/mcp"}, st.Servers)
+	assert.Equal(t, "key [REDACTED] rejected", st.Redact("key sk-secret-abcdef rejected"))
+
+	st, err = resolveWith(t, map[string]string{"OPENAI_API_KEY": "k", "EVAL_JUDGE_MODEL": "none"}, "")
+	require.NoError(t, err)
+	assert.False(t, st.JudgeEnabled())
+}
