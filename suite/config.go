@@ -31,7 +31,7 @@ type Settings struct {
 	Headers  map[string]string
 	Provider string // "openrouter", "openai", "custom" or "" for the reference run
 
-	MaxTokens     int
+	MaxTokens      int
 	MaxIterations  int
 	CaseTimeout    time.Duration
 	Concurrency    int
