@@ -88,11 +88,12 @@ type Options struct {
 	Seed       uint64
 }
 
-// Server is a running stub.
+// Server is a stub. Start runs one on a loopback port; a Server is also an
+// http.Handler to serve elsewhere.
 type Server struct {
-	*httptest.Server
-	respond Responder
-	opts    Options
+	*httptest.Server // set by Start
+	respond          Responder
+	opts             Options
 
 	mu       sync.Mutex
 	rng      *rand.Rand
@@ -103,12 +104,20 @@ type Server struct {
 	peak          atomic.Int64
 }
 
+// New returns a stub handler, not yet serving.
+func New(respond Responder, opts Options) *Server {
+	return &Server{respond: respond, opts: opts, rng: rand.New(rand.NewPCG(opts.Seed, 1))}
+}
+
 // Start starts a stub on a loopback port. Close it when done.
 func Start(respond Responder, opts Options) *Server {
-	s := &Server{respond: respond, opts: opts, rng: rand.New(rand.NewPCG(opts.Seed, 1))}
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	s := New(respond, opts)
+	s.Server = httptest.NewServer(s)
 	return s
 }
+
+// ServeHTTP answers chat-completions requests under any path prefix.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.serve(w, r) }
 
 // BaseURL is the URL to configure as OPENAI_BASE_URL.
 func (s *Server) BaseURL() string { return s.URL + "/v1" }

@@ -157,6 +157,8 @@ func TestThrottlingProviderStillGivesEveryVerdict(t *testing.T) {
 	readJSON(t, filepath.Join(r.out, result.SummaryFile), &sum)
 	assert.Equal(t, stub.Faults(), sum.Retries, "every injected fault was retried and counted")
 	assert.Greater(t, sum.Retries, len(corpus)/2)
+	t.Logf("%d cases: %d passed, %d failed, %d errors; %d requests, %d injected faults, %d retries",
+		sum.Total, sum.Passed, sum.Failed, sum.Errors, stub.Requests(), stub.Faults(), sum.Retries)
 	assert.Contains(t, r.output, fmt.Sprintf("%d retries", sum.Retries))
 }
 

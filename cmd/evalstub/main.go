@@ -1,0 +1,59 @@
+// Command evalstub serves an OpenAI-compatible chat-completions stub that
+// answers like a correct agent: for every case it knows, it replays the
+// case's reference tool calls and answers with their results, and as judge
+// it approves every answer. It exercises the whole suite over real HTTP
+// without a key: point OPENAI_BASE_URL at it.
+//
+//	go run ./cmd/evalstub -addr 127.0.0.1:8099 &
+//	OPENAI_BASE_URL=http://127.0.0.1:8099/v1 EVAL_MODEL=stub make eval
+//
+// -latency, -rate429 and -rate500 add delay and faults, for trying the
+// suite's retries and throttling.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/mcpeval/mcpeval/evalcase"
+	"github.com/mcpeval/mcpeval/llmstub"
+	"github.com/mcpeval/mcpeval/suite"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:8099", "address to listen on (port 0 picks a free one)")
+	cases := flag.String("cases", "", "case file or directory whose reference trajectories it replays (default: the project's cases/)")
+	latency := flag.Duration("latency", 0, "delay added to every reply")
+	rate429 := flag.Float64("rate429", 0, "share of requests answered 429 (with Retry-After)")
+	rate500 := flag.Float64("rate500", 0, "share of requests answered 500")
+	flag.Parse()
+	if err := run(*addr, *cases, llmstub.Options{Latency: *latency, Rate429: *rate429, Rate500: *rate500, RetryAfter: "1", Seed: uint64(time.Now().UnixNano())}); err != nil {
+		fmt.Fprintln(os.Stderr, "evalstub:", err)
+		os.Exit(1)
+	}
+}
+
+func run(addr, cases string, opts llmstub.Options) error {
+	if cases == "" {
+		root, err := suite.FindRoot()
+		if err != nil {
+			return err
+		}
+		cases = filepath.Join(root, "cases")
+	}
+	loaded, err := evalcase.LoadPath(cases)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "evalstub: replaying %d cases from %s; OPENAI_BASE_URL=http://%s/v1\n", len(loaded), cases, ln.Addr())
+	return http.Serve(ln, llmstub.New(llmstub.Replay(loaded), opts))
+}
