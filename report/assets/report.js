@@ -1,0 +1,713 @@
+'use strict';
+// Renders the evaluation report from the JSON blocks of this page. All data
+// becomes DOM text nodes: nothing from the data is ever parsed as HTML.
+(function () {
+  const data = JSON.parse(document.getElementById('data').textContent);
+  const cases = data.cases;
+  const PAGE = 200;
+  const LONG = 1500; // characters shown of a long text before "show all"
+
+  const STATUS = {
+    error: { label: 'Error', order: 0 },
+    token_limit: { label: 'Token limit', order: 1 },
+    fail: { label: 'Fail', order: 2 },
+    skip: { label: 'Skipped', order: 3 },
+    pass: { label: 'Pass', order: 4 },
+  };
+  const statusInfo = (s) => STATUS[s] || { label: String(s || 'unknown'), order: 5 };
+  const statusClass = (s) => (STATUS[s] ? s : 'unknown');
+
+  // ---- DOM helpers: text only ----
+  function el(tag, cls, ...kids) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    add(e, kids);
+    return e;
+  }
+  function add(parent, kid) {
+    if (kid === null || kid === undefined || kid === false) return;
+    if (Array.isArray(kid)) { for (const k of kid) add(parent, k); return; }
+    parent.appendChild(kid instanceof Node ? kid : document.createTextNode(String(kid)));
+  }
+  function button(cls, label, onClick) {
+    const b = el('button', cls, label);
+    b.type = 'button';
+    b.addEventListener('click', onClick);
+    return b;
+  }
+
+  // ---- formatting ----
+  const fmtInt = (n) => Number(n || 0).toLocaleString('en-US');
+  const fmtRate = (r) => Number(r || 0).toFixed(1) + '%';
+  const fmtSec = (s) => Number(s || 0).toFixed(1);
+  function fmtDuration(sec) {
+    sec = Number(sec || 0);
+    if (sec < 60) return sec.toFixed(1) + ' s';
+    const h = Math.floor(sec / 3600), m = Math.floor((sec % 3600) / 60), s = Math.round(sec % 60);
+    return (h ? h + ' h ' : '') + m + ' min ' + s + ' s';
+  }
+  function fmtDate(iso) {
+    const d = new Date(iso);
+    if (isNaN(d)) return String(iso);
+    const p = (n) => String(n).padStart(2, '0');
+    return d.getFullYear() + '-' + p(d.getMonth() + 1) + '-' + p(d.getDate()) + ' ' + p(d.getHours()) + ':' + p(d.getMinutes());
+  }
+  function fmtScore(v) {
+    if (typeof v !== 'number') return null;
+    return Math.abs(v) <= 1 ? v.toFixed(2) : String(Math.round(v * 100) / 100);
+  }
+  function scoreClass(v) { return v >= 0.8 ? 'hi' : v >= 0.5 ? 'md' : 'lo'; }
+  function pretty(text) {
+    if (typeof text !== 'string' || text.length > 400000) return text;
+    const t = text.trim();
+    if (!(t.startsWith('{') || t.startsWith('['))) return text;
+    try { return JSON.stringify(JSON.parse(t), null, 2); } catch (e) { return text; }
+  }
+  // A metric's short name: the last part of its path without "_score".
+  function metricLabel(k) {
+    const parts = k.split('.');
+    let last = parts.pop().replace(/_score$/, '');
+    if (last === 'score' && parts.length) last = parts.pop();
+    return last.replace(/_/g, ' ');
+  }
+
+  function badge(status) {
+    return el('span', 'badge b-' + statusClass(status), statusInfo(status).label);
+  }
+  function bar(t, cls) {
+    const b = el('div', 'bar' + (cls ? ' ' + cls : ''));
+    const total = t.total || 0;
+    for (const [key, n] of [['pass', t.passed], ['fail', t.failed], ['error', t.errors], ['token_limit', t.token_limit], ['skip', t.skipped]]) {
+      if (!n || !total) continue;
+      const s = el('span', 'seg-' + key);
+      s.style.width = (100 * n / total) + '%';
+      s.title = statusInfo(key).label + ': ' + n;
+      b.appendChild(s);
+    }
+    b.setAttribute('role', 'img');
+    b.setAttribute('aria-label', t.passed + ' of ' + t.ran + ' passed');
+    return b;
+  }
+  // A text that may be long: the first LONG characters and a button for all.
+  function longText(cls, text, isCode) {
+    const box = el('div');
+    const body = el(isCode ? 'pre' : 'div', cls);
+    box.appendChild(body);
+    if (text.length <= LONG) { body.textContent = text; return box; }
+    body.textContent = text.slice(0, LONG) + '…';
+    const more = button('expand', 'Show all ' + fmtInt(text.length) + ' characters', () => {
+      body.textContent = text;
+      more.remove();
+    });
+    box.appendChild(more);
+    return box;
+  }
+
+  // ---- state ----
+  const state = { status: 'all', category: null, query: '', sortKey: '', sortDir: 1, shown: PAGE, filtered: cases.slice(), open: -1 };
+
+  // ---- columns: one list drives both header and body cells ----
+  const textCol = (key, label) => ({
+    key, label, w: 'w-' + key,
+    sort: (c) => (c[key] || '').toLowerCase(),
+    cell: (c) => (c[key] ? el('div', 'clamp', c[key]) : el('span', 'empty', '—')),
+  });
+  const columns = [
+    {
+      key: 'status', label: 'Status', w: 'w-status',
+      sort: (c) => statusInfo(c.status).order,
+      cell: (c) => [badge(c.status), el('br'), c.cached ? el('span', 'tag cached', 'cached') : null, c.no_record && c.status !== 'skip' ? el('span', 'tag norecord', 'no record') : null],
+    },
+    {
+      key: 'name', label: 'Case', w: 'w-name',
+      sort: (c) => c.name.toLowerCase(),
+      cell: (c) => [el('div', 'case-name', c.name), c.category ? el('div', 'case-cat', c.category) : null],
+    },
+    {
+      key: 'reason', label: 'Reason', w: 'w-reason',
+      sort: (c) => (c.reason || '').toLowerCase(),
+      cell: (c) => {
+        const d = el('div', 'clamp');
+        if (c.verdict) d.appendChild(el('span', 'verdict ' + (c.verdict === 'yes' ? 'yes' : 'no'), c.verdict));
+        add(d, c.reason || (c.verdict ? '' : '—'));
+        return d;
+      },
+    },
+    textCol('question', 'Question'),
+    textCol('expected', 'Expected'),
+    textCol('response', 'Response'),
+    {
+      key: 'tools', label: 'Tool calls', w: 'w-tools',
+      sort: (c) => c.tools.length,
+      cell: (c) => {
+        if (!c.tools.length) return el('span', 'empty', 'None');
+        const ul = el('ul', 'tools');
+        for (const t of c.tools.slice(0, 6)) {
+          ul.appendChild(el('li', t.is_error ? 'err' : '',
+            el('span', 'tn', t.name), t.is_error ? el('span', 'err-mark', '✕ failed') : null,
+            t.args && t.args !== '{}' ? el('span', 'ta', t.args) : null));
+        }
+        if (c.tools.length > 6) ul.appendChild(el('li', 'more-tools', '+' + (c.tools.length - 6) + ' more'));
+        return ul;
+      },
+    },
+    {
+      key: 'tokens', label: 'Tokens', w: 'w-tokens', num: true,
+      sort: (c) => c.tokens,
+      cell: (c) => (c.no_record ? el('span', 'empty', '—') : (c.tokens_estimated ? '≈' : '') + fmtInt(c.tokens)),
+    },
+    { key: 'seconds', label: 'Time', title: 'seconds', w: 'w-seconds', num: true, sort: (c) => c.seconds, cell: (c) => fmtSec(c.seconds) + ' s' },
+  ];
+  for (const k of data.metric_keys || []) {
+    columns.push({
+      key: 'metric:' + k, label: metricLabel(k), title: k, w: 'w-metric', num: true, metric: true,
+      sort: (c) => (c.metrics && typeof c.metrics[k] === 'number' ? c.metrics[k] : -Infinity),
+      cell: (c) => {
+        const v = c.metrics ? c.metrics[k] : undefined;
+        return typeof v === 'number' ? el('span', 'score ' + scoreClass(v), fmtScore(v)) : el('span', 'empty', '—');
+      },
+    });
+  }
+
+  // ---- filtering and sorting ----
+  function haystack(c) {
+    if (c._hay === undefined) {
+      const parts = [c.name, c.category, c.test, c.question, c.expected, c.response, c.reason, c.verdict];
+      for (const t of c.tools) parts.push(t.name, t.args);
+      c._hay = parts.join('\n').toLowerCase();
+    }
+    return c._hay;
+  }
+  function matches(c, words) {
+    if (state.status === 'cached') { if (!c.cached) return false; }
+    else if (state.status === 'no_record') { if (!c.no_record) return false; }
+    else if (state.status !== 'all' && c.status !== state.status) return false;
+    if (state.category !== null && c.category !== state.category) return false;
+    if (words.length) {
+      const h = haystack(c);
+      for (const w of words) if (!h.includes(w)) return false;
+    }
+    return true;
+  }
+  function apply() {
+    const words = state.query.toLowerCase().split(/\s+/).filter(Boolean);
+    let list = cases.filter((c) => matches(c, words));
+    const col = columns.find((x) => x.key === state.sortKey);
+    if (col) {
+      const dir = state.sortDir;
+      const keyed = list.map((c) => [col.sort(c), c]);
+      keyed.sort((a, b) => (a[0] < b[0] ? -dir : a[0] > b[0] ? dir : a[1].id - b[1].id));
+      list = keyed.map((x) => x[1]);
+    }
+    state.filtered = list;
+    state.shown = PAGE;
+    renderRows();
+    renderControls();
+  }
+
+  // ---- page ----
+  const app = document.getElementById('app');
+  app.textContent = '';
+  app.removeAttribute('aria-busy');
+  const run = data.run;
+  const totals = data.totals;
+  document.title = 'Evaluation report' + (run.model ? ' · ' + run.model : '') + ' · ' + fmtRate(totals.rate);
+
+  function header() {
+    const meta = el('dl', 'meta');
+    const item = (label, value, title) => {
+      if (value === undefined || value === null || value === '') return;
+      const d = el('div', '', el('dt', '', label), el('dd', '', value));
+      if (title) d.title = title;
+      meta.appendChild(d);
+    };
+    item('Started', run.started ? fmtDate(run.started) : '');
+    item('Duration', run.seconds ? fmtDuration(run.seconds) : '');
+    item('Model', run.reference ? 'reference agent (no model)' : run.model);
+    item('Judge', run.judge_model);
+    item('Provider', run.provider);
+    item('Servers', (run.servers || []).join(', '));
+    item('Cases', run.case_source);
+    item('Commit', run.git_commit ? run.git_commit.slice(0, 12) : '', run.git_commit);
+    if (run.usage && run.usage.requests) item('Requests', fmtInt(run.usage.requests));
+    if (run.retries) item('Retries', fmtInt(run.retries));
+    return el('header', 'top',
+      el('div', 'title-row', el('h1', '', 'Evaluation report'), el('span', 'generated', 'Generated ' + fmtDate(data.generated))),
+      meta);
+  }
+
+  function summary() {
+    const rate = el('div', 'rate ' + (totals.rate >= 80 ? 'good' : totals.rate >= 50 ? 'mid' : 'bad'), fmtRate(totals.rate));
+    rate.id = 'rate';
+    const legend = el('div', 'legend');
+    for (const key of ['pass', 'fail', 'error', 'token_limit', 'skip']) {
+      const n = { pass: totals.passed, fail: totals.failed, error: totals.errors, token_limit: totals.token_limit, skip: totals.skipped }[key];
+      if (!n) continue;
+      const i = el('i', 'seg-' + key);
+      legend.appendChild(el('span', '', i, statusInfo(key).label + ' ' + fmtInt(n)));
+    }
+    const rateCard = el('div', 'card rate-card',
+      el('div', 'rate-label', 'Success rate'), rate,
+      el('div', 'rate-sub', fmtInt(totals.passed) + ' of ' + fmtInt(totals.ran) + ' cases passed' +
+        (totals.skipped ? ' (' + fmtInt(totals.skipped) + ' skipped)' : '')),
+      bar(totals), legend);
+
+    const counts = el('div', 'counts');
+    const card = (key, label, n, filter) => {
+      const b = el(filter ? 'button' : 'div', 'count k-' + key + (filter ? '' : ' static'), el('span', 'n', fmtInt(n)), el('span', 'l', label));
+      b.dataset.count = key;
+      if (filter) {
+        b.type = 'button';
+        b.title = 'Show ' + label.toLowerCase() + ' cases';
+        b.addEventListener('click', () => { setStatus(filter); document.getElementById('cases').scrollIntoView(); });
+      }
+      counts.appendChild(b);
+    };
+    card('total', 'Cases', totals.total, 'all');
+    card('pass', 'Passed', totals.passed, 'pass');
+    card('fail', 'Failed', totals.failed, 'fail');
+    card('error', 'Errors', totals.errors, 'error');
+    card('token_limit', 'Token limit', totals.token_limit, 'token_limit');
+    if (totals.skipped) card('skip', 'Skipped', totals.skipped, 'skip');
+    card('cached', 'Cached', totals.cached, 'cached');
+    if (totals.no_record) card('no_record', 'No record', totals.no_record, 'no_record');
+    card('tokens', 'Tokens', totals.tokens, '');
+    return el('section', 'summary', rateCard, counts);
+  }
+
+  function problems() {
+    if (!data.problems || !data.problems.length) return null;
+    const p = el('section', 'panel problems', el('h2', '', 'Run problems (' + data.problems.length + ')'));
+    p.id = 'problems';
+    data.problems.forEach((text, i) => {
+      const nl = text.indexOf('\n');
+      const d = el('details', '', el('summary', '', nl < 0 ? text : text.slice(0, nl)));
+      if (nl >= 0) d.appendChild(el('pre', 'code', text.slice(nl + 1)));
+      if (i < 3) d.open = true;
+      p.appendChild(d);
+    });
+    return p;
+  }
+
+  function categories() {
+    if (!data.categories || data.categories.length < 1) return null;
+    const table = el('table', 'mini');
+    table.id = 'categories';
+    const headRow = el('tr', '');
+    const heads = [['Category', ''], ['', ''], ['Passed', 'num'], ['Rate', 'num'], ['Failed', 'num'], ['Errors', 'num'], ['Token limit', 'num'], ['Skipped', 'num']];
+    for (const [h, cls] of heads) headRow.appendChild(el('th', cls, h));
+    table.appendChild(el('thead', '', headRow));
+    const body = el('tbody', '');
+    for (const c of data.categories) {
+      const name = button('cat', c.name || '(none)', () => { setCategory(c.name); document.getElementById('cases').scrollIntoView(); });
+      const cells = [
+        el('td', '', name),
+        el('td', 'bar-cell', bar(c, 'thin')),
+        el('td', 'num', fmtInt(c.passed) + ' / ' + fmtInt(c.ran)),
+        el('td', 'num', fmtRate(c.rate)),
+        el('td', 'num', fmtInt(c.failed)),
+        el('td', 'num', fmtInt(c.errors)),
+        el('td', 'num', fmtInt(c.token_limit)),
+        el('td', 'num', fmtInt(c.skipped)),
+      ];
+      const tr = el('tr', '', cells);
+      tr.dataset.category = c.name;
+      body.appendChild(tr);
+    }
+    table.appendChild(body);
+    return el('section', 'panel', el('h2', '', 'By category'), table);
+  }
+
+  function metricsSummary() {
+    if (!data.metrics_summary || !data.metrics_summary.length) return null;
+    const grid = el('div', 'metric-grid');
+    for (const m of data.metrics_summary) {
+      const tile = el('div', 'metric-tile', el('div', 'v', fmtScore(m.value)), el('div', 'k', m.name.replace(/_/g, ' ').replace(/\./g, ' · ')));
+      tile.title = m.name;
+      grid.appendChild(tile);
+    }
+    const s = el('section', 'panel', el('h2', '', 'Metrics summary'), grid);
+    s.id = 'metrics-summary';
+    return s;
+  }
+
+  // ---- cases table and controls ----
+  const chipBox = el('div', 'chips');
+  const catSelect = el('select', '');
+  catSelect.id = 'category';
+  catSelect.setAttribute('aria-label', 'Category');
+  const search = el('input', '');
+  search.type = 'search';
+  search.id = 'search';
+  search.placeholder = 'Search question, answer, reason, tools…  ( / )';
+  search.setAttribute('aria-label', 'Search cases');
+  const shownLabel = el('span', 'shown');
+  shownLabel.id = 'shown';
+  const table = el('table', 'cases');
+  table.id = 'cases';
+  const colgroup = el('colgroup', '');
+  const headRow = el('tr', '');
+  // Metric columns are as wide as their names; the table scrolls sideways
+  // rather than squeeze the text columns.
+  let metricWidth = 0;
+  for (const col of columns) {
+    const c = el('col', col.w);
+    if (col.metric) {
+      const w = Math.max(64, Math.round(col.label.length * 7.2) + 26);
+      c.style.width = w + 'px';
+      metricWidth += w;
+    }
+    colgroup.appendChild(c);
+    const th = el('th', (col.num ? 'num' : '') + (col.metric ? ' metric' : ''), col.label);
+    th.dataset.key = col.key;
+    th.tabIndex = 0;
+    th.setAttribute('aria-sort', 'none');
+    th.title = 'Sort by ' + (col.title || col.label.toLowerCase());
+    const sortBy = () => {
+      if (state.sortKey === col.key) state.sortDir = -state.sortDir;
+      else { state.sortKey = col.key; state.sortDir = col.num || col.key === 'tools' ? -1 : 1; }
+      apply();
+    };
+    th.addEventListener('click', sortBy);
+    th.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); sortBy(); } });
+    headRow.appendChild(th);
+  }
+  if (metricWidth) table.style.minWidth = (1080 + metricWidth) + 'px';
+  const tbody = el('tbody', '');
+  table.append(colgroup, el('thead', '', headRow), tbody);
+  const moreBtn = button('btn', '', () => { const from = state.shown; state.shown += PAGE; appendRows(from); renderControls(); });
+  moreBtn.id = 'more';
+  const moreBox = el('div', 'more', moreBtn);
+
+  const filters = [['all', 'All'], ['pass', 'Pass'], ['fail', 'Fail'], ['error', 'Error'], ['token_limit', 'Token limit'], ['skip', 'Skipped'], ['cached', 'Cached'], ['no_record', 'No record']];
+  const filterCount = { all: totals.total, pass: totals.passed, fail: totals.failed, error: totals.errors, token_limit: totals.token_limit, skip: totals.skipped, cached: totals.cached, no_record: totals.no_record };
+  for (const [key, label] of filters) {
+    if (key !== 'all' && !filterCount[key] && key !== 'pass' && key !== 'fail') continue;
+    const chip = button('chip', [label, el('span', 'c', fmtInt(filterCount[key]))], () => setStatus(key));
+    chip.dataset.status = key;
+    chipBox.appendChild(chip);
+  }
+  catSelect.appendChild(el('option', '', 'All categories'));
+  catSelect.options[0].value = '';
+  // Options carry the category's index: a category may be named "".
+  (data.categories || []).forEach((c, i) => {
+    const o = el('option', '', (c.name || '(none)') + ' (' + c.total + ')');
+    o.value = String(i);
+    catSelect.appendChild(o);
+  });
+  catSelect.addEventListener('change', () => setCategory(catSelect.value === '' ? null : data.categories[Number(catSelect.value)].name));
+  let searchTimer = 0;
+  search.addEventListener('input', () => {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(() => { state.query = search.value; apply(); }, 120);
+  });
+
+  function setStatus(s) { state.status = s; apply(); }
+  // setCategory filters by a category name, or shows all for null.
+  function setCategory(name) {
+    state.category = name;
+    catSelect.value = name === null ? '' : String(data.categories.findIndex((c) => c.name === name));
+    apply();
+  }
+
+  function row(c) {
+    const tr = el('tr', 'r-' + statusClass(c.status));
+    tr.dataset.id = c.id;
+    tr.tabIndex = 0;
+    for (const col of columns) {
+      const td = el('td', col.num ? 'num' : '');
+      td.dataset.key = col.key;
+      add(td, col.cell(c));
+      tr.appendChild(td);
+    }
+    return tr;
+  }
+  tbody.addEventListener('click', (e) => {
+    const tr = e.target.closest('tr[data-id]');
+    if (tr && !window.getSelection().toString()) openCase(Number(tr.dataset.id));
+  });
+  tbody.addEventListener('keydown', (e) => {
+    const tr = e.target.closest('tr[data-id]');
+    if (tr && e.key === 'Enter') openCase(Number(tr.dataset.id));
+  });
+  function renderRows() {
+    tbody.textContent = '';
+    if (!state.filtered.length) {
+      const td = el('td', '', 'No cases match the filters.');
+      td.colSpan = columns.length;
+      tbody.appendChild(el('tr', 'no-rows', td));
+      return;
+    }
+    appendRows(0);
+  }
+  function appendRows(from) {
+    const frag = document.createDocumentFragment();
+    const to = Math.min(state.shown, state.filtered.length);
+    for (let i = from; i < to; i++) frag.appendChild(row(state.filtered[i]));
+    tbody.appendChild(frag);
+  }
+  function renderControls() {
+    for (const chip of chipBox.children) chip.setAttribute('aria-pressed', String(chip.dataset.status === state.status));
+    for (const th of headRow.children) {
+      th.setAttribute('aria-sort', th.dataset.key === state.sortKey ? (state.sortDir > 0 ? 'ascending' : 'descending') : 'none');
+    }
+    const n = state.filtered.length, shown = Math.min(state.shown, n);
+    shownLabel.textContent = 'Showing ' + fmtInt(shown) + ' of ' + fmtInt(n) + (n !== cases.length ? ' matching (' + fmtInt(cases.length) + ' in all)' : '');
+    const rest = n - shown;
+    moreBox.hidden = rest <= 0;
+    moreBtn.textContent = 'Show ' + fmtInt(Math.min(PAGE, rest)) + ' more (' + fmtInt(rest) + ' not shown)';
+  }
+
+  const casesPanel = el('section', 'panel cases-panel',
+    el('div', 'toolbar', el('h2', '', 'Cases'), chipBox, catSelect, search, shownLabel),
+    el('div', 'table-wrap', table), moreBox);
+
+  add(app, [header(), summary(), problems(), categories(), metricsSummary(), casesPanel]);
+
+  // ---- case view ----
+  const overlay = el('div', 'overlay');
+  overlay.hidden = true;
+  const drawer = el('aside', 'drawer');
+  drawer.id = 'detail';
+  drawer.hidden = true;
+  drawer.setAttribute('role', 'dialog');
+  drawer.setAttribute('aria-modal', 'true');
+  document.body.append(overlay, drawer);
+  overlay.addEventListener('click', closeCase);
+  let lastFocus = null;
+
+  function position() { return state.filtered.findIndex((c) => c.id === state.open); }
+  function step(delta) {
+    const i = position() + delta;
+    if (i >= 0 && i < state.filtered.length) openCase(state.filtered[i].id);
+  }
+
+  // The case blocks follow this script; while the browser still parses
+  // them, opening a case waits for the page to finish loading.
+  function caseDetail(id) {
+    const block = document.getElementById('case-' + id);
+    if (!block) return { record: null };
+    const detail = JSON.parse(block.textContent);
+    const rec = detail.record;
+    if (rec) {
+      const results = {};
+      for (const t of rec.tool_calls || []) results[t.id] = t.result;
+      for (const m of rec.conversation || []) {
+        if (m.content_is_result) { m.content = results[m.tool_call_id]; delete m.content_is_result; }
+      }
+    }
+    return detail;
+  }
+
+  function openCase(id) {
+    const c = cases[id];
+    if (!c) return;
+    if (document.readyState === 'loading') {
+      document.body.classList.add('waiting');
+      document.addEventListener('DOMContentLoaded', () => { document.body.classList.remove('waiting'); openCase(id); }, { once: true });
+      return;
+    }
+    const detail = caseDetail(id);
+    if (drawer.hidden) lastFocus = document.activeElement;
+    state.open = id;
+    drawer.textContent = '';
+    drawer.dataset.id = id;
+    const pos = position();
+    const rec = detail.record;
+
+    const closeBtn = button('icon-btn', '✕', closeCase);
+    closeBtn.title = 'Close (Esc)';
+    closeBtn.id = 'close';
+    const prev = button('icon-btn', '‹', () => step(-1));
+    prev.title = 'Previous case (←)';
+    prev.disabled = pos <= 0;
+    const next = button('icon-btn', '›', () => step(1));
+    next.title = 'Next case (→)';
+    next.disabled = pos < 0 || pos >= state.filtered.length - 1;
+    const where = rec && rec.file ? rec.file + (rec.line ? ':' + rec.line : '') : '';
+    const head = el('div', 'drawer-head',
+      el('div', 'titles',
+        el('div', '', badge(c.status), c.cached ? el('span', 'tag cached', 'cached') : null, c.no_record && c.status !== 'skip' ? el('span', 'tag norecord', 'no record') : null),
+        el('h2', '', c.name),
+        el('div', 'sub', [c.category, c.test, where].filter(Boolean).join(' · '))),
+      el('div', 'nav', prev, next, closeBtn));
+    const body = el('div', 'drawer-body');
+    drawer.append(head, body);
+
+    body.appendChild(facts(c, detail));
+    const reasonBlock = section(c.verdict ? 'Judge (' + c.verdict + ')' : 'Reason', c.reason || '—');
+    reasonBlock.classList.add('reason-' + statusClass(c.status));
+    body.appendChild(reasonBlock);
+    if (rec) {
+      body.appendChild(section('Question', rec.question || '—'));
+      body.appendChild(section('Expected', rec.expected || '—'));
+      body.appendChild(section('Response', rec.response || '—'));
+      if (rec.checks && rec.checks.length) {
+        const ul = el('ul', 'checks');
+        for (const ch of rec.checks) {
+          ul.appendChild(el('li', '', el('span', ch.passed ? 'ok' : 'no', ch.passed ? '✓' : '✕'), ch.check, ch.detail ? el('span', 'detail', ch.detail) : null));
+        }
+        body.appendChild(el('div', 'block', el('h3', '', 'Checks'), ul));
+      }
+      if (rec.judge_raw) body.appendChild(section('Judge reply (raw)', rec.judge_raw, true));
+      if (rec.server_stderr) body.appendChild(section('Server stderr', rec.server_stderr, true));
+    }
+
+    const conv = (rec && rec.conversation) || [];
+    const calls = (rec && rec.tool_calls) || [];
+    const tabs = [
+      ['conversation', 'Conversation', conv.length, () => conversation(conv, calls)],
+      ['tools', 'Tool calls', calls.length, () => toolCalls(calls)],
+      ['json', 'JSON', null, () => { const p = el('pre', 'code tall', JSON.stringify(rec || detail, null, 2)); return el('div', 'block', p); }],
+      ['output', 'Test output', null, () => testOutput(detail)],
+    ];
+    const tabBar = el('div', 'tabs');
+    tabBar.setAttribute('role', 'tablist');
+    const panes = el('div', 'panes');
+    const built = {};
+    const select = (key) => {
+      for (const t of tabBar.children) t.setAttribute('aria-selected', String(t.dataset.tab === key));
+      for (const p of panes.children) p.hidden = p.dataset.tab !== key;
+      if (!built[key]) {
+        const tab = tabs.find((t) => t[0] === key);
+        const pane = el('div', 'pane', tab[3]());
+        pane.dataset.tab = key;
+        panes.appendChild(pane);
+        built[key] = true;
+      }
+    };
+    for (const [key, label, n] of tabs) {
+      const t = button('tab', [label, n === null ? null : el('span', 'c', String(n))], () => select(key));
+      t.dataset.tab = key;
+      t.setAttribute('role', 'tab');
+      tabBar.appendChild(t);
+    }
+    body.append(tabBar, panes);
+    select(rec ? 'conversation' : 'output');
+
+    overlay.hidden = false;
+    drawer.hidden = false;
+    document.body.classList.add('noscroll');
+    body.scrollTop = 0;
+    closeBtn.focus();
+    try { history.replaceState(null, '', '#case-' + id); } catch (e) { /* file:// may refuse */ }
+  }
+
+  function closeCase() {
+    if (drawer.hidden) return;
+    drawer.hidden = true;
+    overlay.hidden = true;
+    drawer.textContent = '';
+    state.open = -1;
+    document.body.classList.remove('noscroll');
+    try { history.replaceState(null, '', location.pathname + location.search); } catch (e) { /* ignore */ }
+    if (lastFocus && document.contains(lastFocus)) lastFocus.focus();
+  }
+
+  function section(title, text, code) {
+    return el('div', 'block', el('h3', '', title), longText(code ? 'code' : 'text', String(text), code));
+  }
+
+  function facts(c, detail) {
+    const dl = el('dl', 'facts');
+    const f = (label, value) => { if (value !== '' && value !== null && value !== undefined) dl.appendChild(el('div', '', el('dt', '', label), el('dd', '', value))); };
+    const rec = detail.record;
+    if (rec) {
+      const u = rec.usage || {};
+      f('Tokens', fmtInt(u.total_tokens) + (u.estimated ? ' (estimated)' : ''));
+      f('Prompt / completion', fmtInt(u.prompt_tokens) + ' / ' + fmtInt(u.completion_tokens));
+      if (u.cached_tokens) f('Cached tokens', fmtInt(u.cached_tokens));
+      f('Requests', fmtInt(u.requests));
+      f('Seconds', fmtSec(rec.seconds));
+      f('Model', rec.model);
+      f('Judge', rec.judge_model);
+      if (rec.started_at && !rec.started_at.startsWith('0001')) f('Started', fmtDate(rec.started_at));
+      if (rec.retries) f('Retries', fmtInt(rec.retries));
+      if (rec.kind) f('Kind', rec.kind);
+      if (rec.reference) f('Answer', 'reference agent');
+    }
+    f('go test', detail.unfinished ? 'did not finish' : detail.action ? detail.action + ' (' + fmtSec(detail.elapsed) + ' s)' : 'no test event');
+    if (c.metrics) for (const k of data.metric_keys) if (typeof c.metrics[k] === 'number') f(metricLabel(k), fmtScore(c.metrics[k]));
+    return dl;
+  }
+
+  function callBlock(name, args, resultText, isError, ms, index) {
+    const headKids = [index !== undefined ? el('span', 'empty', '#' + (index + 1)) : null, el('span', 'tn', name)];
+    if (isError) headKids.push(el('span', 'err-mark', '✕ failed'));
+    if (typeof ms === 'number' && ms > 0) headKids.push(el('span', 'dur', ms >= 1000 ? (ms / 1000).toFixed(1) + ' s' : Math.round(ms) + ' ms'));
+    const box = el('div', 'call' + (isError ? ' err' : ''), el('div', 'call-head', headKids));
+    box.appendChild(el('span', 'lbl', 'Arguments'));
+    box.appendChild(longText('code', pretty(args || '') || '{}', true));
+    if (resultText !== null) {
+      box.appendChild(el('span', 'lbl', isError ? 'Error' : 'Result'));
+      box.appendChild(longText('code', pretty(resultText) || '(empty)', true));
+    }
+    return box;
+  }
+
+  function conversation(conv, calls) {
+    if (!conv.length) return el('p', 'none', 'No conversation recorded.');
+    const failed = {};
+    for (const t of calls) if (t.is_error) failed[t.id] = true;
+    const chat = el('div', 'chat');
+    for (const m of conv) {
+      const role = String(m.role || '');
+      const content = typeof m.content === 'string' ? m.content : JSON.stringify(m.content);
+      if (role === 'system') {
+        const d = el('details', 'msg msg-system', el('summary', '', 'System prompt'));
+        d.appendChild(longText('msg-body', content || '', false));
+        chat.appendChild(d);
+        continue;
+      }
+      const headKids = [el('span', 'role', role)];
+      if (m.name) headKids.push(el('span', 'mono', m.name));
+      if (role === 'tool' && failed[m.tool_call_id]) headKids.push(el('span', 'err-mark', '✕ failed'));
+      const msg = el('div', 'msg msg-' + (['user', 'assistant', 'tool'].includes(role) ? role : 'assistant'), el('div', 'msg-head', headKids));
+      if (content) msg.appendChild(role === 'tool' ? longText('msg-body', pretty(content), false) : longText('msg-body', content, false));
+      for (const tc of m.tool_calls || []) {
+        const fn = tc.function || {};
+        msg.appendChild(callBlock('→ ' + (fn.name || '?'), fn.arguments, null, !!failed[tc.id]));
+      }
+      chat.appendChild(msg);
+    }
+    return chat;
+  }
+
+  function toolCalls(calls) {
+    if (!calls.length) return el('p', 'none', 'No tool calls.');
+    return el('div', '', calls.map((t, i) => callBlock(t.name, t.arguments, t.result || '', t.is_error, t.duration_ms, i)));
+  }
+
+  function testOutput(detail) {
+    const box = el('div', '');
+    if (detail.package) box.appendChild(el('p', 'none', 'Package ' + detail.package));
+    const attrs = detail.attrs ? Object.keys(detail.attrs).sort() : [];
+    if (attrs.length) {
+      const dl = el('dl', 'facts attrs');
+      for (const k of attrs) dl.appendChild(el('div', '', el('dt', '', k), el('dd', '', detail.attrs[k])));
+      box.appendChild(dl);
+    }
+    box.appendChild(detail.output ? el('div', 'block', el('pre', 'code tall', detail.output)) : el('p', 'none', 'No test output.'));
+    return box;
+  }
+
+  // ---- keyboard ----
+  document.addEventListener('keydown', (e) => {
+    const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement;
+    if (!drawer.hidden) {
+      if (e.key === 'Escape') { e.preventDefault(); closeCase(); }
+      else if (!typing && e.key === 'ArrowLeft') step(-1);
+      else if (!typing && e.key === 'ArrowRight') step(1);
+      return;
+    }
+    if (e.key === '/' && !typing) { e.preventDefault(); search.focus(); }
+  });
+
+  apply();
+  if (document.readyState === 'loading') {
+    shownLabel.textContent += ' · loading case details…';
+    document.addEventListener('DOMContentLoaded', renderControls, { once: true });
+  }
+  const m = /^#case-(\d+)$/.exec(location.hash);
+  if (m) openCase(Number(m[1]));
+})();

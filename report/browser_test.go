@@ -1,0 +1,432 @@
+package report
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/mcpeval/mcpeval/result"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// chromiumPath finds a Chromium to drive. Without one the browser tests skip,
+// except under CI, where they must run.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("no Chromium found (chromium, chromium-browser, google-chrome): apt-get install chromium")
+	}
+	t.Skip("no Chromium found: apt-get install chromium to run the browser tests")
+	return ""
+}
+
+// page is a Chromium tab on a report, recording what should never happen:
+// uncaught exceptions, dialogs and Content-Security-Policy violations.
+type browserPage struct {
+	t   *testing.T
+	ctx context.Context
+
+	// cases is the number of cases in the report.
+	cases int
+
+	mu         sync.Mutex
+	exceptions []string
+	dialogs    []string
+}
+
+func openBrowser(t *testing.T) *browserPage {
+	t.Helper()
+	path := chromiumPath(t)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(path),
+		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1400, 1000),
+	)
+	ctx, cancel := chromedp.NewContext(alloc)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+
+	p := &browserPage{t: t, ctx: ctx}
+	require.NoError(t, chromedp.Listen(ctx, func(ev any) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		switch e := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			msg := e.ExceptionDetails.Text
+			if e.ExceptionDetails.Exception != nil {
+				msg += " " + e.ExceptionDetails.Exception.Description
+			}
+			p.exceptions = append(p.exceptions, msg)
+		case *page.EventJavascriptDialogOpening:
+			p.dialogs = append(p.dialogs, e.Message)
+		}
+	}))
+	// Runs before the page's own script, outside its CSP: records every
+	// policy violation, such as a blocked script or image a payload made.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+			Source: `window.__csp = []; window.__errors = [];
+				document.addEventListener('securitypolicyviolation', e => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));
+				window.addEventListener('error', e => window.__errors.push(String(e.message)));`,
+		})
+		return err
+	})))
+	return p
+}
+
+func (p *browserPage) open(path string) {
+	p.t.Helper()
+	abs, err := filepath.Abs(path)
+	require.NoError(p.t, err)
+	ctx, cancel := context.WithTimeout(p.ctx, 60*time.Second)
+	defer cancel()
+	// Page.navigate returns once the page starts loading, so the wait below
+	// sees the table appear while the browser still parses the case blocks.
+	require.NoError(p.t, chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, page.Navigate, page.NavigateParams{URL: "file://" + abs})
+		return err
+	})))
+	_, err = chromedp.Run(ctx, chromedp.Poll[chromedp.Void](
+		`document.querySelector('#cases tbody tr') !== null || (window.__errors || []).length > 0`,
+		chromedp.WithPollingTimeout(50*time.Second)))
+	require.NoError(p.t, err, "waiting for the report to render")
+	require.Equal(p.t, []string{}, eval[[]string](p, `window.__errors`), "errors while rendering")
+}
+
+// eval evaluates a JavaScript expression in the page.
+func eval[T any](p *browserPage, expr string) T {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, 20*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	require.NoError(p.t, err, expr)
+	return v
+}
+
+// do runs actions with a time limit.
+func (p *browserPage) do(steps ...chromedp.Action[chromedp.Void]) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, 20*time.Second)
+	defer cancel()
+	require.NoError(p.t, chromedp.Do(ctx, steps...))
+}
+
+// waitFor polls until the JavaScript expression is truthy.
+func (p *browserPage) waitFor(expr string) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, 20*time.Second)
+	defer cancel()
+	_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(15*time.Second)))
+	require.NoError(p.t, err, "waiting for %s", expr)
+}
+
+// assertClean checks that nothing ran that should not have.
+func (p *browserPage) assertClean() {
+	p.t.Helper()
+	p.mu.Lock()
+	assert.Empty(p.t, p.exceptions, "uncaught exceptions")
+	assert.Empty(p.t, p.dialogs, "dialogs")
+	p.mu.Unlock()
+	assert.Equal(p.t, "undefined", eval[string](p, `typeof window.__xss`), "a payload ran")
+	assert.NotContains(p.t, eval[string](p, `document.title`), "pwned")
+	assert.Equal(p.t, []string{}, eval[[]string](p, `window.__csp`), "Content-Security-Policy violations")
+	assert.Equal(p.t, 0, eval[int](p, `document.querySelectorAll('img, svg, iframe, object, embed, a[href]').length`),
+		"elements from data")
+	assert.Equal(p.t, 1, eval[int](p, `[...document.scripts].filter(s => s.type !== 'application/json').length`),
+		"scripts other than the report's own")
+}
+
+// search sets the search box as typing would.
+func (p *browserPage) search(q string) {
+	p.t.Helper()
+	eval[chromedp.Void](p, `(() => { const s = document.getElementById('search'); s.value = `+jsString(q)+`; s.dispatchEvent(new Event('input')); })()`)
+}
+
+// waitForRows waits until the table shows exactly the rows of these cases.
+func (p *browserPage) waitForRows(ids ...int) {
+	p.t.Helper()
+	want, _ := json.Marshal(ids)
+	p.waitFor(`JSON.stringify([...document.querySelectorAll('#cases tbody tr[data-id]')].map(r => Number(r.dataset.id))) === ` + jsString(string(want)))
+}
+
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// reset clears the filters, search and sort through the page's controls.
+func (p *browserPage) reset() {
+	p.t.Helper()
+	p.search("")
+	p.selectCategory(-1)
+	eval[chromedp.Void](p, `document.querySelector('.chip[data-status="all"]').click()`)
+	p.waitFor(`document.querySelectorAll('#cases tbody tr[data-id]').length === ` + fmt.Sprint(min(p.cases, 200)))
+}
+
+// selectCategory picks the i-th category in the select box, or all for -1.
+func (p *browserPage) selectCategory(i int) {
+	p.t.Helper()
+	value := ""
+	if i >= 0 {
+		value = fmt.Sprint(i)
+	}
+	p.do(chromedp.SetValue(chromedp.CSS(`#category`), value))
+	eval[chromedp.Void](p, `document.getElementById('category').dispatchEvent(new Event('change'))`)
+}
+
+// rowIDs lists the data-id of the table rows shown.
+func rowIDs(p *browserPage) []int {
+	return eval[[]int](p, `[...document.querySelectorAll('#cases tbody tr[data-id]')].map(r => Number(r.dataset.id))`)
+}
+
+func TestReportInBrowser(t *testing.T) {
+	run := runFixture(t)
+	d := loadFiles(t, run.outDir, run.stream)
+	path := filepath.Join(t.TempDir(), "report.html")
+	writeFile(t, path, d)
+
+	p := openBrowser(t)
+	p.cases = len(d.Cases)
+	p.open(path)
+	caseID := func(name string) int {
+		for i, c := range d.Cases {
+			if c.Name == name {
+				return i
+			}
+		}
+		t.Fatalf("no case %q", name)
+		return -1
+	}
+
+	t.Run("counts", func(t *testing.T) {
+		p.t = t
+		assert.Equal(t, fmt.Sprintf("%.1f%%", d.Totals.Rate()), eval[string](p, `document.getElementById('rate').textContent`))
+		for key, want := range map[string]int{
+			"total": d.Totals.Total, "pass": d.Totals.Passed, "fail": d.Totals.Failed, "error": d.Totals.Errors,
+			"token_limit": d.Totals.TokenLimit, "skip": d.Totals.Skipped, "cached": d.Totals.Cached,
+		} {
+			got := eval[string](p, `document.querySelector('[data-count="`+key+`"] .n').textContent`)
+			assert.Equal(t, fmt.Sprint(want), got, key)
+		}
+		assert.Len(t, rowIDs(p), len(d.Cases))
+		assert.Equal(t, len(d.Categories), eval[int](p, `document.querySelectorAll('#categories tbody tr').length`))
+		assert.Contains(t, eval[string](p, `document.getElementById('problems').textContent`), "TestServerStarts failed")
+	})
+
+	t.Run("header cells match body cells", func(t *testing.T) {
+		p.t = t
+		for _, table := range []string{"#cases", "#categories"} {
+			heads := eval[int](p, `document.querySelectorAll('`+table+` thead th').length`)
+			cells := eval[[]int](p, `[...document.querySelectorAll('`+table+` tbody tr')].map(r => r.cells.length)`)
+			require.NotEmpty(t, cells, table)
+			for i, n := range cells {
+				assert.Equal(t, heads, n, "%s row %d", table, i)
+			}
+		}
+		// Metric columns are there because the fixture has metrics.
+		assert.Contains(t, eval[[]string](p, `[...document.querySelectorAll('#cases thead th')].map(th => th.dataset.key)`),
+			"metric:overall")
+	})
+
+	t.Run("injected text renders as text", func(t *testing.T) {
+		p.t = t
+		table := eval[string](p, `document.getElementById('cases').textContent`)
+		for _, payload := range payloads {
+			assert.Contains(t, table, payload)
+		}
+		assert.Contains(t, eval[string](p, `document.querySelector('.meta').textContent`), `"><img src=x onerror=`)
+		p.assertClean()
+	})
+
+	t.Run("filter by status", func(t *testing.T) {
+		p.t = t
+		p.reset()
+		p.do(chromedp.Click(chromedp.CSS(`.chip[data-status="error"]`)))
+		ids := rowIDs(p)
+		require.Len(t, ids, d.Totals.Errors)
+		for _, id := range ids {
+			assert.Equal(t, result.Error, d.Cases[id].Status)
+		}
+		p.do(chromedp.Click(chromedp.CSS(`[data-count="fail"]`)))
+		ids = rowIDs(p)
+		require.Len(t, ids, d.Totals.Failed)
+		assert.Equal(t, result.Fail, d.Cases[ids[0]].Status)
+		p.do(chromedp.Click(chromedp.CSS(`.chip[data-status="all"]`)))
+		assert.Len(t, rowIDs(p), len(d.Cases))
+	})
+
+	t.Run("filter by category", func(t *testing.T) {
+		p.t = t
+		p.reset()
+		for i, cat := range d.Categories {
+			p.selectCategory(i)
+			ids := rowIDs(p)
+			require.Len(t, ids, cat.Total, cat.Name)
+			for _, id := range ids {
+				assert.Equal(t, cat.Name, d.Cases[id].Category)
+			}
+		}
+		// A category name in the breakdown filters too.
+		p.reset()
+		p.do(chromedp.Click(chromedp.CSS(`#categories tbody tr:first-child .cat`)))
+		assert.Equal(t, "0", eval[string](p, `document.getElementById('category').value`))
+		assert.Len(t, rowIDs(p), d.Categories[0].Total)
+	})
+
+	t.Run("search", func(t *testing.T) {
+		p.t = t
+		p.reset()
+		// Typed as a person would; the words may be in any field and order.
+		p.do(chromedp.SendKeys(chromedp.CSS(`#search`), "pmid NUTM2G"))
+		p.waitForRows(caseID("PubMed search"))
+		// Tool names are searched too.
+		p.search("get_clinvar_by_gene_symbol")
+		p.waitForRows(caseID("BRCA1 <b>injection</b>"))
+		p.search("no case says this")
+		p.waitFor(`document.querySelector('#cases tbody tr.no-rows') !== null`)
+		p.search("")
+		p.waitFor(`document.querySelectorAll('#cases tbody tr[data-id]').length === ` + fmt.Sprint(len(d.Cases)))
+	})
+
+	t.Run("sort by clicking headers", func(t *testing.T) {
+		p.t = t
+		p.reset()
+		seconds := func() []float64 {
+			var out []float64
+			for _, id := range rowIDs(p) {
+				out = append(out, d.Cases[id].Seconds)
+			}
+			return out
+		}
+		p.do(chromedp.Click(chromedp.CSS(`#cases th[data-key="seconds"]`)))
+		assert.Equal(t, "descending", eval[string](p, `document.querySelector('#cases th[data-key="seconds"]').getAttribute('aria-sort')`))
+		s := seconds()
+		assert.IsNonIncreasing(t, s)
+		p.do(chromedp.Click(chromedp.CSS(`#cases th[data-key="seconds"]`)))
+		assert.IsNonDecreasing(t, seconds())
+		p.do(chromedp.Click(chromedp.CSS(`#cases th[data-key="name"]`)))
+		var names []string
+		for _, id := range rowIDs(p) {
+			names = append(names, strings.ToLower(d.Cases[id].Name))
+		}
+		assert.IsNonDecreasing(t, names)
+	})
+
+	t.Run("case conversation", func(t *testing.T) {
+		p.t = t
+		p.reset()
+		id := caseID("BRCA1 <b>injection</b>")
+		rec := d.Cases[id].Record
+		p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#cases tr[data-id="%d"]`, id))))
+		p.waitFor(`!document.getElementById('detail').hidden`)
+		assert.Equal(t, rec.Name, eval[string](p, `document.querySelector('#detail h2').textContent`))
+		// The system prompt folds away; every other message is a bubble.
+		assert.Equal(t, len(rec.Conversation), eval[int](p, `document.querySelectorAll('#detail .msg').length`))
+		chat := eval[string](p, `document.querySelector('#detail .chat').textContent`)
+		assert.Contains(t, chat, "</script><script>window.__xss=6</script>", "tool result shown as text")
+		assert.Contains(t, chat, "get_clinvar_by_gene_symbol")
+		assert.Equal(t, 1, eval[int](p, `document.querySelectorAll('#detail .chat .call.err').length`), "the failed call is marked")
+
+		p.do(chromedp.Click(chromedp.CSS(`#detail .tab[data-tab="tools"]`)))
+		calls := eval[string](p, `document.querySelector('#detail .pane[data-tab="tools"]').textContent`)
+		assert.Contains(t, calls, "connection refused")
+		assert.Contains(t, calls, `"gene_symbol": "BRCA1"`, "arguments pretty-printed")
+
+		p.do(chromedp.Click(chromedp.CSS(`#detail .tab[data-tab="json"]`)))
+		js := eval[string](p, `document.querySelector('#detail .pane[data-tab="json"] pre').textContent`)
+		assert.Contains(t, js, `"conversation": [`)
+		assert.Contains(t, js, `"tool_call_id": "call_2"`)
+		p.assertClean()
+
+		p.do(chromedp.KeyEvent("\u001b")) // Escape
+		p.waitFor(`document.getElementById('detail').hidden`)
+	})
+
+	t.Run("case without record", func(t *testing.T) {
+		p.t = t
+		p.reset()
+		id := caseID("harness_crash")
+		p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#cases tr[data-id="%d"]`, id))))
+		p.waitFor(`!document.getElementById('detail').hidden`)
+		out := eval[string](p, `document.querySelector('#detail .pane[data-tab="output"]').textContent`)
+		assert.Contains(t, out, "mcp server exited: connection refused")
+		assert.Contains(t, eval[string](p, `document.querySelector('#detail .drawer-head').textContent`), "no record")
+		p.do(chromedp.Click(chromedp.CSS(`#close`)))
+		p.waitFor(`document.getElementById('detail').hidden`)
+		p.assertClean()
+	})
+}
+
+// TestLargeReportInBrowser opens a 10,000-case report with 20 KB
+// conversations and checks that it loads, pages, filters, searches and
+// opens a case in reasonable time.
+func TestLargeReportInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("opens a 10,000-case report")
+	}
+	chromiumPath(t)
+	d := syntheticData(10000, 20<<10)
+	path := filepath.Join(t.TempDir(), "report.html")
+	writeFile(t, path, d)
+
+	p := openBrowser(t)
+	start := time.Now()
+	p.open(path)
+	loaded := time.Since(start)
+	t.Logf("10,000 cases: table shown in %v", loaded)
+	assert.Less(t, loaded, 30*time.Second)
+	p.waitFor(`document.readyState === 'complete'`)
+	t.Logf("10,000 cases: whole page loaded in %v", time.Since(start))
+
+	assert.Len(t, rowIDs(p), 200, "the first page of rows")
+	p.do(chromedp.Click(chromedp.CSS(`#more`)))
+	assert.Len(t, rowIDs(p), 400, "the next page of rows")
+
+	timed := func(what, expr string) {
+		t.Helper()
+		ms := eval[float64](p, `(() => { const t0 = performance.now(); `+expr+`; return performance.now() - t0; })()`)
+		t.Logf("%s: %.0f ms", what, ms)
+		assert.Less(t, ms, 3000.0, what)
+	}
+	timed("filter by status", `document.querySelector('.chip[data-status="fail"]').click()`)
+	assert.Len(t, rowIDs(p), 200)
+	timed("sort by tokens", `document.querySelector('#cases th[data-key="tokens"]').click()`)
+	searchStart := time.Now()
+	p.search("case 09999")
+	p.waitForRows(9999)
+	t.Logf("search (with its 120 ms debounce): %v", time.Since(searchStart))
+	assert.Less(t, time.Since(searchStart), 3*time.Second)
+	timed("open a case", `document.querySelector('#cases tr[data-id="9999"]').click()`)
+	assert.Equal(t, len(d.Cases[9999].Record.Conversation), eval[int](p, `document.querySelectorAll('#detail .msg').length`))
+	p.assertClean()
+}
+
+func writeFile(t *testing.T, path string, d *Data) {
+	t.Helper()
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, Write(f, d))
+	require.NoError(t, f.Close())
+}

@@ -1,0 +1,562 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpeval/mcpeval/result"
+	"gotest.tools/gotestsum/testjson"
+)
+
+// Load reads the go test -json streams and, from outDir, the run's records,
+// summary and metrics summary, and joins them into the report's data.
+// Missing files in outDir are fine; unreadable lines and files become
+// Problems. It fails only when a stream cannot be read or there is nothing
+// to report.
+func Load(outDir string, streams []Stream) (*Data, error) {
+	ev, err := scanStreams(streams)
+	if err != nil {
+		return nil, err
+	}
+	in := inputs{events: ev}
+	if outDir != "" {
+		if err := in.readOutDir(outDir); err != nil {
+			return nil, err
+		}
+	}
+	d := in.build()
+	if len(d.Cases) == 0 && len(d.Problems) == 0 {
+		return nil, fmt.Errorf("nothing to report: no case tests in %d test stream(s) and no records in %s", len(streams), filepath.Join(outDir, result.RecordsFile))
+	}
+	return d, nil
+}
+
+// inputs is everything Load read, before joining.
+type inputs struct {
+	events         *events
+	records        []result.Record
+	summary        *result.Summary
+	metricsSummary []Metric
+	problems       []string
+}
+
+func (in *inputs) readOutDir(dir string) error {
+	path := filepath.Join(dir, result.RecordsFile)
+	f, err := os.Open(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return fmt.Errorf("open records: %w", err)
+	default:
+		defer f.Close()
+		recs, bad, err := readRecords(f)
+		if err != nil {
+			return fmt.Errorf("read records %s: %w", path, err)
+		}
+		in.records = recs
+		for _, b := range bad {
+			in.problems = append(in.problems, fmt.Sprintf("%s: %s", path, b))
+		}
+	}
+
+	var s result.Summary
+	switch ok, err := readJSONFile(filepath.Join(dir, result.SummaryFile), &s); {
+	case err != nil:
+		in.problems = append(in.problems, err.Error())
+	case ok:
+		in.summary = &s
+	}
+
+	var ms any
+	switch ok, err := readJSONFile(filepath.Join(dir, result.MetricsSummaryFile), &ms); {
+	case err != nil:
+		in.problems = append(in.problems, err.Error())
+	case ok:
+		in.metricsSummary = trimCommonRoot(numericLeaves(ms, isSummaryKey))
+	}
+	return nil
+}
+
+// readRecords decodes one record per line, in order. A line that is not a
+// record (a run killed while writing) is reported in bad and skipped.
+// Decoding JSON is most of a report's work, so batches of lines are decoded
+// on all cores.
+func readRecords(r io.Reader) (recs []result.Record, bad []string, err error) {
+	type batch struct {
+		first   int // line number of lines[0]
+		lines   [][]byte
+		records []result.Record
+		bad     []string
+		done    chan struct{}
+	}
+	const batchLines = 64
+	work := make(chan *batch)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for b := range work {
+				for i, line := range b.lines {
+					var rec result.Record
+					if jerr := json.Unmarshal(line, &rec); jerr != nil {
+						b.bad = append(b.bad, fmt.Sprintf("line %d is not a record: %v", b.first+i, jerr))
+						continue
+					}
+					b.records = append(b.records, rec)
+				}
+				b.lines = nil
+				close(b.done)
+			}
+		})
+	}
+
+	// Batches are collected in the order they were read.
+	pending := make(chan *batch, 2*runtime.GOMAXPROCS(0))
+	collected := make(chan struct{})
+	go func() {
+		defer close(collected)
+		for b := range pending {
+			<-b.done
+			recs = append(recs, b.records...)
+			bad = append(bad, b.bad...)
+		}
+	}()
+
+	br := bufio.NewReaderSize(r, 1<<20)
+	cur := &batch{first: 1, done: make(chan struct{})}
+	send := func(next int) {
+		pending <- cur
+		work <- cur
+		cur = &batch{first: next, done: make(chan struct{})}
+	}
+	n := 0
+	for {
+		line, rerr := br.ReadBytes('\n')
+		n++
+		if len(bytes.TrimSpace(line)) > 0 {
+			if len(cur.lines) == 0 {
+				cur.first = n
+			}
+			cur.lines = append(cur.lines, line)
+			if len(cur.lines) == batchLines {
+				send(n + 1)
+			}
+		}
+		if rerr != nil {
+			if !errors.Is(rerr, io.EOF) {
+				err = rerr
+			}
+			break
+		}
+	}
+	send(n + 1)
+	close(work)
+	close(pending)
+	wg.Wait()
+	<-collected
+	if err != nil {
+		return nil, nil, err
+	}
+	return recs, bad, nil
+}
+
+// readJSONFile decodes path into v; ok is false when the file does not exist.
+func readJSONFile(path string, v any) (ok bool, err error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return false, fmt.Errorf("read %s: %w", path, err)
+	}
+	return true, nil
+}
+
+// build joins records and test events into cases and computes the totals.
+func (in *inputs) build() *Data {
+	d := &Data{Generated: time.Now(), MetricsSummary: in.metricsSummary}
+	ev := in.events
+
+	// The last record of a test wins (a rerun appends a newer one).
+	recordByTest := map[string]int{}
+	parentCategory := map[string]string{}
+	for i, r := range in.records {
+		if r.Test == "" {
+			continue
+		}
+		recordByTest[r.Test] = i
+		if p := testjson.TestName(r.Test).Parent(); p != "" && r.Category != "" {
+			parentCategory[p] = r.Category
+		}
+	}
+	used := make([]bool, len(in.records))
+
+	parents := map[string]bool{}
+	for _, key := range ev.order {
+		t := ev.tests[key]
+		for p := testjson.TestName(t.name).Parent(); p != ""; p = testjson.TestName(p).Parent() {
+			parents[t.pkg+"\x00"+p] = true
+		}
+	}
+
+	for _, key := range ev.order {
+		t := ev.tests[key]
+		ri, hasRecord := recordByTest[t.name]
+		if hasRecord && used[ri] {
+			hasRecord = false // the same test name in a second package
+		}
+		isCase := hasRecord || (testjson.TestName(t.name).IsSubTest() && !parents[key])
+		if !isCase {
+			in.problems = append(in.problems, nonCaseProblems(t, parents[key])...)
+			continue
+		}
+		c := Case{Test: t.name, Package: t.pkg, Event: t.outcome()}
+		if hasRecord {
+			used[ri] = true
+			c.setRecord(&in.records[ri])
+		} else {
+			c.setFromEvent(parentCategory)
+		}
+		d.Cases = append(d.Cases, c)
+	}
+	for i := range in.records {
+		if used[i] {
+			continue
+		}
+		if r := in.records[i]; r.Test != "" && recordByTest[r.Test] != i {
+			continue // superseded by a later record of the same test
+		}
+		var c Case
+		c.setRecord(&in.records[i])
+		d.Cases = append(d.Cases, c)
+	}
+
+	sortCases(d.Cases)
+	d.MetricKeys = collectMetrics(d.Cases)
+	d.Totals, d.Categories = count(d.Cases)
+	d.Run = in.run()
+	d.Problems = append(in.packageProblems(), in.problems...)
+	return d
+}
+
+func (t *testRun) outcome() TestOutcome {
+	return TestOutcome{
+		Action:     string(t.action),
+		Unfinished: t.unfinished,
+		Elapsed:    t.elapsed,
+		Output:     testOutput(t.output.String()),
+		Attrs:      t.attrs,
+	}
+}
+
+// nonCaseProblems reports a failed test that is not a case: a plain test of
+// the package, or a category test failing on its own.
+func nonCaseProblems(t *testRun, isParent bool) []string {
+	if t.action != testjson.ActionFail {
+		return nil
+	}
+	out := testOutput(t.output.String())
+	if isParent && out == "" {
+		return nil // failed because a case failed
+	}
+	if t.unfinished {
+		return []string{fmt.Sprintf("%s did not finish.\n%s", t.name, out)}
+	}
+	return []string{fmt.Sprintf("%s failed.\n%s", t.name, out)}
+}
+
+// packageProblems reports build errors, non-JSON lines and packages that
+// failed outside any test (TestMain, init, panics and timeouts).
+func (in *inputs) packageProblems() []string {
+	ev := in.events
+	var out []string
+	if len(ev.build) > 0 {
+		out = append(out, "Build output:\n"+strings.Join(ev.build, "\n"))
+	}
+	for _, name := range ev.pkgOrder {
+		p := ev.packages[name]
+		text := p.output.String()
+		if p.action == testjson.ActionFail || strings.Contains(text, "panic: ") {
+			if s := strings.TrimSpace(text); s != "" && !onlyFailLine(s) {
+				out = append(out, fmt.Sprintf("Package %s failed:\n%s", name, s))
+			}
+		}
+	}
+	if len(ev.stray) > 0 {
+		out = append(out, "Lines that are not test events:\n"+strings.Join(ev.stray, "\n"))
+	}
+	return out
+}
+
+// onlyFailLine reports whether package output is just go test's closing
+// "FAIL" lines, which say nothing the cases do not.
+func onlyFailLine(s string) bool {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "FAIL" && !strings.HasPrefix(l, "FAIL\t") {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *Case) setRecord(r *result.Record) {
+	c.Record = r
+	c.Name = r.Name
+	c.Category = r.Category
+	if c.Test == "" {
+		c.Test = r.Test
+	}
+	c.Status = r.Status
+	switch r.Status {
+	case result.Pass, result.Fail, result.Error, result.TokenLimit:
+	default:
+		c.Status = result.Error
+		c.Reason = fmt.Sprintf("record has unknown status %q. ", r.Status)
+	}
+	c.Reason += r.Reason
+	c.Seconds = r.Seconds
+	if c.Seconds == 0 {
+		c.Seconds = c.Event.Elapsed
+	}
+}
+
+// maxEventReason bounds the reason of a case known only from its events.
+const maxEventReason = 4000
+
+// setFromEvent fills a case that has no record from its test's events.
+func (c *Case) setFromEvent(parentCategory map[string]string) {
+	name := testjson.TestName(c.Test)
+	parent := name.Parent()
+	c.Name = strings.TrimPrefix(c.Test, parent+"/")
+	c.Category = parentCategory[parent]
+	if c.Category == "" {
+		c.Category = parent[strings.LastIndex(parent, "/")+1:]
+	}
+	c.Seconds = c.Event.Elapsed
+	out := c.Event.Output
+	if len(out) > maxEventReason {
+		out = "…" + out[len(out)-maxEventReason:]
+	}
+	switch {
+	case c.Event.Unfinished:
+		c.Status = result.Error
+		c.Reason = "The run ended before this case finished; no record was written."
+		if out != "" {
+			c.Reason += "\n" + out
+		}
+	case c.Event.Action == string(testjson.ActionPass):
+		c.Status = result.Pass
+		c.Reason = out
+	case c.Event.Action == string(testjson.ActionSkip):
+		c.Status = Skip
+		c.Reason = out
+	default:
+		c.Status = result.Error
+		c.Reason = "The test failed without writing a record."
+		if out != "" {
+			c.Reason += "\n" + out
+		}
+	}
+}
+
+// sortCases orders cases by category, then case file position, then name.
+func sortCases(cases []Case) {
+	pos := func(c Case) (string, int) {
+		if c.Record == nil {
+			return "", 0
+		}
+		return c.Record.File, c.Record.Line
+	}
+	sort.SliceStable(cases, func(i, j int) bool {
+		a, b := cases[i], cases[j]
+		if a.Category != b.Category {
+			return a.Category < b.Category
+		}
+		af, al := pos(a)
+		bf, bl := pos(b)
+		if af != bf {
+			return af < bf
+		}
+		if al != bl {
+			return al < bl
+		}
+		return a.Name < b.Name
+	})
+}
+
+func count(cases []Case) (Totals, []CategoryTotals) {
+	var all Totals
+	index := map[string]int{}
+	var cats []CategoryTotals
+	for _, c := range cases {
+		all.count(c)
+		i, ok := index[c.Category]
+		if !ok {
+			i = len(cats)
+			index[c.Category] = i
+			cats = append(cats, CategoryTotals{Name: c.Category})
+		}
+		cats[i].count(c)
+	}
+	return all, cats
+}
+
+// isScoreKey tells which metric values are scores worth a column: those
+// named overall, score or *_score, outside detail and breakdown maps.
+func isScoreKey(path string) bool {
+	if !isSummaryKey(path) {
+		return false
+	}
+	last := path[strings.LastIndex(path, ".")+1:]
+	return last == "overall" || last == "score" || strings.HasSuffix(last, "_score")
+}
+
+// isSummaryKey leaves out values inside detail maps (tool_details, ...) and
+// breakdowns (by_category, ...), which would drown the headline numbers.
+func isSummaryKey(path string) bool {
+	for _, part := range strings.Split(path, ".") {
+		if strings.Contains(part, "details") || strings.HasPrefix(part, "by_") {
+			return false
+		}
+	}
+	return true
+}
+
+// collectMetrics fills each case's numeric scores and returns their names,
+// "overall" first, then alphabetically.
+func collectMetrics(cases []Case) []string {
+	seen := map[string]bool{}
+	for i := range cases {
+		r := cases[i].Record
+		if r == nil || len(r.Metrics) == 0 {
+			continue
+		}
+		leaves := numericLeaves(r.Metrics, isScoreKey)
+		if len(leaves) == 0 {
+			continue
+		}
+		cases[i].Metrics = make(map[string]float64, len(leaves))
+		for _, m := range leaves {
+			cases[i].Metrics[m.Name] = m.Value
+			seen[m.Name] = true
+		}
+	}
+	keys := make([]string, 0, len(seen))
+	for k := range seen {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		oi, oj := strings.HasPrefix(keys[i], "overall"), strings.HasPrefix(keys[j], "overall")
+		if oi != oj {
+			return oi
+		}
+		return keys[i] < keys[j]
+	})
+	return keys
+}
+
+// numericLeaves flattens the numbers in a decoded JSON value into dotted
+// names, keeping those whose name passes keep. Values are in encounter order
+// of sorted keys.
+func numericLeaves(v any, keep func(string) bool) []Metric {
+	var out []Metric
+	var walk func(prefix string, v any)
+	walk = func(prefix string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				name := k
+				if prefix != "" {
+					name = prefix + "." + k
+				}
+				walk(name, x[k])
+			}
+		case float64:
+			if prefix != "" && keep(prefix) && !math.IsNaN(x) && !math.IsInf(x, 0) {
+				out = append(out, Metric{Name: prefix, Value: x})
+			}
+		case int:
+			if prefix != "" && keep(prefix) {
+				out = append(out, Metric{Name: prefix, Value: float64(x)})
+			}
+		case json.Number:
+			if f, err := x.Float64(); err == nil && prefix != "" && keep(prefix) {
+				out = append(out, Metric{Name: prefix, Value: f})
+			}
+		}
+	}
+	walk("", v)
+	return out
+}
+
+// trimCommonRoot drops a first name part that all metrics share, such as
+// the "summary." of {"summary": {...}}.
+func trimCommonRoot(ms []Metric) []Metric {
+	if len(ms) == 0 {
+		return ms
+	}
+	root, _, ok := strings.Cut(ms[0].Name, ".")
+	if !ok {
+		return ms
+	}
+	for _, m := range ms {
+		if !strings.HasPrefix(m.Name, root+".") {
+			return ms
+		}
+	}
+	for i := range ms {
+		ms[i].Name = strings.TrimPrefix(ms[i].Name, root+".")
+	}
+	return ms
+}
+
+// run fills the header from summary.json, or from records and events.
+func (in *inputs) run() Run {
+	if s := in.summary; s != nil {
+		r := Run{
+			Started: s.Started, Seconds: s.Seconds, Model: s.Model, JudgeModel: s.JudgeModel,
+			Provider: s.Provider, Servers: s.Servers, CaseSource: s.Cases, GitCommit: s.GitCommit,
+			Reference: s.Reference, Usage: s.Usage, Retries: s.Retries, FromSummary: true,
+		}
+		if r.Seconds == 0 {
+			r.Seconds = in.events.seconds()
+		}
+		return r
+	}
+	r := Run{Started: in.events.first, Seconds: in.events.seconds()}
+	for _, rec := range in.records {
+		if !rec.StartedAt.IsZero() && (r.Started.IsZero() || rec.StartedAt.Before(r.Started)) {
+			r.Started = rec.StartedAt
+		}
+		if r.Model == "" {
+			r.Model = rec.Model
+		}
+		if r.JudgeModel == "" {
+			r.JudgeModel = rec.JudgeModel
+		}
+		r.Reference = r.Reference || rec.Reference
+		r.Usage.Add(rec.Usage)
+		r.Retries += rec.Retries
+	}
+	return r
+}

@@ -1,0 +1,307 @@
+package report
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mcpeval/mcpeval/result"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// outcome is what the tests compare per case.
+type outcome struct {
+	Status   result.Status
+	Category string
+	Action   string // the test's go test action
+	Record   bool
+}
+
+func outcomes(d *Data) map[string]outcome {
+	m := map[string]outcome{}
+	for _, c := range d.Cases {
+		m[c.Name] = outcome{Status: c.Status, Category: c.Category, Action: c.Event.Action, Record: c.Record != nil}
+	}
+	return m
+}
+
+const (
+	gene = "Gene and Variant Utilities"
+	lit  = "Literature"
+)
+
+// fixtureOutcomes is what a full run of testdata/fixture gives.
+var fixtureOutcomes = map[string]outcome{
+	"NUTM2G OMIM entries":    {result.Pass, gene, "pass", true},
+	"BRCA1 <b>injection</b>": {result.Fail, gene, "pass", true},
+	"huge result":            {result.TokenLimit, gene, "pass", true},
+	"harness_crash":          {result.Error, gene, "fail", false},
+	"PubMed search":          {result.Pass, lit, "pass", true},
+	"provider down":          {result.Error, lit, "pass", true},
+	"slow server":            {result.Pass, lit, "pass", true},
+	"needs_key":              {Skip, lit, "skip", false},
+}
+
+func TestLoadFixtureRun(t *testing.T) {
+	run := runFixture(t)
+	d := loadFiles(t, run.outDir, run.stream)
+
+	assert.Equal(t, fixtureOutcomes, outcomes(d))
+	assert.Equal(t, Totals{Total: 8, Passed: 3, Failed: 1, Errors: 2, TokenLimit: 1, Skipped: 1, Cached: 1, NoRecord: 1,
+		Tokens: 1000 + 2000 + 150000 + 700 + 300}, d.Totals)
+	assert.InDelta(t, 100*3.0/7, d.Totals.Rate(), 1e-9, "skipped cases are not in the rate")
+	require.Len(t, d.Categories, 2)
+	assert.Equal(t, gene, d.Categories[0].Name)
+	assert.Equal(t, 4, d.Categories[0].Total)
+	assert.Equal(t, 1, d.Categories[0].Passed)
+	assert.Equal(t, 2, d.Categories[1].Passed)
+
+	// The header comes from summary.json.
+	assert.True(t, d.Run.FromSummary)
+	assert.Equal(t, "judge-model", d.Run.JudgeModel)
+	assert.Equal(t, []string{"marrvel-mock"}, d.Run.Servers)
+	assert.Equal(t, "cases/marrvel.yaml", d.Run.CaseSource)
+	assert.Equal(t, 42.5, d.Run.Seconds)
+
+	byName := map[string]Case{}
+	for _, c := range d.Cases {
+		byName[c.Name] = c
+	}
+	crash := byName["harness_crash"]
+	assert.Equal(t, "TestEval_Gene_and_Variant_Utilities/harness_crash", crash.Test)
+	assert.Contains(t, crash.Reason, "without writing a record")
+	assert.Contains(t, crash.Reason, "mcp server exited: connection refused")
+	assert.NotContains(t, crash.Reason, "===", "go test's framing lines are dropped")
+	assert.Equal(t, map[string]string{"server": "marrvel-mock"}, crash.Event.Attrs)
+	assert.Contains(t, byName["needs_key"].Reason, "NCBI_API_KEY not set")
+	assert.Equal(t, "TestEval_Literature/PubMed_search", byName["PubMed search"].Test)
+
+	// The failing plain test is a run problem; the passing one is nowhere.
+	require.Len(t, d.Problems, 1)
+	assert.Contains(t, d.Problems[0], "TestServerStarts failed")
+	assert.Contains(t, d.Problems[0], "server binary marrvel-mock not found")
+
+	assert.Equal(t, []string{"overall", "correctness_score", "coverage.coverage_score"}, d.MetricKeys)
+	assert.Equal(t, map[string]float64{"overall": 0.91, "correctness_score": 1, "coverage.coverage_score": 0.75},
+		byName["NUTM2G OMIM entries"].Metrics)
+	assert.Nil(t, byName["huge result"].Metrics)
+}
+
+func TestLoadMergesShards(t *testing.T) {
+	base := t.TempDir()
+	out := filepath.Join(base, "out")
+	shards := []string{filepath.Join(base, "shard1.json"), filepath.Join(base, "shard2.json")}
+	require.NoError(t, goTestJSON(out, shards[0], "^TestEval_Gene"))
+	require.NoError(t, goTestJSON(out, shards[1], "^(TestEval_Literature|TestServerStarts|TestCaseFileValid)$"))
+
+	d := loadFiles(t, out, shards...)
+	assert.Equal(t, fixtureOutcomes, outcomes(d))
+	require.Len(t, d.Problems, 1)
+	assert.Contains(t, d.Problems[0], "TestServerStarts failed")
+
+	// A shard's stream missing: its cases still show from their records.
+	d = loadFiles(t, out, shards[1])
+	got := outcomes(d)
+	assert.Equal(t, fixtureOutcomes["PubMed search"], got["PubMed search"])
+	assert.Equal(t, outcome{result.Fail, gene, "", true}, got["BRCA1 <b>injection</b>"])
+	assert.NotContains(t, got, "harness_crash", "a case without record or event is unknown")
+}
+
+func TestLoadRecordsWithoutEvents(t *testing.T) {
+	run := runFixture(t)
+	d, err := Load(run.outDir, nil)
+	require.NoError(t, err)
+	want := map[string]outcome{}
+	for name, o := range fixtureOutcomes {
+		if o.Record {
+			o.Action = ""
+			want[name] = o
+		}
+	}
+	assert.Equal(t, want, outcomes(d))
+	assert.Equal(t, d.Totals.Total, len(want))
+	assert.Empty(t, d.Problems)
+}
+
+func TestLoadRunKilledByTimeout(t *testing.T) {
+	base := t.TempDir()
+	out := filepath.Join(base, "out")
+	stream := filepath.Join(base, "run.json")
+	t.Setenv("FIXTURE_HANG", "1")
+	require.NoError(t, goTestJSON(out, stream, "^TestEval_Literature$", "-timeout=1s"))
+
+	d := loadFiles(t, out, stream)
+	byName := map[string]Case{}
+	for _, c := range d.Cases {
+		byName[c.Name] = c
+	}
+	slow := byName["slow_server"]
+	require.NotEmpty(t, slow.Test, "the unfinished case is shown")
+	assert.Equal(t, result.Error, slow.Status)
+	assert.True(t, slow.Event.Unfinished)
+	assert.Nil(t, slow.Record)
+	assert.Contains(t, slow.Reason, "ended before this case finished")
+	assert.Contains(t, slow.Reason, "waiting for the server")
+	// The timeout panic is a run problem, not the output of the case it
+	// happened to be printed under.
+	require.Len(t, d.Problems, 1)
+	assert.Contains(t, d.Problems[0], "panic: test timed out after 1s")
+	assert.NotContains(t, byName["provider down"].Event.Output, "panic:")
+	assert.Equal(t, result.Error, byName["provider down"].Status)
+}
+
+// writeStream writes go test -json events as a stream file.
+func writeStream(t *testing.T, path string, events ...string) {
+	t.Helper()
+	require.NoError(t, os.WriteFile(path, []byte(strings.Join(events, "\n")+"\n"), 0o644))
+}
+
+func TestLoadRerunTakesLastOutcome(t *testing.T) {
+	// gotestsum --rerun-fails appends the rerun's events to the same stream.
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run.json")
+	ev := func(action, test, extra string) string {
+		return `{"Action":"` + action + `","Package":"p","Test":"` + test + `"` + extra + `}`
+	}
+	writeStream(t, path,
+		ev("run", "TestEval_A", ""), ev("run", "TestEval_A/flaky", ""),
+		ev("output", "TestEval_A/flaky", `,"Output":"    a_test.go:9: first attempt broke\n"`),
+		ev("fail", "TestEval_A/flaky", `,"Elapsed":1.5`), ev("fail", "TestEval_A", `,"Elapsed":1.5`),
+		ev("run", "TestEval_A", ""), ev("run", "TestEval_A/flaky", ""),
+		ev("output", "TestEval_A/flaky", `,"Output":"    a_test.go:9: second attempt\n"`),
+		ev("pass", "TestEval_A/flaky", `,"Elapsed":0.5`), ev("pass", "TestEval_A", `,"Elapsed":0.5`),
+	)
+	d := loadFiles(t, dir, path)
+	require.Len(t, d.Cases, 1)
+	c := d.Cases[0]
+	assert.Equal(t, "flaky", c.Name)
+	assert.Equal(t, "TestEval_A", c.Category, "without records the parent test names the category")
+	assert.Equal(t, result.Pass, c.Status)
+	assert.Equal(t, 0.5, c.Seconds)
+	assert.Equal(t, "second attempt", strings.TrimPrefix(c.Event.Output, "a_test.go:9: "))
+}
+
+func TestLoadLastRecordOfATestWins(t *testing.T) {
+	dir := t.TempDir()
+	first := result.Record{Name: "c", Category: "K", Test: "TestEval_K/c", Status: result.Fail, Reason: "first"}
+	second := first
+	second.Status, second.Reason = result.Pass, "second"
+	other := result.Record{Name: "no test name", Category: "K", Status: result.Pass}
+	writeRecords(t, dir, first, other, second)
+	d, err := Load(dir, nil)
+	require.NoError(t, err)
+	require.Len(t, d.Cases, 2)
+	assert.Equal(t, "second", d.Cases[0].Reason)
+	assert.Equal(t, "no test name", d.Cases[1].Name)
+}
+
+func writeRecords(t *testing.T, dir string, recs ...result.Record) {
+	t.Helper()
+	f, err := os.Create(filepath.Join(dir, result.RecordsFile))
+	require.NoError(t, err)
+	w := bufio.NewWriter(f)
+	for _, r := range recs {
+		b, err := json.Marshal(r)
+		require.NoError(t, err)
+		w.Write(append(b, '\n'))
+	}
+	require.NoError(t, w.Flush())
+	require.NoError(t, f.Close())
+}
+
+func TestLoadBadInput(t *testing.T) {
+	run := runFixture(t)
+	records, err := os.ReadFile(filepath.Join(run.outDir, result.RecordsFile))
+	require.NoError(t, err)
+	lines := strings.Count(string(records), "\n")
+
+	tests := []struct {
+		name    string
+		files   map[string]string // written into a fresh output directory
+		stream  string            // prepended to the fixture stream
+		problem string
+		cases   int
+	}{
+		{
+			name:    "record line cut off by a killed run",
+			files:   map[string]string{result.RecordsFile: string(records) + `{"name":"half`},
+			problem: "line " + strconv.Itoa(lines+1) + " is not a record",
+			cases:   len(fixtureOutcomes),
+		},
+		{
+			name:    "summary that is not JSON",
+			files:   map[string]string{result.RecordsFile: string(records), result.SummaryFile: "{"},
+			problem: result.SummaryFile,
+			cases:   len(fixtureOutcomes),
+		},
+		{
+			name:    "stream with lines that are not events",
+			files:   map[string]string{result.RecordsFile: string(records)},
+			stream:  "go: downloading example.com/x v1.0.0\n# example.com/x\nbuild exploded\n",
+			problem: "Lines that are not test events",
+			cases:   len(fixtureOutcomes),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, content := range tt.files {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
+			}
+			f, err := os.Open(run.stream)
+			require.NoError(t, err)
+			defer f.Close()
+			d, err := Load(dir, []Stream{{Name: "run.json", R: io.MultiReader(strings.NewReader(tt.stream), f)}})
+			require.NoError(t, err)
+			assert.Len(t, d.Cases, tt.cases)
+			assert.Contains(t, strings.Join(d.Problems, "\n"), tt.problem)
+		})
+	}
+}
+
+func TestLoadNothingToReport(t *testing.T) {
+	_, err := Load(t.TempDir(), []Stream{{Name: "empty", R: strings.NewReader("")}})
+	require.ErrorContains(t, err, "nothing to report")
+}
+
+func TestLoadMetricsSummary(t *testing.T) {
+	dir := t.TempDir()
+	writeRecords(t, dir, result.Record{Name: "c", Test: "T/c", Status: result.Pass})
+	require.NoError(t, os.WriteFile(filepath.Join(dir, result.MetricsSummaryFile),
+		[]byte(`{"summary": {"total_entries": 3, "averages": {"overall": 0.5, "recovery_score": 1}, "model": "x", "recovery_success_rate": 0.25,
+			"by_category": {"A": {"overall": 0.1}}}}`), 0o644))
+	d, err := Load(dir, nil)
+	require.NoError(t, err)
+	assert.Equal(t, []Metric{
+		{"averages.overall", 0.5}, {"averages.recovery_score", 1}, {"recovery_success_rate", 0.25}, {"total_entries", 3},
+	}, d.MetricsSummary)
+	assert.Empty(t, d.MetricKeys, "no case has metrics")
+}
+
+func TestLoadMetricColumnsFromNestedScores(t *testing.T) {
+	// The shape the scoring package gives a case: scores beside details.
+	metrics := `{"correctness": {"correctness_score": 1, "tool_details": {"passed": true}},
+		"error_recovery": {"error_fix_quality": 0, "recovery_score": 1, "recovery_success_rate": 0},
+		"kind": "tool",
+		"overall": {"overall_score": 0.9, "weights": {"correctness": 0.3125}},
+		"performance": {"performance_score": 1, "tool_details": {"time_score": 1, "token_score": 1}},
+		"prompt_understanding": {"understanding_score": 0.5},
+		"requirement_coverage": {"coverage_score": 1}}`
+	var m map[string]any
+	require.NoError(t, json.Unmarshal([]byte(metrics), &m))
+	dir := t.TempDir()
+	writeRecords(t, dir, result.Record{Name: "c", Test: "T/c", Status: result.Pass, Metrics: m})
+	d, err := Load(dir, nil)
+	require.NoError(t, err)
+	assert.Equal(t, []string{
+		"overall.overall_score", "correctness.correctness_score", "error_recovery.recovery_score",
+		"performance.performance_score", "prompt_understanding.understanding_score", "requirement_coverage.coverage_score",
+	}, d.MetricKeys)
+	assert.Equal(t, 0.5, d.Cases[0].Metrics["prompt_understanding.understanding_score"])
+}

@@ -1,0 +1,162 @@
+// Package report turns one evaluation run into a single self-contained HTML
+// file.
+//
+// Its inputs are the run's `go test -json` event stream (one or several
+// shards, read with gotestsum's testjson package) and the output directory
+// the suite wrote: results.jsonl (one result.Record per case), summary.json
+// and, when scoring ran, metrics_summary.json. Test events say which case
+// tests passed, failed, were skipped or never finished; records carry the
+// question, answer, judge verdict, tool calls and conversation. The two are
+// joined on the subtest name (Record.Test): a case test without a record and
+// a record without a test event both still appear.
+//
+// The page embeds all data as JSON in non-executed script blocks and renders
+// it with DOM text nodes only; a strict Content-Security-Policy with hashes of
+// the inline style and script allows nothing else to run or load.
+package report
+
+import (
+	"time"
+
+	"github.com/mcpeval/mcpeval/result"
+)
+
+// Skip is the status of a case whose test was skipped. The other statuses are
+// those of result.Status.
+const Skip result.Status = "skip"
+
+// Data is everything the report shows.
+type Data struct {
+	Run        Run
+	Totals     Totals
+	Categories []CategoryTotals
+	Cases      []Case
+	// MetricKeys names the numeric scores found in the cases' metrics, in
+	// column order ("overall" first); empty when no case has metrics.
+	MetricKeys []string
+	// MetricsSummary holds the numeric values of metrics_summary.json.
+	MetricsSummary []Metric
+	// Problems are run-level findings shown above the cases: build errors,
+	// failed non-case tests, test binary panics and timeouts, unreadable
+	// input lines.
+	Problems []string
+	// Generated is when the report was made.
+	Generated time.Time
+}
+
+// Run describes the run in the report's header.
+type Run struct {
+	Started    time.Time
+	Seconds    float64
+	Model      string
+	JudgeModel string
+	Provider   string
+	Servers    []string
+	CaseSource string
+	GitCommit  string
+	Reference  bool
+	Usage      result.Usage
+	Retries    int
+	// FromSummary is true when the fields above came from summary.json;
+	// otherwise they were derived from the records and test events.
+	FromSummary bool
+}
+
+// Totals counts the cases by outcome.
+type Totals struct {
+	Total      int
+	Passed     int
+	Failed     int
+	Errors     int
+	TokenLimit int
+	Skipped    int
+	Cached     int
+	// NoRecord counts cases that ran but are known only from test events.
+	NoRecord int
+	// Tokens is the sum of the cases' total tokens.
+	Tokens int
+}
+
+// Ran is the number of cases that ran (skipped ones excluded).
+func (t Totals) Ran() int { return t.Total - t.Skipped }
+
+// Rate is the success rate in percent over the cases that ran.
+func (t Totals) Rate() float64 {
+	if t.Ran() == 0 {
+		return 0
+	}
+	return 100 * float64(t.Passed) / float64(t.Ran())
+}
+
+func (t *Totals) count(c Case) {
+	t.Total++
+	switch c.Status {
+	case result.Pass:
+		t.Passed++
+	case result.Fail:
+		t.Failed++
+	case result.Error:
+		t.Errors++
+	case result.TokenLimit:
+		t.TokenLimit++
+	case Skip:
+		t.Skipped++
+	}
+	if c.Record == nil {
+		if c.Status != Skip {
+			t.NoRecord++
+		}
+		return
+	}
+	if c.Record.Cached {
+		t.Cached++
+	}
+	t.Tokens += c.Record.Usage.TotalTokens
+}
+
+// CategoryTotals counts the cases of one category.
+type CategoryTotals struct {
+	Name string
+	Totals
+}
+
+// Metric is one named numeric value.
+type Metric struct {
+	Name  string
+	Value float64
+}
+
+// Case is one evaluated case: its record, its test's outcome, or both.
+type Case struct {
+	Name     string
+	Category string
+	// Test is the go test name of the case's subtest; Package its package.
+	Test    string
+	Package string
+	Status  result.Status
+	// Reason explains the status: the record's reason, or for a case without
+	// record the test's output.
+	Reason string
+	// Seconds is the record's wall time, else the test's elapsed time.
+	Seconds float64
+	// Record is nil for a case known only from its test events.
+	Record *result.Record
+	// Event is the test's outcome in the go test stream.
+	Event TestOutcome
+	// Metrics holds the numeric scores of Record.Metrics by MetricKeys name.
+	Metrics map[string]float64
+}
+
+// TestOutcome is what the go test stream says about one test.
+type TestOutcome struct {
+	// Action is "pass", "fail" or "skip"; empty when the test has no event.
+	Action string
+	// Unfinished is true when the stream ended while the test was running
+	// (a killed or timed-out run).
+	Unfinished bool
+	Elapsed    float64
+	// Output is the test's own output with go test's framing lines removed.
+	Output string
+	// Attrs holds the test's t.Attr key/value pairs.
+	Attrs map[string]string
+}

@@ -1,0 +1,297 @@
+package report
+
+import (
+	"bufio"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/mcpeval/mcpeval/result"
+)
+
+var (
+	//go:embed assets/report.css
+	styleSheet string
+	//go:embed assets/report.js
+	script string
+)
+
+// Write writes the report as one self-contained HTML page.
+//
+// The overview (header, totals, table rows) goes into the JSON block
+// id="data", followed by the app script, which renders the page while the
+// browser still parses the rest: one JSON block id="case-N" per case with
+// its full record and test output, parsed only when the case is opened.
+// JSON is written with HTML escaping, so no data can close a script block.
+func Write(w io.Writer, d *Data) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	fmt.Fprintf(bw, pageHead, contentSecurityPolicy(), styleSheet)
+
+	bw.WriteString(`<script type="application/json" id="data">`)
+	if err := json.NewEncoder(bw).Encode(newOverview(d)); err != nil {
+		return fmt.Errorf("write report data: %w", err)
+	}
+	bw.WriteString("</script>\n<script>")
+	bw.WriteString(script)
+	bw.WriteString("</script>\n")
+
+	enc := json.NewEncoder(bw)
+	for i := range d.Cases {
+		fmt.Fprintf(bw, `<script type="application/json" id="case-%d">`, i)
+		if err := enc.Encode(newDetail(&d.Cases[i])); err != nil {
+			return fmt.Errorf("write case %q: %w", d.Cases[i].Name, err)
+		}
+		bw.WriteString("</script>\n")
+	}
+
+	bw.WriteString(pageTail)
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}
+
+// contentSecurityPolicy allows exactly the page's own inline style and
+// script, images from data: URLs only, and nothing else: no network, no
+// other scripts, no inline handlers, no HTML strings turned into DOM.
+func contentSecurityPolicy() string {
+	return "default-src 'none'; " +
+		"style-src '" + cspHash(styleSheet) + "'; " +
+		"script-src '" + cspHash(script) + "'; " +
+		"img-src data:; base-uri 'none'; form-action 'none'; " +
+		"require-trusted-types-for 'script'; trusted-types 'none'"
+}
+
+func cspHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
+}
+
+// The page around the data. The style and script sit in their blocks byte
+// for byte as hashed.
+const pageHead = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="%s">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>Evaluation report</title>
+<link rel="icon" href="data:,">
+<style>%s</style>
+</head>
+<body>
+<noscript><p class="noscript">This report needs JavaScript to show its data.</p></noscript>
+<div id="app" aria-busy="true"><p class="loading">Loading report…</p></div>
+`
+
+const pageTail = `</body>
+</html>
+`
+
+// overview is the JSON of the data block.
+type overview struct {
+	Generated      time.Time      `json:"generated"`
+	Run            runJSON        `json:"run"`
+	Totals         totalsJSON     `json:"totals"`
+	Categories     []categoryJSON `json:"categories"`
+	MetricKeys     []string       `json:"metric_keys"`
+	MetricsSummary []metricJSON   `json:"metrics_summary"`
+	Problems       []string       `json:"problems"`
+	Cases          []rowJSON      `json:"cases"`
+}
+
+type runJSON struct {
+	Started     *time.Time   `json:"started,omitempty"`
+	Seconds     float64      `json:"seconds"`
+	Model       string       `json:"model"`
+	JudgeModel  string       `json:"judge_model"`
+	Provider    string       `json:"provider"`
+	Servers     []string     `json:"servers"`
+	CaseSource  string       `json:"case_source"`
+	GitCommit   string       `json:"git_commit"`
+	Reference   bool         `json:"reference"`
+	Usage       result.Usage `json:"usage"`
+	Retries     int          `json:"retries"`
+	FromSummary bool         `json:"from_summary"`
+}
+
+type totalsJSON struct {
+	Total      int     `json:"total"`
+	Ran        int     `json:"ran"`
+	Passed     int     `json:"passed"`
+	Failed     int     `json:"failed"`
+	Errors     int     `json:"errors"`
+	TokenLimit int     `json:"token_limit"`
+	Skipped    int     `json:"skipped"`
+	Cached     int     `json:"cached"`
+	NoRecord   int     `json:"no_record"`
+	Tokens     int     `json:"tokens"`
+	Rate       float64 `json:"rate"`
+}
+
+type categoryJSON struct {
+	Name string `json:"name"`
+	totalsJSON
+}
+
+type metricJSON struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+}
+
+// rowJSON is one case as the table shows it; long tool arguments are cut.
+type rowJSON struct {
+	ID              int                `json:"id"`
+	Name            string             `json:"name"`
+	Category        string             `json:"category"`
+	Test            string             `json:"test"`
+	Status          result.Status      `json:"status"`
+	Cached          bool               `json:"cached"`
+	NoRecord        bool               `json:"no_record"`
+	Verdict         string             `json:"verdict"`
+	Reason          string             `json:"reason"`
+	Question        string             `json:"question"`
+	Expected        string             `json:"expected"`
+	Response        string             `json:"response"`
+	Tools           []toolJSON         `json:"tools"`
+	Tokens          int                `json:"tokens"`
+	TokensEstimated bool               `json:"tokens_estimated"`
+	Seconds         float64            `json:"seconds"`
+	Metrics         map[string]float64 `json:"metrics,omitempty"`
+}
+
+type toolJSON struct {
+	Name    string `json:"name"`
+	Args    string `json:"args"`
+	IsError bool   `json:"is_error"`
+}
+
+// maxRowArgs bounds a tool call's arguments in the table; the case view
+// shows them whole.
+const maxRowArgs = 300
+
+func totals(t Totals) totalsJSON {
+	return totalsJSON{
+		Total: t.Total, Ran: t.Ran(), Passed: t.Passed, Failed: t.Failed, Errors: t.Errors,
+		TokenLimit: t.TokenLimit, Skipped: t.Skipped, Cached: t.Cached, NoRecord: t.NoRecord,
+		Tokens: t.Tokens, Rate: t.Rate(),
+	}
+}
+
+func newOverview(d *Data) overview {
+	o := overview{
+		Generated: d.Generated,
+		Run: runJSON{
+			Seconds: d.Run.Seconds, Model: d.Run.Model, JudgeModel: d.Run.JudgeModel,
+			Provider: d.Run.Provider, Servers: d.Run.Servers, CaseSource: d.Run.CaseSource,
+			GitCommit: d.Run.GitCommit, Reference: d.Run.Reference, Usage: d.Run.Usage,
+			Retries: d.Run.Retries, FromSummary: d.Run.FromSummary,
+		},
+		Totals:     totals(d.Totals),
+		Categories: make([]categoryJSON, 0, len(d.Categories)),
+		MetricKeys: append([]string{}, d.MetricKeys...),
+		Problems:   append([]string{}, d.Problems...),
+		Cases:      make([]rowJSON, len(d.Cases)),
+	}
+	if !d.Run.Started.IsZero() {
+		o.Run.Started = &d.Run.Started
+	}
+	for _, c := range d.Categories {
+		o.Categories = append(o.Categories, categoryJSON{Name: c.Name, totalsJSON: totals(c.Totals)})
+	}
+	for _, m := range d.MetricsSummary {
+		o.MetricsSummary = append(o.MetricsSummary, metricJSON(m))
+	}
+	for i := range d.Cases {
+		o.Cases[i] = newRow(i, &d.Cases[i])
+	}
+	return o
+}
+
+func newRow(id int, c *Case) rowJSON {
+	row := rowJSON{
+		ID: id, Name: c.Name, Category: c.Category, Test: c.Test, Status: c.Status,
+		NoRecord: c.Record == nil, Reason: c.Reason, Seconds: c.Seconds, Metrics: c.Metrics,
+		Tools: []toolJSON{},
+	}
+	if r := c.Record; r != nil {
+		row.Cached = r.Cached
+		row.Verdict = r.Verdict
+		row.Question = r.Question
+		row.Expected = r.Expected
+		row.Response = r.Response
+		row.Tokens = r.Usage.TotalTokens
+		row.TokensEstimated = r.Usage.Estimated
+		for _, tc := range r.ToolCalls {
+			row.Tools = append(row.Tools, toolJSON{Name: tc.Name, Args: cut(tc.Arguments, maxRowArgs), IsError: tc.IsError})
+		}
+	}
+	return row
+}
+
+// cut shortens s to at most n bytes on a rune boundary, marking the cut.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// detailJSON is what the case view needs beyond the row.
+type detailJSON struct {
+	Package    string            `json:"package"`
+	Record     *recordJSON       `json:"record"`
+	Action     string            `json:"action"`
+	Unfinished bool              `json:"unfinished"`
+	Elapsed    float64           `json:"elapsed"`
+	Output     string            `json:"output"`
+	Attrs      map[string]string `json:"attrs,omitempty"`
+}
+
+// recordJSON is a record whose tool messages leave out a content that is
+// the same as their tool call's result; the page puts it back. Tool results
+// are most of a conversation, so this halves the size of most reports.
+type recordJSON struct {
+	result.Record
+	Conversation []messageJSON `json:"conversation"`
+}
+
+type messageJSON struct {
+	result.Message
+	// ContentIsResult: the content is the result of the tool call
+	// ToolCallID in the record's tool_calls.
+	ContentIsResult bool `json:"content_is_result,omitempty"`
+}
+
+func newDetail(c *Case) detailJSON {
+	d := detailJSON{
+		Package: c.Package, Action: c.Event.Action, Unfinished: c.Event.Unfinished,
+		Elapsed: c.Event.Elapsed, Output: c.Event.Output, Attrs: c.Event.Attrs,
+	}
+	if c.Record == nil {
+		return d
+	}
+	results := make(map[string]string, len(c.Record.ToolCalls))
+	for _, tc := range c.Record.ToolCalls {
+		results[tc.ID] = tc.Result
+	}
+	d.Record = &recordJSON{Record: *c.Record, Conversation: make([]messageJSON, len(c.Record.Conversation))}
+	for i, m := range c.Record.Conversation {
+		r, ok := results[m.ToolCallID]
+		if m.Role == "tool" && ok && r == m.Content && r != "" {
+			m.Content = ""
+			d.Record.Conversation[i] = messageJSON{Message: m, ContentIsResult: true}
+			continue
+		}
+		d.Record.Conversation[i] = messageJSON{Message: m}
+	}
+	return d
+}

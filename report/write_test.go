@@ -1,0 +1,196 @@
+package report
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/mcpeval/mcpeval/result"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func writeString(t *testing.T, d *Data) string {
+	t.Helper()
+	var b bytes.Buffer
+	require.NoError(t, Write(&b, d))
+	return b.String()
+}
+
+// jsonBlock returns the content of the JSON script block with this id.
+func jsonBlock(t *testing.T, page, id string) string {
+	t.Helper()
+	open := `<script type="application/json" id="` + id + `">`
+	i := strings.Index(page, open)
+	require.GreaterOrEqual(t, i, 0, "no block %s", id)
+	rest := page[i+len(open):]
+	return rest[:strings.Index(rest, "</script>")]
+}
+
+func TestWriteKeepsDataInert(t *testing.T) {
+	run := runFixture(t)
+	d := loadFiles(t, run.outDir, run.stream)
+	page := writeString(t, d)
+
+	for _, p := range payloads {
+		assert.NotContains(t, page, p, "payload written raw")
+	}
+	assert.NotContains(t, page, "\u2028", "U+2028 written raw")
+	// Only the page's own tags open or close script blocks: one per JSON
+	// block and the app script.
+	blocks := 1 + len(d.Cases) + 1
+	assert.Equal(t, blocks, strings.Count(strings.ToLower(page), "<script"))
+	assert.Equal(t, blocks, strings.Count(strings.ToLower(page), "</script"))
+	assert.NotContains(t, page, "<!--", "no data opens an HTML comment")
+
+	// The embedded JSON gives the texts back exactly.
+	var o overview
+	require.NoError(t, json.Unmarshal([]byte(jsonBlock(t, page, "data")), &o))
+	require.Len(t, o.Cases, len(d.Cases))
+	for i, c := range d.Cases {
+		assert.Equal(t, c.Name, o.Cases[i].Name)
+		assert.Equal(t, c.Reason, o.Cases[i].Reason)
+		if c.Record != nil {
+			assert.Equal(t, c.Record.Response, o.Cases[i].Response)
+			var det detailJSON
+			require.NoError(t, json.Unmarshal([]byte(jsonBlock(t, page, "case-"+strconv.Itoa(i))), &det))
+			assert.Equal(t, c.Record.Conversation, det.conversation())
+		}
+	}
+	assert.Equal(t, d.Run.Model, o.Run.Model)
+}
+
+// conversation puts back the tool results left out of a case block, as the
+// page does.
+func (d detailJSON) conversation() []result.Message {
+	results := map[string]string{}
+	for _, tc := range d.Record.ToolCalls {
+		results[tc.ID] = tc.Result
+	}
+	var out []result.Message
+	for _, m := range d.Record.Conversation {
+		if m.ContentIsResult {
+			m.Content = results[m.ToolCallID]
+		}
+		out = append(out, m.Message)
+	}
+	return out
+}
+
+func TestWriteLeavesOutRepeatedToolResults(t *testing.T) {
+	d := syntheticData(1, 4000)
+	rec := d.Cases[0].Record
+	// A tool message that differs from its call's result stays whole.
+	rec.Conversation[5].Content = "something else"
+	det := newDetail(&d.Cases[0])
+
+	var flagged []int
+	for i, m := range det.Record.Conversation {
+		if m.ContentIsResult {
+			flagged = append(flagged, i)
+			assert.Empty(t, m.Content)
+		}
+	}
+	assert.Equal(t, []int{3}, flagged)
+	assert.Equal(t, rec.Conversation, det.conversation())
+
+	// Both calls returned the same text: it is in the page once per call,
+	// not again for the tool message that repeats it.
+	require.Equal(t, rec.ToolCalls[0].Result, rec.ToolCalls[1].Result)
+	escaped, err := json.Marshal(rec.ToolCalls[0].Result)
+	require.NoError(t, err)
+	assert.Equal(t, 2, strings.Count(writeString(t, d), string(escaped)))
+}
+
+func TestWriteContentSecurityPolicy(t *testing.T) {
+	d := syntheticData(3, 100)
+	page := writeString(t, d)
+
+	m := regexp.MustCompile(`<meta http-equiv="Content-Security-Policy" content="([^"]*)">`).FindStringSubmatch(page)
+	require.NotNil(t, m, "CSP meta tag")
+	csp := m[1]
+	assert.True(t, strings.HasPrefix(csp, "default-src 'none';"), csp)
+	assert.Contains(t, csp, "img-src data:;")
+	assert.NotContains(t, csp, "unsafe-inline")
+	assert.NotContains(t, csp, "unsafe-eval")
+
+	hash := func(s string) string {
+		sum := sha256.Sum256([]byte(s))
+		return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+	}
+	style := regexp.MustCompile(`(?s)<style>(.*?)</style>`).FindStringSubmatch(page)
+	require.NotNil(t, style)
+	assert.Contains(t, csp, "style-src "+hash(style[1]))
+	scripts := regexp.MustCompile(`(?s)<script>(.*?)</script>`).FindAllStringSubmatch(page, -1)
+	require.Len(t, scripts, 1, "one executable script")
+	assert.Contains(t, csp, "script-src "+hash(scripts[0][1]))
+
+	// Self-contained: nothing is loaded from anywhere.
+	for _, s := range []string{"http://", "https://", "src=", "@import", "url("} {
+		assert.NotContains(t, styleSheet+script+pageHead+pageTail, s)
+	}
+	// The app never turns strings into HTML.
+	for _, s := range []string{"innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"} {
+		assert.NotContains(t, script, s)
+	}
+}
+
+func TestWriteMetricColumnsOnlyWithMetrics(t *testing.T) {
+	with := syntheticData(4, 100)
+	without := syntheticData(4, 100)
+	for i := range without.Cases {
+		without.Cases[i].Record.Metrics = nil
+	}
+	without = (&inputs{events: newEvents(), records: records(without)}).build()
+
+	tests := []struct {
+		name string
+		d    *Data
+		keys []string
+	}{
+		{"with metrics", with, []string{"overall", "correctness_score"}},
+		{"without metrics", without, []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var o overview
+			require.NoError(t, json.Unmarshal([]byte(jsonBlock(t, writeString(t, tt.d), "data")), &o))
+			assert.Equal(t, tt.keys, o.MetricKeys)
+			for _, c := range o.Cases {
+				assert.Len(t, c.Metrics, len(tt.keys))
+			}
+		})
+	}
+}
+
+func records(d *Data) []result.Record {
+	var out []result.Record
+	for _, c := range d.Cases {
+		out = append(out, *c.Record)
+	}
+	return out
+}
+
+func TestWriteCutsLongToolArgumentsInRowsOnly(t *testing.T) {
+	d := syntheticData(1, 100)
+	long := `{"q":"` + strings.Repeat("é", 400) + `"}`
+	d.Cases[0].Record.ToolCalls[0].Arguments = long
+	page := writeString(t, d)
+
+	var o overview
+	require.NoError(t, json.Unmarshal([]byte(jsonBlock(t, page, "data")), &o))
+	args := o.Cases[0].Tools[0].Args
+	assert.LessOrEqual(t, len(args), maxRowArgs+len("…"))
+	assert.True(t, strings.HasSuffix(args, "…"))
+	assert.True(t, utf8.ValidString(args), "cut on a rune boundary")
+
+	var det detailJSON
+	require.NoError(t, json.Unmarshal([]byte(jsonBlock(t, page, "case-0")), &det))
+	assert.Equal(t, long, det.Record.ToolCalls[0].Arguments, "the case view has them whole")
+}
