@@ -1,6 +1,6 @@
 module github.com/mcpeval/mcpeval
 
-go 1.26.8
+go 1.25.5
 
 require (
 	github.com/chromedp/cdproto v0.159.0
