@@ -443,7 +443,8 @@ func goTypeName(t string) string {
 // yamlFields lists the YAML field names of a struct type.
 func yamlFields(t reflect.Type) []string {
 	var names []string
-	for f := range t.Fields() {
+	for i := range t.NumField() {
+		f := t.Field(i)
 		if name, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); name != "" && name != "-" {
 			names = append(names, name)
 		}

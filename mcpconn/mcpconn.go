@@ -395,7 +395,8 @@ func (s *Server) restart(generation int, cause error) {
 	switch {
 	case err != nil:
 		s.lastFault = fmt.Errorf("restart: %w", err)
-		if se, ok := errors.AsType[*startError](err); ok && se.stderr != "" {
+		var se *startError
+		if errors.As(err, &se) && se.stderr != "" {
 			s.lastFault = fmt.Errorf("restart: %w (stderr: %s)", se.err, lastLine(se.stderr, 200))
 		}
 	case !closed:
