@@ -35,4 +35,5 @@ generate:
 	$(GO) run ./cmd/evalgen -cases cases -o evaltest/categories_test.go
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./...
+	$(GO) run ./cmd/evalbench
