@@ -1,7 +1,10 @@
 package cache
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -17,17 +20,23 @@ const (
 // writeBenchCache writes a cache file of benchEntries passes of about
 // benchRecordBytes each and returns its path and keys.
 func writeBenchCache(b *testing.B) (string, []string) {
+	return writeCacheFile(b, benchEntries, benchRecordBytes)
+}
+
+// writeCacheFile writes a cache file of n passes of about recordBytes
+// each and returns its path and keys.
+func writeCacheFile(b *testing.B, n, recordBytes int) (string, []string) {
 	b.Helper()
 	path := cachePath(b)
-	entries := make(map[string][]byte, benchEntries)
-	keys := make([]string, benchEntries)
+	entries := make(map[string][]byte, n)
+	keys := make([]string, n)
 	for i := range keys {
 		keys[i] = fmt.Sprintf("%064d", i)
-		raw, err := encodeEntry(entry{Name: keys[i], Record: testRecord(keys[i], result.Pass, benchRecordBytes/2)})
+		raw, err := encodeEntry(entry{Name: keys[i], Record: testRecord(keys[i], result.Pass, recordBytes/2)})
 		require.NoError(b, err)
 		entries[keys[i]] = raw
 	}
-	openClean(b, path) // creates the directory
+	require.NoError(b, os.MkdirAll(filepath.Dir(path), 0o755))
 	_, err := writeFile(path, entries)
 	require.NoError(b, err)
 	return path, keys
@@ -48,6 +57,32 @@ func BenchmarkOpen(b *testing.B) {
 	}
 }
 
+// BenchmarkOpenJournal opens a cache whose 1,000 entries are all in the
+// journal (a run that was killed before any compaction) and looks them up.
+func BenchmarkOpenJournal(b *testing.B) {
+	path := cachePath(b)
+	require.NoError(b, os.MkdirAll(filepath.Dir(path), 0o755))
+	var journal []byte
+	keys := make([]string, benchEntries)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("%064d", i)
+		compact, err := json.Marshal(entry{Name: keys[i], Record: testRecord(keys[i], result.Pass, benchRecordBytes/2)})
+		require.NoError(b, err)
+		journal = append(journal, journalLine(keys[i], compact)...)
+	}
+	require.NoError(b, os.WriteFile(path+".journal", journal, 0o644))
+	for b.Loop() {
+		c, err := Open(path)
+		require.NoError(b, err)
+		for _, key := range keys {
+			if _, ok := c.Get(key); !ok {
+				b.Fatalf("entry %s missing", key)
+			}
+		}
+		c.closeJournal() // without compacting: the next Open reads the journal again
+	}
+}
+
 // BenchmarkPut stores one more case, one at a time, into a 1,000-entry cache.
 func BenchmarkPut(b *testing.B) {
 	path, _ := writeBenchCache(b)
@@ -60,12 +95,26 @@ func BenchmarkPut(b *testing.B) {
 	}
 }
 
+// BenchmarkPut10000 stores new small cases into a 10,000-entry cache; its
+// cost per Put must not depend on the cache's size.
+func BenchmarkPut10000(b *testing.B) {
+	path, _ := writeCacheFile(b, 10_000, 500)
+	c := openClean(b, path)
+	i := 0
+	for b.Loop() {
+		key := fmt.Sprintf("new-%d", i)
+		i++
+		require.NoError(b, c.Put(key, testRecord(key, result.Pass, 250)))
+	}
+}
+
 // BenchmarkPutParallel stores cases from many goroutines at once into a
-// 1,000-entry cache; concurrent Puts share one write.
+// 1,000-entry cache; Puts that wait meanwhile share one append.
 func BenchmarkPutParallel(b *testing.B) {
 	path, _ := writeBenchCache(b)
 	c := openClean(b, path)
 	b.SetParallelism(8)
+	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		i := 0
 		for pb.Next() {

@@ -1,40 +1,69 @@
-// Package cache keeps the results of finished evaluation cases in a JSON
-// file so that a later run reuses them instead of paying for them again.
+// Package cache keeps the results of finished evaluation cases on disk so
+// that a later run reuses them instead of paying for them again.
 //
 // What is stored: a case that passed or hit the token limit
 // ([ShouldStore]). Storing any other outcome (a fail or an error) removes
-// the older entry for that key instead, so the file never claims a pass
+// the older entry for that key instead, so the cache never claims a pass
 // that the latest run contradicted. [Cache.Get] returns only such
 // reusable entries.
 //
 // Keys: [Key] hashes everything that can change a case's outcome (see its
 // documentation for the exact list); a change to any of it is a miss.
 //
-// The file (by default [DefaultPath]) is pretty-printed JSON:
+// On disk the cache is two files. The cache file (by default
+// [DefaultPath]) is pretty-printed JSON a person can read:
 //
 //	{
 //	  "version": 1,
-//	  "revision": "<random, changes on every write>",
+//	  "revision": "<random, changes on every rewrite>",
 //	  "entries": {
 //	    "<key>": {"name": ..., "stored_at": ..., "record": {...}}
 //	  }
 //	}
 //
-// A file with another "version" (or none, like the file of the original
-// Python tool) is not read: it is renamed to "<path>.v<N>-<timestamp>" and
-// an empty cache starts. A file that cannot be read or parsed is renamed to
-// "<path>.corrupt-<timestamp>". Either way [Cache.Warnings] names the
-// backup; nothing is silently emptied.
+// Beside it, "<path>.journal" holds the changes made since the cache file
+// was last rewritten, one JSON object a line, later lines winning:
 //
-// Durability and sharing: [Cache.Put] returns once the entry is on disk
-// (written to a temporary file, synced and renamed over the cache file),
-// so a run stopped by a timeout, Ctrl-C or a crash keeps every result it
-// stored. Puts from many goroutines that arrive while a write is running
-// are written together by the next write. Processes sharing the file
-// serialise on an exclusive flock of "<path>.lock" and merge: each write
-// re-reads the file if another process changed it, so no process's entry
-// is lost. (Without flock, on systems other than Linux, macOS and the BSDs,
-// only goroutines of one process are coordinated.)
+//	{"version":1,"key":"<key>","entry":{"name": ..., "record": {...}}}
+//	{"version":1,"key":"<key>","entry":null}    (the entry was removed)
+//
+// [Cache.Put] appends one line, so its cost grows with the record, not
+// with the cache. Compaction merges the journal into the cache file and
+// deletes it. It runs at [Cache.Close] and, in the background, once the
+// journal has more lines than the cache file has entries (and more than
+// 256): the journal never costs much more to replay than the cache file
+// costs to read, and the rewrites of a growing cache add up to about
+// twice its final size. [Open] reads the cache file, then replays the
+// journal. A last line without its newline (a writer killed mid-write) is
+// dropped silently: its Put never returned. Any other line that cannot be
+// read is skipped with a warning and, at the next compaction, saved to
+// "<path>.journal.corrupt-<timestamp>". Deleting the cache file alone
+// does not empty the cache; [Cache.Clear] deletes both files.
+//
+// A cache file with another "version" (or none, like the file of the
+// original Python tool) is not read: it is renamed to
+// "<path>.v<N>-<timestamp>" and an empty cache starts. A cache file that
+// cannot be read or parsed is renamed to "<path>.corrupt-<timestamp>".
+// Either way [Cache.Warnings] names the backup; nothing is silently
+// emptied. Journal lines of another version are skipped as unreadable.
+//
+// Durability: [Cache.Put] returns once its line is written to the journal
+// with a single write(2). The line is then in the kernel, so a run stopped
+// by a timeout, Ctrl-C, a crash or SIGKILL keeps every result it stored.
+// The journal is not fsynced: a power loss may lose the entries stored
+// since the last compaction. A compaction writes a temporary file, fsyncs
+// it, renames it over the cache file and fsyncs the directory before it
+// deletes the journal; a compaction cut short leaves the old cache file
+// and the whole journal, which replay to the same entries.
+//
+// Sharing: every disk operation (an append, a compaction, Clear, Open)
+// holds an exclusive flock on "<path>.lock", so goroutines and processes
+// sharing the files lose nothing. Before appending, a Cache reads the
+// journal lines other processes appended since its last look (and
+// re-reads both files after another process compacted or cleared), so
+// [Cache.Get] also sees the other processes' results as of this Cache's
+// last Put. (Without flock, on systems other than Linux, macOS and the
+// BSDs, only goroutines of one process are coordinated.)
 package cache
 
 import (
@@ -55,6 +84,13 @@ import (
 // DefaultPath is the cache file's path relative to the module root.
 const DefaultPath = "evaltest/.cache/test_results_cache.json"
 
+// minCompactLines is the journal length below which no compaction runs
+// before Close, however small the cache.
+const minCompactLines = 256
+
+// errClosed is the error of a Put or Clear after Close.
+var errClosed = errors.New("cache is closed")
+
 // ShouldStore reports whether a finished case's record belongs in the
 // cache: a pass or a token-limit result of a real model run. Fails and
 // errors are run again next time; records of the reference agent are not
@@ -63,40 +99,65 @@ func ShouldStore(r result.Record) bool {
 	return !r.Reference && (r.Status == result.Pass || r.Status == result.TokenLimit)
 }
 
-// Cache is an open cache file. Its methods are safe for concurrent use.
+// Cache is an open cache. Its methods are safe for concurrent use. Call
+// Close at the end of a run to merge the journal into the cache file.
 type Cache struct {
-	path     string
-	lockPath string
+	path        string
+	journalPath string
+	lockPath    string
 
-	// writeMu serialises the writes (and Clear) of this process.
-	writeMu sync.Mutex
+	// diskMu serialises this process's disk operations and guards the
+	// fields below it up to mu.
+	diskMu sync.Mutex
+	// stamp identifies the cache file as last read or written, and
+	// fileEntries is its number of entries.
+	stamp       fileStamp
+	fileEntries int
+	// journal is the open journal as far as it was read: its first
+	// journalRead bytes, journalLines lines, are applied to entries. It is
+	// nil when there was no journal at the last look.
+	journal      *os.File
+	journalRead  int64
+	journalLines int
+	// badLines are the unreadable lines of the journal, saved aside at
+	// the next compaction.
+	badLines [][]byte
+	// compactionQueued is set while a background compaction is pending.
+	compactionQueued bool
+	closed           bool
+	background       sync.WaitGroup
 
 	mu sync.Mutex // guards the fields below
-	// view is what Get consults: the file as last read or written, with
-	// every Put applied.
-	view map[string][]byte
-	// onDisk holds the entries of the file as last read or written, and
-	// stamp identifies that version of the file.
-	onDisk map[string][]byte
-	stamp  fileStamp
-	// pending collects the Puts that no write has taken yet.
-	pending  *batch
+	// entries are the entries on disk: the cache file with the journal
+	// applied up to journalRead. Raw values are encoded for their place in
+	// the cache file (see encodeEntry). They change only under diskMu too.
+	entries map[string][]byte
+	// pending holds the Puts of this process that no append has written
+	// yet; Get consults it before entries.
+	pending  map[string]change
+	lastSeq  uint64
 	warnings []string
 }
 
-// batch is a set of Puts written together. A nil value removes its key.
-type batch struct {
-	changes map[string][]byte
-	written bool  // guarded by Cache.writeMu
-	err     error // the write's outcome, set before written
+// change is one Put waiting to be appended to the journal.
+type change struct {
+	raw  []byte // the entry as encodeEntry writes it; nil removes the key
+	line []byte // the journal line, newline included
+	seq  uint64 // tells a Put from a later Put of the same key
 }
 
-// Open opens the cache file at path, creating its directory if needed. A
-// missing file is an empty cache. A corrupt file or one of another format
-// version is moved aside (see the package documentation) and reported by
-// Warnings; Open fails only when the file cannot be read, moved or locked.
+// Open opens the cache at path (see the package documentation), creating
+// its directory if needed. Missing files are an empty cache. A corrupt
+// cache file or one of another format version is moved aside and
+// reported by Warnings, as are unreadable journal lines; Open fails only
+// when a file cannot be read, moved or locked.
 func Open(path string) (*Cache, error) {
-	c := &Cache{path: path, lockPath: path + ".lock"}
+	c := &Cache{
+		path:        path,
+		journalPath: path + ".journal",
+		lockPath:    path + ".lock",
+		pending:     map[string]change{},
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("open cache %s: %w", path, err)
 	}
@@ -106,11 +167,10 @@ func Open(path string) (*Cache, error) {
 	}
 	defer unlock()
 	removeStaleTemps(path)
-	entries, stamp, err := c.load()
-	if err != nil {
+	if err := c.reload(); err != nil {
+		c.closeJournal()
 		return nil, fmt.Errorf("open cache: %w", err)
 	}
-	c.onDisk, c.stamp, c.view = entries, stamp, maps.Clone(entries)
 	return c, nil
 }
 
@@ -118,7 +178,8 @@ func Open(path string) (*Cache, error) {
 func (c *Cache) Path() string { return c.path }
 
 // Warnings returns what went wrong without stopping the cache so far: a
-// file moved aside (naming the backup) or an entry that could not be read.
+// file moved aside (naming the backup), an entry or journal line that
+// could not be read, or a background compaction that failed.
 func (c *Cache) Warnings() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -126,11 +187,14 @@ func (c *Cache) Warnings() []string {
 }
 
 // Get returns the stored record for key if it can be reused (see
-// ShouldStore), with Cached set to true. It consults the file as this Cache
-// last read or wrote it, plus its own Puts; it never reads the disk.
+// ShouldStore), with Cached set to true. It consults memory only: the
+// files as this Cache last read them, plus its own Puts.
 func (c *Cache) Get(key string) (result.Record, bool) {
 	c.mu.Lock()
-	raw, ok := c.view[key]
+	raw, ok := c.entries[key]
+	if ch, put := c.pending[key]; put {
+		raw, ok = ch.raw, ch.raw != nil
+	}
 	c.mu.Unlock()
 	if !ok {
 		return result.Record{}, false
@@ -148,149 +212,222 @@ func (c *Cache) Get(key string) (result.Record, bool) {
 }
 
 // Put records the outcome of the case run identified by key and returns
-// once the file on disk reflects it. A record that ShouldStore accepts is
-// stored (with Cached false); any other record removes the key's entry.
-// When the write fails, Put returns the error and the next Put's write
-// carries the change again.
+// once the journal holds it (see the package documentation for what that
+// survives). A record that ShouldStore accepts is stored (with Cached
+// false); any other record removes the key's entry. When the append
+// fails, Put returns the error and the next Put (or Close) carries the
+// change again. Its cost grows with the record, not with the cache.
 func (c *Cache) Put(key string, r result.Record) error {
 	if key == "" {
 		return errors.New("cache put: empty key")
 	}
-	var raw []byte
+	var ch change
 	if ShouldStore(r) {
 		r.Cached = false
-		encoded, err := encodeEntry(entry{Name: r.Name, StoredAt: time.Now().UTC(), Record: r})
+		compact, err := json.Marshal(entry{Name: r.Name, StoredAt: time.Now().UTC(), Record: r})
 		if err != nil {
 			return fmt.Errorf("cache put %q: %w", r.Name, err)
 		}
-		raw = encoded
+		if ch.raw, err = indentEntry(compact); err != nil {
+			return fmt.Errorf("cache put %q: %w", r.Name, err)
+		}
+		ch.line = journalLine(key, compact)
+	} else {
+		ch.line = journalLine(key, nil)
 	}
 
 	c.mu.Lock()
-	if raw == nil {
-		delete(c.view, key)
-	} else {
-		c.view[key] = raw
-	}
-	if c.pending == nil {
-		c.pending = &batch{changes: make(map[string][]byte)}
-	}
-	b := c.pending
-	b.changes[key] = raw
+	c.lastSeq++
+	ch.seq = c.lastSeq
+	c.pending[key] = ch
 	c.mu.Unlock()
 
-	if err := c.commit(b); err != nil {
+	if err := c.flush(); err != nil {
+		if errors.Is(err, errClosed) {
+			c.mu.Lock()
+			c.settle(map[string]change{key: ch}) // never to be written
+			c.mu.Unlock()
+		}
 		return fmt.Errorf("cache put %q: %w", r.Name, err)
 	}
 	return nil
 }
 
-// commit waits until batch b is written, writing it (together with every
-// Put that joined it meanwhile) unless another goroutine already did.
-func (c *Cache) commit(b *batch) error {
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
-	if b.written {
-		return b.err
+// flush appends every pending change to the journal in one write. Puts
+// from many goroutines that wait here meanwhile are written together.
+func (c *Cache) flush() error {
+	c.diskMu.Lock()
+	defer c.diskMu.Unlock()
+	if c.closed {
+		return errClosed
 	}
-	// b is still c.pending: only a holder of writeMu takes a batch.
-	c.mu.Lock()
-	c.pending = nil
-	c.mu.Unlock()
-	b.err = c.write(b.changes)
-	b.written = true
-	if b.err != nil {
-		c.requeue(b.changes)
-	}
-	return b.err
-}
-
-// requeue puts the changes of a failed write back into the pending batch,
-// behind any newer Put of the same key, so the next write carries them.
-func (c *Cache) requeue(changes map[string][]byte) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.pending == nil {
-		c.pending = &batch{changes: make(map[string][]byte)}
-	}
-	for key, raw := range changes {
-		if _, newer := c.pending.changes[key]; !newer {
-			c.pending.changes[key] = raw
-		}
-	}
-}
-
-// write applies changes to the file under the file lock, merging in what
-// other processes wrote since this Cache last read or wrote the file.
-func (c *Cache) write(changes map[string][]byte) error {
 	unlock, err := lockFile(c.lockPath)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-
+	if err := c.refresh(); err != nil {
+		return err
+	}
+	changes := c.pendingSnapshot()
+	if len(changes) == 0 {
+		return nil // another goroutine's flush wrote them
+	}
+	if err := c.appendJournal(changes); err != nil {
+		return err
+	}
 	c.mu.Lock()
-	base, stamp := c.onDisk, c.stamp
+	apply(c.entries, changes)
+	c.settle(changes)
 	c.mu.Unlock()
-	changedElsewhere := !unchangedSince(c.path, stamp)
-	if changedElsewhere {
-		if base, stamp, err = c.load(); err != nil {
-			return err
-		}
-	}
-
-	next := maps.Clone(base)
-	modified := false
-	for key, raw := range changes {
-		if raw != nil {
-			next[key] = raw
-			modified = true
-		} else if _, ok := next[key]; ok {
-			delete(next, key)
-			modified = true
-		}
-	}
-	if modified {
-		if stamp, err = writeFile(c.path, next); err != nil {
-			return err
-		}
-	}
-
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.onDisk, c.stamp = next, stamp
-	if changedElsewhere {
-		c.view = maps.Clone(next)
-		if c.pending != nil {
-			apply(c.view, c.pending.changes)
-		}
+	if c.compactionDue() && !c.compactionQueued {
+		c.compactionQueued = true
+		c.background.Go(c.compactInBackground)
 	}
 	return nil
 }
 
-// Clear removes the cache file (for a fresh run) and forgets every entry.
+// compactInBackground runs a compaction that a Put found due. A failure
+// leaves the journal as it was and is reported by Warnings.
+func (c *Cache) compactInBackground() {
+	c.diskMu.Lock()
+	defer c.diskMu.Unlock()
+	c.compactionQueued = false
+	if c.closed {
+		return
+	}
+	if err := c.compact(false); err != nil {
+		c.warn(fmt.Sprintf("cache %s: compaction failed, the journal keeps the entries: %v", c.path, err))
+	}
+}
+
+// Close merges the journal (with every change this Cache could not append
+// yet) into the cache file and releases the journal. Afterwards Get still
+// answers from memory; Put and Clear fail. Closing twice does nothing.
+func (c *Cache) Close() error {
+	c.diskMu.Lock()
+	if c.closed {
+		c.diskMu.Unlock()
+		return nil
+	}
+	c.closed = true
+	err := c.compact(true)
+	c.closeJournal()
+	c.diskMu.Unlock()
+	c.background.Wait() // a queued compaction finds the cache closed
+	if err != nil {
+		return fmt.Errorf("close cache: %w", err)
+	}
+	return nil
+}
+
+// compactionDue reports whether the journal outgrew its bound (see the
+// package documentation); the caller holds diskMu.
+func (c *Cache) compactionDue() bool {
+	return c.journalLines > max(minCompactLines, c.fileEntries)
+}
+
+// compact rewrites the cache file with the journal and the pending
+// changes applied, then deletes the journal; the caller holds diskMu.
+// Unless always is set, it does so only if the journal, as read now, is
+// still due (another process may have compacted it meanwhile).
+func (c *Cache) compact(always bool) error {
+	unlock, err := lockFile(c.lockPath)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := c.refresh(); err != nil {
+		return err
+	}
+	changes := c.pendingSnapshot()
+	if (c.journal == nil && len(changes) == 0) || (!always && !c.compactionDue()) {
+		return nil
+	}
+	merged := maps.Clone(c.entries) // entries change only under diskMu
+	apply(merged, changes)
+	stamp, err := writeFile(c.path, merged)
+	if err != nil {
+		return err
+	}
+	c.stamp, c.fileEntries = stamp, len(merged)
+	c.mu.Lock()
+	c.entries = merged
+	c.settle(changes)
+	c.mu.Unlock()
+
+	if len(c.badLines) > 0 {
+		backup, err := saveAside(c.journalPath, "corrupt", joinLines(c.badLines))
+		if err != nil {
+			return fmt.Errorf("save unreadable journal lines: %w", err)
+		}
+		c.warn(fmt.Sprintf("%d unreadable line(s) of cache journal %s were saved to %s", len(c.badLines), c.journalPath, backup))
+	}
+	if err := os.Remove(c.journalPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove merged journal: %w", err)
+	}
+	c.closeJournal()
+	return nil
+}
+
+// Clear deletes the cache file and the journal (for a fresh run) and
+// forgets every entry.
 func (c *Cache) Clear() error {
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
+	c.diskMu.Lock()
+	defer c.diskMu.Unlock()
+	if c.closed {
+		return fmt.Errorf("clear cache %s: %w", c.path, errClosed)
+	}
 	unlock, err := lockFile(c.lockPath)
 	if err != nil {
 		return fmt.Errorf("clear cache: %w", err)
 	}
 	defer unlock()
-	if err := os.Remove(c.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("clear cache: %w", err)
+	for _, name := range []string{c.path, c.journalPath} {
+		if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("clear cache: %w", err)
+		}
 	}
+	c.closeJournal()
+	c.stamp, c.fileEntries = fileStamp{}, 0
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.onDisk, c.stamp, c.view = map[string][]byte{}, fileStamp{}, map[string][]byte{}
-	if c.pending != nil {
-		apply(c.view, c.pending.changes)
-	}
+	c.entries = map[string][]byte{}
+	c.mu.Unlock()
 	return nil
 }
 
-// load reads the file's entries; the caller holds the file lock. A file
-// that cannot be used is moved aside with a warning and reads as empty.
+// refresh brings entries up to date with the disk; the caller holds
+// diskMu and the file lock. Lines appended by others are read
+// incrementally; after another process rewrote the cache file or replaced
+// the journal, both are read again.
+func (c *Cache) refresh() error {
+	if unchangedSince(c.path, c.stamp) {
+		err := c.readJournal()
+		if !errors.Is(err, errJournalReplaced) {
+			return err
+		}
+	}
+	return c.reload()
+}
+
+// reload reads the cache file and the whole journal; the caller holds the
+// file lock.
+func (c *Cache) reload() error {
+	entries, stamp, err := c.load()
+	if err != nil {
+		return err
+	}
+	c.closeJournal()
+	c.stamp, c.fileEntries = stamp, len(entries)
+	c.mu.Lock()
+	c.entries = entries
+	c.mu.Unlock()
+	return c.readJournal()
+}
+
+// load reads the cache file's entries; the caller holds the file lock. A
+// file that cannot be used is moved aside with a warning and reads as
+// empty.
 func (c *Cache) load() (map[string][]byte, fileStamp, error) {
 	data, info, err := readFile(c.path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -322,8 +459,8 @@ func (c *Cache) load() (map[string][]byte, fileStamp, error) {
 	return entries, stamp, nil
 }
 
-// setAside moves the unusable file away, records a warning naming the
-// backup and returns an empty cache.
+// setAside moves the unusable cache file away, records a warning naming
+// the backup and returns an empty cache.
 func (c *Cache) setAside(tag, reason string) (map[string][]byte, fileStamp, error) {
 	backup, err := moveAside(c.path, tag)
 	if err != nil {
@@ -339,13 +476,30 @@ func (c *Cache) warn(msg string) {
 	c.warnings = append(c.warnings, msg)
 }
 
-// apply applies a batch's changes to entries.
-func apply(entries, changes map[string][]byte) {
-	for key, raw := range changes {
-		if raw == nil {
+// pendingSnapshot returns a copy of the changes no append has written.
+func (c *Cache) pendingSnapshot() map[string]change {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.pending)
+}
+
+// settle forgets the pending changes that are now on disk, keeping those
+// a later Put replaced meanwhile; the caller holds mu.
+func (c *Cache) settle(written map[string]change) {
+	for key, ch := range written {
+		if c.pending[key].seq == ch.seq {
+			delete(c.pending, key)
+		}
+	}
+}
+
+// apply applies changes to entries.
+func apply(entries map[string][]byte, changes map[string]change) {
+	for key, ch := range changes {
+		if ch.raw == nil {
 			delete(entries, key)
 		} else {
-			entries[key] = raw
+			entries[key] = ch.raw
 		}
 	}
 }

@@ -96,17 +96,26 @@ func TestNotStoredOutcomeRemovesOlderEntry(t *testing.T) {
 			c := openClean(t, path)
 			require.NoError(t, c.Put("k1", testRecord("case", tt.older, 10)))
 			require.NoError(t, c.Put("k2", testRecord("other", result.Pass, 10)))
-			require.Contains(t, fileEntries(t, path), "k1")
+			require.Contains(t, diskEntries(t, path), "k1")
 
 			require.NoError(t, c.Put("k1", testRecord("case", tt.newer, 10)))
 
 			_, ok := c.Get("k1")
 			assert.False(t, ok)
-			entries := fileEntries(t, path)
-			assert.NotContains(t, entries, "k1", "the file must not keep a result the latest run contradicted")
+			lines := journalLines(t, path)
+			require.Len(t, lines, 3)
+			assert.Equal(t, "k1", lines[2].Key)
+			assert.Nil(t, lines[2].Entry, "the removal is a journal line")
+			entries := diskEntries(t, path)
+			assert.NotContains(t, entries, "k1", "the cache must not keep a result the latest run contradicted")
 			assert.Contains(t, entries, "k2")
 			_, ok = openClean(t, path).Get("k1")
 			assert.False(t, ok)
+
+			require.NoError(t, c.Close())
+			entries = fileEntries(t, path)
+			assert.NotContains(t, entries, "k1", "the compacted file keeps the removal")
+			assert.Contains(t, entries, "k2")
 		})
 	}
 }
@@ -142,7 +151,7 @@ func TestSameQuestionDifferentExpectationsAreTwoEntries(t *testing.T) {
 	assert.Equal(t, "strict", got.Name)
 	_, ok = c.Get(loose)
 	assert.False(t, ok)
-	assert.Len(t, fileEntries(t, path), 1)
+	assert.Len(t, diskEntries(t, path), 1)
 }
 
 func TestFileIsReadableJSON(t *testing.T) {
@@ -153,6 +162,8 @@ func TestFileIsReadableJSON(t *testing.T) {
 	stored.Cached = true // a reused record stored again is stored as not cached
 	require.NoError(t, c.Put("b-key", stored))
 	require.NoError(t, c.Put("a-key", testRecord("token case", result.TokenLimit, 50)))
+	require.NoError(t, c.Close())
+	requireNoJournal(t, path)
 
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -221,6 +232,7 @@ func TestCorruptFileIsSetAside(t *testing.T) {
 	validFile := func(t *testing.T, path string) []byte {
 		c := openClean(t, path)
 		require.NoError(t, c.Put("k1", testRecord("a", result.Pass, 10)))
+		require.NoError(t, c.Close())
 		data, err := os.ReadFile(path)
 		require.NoError(t, err)
 		return data
@@ -293,7 +305,10 @@ func TestFileCorruptedDuringRunIsSetAside(t *testing.T) {
 	backup := onlyBackup(t, path, "corrupt")
 	require.Len(t, c.Warnings(), 1)
 	assert.Contains(t, c.Warnings()[0], backup)
-	assert.Contains(t, fileEntries(t, path), "k2")
+	require.NoError(t, c.Close())
+	entries := fileEntries(t, path)
+	assert.Contains(t, entries, "k1", "the journal kept the entry stored before the file broke")
+	assert.Contains(t, entries, "k2")
 }
 
 func TestUnreadableEntryIsAMissAndKept(t *testing.T) {
@@ -315,6 +330,7 @@ func TestUnreadableEntryIsAMissAndKept(t *testing.T) {
 	assert.Equal(t, "good", got.Name)
 
 	require.NoError(t, c.Put("new", testRecord("new", result.Pass, 10)))
+	require.NoError(t, c.Close())
 	entries := fileEntries(t, path)
 	assert.Equal(t, "not a record", entries["bad"]["record"], "an entry this version cannot read is written back unchanged")
 	assert.Contains(t, entries, "good")
@@ -326,18 +342,28 @@ func TestClear(t *testing.T) {
 	c := openClean(t, path)
 	require.NoError(t, c.Put("k1", testRecord("a", result.Pass, 10)))
 
+	require.NoError(t, c.Close())
+	c = openClean(t, path)
+	require.NoError(t, c.Put("k2", testRecord("b", result.Pass, 10)))
+	require.FileExists(t, path)
+	require.FileExists(t, path+".journal")
+
 	require.NoError(t, c.Clear())
 
 	_, err := os.Stat(path)
 	assert.ErrorIs(t, err, os.ErrNotExist)
-	_, ok := c.Get("k1")
-	assert.False(t, ok)
-	require.NoError(t, c.Clear(), "clearing a missing file is fine")
+	requireNoJournal(t, path)
+	for _, key := range []string{"k1", "k2"} {
+		_, ok := c.Get(key)
+		assert.False(t, ok, key)
+	}
+	require.NoError(t, c.Clear(), "clearing missing files is fine")
 
-	require.NoError(t, c.Put("k2", testRecord("b", result.Pass, 10)))
-	entries := fileEntries(t, path)
+	require.NoError(t, c.Put("k3", testRecord("c", result.Pass, 10)))
+	entries := diskEntries(t, path)
 	assert.NotContains(t, entries, "k1")
-	assert.Contains(t, entries, "k2")
+	assert.NotContains(t, entries, "k2")
+	assert.Contains(t, entries, "k3")
 }
 
 func TestClearByAnotherCacheIsNotUndone(t *testing.T) {
@@ -347,11 +373,25 @@ func TestClearByAnotherCacheIsNotUndone(t *testing.T) {
 	second := openClean(t, path)
 
 	require.NoError(t, second.Clear())
+	// The new journal grows past where the first Cache read the old one.
+	require.NoError(t, second.Put("k3", testRecord("c", result.Pass, 100)))
 	require.NoError(t, first.Put("k2", testRecord("b", result.Pass, 10)))
 
-	entries := fileEntries(t, path)
+	entries := diskEntries(t, path)
 	assert.NotContains(t, entries, "k1", "a cleared entry must not come back")
 	assert.Contains(t, entries, "k2")
+	assert.Contains(t, entries, "k3")
+	_, ok := first.Get("k1")
+	assert.False(t, ok, "the first Cache learns of the Clear on its next append")
+	_, ok = first.Get("k3")
+	assert.True(t, ok, "and reads the new journal from its start")
+	assert.Empty(t, first.Warnings())
+
+	require.NoError(t, first.Close())
+	entries = fileEntries(t, path)
+	assert.NotContains(t, entries, "k1", "nor at compaction")
+	assert.Contains(t, entries, "k2")
+	assert.Contains(t, entries, "k3")
 }
 
 func TestCachesSharingAFileMerge(t *testing.T) {
@@ -361,7 +401,7 @@ func TestCachesSharingAFileMerge(t *testing.T) {
 
 	require.NoError(t, first.Put("k1", testRecord("a", result.Pass, 10)))
 	require.NoError(t, second.Put("k2", testRecord("b", result.Pass, 10)))
-	entries := fileEntries(t, path)
+	entries := diskEntries(t, path)
 	assert.Contains(t, entries, "k1", "the second writer keeps the first one's entry")
 	assert.Contains(t, entries, "k2")
 
@@ -369,7 +409,7 @@ func TestCachesSharingAFileMerge(t *testing.T) {
 	// the first Cache learns it on its next write.
 	require.NoError(t, second.Put("k1", testRecord("a", result.Fail, 10)))
 	require.NoError(t, first.Put("k3", testRecord("c", result.Pass, 10)))
-	entries = fileEntries(t, path)
+	entries = diskEntries(t, path)
 	assert.NotContains(t, entries, "k1")
 	assert.Contains(t, entries, "k2")
 	assert.Contains(t, entries, "k3")
@@ -377,12 +417,23 @@ func TestCachesSharingAFileMerge(t *testing.T) {
 	assert.False(t, ok)
 	_, ok = first.Get("k2")
 	assert.True(t, ok)
+
+	// Both close; the second finds the journal merged by the first.
+	require.NoError(t, first.Close())
+	require.NoError(t, second.Close())
+	requireNoJournal(t, path)
+	entries = fileEntries(t, path)
+	assert.NotContains(t, entries, "k1")
+	assert.Contains(t, entries, "k2")
+	assert.Contains(t, entries, "k3")
 }
 
 func TestEditKeepingTheHeaderIsMerged(t *testing.T) {
 	path := cachePath(t)
+	first := openClean(t, path)
+	require.NoError(t, first.Put("k1", testRecord("a", result.Pass, 10)))
+	require.NoError(t, first.Close())
 	c := openClean(t, path)
-	require.NoError(t, c.Put("k1", testRecord("a", result.Pass, 10)))
 
 	// A person adds an entry by hand; the header (and its revision) stays.
 	data, err := os.ReadFile(path)
@@ -393,6 +444,9 @@ func TestEditKeepingTheHeaderIsMerged(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte(edited), 0o644))
 
 	require.NoError(t, c.Put("k2", testRecord("b", result.Pass, 10)))
+	_, ok := c.Get("k0")
+	assert.True(t, ok, "the edit is read again at the next append")
+	require.NoError(t, c.Close())
 	entries := fileEntries(t, path)
 	assert.Contains(t, entries, "k0")
 	assert.Contains(t, entries, "k1")
@@ -417,6 +471,8 @@ func TestManyGoroutines(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	assert.Len(t, journalLines(t, path), writers, "one journal line a Put")
+	require.NoError(t, c.Close())
 
 	entries := fileEntries(t, path)
 	reopened := openClean(t, path)
@@ -444,7 +500,7 @@ func TestOpenCreatesDirectoryAndRemovesStaleTemporaryFiles(t *testing.T) {
 
 	_, err := os.Stat(stale)
 	assert.ErrorIs(t, err, os.ErrNotExist)
-	assert.Contains(t, fileEntries(t, path), "k1")
+	assert.Contains(t, diskEntries(t, path), "k1")
 }
 
 func TestOpenFailsWhenDirectoryCannotBeCreated(t *testing.T) {
@@ -465,13 +521,13 @@ func TestFailedWriteIsCarriedByTheNextPut(t *testing.T) {
 	require.NoError(t, os.Mkdir(lockPath, 0o755))
 	assert.Error(t, c.Put("k2", testRecord("b", result.Pass, 10)))
 	assert.Error(t, c.Put("k1", testRecord("a", result.Fail, 10)))
-	entries := fileEntries(t, path)
+	entries := diskEntries(t, path)
 	require.Contains(t, entries, "k1")
 	require.NotContains(t, entries, "k2")
 
 	require.NoError(t, os.Remove(lockPath))
 	require.NoError(t, c.Put("k3", testRecord("c", result.Pass, 10)))
-	entries = fileEntries(t, path)
+	entries = diskEntries(t, path)
 	assert.NotContains(t, entries, "k1", "the failed removal is written now")
 	assert.Contains(t, entries, "k2", "the failed store is written now")
 	assert.Contains(t, entries, "k3")

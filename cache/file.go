@@ -38,6 +38,16 @@ func encodeEntry(e entry) ([]byte, error) {
 	return json.MarshalIndent(e, "    ", "  ")
 }
 
+// indentEntry re-encodes a compact JSON entry as encodeEntry does.
+func indentEntry(compact []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.Grow(len(compact) + len(compact)/4)
+	if err := json.Indent(&buf, compact, "    ", "  "); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
 // fileStamp identifies one version of the cache file: the file is taken
 // as unchanged only when its size, modification time and header (with
 // the random revision every write puts there) all match.
@@ -215,21 +225,51 @@ func globEscape(s string) string {
 	return b.String()
 }
 
-// moveAside renames the file at path to "<path>.<tag>-<UTC timestamp>"
-// (with a numeric suffix if that exists) and returns the new name.
+// moveAside renames the file at path to a free backup name (see
+// backupName) and returns that name.
 func moveAside(path, tag string) (string, error) {
-	stem := fmt.Sprintf("%s.%s-%s", path, tag, time.Now().UTC().Format("20060102T150405Z"))
-	backup := stem
-	for n := 2; ; n++ {
-		if _, err := os.Lstat(backup); errors.Is(err, fs.ErrNotExist) {
-			break
-		}
-		backup = fmt.Sprintf("%s-%d", stem, n)
-	}
+	backup := backupName(path, tag)
 	if err := os.Rename(path, backup); err != nil {
 		return "", err
 	}
 	return backup, nil
+}
+
+// saveAside writes data to a new file named by backupName and returns
+// its name.
+func saveAside(path, tag string, data []byte) (string, error) {
+	for {
+		backup := backupName(path, tag)
+		f, err := os.OpenFile(backup, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue // taken since backupName looked
+		}
+		if err != nil {
+			return "", err
+		}
+		_, err = f.Write(data)
+		if closeErr := f.Close(); err == nil {
+			err = closeErr
+		}
+		if err != nil {
+			os.Remove(backup)
+			return "", err
+		}
+		return backup, nil
+	}
+}
+
+// backupName returns "<path>.<tag>-<UTC timestamp>", with a numeric
+// suffix if that name is taken.
+func backupName(path, tag string) string {
+	stem := fmt.Sprintf("%s.%s-%s", path, tag, time.Now().UTC().Format("20060102T150405Z"))
+	backup := stem
+	for n := 2; ; n++ {
+		if _, err := os.Lstat(backup); errors.Is(err, fs.ErrNotExist) {
+			return backup
+		}
+		backup = fmt.Sprintf("%s-%d", stem, n)
+	}
 }
 
 func newRevision() string {

@@ -1,13 +1,17 @@
 package cache
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/result"
@@ -45,12 +49,14 @@ func cachePath(t testing.TB) string {
 	return filepath.Join(t.TempDir(), "nested", ".cache", "test_results_cache.json")
 }
 
-// openClean opens the cache at path and requires that it reported nothing.
+// openClean opens the cache at path, requires that it reported nothing
+// and closes it when the test ends.
 func openClean(t testing.TB, path string) *Cache {
 	t.Helper()
 	c, err := Open(path)
 	require.NoError(t, err)
 	require.Empty(t, c.Warnings())
+	t.Cleanup(func() { assert.NoError(t, c.Close()) })
 	return c
 }
 
@@ -66,6 +72,59 @@ func fileEntries(t testing.TB, path string) map[string]map[string]any {
 	require.NoError(t, json.Unmarshal(data, &doc))
 	require.Equal(t, FormatVersion, doc.Version)
 	return doc.Entries
+}
+
+// decodedLine is one decoded line of the journal.
+type decodedLine struct {
+	Version int            `json:"version"`
+	Key     string         `json:"key"`
+	Entry   map[string]any `json:"entry"` // nil: a removal
+}
+
+// journalLines decodes every line of the journal next to the cache file
+// at path (none when it does not exist). Every line must be whole JSON.
+func journalLines(t testing.TB, path string) []decodedLine {
+	t.Helper()
+	data, err := os.ReadFile(path + ".journal")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	require.NoError(t, err)
+	require.True(t, len(data) == 0 || bytes.HasSuffix(data, []byte("\n")), "the journal ends with a whole line")
+	var lines []decodedLine
+	for raw := range bytes.Lines(data) {
+		var line decodedLine
+		require.NoError(t, json.Unmarshal(raw, &line), "journal line %q", raw)
+		require.Equal(t, FormatVersion, line.Version)
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// diskEntries returns the entries a process opening the cache at path
+// would find, decoded from the files without this package: the cache
+// file's entries (if it exists) with the journal's lines applied in order.
+func diskEntries(t testing.TB, path string) map[string]map[string]any {
+	t.Helper()
+	entries := map[string]map[string]any{}
+	if _, err := os.Stat(path); err == nil {
+		entries = fileEntries(t, path)
+	}
+	for _, line := range journalLines(t, path) {
+		if line.Entry == nil {
+			delete(entries, line.Key)
+		} else {
+			entries[line.Key] = line.Entry
+		}
+	}
+	return entries
+}
+
+// requireNoJournal requires that the journal beside path does not exist.
+func requireNoJournal(t testing.TB, path string) {
+	t.Helper()
+	_, err := os.Stat(path + ".journal")
+	require.ErrorIs(t, err, fs.ErrNotExist, "the journal was merged and deleted")
 }
 
 // onlyBackup returns the single file in the cache directory whose name

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,6 +24,9 @@ const (
 	writerPrefixEnv  = "CACHE_TEST_WRITER_PREFIX"
 	writerCountEnv   = "CACHE_TEST_WRITER_COUNT" // 0: until killed
 	writerWorkersEnv = "CACHE_TEST_WRITER_WORKERS"
+	// writerHoldEnv set: after its Puts the writer waits to be killed
+	// instead of closing the cache.
+	writerHoldEnv = "CACHE_TEST_WRITER_HOLD"
 )
 
 func TestMain(m *testing.M) {
@@ -32,8 +36,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// runWriter stores passes under "<prefix>-<n>" from several goroutines and
-// prints "stored <key>" once each Put has returned.
+// runWriter stores passes under "<prefix>-<n>" from several goroutines,
+// prints "stored <key>" once each Put has returned, and closes the cache.
 func runWriter(path string) int {
 	prefix := os.Getenv(writerPrefixEnv)
 	count, _ := strconv.Atoi(os.Getenv(writerCountEnv))
@@ -60,7 +64,7 @@ func runWriter(path string) int {
 					return
 				}
 				key := fmt.Sprintf("%s-%04d", prefix, n)
-				if err := c.Put(key, testRecord(key, result.Pass, 2000)); err != nil {
+				if err := c.Put(key, testRecord(key, result.Pass, 500)); err != nil {
 					fmt.Fprintln(os.Stderr, err)
 					mu.Lock()
 					failed = true
@@ -74,6 +78,13 @@ func runWriter(path string) int {
 		})
 	}
 	wg.Wait()
+	if os.Getenv(writerHoldEnv) != "" {
+		time.Sleep(time.Minute) // killed long before
+	}
+	if err := c.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		failed = true
+	}
 	if failed || len(c.Warnings()) > 0 {
 		fmt.Fprintln(os.Stderr, c.Warnings())
 		return 1
@@ -92,9 +103,12 @@ func writerCommand(path, prefix string, count, workers int) *exec.Cmd {
 	return cmd
 }
 
+// TestProcessesSharingAFile runs writers that append at the same time,
+// enough lines for background compactions while others append, and then
+// close: every entry ends in the compacted file.
 func TestProcessesSharingAFile(t *testing.T) {
 	path := cachePath(t)
-	const processes, perProcess = 3, 40
+	const processes, perProcess = 3, 200
 	commands := make([]*exec.Cmd, processes)
 	outputs := make([]*strings.Builder, processes)
 	for i := range commands {
@@ -110,6 +124,7 @@ func TestProcessesSharingAFile(t *testing.T) {
 		require.NoError(t, cmd.Wait(), "writer %d: %s", i, outputs[i])
 	}
 
+	requireNoJournal(t, path)
 	entries := fileEntries(t, path)
 	assert.Len(t, entries, processes*perProcess)
 	c := openClean(t, path)
@@ -146,5 +161,39 @@ func TestKilledWriterKeepsReportedPuts(t *testing.T) {
 	for _, key := range reported {
 		_, ok := c.Get(key)
 		assert.True(t, ok, "%s was reported stored before the kill", key)
+	}
+}
+
+// TestWriterKilledAfterPutsKeepsThemInTheJournal kills a writer that
+// reported its Puts and did not close: the journal alone has them.
+func TestWriterKilledAfterPutsKeepsThemInTheJournal(t *testing.T) {
+	path := cachePath(t)
+	const puts = 20
+	cmd := writerCommand(path, "held", puts, 3)
+	cmd.Env = append(cmd.Env, writerHoldEnv+"=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+
+	var reported []string
+	lines := bufio.NewScanner(stdout)
+	for len(reported) < puts && lines.Scan() {
+		reported = append(reported, strings.TrimPrefix(lines.Text(), "stored "))
+	}
+	require.NoError(t, cmd.Process.Kill())
+	_ = cmd.Wait()
+	require.Len(t, reported, puts, "writer output; stderr: %s", stderr.String())
+
+	assert.NoFileExists(t, path, "no compaction ran: the entries are in the journal only")
+	assert.Len(t, journalLines(t, path), puts)
+	c := openClean(t, path)
+	for _, key := range reported {
+		got, ok := c.Get(key)
+		if assert.True(t, ok, "%s was reported stored before the kill", key) {
+			assert.Equal(t, key, got.Name)
+		}
 	}
 }

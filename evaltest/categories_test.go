@@ -7,6 +7,7 @@ import "testing"
 // generatedCategories lists the categories that have a test function of
 // their own; TestOtherCategories runs the others.
 var generatedCategories = []string{
+	"Data Analysis",
 	"Expression Databases",
 	"Gene and Variant Utilities",
 	"Gene-Phenotype Databases",
@@ -14,6 +15,9 @@ var generatedCategories = []string{
 	"Protein Interactions",
 	"Variant Prioritization",
 }
+
+// TestDataAnalysis runs the cases of category "Data Analysis".
+func TestDataAnalysis(t *testing.T) { runCategory(t, "Data Analysis") }
 
 // TestExpressionDatabases runs the cases of category "Expression Databases".
 func TestExpressionDatabases(t *testing.T) { runCategory(t, "Expression Databases") }

@@ -78,8 +78,6 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "mcpeval: %v\n", err)
 		return 1
 	}
-	defer ev.Close()
-
 	code := m.Run()
 	touchRunMarker()
 
@@ -89,6 +87,10 @@ func run(m *testing.M) int {
 		code = 1
 	}
 	if err := ev.WriteSummary(sum); err != nil {
+		fmt.Fprintln(os.Stderr, "mcpeval:", err)
+		code = 1
+	}
+	if err := ev.Close(); err != nil {
 		fmt.Fprintln(os.Stderr, "mcpeval:", err)
 		code = 1
 	}

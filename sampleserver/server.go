@@ -57,6 +57,7 @@ func New() *server.MCPServer {
 	for _, group := range [][]server.ServerTool{h.geneTools(), h.variantTools(), h.diseaseTools(), h.orthologTools()} {
 		s.AddTools(group...)
 	}
+	s.AddTools(NewPandas(PandasConfig{}).Tools()...) // run_pandas and list_datasets (pandas.go)
 	s.AddResource(mcp.NewResource(ExampleGenesURI, "example-genes",
 		mcp.WithResourceDescription("Gene symbols and Entrez IDs covered by the sample dataset."),
 		mcp.WithMIMEType("application/json"),

@@ -36,6 +36,7 @@ type Settings struct {
 	CaseTimeout    time.Duration
 	Concurrency    int
 	MaxRetries     int
+	MaxRecovery    int
 	RetryWait      time.Duration
 	RetryMaxWait   time.Duration
 	RequestTimeout time.Duration
@@ -64,6 +65,7 @@ var settings = []setting{
 	{"max-iterations", "EVAL_MAX_ITERATIONS", "10", "model turns per case"},
 	{"case-timeout", "EVAL_CASE_TIMEOUT", "300s", "time limit per case"},
 	{"concurrency", "EVAL_CONCURRENCY", "4", "cases run at once"},
+	{"max-recovery", "EVAL_MAX_RECOVERY", "2", "recovery attempts for a code case whose final code fails"},
 	{"max-retries", "EVAL_MAX_RETRIES", "5", "retries of a throttled or failed provider request"},
 	{"retry-wait", "EVAL_RETRY_WAIT", "2s", "first backoff before retrying a provider request; it doubles up to -retry-max-wait (a Retry-After header wins)"},
 	{"retry-max-wait", "EVAL_RETRY_MAX_WAIT", "30s", "longest backoff between two attempts"},
@@ -169,6 +171,7 @@ func build(root string, v, origin map[string]string, lookup func(string) (string
 	st.MaxIterations = intSetting("max-iterations", 1)
 	st.Concurrency = intSetting("concurrency", 1)
 	st.MaxRetries = intSetting("max-retries", 0)
+	st.MaxRecovery = intSetting("max-recovery", 0)
 	durationSetting := func(name string) time.Duration {
 		d, err := time.ParseDuration(strings.TrimSpace(v[name]))
 		if err == nil && d <= 0 {

@@ -44,6 +44,8 @@ type Suite struct {
 	aborted  atomic.Pointer[string]
 	toolHash string
 	metrics  metricsLog
+	// cacheWarned counts the cache warnings already printed.
+	cacheWarned int
 }
 
 // Server describes how to start the MCP servers when Settings.Servers is
@@ -98,7 +100,7 @@ func New(ctx context.Context, st Settings, cases []evalcase.Case, bundled Server
 	if st.Clear {
 		c, err := cache.Open(st.Cache)
 		if err == nil {
-			err = c.Clear()
+			err = errors.Join(c.Clear(), c.Close())
 		}
 		if err != nil {
 			s.Close()
@@ -109,9 +111,7 @@ func New(ctx context.Context, st Settings, cases []evalcase.Case, bundled Server
 		s.Close()
 		return nil, err
 	}
-	for _, w := range s.cache.Warnings() {
-		fmt.Fprintln(log, "warning:", w)
-	}
+	s.printCacheWarnings()
 	if s.records, err = CreateRecords(st.Out); err != nil {
 		s.Close()
 		return nil, err
@@ -119,14 +119,29 @@ func New(ctx context.Context, st Settings, cases []evalcase.Case, bundled Server
 	return s, nil
 }
 
-// Close ends the servers and closes the records file.
-func (s *Suite) Close() {
+// Close ends the servers and closes the records file and the cache.
+func (s *Suite) Close() error {
 	if s.tools != nil {
 		s.tools.Close()
 	}
+	var errs []error
 	if s.records != nil {
-		s.records.Close()
+		errs = append(errs, s.records.Close())
 	}
+	if s.cache != nil {
+		errs = append(errs, s.cache.Close())
+		s.printCacheWarnings()
+	}
+	return errors.Join(errs...)
+}
+
+// printCacheWarnings prints the cache's warnings not printed yet.
+func (s *Suite) printCacheWarnings() {
+	warnings := s.cache.Warnings()
+	for _, w := range warnings[min(s.cacheWarned, len(warnings)):] {
+		fmt.Fprintln(s.log, "warning:", w)
+	}
+	s.cacheWarned = len(warnings)
 }
 
 // Servers returns the display names of the servers.
@@ -138,11 +153,12 @@ func (s *Suite) Key(c evalcase.Case) (string, error) {
 	in := cache.KeyInput{
 		Question: c.Input, Expected: c.Expected,
 		Expectations: struct {
-			Kind   string              `json:"kind"`
-			Checks evalcase.Checks     `json:"checks"`
-			Tools  evalcase.ToolExpect `json:"tools"`
-		}{c.Kind, c.Checks, c.Tools},
-		Model: st.Model, BaseURL: st.BaseURL, SystemPrompt: s.systemPrompt(), MaxIterations: st.MaxIterations,
+			Kind        string              `json:"kind"`
+			Checks      evalcase.Checks     `json:"checks"`
+			Tools       evalcase.ToolExpect `json:"tools"`
+			MaxRecovery int                 `json:"max_recovery,omitempty"`
+		}{c.Kind, c.Checks, c.Tools, s.maxRecovery(c)},
+		Model: st.Model, BaseURL: st.BaseURL, SystemPrompt: s.systemPrompt(c), MaxIterations: st.MaxIterations,
 		TokenLimit: st.MaxTokens, ToolsHash: s.toolHash,
 	}
 	if st.JudgeEnabled() {
@@ -151,11 +167,23 @@ func (s *Suite) Key(c evalcase.Case) (string, error) {
 	return cache.Key(in)
 }
 
-func (s *Suite) systemPrompt() string {
-	if s.Settings.SystemPrompt != "" {
+// systemPrompt returns the agent's system prompt for a case.
+func (s *Suite) systemPrompt(c evalcase.Case) string {
+	switch {
+	case s.Settings.SystemPrompt != "":
 		return s.Settings.SystemPrompt
+	case c.Kind == evalcase.KindCode:
+		return agent.CodeSystemPrompt
 	}
 	return agent.DefaultSystemPrompt
+}
+
+// maxRecovery returns the recovery budget of a code case (0 for others).
+func (s *Suite) maxRecovery(c evalcase.Case) int {
+	if c.Kind != evalcase.KindCode {
+		return 0
+	}
+	return s.Settings.MaxRecovery
 }
 
 // Aborted returns why the run was stopped (e.g. the provider rejected the
@@ -238,10 +266,15 @@ func (s *Suite) evaluate(ctx context.Context, c evalcase.Case, rec *result.Recor
 
 	var tr *agent.Transcript
 	var err error
-	if st.Reference {
+	switch {
+	case c.Kind == evalcase.KindCode: // pandas code cases: recovery loop and metrics, see code.go
+		var run *codeRun
+		tr, run, err = s.runCode(ctx, cfg, c)
+		defer s.scoreCode(c, rec, run) // after the checks and the judge have decided
+	case st.Reference:
 		tr = agent.Reference(ctx, s.tools, cfg, c)
 		err = tr.Fault
-	} else {
+	default:
 		tr, err = agent.Run(ctx, s.chat, s.tools, cfg, c.Input)
 	}
 	var fault *mcpconn.ServerError
