@@ -1,6 +1,7 @@
 # mcpeval: evaluation suite for LLM agents using MCP tool servers.
 #
 #   make eval   the main job: run every case, write records and the HTML report
+#               (make eval OPEN=1 opens the report; EVALFLAGS="-run Gene -force" passes suite flags)
 #   make test   the project's tests (offline)
 #   make ci     the suite under gotestsum: JUnit, JSON stream and report in one run
 #   make bench  benchmarks with a table of measured values against targets
@@ -15,7 +16,7 @@ EVALFLAGS ?=
 eval:
 	@mkdir -p $(OUT)
 	$(GOTESTSUM) --format testname --jsonfile $(OUT)/test.json \
-		--post-run-command "$(GO) run ./cmd/evalreport -out $(OUT)" \
+		--post-run-command "$(GO) run ./cmd/evalreport -out $(OUT) $(if $(OPEN),-open)" \
 		-- ./evaltest -count=1 -timeout 0 $(EVALFLAGS)
 
 test: vet

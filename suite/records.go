@@ -44,12 +44,20 @@ func (w *RecordWriter) Write(rec result.Record) {
 	if err != nil && w.err == nil {
 		w.err = fmt.Errorf("write %s: %w", w.f.Name(), err)
 	}
-	rec.Conversation, rec.ToolCalls, rec.Response, rec.Checks = nil, nil, "", nil
-	w.slim = append(w.slim, rec)
+	w.slim = append(w.slim, slim(rec))
 }
 
-// Records returns the records written so far, without their conversations,
-// tool calls and responses.
+// slim keeps what the run summary needs of a record: outcome, counters and
+// identity, not its texts, conversation or metrics.
+func slim(r result.Record) result.Record {
+	return result.Record{
+		Name: r.Name, Category: r.Category, Kind: r.Kind, Status: r.Status, Cached: r.Cached,
+		Reference: r.Reference, Usage: r.Usage, Seconds: r.Seconds, Retries: r.Retries,
+	}
+}
+
+// Records returns the records written so far, reduced to their outcome and
+// counters.
 func (w *RecordWriter) Records() []result.Record {
 	w.mu.Lock()
 	defer w.mu.Unlock()
