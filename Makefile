@@ -15,7 +15,7 @@ EVALFLAGS ?=
 
 eval:
 	@mkdir -p $(OUT)
-	$(GOTESTSUM) --format testname --jsonfile $(OUT)/test.json \
+	EVAL_OUT=$(OUT) $(GOTESTSUM) --format testname --jsonfile $(OUT)/test.json \
 		--post-run-command "$(GO) run ./cmd/evalreport -out $(OUT) $(if $(OPEN),-open)" \
 		-- ./evaltest -count=1 -timeout 0 $(EVALFLAGS)
 
@@ -28,7 +28,7 @@ vet:
 
 ci:
 	@mkdir -p $(OUT)
-	$(GOTESTSUM) --format testname --junitfile $(OUT)/junit.xml --jsonfile $(OUT)/test.json \
+	EVAL_OUT=$(OUT) $(GOTESTSUM) --format testname --junitfile $(OUT)/junit.xml --jsonfile $(OUT)/test.json \
 		--post-run-command "$(GO) run ./cmd/evalreport -out $(OUT)" \
 		-- ./evaltest -count=1 -timeout 0 $(EVALFLAGS)
 

@@ -52,12 +52,12 @@ func TestMain(m *testing.M) {
 func run(m *testing.M) int {
 	st, err := suite.Resolve(flag.CommandLine)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "mcpeval: configuration: %v\n", err)
+		fmt.Fprintf(os.Stderr, "mcpeval: error: configuration: %v\n", err)
 		return 1
 	}
 	allCases, err = suite.Load(st)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "mcpeval: %v\n", err)
+		fmt.Fprintf(os.Stderr, "mcpeval: error: %v\n", err)
 		return 1
 	}
 	if f := flag.Lookup("test.list"); f != nil && f.Value.String() != "" {
@@ -75,7 +75,7 @@ func run(m *testing.M) int {
 	}
 	ev, err = suite.New(context.Background(), st, allCases, bundled, os.Stderr)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "mcpeval: %v\n", err)
+		fmt.Fprintf(os.Stderr, "mcpeval: error: %v\n", err)
 		return 1
 	}
 	code := m.Run()
@@ -83,20 +83,20 @@ func run(m *testing.M) int {
 
 	sum := ev.Summary()
 	if err := ev.WriteMetrics(); err != nil {
-		fmt.Fprintln(os.Stderr, "mcpeval:", err)
+		fmt.Fprintln(os.Stderr, "mcpeval: error:", err)
 		code = 1
 	}
 	if err := ev.WriteSummary(sum); err != nil {
-		fmt.Fprintln(os.Stderr, "mcpeval:", err)
+		fmt.Fprintln(os.Stderr, "mcpeval: error:", err)
 		code = 1
 	}
 	if err := ev.Close(); err != nil {
-		fmt.Fprintln(os.Stderr, "mcpeval:", err)
+		fmt.Fprintln(os.Stderr, "mcpeval: error:", err)
 		code = 1
 	}
 	fmt.Println(suite.FormatSummary(sum, st))
 	if reason := ev.Aborted(); reason != "" {
-		fmt.Fprintln(os.Stderr, "mcpeval: run stopped:", reason)
+		fmt.Fprintln(os.Stderr, "mcpeval: error: run stopped:", reason)
 		code = 1
 	}
 	return code

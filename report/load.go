@@ -292,7 +292,7 @@ func (in *inputs) packageProblems() []string {
 		p := ev.packages[name]
 		text := p.output.String()
 		if p.action == testjson.ActionFail || strings.Contains(text, "panic: ") {
-			if s := strings.TrimSpace(text); s != "" && !onlyFailLine(s) {
+			if s := strings.TrimSpace(text); s != "" && !onlyRoutineLines(s) {
 				out = append(out, fmt.Sprintf("Package %s failed:\n%s", name, s))
 			}
 		}
@@ -303,11 +303,16 @@ func (in *inputs) packageProblems() []string {
 	return out
 }
 
-// onlyFailLine reports whether package output is just go test's closing
-// "FAIL" lines, which say nothing the cases do not.
-func onlyFailLine(s string) bool {
+// onlyRoutineLines reports whether package output holds only go test's
+// closing "FAIL" lines and the suite's own notices ("mcpeval: ..." but not
+// "mcpeval: error: ..."), which say nothing the cases do not.
+func onlyRoutineLines(s string) bool {
 	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "FAIL" && !strings.HasPrefix(l, "FAIL\t") {
+		l = strings.TrimSpace(l)
+		switch {
+		case l == "FAIL", strings.HasPrefix(l, "FAIL\t"):
+		case strings.HasPrefix(l, "mcpeval: ") && !strings.HasPrefix(l, "mcpeval: error:"):
+		default:
 			return false
 		}
 	}

@@ -54,8 +54,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	outDir := fs.String("out", "", "run output `dir` with "+result.RecordsFile+" (default $EVAL_OUT, else evaltest/out in the module)")
 	outFile := fs.String("o", "", "report `file` to write (default DIR/"+result.ReportFile+")")
 	open := fs.Bool("open", false, "open the report in the browser (never when CI is set)")
+	junit := fs.String("junit", "", "JUnit XML `file` whose failure messages get each case's verdict and reason (default $GOTESTSUM_JUNITFILE)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: evalreport [-json FILE]... [-out DIR] [-o FILE] [-open] [FILE...]")
+		fmt.Fprintln(stderr, "usage: evalreport [-json FILE]... [-out DIR] [-o FILE] [-junit FILE] [-open] [FILE...]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -95,6 +96,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return err
 	}
 	fmt.Fprintln(stdout, path)
+
+	if *junit == "" {
+		*junit = getenv("GOTESTSUM_JUNITFILE")
+	}
+	if *junit != "" {
+		if err := annotateJUnit(*junit, data); err != nil {
+			return err
+		}
+	}
 
 	if *open {
 		if getenv("CI") != "" {
@@ -209,4 +219,27 @@ func openBrowser(path string) error {
 		return err
 	}
 	return cmd.Process.Release()
+}
+
+// annotateJUnit rewrites the JUnit file in place (atomically) with each
+// failed case's verdict and reason as its failure message.
+func annotateJUnit(path string, data *report.Data) error {
+	in, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("annotate JUnit: %w", err)
+	}
+	defer in.Close()
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("annotate JUnit: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := report.AnnotateJUnit(in, tmp, data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("annotate %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("annotate JUnit: %w", err)
+	}
+	return os.Rename(tmp.Name(), path)
 }
