@@ -87,6 +87,17 @@ const (
 // RegisterFlags adds the settings' flags to fs. Values are resolved by
 // Resolve after fs is parsed.
 func RegisterFlags(fs *flag.FlagSet) {
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage of %s:\n", fs.Name())
+		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), `
+Provider (environment or .env in the project root):
+  OPENROUTER_API_KEY   use OpenRouter (default model google/gemini-2.5-flash)
+  OPENAI_API_KEY       use OpenAI (default model gpt-4.1-mini), or authenticate to OPENAI_BASE_URL
+  OPENAI_BASE_URL      any OpenAI-compatible endpoint (-base-url); name the model with EVAL_MODEL
+With none of them the run is the offline reference run.
+`)
+	}
 	for _, s := range settings {
 		usage := fmt.Sprintf("%s (env %s)", s.usage, s.env)
 		if s.def == "true" || s.def == "false" {
