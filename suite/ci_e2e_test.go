@@ -19,16 +19,7 @@ func TestCIRunWritesJUnitStreamAndReport(t *testing.T) {
 	root, err := suite.FindRoot()
 	require.NoError(t, err)
 	dir := t.TempDir()
-	cases := geneCases + `
-- case:
-    name: "Drifted expectation"
-    category: "Gene and Variant Utilities"
-    input: "What is the Entrez id of NUTM2G (drifted)?"
-    expected: "999999"
-    checks: {contains: ["999999"]}
-    reference:
-      - {tool: get_gene_by_symbol, args: {gene_symbol: NUTM2G}}
-`
+	cases := geneCases + driftedCase
 	casePath := filepath.Join(dir, "cases.yaml")
 	require.NoError(t, os.WriteFile(casePath, []byte(cases), 0o644))
 	out := filepath.Join(dir, "out")

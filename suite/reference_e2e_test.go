@@ -13,11 +13,8 @@ import (
 	"github.com/mcpeval/mcpeval/suite"
 )
 
-// The drift check: the reference run replays each case's reference
-// trajectory on the bundled server, and the deterministic checks catch an
-// expectation that the server's data no longer supports.
-func TestReferenceRunCatchesAWrongExpectation(t *testing.T) {
-	cases := geneCases + `
+// driftedCase expects a value the sample server's data does not hold.
+const driftedCase = `
 - case:
     name: "Drifted expectation"
     category: "Gene and Variant Utilities"
@@ -27,7 +24,12 @@ func TestReferenceRunCatchesAWrongExpectation(t *testing.T) {
     reference:
       - {tool: get_gene_by_symbol, args: {gene_symbol: NUTM2G}}
 `
-	r := runSuite(t, t.TempDir(), cases, env{})
+
+// The drift check: the reference run replays each case's reference
+// trajectory on the bundled server, and the deterministic checks catch an
+// expectation that the server's data no longer supports.
+func TestReferenceRunCatchesAWrongExpectation(t *testing.T) {
+	r := runSuite(t, t.TempDir(), geneCases+driftedCase, env{})
 	require.Error(t, r.err)
 	assert.Contains(t, r.output, "REFERENCE RUN, not a model evaluation")
 	assert.Contains(t, r.output, "OPENROUTER_API_KEY", "it says how to evaluate a model")
