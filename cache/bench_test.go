@@ -24,21 +24,27 @@ func writeBenchCache(b *testing.B) (string, []string) {
 }
 
 // writeCacheFile writes a cache file of n passes of about recordBytes
-// each and returns its path and keys.
+// each and returns its path and keys. The entries are written as a
+// journal that Open and Close merge into the file.
 func writeCacheFile(b *testing.B, n, recordBytes int) (string, []string) {
 	b.Helper()
 	path := cachePath(b)
-	entries := make(map[string][]byte, n)
+	require.NoError(b, os.MkdirAll(filepath.Dir(path), 0o755))
+	journal, err := os.Create(path + ".journal")
+	require.NoError(b, err)
 	keys := make([]string, n)
 	for i := range keys {
 		keys[i] = fmt.Sprintf("%064d", i)
-		raw, err := encodeEntry(entry{Name: keys[i], Record: testRecord(keys[i], result.Pass, recordBytes/2)})
+		compact, err := json.Marshal(entry{Name: keys[i], Record: testRecord(keys[i], result.Pass, recordBytes/2)})
 		require.NoError(b, err)
-		entries[keys[i]] = raw
+		_, err = journal.Write(journalLine(keys[i], compact))
+		require.NoError(b, err)
 	}
-	require.NoError(b, os.MkdirAll(filepath.Dir(path), 0o755))
-	_, err := writeFile(path, entries)
+	require.NoError(b, journal.Close())
+	c, err := Open(path)
 	require.NoError(b, err)
+	require.NoError(b, c.Close())
+	requireNoJournal(b, path)
 	return path, keys
 }
 
@@ -54,6 +60,7 @@ func BenchmarkOpen(b *testing.B) {
 				b.Fatalf("entry %s missing", key)
 			}
 		}
+		c.release()
 	}
 }
 
@@ -79,7 +86,7 @@ func BenchmarkOpenJournal(b *testing.B) {
 				b.Fatalf("entry %s missing", key)
 			}
 		}
-		c.closeJournal() // without compacting: the next Open reads the journal again
+		c.release() // without compacting: the next Open reads the journal again
 	}
 }
 

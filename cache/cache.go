@@ -64,6 +64,17 @@
 // [Cache.Get] also sees the other processes' results as of this Cache's
 // last Put. (Without flock, on systems other than Linux, macOS and the
 // BSDs, only goroutines of one process are coordinated.)
+//
+// Memory: a Cache holds no entry in memory, only where each one is: a
+// span of the cache file or of the journal, which it keeps open. [Cache.Get]
+// reads its entry from there. Neither file changes under an open Cache
+// where it has read (the cache file is replaced by a rename, the journal
+// only grows until it is deleted), so Get answers from the files as this
+// Cache last read them even after another process rewrote them; a file
+// edited in place is noticed by a checksum and read again at the next
+// Put. Compaction streams: it copies one entry at a time from the old
+// files into the new one. A Put holds its record's bytes only until its
+// line is appended.
 package cache
 
 import (
@@ -76,7 +87,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/mcpeval/mcpeval/result"
 )
@@ -109,8 +119,9 @@ type Cache struct {
 	// diskMu serialises this process's disk operations and guards the
 	// fields below it up to mu.
 	diskMu sync.Mutex
-	// stamp identifies the cache file as last read or written, and
-	// fileEntries is its number of entries.
+	// file is the cache file as last read or written (nil when there was
+	// none), stamp identifies it and fileEntries is its number of entries.
+	file        *os.File
 	stamp       fileStamp
 	fileEntries int
 	// journal is the open journal as far as it was read: its first
@@ -121,29 +132,25 @@ type Cache struct {
 	journalLines int
 	// badLines are the unreadable lines of the journal, saved aside at
 	// the next compaction.
-	badLines [][]byte
+	badLines []span
 	// compactionQueued is set while a background compaction is pending.
 	compactionQueued bool
 	closed           bool
 	background       sync.WaitGroup
 
-	mu sync.Mutex // guards the fields below
-	// entries are the entries on disk: the cache file with the journal
-	// applied up to journalRead. Raw values are encoded for their place in
-	// the cache file (see encodeEntry). They change only under diskMu too.
-	entries map[string][]byte
+	// mu guards the fields below. Get holds it for reading while it reads
+	// an entry, so a file is closed only once entries, changed under mu
+	// held for writing, no longer point into it.
+	mu sync.RWMutex
+	// entries locates the entries on disk: the cache file with the
+	// journal applied up to journalRead. They change only under diskMu
+	// too.
+	entries map[string]location
 	// pending holds the Puts of this process that no append has written
 	// yet; Get consults it before entries.
 	pending  map[string]change
 	lastSeq  uint64
 	warnings []string
-}
-
-// change is one Put waiting to be appended to the journal.
-type change struct {
-	raw  []byte // the entry as encodeEntry writes it; nil removes the key
-	line []byte // the journal line, newline included
-	seq  uint64 // tells a Put from a later Put of the same key
 }
 
 // Open opens the cache at path (see the package documentation), creating
@@ -168,7 +175,7 @@ func Open(path string) (*Cache, error) {
 	defer unlock()
 	removeStaleTemps(path)
 	if err := c.reload(); err != nil {
-		c.closeJournal()
+		c.release()
 		return nil, fmt.Errorf("open cache: %w", err)
 	}
 	return c, nil
@@ -181,26 +188,25 @@ func (c *Cache) Path() string { return c.path }
 // file moved aside (naming the backup), an entry or journal line that
 // could not be read, or a background compaction that failed.
 func (c *Cache) Warnings() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.mu.RLock()
+	defer c.mu.RUnlock()
 	return slices.Clone(c.warnings)
 }
 
 // Get returns the stored record for key if it can be reused (see
-// ShouldStore), with Cached set to true. It consults memory only: the
-// files as this Cache last read them, plus its own Puts.
+// ShouldStore), with Cached set to true. It answers from the files as
+// this Cache last read them, plus its own Puts; an entry that cannot be
+// read is a miss with a warning.
 func (c *Cache) Get(key string) (result.Record, bool) {
-	c.mu.Lock()
-	raw, ok := c.entries[key]
-	if ch, put := c.pending[key]; put {
-		raw, ok = ch.raw, ch.raw != nil
-	}
-	c.mu.Unlock()
-	if !ok {
+	raw, err := c.lookup(key)
+	if err == nil && raw == nil {
 		return result.Record{}, false
 	}
 	var e entry
-	if err := json.Unmarshal(raw, &e); err != nil {
+	if err == nil {
+		err = json.Unmarshal(raw, &e)
+	}
+	if err != nil {
 		c.warn(fmt.Sprintf("cache entry %s in %s cannot be read (%v); the case runs again", key, c.path, err))
 		return result.Record{}, false
 	}
@@ -209,6 +215,20 @@ func (c *Cache) Get(key string) (result.Record, bool) {
 	}
 	e.Record.Cached = true
 	return e.Record, true
+}
+
+// lookup returns the JSON of key's entry, nil when there is none.
+func (c *Cache) lookup(key string) ([]byte, error) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if ch, put := c.pending[key]; put {
+		return ch.entry, nil
+	}
+	at, ok := c.entries[key]
+	if !ok {
+		return nil, nil
+	}
+	return at.read(nil)
 }
 
 // Put records the outcome of the case run identified by key and returns
@@ -221,19 +241,9 @@ func (c *Cache) Put(key string, r result.Record) error {
 	if key == "" {
 		return errors.New("cache put: empty key")
 	}
-	var ch change
-	if ShouldStore(r) {
-		r.Cached = false
-		compact, err := json.Marshal(entry{Name: r.Name, StoredAt: time.Now().UTC(), Record: r})
-		if err != nil {
-			return fmt.Errorf("cache put %q: %w", r.Name, err)
-		}
-		if ch.raw, err = indentEntry(compact); err != nil {
-			return fmt.Errorf("cache put %q: %w", r.Name, err)
-		}
-		ch.line = journalLine(key, compact)
-	} else {
-		ch.line = journalLine(key, nil)
+	ch, err := newChange(key, r)
+	if err != nil {
+		return fmt.Errorf("cache put %q: %w", r.Name, err)
 	}
 
 	c.mu.Lock()
@@ -269,21 +279,39 @@ func (c *Cache) flush() error {
 	if err := c.refresh(); err != nil {
 		return err
 	}
-	changes := c.pendingSnapshot()
-	if len(changes) == 0 {
-		return nil // another goroutine's flush wrote them
-	}
-	if err := c.appendJournal(changes); err != nil {
+	if err := c.appendPending(); err != nil {
 		return err
 	}
-	c.mu.Lock()
-	apply(c.entries, changes)
-	c.settle(changes)
-	c.mu.Unlock()
 	if c.compactionDue() && !c.compactionQueued {
 		c.compactionQueued = true
 		c.background.Go(c.compactInBackground)
 	}
+	return nil
+}
+
+// appendPending appends every pending change to the journal; the caller
+// holds diskMu and the file lock and has refreshed entries.
+func (c *Cache) appendPending() error {
+	c.mu.RLock()
+	changes := maps.Clone(c.pending)
+	c.mu.RUnlock()
+	if len(changes) == 0 {
+		return nil // another goroutine's flush wrote them
+	}
+	placed, err := c.appendJournal(changes)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for key, at := range placed {
+		if at.file == nil {
+			delete(c.entries, key)
+		} else {
+			c.entries[key] = at
+		}
+	}
+	c.settle(changes)
 	return nil
 }
 
@@ -302,8 +330,9 @@ func (c *Cache) compactInBackground() {
 }
 
 // Close merges the journal (with every change this Cache could not append
-// yet) into the cache file and releases the journal. Afterwards Get still
-// answers from memory; Put and Clear fail. Closing twice does nothing.
+// yet) into the cache file. Afterwards Get still answers, from the files
+// this Cache keeps open for it until it is garbage collected; Put and
+// Clear fail. Closing twice does nothing.
 func (c *Cache) Close() error {
 	c.diskMu.Lock()
 	if c.closed {
@@ -312,7 +341,6 @@ func (c *Cache) Close() error {
 	}
 	c.closed = true
 	err := c.compact(true)
-	c.closeJournal()
 	c.diskMu.Unlock()
 	c.background.Wait() // a queued compaction finds the cache closed
 	if err != nil {
@@ -327,8 +355,8 @@ func (c *Cache) compactionDue() bool {
 	return c.journalLines > max(minCompactLines, c.fileEntries)
 }
 
-// compact rewrites the cache file with the journal and the pending
-// changes applied, then deletes the journal; the caller holds diskMu.
+// compact appends the pending changes, rewrites the cache file with the
+// journal applied, then deletes the journal; the caller holds diskMu.
 // Unless always is set, it does so only if the journal, as read now, is
 // still due (another process may have compacted it meanwhile).
 func (c *Cache) compact(always bool) error {
@@ -340,24 +368,28 @@ func (c *Cache) compact(always bool) error {
 	if err := c.refresh(); err != nil {
 		return err
 	}
-	changes := c.pendingSnapshot()
-	if (c.journal == nil && len(changes) == 0) || (!always && !c.compactionDue()) {
+	if err := c.appendPending(); err != nil {
+		return err
+	}
+	if c.journal == nil || (!always && !c.compactionDue()) {
 		return nil
 	}
-	merged := maps.Clone(c.entries) // entries change only under diskMu
-	apply(merged, changes)
-	stamp, err := writeFile(c.path, merged)
+	merged, err := writeFile(c.path, c.entries) // entries change only under diskMu
 	if err != nil {
 		return err
 	}
-	c.stamp, c.fileEntries = stamp, len(merged)
 	c.mu.Lock()
-	c.entries = merged
-	c.settle(changes)
+	c.entries = merged.entries
 	c.mu.Unlock()
+	closeFile(c.file)
+	c.file, c.stamp, c.fileEntries = merged.file, merged.stamp, len(merged.entries)
 
 	if len(c.badLines) > 0 {
-		backup, err := saveAside(c.journalPath, "corrupt", joinLines(c.badLines))
+		lines, err := c.readSpans(c.badLines)
+		if err != nil {
+			return fmt.Errorf("read unreadable journal lines: %w", err)
+		}
+		backup, err := saveAside(c.journalPath, "corrupt", lines)
 		if err != nil {
 			return fmt.Errorf("save unreadable journal lines: %w", err)
 		}
@@ -388,11 +420,7 @@ func (c *Cache) Clear() error {
 			return fmt.Errorf("clear cache: %w", err)
 		}
 	}
-	c.closeJournal()
-	c.stamp, c.fileEntries = fileStamp{}, 0
-	c.mu.Lock()
-	c.entries = map[string][]byte{}
-	c.mu.Unlock()
+	c.useFile(fileVersion{entries: map[string]location{}})
 	return nil
 }
 
@@ -413,61 +441,83 @@ func (c *Cache) refresh() error {
 // reload reads the cache file and the whole journal; the caller holds the
 // file lock.
 func (c *Cache) reload() error {
-	entries, stamp, err := c.load()
+	version, err := c.load()
 	if err != nil {
 		return err
 	}
-	c.closeJournal()
-	c.stamp, c.fileEntries = stamp, len(entries)
-	c.mu.Lock()
-	c.entries = entries
-	c.mu.Unlock()
+	c.useFile(version)
 	return c.readJournal()
 }
 
-// load reads the cache file's entries; the caller holds the file lock. A
-// file that cannot be used is moved aside with a warning and reads as
+// useFile replaces the entries with those of the cache file version, no
+// journal read yet, and closes the files read before; the caller holds
+// diskMu.
+func (c *Cache) useFile(version fileVersion) {
+	c.mu.Lock()
+	c.entries = version.entries
+	c.mu.Unlock()
+	closeFile(c.file)
+	c.closeJournal()
+	c.file, c.stamp, c.fileEntries = version.file, version.stamp, len(version.entries)
+}
+
+// release closes the files of a Cache that is given up without a
+// compaction.
+func (c *Cache) release() {
+	c.diskMu.Lock()
+	defer c.diskMu.Unlock()
+	c.useFile(fileVersion{entries: map[string]location{}})
+}
+
+// load opens and indexes the cache file; the caller holds the file lock.
+// A file that cannot be used is moved aside with a warning and reads as
 // empty.
-func (c *Cache) load() (map[string][]byte, fileStamp, error) {
-	data, info, err := readFile(c.path)
+func (c *Cache) load() (fileVersion, error) {
+	f, err := os.Open(c.path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return map[string][]byte{}, fileStamp{}, nil
+		return fileVersion{entries: map[string]location{}}, nil
 	}
 	if err != nil {
 		return c.setAside("corrupt", fmt.Sprintf("cannot be read (%v)", err))
 	}
-	var doc fileDoc
-	if err := json.Unmarshal(data, &doc); err != nil {
+	info, err := f.Stat()
+	if err == nil && !info.Mode().IsRegular() {
+		err = fmt.Errorf("not a regular file (%s)", info.Mode().Type())
+	}
+	if err != nil {
+		f.Close()
+		return c.setAside("corrupt", fmt.Sprintf("cannot be read (%v)", err))
+	}
+	idx, err := indexFile(f)
+	if err != nil {
+		f.Close()
 		return c.setAside("corrupt", fmt.Sprintf("is not a valid cache file (%v)", err))
 	}
 	version := 0
-	if doc.Version != nil {
-		version = *doc.Version
+	if idx.version != nil {
+		version = *idx.version
 	}
 	if version != FormatVersion {
+		f.Close()
 		reason := fmt.Sprintf("has format version %d, not %d", version, FormatVersion)
-		if doc.Version == nil {
+		if idx.version == nil {
 			reason = "has no format version (an older or foreign cache file)"
 		}
 		return c.setAside(fmt.Sprintf("v%d", version), reason)
 	}
-	entries := make(map[string][]byte, len(doc.Entries))
-	for key, raw := range doc.Entries {
-		entries[key] = raw
-	}
-	stamp := fileStamp{exists: true, size: info.Size(), modTime: info.ModTime(), revision: doc.Revision}
-	return entries, stamp, nil
+	stamp := fileStamp{exists: true, size: info.Size(), modTime: info.ModTime(), revision: idx.revision}
+	return fileVersion{file: f, entries: idx.entries, stamp: stamp}, nil
 }
 
 // setAside moves the unusable cache file away, records a warning naming
 // the backup and returns an empty cache.
-func (c *Cache) setAside(tag, reason string) (map[string][]byte, fileStamp, error) {
+func (c *Cache) setAside(tag, reason string) (fileVersion, error) {
 	backup, err := moveAside(c.path, tag)
 	if err != nil {
-		return nil, fileStamp{}, fmt.Errorf("cache file %s %s and cannot be moved aside: %w", c.path, reason, err)
+		return fileVersion{}, fmt.Errorf("cache file %s %s and cannot be moved aside: %w", c.path, reason, err)
 	}
 	c.warn(fmt.Sprintf("cache file %s %s; moved it to %s and started an empty cache", c.path, reason, backup))
-	return map[string][]byte{}, fileStamp{}, nil
+	return fileVersion{entries: map[string]location{}}, nil
 }
 
 func (c *Cache) warn(msg string) {
@@ -476,30 +526,12 @@ func (c *Cache) warn(msg string) {
 	c.warnings = append(c.warnings, msg)
 }
 
-// pendingSnapshot returns a copy of the changes no append has written.
-func (c *Cache) pendingSnapshot() map[string]change {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return maps.Clone(c.pending)
-}
-
 // settle forgets the pending changes that are now on disk, keeping those
 // a later Put replaced meanwhile; the caller holds mu.
 func (c *Cache) settle(written map[string]change) {
 	for key, ch := range written {
 		if c.pending[key].seq == ch.seq {
 			delete(c.pending, key)
-		}
-	}
-}
-
-// apply applies changes to entries.
-func apply(entries map[string][]byte, changes map[string]change) {
-	for key, ch := range changes {
-		if ch.raw == nil {
-			delete(entries, key)
-		} else {
-			entries[key] = ch.raw
 		}
 	}
 }

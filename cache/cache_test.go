@@ -532,3 +532,62 @@ func TestFailedWriteIsCarriedByTheNextPut(t *testing.T) {
 	assert.Contains(t, entries, "k2", "the failed store is written now")
 	assert.Contains(t, entries, "k3")
 }
+
+func TestGetAnswersFromFilesAnotherCacheReplaced(t *testing.T) {
+	path := cachePath(t)
+	first := openClean(t, path)
+	require.NoError(t, first.Put("k1", testRecord("a", result.Pass, 10)))
+	require.NoError(t, first.Close())
+	first = openClean(t, path) // k1 in the cache file
+	require.NoError(t, first.Put("k2", testRecord("b", result.Pass, 10)))
+
+	// Another run removes k1 and compacts: the file first read is
+	// replaced, the journal first written is deleted.
+	second := openClean(t, path)
+	require.NoError(t, second.Put("k1", testRecord("a", result.Fail, 10)))
+	require.NoError(t, second.Close())
+	requireNoJournal(t, path)
+
+	for key, name := range map[string]string{"k1": "a", "k2": "b"} {
+		got, ok := first.Get(key)
+		if assert.True(t, ok, "%s: the first Cache answers from the files it read", key) {
+			assert.Equal(t, name, got.Name)
+		}
+	}
+	assert.Empty(t, first.Warnings())
+
+	require.NoError(t, first.Put("k3", testRecord("c", result.Pass, 10)))
+	_, ok := first.Get("k1")
+	assert.False(t, ok, "the next Put reads the new file")
+	for _, key := range []string{"k2", "k3"} {
+		_, ok := first.Get(key)
+		assert.True(t, ok, key)
+	}
+}
+
+func TestEntryEditedInPlaceIsAMissUntilReadAgain(t *testing.T) {
+	path := cachePath(t)
+	first := openClean(t, path)
+	require.NoError(t, first.Put("k1", testRecord("alpha", result.Pass, 10)))
+	require.NoError(t, first.Close())
+	c, err := Open(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, c.Close()) })
+
+	// A person renames the case in the file, keeping every offset.
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	edited := bytes.ReplaceAll(data, []byte("alpha"), []byte("omega"))
+	require.NotEqual(t, data, edited)
+	require.NoError(t, os.WriteFile(path, edited, 0o644))
+
+	_, ok := c.Get("k1")
+	assert.False(t, ok, "the entry changed since it was read")
+	require.Len(t, c.Warnings(), 1)
+	assert.Contains(t, c.Warnings()[0], "k1")
+
+	require.NoError(t, c.Put("k2", testRecord("b", result.Pass, 10)))
+	got, ok := c.Get("k1")
+	require.True(t, ok, "the next Put reads the file again")
+	assert.Equal(t, "omega", got.Name)
+}

@@ -1,29 +1,25 @@
 package cache
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcpeval/mcpeval/result"
 )
-
-// fileDoc is the cache file as it is read. Entries stay raw: each is
-// decoded only when Get asks for it, and written back byte for byte.
-type fileDoc struct {
-	Version  *int                       `json:"version"`
-	Revision string                     `json:"revision"`
-	Entries  map[string]json.RawMessage `json:"entries"`
-}
 
 // entry is one stored case result.
 type entry struct {
@@ -32,20 +28,45 @@ type entry struct {
 	Record   result.Record `json:"record"`
 }
 
-// encodeEntry encodes e indented for its place inside the file's
-// "entries" object.
-func encodeEntry(e entry) ([]byte, error) {
-	return json.MarshalIndent(e, "    ", "  ")
+// location is where the JSON of one entry is on disk: a span of the cache
+// file or of the journal, in a file this Cache holds open. Neither file
+// changes where an entry was read: the cache file is replaced by renaming
+// a new file over it, and the journal only grows until it is deleted.
+type location struct {
+	file   *os.File
+	offset int64
+	length int
+	// sum is the checksum of the span as it was read, so that a file
+	// edited in place is noticed instead of misread.
+	sum uint32
+	// indent is set for an entry of the journal, whose JSON is compact:
+	// the cache file holds it indented.
+	indent bool
 }
 
-// indentEntry re-encodes a compact JSON entry as encodeEntry does.
-func indentEntry(compact []byte) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.Grow(len(compact) + len(compact)/4)
-	if err := json.Indent(&buf, compact, "    ", "  "); err != nil {
+// read returns the entry's JSON, reusing buf's memory when it is large
+// enough.
+func (l location) read(buf []byte) ([]byte, error) {
+	data := slices.Grow(buf[:0], l.length)[:l.length]
+	if _, err := l.file.ReadAt(data, l.offset); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	if checksum(data) != l.sum {
+		return nil, errors.New("the file was changed in place since it was read")
+	}
+	return data, nil
+}
+
+func checksum(data []byte) uint32 {
+	return crc32.ChecksumIEEE(data)
+}
+
+// fileVersion is one version of the cache file, open for reading: its
+// entries located in it and its stamp. A missing file has no file.
+type fileVersion struct {
+	file    *os.File
+	entries map[string]location
+	stamp   fileStamp
 }
 
 // fileStamp identifies one version of the cache file: the file is taken
@@ -86,70 +107,106 @@ func unchangedSince(path string, stamp fileStamp) bool {
 	return string(head) == want
 }
 
-// readFile reads the cache file. A missing file is fs.ErrNotExist; a
-// directory in its place is an error.
-func readFile(path string) ([]byte, os.FileInfo, error) {
-	f, err := os.Open(path)
+// fileIndex is what indexFile finds in a cache file.
+type fileIndex struct {
+	version  *int // nil when the file has none
+	revision string
+	entries  map[string]location
+}
+
+// indexFile reads the cache file f from its start and locates its
+// entries without keeping them. It accepts what json.Unmarshal accepts
+// into {"version": *int, "revision": string, "entries": map of raw JSON}:
+// field names match case-insensitively, later fields win, unknown fields
+// are skipped, a null document has no fields. Anything else is an error.
+func indexFile(f *os.File) (fileIndex, error) {
+	idx := fileIndex{entries: map[string]location{}}
+	dec := json.NewDecoder(bufio.NewReaderSize(f, 64<<10))
+	start, err := dec.Token()
+	if errors.Is(err, io.EOF) {
+		return idx, io.ErrUnexpectedEOF
+	}
 	if err != nil {
-		return nil, nil, err
+		return idx, err
 	}
-	defer f.Close()
-	info, err := f.Stat()
+	switch start {
+	case nil: // null: a document without fields
+	case json.Delim('{'):
+		for dec.More() {
+			name, err := dec.Token()
+			if err != nil {
+				return idx, err
+			}
+			switch field := name.(string); {
+			case strings.EqualFold(field, "entries"):
+				err = indexEntries(dec, f, idx.entries)
+			case strings.EqualFold(field, "version"):
+				err = dec.Decode(&idx.version)
+			case strings.EqualFold(field, "revision"):
+				err = dec.Decode(&idx.revision)
+			default:
+				err = dec.Decode(&json.RawMessage{})
+			}
+			if err != nil {
+				return idx, fmt.Errorf("field %q: %w", name, err)
+			}
+		}
+		if _, err := dec.Token(); err != nil {
+			return idx, err
+		}
+	default:
+		return idx, fmt.Errorf("the document is %v, not an object", start)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return idx, fmt.Errorf("data after the document (%v)", err)
+	}
+	return idx, nil
+}
+
+// indexEntries reads the value of the "entries" field into entries: an
+// object adds its members (later ones winning), null removes every entry.
+func indexEntries(dec *json.Decoder, f *os.File, entries map[string]location) error {
+	start, err := dec.Token()
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	if !info.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("not a regular file (%s)", info.Mode().Type())
+	if start == nil {
+		clear(entries)
+		return nil
 	}
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return nil, nil, err
+	if start != json.Delim('{') {
+		return fmt.Errorf("%v is not an object", start)
 	}
-	return data, info, nil
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return fmt.Errorf("entry %q: %w", key, err)
+		}
+		// The decoder stops right after a value it decodes.
+		end := dec.InputOffset()
+		entries[key.(string)] = location{file: f, offset: end - int64(len(raw)), length: len(raw), sum: checksum(raw)}
+	}
+	_, err = dec.Token()
+	return err
 }
 
 // writeFile atomically replaces the file at path with entries, sorted by
-// key, and returns the stamp of the new file. The data is written to a
-// temporary file in the same directory, synced, and renamed over path.
-func writeFile(path string, entries map[string][]byte) (fileStamp, error) {
-	revision := newRevision()
-	keys := make([]string, 0, len(entries))
-	size := 256
-	for k, raw := range entries {
-		keys = append(keys, k)
-		size += len(k) + len(raw) + 16
-	}
-	slices.Sort(keys)
-
-	var buf bytes.Buffer
-	buf.Grow(size)
-	buf.WriteString(header(revision))
-	buf.WriteString(`  "entries": {`)
-	for i, k := range keys {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		quoted, err := json.Marshal(k)
-		if err != nil {
-			return fileStamp{}, fmt.Errorf("encode key %q: %w", k, err)
-		}
-		buf.WriteString("\n    ")
-		buf.Write(quoted)
-		buf.WriteString(": ")
-		buf.Write(entries[k])
-	}
-	if len(keys) > 0 {
-		buf.WriteString("\n  ")
-	}
-	buf.WriteString("}\n}\n")
-
+// key and read from where they are, and returns the new file, open for
+// reading, with its entries located in it. The data is written to a
+// temporary file in the same directory, synced, and renamed over path;
+// only one entry at a time is held in memory.
+func writeFile(path string, entries map[string]location) (fileVersion, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
 	tmp, err := os.CreateTemp(dir, tempPrefix(base)+"*")
 	if err != nil {
-		return fileStamp{}, fmt.Errorf("write %s: %w", path, err)
+		return fileVersion{}, fmt.Errorf("write %s: %w", path, err)
 	}
 	committed := false
 	defer func() {
@@ -158,28 +215,93 @@ func writeFile(path string, entries map[string][]byte) (fileStamp, error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		return fileStamp{}, fmt.Errorf("write %s: %w", tmp.Name(), err)
+
+	revision := newRevision()
+	written := make(map[string]location, len(entries))
+	out := &offsetWriter{w: bufio.NewWriterSize(tmp, 256<<10)}
+	out.writeString(header(revision))
+	out.writeString(`  "entries": {`)
+	var buf []byte
+	var indented bytes.Buffer
+	for i, key := range slices.Sorted(maps.Keys(entries)) {
+		from := entries[key]
+		data, err := from.read(buf)
+		if err != nil {
+			return fileVersion{}, fmt.Errorf("read entry %s: %w", key, err)
+		}
+		buf = data
+		to := location{file: tmp, length: len(data), sum: from.sum}
+		if from.indent {
+			indented.Reset()
+			if err := json.Indent(&indented, data, "    ", "  "); err != nil {
+				return fileVersion{}, fmt.Errorf("indent entry %s: %w", key, err)
+			}
+			data = indented.Bytes()
+			to.length, to.sum = len(data), checksum(data)
+		}
+		quoted, err := json.Marshal(key)
+		if err != nil {
+			return fileVersion{}, fmt.Errorf("encode key %q: %w", key, err)
+		}
+		if i > 0 {
+			out.writeString(",")
+		}
+		out.writeString("\n    ")
+		out.write(quoted)
+		out.writeString(": ")
+		to.offset = out.offset
+		out.write(data)
+		written[key] = to
+	}
+	if len(entries) > 0 {
+		out.writeString("\n  ")
+	}
+	out.writeString("}\n}\n")
+	if err := out.w.Flush(); err != nil {
+		return fileVersion{}, fmt.Errorf("write %s: %w", tmp.Name(), err)
 	}
 	if err := tmp.Chmod(0o644); err != nil {
-		return fileStamp{}, fmt.Errorf("write %s: %w", tmp.Name(), err)
+		return fileVersion{}, fmt.Errorf("write %s: %w", tmp.Name(), err)
 	}
 	if err := tmp.Sync(); err != nil {
-		return fileStamp{}, fmt.Errorf("sync %s: %w", tmp.Name(), err)
+		return fileVersion{}, fmt.Errorf("sync %s: %w", tmp.Name(), err)
 	}
 	info, err := tmp.Stat()
 	if err != nil {
-		return fileStamp{}, fmt.Errorf("stat %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fileStamp{}, fmt.Errorf("close %s: %w", tmp.Name(), err)
+		return fileVersion{}, fmt.Errorf("stat %s: %w", tmp.Name(), err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fileStamp{}, fmt.Errorf("replace %s: %w", path, err)
+		return fileVersion{}, fmt.Errorf("replace %s: %w", path, err)
 	}
 	committed = true
 	syncDir(dir)
-	return fileStamp{exists: true, size: info.Size(), modTime: info.ModTime(), revision: revision}, nil
+	stamp := fileStamp{exists: true, size: info.Size(), modTime: info.ModTime(), revision: revision}
+	return fileVersion{file: tmp, entries: written, stamp: stamp}, nil
+}
+
+// offsetWriter buffers what it writes and counts it. A write error is
+// kept by the bufio.Writer and returned by its Flush.
+type offsetWriter struct {
+	w      *bufio.Writer
+	offset int64
+}
+
+func (o *offsetWriter) write(p []byte) {
+	n, _ := o.w.Write(p)
+	o.offset += int64(n)
+}
+
+func (o *offsetWriter) writeString(s string) {
+	n, _ := o.w.WriteString(s)
+	o.offset += int64(n)
+}
+
+// closeFile closes f unless it is nil. Only files read from are closed
+// this way: nothing is lost when closing fails.
+func closeFile(f *os.File) {
+	if f != nil {
+		f.Close()
+	}
 }
 
 // syncDir makes a rename in dir durable. Systems that cannot sync a

@@ -44,6 +44,12 @@ func testRecord(name string, status result.Status, size int) result.Record {
 	}
 }
 
+// encodeEntry encodes e as the cache file holds an entry: indented for
+// its place inside the file's "entries" object.
+func encodeEntry(e entry) ([]byte, error) {
+	return json.MarshalIndent(e, "    ", "  ")
+}
+
 // cachePath returns a cache file path in a directory that does not exist yet.
 func cachePath(t testing.TB) string {
 	return filepath.Join(t.TempDir(), "nested", ".cache", "test_results_cache.json")

@@ -10,6 +10,9 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"time"
+
+	"github.com/mcpeval/mcpeval/result"
 )
 
 // errJournalReplaced reports that the journal this Cache was reading was
@@ -23,22 +26,64 @@ type journalRecord struct {
 	Entry   json.RawMessage `json:"entry"` // "null" removes the key
 }
 
+// change is one Put: its journal line, waiting to be appended.
+type change struct {
+	line []byte // the journal line, newline included
+	// entry is the entry's compact JSON inside line, nil when the line
+	// removes the key; sum is its checksum.
+	entry []byte
+	sum   uint32
+	seq   uint64 // tells a Put from a later Put of the same key
+}
+
+// span is a part of the journal.
+type span struct {
+	offset int64
+	length int
+}
+
+// linePrefix returns the start of the journal line of key, up to its
+// entry.
+func linePrefix(key string) []byte {
+	quotedKey, _ := json.Marshal(key) // a string always encodes
+	prefix := make([]byte, 0, len(quotedKey)+32)
+	prefix = append(prefix, `{"version":`...)
+	prefix = strconv.AppendInt(prefix, FormatVersion, 10)
+	prefix = append(prefix, `,"key":`...)
+	prefix = append(prefix, quotedKey...)
+	return append(prefix, `,"entry":`...)
+}
+
 // journalLine returns the journal line, newline included, that stores the
 // compact JSON entry under key, or removes key when entry is nil.
 func journalLine(key string, entry []byte) []byte {
-	quotedKey, _ := json.Marshal(key) // a string always encodes
-	line := make([]byte, 0, len(entry)+len(quotedKey)+40)
-	line = append(line, `{"version":`...)
-	line = strconv.AppendInt(line, FormatVersion, 10)
-	line = append(line, `,"key":`...)
-	line = append(line, quotedKey...)
-	line = append(line, `,"entry":`...)
+	line := linePrefix(key)
 	if entry == nil {
 		line = append(line, "null"...)
 	} else {
 		line = append(line, entry...)
 	}
 	return append(line, "}\n"...)
+}
+
+// newChange encodes the Put of r under key: the entry of r when
+// ShouldStore accepts it, else the removal of key. It encodes the entry
+// straight into its journal line.
+func newChange(key string, r result.Record) (change, error) {
+	if !ShouldStore(r) {
+		return change{line: journalLine(key, nil)}, nil
+	}
+	r.Cached = false
+	buf := bytes.NewBuffer(linePrefix(key))
+	start := buf.Len()
+	if err := json.NewEncoder(buf).Encode(entry{Name: r.Name, StoredAt: time.Now().UTC(), Record: r}); err != nil {
+		return change{}, err
+	}
+	end := buf.Len() - 1 // Encode ends the value with a newline
+	buf.Truncate(end)
+	buf.WriteString("}\n")
+	line := buf.Bytes()
+	return change{line: line, entry: line[start:end], sum: checksum(line[start:end])}, nil
 }
 
 // readJournal applies the journal lines appended since the last read to
@@ -105,92 +150,112 @@ func (c *Cache) replayJournal(size int64) error {
 		if err != nil {
 			return fmt.Errorf("read cache journal: %w", err)
 		}
+		start := c.journalRead
 		c.journalRead += int64(len(line))
 		c.journalLines++
 		line = line[:len(line)-1]
-		key, raw, err := decodeLine(line)
+		key, entryAt, err := decodeLine(line)
 		if err != nil {
-			c.badLines = append(c.badLines, line)
+			c.badLines = append(c.badLines, span{offset: start, length: len(line)})
 			c.warn(fmt.Sprintf("line %d of cache journal %s cannot be read (%v); skipped", c.journalLines, c.journalPath, err))
 			continue
 		}
 		c.mu.Lock()
-		if raw == nil {
+		if entryAt.length == 0 {
 			delete(c.entries, key)
 		} else {
-			c.entries[key] = raw
+			data := line[entryAt.offset : entryAt.offset+int64(entryAt.length)]
+			c.entries[key] = location{file: c.journal, offset: start + entryAt.offset, length: entryAt.length, sum: checksum(data), indent: true}
 		}
 		c.mu.Unlock()
 	}
 }
 
 // decodeLine decodes one journal line (without its newline) into its key
-// and the entry encoded for the cache file, nil for a removal.
-func decodeLine(line []byte) (key string, raw []byte, err error) {
+// and where in the line its entry is, an empty span for a removal.
+func decodeLine(line []byte) (key string, entryAt span, err error) {
 	var rec journalRecord
 	if err := json.Unmarshal(line, &rec); err != nil {
-		return "", nil, err
+		return "", span{}, err
 	}
 	switch {
 	case rec.Version != FormatVersion:
-		return "", nil, fmt.Errorf("format version %d, not %d", rec.Version, FormatVersion)
+		return "", span{}, fmt.Errorf("format version %d, not %d", rec.Version, FormatVersion)
 	case rec.Key == "":
-		return "", nil, errors.New("no key")
+		return "", span{}, errors.New("no key")
 	case rec.Entry == nil:
-		return "", nil, errors.New("no entry")
+		return "", span{}, errors.New("no entry")
 	case string(rec.Entry) == "null":
-		return rec.Key, nil, nil
+		return rec.Key, span{}, nil
 	}
-	raw, err = indentEntry(rec.Entry)
-	return rec.Key, raw, err
+	// The entry's JSON is a copy of bytes of the line: any place they
+	// occur in it holds the entry. A line this package wrote ends with it.
+	offset := len(line) - 1 - len(rec.Entry)
+	if offset < 0 || !bytes.Equal(line[offset:len(line)-1], rec.Entry) {
+		offset = bytes.LastIndex(line, rec.Entry)
+	}
+	return rec.Key, span{offset: int64(offset), length: len(rec.Entry)}, nil
 }
 
 // appendJournal writes the lines of changes to the journal with a single
-// write, creating the journal if needed; the caller holds diskMu and the
-// file lock and has read the journal to its end. A failed write is cut
-// off again so that the journal keeps ending with a whole line.
-func (c *Cache) appendJournal(changes map[string]change) error {
+// write, creating the journal if needed, and returns where each entry is
+// in it (no location for a removal); the caller holds diskMu and the file
+// lock and has read the journal to its end. A failed write is cut off
+// again so that the journal keeps ending with a whole line.
+func (c *Cache) appendJournal(changes map[string]change) (map[string]location, error) {
+	if c.journal == nil {
+		f, err := os.OpenFile(c.journalPath, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("create cache journal: %w", err)
+		}
+		c.journal, c.journalRead, c.journalLines = f, 0, 0
+	}
 	size := 0
 	for _, ch := range changes {
 		size += len(ch.line)
 	}
 	buf := make([]byte, 0, size)
-	for _, ch := range changes {
-		buf = append(buf, ch.line...)
-	}
-	if c.journal == nil {
-		f, err := os.OpenFile(c.journalPath, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
-		if err != nil {
-			return fmt.Errorf("create cache journal: %w", err)
+	placed := make(map[string]location, len(changes))
+	for key, ch := range changes {
+		if ch.entry != nil {
+			entryOffset := len(ch.line) - 2 - len(ch.entry) // the line ends with "}\n"
+			placed[key] = location{
+				file: c.journal, offset: c.journalRead + int64(len(buf)+entryOffset),
+				length: len(ch.entry), sum: ch.sum, indent: true,
+			}
+		} else {
+			placed[key] = location{}
 		}
-		c.journal, c.journalRead, c.journalLines = f, 0, 0
+		buf = append(buf, ch.line...)
 	}
 	n, err := c.journal.Write(buf)
 	if err != nil {
 		if n > 0 {
 			c.journal.Truncate(c.journalRead)
 		}
-		return fmt.Errorf("append to cache journal: %w", err)
+		return nil, fmt.Errorf("append to cache journal: %w", err)
 	}
 	c.journalRead += int64(n)
 	c.journalLines += len(changes)
-	return nil
+	return placed, nil
 }
 
-// closeJournal forgets the journal this Cache was reading.
-func (c *Cache) closeJournal() {
-	if c.journal != nil {
-		c.journal.Close()
-	}
-	c.journal, c.journalRead, c.journalLines, c.badLines = nil, 0, 0, nil
-}
-
-// joinLines joins lines, ending each with a newline.
-func joinLines(lines [][]byte) []byte {
+// readSpans reads the given parts of the journal, ending each with a
+// newline.
+func (c *Cache) readSpans(spans []span) ([]byte, error) {
 	var buf bytes.Buffer
-	for _, line := range lines {
-		buf.Write(line)
+	for _, s := range spans {
+		if _, err := io.Copy(&buf, io.NewSectionReader(c.journal, s.offset, int64(s.length))); err != nil {
+			return nil, err
+		}
 		buf.WriteByte('\n')
 	}
-	return buf.Bytes()
+	return buf.Bytes(), nil
+}
+
+// closeJournal forgets the journal this Cache was reading; no entry may
+// point into it any more.
+func (c *Cache) closeJournal() {
+	closeFile(c.journal)
+	c.journal, c.journalRead, c.journalLines, c.badLines = nil, 0, 0, nil
 }

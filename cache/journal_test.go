@@ -2,6 +2,7 @@ package cache
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"testing"
@@ -168,4 +169,35 @@ func TestClose(t *testing.T) {
 	assert.False(t, ok, "a Put after Close changes nothing")
 	assert.ErrorIs(t, c.Clear(), errClosed)
 	assert.NotContains(t, diskEntries(t, path), "k3")
+}
+
+func TestJournalLineWrittenByHandIsRead(t *testing.T) {
+	path := cachePath(t)
+	c := openClean(t, path)
+	require.NoError(t, c.Put("k1", testRecord("a", result.Pass, 10)))
+	compact, err := json.Marshal(entry{Name: "by hand", Record: testRecord("by hand", result.Pass, 10)})
+	require.NoError(t, err)
+	// Other field order, spaces, and the entry's bytes also in another field.
+	line := `{ "entry" : ` + string(compact) + ` , "key": "k9", "copy": ` + string(compact) + `, "version": 1 }` + "\n"
+	appendToJournal(t, path, []byte(line))
+
+	require.NoError(t, c.Put("k2", testRecord("b", result.Pass, 10)))
+	reopened := openClean(t, path)
+	for _, reader := range []*Cache{c, reopened} {
+		got, ok := reader.Get("k9")
+		if assert.True(t, ok) {
+			assert.Equal(t, "by hand", got.Name)
+		}
+	}
+	assert.Empty(t, c.Warnings())
+
+	require.NoError(t, reopened.Close())
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var compactFile, pretty bytes.Buffer
+	require.NoError(t, json.Compact(&compactFile, data))
+	require.NoError(t, json.Indent(&pretty, compactFile.Bytes(), "", "  "))
+	pretty.WriteByte('\n')
+	assert.Equal(t, pretty.String(), string(data), "the merged file is pretty-printed")
+	assert.Equal(t, "by hand", fileEntries(t, path)["k9"]["name"])
 }
