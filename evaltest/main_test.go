@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"testing"
 	"time"
@@ -46,8 +47,16 @@ func TestMain(m *testing.M) {
 	}
 	suite.RegisterFlags(flag.CommandLine)
 	flag.Parse()
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// A run is I/O-bound: trading some GC work for a small footprint
+		// keeps 10,000-case runs in about 250 MB. GOMEMLIMIT overrides it.
+		debug.SetMemoryLimit(defaultMemoryLimit)
+	}
 	os.Exit(run(m))
 }
+
+// defaultMemoryLimit is the Go runtime's soft memory limit for a run.
+const defaultMemoryLimit = 256 << 20
 
 func run(m *testing.M) int {
 	st, err := suite.Resolve(flag.CommandLine)

@@ -8,6 +8,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
@@ -280,12 +281,70 @@ func (b *bench) memoryAndReport() ([]row, error) {
 		size = info.Size()
 	}
 	rows = append(rows, row{
-		name:     fmt.Sprintf("report for %d cases (evalreport, %.0f MB HTML)", n, float64(size)/1e6),
+		name:     fmt.Sprintf("report for the %d cases of that run (evalreport, %.0f MB HTML)", n, float64(size)/1e6),
+		target:   "<= 5s",
+		measured: fmt.Sprintf("%.2fs", d.Seconds()),
+		ok:       d <= 5*time.Second,
+	})
+
+	// The same report with every conversation grown to about 20 KB.
+	big := filepath.Join(b.work, "memory-20k")
+	if err := padRecords(out, big, 20_000); err != nil {
+		return rows, err
+	}
+	start = time.Now()
+	if outb, err := exec.Command(b.binPath("evalreport"), "-out", big, "-json", stream).CombinedOutput(); err != nil {
+		return rows, fmt.Errorf("evalreport: %v\n%s", err, outb)
+	}
+	d = time.Since(start)
+	rows = append(rows, row{
+		name:     fmt.Sprintf("report for %d cases with ~20 KB conversations", n),
 		target:   "<= 5s",
 		measured: fmt.Sprintf("%.2fs", d.Seconds()),
 		ok:       d <= 5*time.Second,
 	})
 	return rows, nil
+}
+
+// padRecords copies a run's records into dir, growing each conversation to
+// about size bytes with a long assistant message.
+func padRecords(from, dir string, size int) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	in, err := os.Open(filepath.Join(from, result.RecordsFile))
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	outf, err := os.Create(filepath.Join(dir, result.RecordsFile))
+	if err != nil {
+		return err
+	}
+	defer outf.Close()
+	w := bufio.NewWriter(outf)
+	dec := json.NewDecoder(bufio.NewReader(in))
+	enc := json.NewEncoder(w)
+	filler := strings.Repeat("The variant chr9:99694174 C>T in NUTM2G has CADD 8.103. ", size/56)
+	for {
+		var rec result.Record
+		if err := dec.Decode(&rec); err != nil {
+			break
+		}
+		rec.Conversation = append(rec.Conversation, result.Message{Role: "assistant", Content: filler})
+		if err := enc.Encode(rec); err != nil {
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	for _, name := range []string{result.SummaryFile, result.MetricsSummaryFile} {
+		if data, err := os.ReadFile(filepath.Join(from, name)); err == nil {
+			os.WriteFile(filepath.Join(dir, name), data, 0o644)
+		}
+	}
+	return nil
 }
 
 func (b *bench) binPath(name string) string { return filepath.Join(b.work, name) }
