@@ -19,8 +19,12 @@ eval:
 		--post-run-command "$(GO) run ./cmd/evalreport -out $(OUT) $(if $(OPEN),-open)" \
 		-- ./evaltest -count=1 -timeout 0 $(EVALFLAGS)
 
+# The suite's own drift check (./evaltest, a reference run) writes to a
+# temporary directory, so make test never touches evaltest/out or the cache.
 test: vet
-	EVAL_REFERENCE=1 $(GO) test -count=1 -timeout 15m ./...
+	@out=$$(mktemp -d) && trap 'rm -rf "$$out"' EXIT && \
+	EVAL_REFERENCE=1 EVAL_DOTENV=off EVAL_OUT=$$out EVAL_CACHE=$$out/cache.json \
+		$(GO) test -count=1 -timeout 15m ./...
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }

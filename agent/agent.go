@@ -83,7 +83,7 @@ func Run(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg Config, 
 		}
 		for i, call := range msg.ToolCalls {
 			if i >= MaxCallsPerTurn {
-				tr.reply(call, result.ToolCall{Result: errorJSON(fmt.Sprintf("not executed: at most %d tool calls per turn", MaxCallsPerTurn)), IsError: true})
+				tr.reply(call, notRun(fmt.Sprintf("not executed: at most %d tool calls per turn", MaxCallsPerTurn)))
 				continue
 			}
 			rec, err := execute(ctx, tools, call)
@@ -91,10 +91,7 @@ func Run(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg Config, 
 				tr.reply(call, rec)
 				return tr, err
 			}
-			if over, n := exceeds(cfg, rec.Result); over {
-				tr.TokenLimit = fmt.Sprintf("token count exceeded: %s > %s (result of tool %s)", thousands(n), thousands(cfg.TokenLimit), call.Function.Name)
-				rec.Result = truncate(rec.Result, 2000) + fmt.Sprintf("\n[... result cut: %s tokens]", thousands(n))
-				tr.ToolCalls = append(tr.ToolCalls, rec)
+			if tr.stopAtLimit(cfg, call, rec) {
 				return tr, nil
 			}
 			tr.reply(call, rec)
@@ -108,27 +105,49 @@ func Run(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg Config, 
 func (tr *Transcript) reply(call result.MessageToolCall, rec result.ToolCall) {
 	rec.ID, rec.Name, rec.Arguments = call.ID, call.Function.Name, call.Function.Arguments
 	tr.ToolCalls = append(tr.ToolCalls, rec)
-	content := rec.Result
+	tr.Conversation = append(tr.Conversation, toolMessage(call, rec.Result))
+}
+
+// toolMessage is the tool message answering call.
+func toolMessage(call result.MessageToolCall, content string) result.Message {
 	if content == "" {
 		content = "(the tool returned no content)" // providers reject tool messages without content
 	}
-	tr.Conversation = append(tr.Conversation, result.Message{
-		Role: "tool", ToolCallID: call.ID, Name: call.Function.Name, Content: content,
-	})
+	return result.Message{Role: "tool", ToolCallID: call.ID, Name: call.Function.Name, Content: content}
+}
+
+// stopAtLimit records a tool result over the token limit, cut short, and
+// reports whether it was over: the case then ends as token_limit.
+func (tr *Transcript) stopAtLimit(cfg Config, call result.MessageToolCall, rec result.ToolCall) bool {
+	over, n := exceeds(cfg, rec.Result)
+	if !over {
+		return false
+	}
+	tr.TokenLimit = fmt.Sprintf("token count exceeded: %s > %s (result of tool %s)", thousands(n), thousands(cfg.TokenLimit), call.Function.Name)
+	rec.ID, rec.Name, rec.Arguments = call.ID, call.Function.Name, call.Function.Arguments
+	rec.Result = truncate(rec.Result, 2000) + fmt.Sprintf("\n[... result cut: %s tokens]", thousands(n))
+	tr.ToolCalls = append(tr.ToolCalls, rec)
+	return true
+}
+
+// notRun is the record of a call that never reached a server.
+func notRun(why string) result.ToolCall {
+	return result.ToolCall{Result: errorJSON(why), IsError: true, NotRun: true}
 }
 
 // execute runs one tool call. Every failure of the call itself becomes an
 // error result the model can read; the error is a server fault
-// (*mcpconn.ServerError: the server crashed or hung), which ends the case.
+// (*mcpconn.ServerError: the server crashed or hung) or the end of the
+// case's context, either of which ends the case.
 func execute(ctx context.Context, tools *mcpconn.Set, call result.MessageToolCall) (result.ToolCall, error) {
 	name := call.Function.Name
 	if !tools.Has(name) {
-		return result.ToolCall{Result: errorJSON(fmt.Sprintf("unknown tool %q; use one of the tools offered", name)), IsError: true}, nil
+		return notRun(fmt.Sprintf("unknown tool %q; use one of the tools offered", name)), nil
 	}
 	args := map[string]any{}
 	if raw := strings.TrimSpace(call.Function.Arguments); raw != "" {
 		if err := json.Unmarshal([]byte(raw), &args); err != nil {
-			return result.ToolCall{Result: errorJSON("invalid JSON arguments: " + err.Error()), IsError: true}, nil
+			return notRun("invalid JSON arguments: " + err.Error()), nil
 		}
 	}
 	start := time.Now()
@@ -136,6 +155,8 @@ func execute(ctx context.Context, tools *mcpconn.Set, call result.MessageToolCal
 	ms := float64(time.Since(start).Microseconds()) / 1000
 	var fault *mcpconn.ServerError
 	switch {
+	case ctx.Err() != nil: // the case's time is up: the case ends, however the call failed
+		return result.ToolCall{Result: errorJSON("the case ran out of time"), IsError: true, DurationMS: ms}, ctx.Err()
 	case errors.As(err, &fault):
 		return result.ToolCall{Result: errorJSON(err.Error()), IsError: true, DurationMS: ms}, err
 	case err != nil:

@@ -108,11 +108,7 @@ func Recover(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg Conf
 		ran, fault := execute(ctx, tools, call)
 		ran.ID, ran.Name, ran.Arguments = call.ID, call.Function.Name, call.Function.Arguments
 		rec.ToolCalls = append(rec.ToolCalls, ran)
-		content := ran.Result
-		if content == "" {
-			content = "(the tool returned no content)"
-		}
-		rec.Conversation = append(rec.Conversation, result.Message{Role: "tool", ToolCallID: call.ID, Name: CodeTool, Content: content})
+		rec.Conversation = append(rec.Conversation, toolMessage(call, ran.Result))
 		if fault != nil {
 			return rec, fault
 		}

@@ -34,11 +34,7 @@ func Reference(ctx context.Context, tools *mcpconn.Set, cfg Config, c evalcase.C
 			tr.Fault = err
 			return tr
 		}
-		if over, n := exceeds(cfg, rec.Result); over {
-			tr.TokenLimit = fmt.Sprintf("token count exceeded: %s > %s (result of tool %s)", thousands(n), thousands(cfg.TokenLimit), ref.Tool)
-			rec.ID, rec.Name, rec.Arguments = call.ID, ref.Tool, call.Function.Arguments
-			rec.Result = truncate(rec.Result, 2000) + fmt.Sprintf("\n[... result cut: %s tokens]", thousands(n))
-			tr.ToolCalls = append(tr.ToolCalls, rec)
+		if tr.stopAtLimit(cfg, call, rec) {
 			return tr
 		}
 		tr.reply(call, rec)

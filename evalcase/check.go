@@ -17,6 +17,10 @@ import (
 type Call struct {
 	Name      string
 	Arguments string // raw JSON object
+	// NotRun marks a call that never reached a server (see
+	// result.ToolCall.NotRun): it counts as an attempt for must_not_call and
+	// max_calls, but satisfies neither must_call nor args.
+	NotRun bool
 }
 
 // CheckAnswer evaluates the case's deterministic answer checks on answer.
@@ -52,15 +56,20 @@ func (c Case) CheckAnswer(answer string) []result.CheckResult {
 // CheckTools evaluates the case's tool expectations on the calls made.
 func (c Case) CheckTools(calls []Call) []result.CheckResult {
 	var out []result.CheckResult
-	called := map[string]bool{}
+	attempted, ran := map[string]bool{}, map[string]bool{}
 	for _, call := range calls {
-		called[call.Name] = true
+		attempted[call.Name] = true
+		ran[call.Name] = ran[call.Name] || !call.NotRun
 	}
 	for _, name := range c.Tools.MustCall {
-		out = append(out, check("must_call "+name, called[name], "never called"))
+		detail := "never called"
+		if attempted[name] && !ran[name] {
+			detail = "called, but never run (bad arguments or too many calls)"
+		}
+		out = append(out, check("must_call "+name, ran[name], detail))
 	}
 	for _, name := range c.Tools.MustNotCall {
-		out = append(out, check("must_not_call "+name, !called[name], "was called"))
+		out = append(out, check("must_not_call "+name, !attempted[name], "was called"))
 	}
 	for _, m := range c.Tools.Args {
 		args, _ := json.Marshal(m.Args)
@@ -153,7 +162,7 @@ func containsNumber(numbers []float64, n NumberCheck) bool {
 
 func anyCallMatches(calls []Call, m ArgMatch) bool {
 	for _, call := range calls {
-		if call.Name != m.Tool {
+		if call.Name != m.Tool || call.NotRun {
 			continue
 		}
 		var got map[string]any

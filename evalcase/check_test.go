@@ -301,3 +301,27 @@ func TestFailed(t *testing.T) {
 	assert.Equal(t, `contains "BRCA1"`, failed[0].Check)
 	assert.Equal(t, "must_call convert_hgvs_to_genomic", failed[1].Check)
 }
+
+// A call that never reached a server (bad JSON, unknown tool, too many in a
+// turn) is an attempt, not a use of the tool.
+func TestToolChecksIgnoreCallsThatNeverRan(t *testing.T) {
+	c := Case{Tools: ToolExpect{
+		MustCall:    []string{"get_gene_by_symbol"},
+		MustNotCall: []string{"search_pubmed"},
+		Args:        []ArgMatch{{Tool: "get_gene_by_symbol", Args: map[string]any{"gene_symbol": "NUTM2G"}}},
+		MaxCalls:    1,
+	}}
+	calls := []Call{
+		{Name: "get_gene_by_symbol", Arguments: `{"gene_symbol":"NUTM2G"}`, NotRun: true},
+		{Name: "search_pubmed", Arguments: `{`, NotRun: true},
+	}
+	got := map[string]result.CheckResult{}
+	for _, r := range c.CheckTools(calls) {
+		got[r.Check] = r
+	}
+	assert.False(t, got["must_call get_gene_by_symbol"].Passed)
+	assert.Contains(t, got["must_call get_gene_by_symbol"].Detail, "never run")
+	assert.False(t, got["must_not_call search_pubmed"].Passed, "an attempted forbidden call still counts")
+	assert.False(t, got[`args get_gene_by_symbol {"gene_symbol":"NUTM2G"}`].Passed)
+	assert.False(t, got["max_calls 1"].Passed, "attempts count toward max_calls")
+}

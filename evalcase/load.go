@@ -2,6 +2,7 @@ package evalcase
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -227,14 +228,20 @@ func (c *Case) validate() error {
 			return fmt.Errorf("%s: checks.numbers: negative tolerance %v for value %v", c.label(), n.Tolerance, n.Value)
 		}
 	}
-	for _, a := range c.Tools.Args {
+	for i, a := range c.Tools.Args {
 		if a.Tool == "" {
 			return fmt.Errorf("%s: tools.args: an item has no tool", c.label())
+		}
+		if err := jsonArgs(a.Args); err != nil {
+			return fmt.Errorf("%s: tools.args[%d] (%s): %w", c.label(), i, a.Tool, err)
 		}
 	}
 	for i, r := range c.Reference {
 		if r.Tool == "" {
 			return fmt.Errorf("%s: reference[%d] has no tool", c.label(), i)
+		}
+		if err := jsonArgs(r.Args); err != nil {
+			return fmt.Errorf("%s: reference[%d] (%s): %w", c.label(), i, r.Tool, err)
 		}
 	}
 	if c.Tools.MaxCalls < 0 {
@@ -453,3 +460,12 @@ func yamlFields(t reflect.Type) []string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// jsonArgs checks that tool arguments can be sent as a JSON object: map keys
+// must be text and numbers finite.
+func jsonArgs(args map[string]any) error {
+	if _, err := json.Marshal(args); err != nil {
+		return fmt.Errorf("arguments cannot be sent as JSON (keys must be text, numbers finite): %v", err)
+	}
+	return nil
+}

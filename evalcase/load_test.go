@@ -563,3 +563,18 @@ func yamlQuote(s string) string {
 	b.WriteByte('"')
 	return b.String()
 }
+
+func TestArgumentsMustBeJSON(t *testing.T) {
+	for name, args := range map[string]string{
+		"number keys": "{x: {1: 2}}",
+		"NaN":         "{y: .nan}",
+	} {
+		t.Run(name, func(t *testing.T) {
+			src := "- case:\n    name: c\n    input: q\n    expected: e\n    reference:\n      - {tool: t, args: " + args + "}\n"
+			_, err := Parse("f.yaml", []byte(src))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "f.yaml:1:")
+			assert.Contains(t, err.Error(), "reference[0] (t): arguments cannot be sent as JSON")
+		})
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpeval/mcpeval/evalcase"
 	"github.com/mcpeval/mcpeval/result"
+	"github.com/mcpeval/mcpeval/sampleserver"
 	"github.com/mcpeval/mcpeval/suite"
 )
 
@@ -30,18 +31,25 @@ func runCategory(t *testing.T, category string) {
 	}
 }
 
-// TestOtherCategories serves every loaded category that has no test
-// function of its own (see categories_test.go, made by `make generate`), so
-// that no case is ever left out.
-func TestOtherCategories(t *testing.T) {
-	t.Parallel()
-	markUncacheable()
+// otherCategories lists the loaded categories without a test function of
+// their own.
+func otherCategories() []string {
 	var other []string
 	for _, name := range categoryNames() {
 		if !slices.Contains(generatedCategories, name) {
 			other = append(other, name)
 		}
 	}
+	return other
+}
+
+// TestOtherCategories serves every loaded category that has no test
+// function of its own (see categories_test.go, made by `make generate`), so
+// that no case is ever left out.
+func TestOtherCategories(t *testing.T) {
+	t.Parallel()
+	markUncacheable()
+	other := otherCategories()
 	if len(other) == 0 {
 		t.Skip("every loaded category has a test function of its own")
 	}
@@ -70,6 +78,11 @@ func runCase(t *testing.T, c evalcase.Case) {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadlineCause(ctx, deadline.Add(-5*time.Second), errTestTimeout)
 		defer cancel()
+	}
+	if c.Kind == evalcase.KindCode && len(ev.Settings.Servers) == 0 {
+		if _, err := sampleserver.PythonWithPandas(); err != nil {
+			t.Skip("code case: the bundled server cannot run pandas: " + err.Error())
+		}
 	}
 	rec, err := ev.Run(ctx, c, t.Name())
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,6 +74,9 @@ func run(m *testing.M) int {
 		return m.Run()
 	}
 	widenParallel(st.Concurrency, len(allCases))
+	if other := otherCategories(); len(other) > 0 {
+		fmt.Printf("mcpeval: categories without a test function of their own run as TestOtherCategories/<category> (make generate gives them one): %s\n", strings.Join(other, ", "))
+	}
 	if st.Reference {
 		fmt.Println("mcpeval: REFERENCE RUN, not a model evaluation: each case's reference tool calls run on the real server and the deterministic checks judge the answer.")
 		fmt.Println("mcpeval:", suite.MissingKeyHelp)

@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -48,14 +49,31 @@ type Options struct {
 	// StartTimeout bounds starting and initialising a server (default 30 s).
 	StartTimeout time.Duration
 	// CallTimeout bounds one tool call (default 120 s). A call that runs
-	// longer counts as a hung server, which is restarted.
+	// longer is cancelled and fails with an ordinary error, and the server
+	// is pinged (waiting at most 5 s, or CallTimeout if that is shorter):
+	// only a server that does not answer the ping either counts as hung,
+	// which is a *ServerError and restarts it.
 	CallTimeout time.Duration
-	// MaxRestarts bounds how often a crashed or hung server is restarted
-	// (default 3; negative: never).
+	// MaxRestarts bounds how often a crashed or hung server is restarted in
+	// a row (default 3; negative: never). A server restarted MaxRestarts
+	// times without 20 successful calls in between is given up: later calls
+	// fail with ErrRestartsExhausted. 20 successful calls since the last
+	// restart reset the count, so a long run survives occasional crashes.
 	MaxRestarts int
-	// Env is added to the environment of stdio servers.
+	// Env is added to the environment of stdio servers, as NAME=value
+	// entries; a bare NAME passes that variable on from this process. Stdio
+	// servers inherit this process's environment except API keys: variables
+	// whose names end in _API_KEY (OPENROUTER_API_KEY, OPENAI_API_KEY, ...)
+	// reach a server only when Env names them.
 	Env []string
 }
+
+// successesToForgiveRestarts is how many successful calls since the last
+// restart reset a server's restart count (see Options.MaxRestarts).
+const successesToForgiveRestarts = 20
+
+// maxPingTimeout bounds the ping that tells a slow tool from a hung server.
+const maxPingTimeout = 5 * time.Second
 
 func (o Options) withDefaults() Options {
 	if o.StartTimeout <= 0 {
@@ -78,8 +96,10 @@ func (o Options) withDefaults() Options {
 var ErrRestartsExhausted = errors.New("restarts exhausted")
 
 // ServerError is a call that failed because of the server rather than the
-// tool: the process died, the transport closed, or the call timed out. The
-// server is restarted for later calls.
+// tool: the process died, the transport closed, or the server hung (a call
+// outlasted CallTimeout and the server then failed a ping); the server is
+// restarted for later calls. It is also the error of a call to a tool that
+// the server stopped offering when it was restarted (see Server.Tools).
 type ServerError struct {
 	Spec   string
 	Err    error
@@ -101,16 +121,19 @@ func (e *ServerError) Unwrap() error { return e.Err }
 type Server struct {
 	Spec   string
 	opts   Options
-	stderr *tailBuffer // every process started for this server
+	stderr *tailBuffer        // every process started for this server
+	tools  []Tool             // listed at Connect
+	info   mcp.Implementation // serverInfo of the first initialize
 
-	mu         sync.Mutex
-	conn       *conn         // nil when closed, or when the last start failed
-	generation int           // counts starts; a fault restarts only the generation it hit
-	restarts   int           // restarts attempted
-	restarting chan struct{} // closed when the running restart ends; nil if none
-	lastFault  error         // why conn is nil
-	closed     bool
-	tools      []Tool
+	mu             sync.Mutex
+	conn           *conn         // nil when closed, or when the last start failed
+	generation     int           // counts starts; a fault restarts only the generation it hit
+	restarts       int           // restarts attempted in all
+	recentRestarts int           // restarts attempted since the count was last reset
+	successes      int           // successful calls since the last restart
+	restarting     chan struct{} // closed when the running restart ends; nil if none
+	lastFault      error         // why conn is nil
+	closed         bool
 }
 
 // conn is one started connection: one process for stdio servers, one
@@ -118,7 +141,9 @@ type Server struct {
 type conn struct {
 	client     *client.Client
 	generation int
-	stderr     *tailBuffer // this process only
+	tools      []Tool             // as this connection listed them
+	info       mcp.Implementation // serverInfo of this connection's initialize
+	stderr     *tailBuffer        // this process only
 	kill       context.CancelFunc
 
 	closeOnce sync.Once
@@ -142,16 +167,16 @@ func (cn *conn) close(force bool) {
 // error that carries the tail of its stderr.
 func Connect(ctx context.Context, spec string, opts Options) (*Server, error) {
 	s := &Server{Spec: spec, opts: opts.withDefaults(), stderr: newTailBuffer(8 << 10)}
-	cn, tools, err := s.dial(ctx, 1)
+	cn, err := s.dial(ctx, 1)
 	if err != nil {
 		return nil, err
 	}
-	s.conn, s.tools, s.generation = cn, tools, 1
+	s.conn, s.tools, s.info, s.generation = cn, cn.tools, cn.info, 1
 	return s, nil
 }
 
 // dial starts one connection and lists its tools, within StartTimeout.
-func (s *Server) dial(ctx context.Context, generation int) (*conn, []Tool, error) {
+func (s *Server) dial(ctx context.Context, generation int) (*conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.opts.StartTimeout)
 	defer cancel()
 	// The process (or SSE stream) lives until kill; a start that outlasts
@@ -162,15 +187,15 @@ func (s *Server) dial(ctx context.Context, generation int) (*conn, []Tool, error
 	c, err := s.newClient(cn.stderr)
 	if err != nil {
 		kill()
-		return nil, nil, fmt.Errorf("server %s: %w", s.Spec, err)
+		return nil, fmt.Errorf("server %s: %w", s.Spec, err)
 	}
 	cn.client = c
-	fail := func(err error) (*conn, []Tool, error) {
+	fail := func(err error) (*conn, error) {
 		cn.close(true)
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			err = fmt.Errorf("start timed out after %s: %w", s.opts.StartTimeout, err)
 		}
-		return nil, nil, &startError{err: fmt.Errorf("server %s: %w", s.Spec, err), stderr: strings.TrimSpace(cn.stderr.String())}
+		return nil, &startError{err: fmt.Errorf("server %s: %w", s.Spec, err), stderr: strings.TrimSpace(cn.stderr.String())}
 	}
 	if err := c.Start(life); err != nil {
 		return fail(fmt.Errorf("start: %w", err))
@@ -178,20 +203,21 @@ func (s *Server) dial(ctx context.Context, generation int) (*conn, []Tool, error
 	req := mcp.InitializeRequest{}
 	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
 	req.Params.ClientInfo = mcp.Implementation{Name: "mcpeval", Version: "1"}
-	if _, err := c.Initialize(ctx, req); err != nil {
+	initialized, err := c.Initialize(ctx, req)
+	if err != nil {
 		return fail(fmt.Errorf("initialize: %w", err))
 	}
-	tools, err := listTools(ctx, c, s.Spec)
-	if err != nil {
+	cn.info = initialized.ServerInfo
+	if cn.tools, err = listTools(ctx, c, s.Spec); err != nil {
 		return fail(err)
 	}
-	if len(tools) == 0 {
+	if len(cn.tools) == 0 {
 		return fail(errors.New("lists no tools"))
 	}
 	if !stopWatch() {
 		return fail(ctx.Err())
 	}
-	return cn, tools, nil
+	return cn, nil
 }
 
 // startError is a server that failed to start, with the tail of its stderr.
@@ -233,7 +259,7 @@ func (s *Server) newClient(stderr *tailBuffer) (*client.Client, error) {
 	}
 	command := func(ctx context.Context, name string, env, args []string) (*exec.Cmd, error) {
 		cmd := exec.CommandContext(ctx, name, args...) // killed when the connection's context ends
-		cmd.Env = append(os.Environ(), env...)
+		cmd.Env = childEnv(os.Environ(), env)
 		// A writer (not a file) makes Wait return only once all of stderr
 		// is copied; WaitDelay bounds that if a grandchild keeps it open.
 		cmd.Stderr = io.MultiWriter(s.stderr, stderr)
@@ -242,6 +268,31 @@ func (s *Server) newClient(stderr *tailBuffer) (*client.Client, error) {
 	}
 	t := transport.NewStdioWithOptions(argv[0], s.opts.Env, argv[1:], transport.WithCommandFunc(command))
 	return client.NewClient(t, opts...), nil
+}
+
+// childEnv is the environment of a stdio server: parent without API keys,
+// then extra (NAME=value entries, or bare names of parent variables to pass
+// on, API keys included).
+func childEnv(parent, extra []string) []string {
+	env := make([]string, 0, len(parent)+len(extra))
+	for _, kv := range parent {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasSuffix(strings.ToUpper(name), "_API_KEY") {
+			env = append(env, kv)
+		}
+	}
+	for _, kv := range extra {
+		if strings.Contains(kv, "=") {
+			env = append(env, kv)
+			continue
+		}
+		for _, inherited := range parent {
+			if strings.HasPrefix(inherited, kv+"=") {
+				env = append(env, inherited)
+			}
+		}
+	}
+	return env
 }
 
 func listTools(ctx context.Context, c *client.Client, spec string) ([]Tool, error) {
@@ -262,18 +313,20 @@ func listTools(ctx context.Context, c *client.Client, spec string) ([]Tool, erro
 	return tools, nil
 }
 
-// Tools returns the server's tools.
-func (s *Server) Tools() []Tool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.tools
-}
+// Tools returns the tools the server listed at Connect. A restart does not
+// change them: tools a restarted server adds are not offered, and a call to
+// a tool it no longer lists fails with a *ServerError without being sent.
+func (s *Server) Tools() []Tool { return s.tools }
+
+// Info returns the name and version the server gave in its serverInfo when
+// it was connected.
+func (s *Server) Info() (name, version string) { return s.info.Name, s.info.Version }
 
 // Stderr returns the tail of the server's stderr (stdio servers only), across
 // restarts.
 func (s *Server) Stderr() string { return s.stderr.String() }
 
-// Restarts returns how many restarts were attempted after failures.
+// Restarts returns how many restarts were attempted after failures, in all.
 func (s *Server) Restarts() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -282,13 +335,19 @@ func (s *Server) Restarts() int {
 
 // Call executes one tool call. args is the JSON object the model sent. A tool
 // that reports an error gives IsError; a protocol error is returned as err.
-// A crashed, disconnected or hung server gives a *ServerError, and the server
-// is restarted for later calls.
+// A call that outlasts CallTimeout is an error too, unless the server then
+// fails a ping. A crashed, disconnected or hung server gives a *ServerError,
+// and the server is restarted for later calls.
 func (s *Server) Call(ctx context.Context, name string, args map[string]any) (Result, error) {
 	cn, err := s.current(ctx)
 	if err != nil {
 		return Result{}, err
 	}
+	if !hasTool(cn.tools, name) && hasTool(s.tools, name) {
+		return Result{}, &ServerError{Spec: s.Spec, Err: fmt.Errorf("tool %s is no longer offered by the restarted server", name)}
+	}
+	// The end of callCtx cancels this request alone (notifications/cancelled
+	// over stdio, the aborted request over HTTP).
 	callCtx, cancel := context.WithTimeout(ctx, s.opts.CallTimeout)
 	defer cancel()
 	req := mcp.CallToolRequest{}
@@ -296,6 +355,7 @@ func (s *Server) Call(ctx context.Context, name string, args map[string]any) (Re
 	req.Params.Arguments = args
 	res, err := cn.client.CallTool(callCtx, req)
 	if err == nil {
+		s.succeeded()
 		return Result{Text: resultText(res), IsError: res.IsError}, nil
 	}
 	var transportErr *transport.Error
@@ -303,11 +363,43 @@ func (s *Server) Call(ctx context.Context, name string, args map[string]any) (Re
 	case ctx.Err() != nil: // the caller gave up; the server is not at fault
 		return Result{}, fmt.Errorf("tool %s: %w", name, ctx.Err())
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
-		return Result{}, s.fault(cn, fmt.Errorf("tool %s timed out after %s", name, s.opts.CallTimeout))
+		return Result{}, s.timedOut(ctx, cn, name)
 	case errors.As(err, &transportErr):
 		return Result{}, s.fault(cn, fmt.Errorf("tool %s: %w", name, err))
 	}
 	return Result{}, fmt.Errorf("tool %s: %w", name, err)
+}
+
+// timedOut is the error of a call that outlasted CallTimeout. A server that
+// still answers a ping is merely slow, and only this call fails; one that
+// does not is hung, and is restarted.
+func (s *Server) timedOut(ctx context.Context, cn *conn, name string) error {
+	timeout := fmt.Errorf("tool %s timed out after %s", name, s.opts.CallTimeout)
+	pingCtx, cancel := context.WithTimeout(ctx, min(maxPingTimeout, s.opts.CallTimeout))
+	defer cancel()
+	err := cn.client.Ping(pingCtx)
+	var transportErr *transport.Error
+	switch {
+	case err == nil, !errors.As(err, &transportErr): // an error response is an answer too
+		return timeout
+	case ctx.Err() != nil:
+		return fmt.Errorf("tool %s: %w", name, ctx.Err())
+	}
+	return s.fault(cn, fmt.Errorf("%w, and the server failed a ping: %v", timeout, err))
+}
+
+// succeeded counts a successful call towards resetting the restart count.
+func (s *Server) succeeded() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.successes++
+	if s.successes >= successesToForgiveRestarts {
+		s.recentRestarts = 0
+	}
+}
+
+func hasTool(tools []Tool, name string) bool {
+	return slices.ContainsFunc(tools, func(t Tool) bool { return t.Name == name })
 }
 
 // current returns the live connection. It waits for a restart in progress,
@@ -333,8 +425,8 @@ func (s *Server) current(ctx context.Context) (*conn, error) {
 			cn := s.conn
 			s.mu.Unlock()
 			return cn, nil
-		case s.restarts >= s.opts.MaxRestarts:
-			err := &ServerError{Spec: s.Spec, Err: fmt.Errorf("%w (%d restarts); last failure: %w", ErrRestartsExhausted, s.restarts, s.lastFault)}
+		case s.recentRestarts >= s.opts.MaxRestarts:
+			err := &ServerError{Spec: s.Spec, Err: fmt.Errorf("%w (%d restarts); last failure: %w", ErrRestartsExhausted, s.recentRestarts, s.lastFault)}
 			s.mu.Unlock()
 			return nil, err
 		case retried:
@@ -376,18 +468,20 @@ func (s *Server) restart(generation int, cause error) {
 		s.lastFault = cause
 	}
 	s.conn = nil
-	if s.restarts >= s.opts.MaxRestarts {
+	if s.recentRestarts >= s.opts.MaxRestarts {
 		s.mu.Unlock()
 		return
 	}
 	s.restarts++
+	s.recentRestarts++
+	s.successes = 0
 	s.generation++
 	generation = s.generation
 	done := make(chan struct{})
 	s.restarting = done
 	s.mu.Unlock()
 
-	cn, tools, err := s.dial(context.Background(), generation)
+	cn, err := s.dial(context.Background(), generation)
 
 	s.mu.Lock()
 	s.restarting = nil
@@ -400,7 +494,7 @@ func (s *Server) restart(generation int, cause error) {
 			s.lastFault = fmt.Errorf("restart: %w (stderr: %s)", se.err, lastLine(se.stderr, 200))
 		}
 	case !closed:
-		s.conn, s.tools = cn, tools
+		s.conn = cn
 	}
 	s.mu.Unlock()
 	if err == nil && closed {
@@ -480,7 +574,9 @@ func sanitize(text string) string {
 	}, strings.ToValidUTF8(text, string(utf8.RuneError)))
 }
 
-// Set is the servers of a run, seen as one tool box.
+// Set is the servers of a run, seen as one tool box. Its tools are those
+// the servers listed at connect time, which a restart does not change (see
+// Server.Tools), so Hash stays the key of the whole run.
 type Set struct {
 	Servers []*Server
 	byTool  map[string]*Server
@@ -526,22 +622,30 @@ func (s *Set) Call(ctx context.Context, name string, args map[string]any) (Resul
 	return srv.Call(ctx, name, args)
 }
 
-// ServerFor returns the server offering the tool, or nil.
-func (s *Set) ServerFor(name string) *Server { return s.byTool[name] }
-
-// Specs returns the server specs.
-func (s *Set) Specs() []string {
-	specs := make([]string, len(s.Servers))
-	for i, srv := range s.Servers {
-		specs[i] = srv.Spec
-	}
-	return specs
-}
-
-// Hash identifies the tool surface: names, descriptions and schemas of every
-// tool. A schema change changes the hash.
+// Hash identifies the tool surface and the servers behind it: the names,
+// descriptions and schemas of every tool, and the name and version of every
+// server (from its serverInfo). A schema change changes the hash, and so
+// does switching to another server, or another version of it, that offers
+// identically named tools. Specs (command lines, URLs) are not part of it.
 func (s *Set) Hash() string {
-	b, _ := json.Marshal(s.tools)
+	type serverInfo struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	}
+	servers := make([]serverInfo, len(s.Servers))
+	for i, srv := range s.Servers {
+		servers[i].Name, servers[i].Version = srv.Info()
+	}
+	sort.Slice(servers, func(i, j int) bool {
+		if servers[i].Name != servers[j].Name {
+			return servers[i].Name < servers[j].Name
+		}
+		return servers[i].Version < servers[j].Version
+	})
+	b, _ := json.Marshal(struct {
+		Servers []serverInfo `json:"servers"`
+		Tools   []Tool       `json:"tools"`
+	}{servers, s.tools})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }

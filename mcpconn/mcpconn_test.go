@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -72,9 +73,11 @@ func TestTransports(t *testing.T) {
 			names := toolNames(set.Tools())
 			assert.Subset(t, names, []string{"args", "binary", "echo", "fail", "image", "slow"})
 			assert.IsNonDecreasing(t, names)
-			assert.Equal(t, []string{tt.spec}, set.Specs())
-			assert.Same(t, set.Servers[0], set.ServerFor("echo"))
-			assert.Nil(t, set.ServerFor("nope"))
+			require.Len(t, set.Servers, 1)
+			assert.Equal(t, tt.spec, set.Servers[0].Spec)
+			name, version := set.Servers[0].Info()
+			assert.Equal(t, "mcpconn-test", name)
+			assert.Equal(t, "1.0.0", version)
 
 			var echo Tool
 			for _, tool := range set.Tools() {
@@ -273,12 +276,90 @@ func TestDuplicateToolNames(t *testing.T) {
 
 func TestHash(t *testing.T) {
 	t.Parallel()
-	first := connectStdio(t, modeTools, Options{}).Hash()
-	second := connectStdio(t, modeTools, Options{}).Hash()
-	changed := connectStdio(t, modeSchemaV2, Options{}).Hash()
-	assert.Len(t, first, 64)
-	assert.Equal(t, first, second, "same tools, same hash")
-	assert.NotEqual(t, first, changed, "a changed schema changes the hash")
+	base := connectStdio(t, modeTools, Options{}).Hash()
+	assert.Len(t, base, 64)
+	tests := []struct {
+		name     string
+		mode     string
+		wantSame bool
+	}{
+		{name: "same tools, same server", mode: modeTools, wantSame: true},
+		{name: "changed schema", mode: modeSchemaV2},
+		{name: "another server with the same tools", mode: modeRenamed},
+		{name: "another version of the server", mode: modeVersion2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			set := connectStdio(t, tt.mode, Options{})
+			if tt.wantSame {
+				assert.Equal(t, base, set.Hash())
+			} else {
+				assert.NotEqual(t, base, set.Hash())
+			}
+		})
+	}
+}
+
+func TestServerInfo(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		mode        string
+		wantName    string
+		wantVersion string
+	}{
+		{modeTools, "mcpconn-test", "1.0.0"},
+		{modeRenamed, "other-test-server", "1.0.0"},
+		{modeVersion2, "mcpconn-test", "2.0.0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			t.Parallel()
+			name, version := connectStdio(t, tt.mode, Options{}).Servers[0].Info()
+			assert.Equal(t, tt.wantName, name)
+			assert.Equal(t, tt.wantVersion, version)
+		})
+	}
+}
+
+// TestStdioServersDoNotSeeAPIKeys cannot run in parallel: it sets this
+// process's environment, which stdio servers inherit.
+func TestStdioServersDoNotSeeAPIKeys(t *testing.T) {
+	t.Setenv("OPENROUTER_API_KEY", "sk-or-inherited")
+	t.Setenv("OPENAI_API_KEY", "sk-inherited")
+	t.Setenv("MCPCONN_TEST_API_KEY", "test-inherited")
+	t.Setenv("MCPCONN_TEST_PLAIN", "plain value")
+	names := []string{"OPENROUTER_API_KEY", "OPENAI_API_KEY", "MCPCONN_TEST_API_KEY", "MCPCONN_TEST_PLAIN"}
+	tests := []struct {
+		name string
+		env  []string
+		want map[string]string
+	}{
+		{
+			name: "inherited API keys are removed",
+			want: map[string]string{
+				"OPENROUTER_API_KEY": "", "OPENAI_API_KEY": "", "MCPCONN_TEST_API_KEY": "",
+				"MCPCONN_TEST_PLAIN": "plain value",
+			},
+		},
+		{
+			name: "API keys named in Env pass",
+			env:  []string{"MCPCONN_TEST_API_KEY=given", "OPENAI_API_KEY"},
+			want: map[string]string{
+				"OPENROUTER_API_KEY": "", "OPENAI_API_KEY": "sk-inherited", "MCPCONN_TEST_API_KEY": "given",
+				"MCPCONN_TEST_PLAIN": "plain value",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			set := connectStdio(t, modeTools, Options{Env: tt.env})
+			res := call(t, set, "env", map[string]any{"names": strings.Join(names, ",")})
+			var got map[string]string
+			require.NoError(t, json.Unmarshal([]byte(res.Text), &got))
+			assert.Equal(t, tt.want, got)
+		})
+	}
 }
 
 func TestSpecIsSplitLikeAShell(t *testing.T) {
@@ -344,7 +425,7 @@ func pid(t *testing.T, set *Set) string {
 func TestCrashRestartsServer(t *testing.T) {
 	t.Parallel()
 	set := connectStdio(t, modeTools, Options{})
-	spec := set.Specs()[0]
+	spec := set.Servers[0].Spec
 	before := pid(t, set)
 
 	_, err := set.Call(context.Background(), "exit", nil)
@@ -394,22 +475,120 @@ func TestConcurrentCallsDuringCrashRestartOnce(t *testing.T) {
 	assert.Equal(t, 1, set.Restarts())
 }
 
-func TestHungCallTimesOutAndRestarts(t *testing.T) {
+func TestHungServerTimesOutAndRestarts(t *testing.T) {
 	t.Parallel()
 	set := connectStdio(t, modeTools, Options{CallTimeout: 300 * time.Millisecond})
 	before := pid(t, set)
 
 	start := time.Now()
-	_, err := set.Call(context.Background(), "hang", nil)
+	_, err := set.Call(context.Background(), "freeze", nil)
 	var serverErr *ServerError
 	require.ErrorAs(t, err, &serverErr)
-	assert.Contains(t, err.Error(), "tool hang timed out after 300ms")
-	assert.Contains(t, serverErr.Stderr, hangMessage)
+	assert.Contains(t, err.Error(), "tool freeze timed out after 300ms, and the server failed a ping")
+	assert.Contains(t, serverErr.Stderr, freezeMessage)
 	assert.Less(t, time.Since(start), 3*time.Second, "the hung process is killed, not waited for")
 	assert.Equal(t, 1, set.Restarts())
 
 	assert.NotEqual(t, before, pid(t, set))
 	assert.Equal(t, "slept", call(t, set, "slow", map[string]any{"ms": 10}).Text)
+}
+
+func TestSlowCallFailsAloneAndKeepsTheServer(t *testing.T) {
+	t.Parallel()
+	const timeout = time.Second
+	set := connectStdio(t, modeTools, Options{CallTimeout: timeout})
+	srv := set.Servers[0]
+	before := pid(t, set)
+	release := filepath.Join(t.TempDir(), "release")
+
+	slow := make(chan error, 1)
+	go func() {
+		_, err := set.Call(context.Background(), "slow", map[string]any{"ms": 60_000})
+		slow <- err
+	}()
+	// A sibling call that is in flight when the slow one times out, and
+	// answers within its own time once released.
+	time.Sleep(timeout / 2)
+	type answer struct {
+		res Result
+		err error
+	}
+	sibling := make(chan answer, 1)
+	go func() {
+		res, err := set.Call(context.Background(), "await", map[string]any{"path": release})
+		sibling <- answer{res, err}
+	}()
+
+	err := <-slow
+	assert.EqualError(t, err, "tool slow timed out after 1s")
+	var serverErr *ServerError
+	assert.False(t, errors.As(err, &serverErr), "a slow tool is not a server fault")
+	require.Eventually(t, func() bool { return strings.Contains(srv.Stderr(), slowCancelledMessage) },
+		5*time.Second, time.Millisecond, "the server is told to cancel the timed-out call")
+	require.NoError(t, os.WriteFile(release, nil, 0o600))
+	got := <-sibling
+	require.NoError(t, got.err)
+	assert.Equal(t, "released", got.res.Text)
+
+	assert.Zero(t, set.Restarts())
+	assert.Equal(t, before, pid(t, set), "the same process serves on")
+}
+
+func TestRestartCountIsResetBySuccessfulCalls(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name          string
+		successes     int
+		wantRestarted bool
+	}{
+		{name: "too few successful calls between crashes", successes: successesToForgiveRestarts - 1},
+		{name: "enough successful calls between crashes", successes: successesToForgiveRestarts, wantRestarted: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			set := connectStdio(t, modeTools, Options{MaxRestarts: 1})
+			var serverErr *ServerError
+			_, err := set.Call(context.Background(), "exit", nil)
+			require.ErrorAs(t, err, &serverErr)
+			for range tt.successes {
+				call(t, set, "echo", map[string]any{"text": "x"})
+			}
+			_, err = set.Call(context.Background(), "exit", nil)
+			require.ErrorAs(t, err, &serverErr)
+
+			res, err := set.Call(context.Background(), "echo", map[string]any{"text": "after"})
+			if tt.wantRestarted {
+				require.NoError(t, err)
+				assert.Equal(t, "after", res.Text)
+				assert.Equal(t, 2, set.Restarts())
+			} else {
+				require.ErrorIs(t, err, ErrRestartsExhausted)
+				assert.Equal(t, 1, set.Restarts())
+			}
+		})
+	}
+}
+
+func TestToolDroppedByRestartIsNotSent(t *testing.T) {
+	t.Parallel()
+	set := connectOnce(t, modeRestartDrops, Options{})
+	hash := set.Hash()
+
+	_, err := set.Call(context.Background(), "exit", nil)
+	var serverErr *ServerError
+	require.ErrorAs(t, err, &serverErr)
+
+	_, err = set.Call(context.Background(), "echo", map[string]any{"text": "x"})
+	require.ErrorAs(t, err, &serverErr)
+	assert.Contains(t, err.Error(), "tool echo is no longer offered by the restarted server")
+	assert.Equal(t, 1, set.Restarts(), "a dropped tool does not restart the server")
+
+	// The tool box of the run stays as it was connected.
+	assert.Contains(t, toolNames(set.Tools()), "echo")
+	assert.Contains(t, toolNames(set.Servers[0].Tools()), "echo")
+	assert.Equal(t, hash, set.Hash())
+	assert.Equal(t, "[]", call(t, set, "args", nil).Text, "the other tools still work")
 }
 
 func TestRestartsAreBounded(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -31,6 +32,11 @@ const (
 	modeSlowStart    = "slow-start"     // sleeps a minute before serving
 	modeRestartFails = "restart-fails"  // the test tools, but only the first start succeeds
 	modeRestartSlow  = "restart-slow"   // the test tools; starts after the first take restartDelay
+	modeRestartDrops = "restart-drops"  // the test tools; starts after the first offer no echo
+	modeRenamed      = "renamed"        // the test tools, served under another server name
+	modeVersion2     = "version-2"      // the test tools, served as another server version
+
+	modeNoEcho = "no-echo" // the test tools but echo; what restart-drops turns into
 )
 
 // markerEnv names the file by which restart-fails and restart-slow servers
@@ -40,10 +46,12 @@ const markerEnv = "MCPCONN_TEST_MARKER"
 const restartDelay = 500 * time.Millisecond
 
 const (
-	startupCrashMessage = "config error: /etc/testserver.yaml not found"
-	crashMessage        = "fatal: lost connection to the database"
-	hangMessage         = "hang: started"
-	restartFailMessage  = "refusing to start twice"
+	startupCrashMessage  = "config error: /etc/testserver.yaml not found"
+	crashMessage         = "fatal: lost connection to the database"
+	hangMessage          = "hang: started"
+	freezeMessage        = "freeze: stopping"
+	slowCancelledMessage = "slow: cancelled"
+	restartFailMessage   = "refusing to start twice"
 )
 
 func TestMain(m *testing.M) {
@@ -60,7 +68,7 @@ func serveStdio(mode string) int {
 		return 1
 	case modeSlowStart:
 		time.Sleep(time.Minute)
-	case modeRestartFails, modeRestartSlow:
+	case modeRestartFails, modeRestartSlow, modeRestartDrops:
 		marker := os.Getenv(markerEnv)
 		_, err := os.Stat(marker)
 		switch {
@@ -72,6 +80,8 @@ func serveStdio(mode string) int {
 		case mode == modeRestartFails:
 			fmt.Fprintln(os.Stderr, restartFailMessage)
 			return 1
+		case mode == modeRestartDrops:
+			mode = modeNoEcho
 		default:
 			time.Sleep(restartDelay)
 		}
@@ -87,7 +97,14 @@ func serveStdio(mode string) int {
 // newTestServer builds the test MCP server. Tools that end or freeze the
 // process are offered only when it runs as its own process.
 func newTestServer(mode string, ownProcess bool) *server.MCPServer {
-	s := server.NewMCPServer("mcpconn-test", "1.0.0", server.WithToolCapabilities(false))
+	name, version := "mcpconn-test", "1.0.0"
+	switch mode {
+	case modeRenamed:
+		name = "other-test-server"
+	case modeVersion2:
+		version = "2.0.0"
+	}
+	s := server.NewMCPServer(name, version, server.WithToolCapabilities(false))
 	if mode == modeNoTools {
 		return s
 	}
@@ -99,10 +116,12 @@ func newTestServer(mode string, ownProcess bool) *server.MCPServer {
 	if mode == modeSchemaV2 {
 		echoOpts = append(echoOpts, mcp.WithBoolean("upper", mcp.Description("upper-case the text")))
 	}
-	s.AddTool(mcp.NewTool("echo", echoOpts...), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		text := strings.Repeat(req.GetString("text", ""), max(1, req.GetInt("repeat", 1)))
-		return mcp.NewToolResultText(text), nil
-	})
+	if mode != modeNoEcho {
+		s.AddTool(mcp.NewTool("echo", echoOpts...), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			text := strings.Repeat(req.GetString("text", ""), max(1, req.GetInt("repeat", 1)))
+			return mcp.NewToolResultText(text), nil
+		})
+	}
 	s.AddTool(mcp.NewTool("fail", mcp.WithDescription("Always reports a tool error.")),
 		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return mcp.NewToolResultError("no such record"), nil
@@ -122,7 +141,23 @@ func newTestServer(mode string, ownProcess bool) *server.MCPServer {
 			case <-time.After(time.Duration(req.GetInt("ms", 0)) * time.Millisecond):
 				return mcp.NewToolResultText("slept"), nil
 			case <-ctx.Done():
+				if ownProcess {
+					fmt.Fprintln(os.Stderr, slowCancelledMessage)
+				}
 				return nil, ctx.Err()
+			}
+		})
+	s.AddTool(mcp.NewTool("await", mcp.WithDescription("Answers once a file exists."), mcp.WithString("path", mcp.Required())),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			for {
+				if _, err := os.Stat(req.GetString("path", "")); err == nil {
+					return mcp.NewToolResultText("released"), nil
+				}
+				select {
+				case <-time.After(5 * time.Millisecond):
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
 			}
 		})
 	s.AddTool(mcp.NewTool("args", mcp.WithDescription("Returns the server's command-line arguments.")),
@@ -143,10 +178,28 @@ func newTestServer(mode string, ownProcess bool) *server.MCPServer {
 			os.Exit(3)
 			return nil, nil
 		})
-	s.AddTool(mcp.NewTool("hang", mcp.WithDescription("Never answers.")),
+	s.AddTool(mcp.NewTool("hang", mcp.WithDescription("Never answers; the server stays responsive.")),
 		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			fmt.Fprintln(os.Stderr, hangMessage)
 			select {}
+		})
+	s.AddTool(mcp.NewTool("freeze", mcp.WithDescription("Stops the server process: nothing is answered any more.")),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			fmt.Fprintln(os.Stderr, freezeMessage)
+			if err := syscall.Kill(os.Getpid(), syscall.SIGSTOP); err != nil {
+				return nil, err
+			}
+			select {} // the signal may take a moment to stop every thread
+		})
+	s.AddTool(mcp.NewTool("env", mcp.WithDescription("Returns the server's environment variables of the given comma-separated names."),
+		mcp.WithString("names", mcp.Required())),
+		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			values := map[string]string{}
+			for _, name := range strings.Split(req.GetString("names", ""), ",") {
+				values[name] = os.Getenv(name)
+			}
+			b, err := json.Marshal(values)
+			return mcp.NewToolResultText(string(b)), err
 		})
 	return s
 }

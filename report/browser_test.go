@@ -230,9 +230,20 @@ func TestReportInBrowser(t *testing.T) {
 			got := eval[string](p, `document.querySelector('[data-count="`+key+`"] .n').textContent`)
 			assert.Equal(t, fmt.Sprint(want), got, key)
 		}
+		tokens := eval[string](p, `document.querySelector('[data-count="tokens"]').textContent`)
+		assert.Equal(t, fmt.Sprintf("%s%s", commas(d.Totals.Tokens), "Tokens (this run)"), tokens)
 		assert.Len(t, rowIDs(p), len(d.Cases))
 		assert.Equal(t, len(d.Categories), eval[int](p, `document.querySelectorAll('#categories tbody tr').length`))
 		assert.Contains(t, eval[string](p, `document.getElementById('problems').textContent`), "TestServerStarts failed")
+	})
+
+	t.Run("header", func(t *testing.T) {
+		p.t = t
+		items := eval[map[string]string](p, `Object.fromEntries([...document.querySelectorAll('.meta > div')]
+			.map(d => [d.querySelector('dt').textContent, d.querySelector('dd').textContent]))`)
+		assert.Equal(t, "judge-model", items["Judge"])
+		assert.Equal(t, fmt.Sprint(d.Run.Retries), items["Retries"])
+		assert.Equal(t, fmt.Sprint(d.Run.ServerRestarts), items["Server restarts"])
 	})
 
 	t.Run("header cells match body cells", func(t *testing.T) {
@@ -347,7 +358,20 @@ func TestReportInBrowser(t *testing.T) {
 		chat := eval[string](p, `document.querySelector('#detail .chat').textContent`)
 		assert.Contains(t, chat, "</script><script>window.__xss=6</script>", "tool result shown as text")
 		assert.Contains(t, chat, "get_clinvar_by_gene_symbol")
-		assert.Equal(t, 1, eval[int](p, `document.querySelectorAll('#detail .chat .call.err').length`), "the failed call is marked")
+		assert.Equal(t, 1, eval[int](p, `document.querySelectorAll('#detail .chat .call.err').length`),
+			"only the failed call is marked, not those with ids such as constructor")
+		// Tool messages get their content back from the call with their id,
+		// whatever the model named it.
+		for _, tc := range rec.ToolCalls {
+			shown := eval[string](p, `[...document.querySelectorAll('#detail .msg-tool')]
+				.find(m => m.querySelector('.mono').textContent === `+jsString(tc.Name)+`)
+				.querySelector('.msg-body').textContent`)
+			if json.Valid([]byte(tc.Result)) {
+				assert.JSONEq(t, tc.Result, shown, "result of call %q", tc.ID)
+			} else {
+				assert.Equal(t, tc.Result, shown, "result of call %q", tc.ID)
+			}
+		}
 
 		p.do(chromedp.Click(chromedp.CSS(`#detail .tab[data-tab="tools"]`)))
 		calls := eval[string](p, `document.querySelector('#detail .pane[data-tab="tools"]').textContent`)
@@ -401,6 +425,8 @@ func TestLargeReportInBrowser(t *testing.T) {
 	t.Logf("10,000 cases: whole page loaded in %v", time.Since(start))
 
 	assert.Len(t, rowIDs(p), 200, "the first page of rows")
+	assert.NotContains(t, eval[string](p, `document.querySelector('.meta').textContent`), "restarts",
+		"no server restarts without a summary that counts them")
 	p.do(chromedp.Click(chromedp.CSS(`#more`)))
 	assert.Len(t, rowIDs(p), 400, "the next page of rows")
 
@@ -421,6 +447,15 @@ func TestLargeReportInBrowser(t *testing.T) {
 	timed("open a case", `document.querySelector('#cases tr[data-id="9999"]').click()`)
 	assert.Equal(t, len(d.Cases[9999].Record.Conversation), eval[int](p, `document.querySelectorAll('#detail .msg').length`))
 	p.assertClean()
+}
+
+// commas formats n as the page does, with thousands separators.
+func commas(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 func writeFile(t *testing.T, path string, d *Data) {

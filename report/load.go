@@ -87,6 +87,7 @@ func (in *inputs) readOutDir(dir string) error {
 	case ok:
 		in.metricsSummary = trimCommonRoot(numericLeaves(ms, isSummaryKey))
 	}
+	in.dropForeignSummaries()
 	return nil
 }
 
@@ -541,7 +542,8 @@ func (in *inputs) run() Run {
 		r := Run{
 			Started: s.Started, Seconds: s.Seconds, Model: s.Model, JudgeModel: s.JudgeModel,
 			Provider: s.Provider, Servers: s.Servers, CaseSource: s.Cases, GitCommit: s.GitCommit,
-			Reference: s.Reference, Usage: s.Usage, Retries: s.Retries, FromSummary: true,
+			Reference: s.Reference, Usage: s.Usage, Retries: s.Retries, ServerRestarts: s.ServerRestarts,
+			FromSummary: true,
 		}
 		if r.Seconds == 0 {
 			r.Seconds = in.events.seconds()
@@ -549,10 +551,14 @@ func (in *inputs) run() Run {
 		return r
 	}
 	r := Run{Started: in.events.first, Seconds: in.events.seconds()}
+	span, ran := runSpan(in.records)
+	if ran && (r.Started.IsZero() || span.first.Before(r.Started)) {
+		r.Started = span.first
+	}
+	if r.Seconds == 0 && ran {
+		r.Seconds = span.end.Sub(r.Started).Seconds()
+	}
 	for _, rec := range in.records {
-		if !rec.StartedAt.IsZero() && (r.Started.IsZero() || rec.StartedAt.Before(r.Started)) {
-			r.Started = rec.StartedAt
-		}
 		if r.Model == "" {
 			r.Model = rec.Model
 		}
@@ -560,8 +566,73 @@ func (in *inputs) run() Run {
 			r.JudgeModel = rec.JudgeModel
 		}
 		r.Reference = r.Reference || rec.Reference
-		r.Usage.Add(rec.Usage)
-		r.Retries += rec.Retries
+		if !rec.Cached { // as in summary.json: an earlier run spent these
+			r.Retries += rec.Retries
+			r.Usage.Add(rec.Usage)
+		}
 	}
 	return r
+}
+
+// span is when the cases of a run started and ended.
+type span struct {
+	// first and last are the earliest and latest start of a case.
+	first, last time.Time
+	// end is when the last case to finish ended.
+	end time.Time
+}
+
+// runSpan is the span of the records' cases that ran in this run. Cached
+// records keep the start time of the run that made them and are left out;
+// ok is false when no record that ran has a start time.
+func runSpan(recs []result.Record) (s span, ok bool) {
+	for _, r := range recs {
+		if r.Cached || r.StartedAt.IsZero() {
+			continue
+		}
+		if !ok || r.StartedAt.Before(s.first) {
+			s.first = r.StartedAt
+		}
+		if !ok || r.StartedAt.After(s.last) {
+			s.last = r.StartedAt
+		}
+		if end := r.StartedAt.Add(time.Duration(r.Seconds * float64(time.Second))); !ok || end.After(s.end) {
+			s.end = end
+		}
+		ok = true
+	}
+	return s, ok
+}
+
+// dropForeignSummaries leaves out summary.json, and metrics_summary.json
+// with it, when the summary cannot be of the run that wrote the records:
+// it started after the first case started or finished before the last case
+// started. A run killed before writing its summaries leaves the previous
+// run's beside its own records.
+func (in *inputs) dropForeignSummaries() {
+	s := in.summary
+	if s == nil {
+		return
+	}
+	cases, ok := runSpan(in.records)
+	if !ok {
+		return
+	}
+	startedLater := s.Started.After(cases.first)
+	finishedEarlier := !s.Finished.IsZero() && s.Finished.Before(cases.last)
+	if !startedLater && !finishedEarlier {
+		return
+	}
+	const layout = "2006-01-02 15:04:05.000 MST"
+	problem := fmt.Sprintf("%s belongs to another run\n"+
+		"It covers %s to %s, but the cases in %s started from %s to %s. "+
+		"The header is derived from the records and test events",
+		result.SummaryFile, s.Started.UTC().Format(layout), s.Finished.UTC().Format(layout),
+		result.RecordsFile, cases.first.UTC().Format(layout), cases.last.UTC().Format(layout))
+	if in.metricsSummary != nil {
+		problem += "; " + result.MetricsSummaryFile + ", written with it, is left out"
+		in.metricsSummary = nil
+	}
+	in.summary = nil
+	in.problems = append(in.problems, problem+".")
 }

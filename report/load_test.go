@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpeval/mcpeval/result"
 	"github.com/stretchr/testify/assert"
@@ -53,8 +54,9 @@ func TestLoadFixtureRun(t *testing.T) {
 	d := loadFiles(t, run.outDir, run.stream)
 
 	assert.Equal(t, fixtureOutcomes, outcomes(d))
+	// The cached PubMed search's 700 tokens were spent by an earlier run.
 	assert.Equal(t, Totals{Total: 8, Passed: 3, Failed: 1, Errors: 2, TokenLimit: 1, Skipped: 1, Cached: 1, NoRecord: 1,
-		Tokens: 1000 + 2000 + 150000 + 700 + 300}, d.Totals)
+		Tokens: 1000 + 2000 + 150000 + 300}, d.Totals)
 	assert.InDelta(t, 100*3.0/7, d.Totals.Rate(), 1e-9, "skipped cases are not in the rate")
 	require.Len(t, d.Categories, 2)
 	assert.Equal(t, gene, d.Categories[0].Name)
@@ -68,6 +70,8 @@ func TestLoadFixtureRun(t *testing.T) {
 	assert.Equal(t, []string{"marrvel-mock"}, d.Run.Servers)
 	assert.Equal(t, "cases/marrvel.yaml", d.Run.CaseSource)
 	assert.Equal(t, 42.5, d.Run.Seconds)
+	assert.Equal(t, 5, d.Run.Retries)
+	assert.Equal(t, 1, d.Run.ServerRestarts)
 
 	byName := map[string]Case{}
 	for _, c := range d.Cases {
@@ -102,8 +106,12 @@ func TestLoadMergesShards(t *testing.T) {
 
 	d := loadFiles(t, out, shards...)
 	assert.Equal(t, fixtureOutcomes, outcomes(d))
-	require.Len(t, d.Problems, 1)
-	assert.Contains(t, d.Problems[0], "TestServerStarts failed")
+	require.Len(t, d.Problems, 2)
+	assert.Contains(t, strings.Join(d.Problems, "\n"), "TestServerStarts failed")
+	// Each shard wrote summary.json; the second's does not cover the first
+	// shard's cases.
+	assert.Contains(t, strings.Join(d.Problems, "\n"), "summary.json belongs to another run")
+	assert.False(t, d.Run.FromSummary)
 
 	// A shard's stream missing: its cases still show from their records.
 	d = loadFiles(t, out, shards[1])
@@ -261,6 +269,67 @@ func TestLoadBadInput(t *testing.T) {
 			require.NoError(t, err)
 			assert.Len(t, d.Cases, tt.cases)
 			assert.Contains(t, strings.Join(d.Problems, "\n"), tt.problem)
+		})
+	}
+}
+
+func TestLoadSummaryOfAnotherRun(t *testing.T) {
+	t0 := time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)
+	recs := []result.Record{
+		{Name: "a", Test: "T/a", Status: result.Pass, Model: "model-now", StartedAt: t0.Add(2 * time.Second), Seconds: 3,
+			Usage: result.Usage{TotalTokens: 100, Requests: 1}, Retries: 1},
+		{Name: "b", Test: "T/b", Status: result.Fail, Model: "model-now", StartedAt: t0.Add(10 * time.Second), Seconds: 5,
+			Usage: result.Usage{TotalTokens: 200, Requests: 2}},
+		// A cached record keeps the start time of the run that made it.
+		{Name: "c", Test: "T/c", Status: result.Pass, Model: "model-now", Cached: true, StartedAt: t0.Add(-48 * time.Hour),
+			Usage: result.Usage{TotalTokens: 4000, Requests: 3}, Retries: 7},
+	}
+	summary := func(started, finished time.Time) result.Summary {
+		return result.Summary{Started: started, Finished: finished, Seconds: finished.Sub(started).Seconds(),
+			Model: "model-of-summary", ServerRestarts: 2, Retries: 1, Usage: result.Usage{TotalTokens: 300, Requests: 3}}
+	}
+	tests := []struct {
+		name    string
+		summary result.Summary
+		ours    bool
+	}{
+		{"covers the cases", summary(t0, t0.Add(20*time.Second)), true},
+		{"covers the cases to the nanosecond", summary(t0.Add(2*time.Second), t0.Add(10*time.Second)), true},
+		{"started after the first case", summary(t0.Add(3*time.Second), t0.Add(20*time.Second)), false},
+		{"finished before the last case started", summary(t0.Add(-time.Hour), t0.Add(9*time.Second)), false},
+		{"an earlier run", summary(t0.Add(-2*time.Hour), t0.Add(-time.Hour)), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeRecords(t, dir, recs...)
+			b, err := json.Marshal(tt.summary)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, result.SummaryFile), b, 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, result.MetricsSummaryFile), []byte(`{"overall": 0.5}`), 0o644))
+
+			d, err := Load(dir, nil)
+			require.NoError(t, err)
+			assert.Equal(t, tt.ours, d.Run.FromSummary)
+			assert.Equal(t, 300, d.Totals.Tokens, "tokens of the cases run now")
+			if tt.ours {
+				assert.Empty(t, d.Problems)
+				assert.Equal(t, "model-of-summary", d.Run.Model)
+				assert.Equal(t, tt.summary.Started, d.Run.Started)
+				assert.Equal(t, 2, d.Run.ServerRestarts)
+				assert.Equal(t, []Metric{{"overall", 0.5}}, d.MetricsSummary)
+				return
+			}
+			require.Len(t, d.Problems, 1)
+			assert.True(t, strings.HasPrefix(d.Problems[0], "summary.json belongs to another run\n"), d.Problems[0])
+			assert.Contains(t, d.Problems[0], "metrics_summary.json")
+			assert.Empty(t, d.MetricsSummary, "written with the other run's summary")
+			// The header comes from the records: the first case that ran
+			// started it and the last one to end ended it.
+			assert.Equal(t, Run{
+				Started: t0.Add(2 * time.Second), Seconds: 13, Model: "model-now", Retries: 1,
+				Usage: result.Usage{TotalTokens: 300, Requests: 3},
+			}, d.Run)
 		})
 	}
 }

@@ -55,8 +55,12 @@ type Run struct {
 	CaseSource string
 	GitCommit  string
 	Reference  bool
-	Usage      result.Usage
-	Retries    int
+	// Usage and Retries count the requests of the cases run now; cached
+	// cases' were made by an earlier run and are left out.
+	Usage   result.Usage
+	Retries int
+	// ServerRestarts counts MCP server restarts; only summary.json knows it.
+	ServerRestarts int
 	// FromSummary is true when the fields above came from summary.json;
 	// otherwise they were derived from the records and test events.
 	FromSummary bool
@@ -73,7 +77,8 @@ type Totals struct {
 	Cached     int
 	// NoRecord counts cases that ran but are known only from test events.
 	NoRecord int
-	// Tokens is the sum of the cases' total tokens.
+	// Tokens is the sum of the total tokens of the cases run now: cached
+	// cases are left out, as in summary.json's usage.
 	Tokens int
 }
 
@@ -110,6 +115,7 @@ func (t *Totals) count(c Case) {
 	}
 	if c.Record.Cached {
 		t.Cached++
+		return
 	}
 	t.Tokens += c.Record.Usage.TotalTokens
 }

@@ -106,18 +106,19 @@ type overview struct {
 }
 
 type runJSON struct {
-	Started     *time.Time   `json:"started,omitempty"`
-	Seconds     float64      `json:"seconds"`
-	Model       string       `json:"model"`
-	JudgeModel  string       `json:"judge_model"`
-	Provider    string       `json:"provider"`
-	Servers     []string     `json:"servers"`
-	CaseSource  string       `json:"case_source"`
-	GitCommit   string       `json:"git_commit"`
-	Reference   bool         `json:"reference"`
-	Usage       result.Usage `json:"usage"`
-	Retries     int          `json:"retries"`
-	FromSummary bool         `json:"from_summary"`
+	Started        *time.Time   `json:"started,omitempty"`
+	Seconds        float64      `json:"seconds"`
+	Model          string       `json:"model"`
+	JudgeModel     string       `json:"judge_model"`
+	Provider       string       `json:"provider"`
+	Servers        []string     `json:"servers"`
+	CaseSource     string       `json:"case_source"`
+	GitCommit      string       `json:"git_commit"`
+	Reference      bool         `json:"reference"`
+	Usage          result.Usage `json:"usage"`
+	Retries        int          `json:"retries"`
+	ServerRestarts int          `json:"server_restarts"`
+	FromSummary    bool         `json:"from_summary"`
 }
 
 type totalsJSON struct {
@@ -190,7 +191,7 @@ func newOverview(d *Data) overview {
 			Seconds: d.Run.Seconds, Model: d.Run.Model, JudgeModel: d.Run.JudgeModel,
 			Provider: d.Run.Provider, Servers: d.Run.Servers, CaseSource: d.Run.CaseSource,
 			GitCommit: d.Run.GitCommit, Reference: d.Run.Reference, Usage: d.Run.Usage,
-			Retries: d.Run.Retries, FromSummary: d.Run.FromSummary,
+			Retries: d.Run.Retries, ServerRestarts: d.Run.ServerRestarts, FromSummary: d.Run.FromSummary,
 		},
 		Totals:     totals(d.Totals),
 		Categories: make([]categoryJSON, 0, len(d.Categories)),

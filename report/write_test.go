@@ -64,6 +64,8 @@ func TestWriteKeepsDataInert(t *testing.T) {
 		}
 	}
 	assert.Equal(t, d.Run.Model, o.Run.Model)
+	assert.Equal(t, d.Run.ServerRestarts, o.Run.ServerRestarts)
+	assert.Equal(t, d.Totals.Tokens, o.Totals.Tokens)
 }
 
 // conversation puts back the tool results left out of a case block, as the

@@ -24,7 +24,7 @@ const (
 type Record struct {
 	Name     string `json:"name"`
 	Category string `json:"category"`
-	// Test is the go test name of the case's subtest (TestEval/Category/Case).
+	// Test is the go test name of the case's subtest (TestCategory/Case).
 	Test   string `json:"test,omitempty"`
 	File   string `json:"file,omitempty"`
 	Line   int    `json:"line,omitempty"`
@@ -34,6 +34,9 @@ type Record struct {
 	Cached bool `json:"cached"`
 	// Reference is true when the answer came from the reference agent.
 	Reference bool `json:"reference,omitempty"`
+	// Repeat numbers the runs of one case within a go test -count=N run,
+	// from 0.
+	Repeat int `json:"repeat,omitempty"`
 
 	Question string `json:"question"`
 	Expected string `json:"expected"`
@@ -80,6 +83,9 @@ type ToolCall struct {
 	Arguments string `json:"arguments"` // raw JSON as the model sent it
 	Result    string `json:"result"`
 	IsError   bool   `json:"is_error"`
+	// NotRun marks a call that never reached a server: an unknown tool,
+	// arguments that are not JSON, or one call too many in a turn.
+	NotRun bool `json:"not_run,omitempty"`
 	// DurationMS is the time the server took, in milliseconds.
 	DurationMS float64 `json:"duration_ms"`
 }
@@ -149,7 +155,8 @@ type Summary struct {
 	TokenLimit int `json:"token_limit"`
 	Cached     int `json:"cached"`
 	// NotRun counts loaded cases that were not selected or did not finish.
-	NotRun  int `json:"not_run"`
+	NotRun int `json:"not_run"`
+	// Retries and Usage count this run's requests: cached cases add none.
 	Retries int `json:"retries"`
 	// ServerRestarts counts MCP server restarts after a crash or hang.
 	ServerRestarts int   `json:"server_restarts"`
@@ -170,7 +177,8 @@ func (s *Summary) Count(r Record) {
 		s.Errors++
 	}
 	if r.Cached {
-		s.Cached++
+		s.Cached++ // its tokens and retries were spent by an earlier run
+		return
 	}
 	s.Retries += r.Retries
 	s.Usage.Add(r.Usage)

@@ -111,10 +111,9 @@ func attemptChain(execs []agent.Execution) []agent.Execution {
 	return execs[start:]
 }
 
-// scoreCode computes the six metrics of a finished code case, stores them on
-// the record and adds them to the run's metrics. It runs once the checks
-// and the judge have decided rec.Status.
-func (s *Suite) scoreCode(c evalcase.Case, rec *result.Record, run *codeRun) {
+// scoreCode computes the six metrics of a finished code case, once the
+// checks and the judge have decided rec.Status.
+func (s *Suite) scoreCode(c evalcase.Case, rec result.Record, run *codeRun) scoring.Metrics {
 	attempts := make([]scoring.Attempt, len(run.attempts))
 	for i, e := range run.attempts {
 		attempts[i] = scoring.Attempt{Code: e.Code, Success: !e.Failed, Seconds: e.Seconds, SyntaxValid: true}
@@ -130,8 +129,7 @@ func (s *Suite) scoreCode(c evalcase.Case, rec *result.Record, run *codeRun) {
 		// within its own loop more often than the recovery budget allows.
 		MaxRecoveryAttempts: max(s.Settings.MaxRecovery, len(attempts)-1),
 	})
-	rec.Metrics = metricsMap(m)
-	s.metrics.add(scoring.Entry{Case: c.Name, Category: c.Category, Kind: c.Kind, Model: s.Settings.Model, Metrics: m})
+	return m
 }
 
 // datasetSchemas are the datasets list_datasets reports, by name.

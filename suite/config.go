@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -125,14 +126,25 @@ func Resolve(fs *flag.FlagSet) (Settings, error) {
 	return resolve(fs, root, os.LookupEnv)
 }
 
+// DotEnvVar names the .env file to read instead of the project root's
+// .env; "off" reads none (tests use it to stay clear of a developer's keys).
+const DotEnvVar = "EVAL_DOTENV"
+
 // resolve is Resolve with the project root and the environment given.
 func resolve(fs *flag.FlagSet, root string, environ func(string) (string, bool)) (Settings, error) {
-	dotenv, err := readDotEnv(filepath.Join(root, ".env"))
+	dotenvPath := filepath.Join(root, ".env")
+	if p, ok := environ(DotEnvVar); ok && p != "" {
+		dotenvPath = abs(root, p)
+		if p == "off" {
+			dotenvPath = ""
+		}
+	}
+	dotenv, err := readDotEnv(dotenvPath)
 	if err != nil {
 		return Settings{}, err
 	}
 	lookup := func(name string) (string, bool) {
-		if v, ok := environ(name); ok {
+		if v, ok := environ(name); ok && v != "" {
 			return v, true
 		}
 		v, ok := dotenv[name]
@@ -224,9 +236,11 @@ func (st *Settings) chooseProvider(lookup func(string) (string, bool)) error {
 		st.Provider = ""
 		return nil
 	case st.BaseURL != "":
+		// Only OPENAI_API_KEY goes to an arbitrary endpoint; the OpenRouter
+		// key goes to OpenRouter only.
 		st.Provider = "custom"
 		st.APIKey, st.KeyVar = oaKey, "OPENAI_API_KEY"
-		if st.APIKey == "" && orKey != "" {
+		if u, err := url.Parse(st.BaseURL); err == nil && u.Hostname() == "openrouter.ai" && orKey != "" {
 			st.APIKey, st.KeyVar = orKey, "OPENROUTER_API_KEY"
 		}
 		if st.Model == "" {
@@ -288,6 +302,9 @@ func FindRoot() (string, error) {
 }
 
 func readDotEnv(path string) (map[string]string, error) {
+	if path == "" {
+		return nil, nil
+	}
 	m, err := godotenv.Read(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -298,10 +315,17 @@ func readDotEnv(path string) (map[string]string, error) {
 	return m, nil
 }
 
+// Redaction: keys shorter than minRedactLen are not real keys (a local
+// server's placeholder such as "x") and replacing them would mangle text.
+const (
+	minRedactLen = 8
+	redactedMark = "[REDACTED]"
+)
+
 // Redact replaces the API key in s, wherever it appears.
 func (st Settings) Redact(s string) string {
-	if len(st.APIKey) < 8 {
+	if len(st.APIKey) < minRedactLen {
 		return s
 	}
-	return strings.ReplaceAll(s, st.APIKey, "[REDACTED]")
+	return strings.ReplaceAll(s, st.APIKey, redactedMark)
 }

@@ -111,3 +111,31 @@ func TestRedactAndServers(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, st.JudgeEnabled())
 }
+
+func TestKeysGoOnlyWhereTheyBelong(t *testing.T) {
+	st, err := resolveWith(t, map[string]string{"OPENROUTER_API_KEY": "or-secret-key", "OPENAI_BASE_URL": "http://localhost:8000/v1", "EVAL_MODEL": "m"}, "")
+	require.NoError(t, err)
+	assert.Empty(t, st.APIKey, "the OpenRouter key is not sent to another endpoint")
+
+	st, err = resolveWith(t, map[string]string{"OPENROUTER_API_KEY": "or-secret-key", "OPENAI_BASE_URL": "https://openrouter.ai/api/v1", "EVAL_MODEL": "m"}, "")
+	require.NoError(t, err)
+	assert.Equal(t, "or-secret-key", st.APIKey)
+}
+
+func TestEmptyVariableFallsBackToDotEnv(t *testing.T) {
+	st, err := resolveWith(t, map[string]string{"OPENROUTER_API_KEY": ""}, "OPENROUTER_API_KEY=from-dotenv-key\n")
+	require.NoError(t, err)
+	assert.Equal(t, "from-dotenv-key", st.APIKey)
+}
+
+func TestDotEnvCanBeMovedOrTurnedOff(t *testing.T) {
+	st, err := resolveWith(t, map[string]string{DotEnvVar: "off"}, "OPENROUTER_API_KEY=from-dotenv-key\n")
+	require.NoError(t, err)
+	assert.True(t, st.Reference, "with EVAL_DOTENV=off the .env key is not read")
+
+	other := filepath.Join(t.TempDir(), "keys.env")
+	require.NoError(t, os.WriteFile(other, []byte("OPENAI_API_KEY=other-file-key\n"), 0o600))
+	st, err = resolveWith(t, map[string]string{DotEnvVar: other}, "OPENROUTER_API_KEY=from-dotenv-key\n")
+	require.NoError(t, err)
+	assert.Equal(t, "other-file-key", st.APIKey)
+}

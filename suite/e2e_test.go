@@ -113,9 +113,10 @@ func runSuite(t *testing.T, dir, cases string, e env, args ...string) run {
 	return r
 }
 
-// filteredEnv is the environment without provider keys or suite settings.
+// filteredEnv is the environment without provider keys or suite settings,
+// and without the project's .env, so a developer's keys never reach a test.
 func filteredEnv() []string {
-	var out []string
+	out := []string{suite.DotEnvVar + "=off"}
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(name, "EVAL_") || strings.HasPrefix(name, "OPENAI_") || strings.HasPrefix(name, "OPENROUTER_") {

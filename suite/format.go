@@ -81,7 +81,8 @@ func FormatSummary(s result.Summary, st Settings) string {
 	if s.ServerRestarts > 0 {
 		fmt.Fprintf(&b, "mcpeval: MCP servers restarted %d times after a crash or hang\n", s.ServerRestarts)
 	}
-	fmt.Fprintf(&b, "mcpeval: records: %s/%s, summary: %s/%s", st.Out, result.RecordsFile, st.Out, result.SummaryFile)
+	fmt.Fprintf(&b, "mcpeval: results in %s: %s, %s, %s, %s (go run ./cmd/evalreport makes %s)", st.Out,
+		result.RecordsFile, result.SummaryFile, result.MetricsFile, result.MetricsSummaryFile, result.ReportFile)
 	if s.Reference {
 		fmt.Fprintf(&b, "\nmcpeval: %s", MissingKeyHelp)
 	}

@@ -2,7 +2,10 @@ package suite
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -14,25 +17,34 @@ import (
 // written through at once so that a killed run keeps every finished case.
 type RecordWriter struct {
 	mu   sync.Mutex
+	log  io.Writer
 	f    *os.File
 	slim []result.Record // records without conversation, for the summary
 	err  error
 }
 
-// CreateRecords creates (or truncates) results.jsonl in dir.
-func CreateRecords(dir string) (*RecordWriter, error) {
+// CreateRecords creates (or truncates) results.jsonl in dir and removes the
+// previous run's summary and metrics, so that the directory never mixes
+// two runs even when this one is killed before writing its own.
+func CreateRecords(dir string, log io.Writer) (*RecordWriter, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create output directory: %w", err)
+	}
+	for _, name := range []string{result.SummaryFile, result.MetricsFile, result.MetricsSummaryFile} {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("remove the previous run's %s: %w", name, err)
+		}
 	}
 	path := filepath.Join(dir, result.RecordsFile)
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
-	return &RecordWriter{f: f}, nil
+	return &RecordWriter{f: f, log: log}, nil
 }
 
-// Write appends rec. The first write error is kept and returned by Close.
+// Write appends rec. The first write error is printed to log at once and
+// returned by Close.
 func (w *RecordWriter) Write(rec result.Record) {
 	line, err := json.Marshal(rec)
 	line = append(line, '\n')
@@ -43,6 +55,7 @@ func (w *RecordWriter) Write(rec result.Record) {
 	}
 	if err != nil && w.err == nil {
 		w.err = fmt.Errorf("write %s: %w", w.f.Name(), err)
+		fmt.Fprintln(w.log, "mcpeval: error:", w.err)
 	}
 	w.slim = append(w.slim, slim(rec))
 }
@@ -74,17 +87,29 @@ func (w *RecordWriter) Close() error {
 	return w.err
 }
 
+// writeJSONFile writes v as indented JSON to dir/name, atomically.
 func writeJSONFile(dir, name string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", name, err)
 	}
 	path := filepath.Join(dir, name)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+	tmp, err := os.CreateTemp(dir, name+".*.tmp")
+	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(append(data, '\n'))
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

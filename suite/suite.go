@@ -6,12 +6,15 @@
 package suite
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os/exec"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -46,6 +49,9 @@ type Suite struct {
 	metrics  metricsLog
 	// cacheWarned counts the cache warnings already printed.
 	cacheWarned int
+
+	repeatMu sync.Mutex
+	repeats  map[string]int // runs so far, by case name
 }
 
 // Server describes how to start the MCP servers when Settings.Servers is
@@ -65,7 +71,7 @@ func Load(st Settings) ([]evalcase.Case, error) {
 // records file. log receives notices (cache warnings, the reference-run
 // banner). bundled is used when no server is configured.
 func New(ctx context.Context, st Settings, cases []evalcase.Case, bundled Server, log io.Writer) (*Suite, error) {
-	s := &Suite{Settings: st, Cases: cases, started: time.Now(), log: log, Names: map[string]string{}}
+	s := &Suite{Settings: st, Cases: cases, started: time.Now(), log: log, Names: map[string]string{}, repeats: map[string]int{}}
 	for i, name := range evalcase.SubtestNames(cases) {
 		s.Names[cases[i].Name] = name
 	}
@@ -112,7 +118,7 @@ func New(ctx context.Context, st Settings, cases []evalcase.Case, bundled Server
 		return nil, err
 	}
 	s.printCacheWarnings()
-	if s.records, err = CreateRecords(st.Out); err != nil {
+	if s.records, err = CreateRecords(st.Out, log); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -147,8 +153,8 @@ func (s *Suite) printCacheWarnings() {
 // Servers returns the display names of the servers.
 func (s *Suite) Servers() []string { return s.servers }
 
-// Key returns the cache key of a case under this run's settings.
-func (s *Suite) Key(c evalcase.Case) (string, error) {
+// Key returns the cache key of a case's repeat under this run's settings.
+func (s *Suite) Key(c evalcase.Case, repeat int) (string, error) {
 	st := s.Settings
 	in := cache.KeyInput{
 		Question: c.Input, Expected: c.Expected,
@@ -156,10 +162,11 @@ func (s *Suite) Key(c evalcase.Case) (string, error) {
 			Kind        string              `json:"kind"`
 			Checks      evalcase.Checks     `json:"checks"`
 			Tools       evalcase.ToolExpect `json:"tools"`
+			Budget      evalcase.Budget     `json:"budget"`
 			MaxRecovery int                 `json:"max_recovery,omitempty"`
-		}{c.Kind, c.Checks, c.Tools, s.maxRecovery(c)},
+		}{c.Kind, c.Checks, c.Tools, c.Budget, s.maxRecovery(c)},
 		Model: st.Model, BaseURL: st.BaseURL, SystemPrompt: s.systemPrompt(c), MaxIterations: st.MaxIterations,
-		TokenLimit: st.MaxTokens, ToolsHash: s.toolHash,
+		TokenLimit: st.MaxTokens, ToolsHash: s.toolHash, Repeat: repeat,
 	}
 	if st.JudgeEnabled() {
 		in.JudgeModel, in.JudgePrompt = st.Judge, agent.JudgePrompt
@@ -176,6 +183,17 @@ func (s *Suite) systemPrompt(c evalcase.Case) string {
 		return agent.CodeSystemPrompt
 	}
 	return agent.DefaultSystemPrompt
+}
+
+// nextRepeat returns how many times the case ran before in this process:
+// go test -count=N runs every case N times, and each repeat is an
+// independent run with its own cache entry, not a replay of the first.
+func (s *Suite) nextRepeat(name string) int {
+	s.repeatMu.Lock()
+	defer s.repeatMu.Unlock()
+	n := s.repeats[name]
+	s.repeats[name] = n + 1
+	return n
 }
 
 // maxRecovery returns the recovery budget of a code case (0 for others).
@@ -207,15 +225,19 @@ func (s *Suite) Run(ctx context.Context, c evalcase.Case, test string) (result.R
 	rec := result.Record{
 		Name: c.Name, Category: c.Category, Test: test, File: c.File, Line: c.Line, Kind: c.Kind,
 		Question: c.Input, Expected: c.Expected, Reference: st.Reference,
-		Model: st.Model, StartedAt: time.Now().UTC(),
+		Model: st.Model, StartedAt: time.Now().UTC(), Repeat: s.nextRepeat(c.Name),
 	}
 	if st.JudgeEnabled() {
 		rec.JudgeModel = st.Judge
 	}
-	key, keyErr := s.Key(c)
+	key, keyErr := s.Key(c, rec.Repeat)
+	if keyErr != nil {
+		fmt.Fprintf(s.log, "warning: case %q cannot be cached: %v\n", c.Name, keyErr)
+	}
 	if keyErr == nil && !st.Force && !st.Reference {
 		if cached, ok := s.cache.Get(key); ok {
 			cached.Name, cached.Category, cached.Test, cached.File, cached.Line = c.Name, c.Category, test, c.File, c.Line
+			cached.Repeat = rec.Repeat
 			if m, ok := metricsOf(cached); ok {
 				s.metrics.add(scoring.Entry{Case: c.Name, Category: c.Category, Kind: c.Kind, Model: st.Model, Metrics: m})
 			}
@@ -236,18 +258,24 @@ func (s *Suite) Run(ctx context.Context, c evalcase.Case, test string) (result.R
 	start := time.Now()
 	caseCtx, cancel := context.WithTimeoutCause(ctx, st.CaseTimeout,
 		fmt.Errorf("timed out: the case took longer than EVAL_CASE_TIMEOUT (%s)", st.CaseTimeout))
-	s.evaluate(caseCtx, c, &rec)
+	run := s.evaluate(caseCtx, c, &rec)
 	cancel()
 	s.limiter.Release()
 	rec.Seconds = time.Since(start).Seconds()
-	s.redact(&rec)
-	if c.Kind == evalcase.KindTool {
+	// Metrics judge the model: a harness or provider error says nothing of it.
+	if rec.Status != result.Error {
 		m := scoreTool(c, rec)
+		if run != nil {
+			m = s.scoreCode(c, rec, run)
+		}
 		rec.Metrics = metricsMap(m)
 		s.metrics.add(scoring.Entry{Case: c.Name, Category: c.Category, Kind: c.Kind, Model: st.Model, Metrics: m})
 	}
+	rec = s.redacted(rec)
 
-	if keyErr == nil {
+	// A reference run is not a model result: it neither adds to nor
+	// removes from the cache.
+	if keyErr == nil && !st.Reference {
 		if err := s.cache.Put(key, rec); err != nil {
 			fmt.Fprintln(s.log, "warning: cache:", err)
 		}
@@ -256,8 +284,9 @@ func (s *Suite) Run(ctx context.Context, c evalcase.Case, test string) (result.R
 	return rec, nil
 }
 
-// evaluate runs the agent, checks and judge and fills rec.
-func (s *Suite) evaluate(ctx context.Context, c evalcase.Case, rec *result.Record) {
+// evaluate runs the agent, checks and judge and fills rec. For a code case
+// it returns what scoring it needs besides the record.
+func (s *Suite) evaluate(ctx context.Context, c evalcase.Case, rec *result.Record) (run *codeRun) {
 	st := s.Settings
 	cfg := agent.Config{Model: st.Model, SystemPrompt: st.SystemPrompt, MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens, Counter: s.counter}
 	var retries atomic.Int64
@@ -267,10 +296,8 @@ func (s *Suite) evaluate(ctx context.Context, c evalcase.Case, rec *result.Recor
 	var tr *agent.Transcript
 	var err error
 	switch {
-	case c.Kind == evalcase.KindCode: // pandas code cases: recovery loop and metrics, see code.go
-		var run *codeRun
+	case c.Kind == evalcase.KindCode: // pandas code cases and their recovery loop, see code.go
 		tr, run, err = s.runCode(ctx, cfg, c)
-		defer s.scoreCode(c, rec, run) // after the checks and the judge have decided
 	case st.Reference:
 		tr = agent.Reference(ctx, s.tools, cfg, c)
 		err = tr.Fault
@@ -284,36 +311,36 @@ func (s *Suite) evaluate(ctx context.Context, c evalcase.Case, rec *result.Recor
 	}
 	switch {
 	case errors.As(err, &fault):
-		s.fail(rec, result.Error, "MCP server fault: "+err.Error())
+		rec.Status, rec.Reason = result.Error, "MCP server fault: "+err.Error()
 		rec.ServerStderr = fault.Stderr
 		return
 	case err != nil:
-		s.fail(rec, result.Error, s.providerError(ctx, err))
+		rec.Status, rec.Reason = result.Error, s.providerError(ctx, err)
 		return
 	case tr.TokenLimit != "":
-		s.fail(rec, result.TokenLimit, tr.TokenLimit)
+		rec.Status, rec.Reason = result.TokenLimit, tr.TokenLimit
 		return
 	case tr.Incomplete != "":
-		s.fail(rec, result.Fail, tr.Incomplete)
+		rec.Status, rec.Reason = result.Fail, tr.Incomplete
 		return
 	}
 
 	if strings.TrimSpace(tr.Answer) == "" {
-		s.fail(rec, result.Fail, "the model gave an empty answer")
+		rec.Status, rec.Reason = result.Fail, "the model gave an empty answer"
 		return
 	}
 	calls := make([]evalcase.Call, len(tr.ToolCalls))
 	for i, tc := range tr.ToolCalls {
-		calls[i] = evalcase.Call{Name: tc.Name, Arguments: tc.Arguments}
+		calls[i] = evalcase.Call{Name: tc.Name, Arguments: tc.Arguments, NotRun: tc.NotRun}
 	}
 	rec.Checks = append(c.CheckAnswer(tr.Answer), c.CheckTools(calls)...)
 	if failed := evalcase.Failed(rec.Checks); len(failed) > 0 {
-		s.fail(rec, result.Fail, describeChecks(failed))
+		rec.Status, rec.Reason = result.Fail, describeChecks(failed)
 		return
 	}
 	if !st.JudgeEnabled() {
 		if len(rec.Checks) == 0 {
-			s.fail(rec, result.Fail, "no judge model and no deterministic checks: nothing can decide this case (add checks: to the case)")
+			rec.Status, rec.Reason = result.Fail, "no judge model and no deterministic checks: nothing can decide this case (add checks: to the case)"
 			return
 		}
 		rec.Status, rec.Reason = result.Pass, fmt.Sprintf("all %d deterministic checks hold", len(rec.Checks))
@@ -325,9 +352,9 @@ func (s *Suite) evaluate(ctx context.Context, c evalcase.Case, rec *result.Recor
 	rec.Usage.Add(v.Usage)
 	switch {
 	case err != nil:
-		s.fail(rec, result.Error, "judge: "+s.providerError(ctx, err))
+		rec.Status, rec.Reason = result.Error, "judge: "+s.providerError(ctx, err)
 	case v.Skipped != "":
-		s.fail(rec, result.TokenLimit, v.Skipped)
+		rec.Status, rec.Reason = result.TokenLimit, v.Skipped
 	default:
 		rec.Verdict, rec.JudgeRaw = v.Verdict, v.Raw
 		if v.Pass {
@@ -336,10 +363,7 @@ func (s *Suite) evaluate(ctx context.Context, c evalcase.Case, rec *result.Recor
 			rec.Status, rec.Reason = result.Fail, v.Reason
 		}
 	}
-}
-
-func (s *Suite) fail(rec *result.Record, status result.Status, reason string) {
-	rec.Status, rec.Reason = status, reason
+	return run
 }
 
 // providerError describes a provider failure; an authentication failure
@@ -374,15 +398,22 @@ func describeChecks(failed []result.CheckResult) string {
 	return "deterministic check failed: " + strings.Join(parts, "; ")
 }
 
-func (s *Suite) redact(rec *result.Record) {
-	r := s.Settings.Redact
-	rec.Reason, rec.Response, rec.JudgeRaw, rec.ServerStderr = r(rec.Reason), r(rec.Response), r(rec.JudgeRaw), r(rec.ServerStderr)
-	for i := range rec.Conversation {
-		rec.Conversation[i].Content = r(rec.Conversation[i].Content)
+// redacted returns rec with the API key replaced wherever it appears: in
+// texts, arguments, conversation and metrics alike.
+func (s *Suite) redacted(rec result.Record) result.Record {
+	key := s.Settings.APIKey
+	if len(key) < minRedactLen {
+		return rec
 	}
-	for i := range rec.ToolCalls {
-		rec.ToolCalls[i].Result = r(rec.ToolCalls[i].Result)
+	data, err := json.Marshal(rec)
+	if err != nil || !bytes.Contains(data, []byte(key)) {
+		return rec
 	}
+	var out result.Record
+	if json.Unmarshal(bytes.ReplaceAll(data, []byte(key), []byte(redactedMark)), &out) != nil {
+		return rec
+	}
+	return out
 }
 
 func orDefault(s, def string) string {
@@ -406,7 +437,11 @@ func (s *Suite) Summary() result.Summary {
 	for _, r := range s.records.Records() {
 		sum.Count(r)
 	}
-	sum.NotRun = len(s.Cases) - sum.Total
+	ran := map[string]bool{}
+	for _, r := range s.records.Records() {
+		ran[r.Name] = true
+	}
+	sum.NotRun = len(s.Cases) - len(ran)
 	sum.ServerRestarts = s.tools.Restarts()
 	return sum
 }

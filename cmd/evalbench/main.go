@@ -448,7 +448,7 @@ func (b *bench) tokenSpeed() ([]row, error) {
 }
 
 func cleanEnv() []string {
-	var out []string
+	out := []string{suite.DotEnvVar + "=off"}
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(name, "EVAL_") || strings.HasPrefix(name, "OPENAI_") || strings.HasPrefix(name, "OPENROUTER_") {

@@ -30,6 +30,10 @@ func main() {
 	}
 }
 
+// reserved are function names a category cannot take: package evaltest
+// defines them, or they name nothing.
+var reserved = map[string]bool{"Test": true, "TestMain": true, "TestOtherCategories": true}
+
 // generate returns the Go source of the category test functions.
 func generate(path string) ([]byte, error) {
 	cases, err := evalcase.LoadPath(path)
@@ -39,6 +43,9 @@ func generate(path string) ([]byte, error) {
 	byFunc := map[string]string{}
 	for _, c := range cases {
 		fn := evalcase.FuncName(c.Category)
+		if reserved[fn] {
+			return nil, fmt.Errorf("%s: category %q would make the test function %s, which is taken or not a name: rename the category", c.Where(), c.Category, fn)
+		}
 		if other, ok := byFunc[fn]; ok && other != c.Category {
 			return nil, fmt.Errorf("categories %q and %q both make the test function %s: rename one", other, c.Category, fn)
 		}

@@ -38,3 +38,12 @@ func TestGenerate(t *testing.T) {
 	_, err = generate(file)
 	require.ErrorContains(t, err, "both make the test function TestGeneX")
 }
+
+func TestReservedNames(t *testing.T) {
+	for _, category := range []string{"Main", "other categories", "日本語"} {
+		file := filepath.Join(t.TempDir(), "c.yaml")
+		require.NoError(t, os.WriteFile(file, []byte("- case: {name: a, category: \""+category+"\", input: q, expected: e}\n"), 0o644))
+		_, err := generate(file)
+		require.ErrorContains(t, err, "rename the category", category)
+	}
+}

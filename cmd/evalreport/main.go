@@ -222,13 +222,18 @@ func openBrowser(path string) error {
 }
 
 // annotateJUnit rewrites the JUnit file in place (atomically) with each
-// failed case's verdict and reason as its failure message.
+// failed case's verdict and reason as its failure message. The file keeps
+// its permissions.
 func annotateJUnit(path string, data *report.Data) error {
 	in, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("annotate JUnit: %w", err)
 	}
 	defer in.Close()
+	info, err := in.Stat()
+	if err != nil {
+		return fmt.Errorf("annotate JUnit: %w", err)
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*")
 	if err != nil {
 		return fmt.Errorf("annotate JUnit: %w", err)
@@ -241,5 +246,12 @@ func annotateJUnit(path string, data *report.Data) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("annotate JUnit: %w", err)
 	}
-	return os.Rename(tmp.Name(), path)
+	// CreateTemp makes the file readable by its owner only.
+	if err := os.Chmod(tmp.Name(), info.Mode().Perm()); err != nil {
+		return fmt.Errorf("annotate JUnit: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("annotate JUnit: %w", err)
+	}
+	return nil
 }

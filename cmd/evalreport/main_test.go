@@ -131,6 +131,60 @@ func TestRunErrors(t *testing.T) {
 	}
 }
 
+// junitFile is a JUnit file as gotestsum writes it for the fixture, cut
+// down to one failed case.
+const junitFile = `<?xml version="1.0" encoding="UTF-8"?>
+<testsuites tests="1" failures="1" errors="0" time="0.050000">
+	<testsuite tests="1" failures="1" time="0.050000" name="github.com/mcpeval/mcpeval/report/testdata/fixture" timestamp="2026-11-22T00:40:00Z">
+		<testcase classname="github.com/mcpeval/mcpeval/report/testdata/fixture" name="TestEval_Gene_and_Variant_Utilities/BRCA1_injection" time="0.010000">
+			<failure message="Failed" type="">=== RUN   TestEval_Gene_and_Variant_Utilities/BRCA1_injection&#xA;</failure>
+		</testcase>
+	</testsuite>
+</testsuites>
+`
+
+func TestRunAnnotatesJUnitKeepingItsMode(t *testing.T) {
+	outDir, stream := runFixture(t)
+	tests := []struct {
+		name string
+		mode os.FileMode
+		// fromEnv names the file through GOTESTSUM_JUNITFILE, not -junit.
+		fromEnv bool
+	}{
+		{"world-readable", 0o644, false},
+		{"group-readable", 0o640, false},
+		{"owner only", 0o600, false},
+		{"named by gotestsum", 0o644, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			junit := filepath.Join(dir, "junit.xml")
+			require.NoError(t, os.WriteFile(junit, []byte(junitFile), 0o600))
+			require.NoError(t, os.Chmod(junit, tt.mode))
+			args := []string{"-out", outDir, "-o", filepath.Join(dir, "r.html"), "-json", stream}
+			vars := map[string]string{}
+			if tt.fromEnv {
+				vars["GOTESTSUM_JUNITFILE"] = junit
+			} else {
+				args = append(args, "-junit", junit)
+			}
+
+			require.NoError(t, run(args, nil, &bytes.Buffer{}, &bytes.Buffer{}, env(vars)))
+			info, err := os.Stat(junit)
+			require.NoError(t, err)
+			assert.Equal(t, tt.mode, info.Mode().Perm())
+			b, err := os.ReadFile(junit)
+			require.NoError(t, err)
+			assert.Contains(t, string(b), `message="fail (judge: no): Contradicts the expected answer`)
+			assert.Contains(t, string(b), `type="fail"`)
+			left, err := filepath.Glob(filepath.Join(dir, "junit.xml.*"))
+			require.NoError(t, err)
+			assert.Empty(t, left, "temporary files left behind")
+		})
+	}
+}
+
 func TestResolveOutDir(t *testing.T) {
 	root, err := filepath.Abs(moduleDir)
 	require.NoError(t, err)

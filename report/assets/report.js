@@ -1,21 +1,26 @@
 'use strict';
 // Renders the evaluation report from the JSON blocks of this page. All data
 // becomes DOM text nodes: nothing from the data is ever parsed as HTML.
+// Strings from the data (tool-call ids, statuses, metric names) are never
+// used as keys of plain objects, where "__proto__" or "constructor" would
+// find Object.prototype: lookups go through Map, Set or own().
 (function () {
   const data = JSON.parse(document.getElementById('data').textContent);
   const cases = data.cases;
   const PAGE = 200;
   const LONG = 1500; // characters shown of a long text before "show all"
 
-  const STATUS = {
-    error: { label: 'Error', order: 0 },
-    token_limit: { label: 'Token limit', order: 1 },
-    fail: { label: 'Fail', order: 2 },
-    skip: { label: 'Skipped', order: 3 },
-    pass: { label: 'Pass', order: 4 },
-  };
-  const statusInfo = (s) => STATUS[s] || { label: String(s || 'unknown'), order: 5 };
-  const statusClass = (s) => (STATUS[s] ? s : 'unknown');
+  const STATUS = new Map([
+    ['error', { label: 'Error', order: 0 }],
+    ['token_limit', { label: 'Token limit', order: 1 }],
+    ['fail', { label: 'Fail', order: 2 }],
+    ['skip', { label: 'Skipped', order: 3 }],
+    ['pass', { label: 'Pass', order: 4 }],
+  ]);
+  const statusInfo = (s) => STATUS.get(s) || { label: String(s || 'unknown'), order: 5 };
+  const statusClass = (s) => (STATUS.has(s) ? s : 'unknown');
+  // own is obj[key] when obj has it as its own property, else undefined.
+  const own = (obj, key) => (obj && Object.hasOwn(obj, key) ? obj[key] : undefined);
 
   // ---- DOM helpers: text only ----
   function el(tag, cls, ...kids) {
@@ -161,9 +166,9 @@
   for (const k of data.metric_keys || []) {
     columns.push({
       key: 'metric:' + k, label: metricLabel(k), title: k, w: 'w-metric', num: true, metric: true,
-      sort: (c) => (c.metrics && typeof c.metrics[k] === 'number' ? c.metrics[k] : -Infinity),
+      sort: (c) => (typeof own(c.metrics, k) === 'number' ? own(c.metrics, k) : -Infinity),
       cell: (c) => {
-        const v = c.metrics ? c.metrics[k] : undefined;
+        const v = own(c.metrics, k);
         return typeof v === 'number' ? el('span', 'score ' + scoreClass(v), fmtScore(v)) : el('span', 'empty', '—');
       },
     });
@@ -231,6 +236,7 @@
     item('Commit', run.git_commit ? run.git_commit.slice(0, 12) : '', run.git_commit);
     if (run.usage && run.usage.requests) item('Requests', fmtInt(run.usage.requests));
     if (run.retries) item('Retries', fmtInt(run.retries));
+    if (run.server_restarts) item('Server restarts', fmtInt(run.server_restarts));
     return el('header', 'top',
       el('div', 'title-row', el('h1', '', 'Evaluation report'), el('span', 'generated', 'Generated ' + fmtDate(data.generated))),
       meta);
@@ -271,7 +277,8 @@
     if (totals.skipped) card('skip', 'Skipped', totals.skipped, 'skip');
     card('cached', 'Cached', totals.cached, 'cached');
     if (totals.no_record) card('no_record', 'No record', totals.no_record, 'no_record');
-    card('tokens', 'Tokens', totals.tokens, '');
+    card('tokens', 'Tokens (this run)', totals.tokens, '');
+    counts.lastChild.title = 'Tokens of the cases run now; cached cases are not counted';
     return el('section', 'summary', rateCard, counts);
   }
 
@@ -490,10 +497,10 @@
     const detail = JSON.parse(block.textContent);
     const rec = detail.record;
     if (rec) {
-      const results = {};
-      for (const t of rec.tool_calls || []) results[t.id] = t.result;
+      const results = new Map();
+      for (const t of rec.tool_calls || []) results.set(t.id, t.result);
       for (const m of rec.conversation || []) {
-        if (m.content_is_result) { m.content = results[m.tool_call_id]; delete m.content_is_result; }
+        if (m.content_is_result) { m.content = results.get(m.tool_call_id) ?? ''; delete m.content_is_result; }
       }
     }
     return detail;
@@ -627,7 +634,7 @@
       if (rec.reference) f('Answer', 'reference agent');
     }
     f('go test', detail.unfinished ? 'did not finish' : detail.action ? detail.action + ' (' + fmtSec(detail.elapsed) + ' s)' : 'no test event');
-    if (c.metrics) for (const k of data.metric_keys) if (typeof c.metrics[k] === 'number') f(metricLabel(k), fmtScore(c.metrics[k]));
+    for (const k of data.metric_keys || []) if (typeof own(c.metrics, k) === 'number') f(metricLabel(k), fmtScore(own(c.metrics, k)));
     return dl;
   }
 
@@ -647,8 +654,8 @@
 
   function conversation(conv, calls) {
     if (!conv.length) return el('p', 'none', 'No conversation recorded.');
-    const failed = {};
-    for (const t of calls) if (t.is_error) failed[t.id] = true;
+    const failed = new Set();
+    for (const t of calls) if (t.is_error) failed.add(t.id);
     const chat = el('div', 'chat');
     for (const m of conv) {
       const role = String(m.role || '');
@@ -661,12 +668,12 @@
       }
       const headKids = [el('span', 'role', role)];
       if (m.name) headKids.push(el('span', 'mono', m.name));
-      if (role === 'tool' && failed[m.tool_call_id]) headKids.push(el('span', 'err-mark', '✕ failed'));
+      if (role === 'tool' && failed.has(m.tool_call_id)) headKids.push(el('span', 'err-mark', '✕ failed'));
       const msg = el('div', 'msg msg-' + (['user', 'assistant', 'tool'].includes(role) ? role : 'assistant'), el('div', 'msg-head', headKids));
       if (content) msg.appendChild(role === 'tool' ? longText('msg-body', pretty(content), false) : longText('msg-body', content, false));
       for (const tc of m.tool_calls || []) {
         const fn = tc.function || {};
-        msg.appendChild(callBlock('→ ' + (fn.name || '?'), fn.arguments, null, !!failed[tc.id]));
+        msg.appendChild(callBlock('→ ' + (fn.name || '?'), fn.arguments, null, failed.has(tc.id)));
       }
       chat.appendChild(msg);
     }
@@ -684,7 +691,7 @@
     const attrs = detail.attrs ? Object.keys(detail.attrs).sort() : [];
     if (attrs.length) {
       const dl = el('dl', 'facts attrs');
-      for (const k of attrs) dl.appendChild(el('div', '', el('dt', '', k), el('dd', '', detail.attrs[k])));
+      for (const k of attrs) dl.appendChild(el('div', '', el('dt', '', k), el('dd', '', own(detail.attrs, k))));
       box.appendChild(dl);
     }
     box.appendChild(detail.output ? el('div', 'block', el('pre', 'code tall', detail.output)) : el('p', 'none', 'No test output.'));
