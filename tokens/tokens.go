@@ -85,11 +85,20 @@ func (c *Counter) encoding() *tiktoken.Tiktoken {
 
 // Exceeds reports whether text has more than limit tokens, and the count when
 // it had to count. Every token covers at least one byte, so text of at most
-// limit bytes is never counted.
-func (c *Counter) Exceeds(text string, limit int) (bool, int) {
+// limit bytes is never counted. Text far above the limit (more than 16 bytes
+// per allowed token) is judged on a prefix when that suffices: n is then the
+// prefix's count, a lower bound, and a 100 MB tool result costs no more than
+// a 1.6 MB one.
+func (c *Counter) Exceeds(text string, limit int) (over bool, n int) {
 	if limit <= 0 || len(text) <= limit {
 		return false, 0
 	}
-	n := c.Count(text)
+	if prefixBytes := 16 * limit; len(text) > prefixBytes {
+		prefix := strings.ToValidUTF8(text[:prefixBytes], "")
+		if n := c.Count(prefix); n > limit {
+			return true, n
+		}
+	}
+	n = c.Count(text)
 	return n > limit, n
 }

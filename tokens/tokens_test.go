@@ -3,6 +3,7 @@ package tokens
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -72,4 +73,22 @@ func BenchmarkCount1MiB(b *testing.B) {
 		n = c.Count(text)
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
+}
+
+func TestExceedsJudgesHugeTextOnAPrefix(t *testing.T) {
+	c, err := New(Default)
+	require.NoError(t, err)
+	huge := strings.Repeat("word ", 2_000_000) // 10 MB, 2,000,000 tokens
+	start := time.Now()
+	over, n := c.Exceeds(huge, 1000)
+	assert.True(t, over)
+	assert.Greater(t, n, 1000)
+	assert.Less(t, n, 100_000, "only a prefix was counted")
+	assert.Less(t, time.Since(start), 2*time.Second)
+
+	// Text within 16 bytes per allowed token is counted exactly.
+	near := strings.Repeat("word ", 1200) // 6,000 bytes, 1,200 tokens
+	over, n = c.Exceeds(near, 1000)
+	assert.True(t, over)
+	assert.Equal(t, c.Count(near), n)
 }
