@@ -92,8 +92,8 @@ func TestCacheSemanticsEndToEnd(t *testing.T) {
 	assert.Positive(t, requestsFor(stub, before, q1))
 	assert.False(t, r.records["NUTM2G symbol"].Cached)
 
-	// -clear empties the cache first, then runs everything.
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "cache.json"), []byte(`{"version": 1, "entries": {}}`), 0o644))
+	// -clear empties the cache first (the passes above would be reused
+	// otherwise), then runs everything.
 	before = len(stub.Received())
 	r = runSuite(t, dir, cases, e, "-clear")
 	assert.Positive(t, requestsFor(stub, before, q1))
@@ -117,4 +117,40 @@ func TestCorruptCacheIsMovedAside(t *testing.T) {
 	kept, _ := os.ReadFile(backups[0])
 	assert.Equal(t, "{not json", string(kept), "the corrupt content is kept, not emptied")
 	assert.Len(t, r.records, 2)
+}
+
+const tokenLimitCase = `
+- case:
+    name: "Whole BRCA1 listing"
+    category: "Gene and Variant Utilities"
+    input: "List every ClinVar variant of BRCA1."
+    expected: "All of them."
+    reference:
+      - {tool: get_clinvar_by_gene_symbol, args: {gene_symbol: BRCA1, build: hg19}}
+`
+
+// Token-limit results are stored and reused, as token-limit failures, so the
+// oversized call is not paid for again; -force runs them again.
+func TestTokenLimitResultsAreReused(t *testing.T) {
+	stub := llmstub.Start(llmstub.Replay(mustParse(t, tokenLimitCase)), llmstub.Options{})
+	defer stub.Close()
+	dir := t.TempDir()
+	e := stubEnv(stub)
+	r := runSuite(t, dir, tokenLimitCase, e)
+	require.Error(t, r.err)
+	assert.Equal(t, result.TokenLimit, r.records["Whole BRCA1 listing"].Status)
+	assert.False(t, r.records["Whole BRCA1 listing"].Cached)
+
+	before := stub.Requests()
+	r = runSuite(t, dir, tokenLimitCase, e)
+	require.Error(t, r.err, "a reused token-limit result still fails")
+	rec := r.records["Whole BRCA1 listing"]
+	assert.Equal(t, result.TokenLimit, rec.Status)
+	assert.True(t, rec.Cached)
+	assert.Regexp(t, `^token count exceeded: `, rec.Reason)
+	assert.Equal(t, before, stub.Requests(), "no model request")
+
+	r = runSuite(t, dir, tokenLimitCase, e, "-force")
+	assert.False(t, r.records["Whole BRCA1 listing"].Cached)
+	assert.Greater(t, stub.Requests(), before)
 }

@@ -273,9 +273,11 @@ func (s *Suite) Run(ctx context.Context, c evalcase.Case, test string) (result.R
 	}
 	rec = s.redacted(rec)
 
-	// A reference run is not a model result: it neither adds to nor
-	// removes from the cache.
-	if keyErr == nil && !st.Reference {
+	// A reference run is not a model result: it neither adds to nor removes
+	// from the cache. An error (a provider or server failure) says nothing
+	// of the model either, so it leaves an earlier pass in place; a fail
+	// removes it.
+	if keyErr == nil && !st.Reference && rec.Status != result.Error {
 		if err := s.cache.Put(key, rec); err != nil {
 			fmt.Fprintln(s.log, "warning: cache:", err)
 		}
