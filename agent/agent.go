@@ -123,9 +123,9 @@ func (tr *Transcript) stopAtLimit(cfg Config, call result.MessageToolCall, rec r
 	if !over {
 		return false
 	}
-	tr.TokenLimit = fmt.Sprintf("token count exceeded: %s > %s (result of tool %s)", thousands(n), thousands(cfg.TokenLimit), call.Function.Name)
+	tr.TokenLimit = fmt.Sprintf("token count exceeded: %s > %s (result of tool %s)", n, thousands(cfg.TokenLimit), call.Function.Name)
 	rec.ID, rec.Name, rec.Arguments = call.ID, call.Function.Name, call.Function.Arguments
-	rec.Result = truncate(rec.Result, 2000) + fmt.Sprintf("\n[... result cut: %s tokens]", thousands(n))
+	rec.Result = truncate(rec.Result, 2000) + fmt.Sprintf("\n[... result cut: %s tokens]", n)
 	tr.ToolCalls = append(tr.ToolCalls, rec)
 	return true
 }
@@ -195,11 +195,18 @@ func usageOf(resp llm.Response, sent []result.Message, counter *tokens.Counter) 
 	return result.Usage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion, Requests: 1, Estimated: true}
 }
 
-func exceeds(cfg Config, text string) (bool, int) {
+// exceeds reports whether text is over the token limit, with its token
+// count written out ("123,456", or "more than 123,456" when only a prefix
+// was counted).
+func exceeds(cfg Config, text string) (bool, string) {
 	if cfg.Counter == nil {
-		return false, 0
+		return false, ""
 	}
-	return cfg.Counter.Exceeds(text, cfg.TokenLimit)
+	over, n, exact := cfg.Counter.Exceeds(text, cfg.TokenLimit)
+	if !exact {
+		return over, "more than " + thousands(n)
+	}
+	return over, thousands(n)
 }
 
 func errorJSON(msg string) string {

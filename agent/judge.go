@@ -57,7 +57,7 @@ type Verdict struct {
 func Judge(ctx context.Context, chat llm.Chatter, cfg Config, question, expected, response string) (Verdict, error) {
 	user := judgeInput(question, expected, response)
 	if over, n := exceeds(cfg, JudgePrompt+"\n"+user); over {
-		return Verdict{Skipped: fmt.Sprintf("evaluation skipped: judge prompt token count exceeded: %s > %s", thousands(n), thousands(cfg.TokenLimit))}, nil
+		return Verdict{Skipped: fmt.Sprintf("evaluation skipped: judge prompt token count exceeded: %s > %s", n, thousands(cfg.TokenLimit))}, nil
 	}
 	msgs := []result.Message{{Role: "system", Content: JudgePrompt}, {Role: "user", Content: user}}
 	resp, err := chat.Chat(ctx, llm.Request{

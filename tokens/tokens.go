@@ -83,22 +83,22 @@ func (c *Counter) encoding() *tiktoken.Tiktoken {
 	return enc
 }
 
-// Exceeds reports whether text has more than limit tokens, and the count when
-// it had to count. Every token covers at least one byte, so text of at most
-// limit bytes is never counted. Text far above the limit (more than 16 bytes
-// per allowed token) is judged on a prefix when that suffices: n is then the
-// prefix's count, a lower bound, and a 100 MB tool result costs no more than
-// a 1.6 MB one.
-func (c *Counter) Exceeds(text string, limit int) (over bool, n int) {
+// Exceeds reports whether text has more than limit tokens, and the count
+// when it had to count. Every token covers at least one byte, so text of at
+// most limit bytes is never counted. Text far above the limit (more than 16
+// bytes per allowed token) is judged on a prefix when that suffices, so a
+// 100 MB tool result costs no more than a 1.6 MB one: n is then the prefix's
+// count and exact is false.
+func (c *Counter) Exceeds(text string, limit int) (over bool, n int, exact bool) {
 	if limit <= 0 || len(text) <= limit {
-		return false, 0
+		return false, 0, false
 	}
 	if prefixBytes := 16 * limit; len(text) > prefixBytes {
 		prefix := strings.ToValidUTF8(text[:prefixBytes], "")
 		if n := c.Count(prefix); n > limit {
-			return true, n
+			return true, n, false
 		}
 	}
 	n = c.Count(text)
-	return n > limit, n
+	return n > limit, n, true
 }

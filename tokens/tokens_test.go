@@ -42,17 +42,18 @@ func TestCountKnownTexts(t *testing.T) {
 func TestExceeds(t *testing.T) {
 	c, err := New(Default)
 	require.NoError(t, err)
-	over, n := c.Exceeds("short", 100)
+	over, n, _ := c.Exceeds("short", 100)
 	assert.False(t, over)
 	assert.Zero(t, n, "texts shorter than the limit in bytes are not counted")
 
 	text := strings.Repeat("word ", 300) // 300 tokens, 1500 bytes
-	over, n = c.Exceeds(text, 200)
+	over, n, exact := c.Exceeds(text, 200)
 	assert.True(t, over)
+	assert.True(t, exact)
 	assert.Equal(t, c.Count(text), n)
-	over, _ = c.Exceeds(text, 1000)
+	over, _, _ = c.Exceeds(text, 1000)
 	assert.False(t, over)
-	over, _ = c.Exceeds(text, 0)
+	over, _, _ = c.Exceeds(text, 0)
 	assert.False(t, over, "a limit of 0 disables the check")
 }
 
@@ -80,15 +81,17 @@ func TestExceedsJudgesHugeTextOnAPrefix(t *testing.T) {
 	require.NoError(t, err)
 	huge := strings.Repeat("word ", 2_000_000) // 10 MB, 2,000,000 tokens
 	start := time.Now()
-	over, n := c.Exceeds(huge, 1000)
+	over, n, exact := c.Exceeds(huge, 1000)
 	assert.True(t, over)
+	assert.False(t, exact)
 	assert.Greater(t, n, 1000)
 	assert.Less(t, n, 100_000, "only a prefix was counted")
 	assert.Less(t, time.Since(start), 2*time.Second)
 
 	// Text within 16 bytes per allowed token is counted exactly.
 	near := strings.Repeat("word ", 1200) // 6,000 bytes, 1,200 tokens
-	over, n = c.Exceeds(near, 1000)
+	over, n, exact = c.Exceeds(near, 1000)
 	assert.True(t, over)
+	assert.True(t, exact)
 	assert.Equal(t, c.Count(near), n)
 }
