@@ -329,3 +329,19 @@ func (st Settings) Redact(s string) string {
 	}
 	return strings.ReplaceAll(s, st.APIKey, redactedMark)
 }
+
+// IsolatedEnv returns the process environment without the suite's settings
+// (EVAL_*) and provider variables (OPENAI_*, OPENROUTER_*), and with the
+// .env file turned off: the starting point for running the suite as a
+// subprocess whose configuration the caller sets entirely.
+func IsolatedEnv() []string {
+	out := []string{DotEnvVar + "=off"}
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "EVAL_") || strings.HasPrefix(name, "OPENAI_") || strings.HasPrefix(name, "OPENROUTER_") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}

@@ -113,19 +113,8 @@ func runSuite(t *testing.T, dir, cases string, e env, args ...string) run {
 	return r
 }
 
-// filteredEnv is the environment without provider keys or suite settings,
-// and without the project's .env, so a developer's keys never reach a test.
-func filteredEnv() []string {
-	out := []string{suite.DotEnvVar + "=off"}
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "EVAL_") || strings.HasPrefix(name, "OPENAI_") || strings.HasPrefix(name, "OPENROUTER_") {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
-}
+// filteredEnv is the environment a suite subprocess starts from.
+func filteredEnv() []string { return suite.IsolatedEnv() }
 
 func stubEnv(s *llmstub.Server) env {
 	return env{"OPENAI_BASE_URL": s.BaseURL(), "EVAL_MODEL": "stub-model", "OPENAI_API_KEY": "sk-test-secret-key-123456"}

@@ -162,7 +162,7 @@ func (b *bench) runSuite(casesPath, out string, stub *llmstub.Server, concurrenc
 	}
 	cmd := exec.Command(bin, append([]string{"-test.count=1", "-test.timeout=0"}, extra...)...)
 	cmd.Dir = filepath.Join(b.root, "evaltest")
-	cmd.Env = append(cleanEnv(),
+	cmd.Env = append(suite.IsolatedEnv(),
 		"EVAL_CASES="+casesPath, "EVAL_OUT="+out, "EVAL_CACHE="+filepath.Join(out, "cache.json"),
 		"OPENAI_BASE_URL="+stub.BaseURL(), "EVAL_MODEL=bench-model", fmt.Sprintf("EVAL_CONCURRENCY=%d", concurrency))
 	var stderr strings.Builder
@@ -371,7 +371,7 @@ func (b *bench) captureStream(casesPath, out string, stub *llmstub.Server, strea
 	defer f.Close()
 	cmd := exec.Command("go", "tool", "test2json", "-t", bin, "-test.v=test2json", "-test.count=1", "-test.timeout=0")
 	cmd.Dir = filepath.Join(b.root, "evaltest")
-	cmd.Env = append(cleanEnv(),
+	cmd.Env = append(suite.IsolatedEnv(),
 		"EVAL_CASES="+casesPath, "EVAL_OUT="+out, "EVAL_CACHE="+filepath.Join(out, "cache.json"),
 		"OPENAI_BASE_URL="+stub.BaseURL(), "EVAL_MODEL=bench-model", "EVAL_CONCURRENCY=16")
 	cmd.Stdout = f
@@ -445,18 +445,6 @@ func (b *bench) tokenSpeed() ([]row, error) {
 		measured: fmt.Sprintf("%.2f M tokens/s (%d tokens in %s)", float64(n)/d.Seconds()/1e6, n, d.Round(time.Millisecond)),
 		ok:       true,
 	}}, nil
-}
-
-func cleanEnv() []string {
-	out := []string{suite.DotEnvVar + "=off"}
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "EVAL_") || strings.HasPrefix(name, "OPENAI_") || strings.HasPrefix(name, "OPENROUTER_") {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
 }
 
 func tail(s string, n int) string {
