@@ -68,6 +68,8 @@ func openBrowser(t *testing.T) *browserPage {
 	ctx, cancel := chromedp.NewContext(alloc)
 	t.Cleanup(func() { cancel(); cancelAlloc() })
 
+	// The window's size is not the page's: set the viewport itself.
+	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(1400, 1000)))
 	p := &browserPage{t: t, ctx: ctx}
 	require.NoError(t, chromedp.Listen(ctx, func(ev any) {
 		p.mu.Lock()
@@ -158,6 +160,26 @@ func (p *browserPage) assertClean() {
 		"scripts other than the report's own")
 }
 
+// screenshot saves the browser's 1400x1000 viewport as name.png in the
+// directory $REPORT_SCREENSHOTS, when it is set, for a person to look at.
+// With a CSS selector, the page first scrolls its element to the top.
+func (p *browserPage) screenshot(name, scrollTo string) {
+	p.t.Helper()
+	dir := os.Getenv("REPORT_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	if scrollTo != "" {
+		eval[chromedp.Void](p, `document.querySelector(`+jsString(scrollTo)+`).scrollIntoView()`)
+	}
+	ctx, cancel := context.WithTimeout(p.ctx, 20*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	require.NoError(p.t, err)
+	require.NoError(p.t, os.MkdirAll(dir, 0o755))
+	require.NoError(p.t, os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644))
+}
+
 // search sets the search box as typing would.
 func (p *browserPage) search(q string) {
 	p.t.Helper()
@@ -210,6 +232,8 @@ func TestReportInBrowser(t *testing.T) {
 	p := openBrowser(t)
 	p.cases = len(d.Cases)
 	p.open(path)
+	p.screenshot("fixture-overview", "")
+	p.screenshot("fixture-cases", ".cases-panel")
 	caseID := func(name string) int {
 		for i, c := range d.Cases {
 			if c.Name == name {
@@ -401,6 +425,50 @@ func TestReportInBrowser(t *testing.T) {
 		p.waitFor(`document.getElementById('detail').hidden`)
 		p.assertClean()
 	})
+}
+
+// TestRepeatedRunInBrowser opens the report of a go test -count=2 run: every
+// repeat of a case has its row, numbered from the second on, and a tool call
+// that never reached a server is marked so.
+func TestRepeatedRunInBrowser(t *testing.T) {
+	chromiumPath(t)
+	d := repeatedFixtureRun(t)
+	path := filepath.Join(t.TempDir(), "report.html")
+	writeFile(t, path, d)
+	p := openBrowser(t)
+	p.cases = len(d.Cases)
+	p.open(path)
+	p.screenshot("repeated-run", ".cases-panel")
+
+	names := eval[[]string](p, `[...document.querySelectorAll('#cases tbody td[data-key="name"]')].map(td => td.textContent)`)
+	require.Len(t, names, len(d.Cases))
+	for i, c := range d.Cases {
+		want := c.Name
+		if c.Repeat > 0 {
+			want += fmt.Sprintf("repeat %d", c.Repeat)
+		}
+		assert.Equal(t, want+c.Category, names[i])
+	}
+
+	var slow int
+	for i, c := range d.Cases {
+		if c.Name == "slow server" && c.Repeat == 1 {
+			slow = i
+		}
+	}
+	tools := eval[[]string](p, fmt.Sprintf(`[...document.querySelectorAll('#cases tr[data-id="%d"] .tools li')].map(li => li.className + ': ' + li.textContent)`, slow))
+	assert.Equal(t, []string{`notrun: get_pubmed_articlenot run{"pmid":`, `: get_pubmed_article{"pmid":"12345"}`}, tools)
+
+	p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#cases tr[data-id="%d"]`, slow))))
+	p.waitFor(`!document.getElementById('detail').hidden`)
+	assert.Contains(t, eval[string](p, `document.querySelector('#detail .drawer-head').textContent`), "repeat 1")
+	assert.Equal(t, []string{"not run", ""}, eval[[]string](p,
+		`[...document.querySelectorAll('#detail .msg-tool .msg-head')].map(h => h.querySelector('.notrun-mark')?.textContent ?? '')`))
+	p.do(chromedp.Click(chromedp.CSS(`#detail .tab[data-tab="tools"]`)))
+	assert.Equal(t, []string{"call notrun", "call"}, eval[[]string](p,
+		`[...document.querySelectorAll('#detail .pane[data-tab="tools"] .call')].map(c => c.className)`))
+	p.screenshot("repeated-run-case", "")
+	p.assertClean()
 }
 
 // TestLargeReportInBrowser opens a 10,000-case report with 20 KB

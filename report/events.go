@@ -17,6 +17,9 @@ type Stream struct {
 	R    io.Reader
 }
 
+// actionStart is the event with which go test starts a package's process.
+const actionStart testjson.Action = "start"
+
 // Output kept per test and per package, and non-JSON lines kept per stream.
 const (
 	maxTestOutput    = 64 << 10
@@ -24,15 +27,37 @@ const (
 	maxStrayLines    = 40
 )
 
-// testRun is the merged outcome of one test over all streams.
+// testRun is the outcome of one run of a test.
 type testRun struct {
-	pkg, name string
-	action    testjson.Action // pass, fail or skip; "" while running
-	elapsed   float64
+	action  testjson.Action // pass, fail or skip; "" while running
+	elapsed float64
 	// unfinished: the stream ended while the test was running.
 	unfinished bool
 	output     tail
 	attrs      map[string]string
+}
+
+// testRuns is one test over all streams: its runs in one go test process,
+// in order. go test -count=N runs a test N times in one process; a test run
+// again by a later process (another shard or stream, or gotestsum
+// --rerun-fails) starts afresh.
+type testRuns struct {
+	pkg, name string
+	runs      []*testRun
+	// process identifies the go test process of the runs.
+	process process
+}
+
+// process identifies one go test process of a package: its stream and the
+// package's "start" event in that stream.
+type process struct{ stream, start int }
+
+// last is the current run, made if there is none.
+func (t *testRuns) last() *testRun {
+	if len(t.runs) == 0 {
+		t.runs = append(t.runs, &testRun{})
+	}
+	return t.runs[len(t.runs)-1]
 }
 
 // packageRun is the package-level part of the streams.
@@ -43,10 +68,16 @@ type packageRun struct {
 }
 
 // events collects the test events of all streams. A test seen in several
-// streams (shards, reruns) takes the outcome of the last one to finish it.
+// go test processes (shards, reruns) takes the runs of the last one.
 type events struct {
-	tests    map[string]*testRun // by package + "\x00" + test name
-	order    []string
+	tests map[string]*testRuns // by package + "\x00" + test name
+	order []string
+	// stream is the index of the stream being read; starts counts the
+	// package "start" events read, and started holds the count at each
+	// package's last start in this stream.
+	stream   int
+	starts   int
+	started  map[string]int
 	packages map[string]*packageRun
 	pkgOrder []string
 	// timedOut is the test whose output go test's timeout panic landed in:
@@ -60,7 +91,7 @@ type events struct {
 }
 
 func newEvents() *events {
-	return &events{tests: map[string]*testRun{}, packages: map[string]*packageRun{}}
+	return &events{tests: map[string]*testRuns{}, packages: map[string]*packageRun{}}
 }
 
 // scanStreams reads every stream with gotestsum's testjson scanner.
@@ -68,6 +99,7 @@ func scanStreams(streams []Stream) (*events, error) {
 	ev := newEvents()
 	for i, s := range streams {
 		ev.timedOut = ""
+		ev.stream, ev.started = i, map[string]int{}
 		h := &streamHandler{events: ev, stream: s.Name}
 		_, err := testjson.ScanTestOutput(testjson.ScanConfig{
 			RunID:                    i + 1,
@@ -124,22 +156,34 @@ func (ev *events) add(e testjson.TestEvent) {
 		return
 	}
 	if e.Test == "" {
+		if e.Action == actionStart {
+			ev.starts++
+			ev.started[e.Package] = ev.starts
+		}
 		ev.addPackageEvent(e)
 		return
 	}
 	key := e.Package + "\x00" + e.Test
-	t := ev.tests[key]
-	if t == nil {
-		t = &testRun{pkg: e.Package, name: e.Test}
-		ev.tests[key] = t
+	proc := process{stream: ev.stream, start: ev.started[e.Package]}
+	tr := ev.tests[key]
+	if tr == nil {
+		tr = &testRuns{pkg: e.Package, name: e.Test, process: proc}
+		ev.tests[key] = tr
 		ev.order = append(ev.order, key)
 	}
-	switch e.Action {
-	case testjson.ActionRun:
-		if t.action != "" || t.unfinished {
-			// A rerun (another shard or --rerun-fails): start afresh.
-			*t = testRun{pkg: e.Package, name: e.Test}
+	if tr.process != proc {
+		// Another process ran the test (a shard or --rerun-fails): its
+		// runs replace the earlier ones.
+		tr.runs, tr.process = nil, proc
+	}
+	if e.Action == testjson.ActionRun {
+		if len(tr.runs) == 0 || tr.last().action != "" || tr.last().unfinished {
+			tr.runs = append(tr.runs, &testRun{}) // the next repeat of -count=N
 		}
+		return
+	}
+	t := tr.last()
+	switch e.Action {
 	case testjson.ActionOutput:
 		if strings.HasPrefix(e.Output, "panic: test timed out") {
 			ev.timedOut = key

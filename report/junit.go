@@ -61,20 +61,33 @@ func AnnotateJUnit(r io.Reader, w io.Writer, d *Data) error {
 	if err := xml.NewDecoder(r).Decode(&doc); err != nil {
 		return fmt.Errorf("read JUnit XML: %w", err)
 	}
-	byTest := map[string]*Case{}
+	// A test run N times (go test -count=N) is N cases, and N test cases in
+	// the file; gotestsum lists the failed ones first, in the order they
+	// ran, so the k-th failure of a test is its k-th failed run.
+	lastByTest := map[string]*Case{}
+	failedByTest := map[string][]*Case{}
 	for i := range d.Cases {
 		c := &d.Cases[i]
-		if c.Test != "" {
-			byTest[c.Test] = c
+		if c.Test == "" {
+			continue
+		}
+		lastByTest[c.Test] = c
+		if c.Event.Action == "fail" {
+			failedByTest[c.Test] = append(failedByTest[c.Test], c)
 		}
 	}
+	failures := map[string]int{}
 	for i := range doc.Suites {
 		for j := range doc.Suites[i].Cases {
 			tc := &doc.Suites[i].Cases[j]
-			c, ok := byTest[tc.Name]
+			c, ok := lastByTest[tc.Name]
 			if !ok || tc.Failure == nil {
 				continue
 			}
+			if k := failures[tc.Name]; k < len(failedByTest[tc.Name]) {
+				c = failedByTest[tc.Name][k]
+			}
+			failures[tc.Name]++
 			tc.Failure.Message = failureMessage(c)
 			tc.Failure.Type = string(c.Status)
 		}

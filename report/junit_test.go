@@ -68,6 +68,33 @@ func TestAnnotateJUnit(t *testing.T) {
 	assert.Contains(t, out.String(), `&lt;BRCA1&gt;`, "text stays escaped")
 }
 
+func TestAnnotateJUnitRepeats(t *testing.T) {
+	// go test -count=3: the first and third runs failed. gotestsum lists
+	// the failed test cases first, in the order they ran.
+	junit := `<testsuites><testsuite name="p">
+		<testcase classname="p" name="TestGenes/Flaky" time="1"><failure message="Failed">first</failure></testcase>
+		<testcase classname="p" name="TestGenes/Flaky" time="3"><failure message="Failed">third</failure></testcase>
+		<testcase classname="p" name="TestGenes/Flaky" time="2"></testcase>
+	</testsuite></testsuites>`
+	run := func(repeat int, status result.Status, action, reason string) Case {
+		return Case{Test: "TestGenes/Flaky", Repeat: repeat, Status: status, Reason: reason, Event: TestOutcome{Action: action}}
+	}
+	d := &Data{Cases: []Case{
+		run(0, result.Fail, "fail", "first run wrong"),
+		run(1, result.Pass, "pass", "second run right"),
+		run(2, result.Error, "fail", "third run broke"),
+	}}
+	var out bytes.Buffer
+	require.NoError(t, AnnotateJUnit(strings.NewReader(junit), &out, d))
+	var doc junitSuites
+	require.NoError(t, xml.Unmarshal(out.Bytes(), &doc))
+	cases := doc.Suites[0].Cases
+	require.Len(t, cases, 3)
+	assert.Equal(t, "fail: first run wrong", cases[0].Failure.Message)
+	assert.Equal(t, "error: third run broke", cases[1].Failure.Message)
+	assert.Nil(t, cases[2].Failure)
+}
+
 func TestAnnotateJUnitRejectsGarbage(t *testing.T) {
 	err := AnnotateJUnit(strings.NewReader("not xml"), &bytes.Buffer{}, &Data{})
 	require.ErrorContains(t, err, "read JUnit XML")

@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -85,7 +85,7 @@ func (in *inputs) readOutDir(dir string) error {
 	case err != nil:
 		in.problems = append(in.problems, err.Error())
 	case ok:
-		in.metricsSummary = trimCommonRoot(numericLeaves(ms, isSummaryKey))
+		in.metricsSummary = summarizeMetrics(ms)
 	}
 	in.dropForeignSummaries()
 	return nil
@@ -193,19 +193,28 @@ func (in *inputs) build() *Data {
 	d := &Data{Generated: time.Now(), MetricsSummary: in.metricsSummary}
 	ev := in.events
 
-	// The last record of a test wins (a rerun appends a newer one).
-	recordByTest := map[string]int{}
+	// Each run of a case has its record: go test -count=N runs a test N
+	// times, and the suite numbers the records of those runs by Repeat. The
+	// last record of a run wins (a rerun appends a newer one).
+	latest := map[recordKey]int{}
 	parentCategory := map[string]string{}
 	for i, r := range in.records {
 		if r.Test == "" {
 			continue
 		}
-		recordByTest[r.Test] = i
+		latest[recordKey{r.Test, r.Repeat}] = i
 		if p := testjson.TestName(r.Test).Parent(); p != "" && r.Category != "" {
 			parentCategory[p] = r.Category
 		}
 	}
 	used := make([]bool, len(in.records))
+	// recordOf is the unused record of a test's run, or -1.
+	recordOf := func(test string, repeat int) int {
+		if i, ok := latest[recordKey{test, repeat}]; ok && !used[i] {
+			return i
+		}
+		return -1
+	}
 
 	parents := map[string]bool{}
 	for _, key := range ev.order {
@@ -217,30 +226,29 @@ func (in *inputs) build() *Data {
 
 	for _, key := range ev.order {
 		t := ev.tests[key]
-		ri, hasRecord := recordByTest[t.name]
-		if hasRecord && used[ri] {
-			hasRecord = false // the same test name in a second package
+		subtest := testjson.TestName(t.name).IsSubTest() && !parents[key]
+		for repeat, run := range t.runs {
+			ri := recordOf(t.name, repeat)
+			if ri < 0 && !subtest {
+				in.addProblems(nonCaseProblems(t.name, run, parents[key]))
+				continue
+			}
+			c := Case{Test: t.name, Package: t.pkg, Repeat: repeat, Event: run.outcome()}
+			if ri >= 0 {
+				used[ri] = true
+				c.setRecord(&in.records[ri])
+			} else {
+				c.setFromEvent(parentCategory)
+			}
+			d.Cases = append(d.Cases, c)
 		}
-		isCase := hasRecord || (testjson.TestName(t.name).IsSubTest() && !parents[key])
-		if !isCase {
-			in.problems = append(in.problems, nonCaseProblems(t, parents[key])...)
-			continue
-		}
-		c := Case{Test: t.name, Package: t.pkg, Event: t.outcome()}
-		if hasRecord {
-			used[ri] = true
-			c.setRecord(&in.records[ri])
-		} else {
-			c.setFromEvent(parentCategory)
-		}
-		d.Cases = append(d.Cases, c)
 	}
-	for i := range in.records {
+	for i, r := range in.records {
 		if used[i] {
 			continue
 		}
-		if r := in.records[i]; r.Test != "" && recordByTest[r.Test] != i {
-			continue // superseded by a later record of the same test
+		if r.Test != "" && latest[recordKey{r.Test, r.Repeat}] != i {
+			continue // superseded by a later record of the same run
 		}
 		var c Case
 		c.setRecord(&in.records[i])
@@ -249,10 +257,30 @@ func (in *inputs) build() *Data {
 
 	sortCases(d.Cases)
 	d.MetricKeys = collectMetrics(d.Cases)
+	d.MetricLabels = make([]string, len(d.MetricKeys))
+	for i, k := range d.MetricKeys {
+		d.MetricLabels[i] = MetricLabel(k)
+	}
 	d.Totals, d.Categories = count(d.Cases)
 	d.Run = in.run()
 	d.Problems = append(in.packageProblems(), in.problems...)
 	return d
+}
+
+// recordKey identifies the record of one run of a case.
+type recordKey struct {
+	test   string
+	repeat int
+}
+
+// addProblems adds run problems, leaving out any already there: a test that
+// fails the same way in every repeat is one problem.
+func (in *inputs) addProblems(problems []string) {
+	for _, p := range problems {
+		if !slices.Contains(in.problems, p) {
+			in.problems = append(in.problems, p)
+		}
+	}
 }
 
 func (t *testRun) outcome() TestOutcome {
@@ -265,9 +293,9 @@ func (t *testRun) outcome() TestOutcome {
 	}
 }
 
-// nonCaseProblems reports a failed test that is not a case: a plain test of
-// the package, or a category test failing on its own.
-func nonCaseProblems(t *testRun, isParent bool) []string {
+// nonCaseProblems reports a failed run of a test that is not a case: a
+// plain test of the package, or a category test failing on its own.
+func nonCaseProblems(name string, t *testRun, isParent bool) []string {
 	if t.action != testjson.ActionFail {
 		return nil
 	}
@@ -276,9 +304,9 @@ func nonCaseProblems(t *testRun, isParent bool) []string {
 		return nil // failed because a case failed
 	}
 	if t.unfinished {
-		return []string{fmt.Sprintf("%s did not finish.\n%s", t.name, out)}
+		return []string{fmt.Sprintf("%s did not finish.\n%s", name, out)}
 	}
-	return []string{fmt.Sprintf("%s failed.\n%s", t.name, out)}
+	return []string{fmt.Sprintf("%s failed.\n%s", name, out)}
 }
 
 // packageProblems reports build errors, non-JSON lines and packages that
@@ -322,6 +350,7 @@ func onlyRoutineLines(s string) bool {
 
 func (c *Case) setRecord(r *result.Record) {
 	c.Record = r
+	c.Repeat = r.Repeat
 	c.Name = r.Name
 	c.Category = r.Category
 	if c.Test == "" {
@@ -380,7 +409,8 @@ func (c *Case) setFromEvent(parentCategory map[string]string) {
 	}
 }
 
-// sortCases orders cases by category, then case file position, then name.
+// sortCases orders cases by category, then case file position, then name,
+// then repeat.
 func sortCases(cases []Case) {
 	pos := func(c Case) (string, int) {
 		if c.Record == nil {
@@ -401,7 +431,10 @@ func sortCases(cases []Case) {
 		if al != bl {
 			return al < bl
 		}
-		return a.Name < b.Name
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		return a.Repeat < b.Repeat
 	})
 }
 
@@ -420,120 +453,6 @@ func count(cases []Case) (Totals, []CategoryTotals) {
 		cats[i].count(c)
 	}
 	return all, cats
-}
-
-// isScoreKey tells which metric values are scores worth a column: those
-// named overall, score or *_score, outside detail and breakdown maps.
-func isScoreKey(path string) bool {
-	if !isSummaryKey(path) {
-		return false
-	}
-	last := path[strings.LastIndex(path, ".")+1:]
-	return last == "overall" || last == "score" || strings.HasSuffix(last, "_score")
-}
-
-// isSummaryKey leaves out values inside detail maps (tool_details, ...) and
-// breakdowns (by_category, ...), which would drown the headline numbers.
-func isSummaryKey(path string) bool {
-	for _, part := range strings.Split(path, ".") {
-		if strings.Contains(part, "details") || strings.HasPrefix(part, "by_") {
-			return false
-		}
-	}
-	return true
-}
-
-// collectMetrics fills each case's numeric scores and returns their names,
-// "overall" first, then alphabetically.
-func collectMetrics(cases []Case) []string {
-	seen := map[string]bool{}
-	for i := range cases {
-		r := cases[i].Record
-		if r == nil || len(r.Metrics) == 0 {
-			continue
-		}
-		leaves := numericLeaves(r.Metrics, isScoreKey)
-		if len(leaves) == 0 {
-			continue
-		}
-		cases[i].Metrics = make(map[string]float64, len(leaves))
-		for _, m := range leaves {
-			cases[i].Metrics[m.Name] = m.Value
-			seen[m.Name] = true
-		}
-	}
-	keys := make([]string, 0, len(seen))
-	for k := range seen {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		oi, oj := strings.HasPrefix(keys[i], "overall"), strings.HasPrefix(keys[j], "overall")
-		if oi != oj {
-			return oi
-		}
-		return keys[i] < keys[j]
-	})
-	return keys
-}
-
-// numericLeaves flattens the numbers in a decoded JSON value into dotted
-// names, keeping those whose name passes keep. Values are in encounter order
-// of sorted keys.
-func numericLeaves(v any, keep func(string) bool) []Metric {
-	var out []Metric
-	var walk func(prefix string, v any)
-	walk = func(prefix string, v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				name := k
-				if prefix != "" {
-					name = prefix + "." + k
-				}
-				walk(name, x[k])
-			}
-		case float64:
-			if prefix != "" && keep(prefix) && !math.IsNaN(x) && !math.IsInf(x, 0) {
-				out = append(out, Metric{Name: prefix, Value: x})
-			}
-		case int:
-			if prefix != "" && keep(prefix) {
-				out = append(out, Metric{Name: prefix, Value: float64(x)})
-			}
-		case json.Number:
-			if f, err := x.Float64(); err == nil && prefix != "" && keep(prefix) {
-				out = append(out, Metric{Name: prefix, Value: f})
-			}
-		}
-	}
-	walk("", v)
-	return out
-}
-
-// trimCommonRoot drops a first name part that all metrics share, such as
-// the "summary." of {"summary": {...}}.
-func trimCommonRoot(ms []Metric) []Metric {
-	if len(ms) == 0 {
-		return ms
-	}
-	root, _, ok := strings.Cut(ms[0].Name, ".")
-	if !ok {
-		return ms
-	}
-	for _, m := range ms {
-		if !strings.HasPrefix(m.Name, root+".") {
-			return ms
-		}
-	}
-	for i := range ms {
-		ms[i].Name = strings.TrimPrefix(ms[i].Name, root+".")
-	}
-	return ms
 }
 
 // run fills the header from summary.json, or from records and events.

@@ -171,17 +171,19 @@ func writeStream(t *testing.T, path string, events ...string) {
 }
 
 func TestLoadRerunTakesLastOutcome(t *testing.T) {
-	// gotestsum --rerun-fails appends the rerun's events to the same stream.
+	// gotestsum --rerun-fails appends the rerun's events to the same stream:
+	// a second go test process, which starts the package again.
 	dir := t.TempDir()
 	path := filepath.Join(dir, "run.json")
 	ev := func(action, test, extra string) string {
 		return `{"Action":"` + action + `","Package":"p","Test":"` + test + `"` + extra + `}`
 	}
+	start := `{"Action":"start","Package":"p"}`
 	writeStream(t, path,
-		ev("run", "TestEval_A", ""), ev("run", "TestEval_A/flaky", ""),
+		start, ev("run", "TestEval_A", ""), ev("run", "TestEval_A/flaky", ""),
 		ev("output", "TestEval_A/flaky", `,"Output":"    a_test.go:9: first attempt broke\n"`),
 		ev("fail", "TestEval_A/flaky", `,"Elapsed":1.5`), ev("fail", "TestEval_A", `,"Elapsed":1.5`),
-		ev("run", "TestEval_A", ""), ev("run", "TestEval_A/flaky", ""),
+		start, ev("run", "TestEval_A", ""), ev("run", "TestEval_A/flaky", ""),
 		ev("output", "TestEval_A/flaky", `,"Output":"    a_test.go:9: second attempt\n"`),
 		ev("pass", "TestEval_A/flaky", `,"Elapsed":0.5`), ev("pass", "TestEval_A", `,"Elapsed":0.5`),
 	)
@@ -193,6 +195,139 @@ func TestLoadRerunTakesLastOutcome(t *testing.T) {
 	assert.Equal(t, result.Pass, c.Status)
 	assert.Equal(t, 0.5, c.Seconds)
 	assert.Equal(t, "second attempt", strings.TrimPrefix(c.Event.Output, "a_test.go:9: "))
+	assert.Empty(t, d.Problems, "the category test failed because its case did")
+}
+
+// repeatedFixtureRun runs the fixture's Literature cases with go test
+// -count=2 and loads the result.
+func repeatedFixtureRun(t *testing.T) *Data {
+	t.Helper()
+	base := t.TempDir()
+	out, stream := filepath.Join(base, "out"), filepath.Join(base, "run.json")
+	require.NoError(t, goTestJSON(out, stream, "^TestEval_Literature$", "-count=2"))
+	return loadFiles(t, out, stream)
+}
+
+func TestLoadRepeatedFixtureRun(t *testing.T) {
+	d := repeatedFixtureRun(t)
+	type run struct {
+		Name   string
+		Repeat int
+		Status result.Status
+		Action string
+		Record bool
+	}
+	var got []run
+	for _, c := range d.Cases {
+		got = append(got, run{c.Name, c.Repeat, c.Status, c.Event.Action, c.Record != nil})
+		if c.Record != nil {
+			assert.Equal(t, c.Repeat, c.Record.Repeat, "%s: each run has the record of its repeat", c.Name)
+		}
+	}
+	assert.Equal(t, []run{
+		{"PubMed search", 0, result.Pass, "pass", true},
+		{"PubMed search", 1, result.Pass, "pass", true},
+		{"needs_key", 0, Skip, "skip", false},
+		{"needs_key", 1, Skip, "skip", false},
+		{"provider down", 0, result.Error, "pass", true},
+		{"provider down", 1, result.Error, "pass", true},
+		{"slow server", 0, result.Pass, "pass", true},
+		{"slow server", 1, result.Pass, "pass", true},
+	}, got)
+	assert.Equal(t, 8, d.Totals.Total)
+}
+
+// repeatedRun is a go test -count=3 stream of one case: one process runs
+// the category test and its case three times. The second repeat fails and
+// the third writes no record.
+func repeatedRun(t *testing.T, dir string) string {
+	t.Helper()
+	path := filepath.Join(dir, "run.json")
+	ev := func(action, test, extra string) string {
+		return `{"Action":"` + action + `","Package":"p","Test":"` + test + `"` + extra + `}`
+	}
+	lines := []string{`{"Action":"start","Package":"p"}`}
+	for i, action := range []string{"pass", "fail", "fail"} {
+		lines = append(lines,
+			ev("run", "TestEval_K", ""), ev("run", "TestEval_K/c", ""),
+			ev("output", "TestEval_K/c", `,"Output":"    eval_test.go:9: repeat `+strconv.Itoa(i)+`\n"`),
+			ev(action, "TestEval_K/c", `,"Elapsed":`+strconv.Itoa(i+1)), ev(action, "TestEval_K", `,"Elapsed":3`))
+	}
+	writeStream(t, path, lines...)
+	return path
+}
+
+func TestLoadRepeatsOfACase(t *testing.T) {
+	rec := func(repeat int, status result.Status, reason string) result.Record {
+		return result.Record{Name: "c", Category: "K", Test: "TestEval_K/c", Repeat: repeat, Status: status, Reason: reason}
+	}
+	type want struct {
+		Repeat int
+		Status result.Status
+		Reason string
+		Action string
+		Output string
+	}
+	tests := []struct {
+		name    string
+		records []result.Record
+		stream  bool
+		want    []want
+	}{
+		{
+			name: "every repeat has its record and its run",
+			records: []result.Record{
+				rec(0, result.Pass, "first"), rec(1, result.Fail, "second"), rec(2, result.Fail, "third"),
+			},
+			stream: true,
+			want: []want{
+				{0, result.Pass, "first", "pass", "eval_test.go:9: repeat 0"},
+				{1, result.Fail, "second", "fail", "eval_test.go:9: repeat 1"},
+				{2, result.Fail, "third", "fail", "eval_test.go:9: repeat 2"},
+			},
+		},
+		{
+			name: "a repeat without record is known from its run",
+			records: []result.Record{
+				rec(0, result.Pass, "first"), rec(1, result.Fail, "second"),
+			},
+			stream: true,
+			want: []want{
+				{0, result.Pass, "first", "pass", "eval_test.go:9: repeat 0"},
+				{1, result.Fail, "second", "fail", "eval_test.go:9: repeat 1"},
+				{2, result.Error, "The test failed without writing a record.\neval_test.go:9: repeat 2", "fail", "eval_test.go:9: repeat 2"},
+			},
+		},
+		{
+			name: "records alone, the last record of a repeat wins",
+			records: []result.Record{
+				rec(1, result.Fail, "second"), rec(0, result.Fail, "first, superseded"), rec(0, result.Pass, "first"),
+			},
+			want: []want{
+				{0, result.Pass, "first", "", ""},
+				{1, result.Fail, "second", "", ""},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeRecords(t, dir, tt.records...)
+			var streams []string
+			if tt.stream {
+				streams = append(streams, repeatedRun(t, dir))
+			}
+			d := loadFiles(t, dir, streams...)
+			var got []want
+			for _, c := range d.Cases {
+				assert.Equal(t, "c", c.Name)
+				got = append(got, want{c.Repeat, c.Status, c.Reason, c.Event.Action, c.Event.Output})
+			}
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, len(tt.want), d.Totals.Total)
+			assert.Empty(t, d.Problems)
+		})
+	}
 }
 
 func TestLoadLastRecordOfATestWins(t *testing.T) {
@@ -317,7 +452,7 @@ func TestLoadSummaryOfAnotherRun(t *testing.T) {
 				assert.Equal(t, "model-of-summary", d.Run.Model)
 				assert.Equal(t, tt.summary.Started, d.Run.Started)
 				assert.Equal(t, 2, d.Run.ServerRestarts)
-				assert.Equal(t, []Metric{{"overall", 0.5}}, d.MetricsSummary)
+				assert.Equal(t, []Metric{{Name: "overall", Label: "Overall", Kind: Score, Value: 0.5}}, d.MetricsSummary)
 				return
 			}
 			require.Len(t, d.Problems, 1)
@@ -340,17 +475,82 @@ func TestLoadNothingToReport(t *testing.T) {
 }
 
 func TestLoadMetricsSummary(t *testing.T) {
-	dir := t.TempDir()
-	writeRecords(t, dir, result.Record{Name: "c", Test: "T/c", Status: result.Pass})
-	require.NoError(t, os.WriteFile(filepath.Join(dir, result.MetricsSummaryFile),
-		[]byte(`{"summary": {"total_entries": 3, "averages": {"overall": 0.5, "recovery_score": 1}, "model": "x", "recovery_success_rate": 0.25,
-			"by_category": {"A": {"overall": 0.1}}}}`), 0o644))
-	d, err := Load(dir, nil)
-	require.NoError(t, err)
-	assert.Equal(t, []Metric{
-		{"averages.overall", 0.5}, {"averages.recovery_score", 1}, {"recovery_success_rate", 0.25}, {"total_entries", 3},
-	}, d.MetricsSummary)
-	assert.Empty(t, d.MetricKeys, "no case has metrics")
+	score := func(name, label string, v float64) Metric {
+		return Metric{Name: name, Label: label, Kind: Score, Value: v}
+	}
+	tests := []struct {
+		name    string
+		summary string
+		want    []Metric
+	}{
+		{
+			// The scoring package's file gives most scores twice.
+			name: "each score once",
+			summary: `{"summary": {"entries": 3, "average_understanding_score": 1, "average_coverage_score": 0.8333,
+				"average_recovery_score": 1, "average_overall_score": 0.8646, "errors_encountered": 2,
+				"total_recovery_attempts": 3, "successful_recoveries": 1, "recovery_success_rate": 0.5,
+				"average_scores": {"correctness": 0.6667, "coverage": 0.8333, "performance": 1, "recovery": 1, "understanding": 1},
+				"by_category": {"A": {"entries": 3, "average_overall_score": 0.1, "average_scores": {"coverage": 0.2}}},
+				"by_kind": {"tool": {"entries": 3}}, "by_model": {"": {"entries": 3}}}}`,
+			want: []Metric{
+				score("overall", "Overall", 0.8646), score("correctness", "Correctness", 0.6667),
+				score("coverage", "Coverage", 0.8333), score("performance", "Performance", 1),
+				score("recovery", "Recovery", 1), score("understanding", "Understanding", 1),
+				{Name: "entries", Label: "Cases scored", Kind: Count, Value: 3},
+				{Name: "errors_encountered", Label: "Errors encountered", Kind: Count, Value: 2},
+				{Name: "total_recovery_attempts", Label: "Recovery attempts", Kind: Count, Value: 3},
+				{Name: "recovery_success_rate", Label: "Recovery success rate", Kind: Rate, Value: 0.5},
+				{Name: "successful_recoveries", Label: "Successful recoveries", Kind: Count, Value: 1},
+			},
+		},
+		{
+			name:    "a recovery rate without errors means nothing",
+			summary: `{"summary": {"errors_encountered": 0, "successful_recoveries": 0, "recovery_success_rate": 0}}`,
+			want: []Metric{
+				{Name: "errors_encountered", Label: "Errors encountered", Kind: Count, Value: 0},
+				{Name: "recovery_success_rate", Label: "Recovery success rate", Kind: Rate, Value: 0, NotApplicable: true},
+				{Name: "successful_recoveries", Label: "Successful recoveries", Kind: Count, Value: 0},
+			},
+		},
+		{
+			name: "scores under other names",
+			summary: `{"total_entries": 3, "averages": {"overall": 0.5, "recovery_score": 1}, "model": "x",
+				"quality": {"score": 0.25}, "latency_score": 0.75}`,
+			want: []Metric{
+				score("overall", "Overall", 0.5), score("latency", "Latency", 0.75),
+				score("quality", "Quality", 0.25), score("recovery", "Recovery", 1),
+				{Name: "total_entries", Label: "Cases scored", Kind: Count, Value: 3},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeRecords(t, dir, result.Record{Name: "c", Test: "T/c", Status: result.Pass})
+			require.NoError(t, os.WriteFile(filepath.Join(dir, result.MetricsSummaryFile), []byte(tt.summary), 0o644))
+			d, err := Load(dir, nil)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, d.MetricsSummary)
+			assert.Empty(t, d.MetricKeys, "no case has metrics")
+		})
+	}
+}
+
+func TestMetricLabel(t *testing.T) {
+	tests := []struct{ key, want string }{
+		{"overall", "Overall"},
+		{"overall.overall_score", "Overall"},
+		{"correctness_score", "Correctness"},
+		{"requirement_coverage.coverage_score", "Coverage"},
+		{"prompt_understanding.understanding_score", "Understanding"},
+		{"quality.score", "Quality"},
+		{"errors_encountered", "Errors encountered"},
+		{"entries", "Cases scored"},
+		{"_score", "_score"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, MetricLabel(tt.key), tt.key)
+	}
 }
 
 func TestLoadMetricColumnsFromNestedScores(t *testing.T) {
@@ -362,15 +562,22 @@ func TestLoadMetricColumnsFromNestedScores(t *testing.T) {
 		"performance": {"performance_score": 1, "tool_details": {"time_score": 1, "token_score": 1}},
 		"prompt_understanding": {"understanding_score": 0.5},
 		"requirement_coverage": {"coverage_score": 1}}`
-	var m map[string]any
+	// A case whose question names nothing to understand.
+	notApplicable := strings.Replace(metrics, `{"understanding_score": 0.5}`, `{"not_applicable": true, "understanding_score": 0}`, 1)
+	var m, na map[string]any
 	require.NoError(t, json.Unmarshal([]byte(metrics), &m))
+	require.NoError(t, json.Unmarshal([]byte(notApplicable), &na))
 	dir := t.TempDir()
-	writeRecords(t, dir, result.Record{Name: "c", Test: "T/c", Status: result.Pass, Metrics: m})
+	writeRecords(t, dir, result.Record{Name: "c", Test: "T/c", Status: result.Pass, Metrics: m},
+		result.Record{Name: "d", Test: "T/d", Status: result.Pass, Metrics: na})
 	d, err := Load(dir, nil)
 	require.NoError(t, err)
 	assert.Equal(t, []string{
-		"overall.overall_score", "correctness.correctness_score", "error_recovery.recovery_score",
-		"performance.performance_score", "prompt_understanding.understanding_score", "requirement_coverage.coverage_score",
+		"overall.overall_score", "correctness.correctness_score", "requirement_coverage.coverage_score",
+		"performance.performance_score", "error_recovery.recovery_score", "prompt_understanding.understanding_score",
 	}, d.MetricKeys)
+	assert.Equal(t, []string{"Overall", "Correctness", "Coverage", "Performance", "Recovery", "Understanding"}, d.MetricLabels)
 	assert.Equal(t, 0.5, d.Cases[0].Metrics["prompt_understanding.understanding_score"])
+	assert.NotContains(t, d.Cases[1].Metrics, "prompt_understanding.understanding_score", "no score where it does not apply")
+	assert.Len(t, d.Cases[1].Metrics, 5)
 }

@@ -7,8 +7,10 @@
 // and, when scoring ran, metrics_summary.json. Test events say which case
 // tests passed, failed, were skipped or never finished; records carry the
 // question, answer, judge verdict, tool calls and conversation. The two are
-// joined on the subtest name (Record.Test): a case test without a record and
-// a record without a test event both still appear.
+// joined on the subtest name (Record.Test) and, for go test -count=N, the
+// run's number (Record.Repeat): every run of a case is a case of the
+// report, and a case test without a record and a record without a test
+// event both still appear.
 //
 // The page embeds all data as JSON in non-executed script blocks and renders
 // it with DOM text nodes only; a strict Content-Security-Policy with hashes of
@@ -34,7 +36,10 @@ type Data struct {
 	// MetricKeys names the numeric scores found in the cases' metrics, in
 	// column order ("overall" first); empty when no case has metrics.
 	MetricKeys []string
-	// MetricsSummary holds the numeric values of metrics_summary.json.
+	// MetricLabels are the names shown for MetricKeys ("Coverage").
+	MetricLabels []string
+	// MetricsSummary holds the numeric values of metrics_summary.json, each
+	// once: scores first ("overall" first), then counts and rates.
 	MetricsSummary []Metric
 	// Problems are run-level findings shown above the cases: build errors,
 	// failed non-case tests, test binary panics and timeouts, unreadable
@@ -126,11 +131,32 @@ type CategoryTotals struct {
 	Totals
 }
 
-// Metric is one named numeric value.
+// Metric is one named value of the metrics summary.
 type Metric struct {
-	Name  string
+	// Name is a score's name ("overall", "coverage"), or the summary's key
+	// path of any other value ("errors_encountered").
+	Name string
+	// Label is the name shown ("Coverage", "Errors encountered").
+	Label string
+	Kind  MetricKind
 	Value float64
+	// NotApplicable is true when the value means nothing, such as a
+	// recovery success rate without errors to recover from.
+	NotApplicable bool
 }
+
+// MetricKind says how a metric's value reads.
+type MetricKind string
+
+// The kinds of metric values.
+const (
+	// Score: a score from 0 to 1.
+	Score MetricKind = "score"
+	// Rate: a fraction from 0 to 1, shown as a percentage.
+	Rate MetricKind = "rate"
+	// Count: a number of things.
+	Count MetricKind = "count"
+)
 
 // Case is one evaluated case: its record, its test's outcome, or both.
 type Case struct {
@@ -139,7 +165,9 @@ type Case struct {
 	// Test is the go test name of the case's subtest; Package its package.
 	Test    string
 	Package string
-	Status  result.Status
+	// Repeat numbers the runs of the case in a go test -count=N run, from 0.
+	Repeat int
+	Status result.Status
 	// Reason explains the status: the record's reason, or for a case without
 	// record the test's output.
 	Reason string

@@ -100,6 +100,7 @@ type overview struct {
 	Totals         totalsJSON     `json:"totals"`
 	Categories     []categoryJSON `json:"categories"`
 	MetricKeys     []string       `json:"metric_keys"`
+	MetricLabels   []string       `json:"metric_labels"`
 	MetricsSummary []metricJSON   `json:"metrics_summary"`
 	Problems       []string       `json:"problems"`
 	Cases          []rowJSON      `json:"cases"`
@@ -141,8 +142,11 @@ type categoryJSON struct {
 }
 
 type metricJSON struct {
-	Name  string  `json:"name"`
-	Value float64 `json:"value"`
+	Name          string     `json:"name"`
+	Label         string     `json:"label"`
+	Kind          MetricKind `json:"kind"`
+	Value         float64    `json:"value"`
+	NotApplicable bool       `json:"not_applicable,omitempty"`
 }
 
 // rowJSON is one case as the table shows it; long tool arguments are cut.
@@ -151,6 +155,7 @@ type rowJSON struct {
 	Name            string             `json:"name"`
 	Category        string             `json:"category"`
 	Test            string             `json:"test"`
+	Repeat          int                `json:"repeat,omitempty"`
 	Status          result.Status      `json:"status"`
 	Cached          bool               `json:"cached"`
 	NoRecord        bool               `json:"no_record"`
@@ -170,6 +175,7 @@ type toolJSON struct {
 	Name    string `json:"name"`
 	Args    string `json:"args"`
 	IsError bool   `json:"is_error"`
+	NotRun  bool   `json:"not_run,omitempty"`
 }
 
 // maxRowArgs bounds a tool call's arguments in the table; the case view
@@ -193,11 +199,12 @@ func newOverview(d *Data) overview {
 			GitCommit: d.Run.GitCommit, Reference: d.Run.Reference, Usage: d.Run.Usage,
 			Retries: d.Run.Retries, ServerRestarts: d.Run.ServerRestarts, FromSummary: d.Run.FromSummary,
 		},
-		Totals:     totals(d.Totals),
-		Categories: make([]categoryJSON, 0, len(d.Categories)),
-		MetricKeys: append([]string{}, d.MetricKeys...),
-		Problems:   append([]string{}, d.Problems...),
-		Cases:      make([]rowJSON, len(d.Cases)),
+		Totals:       totals(d.Totals),
+		Categories:   make([]categoryJSON, 0, len(d.Categories)),
+		MetricKeys:   append([]string{}, d.MetricKeys...),
+		MetricLabels: append([]string{}, d.MetricLabels...),
+		Problems:     append([]string{}, d.Problems...),
+		Cases:        make([]rowJSON, len(d.Cases)),
 	}
 	if !d.Run.Started.IsZero() {
 		o.Run.Started = &d.Run.Started
@@ -216,7 +223,7 @@ func newOverview(d *Data) overview {
 
 func newRow(id int, c *Case) rowJSON {
 	row := rowJSON{
-		ID: id, Name: c.Name, Category: c.Category, Test: c.Test, Status: c.Status,
+		ID: id, Name: c.Name, Category: c.Category, Test: c.Test, Repeat: c.Repeat, Status: c.Status,
 		NoRecord: c.Record == nil, Reason: c.Reason, Seconds: c.Seconds, Metrics: c.Metrics,
 		Tools: []toolJSON{},
 	}
@@ -229,7 +236,7 @@ func newRow(id int, c *Case) rowJSON {
 		row.Tokens = r.Usage.TotalTokens
 		row.TokensEstimated = r.Usage.Estimated
 		for _, tc := range r.ToolCalls {
-			row.Tools = append(row.Tools, toolJSON{Name: tc.Name, Args: cut(tc.Arguments, maxRowArgs), IsError: tc.IsError})
+			row.Tools = append(row.Tools, toolJSON{Name: tc.Name, Args: cut(tc.Arguments, maxRowArgs), IsError: tc.IsError, NotRun: tc.NotRun})
 		}
 	}
 	return row

@@ -68,13 +68,28 @@
     if (!(t.startsWith('{') || t.startsWith('['))) return text;
     try { return JSON.stringify(JSON.parse(t), null, 2); } catch (e) { return text; }
   }
-  // A metric's short name: the last part of its path without "_score".
-  function metricLabel(k) {
-    const parts = k.split('.');
-    let last = parts.pop().replace(/_score$/, '');
-    if (last === 'score' && parts.length) last = parts.pop();
-    return last.replace(/_/g, ' ');
+  // The label of a per-case metric, as the report's data names it.
+  const metricLabels = new Map((data.metric_keys || []).map((k, i) => [k, (data.metric_labels || [])[i] || k]));
+  const metricLabel = (k) => metricLabels.get(k) || k;
+  // A summary value as its kind reads: a score, a rate or a count.
+  function fmtMetric(m) {
+    if (m.not_applicable) return '—';
+    const v = Number(m.value);
+    if (m.kind === 'rate') return fmtRate(100 * v);
+    if (m.kind === 'count') return Number.isInteger(v) ? fmtInt(v) : v.toFixed(2);
+    return fmtScore(v);
   }
+  // A tool name that may wrap after its underscores, not inside a word.
+  function toolName(name) {
+    const parts = String(name).split('_');
+    return parts.map((p, i) => (i < parts.length - 1 ? [p + '_', el('wbr')] : p));
+  }
+  // The mark of a call that failed, or that never reached a server.
+  function callMark(t) {
+    if (t.not_run) return el('span', 'notrun-mark', 'not run');
+    return t.is_error ? el('span', 'err-mark', '✕ failed') : null;
+  }
+  const repeatTag = (c) => (c.repeat ? el('span', 'tag repeat', 'repeat ' + c.repeat) : null);
 
   function badge(status) {
     return el('span', 'badge b-' + statusClass(status), statusInfo(status).label);
@@ -126,7 +141,7 @@
     {
       key: 'name', label: 'Case', w: 'w-name',
       sort: (c) => c.name.toLowerCase(),
-      cell: (c) => [el('div', 'case-name', c.name), c.category ? el('div', 'case-cat', c.category) : null],
+      cell: (c) => [el('div', 'case-name', c.name), repeatTag(c), c.category ? el('div', 'case-cat', c.category) : null],
     },
     {
       key: 'reason', label: 'Reason', w: 'w-reason',
@@ -148,8 +163,8 @@
         if (!c.tools.length) return el('span', 'empty', 'None');
         const ul = el('ul', 'tools');
         for (const t of c.tools.slice(0, 6)) {
-          ul.appendChild(el('li', t.is_error ? 'err' : '',
-            el('span', 'tn', t.name), t.is_error ? el('span', 'err-mark', '✕ failed') : null,
+          ul.appendChild(el('li', t.not_run ? 'notrun' : t.is_error ? 'err' : '',
+            el('span', 'tn', toolName(t.name)), callMark(t),
             t.args && t.args !== '{}' ? el('span', 'ta', t.args) : null));
         }
         if (c.tools.length > 6) ul.appendChild(el('li', 'more-tools', '+' + (c.tools.length - 6) + ' more'));
@@ -208,6 +223,7 @@
     state.shown = PAGE;
     renderRows();
     renderControls();
+    markScroll();
   }
 
   // ---- page ----
@@ -329,8 +345,8 @@
     if (!data.metrics_summary || !data.metrics_summary.length) return null;
     const grid = el('div', 'metric-grid');
     for (const m of data.metrics_summary) {
-      const tile = el('div', 'metric-tile', el('div', 'v', fmtScore(m.value)), el('div', 'k', m.name.replace(/_/g, ' ').replace(/\./g, ' · ')));
-      tile.title = m.name;
+      const tile = el('div', 'metric-tile', el('div', 'v', fmtMetric(m)), el('div', 'k', m.label || m.name));
+      tile.title = m.name + (m.not_applicable ? ': not applicable' : '');
       grid.appendChild(tile);
     }
     const s = el('section', 'panel', el('h2', '', 'Metrics summary'), grid);
@@ -354,17 +370,8 @@
   table.id = 'cases';
   const colgroup = el('colgroup', '');
   const headRow = el('tr', '');
-  // Metric columns are as wide as their names; the table scrolls sideways
-  // rather than squeeze the text columns.
-  let metricWidth = 0;
   for (const col of columns) {
-    const c = el('col', col.w);
-    if (col.metric) {
-      const w = Math.max(64, Math.round(col.label.length * 7.2) + 26);
-      c.style.width = w + 'px';
-      metricWidth += w;
-    }
-    colgroup.appendChild(c);
+    colgroup.appendChild(el('col', col.w));
     const th = el('th', (col.num ? 'num' : '') + (col.metric ? ' metric' : ''), col.label);
     th.dataset.key = col.key;
     th.tabIndex = 0;
@@ -379,7 +386,20 @@
     th.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); sortBy(); } });
     headRow.appendChild(th);
   }
-  if (metricWidth) table.style.minWidth = (1080 + metricWidth) + 'px';
+  // Metric columns are as wide as their names, measured once the table is
+  // on the page; the table scrolls sideways inside its card rather than
+  // squeeze the text columns, and the status and case columns stay in view
+  // (see the stylesheet).
+  function fitMetricColumns() {
+    const metric = [];
+    columns.forEach((col, i) => { if (col.metric) metric.push(i); });
+    if (!metric.length) return;
+    // At 1px, a header's scroll width is what its name needs.
+    for (const i of metric) colgroup.children[i].style.width = '1px';
+    const need = metric.map((i) => Math.max(64, headRow.children[i].scrollWidth + 2));
+    metric.forEach((i, k) => { colgroup.children[i].style.width = need[k] + 'px'; });
+    table.style.minWidth = (1060 + need.reduce((a, b) => a + b, 0)) + 'px';
+  }
   const tbody = el('tbody', '');
   table.append(colgroup, el('thead', '', headRow), tbody);
   const moreBtn = button('btn', '', () => { const from = state.shown; state.shown += PAGE; appendRows(from); renderControls(); });
@@ -465,11 +485,24 @@
     moreBtn.textContent = 'Show ' + fmtInt(Math.min(PAGE, rest)) + ' more (' + fmtInt(rest) + ' not shown)';
   }
 
+  // The table scrolls in its own box, so that its header and its
+  // horizontal scroll bar stay on screen; shadows show what is scrolled
+  // out of view on either side.
+  const tableWrap = el('div', 'table-wrap', table);
+  const tableBox = el('div', 'table-box', tableWrap);
+  function markScroll() {
+    const left = tableWrap.scrollLeft;
+    tableBox.classList.toggle('scrolled', left > 0);
+    tableBox.classList.toggle('more-right', left + tableWrap.clientWidth < tableWrap.scrollWidth - 1);
+  }
+  tableWrap.addEventListener('scroll', markScroll, { passive: true });
+  window.addEventListener('resize', markScroll);
   const casesPanel = el('section', 'panel cases-panel',
     el('div', 'toolbar', el('h2', '', 'Cases'), chipBox, catSelect, search, shownLabel),
-    el('div', 'table-wrap', table), moreBox);
+    tableBox, moreBox);
 
   add(app, [header(), summary(), problems(), categories(), metricsSummary(), casesPanel]);
+  fitMetricColumns();
 
   // ---- case view ----
   const overlay = el('div', 'overlay');
@@ -534,7 +567,7 @@
     const where = rec && rec.file ? rec.file + (rec.line ? ':' + rec.line : '') : '';
     const head = el('div', 'drawer-head',
       el('div', 'titles',
-        el('div', '', badge(c.status), c.cached ? el('span', 'tag cached', 'cached') : null, c.no_record && c.status !== 'skip' ? el('span', 'tag norecord', 'no record') : null),
+        el('div', '', badge(c.status), c.cached ? el('span', 'tag cached', 'cached') : null, c.no_record && c.status !== 'skip' ? el('span', 'tag norecord', 'no record') : null, repeatTag(c)),
         el('h2', '', c.name),
         el('div', 'sub', [c.category, c.test, where].filter(Boolean).join(' · '))),
       el('div', 'nav', prev, next, closeBtn));
@@ -638,15 +671,16 @@
     return dl;
   }
 
-  function callBlock(name, args, resultText, isError, ms, index) {
-    const headKids = [index !== undefined ? el('span', 'empty', '#' + (index + 1)) : null, el('span', 'tn', name)];
-    if (isError) headKids.push(el('span', 'err-mark', '✕ failed'));
+  // A tool call: t has name, is_error and not_run; resultText is null in
+  // the conversation, where the tool message shows the result.
+  function callBlock(t, args, resultText, ms, index) {
+    const headKids = [index !== undefined ? el('span', 'empty', '#' + (index + 1)) : null, el('span', 'tn', t.name), callMark(t)];
     if (typeof ms === 'number' && ms > 0) headKids.push(el('span', 'dur', ms >= 1000 ? (ms / 1000).toFixed(1) + ' s' : Math.round(ms) + ' ms'));
-    const box = el('div', 'call' + (isError ? ' err' : ''), el('div', 'call-head', headKids));
+    const box = el('div', 'call' + (t.not_run ? ' notrun' : t.is_error ? ' err' : ''), el('div', 'call-head', headKids));
     box.appendChild(el('span', 'lbl', 'Arguments'));
     box.appendChild(longText('code', pretty(args || '') || '{}', true));
     if (resultText !== null) {
-      box.appendChild(el('span', 'lbl', isError ? 'Error' : 'Result'));
+      box.appendChild(el('span', 'lbl', t.not_run ? 'Not run' : t.is_error ? 'Error' : 'Result'));
       box.appendChild(longText('code', pretty(resultText) || '(empty)', true));
     }
     return box;
@@ -654,8 +688,12 @@
 
   function conversation(conv, calls) {
     if (!conv.length) return el('p', 'none', 'No conversation recorded.');
-    const failed = new Set();
-    for (const t of calls) if (t.is_error) failed.add(t.id);
+    const failed = new Set(), notRun = new Set();
+    for (const t of calls) {
+      if (t.not_run) notRun.add(t.id);
+      else if (t.is_error) failed.add(t.id);
+    }
+    const mark = (id) => callMark({ not_run: notRun.has(id), is_error: failed.has(id) });
     const chat = el('div', 'chat');
     for (const m of conv) {
       const role = String(m.role || '');
@@ -668,12 +706,12 @@
       }
       const headKids = [el('span', 'role', role)];
       if (m.name) headKids.push(el('span', 'mono', m.name));
-      if (role === 'tool' && failed.has(m.tool_call_id)) headKids.push(el('span', 'err-mark', '✕ failed'));
+      if (role === 'tool') headKids.push(mark(m.tool_call_id));
       const msg = el('div', 'msg msg-' + (['user', 'assistant', 'tool'].includes(role) ? role : 'assistant'), el('div', 'msg-head', headKids));
       if (content) msg.appendChild(role === 'tool' ? longText('msg-body', pretty(content), false) : longText('msg-body', content, false));
       for (const tc of m.tool_calls || []) {
         const fn = tc.function || {};
-        msg.appendChild(callBlock('→ ' + (fn.name || '?'), fn.arguments, null, failed.has(tc.id)));
+        msg.appendChild(callBlock({ name: '→ ' + (fn.name || '?'), is_error: failed.has(tc.id), not_run: notRun.has(tc.id) }, fn.arguments, null));
       }
       chat.appendChild(msg);
     }
@@ -682,7 +720,7 @@
 
   function toolCalls(calls) {
     if (!calls.length) return el('p', 'none', 'No tool calls.');
-    return el('div', '', calls.map((t, i) => callBlock(t.name, t.arguments, t.result || '', t.is_error, t.duration_ms, i)));
+    return el('div', '', calls.map((t, i) => callBlock(t, t.arguments, t.result || '', t.duration_ms, i)));
   }
 
   function testOutput(detail) {

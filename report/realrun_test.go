@@ -1,0 +1,283 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpeval/mcpeval/result"
+	"github.com/mcpeval/mcpeval/suite"
+)
+
+// realRunCases runs under TestGeneAndVariantUtilities in a reference run on
+// the bundled sample server: two cases pass, "Drifted" expects a value the
+// server does not hold and fails. The second case carries script injection
+// payloads in its name, question and expected answer; each would set
+// window.__xss if it ever ran.
+const realRunCases = `
+- case:
+    name: "NUTM2G symbol"
+    category: "Gene and Variant Utilities"
+    input: "What is the Entrez id of NUTM2G?"
+    expected: "441457"
+    checks: {contains: ["441457"]}
+    reference:
+      - {tool: get_gene_by_symbol, args: {gene_symbol: NUTM2G}}
+- case:
+    name: "Hostile <script>window.__xss=1</script>"
+    category: "Gene and Variant Utilities"
+    input: "</script><script>window.__xss=2</script> \"><img src=x onerror=window.__xss=3> What is NUTM2G's id?"
+    expected: "<a href=\"javascript:window.__xss=4\">441457</a>"
+    checks: {contains: ["441457"]}
+    reference:
+      - {tool: get_gene_by_symbol, args: {gene_symbol: NUTM2G}}
+- case:
+    name: "Drifted"
+    category: "Gene and Variant Utilities"
+    input: "What is the Entrez id of NUTM2G really?"
+    expected: "999999"
+    checks: {contains: ["999999"]}
+    reference:
+      - {tool: get_gene_by_symbol, args: {gene_symbol: NUTM2G}}
+`
+
+// moduleRoot is the nearest directory above the working directory with a
+// go.mod.
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	require.NoError(t, err)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		require.NotEqual(t, dir, parent, "no go.mod above the working directory")
+		dir = parent
+	}
+}
+
+// runRealSuite runs the project's suite, `go test ./evaltest -json`, as a
+// reference run of the cases in casesYAML, and returns its output directory
+// and the path of its event stream. Keys and suite settings of the
+// developer's environment, and the project's .env, never reach it.
+func runRealSuite(t *testing.T, casesYAML string) (outDir, streamPath string) {
+	t.Helper()
+	dir := t.TempDir()
+	casePath := filepath.Join(dir, "cases.yaml")
+	require.NoError(t, os.WriteFile(casePath, []byte(casesYAML), 0o644))
+	outDir = filepath.Join(dir, "out")
+	streamPath = filepath.Join(dir, "run.json")
+
+	cmd := exec.Command("go", "test", "./evaltest", "-json", "-count=1")
+	cmd.Dir = moduleRoot(t)
+	cmd.Env = append(suite.IsolatedEnv(), "EVAL_REFERENCE=1", "EVAL_CASES="+casePath,
+		"EVAL_OUT="+outDir, "EVAL_CACHE="+filepath.Join(dir, "cache.json"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stream, err := cmd.Output()
+	// A failing case makes go test exit 1; anything else is a broken run.
+	var exit *exec.ExitError
+	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1 && bytes.Contains(stream, []byte(`"Action":"fail"`))) {
+		t.Fatalf("go test ./evaltest: %v\n%s\n%s", err, stream, stderr.Bytes())
+	}
+	require.NoError(t, os.WriteFile(streamPath, stream, 0o644))
+	return outDir, streamPath
+}
+
+// TestRealRunReportInBrowser makes a report of a real run of the suite and
+// checks it in Chromium: the counts are the run's, a case shows its
+// conversation with the tool call and its result, the status filter works,
+// and hostile text from the case file is shown as text and runs nothing.
+func TestRealRunReportInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the suite")
+	}
+	chromiumPath(t)
+	outDir, stream := runRealSuite(t, realRunCases)
+	d := loadFiles(t, outDir, stream)
+	path := filepath.Join(t.TempDir(), "report.html")
+	writeFile(t, path, d)
+
+	var summary result.Summary
+	ok, err := readJSONFile(filepath.Join(outDir, result.SummaryFile), &summary)
+	require.NoError(t, err)
+	require.True(t, ok, "the suite writes its summary")
+	require.Equal(t, []int{3, 2, 1}, []int{summary.Total, summary.Passed, summary.Failed},
+		"the run itself: 3 cases, 2 passed, 1 failed")
+	require.Empty(t, d.Problems, "a clean run has no run problems")
+
+	p := openBrowser(t)
+	p.cases = len(d.Cases)
+	p.open(path)
+	p.screenshot("real-run-overview", "")
+	p.screenshot("real-run-cases", ".cases-panel")
+	caseID := func(name string) int {
+		for i, c := range d.Cases {
+			if c.Name == name {
+				return i
+			}
+		}
+		t.Fatalf("no case %q", name)
+		return -1
+	}
+
+	t.Run("counts are the run's", func(t *testing.T) {
+		p.t = t
+		for key, want := range map[string]int{
+			"total": summary.Total, "pass": summary.Passed, "fail": summary.Failed,
+			"error": summary.Errors, "token_limit": summary.TokenLimit, "cached": summary.Cached,
+		} {
+			got := eval[string](p, `document.querySelector('[data-count="`+key+`"] .n').textContent`)
+			assert.Equal(t, fmt.Sprint(want), got, key)
+		}
+		assert.Equal(t, "66.7%", eval[string](p, `document.getElementById('rate').textContent`))
+		assert.Len(t, rowIDs(p), summary.Total)
+		assert.Equal(t, "reference agent (no model)", eval[string](p,
+			`[...document.querySelectorAll('.meta > div')].find(d => d.querySelector('dt').textContent === 'Model').querySelector('dd').textContent`))
+		cats := eval[[]string](p, `[...document.querySelectorAll('#categories tbody tr')].map(r => r.textContent)`)
+		require.Len(t, cats, 1)
+		assert.Contains(t, cats[0], "Gene and Variant Utilities")
+		assert.Contains(t, cats[0], "2 / 3")
+	})
+
+	t.Run("the table scrolls in its card with the first columns in view", func(t *testing.T) {
+		p.t = t
+		p.reset()
+		assert.Equal(t, 1400, eval[int](p, `window.innerWidth`))
+		assert.LessOrEqual(t, eval[int](p, `document.documentElement.scrollWidth`), 1400, "the page itself is no wider")
+		wrap := `document.querySelector('.table-wrap')`
+		require.Greater(t, eval[int](p, wrap+`.scrollWidth`), eval[int](p, wrap+`.clientWidth`),
+			"six metric columns make the table wider than its card")
+		assert.True(t, eval[bool](p, `document.querySelector('.table-box').classList.contains('more-right')`))
+		assert.Equal(t, []string{}, eval[[]string](p, `[...document.querySelectorAll('#cases thead th')]
+			.filter(th => th.scrollWidth > th.clientWidth).map(th => th.textContent)`), "headers cut short")
+		// Scrolled to the far right, the last column shows whole and the
+		// status and case columns stay where they were.
+		eval[chromedp.Void](p, wrap+`.scrollLeft = `+wrap+`.scrollWidth`)
+		p.waitFor(`document.querySelector('.table-box').classList.contains('scrolled')`)
+		p.screenshot("real-run-cases-scrolled", ".cases-panel")
+		box := eval[map[string]float64](p, `(() => {
+			const w = document.querySelector('.table-wrap').getBoundingClientRect();
+			const row = document.querySelector('#cases tbody tr');
+			const status = row.querySelector('[data-key="status"]').getBoundingClientRect();
+			const name = row.querySelector('[data-key="name"]').getBoundingClientRect();
+			const last = row.lastElementChild.getBoundingClientRect();
+			return {wrapLeft: w.left, wrapRight: w.right, statusLeft: status.left, nameLeft: name.left, statusRight: status.right, lastRight: last.right};
+		})()`)
+		assert.InDelta(t, box["wrapLeft"], box["statusLeft"], 1)
+		assert.InDelta(t, box["statusRight"], box["nameLeft"], 1)
+		assert.LessOrEqual(t, box["lastRight"], box["wrapRight"]+1)
+		assert.False(t, eval[bool](p, `document.querySelector('.table-box').classList.contains('more-right')`))
+		eval[chromedp.Void](p, wrap+`.scrollLeft = 0`)
+	})
+
+	t.Run("metrics summary shows each metric once", func(t *testing.T) {
+		p.t = t
+		labels := eval[[]string](p, `[...document.querySelectorAll('#metrics-summary .metric-tile .k')].map(k => k.textContent)`)
+		for _, want := range []string{"Overall", "Correctness", "Coverage", "Performance", "Recovery", "Understanding",
+			"Errors encountered", "Successful recoveries", "Recovery success rate"} {
+			assert.Contains(t, labels, want)
+		}
+		seen := map[string]bool{}
+		for _, l := range labels {
+			assert.False(t, seen[l], "tile %q shown twice", l)
+			seen[l] = true
+		}
+		tiles := eval[map[string]string](p, `Object.fromEntries([...document.querySelectorAll('#metrics-summary .metric-tile')]
+			.map(t => [t.querySelector('.k').textContent, t.querySelector('.v').textContent]))`)
+		assert.Equal(t, "0", tiles["Errors encountered"])
+		assert.Equal(t, "—", tiles["Recovery success rate"], "no errors, nothing to recover from")
+		assert.Equal(t, "3", tiles["Cases scored"])
+		// The columns of the case table have the same names.
+		assert.Equal(t, []string{"Overall", "Correctness", "Coverage", "Performance", "Recovery", "Understanding"},
+			eval[[]string](p, `[...document.querySelectorAll('#cases thead th.metric')].map(th => th.textContent)`))
+	})
+
+	t.Run("case conversation with the tool call and its result", func(t *testing.T) {
+		p.t = t
+		p.reset()
+		id := caseID("NUTM2G symbol")
+		rec := d.Cases[id].Record
+		require.NotNil(t, rec)
+		require.Len(t, rec.ToolCalls, 1)
+		p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#cases tr[data-id="%d"]`, id))))
+		p.waitFor(`!document.getElementById('detail').hidden`)
+		p.screenshot("real-run-case", "")
+		assert.Equal(t, "NUTM2G symbol", eval[string](p, `document.querySelector('#detail h2').textContent`))
+		roles := eval[[]string](p, `[...document.querySelectorAll('#detail .chat .msg-head .role')].map(r => r.textContent)`)
+		assert.Equal(t, []string{"user", "assistant", "tool", "assistant"}, roles)
+		chat := eval[string](p, `document.querySelector('#detail .chat').textContent`)
+		assert.Contains(t, chat, "What is the Entrez id of NUTM2G?")
+		call := eval[string](p, `document.querySelector('#detail .msg-assistant .call').textContent`)
+		assert.Contains(t, call, "get_gene_by_symbol")
+		assert.Contains(t, call, `"gene_symbol": "NUTM2G"`)
+		toolMsg := eval[string](p, `document.querySelector('#detail .msg-tool .msg-body').textContent`)
+		assert.JSONEq(t, rec.ToolCalls[0].Result, toolMsg, "the tool message shows the call's result")
+		assert.Contains(t, toolMsg, `"entrezId": 441457`)
+
+		p.do(chromedp.Click(chromedp.CSS(`#detail .tab[data-tab="tools"]`)))
+		calls := eval[string](p, `document.querySelector('#detail .pane[data-tab="tools"]').textContent`)
+		assert.Contains(t, calls, "get_gene_by_symbol")
+		assert.Contains(t, calls, `"entrezId": 441457`)
+		p.assertClean()
+		p.do(chromedp.Click(chromedp.CSS(`#close`)))
+		p.waitFor(`document.getElementById('detail').hidden`)
+	})
+
+	t.Run("filter by status", func(t *testing.T) {
+		p.t = t
+		p.reset()
+		p.do(chromedp.Click(chromedp.CSS(`.chip[data-status="fail"]`)))
+		p.waitForRows(caseID("Drifted"))
+		assert.Contains(t, eval[string](p, `document.querySelector('#cases tbody').textContent`), `contains "999999"`)
+		p.do(chromedp.Click(chromedp.CSS(`.chip[data-status="pass"]`)))
+		ids := rowIDs(p)
+		require.Len(t, ids, summary.Passed)
+		for _, id := range ids {
+			assert.Equal(t, result.Pass, d.Cases[id].Status)
+		}
+		p.do(chromedp.Click(chromedp.CSS(`.chip[data-status="all"]`)))
+		assert.Len(t, rowIDs(p), summary.Total)
+	})
+
+	t.Run("hostile case text renders as text", func(t *testing.T) {
+		p.t = t
+		p.reset()
+		id := caseID("Hostile <script>window.__xss=1</script>")
+		row := eval[string](p, fmt.Sprintf(`document.querySelector('#cases tr[data-id="%d"]').textContent`, id))
+		assert.Contains(t, row, "Hostile <script>window.__xss=1</script>")
+		assert.Contains(t, row, `</script><script>window.__xss=2</script> "><img src=x onerror=window.__xss=3>`)
+		assert.Contains(t, row, `<a href="javascript:window.__xss=4">441457</a>`)
+		// A score that does not apply (the payloads hide the question's
+		// gene from the understanding metric) shows as none, not as 0.
+		understanding := eval[string](p, fmt.Sprintf(
+			`document.querySelector('#cases tr[data-id="%d"] td[data-key="metric:prompt_understanding.understanding_score"]').textContent`, id))
+		if u, _ := d.Cases[id].Record.Metrics["prompt_understanding"].(map[string]any); u["not_applicable"] == true {
+			assert.Equal(t, "—", understanding)
+		} else {
+			assert.Equal(t, fmt.Sprintf("%.2f", u["understanding_score"]), understanding)
+		}
+
+		p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#cases tr[data-id="%d"]`, id))))
+		p.waitFor(`!document.getElementById('detail').hidden`)
+		assert.Equal(t, "Hostile <script>window.__xss=1</script>", eval[string](p, `document.querySelector('#detail h2').textContent`))
+		body := eval[string](p, `document.querySelector('#detail .drawer-body').textContent`)
+		assert.Contains(t, body, `<a href="javascript:window.__xss=4">441457</a>`)
+		assert.Contains(t, eval[string](p, `document.querySelector('#detail .msg-user').textContent`),
+			`</script><script>window.__xss=2</script>`)
+		p.screenshot("real-run-hostile-case", "")
+		p.assertClean()
+		p.do(chromedp.KeyEvent("\u001b")) // Escape
+		p.waitFor(`document.getElementById('detail').hidden`)
+		p.assertClean()
+	})
+}
