@@ -50,14 +50,14 @@ func TestMain(m *testing.M) {
 	flag.Parse()
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// A run is I/O-bound: trading some GC work for a small footprint
-		// keeps 10,000-case runs in about 250 MB. GOMEMLIMIT overrides it.
+		// keeps 10,000-case runs near 250 MB. GOMEMLIMIT overrides it.
 		debug.SetMemoryLimit(defaultMemoryLimit)
 	}
 	os.Exit(run(m))
 }
 
 // defaultMemoryLimit is the Go runtime's soft memory limit for a run.
-const defaultMemoryLimit = 256 << 20
+const defaultMemoryLimit = 224 << 20
 
 func run(m *testing.M) int {
 	st, err := suite.Resolve(flag.CommandLine)
