@@ -65,7 +65,7 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "mcpeval: error: configuration: %v\n", err)
 		return 1
 	}
-	allCases, err = suite.Load(st)
+	allCases, err = evalcase.LoadPath(st.Cases)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mcpeval: error: %v\n", err)
 		return 1

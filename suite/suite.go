@@ -62,11 +62,6 @@ type Server struct {
 	Display string
 }
 
-// Load loads the cases named by the settings.
-func Load(st Settings) ([]evalcase.Case, error) {
-	return evalcase.LoadPath(st.Cases)
-}
-
 // New connects the servers and the provider, opens the cache and the
 // records file. log receives notices (cache warnings, the reference-run
 // banner). bundled is used when no server is configured.
@@ -103,19 +98,15 @@ func New(ctx context.Context, st Settings, cases []evalcase.Case, bundled Server
 		})
 	}
 
-	if st.Clear {
-		c, err := cache.Open(st.Cache)
-		if err == nil {
-			err = errors.Join(c.Clear(), c.Close())
-		}
-		if err != nil {
-			s.Close()
-			return nil, fmt.Errorf("clear cache: %w", err)
-		}
-	}
 	if s.cache, err = cache.Open(st.Cache); err != nil {
 		s.Close()
 		return nil, err
+	}
+	if st.Clear {
+		if err := s.cache.Clear(); err != nil {
+			s.Close()
+			return nil, err
+		}
 	}
 	s.printCacheWarnings()
 	if s.records, err = CreateRecords(st.Out, log); err != nil {
