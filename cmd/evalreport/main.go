@@ -95,6 +95,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	if err := writeReport(path, data); err != nil {
 		return err
 	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs // a terminal can open an absolute path with a click
+	}
 	fmt.Fprintln(stdout, path)
 
 	if *junit == "" {
