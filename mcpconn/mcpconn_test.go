@@ -49,20 +49,27 @@ func toolNames(tools []Tool) []string {
 	return names
 }
 
-func TestTransports(t *testing.T) {
-	t.Parallel()
+// testTransport is one way to reach the test server.
+type testTransport struct {
+	name string
+	spec string
+	opts Options
+}
+
+// allTransports serves the test tools over stdio, streamable HTTP and SSE.
+func allTransports(t *testing.T) []testTransport {
 	stdio, stdioOpts := stdioSpec(t, modeTools, Options{})
 	streamable, _ := streamableSpec(t)
-	tests := []struct {
-		name string
-		spec string
-		opts Options
-	}{
+	return []testTransport{
 		{"stdio", stdio, stdioOpts},
 		{"streamable HTTP", streamable, Options{}},
 		{"SSE", sseSpec(t), Options{}},
 	}
-	for _, tt := range tests {
+}
+
+func TestTransports(t *testing.T) {
+	t.Parallel()
+	for _, tt := range allTransports(t) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			start := time.Now()
@@ -107,18 +114,7 @@ func TestTransports(t *testing.T) {
 
 func TestConcurrentCallsShareOneSession(t *testing.T) {
 	t.Parallel()
-	stdio, stdioOpts := stdioSpec(t, modeTools, Options{})
-	streamable, _ := streamableSpec(t)
-	tests := []struct {
-		name string
-		spec string
-		opts Options
-	}{
-		{"stdio", stdio, stdioOpts},
-		{"streamable HTTP", streamable, Options{}},
-		{"SSE", sseSpec(t), Options{}},
-	}
-	for _, tt := range tests {
+	for _, tt := range allTransports(t) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			set := connect(t, []string{tt.spec}, tt.opts)

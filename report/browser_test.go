@@ -234,15 +234,7 @@ func TestReportInBrowser(t *testing.T) {
 	p.open(path)
 	p.screenshot("fixture-overview", "")
 	p.screenshot("fixture-cases", ".cases-panel")
-	caseID := func(name string) int {
-		for i, c := range d.Cases {
-			if c.Name == name {
-				return i
-			}
-		}
-		t.Fatalf("no case %q", name)
-		return -1
-	}
+	caseID := func(name string) int { return caseIndex(t, d, name) }
 
 	t.Run("counts", func(t *testing.T) {
 		p.t = t
@@ -532,4 +524,16 @@ func writeFile(t *testing.T, path string, d *Data) {
 	require.NoError(t, err)
 	require.NoError(t, Write(f, d))
 	require.NoError(t, f.Close())
+}
+
+// caseIndex returns the position of the named case in the report's data.
+func caseIndex(t *testing.T, d *Data, name string) int {
+	t.Helper()
+	for i, c := range d.Cases {
+		if c.Name == name {
+			return i
+		}
+	}
+	t.Fatalf("no case %q", name)
+	return -1
 }

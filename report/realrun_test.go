@@ -120,15 +120,7 @@ func TestRealRunReportInBrowser(t *testing.T) {
 	p.open(path)
 	p.screenshot("real-run-overview", "")
 	p.screenshot("real-run-cases", ".cases-panel")
-	caseID := func(name string) int {
-		for i, c := range d.Cases {
-			if c.Name == name {
-				return i
-			}
-		}
-		t.Fatalf("no case %q", name)
-		return -1
-	}
+	caseID := func(name string) int { return caseIndex(t, d, name) }
 
 	t.Run("counts are the run's", func(t *testing.T) {
 		p.t = t

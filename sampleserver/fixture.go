@@ -157,20 +157,26 @@ type orthologExpression struct {
 	Groups []expressionGroup `json:"groups"`
 }
 
-// ortholog is one DIOPT ortholog of a fixture gene (data/diopt.json).
+// dioptRecord is an ortholog as get_diopt_orthologs_by_entrez_id returns it.
+type dioptRecord struct {
+	TaxonID2     int    `json:"taxonId2"`
+	Species2     string `json:"species2"`
+	Symbol2      string `json:"symbol2"`
+	EntrezID2    int    `json:"entrezId2"`
+	Name2        string `json:"name2"`
+	Score        int    `json:"score"`
+	BestScore    bool   `json:"bestScore"`
+	BestScoreRev bool   `json:"bestScoreRev"`
+	Confidence   string `json:"confidence"`
+}
+
+// ortholog is one DIOPT ortholog of a fixture gene (data/diopt.json): its
+// DIOPT record plus GO terms, expression and alignment identity.
 type ortholog struct {
-	TaxonID2     int                 `json:"taxonId2"`
-	Species2     string              `json:"species2"`
-	Symbol2      string              `json:"symbol2"`
-	EntrezID2    int                 `json:"entrezId2"`
-	Name2        string              `json:"name2"`
-	Score        int                 `json:"score"`
-	BestScore    bool                `json:"bestScore"`
-	BestScoreRev bool                `json:"bestScoreRev"`
-	Confidence   string              `json:"confidence"`
-	GO           []goTerm            `json:"go"`
-	Expression   *orthologExpression `json:"expression"`
-	Identity     float64             `json:"identity"`
+	dioptRecord
+	GO         []goTerm            `json:"go"`
+	Expression *orthologExpression `json:"expression"`
+	Identity   float64             `json:"identity"`
 }
 
 type proteinDomain struct {

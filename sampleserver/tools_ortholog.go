@@ -52,18 +52,6 @@ var modelOrganisms = []struct {
 	{7227, "Drosophila melanogaster (fly)"}, {6239, "Caenorhabditis elegans (worm)"}, {4932, "Saccharomyces cerevisiae (yeast)"},
 }
 
-type dioptRecord struct {
-	TaxonID2     int    `json:"taxonId2"`
-	Species2     string `json:"species2"`
-	Symbol2      string `json:"symbol2"`
-	EntrezID2    int    `json:"entrezId2"`
-	Name2        string `json:"name2"`
-	Score        int    `json:"score"`
-	BestScore    bool   `json:"bestScore"`
-	BestScoreRev bool   `json:"bestScoreRev"`
-	Confidence   string `json:"confidence"`
-}
-
 func (h *handlers) dioptOrthologs(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	g, err := h.lookupEntrez("entrez_id", req.GetString("entrez_id", ""))
 	if err != nil {
@@ -73,9 +61,7 @@ func (h *handlers) dioptOrthologs(_ context.Context, req mcp.CallToolRequest) (*
 	found := map[int]bool{}
 	for _, o := range h.fx.orthologs[g.Symbol] {
 		found[o.TaxonID2] = true
-		records = append(records, dioptRecord{TaxonID2: o.TaxonID2, Species2: o.Species2, Symbol2: o.Symbol2,
-			EntrezID2: o.EntrezID2, Name2: o.Name2, Score: o.Score, BestScore: o.BestScore,
-			BestScoreRev: o.BestScoreRev, Confidence: o.Confidence})
+		records = append(records, o.dioptRecord)
 	}
 	missing := []string{}
 	for _, m := range modelOrganisms {
