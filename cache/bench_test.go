@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpeval/mcpeval/result"
+	"github.com/mcpeval/mcpeval/internal/result"
 )
 
 const (

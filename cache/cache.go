@@ -88,7 +88,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/mcpeval/mcpeval/result"
+	"github.com/mcpeval/mcpeval/internal/result"
 )
 
 // DefaultPath is the cache file's path relative to the module root.

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpeval/mcpeval/result"
+	"github.com/mcpeval/mcpeval/internal/result"
 )
 
 func TestShouldStore(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpeval/mcpeval/result"
+	"github.com/mcpeval/mcpeval/internal/result"
 )
 
 // entry is one stored case result.

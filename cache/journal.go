@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/mcpeval/mcpeval/result"
+	"github.com/mcpeval/mcpeval/internal/result"
 )
 
 // errJournalReplaced reports that the journal this Cache was reading was

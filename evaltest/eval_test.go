@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpeval/mcpeval/evalcase"
-	"github.com/mcpeval/mcpeval/result"
-	"github.com/mcpeval/mcpeval/sampleserver"
-	"github.com/mcpeval/mcpeval/suite"
+	"github.com/mcpeval/mcpeval/internal/evalcase"
+	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/sampleserver"
+	"github.com/mcpeval/mcpeval/internal/suite"
 )
 
 // errTestTimeout is the cause given to cases still running when go test's

@@ -22,9 +22,9 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/mcpeval/mcpeval/evalcase"
-	"github.com/mcpeval/mcpeval/sampleserver"
-	"github.com/mcpeval/mcpeval/suite"
+	"github.com/mcpeval/mcpeval/internal/evalcase"
+	"github.com/mcpeval/mcpeval/internal/sampleserver"
+	"github.com/mcpeval/mcpeval/internal/suite"
 )
 
 // serveSampleEnv makes the test binary serve the bundled sample server over

@@ -17,7 +17,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpeval/mcpeval/result"
+	"github.com/mcpeval/mcpeval/internal/result"
 	"gotest.tools/gotestsum/testjson"
 )
 

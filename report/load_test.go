@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpeval/mcpeval/result"
+	"github.com/mcpeval/mcpeval/internal/result"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpeval/mcpeval/result"
-	"github.com/mcpeval/mcpeval/suite"
+	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/suite"
 )
 
 // realRunCases runs under TestGeneAndVariantUtilities in a reference run on

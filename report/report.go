@@ -20,7 +20,7 @@ package report
 import (
 	"time"
 
-	"github.com/mcpeval/mcpeval/result"
+	"github.com/mcpeval/mcpeval/internal/result"
 )
 
 // Skip is the status of a case whose test was skipped. The other statuses are

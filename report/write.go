@@ -10,7 +10,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/mcpeval/mcpeval/result"
+	"github.com/mcpeval/mcpeval/internal/result"
 )
 
 var (

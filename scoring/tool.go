@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/mcpeval/mcpeval/result"
+	"github.com/mcpeval/mcpeval/internal/result"
 )
 
 // Call is one tool call of an agent.

@@ -25,12 +25,12 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/mcpeval/mcpeval/evalcase"
-	"github.com/mcpeval/mcpeval/llmstub"
-	"github.com/mcpeval/mcpeval/mcpconn"
-	"github.com/mcpeval/mcpeval/result"
-	"github.com/mcpeval/mcpeval/suite"
-	"github.com/mcpeval/mcpeval/tokens"
+	"github.com/mcpeval/mcpeval/internal/evalcase"
+	"github.com/mcpeval/mcpeval/internal/llmstub"
+	"github.com/mcpeval/mcpeval/internal/mcpconn"
+	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/suite"
+	"github.com/mcpeval/mcpeval/internal/tokens"
 )
 
 // row is one line of the table.

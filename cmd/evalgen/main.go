@@ -13,7 +13,7 @@ import (
 	"os"
 	"sort"
 
-	"github.com/mcpeval/mcpeval/evalcase"
+	"github.com/mcpeval/mcpeval/internal/evalcase"
 )
 
 func main() {

@@ -29,8 +29,8 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/mcpeval/mcpeval/internal/result"
 	"github.com/mcpeval/mcpeval/report"
-	"github.com/mcpeval/mcpeval/result"
 )
 
 func main() {

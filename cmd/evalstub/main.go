@@ -20,9 +20,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/mcpeval/mcpeval/evalcase"
-	"github.com/mcpeval/mcpeval/llmstub"
-	"github.com/mcpeval/mcpeval/suite"
+	"github.com/mcpeval/mcpeval/internal/evalcase"
+	"github.com/mcpeval/mcpeval/internal/llmstub"
+	"github.com/mcpeval/mcpeval/internal/suite"
 )
 
 func main() {

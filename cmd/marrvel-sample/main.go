@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
-	"github.com/mcpeval/mcpeval/sampleserver"
+	"github.com/mcpeval/mcpeval/internal/sampleserver"
 )
 
 func main() {

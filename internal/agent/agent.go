@@ -1,0 +1,231 @@
+// Package agent runs the tool-using agent loop of one case: the model gets
+// the question and the MCP servers' tools, its tool calls are executed, and
+// the loop ends with its final answer, the iteration limit or the token
+// limit. It also holds the judge and the offline reference agent.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mcpeval/mcpeval/internal/llm"
+	"github.com/mcpeval/mcpeval/internal/mcpconn"
+	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/tokens"
+)
+
+// DefaultSystemPrompt tells the model to answer from the tools, not from memory.
+const DefaultSystemPrompt = `You are a research assistant with access to tools from one or more MCP servers (for example genetics databases).
+Answer the user's question by calling the tools; do not guess and do not answer from memory.
+If a tool returns an error, read it, correct the call and try again.
+If the tools return no data for what was asked, say clearly that the data is unavailable.
+End with a concise final answer that states the key facts and values.`
+
+// MaxCallsPerTurn bounds the tool calls executed from one model reply; the
+// rest are answered with an error so the conversation stays valid.
+const MaxCallsPerTurn = 32
+
+// Config configures the loop.
+type Config struct {
+	Model         string
+	SystemPrompt  string
+	MaxIterations int // default 10
+	// TokenLimit bounds every tool result (and the judge prompt); 0 disables it.
+	TokenLimit int
+	Counter    *tokens.Counter
+}
+
+// Transcript is what one run of the loop produced.
+type Transcript struct {
+	Answer       string
+	Conversation []result.Message
+	ToolCalls    []result.ToolCall
+	Usage        result.Usage
+	// TokenLimit, when set, says which tool result exceeded the limit; the
+	// loop stopped there.
+	TokenLimit string
+	// Incomplete, when set, says why the model gave no final answer.
+	Incomplete string
+	// Fault is a server fault that ended a reference run.
+	Fault error
+}
+
+// Run runs the loop for one question. The error is a provider failure, a
+// server fault (*mcpconn.ServerError) or the context ending; every other tool
+// failure goes back to the model.
+func Run(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg Config, question string) (*Transcript, error) {
+	if cfg.MaxIterations <= 0 {
+		cfg.MaxIterations = 10
+	}
+	if cfg.SystemPrompt == "" {
+		cfg.SystemPrompt = DefaultSystemPrompt
+	}
+	tr := &Transcript{Conversation: []result.Message{
+		{Role: "system", Content: cfg.SystemPrompt},
+		{Role: "user", Content: question},
+	}}
+	offered := toolsFor(tools)
+	for iter := 0; iter < cfg.MaxIterations; iter++ {
+		resp, err := chat.Chat(ctx, llm.Request{Model: cfg.Model, Messages: tr.Conversation, Tools: offered})
+		if err != nil {
+			return tr, err
+		}
+		tr.Usage.Add(usageOf(resp, tr.Conversation, cfg.Counter))
+		msg := resp.Message
+		tr.Conversation = append(tr.Conversation, msg)
+		if len(msg.ToolCalls) == 0 {
+			tr.Answer = msg.Content
+			return tr, nil
+		}
+		for i, call := range msg.ToolCalls {
+			if i >= MaxCallsPerTurn {
+				tr.reply(call, notRun(fmt.Sprintf("not executed: at most %d tool calls per turn", MaxCallsPerTurn)))
+				continue
+			}
+			rec, err := execute(ctx, tools, call)
+			if err != nil {
+				tr.reply(call, rec)
+				return tr, err
+			}
+			if tr.stopAtLimit(cfg, call, rec) {
+				return tr, nil
+			}
+			tr.reply(call, rec)
+		}
+	}
+	tr.Incomplete = fmt.Sprintf("no final answer after %d iterations", cfg.MaxIterations)
+	return tr, nil
+}
+
+// reply records a tool call and appends its tool message.
+func (tr *Transcript) reply(call result.MessageToolCall, rec result.ToolCall) {
+	rec.ID, rec.Name, rec.Arguments = call.ID, call.Function.Name, call.Function.Arguments
+	tr.ToolCalls = append(tr.ToolCalls, rec)
+	tr.Conversation = append(tr.Conversation, toolMessage(call, rec.Result))
+}
+
+// toolMessage is the tool message answering call.
+func toolMessage(call result.MessageToolCall, content string) result.Message {
+	if content == "" {
+		content = "(the tool returned no content)" // providers reject tool messages without content
+	}
+	return result.Message{Role: "tool", ToolCallID: call.ID, Name: call.Function.Name, Content: content}
+}
+
+// stopAtLimit records a tool result over the token limit, cut short, and
+// reports whether it was over: the case then ends as token_limit.
+func (tr *Transcript) stopAtLimit(cfg Config, call result.MessageToolCall, rec result.ToolCall) bool {
+	over, n := exceeds(cfg, rec.Result)
+	if !over {
+		return false
+	}
+	tr.TokenLimit = fmt.Sprintf("token count exceeded: %s > %s (result of tool %s)", n, thousands(cfg.TokenLimit), call.Function.Name)
+	rec.ID, rec.Name, rec.Arguments = call.ID, call.Function.Name, call.Function.Arguments
+	rec.Result = truncate(rec.Result, 2000) + fmt.Sprintf("\n[... result cut: %s tokens]", n)
+	tr.ToolCalls = append(tr.ToolCalls, rec)
+	return true
+}
+
+// notRun is the record of a call that never reached a server.
+func notRun(why string) result.ToolCall {
+	return result.ToolCall{Result: errorJSON(why), IsError: true, NotRun: true}
+}
+
+// execute runs one tool call. Every failure of the call itself becomes an
+// error result the model can read; the error is a server fault
+// (*mcpconn.ServerError: the server crashed or hung) or the end of the
+// case's context, either of which ends the case.
+func execute(ctx context.Context, tools *mcpconn.Set, call result.MessageToolCall) (result.ToolCall, error) {
+	name := call.Function.Name
+	if !tools.Has(name) {
+		return notRun(fmt.Sprintf("unknown tool %q; use one of the tools offered", name)), nil
+	}
+	args := map[string]any{}
+	if raw := strings.TrimSpace(call.Function.Arguments); raw != "" {
+		if err := json.Unmarshal([]byte(raw), &args); err != nil {
+			return notRun("invalid JSON arguments: " + err.Error()), nil
+		}
+	}
+	start := time.Now()
+	res, err := tools.Call(ctx, name, args)
+	ms := float64(time.Since(start).Microseconds()) / 1000
+	var fault *mcpconn.ServerError
+	switch {
+	case ctx.Err() != nil: // the case's time is up: the case ends, however the call failed
+		return result.ToolCall{Result: errorJSON("the case ran out of time"), IsError: true, DurationMS: ms}, ctx.Err()
+	case errors.As(err, &fault):
+		return result.ToolCall{Result: errorJSON(err.Error()), IsError: true, DurationMS: ms}, err
+	case err != nil:
+		return result.ToolCall{Result: errorJSON(err.Error()), IsError: true, DurationMS: ms}, nil
+	}
+	return result.ToolCall{Result: res.Text, IsError: res.IsError, DurationMS: ms}, nil
+}
+
+func toolsFor(set *mcpconn.Set) []llm.Tool {
+	var out []llm.Tool
+	for _, t := range set.Tools() {
+		out = append(out, llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
+	}
+	return out
+}
+
+// usageOf returns the usage the API reported, or a tiktoken estimate of the
+// request and reply when it reported none.
+func usageOf(resp llm.Response, sent []result.Message, counter *tokens.Counter) result.Usage {
+	if resp.HasUsage || counter == nil {
+		u := resp.Usage
+		u.Requests = 1
+		return u
+	}
+	prompt := 0
+	for _, m := range sent {
+		prompt += counter.Count(m.Content) + 4
+		for _, tc := range m.ToolCalls {
+			prompt += counter.Count(tc.Function.Name + tc.Function.Arguments)
+		}
+	}
+	completion := counter.Count(resp.Message.Content)
+	for _, tc := range resp.Message.ToolCalls {
+		completion += counter.Count(tc.Function.Name + tc.Function.Arguments)
+	}
+	return result.Usage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion, Requests: 1, Estimated: true}
+}
+
+// exceeds reports whether text is over the token limit, with its token
+// count written out ("123,456", or "more than 123,456" when only a prefix
+// was counted).
+func exceeds(cfg Config, text string) (bool, string) {
+	if cfg.Counter == nil {
+		return false, ""
+	}
+	over, n, exact := cfg.Counter.Exceeds(text, cfg.TokenLimit)
+	if !exact {
+		return over, "more than " + thousands(n)
+	}
+	return over, thousands(n)
+}
+
+func errorJSON(msg string) string {
+	b, _ := json.Marshal(map[string]string{"error": msg})
+	return string(b)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
+}
+
+// thousands formats n as 100,000.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

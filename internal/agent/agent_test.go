@@ -1,0 +1,195 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpeval/mcpeval/internal/evalcase"
+	"github.com/mcpeval/mcpeval/internal/llm"
+	"github.com/mcpeval/mcpeval/internal/mcpconn"
+	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/tokens"
+)
+
+// toolServer serves three tools over real streamable HTTP: echo, boom (an
+// IsError result) and huge (about 200,000 tokens).
+func toolServer(t *testing.T) *mcpconn.Set {
+	t.Helper()
+	s := server.NewMCPServer("test", "1", server.WithInputSchemaValidation())
+	s.AddTool(mcp.NewTool("echo", mcp.WithString("text", mcp.Required())), func(_ context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("echo: " + r.GetString("text", "")), nil
+	})
+	s.AddTool(mcp.NewTool("boom"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultError("boom: no such gene"), nil
+	})
+	s.AddTool(mcp.NewTool("huge"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText(strings.Repeat("variant ", 200_000)), nil
+	})
+	hs := httptest.NewServer(server.NewStreamableHTTPServer(s))
+	t.Cleanup(hs.Close)
+	set, err := mcpconn.ConnectAll(context.Background(), []string{hs.URL + "/mcp"}, mcpconn.Options{})
+	require.NoError(t, err)
+	t.Cleanup(set.Close)
+	return set
+}
+
+// script is a Chatter that replies with its turns in order and records the
+// requests it got.
+type script struct {
+	turns []llm.Response
+	got   []llm.Request
+	err   error
+}
+
+func (s *script) Chat(_ context.Context, req llm.Request) (llm.Response, error) {
+	s.got = append(s.got, req)
+	if s.err != nil {
+		return llm.Response{}, s.err
+	}
+	if len(s.got) > len(s.turns) {
+		return llm.Response{Message: result.Message{Role: "assistant", Content: "done"}, HasUsage: true}, nil
+	}
+	return s.turns[len(s.got)-1], nil
+}
+
+func calls(cs ...[2]string) llm.Response {
+	m := result.Message{Role: "assistant"}
+	for i, c := range cs {
+		m.ToolCalls = append(m.ToolCalls, result.MessageToolCall{ID: fmt.Sprintf("c%d", i), Type: "function", Function: result.FunctionCall{Name: c[0], Arguments: c[1]}})
+	}
+	return llm.Response{Message: m, HasUsage: true, Usage: result.Usage{PromptTokens: 10, CompletionTokens: 5, TotalTokens: 15}}
+}
+
+func answer(s string) llm.Response {
+	return llm.Response{Message: result.Message{Role: "assistant", Content: s}, HasUsage: true, Usage: result.Usage{PromptTokens: 20, CompletionTokens: 3, TotalTokens: 23}}
+}
+
+func counter(t *testing.T) *tokens.Counter {
+	c, err := tokens.New(tokens.Default)
+	require.NoError(t, err)
+	return c
+}
+
+func TestRunToolErrorsGoBackToTheModel(t *testing.T) {
+	tools := toolServer(t)
+	chat := &script{turns: []llm.Response{
+		calls([2]string{"echo", `{"text":"hi"}`}, [2]string{"boom", `{}`}, [2]string{"nope", `{}`}, [2]string{"echo", `{"text":`}, [2]string{"echo", `{}`}),
+		answer("final answer"),
+	}}
+	tr, err := Run(context.Background(), chat, tools, Config{Model: "m", Counter: counter(t), TokenLimit: 100_000}, "question?")
+	require.NoError(t, err)
+	assert.Equal(t, "final answer", tr.Answer)
+	require.Len(t, tr.ToolCalls, 5)
+
+	assert.Equal(t, "echo: hi", tr.ToolCalls[0].Result)
+	assert.False(t, tr.ToolCalls[0].IsError)
+	assert.Equal(t, "boom: no such gene", tr.ToolCalls[1].Result, "an IsError result reaches the model as is")
+	assert.True(t, tr.ToolCalls[1].IsError)
+	assert.Contains(t, tr.ToolCalls[2].Result, `unknown tool \"nope\"`)
+	assert.Contains(t, tr.ToolCalls[3].Result, "invalid JSON arguments")
+	assert.True(t, tr.ToolCalls[4].IsError, "schema validation: a missing required argument")
+
+	// The second request carries every tool result, matched by call id.
+	second := chat.got[1].Messages
+	require.Len(t, second, 2+1+5)
+	for i, m := range second[3:] {
+		assert.Equal(t, "tool", m.Role)
+		assert.Equal(t, fmt.Sprintf("c%d", i), m.ToolCallID)
+	}
+	assert.Equal(t, 38, tr.Usage.TotalTokens)
+	assert.Equal(t, 2, tr.Usage.Requests)
+	assert.Len(t, chat.got[0].Tools, 3)
+	assert.Equal(t, DefaultSystemPrompt, chat.got[0].Messages[0].Content)
+}
+
+func TestRunStopsAtTokenLimit(t *testing.T) {
+	tools := toolServer(t)
+	chat := &script{turns: []llm.Response{calls([2]string{"huge", `{}`})}}
+	tr, err := Run(context.Background(), chat, tools, Config{Counter: counter(t), TokenLimit: 100_000}, "q")
+	require.NoError(t, err)
+	assert.Regexp(t, `^token count exceeded: 200,00\d > 100,000 \(result of tool huge\)$`, tr.TokenLimit)
+	assert.Len(t, chat.got, 1, "no further request after the limit")
+	require.Len(t, tr.ToolCalls, 1)
+	assert.Less(t, len(tr.ToolCalls[0].Result), 3000, "the oversized result is not kept whole")
+}
+
+func TestRunIterationLimitAndTurnLimit(t *testing.T) {
+	tools := toolServer(t)
+	many := make([][2]string, 100)
+	for i := range many {
+		many[i] = [2]string{"echo", `{"text":"x"}`}
+	}
+	loop := calls(many...)
+	chat := &script{turns: []llm.Response{loop, loop, loop}}
+	tr, err := Run(context.Background(), chat, tools, Config{MaxIterations: 2}, "q")
+	require.NoError(t, err)
+	assert.Equal(t, "no final answer after 2 iterations", tr.Incomplete)
+	assert.Len(t, chat.got, 2)
+	require.Len(t, tr.ToolCalls, 200, "every call is answered")
+	executed := 0
+	for _, c := range tr.ToolCalls {
+		if !c.IsError {
+			executed++
+		}
+	}
+	assert.Equal(t, 2*MaxCallsPerTurn, executed)
+}
+
+func TestRunProviderErrorAndEstimatedUsage(t *testing.T) {
+	tools := toolServer(t)
+	_, err := Run(context.Background(), &script{err: errors.New("HTTP 400: bad model")}, tools, Config{}, "q")
+	require.ErrorContains(t, err, "bad model")
+
+	noUsage := llm.Response{Message: result.Message{Role: "assistant", Content: "The gene is NUTM2G."}}
+	tr, err := Run(context.Background(), &script{turns: []llm.Response{noUsage}}, tools, Config{Counter: counter(t)}, "What gene?")
+	require.NoError(t, err)
+	assert.True(t, tr.Usage.Estimated)
+	assert.Positive(t, tr.Usage.PromptTokens)
+	assert.Positive(t, tr.Usage.CompletionTokens)
+}
+
+func TestReference(t *testing.T) {
+	tools := toolServer(t)
+	c := evalcase.Case{Input: "q", Reference: []evalcase.RefCall{
+		{Tool: "boom", ExpectError: true},
+		{Tool: "echo", Args: map[string]any{"text": "NUTM2G"}},
+	}}
+	tr := Reference(context.Background(), tools, Config{}, c)
+	assert.Empty(t, tr.Incomplete)
+	assert.Equal(t, "echo: NUTM2G", tr.Answer, "error results are not part of the answer")
+	require.Len(t, tr.ToolCalls, 2)
+	assert.True(t, tr.ToolCalls[0].IsError)
+
+	c.Reference[0].ExpectError = false
+	tr = Reference(context.Background(), tools, Config{}, c)
+	assert.Contains(t, tr.Incomplete, "reference call 1 (boom) failed")
+
+	tr = Reference(context.Background(), tools, Config{Counter: counter(t), TokenLimit: 1000}, evalcase.Case{Reference: []evalcase.RefCall{{Tool: "huge"}}})
+	assert.Contains(t, tr.TokenLimit, "> 1,000")
+}
+
+func TestJudgeSkipsOversizedPrompt(t *testing.T) {
+	chat := &script{}
+	v, err := Judge(context.Background(), chat, Config{Counter: counter(t), TokenLimit: 50}, "q", "e", strings.Repeat("long answer ", 100))
+	require.NoError(t, err)
+	assert.Contains(t, v.Skipped, "evaluation skipped: judge prompt token count exceeded")
+	assert.False(t, v.Pass)
+	assert.Empty(t, chat.got, "the oversized prompt is not sent")
+
+	chat = &script{turns: []llm.Response{{Message: result.Message{Role: "assistant", ToolCalls: []result.MessageToolCall{{ID: "1", Function: result.FunctionCall{Name: verdictTool, Arguments: `{"verdict":"yes","reason":"ok"}`}}}}}}}
+	v, err = Judge(context.Background(), chat, Config{Model: "judge"}, "q", "e", "a")
+	require.NoError(t, err)
+	assert.True(t, v.Pass)
+	require.Len(t, chat.got, 1)
+	assert.Equal(t, verdictTool, chat.got[0].ForceTool)
+	assert.Equal(t, "judge", chat.got[0].Model)
+}

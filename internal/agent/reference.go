@@ -1,0 +1,56 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mcpeval/mcpeval/internal/evalcase"
+	"github.com/mcpeval/mcpeval/internal/mcpconn"
+	"github.com/mcpeval/mcpeval/internal/result"
+)
+
+// Reference runs a case's reference trajectory on the real servers, without
+// a model: each reference call is executed in order and the answer is the
+// text of the results that were not errors. A call marked expect_error that
+// succeeds, or an unmarked call that fails, makes the run fail (returned as
+// Incomplete) since the reference no longer matches the server.
+func Reference(ctx context.Context, tools *mcpconn.Set, cfg Config, c evalcase.Case) *Transcript {
+	tr := &Transcript{Conversation: []result.Message{{Role: "user", Content: c.Input}}}
+	if len(c.Reference) == 0 {
+		tr.Incomplete = "the case has no reference trajectory"
+		return tr
+	}
+	var answers, problems []string
+	for i, ref := range c.Reference {
+		argsJSON, _ := json.Marshal(ref.Args)
+		call := result.MessageToolCall{ID: fmt.Sprintf("ref_%d", i+1), Type: "function",
+			Function: result.FunctionCall{Name: ref.Tool, Arguments: string(argsJSON)}}
+		tr.Conversation = append(tr.Conversation, result.Message{Role: "assistant", ToolCalls: []result.MessageToolCall{call}})
+		rec, err := execute(ctx, tools, call)
+		if err != nil {
+			tr.reply(call, rec)
+			tr.Fault = err
+			return tr
+		}
+		if tr.stopAtLimit(cfg, call, rec) {
+			return tr
+		}
+		tr.reply(call, rec)
+		switch {
+		case ref.ExpectError && !rec.IsError:
+			problems = append(problems, fmt.Sprintf("reference call %d (%s) was expected to fail but succeeded", i+1, ref.Tool))
+		case !ref.ExpectError && rec.IsError:
+			problems = append(problems, fmt.Sprintf("reference call %d (%s) failed: %s", i+1, ref.Tool, truncate(rec.Result, 300)))
+		case !rec.IsError:
+			answers = append(answers, rec.Result)
+		}
+	}
+	tr.Answer = strings.Join(answers, "\n")
+	tr.Conversation = append(tr.Conversation, result.Message{Role: "assistant", Content: tr.Answer})
+	if len(problems) > 0 {
+		tr.Incomplete = strings.Join(problems, "; ")
+	}
+	return tr
+}

@@ -1,0 +1,327 @@
+package evalcase
+
+import (
+	"testing"
+
+	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// parseOne loads a single case from YAML lines given after the required
+// fields, so checks see the values the YAML decoder really produces.
+func parseOne(t *testing.T, extra ...string) Case {
+	t.Helper()
+	cases, err := Parse("check.yaml", []byte(caseYAML("c", extra...)))
+	require.NoError(t, err)
+	require.Len(t, cases, 1)
+	return cases[0]
+}
+
+func TestCheckAnswerText(t *testing.T) {
+	tests := []struct {
+		name   string
+		checks []string // YAML lines under `checks:`
+		answer string
+		passed []bool
+	}{
+		{"contains ignores case", []string{`contains: ["NUTM2G"]`}, "The gene is nutm2g.", []bool{true}},
+		{"contains lower in upper answer", []string{`contains: ["nutm2g"]`}, "NUTM2G", []bool{true}},
+		{"contains missing", []string{`contains: ["NUTM2G"]`}, "The gene is NUTM2.", []bool{false}},
+		{"each contains is one check", []string{`contains: ["NUTM2G", "benign"]`}, "NUTM2G is Benign", []bool{true, true}},
+		{"not_contains ignores case", []string{`not_contains: ["BRCA1"]`}, "unrelated to brca1", []bool{false}},
+		{"not_contains absent", []string{`not_contains: ["BRCA1"]`}, "NUTM2G", []bool{true}},
+		{"regexp matches", []string{`regexp: ['p\.(P63S|Pro63Ser)']`}, "The change is p.Pro63Ser.", []bool{true}},
+		{"regexp is case-sensitive", []string{`regexp: ['p\.P63S']`}, "P.p63s", []bool{false}},
+		{"regexp with (?i)", []string{`regexp: ['(?i)p\.P63S']`}, "P.p63s", []bool{true}},
+		{"regexp dot is escaped", []string{`regexp: ['^8\.103$']`}, "81103", []bool{false}},
+		{
+			"all kinds in order",
+			[]string{`contains: [a]`, `not_contains: [z]`, `regexp: ['\d']`, `numbers: [{value: 1}]`},
+			"a 1", []bool{true, true, true, true},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := parseOne(t, append([]string{"checks:"}, indent(tt.checks)...)...)
+			got := c.CheckAnswer(tt.answer)
+			require.Len(t, got, len(tt.passed))
+			for i, r := range got {
+				assert.Equal(t, tt.passed[i], r.Passed, r.Check)
+				assert.NotEmpty(t, r.Check)
+				if r.Passed {
+					assert.Empty(t, r.Detail)
+				} else {
+					assert.NotEmpty(t, r.Detail, "a failed check says why")
+				}
+			}
+		})
+	}
+}
+
+func indent(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = "  " + l
+	}
+	return out
+}
+
+func TestCheckAnswerNames(t *testing.T) {
+	c := parseOne(t, "checks:", `  contains: ["NUTM2G"]`, `  not_contains: ["BRCA1"]`, `  regexp: ['p\.P63S']`,
+		"  numbers: [{value: 8.103, tolerance: 0.001}]")
+	got := c.CheckAnswer("nothing")
+	assert.Equal(t, []result.CheckResult{
+		{Check: `contains "NUTM2G"`, Passed: false, Detail: "not found in the answer"},
+		{Check: `not_contains "BRCA1"`, Passed: true},
+		{Check: `regexp "p\\.P63S"`, Passed: false, Detail: "no match in the answer"},
+		{Check: "number 8.103 ± 0.001", Passed: false, Detail: "no such number in the answer"},
+	}, got)
+}
+
+func TestCheckAnswerNumbers(t *testing.T) {
+	tests := []struct {
+		answer    string
+		value     float64
+		tolerance float64
+		passed    bool
+	}{
+		{"There are 1,234.5 reads.", 1234.5, 0, true},
+		{"There are 1,234,567 reads.", 1234567, 0, true},
+		{"The change is -2.5 units.", -2.5, 0, true},
+		{"The change is -2.5 units.", 2.5, 0, false},
+		{"The change is −0.35 (U+2212).", -0.35, 0, true},
+		{`{"oe_lof": 0.35, "pli": 0}`, 0.35, 0, true},
+		{`{"gnomad":{"oe_lof":0.35}}`, 0.35, 0.001, true},
+		{`{"cadd_phred": 8.103}`, 8.1, 0.001, false},
+		{`{"cadd_phred": 8.103}`, 8.1, 0.003, true},
+		{`{"cadd_phred": 8.103}`, 8.103, 0, true},
+		{"CADD phred is 8.1", 8.103, 0.001, false},
+		{"Chr9:99694174 C>T", 99694174, 0, true},
+		{"chr9-99694174", 99694174, 0, true},
+		{"NM_001045477.4:c.187C>T", 187, 0, true},
+		{"NM_001045477.4:c.187C>T", 0.187, 0, false},
+		{`"positions": [1,234]`, 234, 0, true},
+		{`"positions": [100,200,300]`, 200, 0, true},
+		{`"scores": [0.5,0.25]`, 0.25, 0, true},
+		{"p = 1e-3", 0.001, 0, true},
+		{"about .5 of them", 0.5, 0, true},
+		{"the value is 1000000.1", 1000000.1, 0, true},
+		{"Yes, NUTM2G has 99 reported variants in ClinVar.", 99, 0, true},
+		{"Yes, NUTM2G has 99 reported variants in ClinVar.", 98, 0.5, false},
+		{"NUTM2G", 2, 0, true}, // digits inside identifiers count too
+		{"no numbers here", 0, 100, false},
+		{"", 0, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.answer, func(t *testing.T) {
+			c := Case{Checks: Checks{Numbers: []NumberCheck{{Value: tt.value, Tolerance: tt.tolerance}}}}
+			got := c.CheckAnswer(tt.answer)
+			require.Len(t, got, 1)
+			assert.Equal(t, tt.passed, got[0].Passed, "%v ± %v in %q (numbers found: %v)", tt.value, tt.tolerance, tt.answer, NumbersIn(tt.answer))
+		})
+	}
+}
+
+func TestNumbersIn(t *testing.T) {
+	tests := []struct {
+		text string
+		want []float64
+	}{
+		{"", nil},
+		{"none", nil},
+		{"a 1,234.5 b", []float64{1234.5, 1, 234.5}},
+		{"[1,234]", []float64{1234, 1, 234}},
+		{"[1,2345]", []float64{1, 2345}},
+		{"[0.5,0.25]", []float64{0.5, 0.25}},
+		{"[1,0.5]", []float64{1, 0.5}},
+		{"x -3 and +4", []float64{-3, 4}},
+		{"(-0.5)", []float64{-0.5}},
+		{"9-99694174", []float64{9, 99694174}},
+		{"c.187C>T", []float64{187}},
+		{"version 1.2.3", []float64{1.2, 3}},
+		{"-2e-3", []float64{-0.002}},
+		{"score:-1.5E2", []float64{-150}},
+		{"2024-01-05", []float64{2024, 1, 5}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			assert.Equal(t, tt.want, NumbersIn(tt.text))
+		})
+	}
+}
+
+func TestCheckAnswerInvalidRegexpBuiltInCode(t *testing.T) {
+	c := Case{Checks: Checks{Regexp: []string{"("}}}
+	var got []result.CheckResult
+	require.NotPanics(t, func() { got = c.CheckAnswer("anything") })
+	require.Len(t, got, 1)
+	assert.False(t, got[0].Passed)
+	assert.Contains(t, got[0].Detail, "missing closing )")
+}
+
+func TestCheckTools(t *testing.T) {
+	dbnsfp := Call{Name: "get_variant_dbnsfp", Arguments: `{"chr": "9", "pos": 99694174, "ref": "C", "alt": "T"}`}
+	convert := Call{Name: "convert_hgvs_to_genomic", Arguments: `{"hgvs_variant": "NM_001045477.4:c.187C>T"}`}
+	tests := []struct {
+		name   string
+		tools  []string // YAML lines under `tools:`
+		calls  []Call
+		passed []bool
+	}{
+		{"must_call made", []string{"must_call: [convert_hgvs_to_genomic]"}, []Call{convert}, []bool{true}},
+		{"must_call missing", []string{"must_call: [convert_hgvs_to_genomic]"}, []Call{dbnsfp}, []bool{false}},
+		{"must_call no calls", []string{"must_call: [convert_hgvs_to_genomic]"}, nil, []bool{false}},
+		{"must_call is exact on tool names", []string{"must_call: [Convert_HGVS_To_Genomic]"}, []Call{convert}, []bool{false}},
+		{"must_not_call absent", []string{"must_not_call: [search_pubmed]"}, []Call{convert}, []bool{true}},
+		{"must_not_call made", []string{"must_not_call: [search_pubmed]"}, []Call{convert, {Name: "search_pubmed", Arguments: "{}"}}, []bool{false}},
+		{
+			"args subset, number sent for a string",
+			[]string{"args:", "  - tool: get_variant_dbnsfp", `    args: {chr: "9", pos: "99694174"}`},
+			[]Call{convert, dbnsfp}, []bool{true},
+		},
+		{
+			"args subset, string sent for a YAML integer",
+			[]string{"args:", "  - tool: get_variant_dbnsfp", "    args: {chr: 9, pos: 99694174}"},
+			[]Call{{Name: "get_variant_dbnsfp", Arguments: `{"chr": "9", "pos": "99694174"}`}}, []bool{true},
+		},
+		{
+			"args strings ignore case and surrounding space",
+			[]string{"args:", "  - tool: get_gene_by_symbol", "    args: {gene_symbol: NUTM2G}"},
+			[]Call{{Name: "get_gene_by_symbol", Arguments: `{"gene_symbol": " nutm2g "}`}}, []bool{true},
+		},
+		{
+			"args floats and booleans",
+			[]string{"args:", "  - tool: t", "    args: {score: 0.5, strict: true}"},
+			[]Call{{Name: "t", Arguments: `{"score": 0.50, "strict": "TRUE"}`}}, []bool{true},
+		},
+		{
+			"args nested values",
+			[]string{"args:", "  - tool: t", "    args: {filter: {gene: NUTM2G, min: 1}}"},
+			[]Call{{Name: "t", Arguments: `{"filter": {"min": 1, "gene": "nutm2g"}}`}}, []bool{true},
+		},
+		{
+			"args wrong value",
+			[]string{"args:", "  - tool: get_variant_dbnsfp", `    args: {chr: "9", pos: "99694175"}`},
+			[]Call{dbnsfp}, []bool{false},
+		},
+		{
+			"args missing key",
+			[]string{"args:", "  - tool: get_variant_dbnsfp", `    args: {build: hg19}`},
+			[]Call{dbnsfp}, []bool{false},
+		},
+		{
+			"args right values, other tool",
+			[]string{"args:", "  - tool: get_variant_annotation", `    args: {chr: "9"}`},
+			[]Call{dbnsfp}, []bool{false},
+		},
+		{
+			"args exact with extra argument",
+			[]string{"args:", "  - tool: get_variant_dbnsfp", `    args: {chr: "9", pos: "99694174"}`, "    exact: true"},
+			[]Call{dbnsfp}, []bool{false},
+		},
+		{
+			"args exact equal",
+			[]string{"args:", "  - tool: get_variant_dbnsfp", `    args: {chr: "9", pos: 99694174, ref: C, alt: T}`, "    exact: true"},
+			[]Call{dbnsfp}, []bool{true},
+		},
+		{
+			"args matched by a later call",
+			[]string{"args:", "  - tool: get_variant_dbnsfp", `    args: {pos: "99694174"}`},
+			[]Call{{Name: "get_variant_dbnsfp", Arguments: `{"pos": 1}`}, dbnsfp}, []bool{true},
+		},
+		{"max_calls within", []string{"max_calls: 2"}, []Call{convert, dbnsfp}, []bool{true}},
+		{"max_calls exceeded", []string{"max_calls: 1"}, []Call{convert, dbnsfp}, []bool{false}},
+		{"no expectations", nil, []Call{convert}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			extra := []string{}
+			if tt.tools != nil {
+				extra = append([]string{"tools:"}, indent(tt.tools)...)
+			}
+			c := parseOne(t, extra...)
+			got := c.CheckTools(tt.calls)
+			require.Len(t, got, len(tt.passed))
+			for i, r := range got {
+				assert.Equal(t, tt.passed[i], r.Passed, r.Check)
+				if !r.Passed {
+					assert.NotEmpty(t, r.Detail)
+				}
+			}
+		})
+	}
+}
+
+func TestCheckToolsNames(t *testing.T) {
+	c := parseOne(t, "tools:", "  must_call: [a]", "  must_not_call: [b]", "  args: [{tool: a, args: {x: 1}, exact: true}]", "  max_calls: 1")
+	got := c.CheckTools([]Call{{Name: "a", Arguments: `{"x": 1}`}, {Name: "b", Arguments: `{}`}})
+	assert.Equal(t, []result.CheckResult{
+		{Check: "must_call a", Passed: true},
+		{Check: "must_not_call b", Passed: false, Detail: "was called"},
+		{Check: `args a {"x":1} (exact)`, Passed: true},
+		{Check: "max_calls 1", Passed: false, Detail: "2 calls made"},
+	}, got)
+}
+
+func TestCheckToolsMalformedArguments(t *testing.T) {
+	c := parseOne(t, "tools:", "  args:", "    - tool: t", `      args: {chr: "9"}`)
+	for _, args := range []string{
+		``, `{`, `{"chr": "9"`, `null`, `[]`, `["chr", "9"]`, `"chr=9"`, `9`, `{"chr": }`,
+		`{"chr": "9"} trailing`, "\x00\xff", `{"chr": {"nested": "9"}}`, `{"chr": ["9"]}`, `{"CHR": "9"}`,
+	} {
+		t.Run(args, func(t *testing.T) {
+			var got []result.CheckResult
+			require.NotPanics(t, func() { got = c.CheckTools([]Call{{Name: "t", Arguments: args}}) })
+			require.Len(t, got, 1)
+			assert.False(t, got[0].Passed, "arguments %q must not match", args)
+		})
+	}
+	// A well-formed call after malformed ones still matches.
+	got := c.CheckTools([]Call{{Name: "t", Arguments: `{`}, {Name: "t", Arguments: `{"chr": 9}`}})
+	assert.True(t, got[0].Passed)
+}
+
+func TestFailed(t *testing.T) {
+	checks := []result.CheckResult{
+		{Check: "a", Passed: true},
+		{Check: "b", Passed: false, Detail: "x"},
+		{Check: "c", Passed: true},
+		{Check: "d", Passed: false, Detail: "y"},
+	}
+	assert.Equal(t, []result.CheckResult{checks[1], checks[3]}, Failed(checks))
+	assert.Empty(t, Failed(checks[:1]))
+	assert.Empty(t, Failed(nil))
+
+	// End to end: an answer and calls that satisfy some checks only.
+	c := parseOne(t, "checks: {contains: [NUTM2G, BRCA1]}", "tools: {must_call: [convert_hgvs_to_genomic]}")
+	all := append(c.CheckAnswer("NUTM2G"), c.CheckTools(nil)...)
+	failed := Failed(all)
+	require.Len(t, failed, 2)
+	assert.Equal(t, `contains "BRCA1"`, failed[0].Check)
+	assert.Equal(t, "must_call convert_hgvs_to_genomic", failed[1].Check)
+}
+
+// A call that never reached a server (bad JSON, unknown tool, too many in a
+// turn) is an attempt, not a use of the tool.
+func TestToolChecksIgnoreCallsThatNeverRan(t *testing.T) {
+	c := Case{Tools: ToolExpect{
+		MustCall:    []string{"get_gene_by_symbol"},
+		MustNotCall: []string{"search_pubmed"},
+		Args:        []ArgMatch{{Tool: "get_gene_by_symbol", Args: map[string]any{"gene_symbol": "NUTM2G"}}},
+		MaxCalls:    1,
+	}}
+	calls := []Call{
+		{Name: "get_gene_by_symbol", Arguments: `{"gene_symbol":"NUTM2G"}`, NotRun: true},
+		{Name: "search_pubmed", Arguments: `{`, NotRun: true},
+	}
+	got := map[string]result.CheckResult{}
+	for _, r := range c.CheckTools(calls) {
+		got[r.Check] = r
+	}
+	assert.False(t, got["must_call get_gene_by_symbol"].Passed)
+	assert.Contains(t, got["must_call get_gene_by_symbol"].Detail, "never run")
+	assert.False(t, got["must_not_call search_pubmed"].Passed, "an attempted forbidden call still counts")
+	assert.False(t, got[`args get_gene_by_symbol {"gene_symbol":"NUTM2G"}`].Passed)
+	assert.False(t, got["max_calls 1"].Passed, "attempts count toward max_calls")
+}

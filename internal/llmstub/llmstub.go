@@ -1,0 +1,264 @@
+// Package llmstub is an OpenAI-compatible chat-completions server for tests,
+// benchmarks and key-less demos. A Responder decides each reply; Replay
+// answers like a correct agent by replaying each case's reference tool calls
+// and approving every answer as judge. Options inject latency, 429s with
+// Retry-After and 500s; counters report requests and peak concurrency.
+package llmstub
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpeval/mcpeval/internal/result"
+)
+
+// Request is a chat request as the stub sees it.
+type Request struct {
+	Model    string           `json:"model"`
+	Messages []result.Message `json:"messages"`
+	Tools    []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
+	ToolChoice  json.RawMessage `json:"tool_choice"`
+	Temperature *float64        `json:"temperature"`
+}
+
+// ForcedTool returns the tool the request forces through tool_choice, or "".
+func (r Request) ForcedTool() string {
+	var tc struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	}
+	if json.Unmarshal(r.ToolChoice, &tc) == nil {
+		return tc.Function.Name
+	}
+	return ""
+}
+
+// Question returns the first user message.
+func (r Request) Question() string {
+	for _, m := range r.Messages {
+		if m.Role == "user" {
+			return m.Content
+		}
+	}
+	return ""
+}
+
+// Reply is what the stub answers.
+type Reply struct {
+	Content   string
+	ToolCalls []Call
+	// Status, when not 0 or 200, makes an error response with Body (or a
+	// JSON error) and the Retry-After header if set.
+	Status     int
+	Body       string
+	RetryAfter string
+	// NoUsage leaves the usage out of the response.
+	NoUsage bool
+	// Delay is added before the reply.
+	Delay time.Duration
+}
+
+// Call is a tool call in a reply.
+type Call struct {
+	Name      string
+	Arguments string
+}
+
+// Responder decides the reply to a request.
+type Responder func(Request) Reply
+
+// Options inject latency and faults.
+type Options struct {
+	Latency    time.Duration
+	Rate429    float64 // share of requests answered 429
+	Rate500    float64 // share of requests answered 500
+	RetryAfter string  // Retry-After sent with 429s (default "0")
+	Seed       uint64
+}
+
+// Server is a stub. Start runs one on a loopback port; a Server is also an
+// http.Handler to serve elsewhere.
+type Server struct {
+	*httptest.Server // set by Start
+	respond          Responder
+	opts             Options
+
+	mu       sync.Mutex
+	rng      *rand.Rand
+	requests []Request
+
+	total, faults atomic.Int64
+	inFlight      atomic.Int64
+	peak          atomic.Int64
+}
+
+// New returns a stub handler, not yet serving.
+func New(respond Responder, opts Options) *Server {
+	return &Server{respond: respond, opts: opts, rng: rand.New(rand.NewPCG(opts.Seed, 1))}
+}
+
+// Start starts a stub on a loopback port. Close it when done.
+func Start(respond Responder, opts Options) *Server {
+	s := New(respond, opts)
+	s.Server = httptest.NewServer(s)
+	return s
+}
+
+// ServeHTTP answers chat-completions requests under any path prefix.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.serve(w, r) }
+
+// BaseURL is the URL to configure as OPENAI_BASE_URL.
+func (s *Server) BaseURL() string { return s.URL + "/v1" }
+
+// Requests returns the number of requests received, faults included.
+func (s *Server) Requests() int { return int(s.total.Load()) }
+
+// Faults returns the number of injected 429 and 500 responses.
+func (s *Server) Faults() int { return int(s.faults.Load()) }
+
+// PeakInFlight returns the most requests that were in progress at once.
+func (s *Server) PeakInFlight() int { return int(s.peak.Load()) }
+
+// Received returns the successfully decoded requests, in arrival order.
+func (s *Server) Received() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	s.total.Add(1)
+	n := s.inFlight.Add(1)
+	defer s.inFlight.Add(-1)
+	for p := s.peak.Load(); n > p && !s.peak.CompareAndSwap(p, n); p = s.peak.Load() {
+	}
+	if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		http.Error(w, `{"error":{"message":"not found"}}`, http.StatusNotFound)
+		return
+	}
+	var req Request
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeError(w, http.StatusBadRequest, "", "invalid JSON body: "+err.Error())
+		return
+	}
+	if !sleep(r, s.opts.Latency) {
+		return
+	}
+	if status := s.fault(); status != 0 {
+		s.faults.Add(1)
+		retryAfter := ""
+		if status == http.StatusTooManyRequests {
+			retryAfter = s.opts.RetryAfter
+			if retryAfter == "" {
+				retryAfter = "0"
+			}
+		}
+		writeError(w, status, retryAfter, http.StatusText(status))
+		return
+	}
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	s.mu.Unlock()
+
+	reply := s.respond(req)
+	if !sleep(r, reply.Delay) {
+		return
+	}
+	if reply.Status != 0 && reply.Status != http.StatusOK {
+		if reply.Body != "" {
+			w.Header().Set("Retry-After", reply.RetryAfter)
+			w.WriteHeader(reply.Status)
+			fmt.Fprint(w, reply.Body)
+			return
+		}
+		writeError(w, reply.Status, reply.RetryAfter, http.StatusText(reply.Status))
+		return
+	}
+	writeReply(w, req, reply)
+}
+
+// sleep waits d unless the client goes away first; it reports whether the
+// request is still wanted.
+func sleep(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+func (s *Server) fault() int {
+	if s.opts.Rate429 == 0 && s.opts.Rate500 == 0 {
+		return 0
+	}
+	s.mu.Lock()
+	x := s.rng.Float64()
+	s.mu.Unlock()
+	switch {
+	case x < s.opts.Rate429:
+		return http.StatusTooManyRequests
+	case x < s.opts.Rate429+s.opts.Rate500:
+		return http.StatusInternalServerError
+	}
+	return 0
+}
+
+func writeError(w http.ResponseWriter, status int, retryAfter, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	if retryAfter != "" {
+		w.Header().Set("Retry-After", retryAfter)
+	}
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": "stub_error", "code": status}})
+}
+
+var ids atomic.Int64
+
+func writeReply(w http.ResponseWriter, req Request, r Reply) {
+	msg := map[string]any{"role": "assistant", "content": r.Content}
+	finish := "stop"
+	if len(r.ToolCalls) > 0 {
+		var calls []map[string]any
+		for _, c := range r.ToolCalls {
+			calls = append(calls, map[string]any{
+				"id": fmt.Sprintf("call_%d", ids.Add(1)), "type": "function",
+				"function": map[string]any{"name": c.Name, "arguments": c.Arguments},
+			})
+		}
+		msg["tool_calls"] = calls
+		finish = "tool_calls"
+	}
+	resp := map[string]any{
+		"id": fmt.Sprintf("chatcmpl-%d", ids.Add(1)), "object": "chat.completion", "created": time.Now().Unix(),
+		"model": req.Model, "choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
+	}
+	if !r.NoUsage {
+		prompt := 0
+		for _, m := range req.Messages {
+			prompt += len(m.Content)/4 + 4
+		}
+		completion := len(r.Content)/4 + 10*len(r.ToolCalls) + 1
+		resp["usage"] = map[string]any{"prompt_tokens": prompt, "completion_tokens": completion,
+			"total_tokens": prompt + completion, "prompt_tokens_details": map[string]any{"cached_tokens": prompt / 2}}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(resp)
+}

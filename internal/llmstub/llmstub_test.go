@@ -1,0 +1,110 @@
+package llmstub
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpeval/mcpeval/internal/evalcase"
+	"github.com/mcpeval/mcpeval/internal/result"
+)
+
+type chatReply struct {
+	Choices []struct {
+		Message struct {
+			Content   string `json:"content"`
+			ToolCalls []struct {
+				Function struct{ Name, Arguments string } `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"message"`
+		FinishReason string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		TotalTokens int `json:"total_tokens"`
+	} `json:"usage"`
+}
+
+func post(t *testing.T, s *Server, body any) (*http.Response, chatReply) {
+	t.Helper()
+	b, err := json.Marshal(body)
+	require.NoError(t, err)
+	resp, err := http.Post(s.BaseURL()+"/chat/completions", "application/json", bytes.NewReader(b))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var r chatReply
+	if resp.StatusCode == http.StatusOK {
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&r))
+	}
+	return resp, r
+}
+
+func TestReplayPlaysTheReferenceThenAnswers(t *testing.T) {
+	c := evalcase.Case{Input: "q?", Reference: []evalcase.RefCall{
+		{Tool: "bad", ExpectError: true},
+		{Tool: "good", Args: map[string]any{"x": "1"}},
+	}}
+	s := Start(Replay([]evalcase.Case{c}), Options{})
+	defer s.Close()
+
+	msgs := []result.Message{{Role: "system", Content: "sys"}, {Role: "user", Content: "q?"}}
+	_, r := post(t, s, map[string]any{"model": "m", "messages": msgs})
+	require.Len(t, r.Choices[0].Message.ToolCalls, 1)
+	assert.Equal(t, "bad", r.Choices[0].Message.ToolCalls[0].Function.Name)
+	assert.Equal(t, "tool_calls", r.Choices[0].FinishReason)
+
+	msgs = append(msgs, result.Message{Role: "tool", Content: "error!"})
+	_, r = post(t, s, map[string]any{"model": "m", "messages": msgs})
+	assert.Equal(t, "good", r.Choices[0].Message.ToolCalls[0].Function.Name)
+	assert.JSONEq(t, `{"x":"1"}`, r.Choices[0].Message.ToolCalls[0].Function.Arguments)
+
+	msgs = append(msgs, result.Message{Role: "tool", Content: "the data"})
+	_, r = post(t, s, map[string]any{"model": "m", "messages": msgs})
+	assert.Equal(t, "the data", r.Choices[0].Message.Content, "the answer leaves out the expected error")
+	require.NotNil(t, r.Usage)
+	assert.Positive(t, r.Usage.TotalTokens)
+
+	judge := map[string]any{"model": "m", "messages": msgs, "tool_choice": map[string]any{"type": "function", "function": map[string]string{"name": JudgeTool}}}
+	_, r = post(t, s, judge)
+	assert.Equal(t, JudgeTool, r.Choices[0].Message.ToolCalls[0].Function.Name)
+	assert.JSONEq(t, `{"verdict":"yes","reason":"the answer contains the expected information"}`, r.Choices[0].Message.ToolCalls[0].Function.Arguments)
+
+	_, r = post(t, s, map[string]any{"model": "m", "messages": []result.Message{{Role: "user", Content: "unknown"}}})
+	assert.Equal(t, "I do not know.", r.Choices[0].Message.Content)
+	assert.Equal(t, 5, s.Requests())
+}
+
+func TestFaultsAndLatency(t *testing.T) {
+	s := Start(func(Request) Reply { return Reply{Content: "ok"} }, Options{Rate429: 0.5, Rate500: 0.2, RetryAfter: "3", Seed: 1, Latency: 5 * time.Millisecond})
+	defer s.Close()
+	counts := map[int]int{}
+	start := time.Now()
+	for range 200 {
+		resp, _ := post(t, s, map[string]any{"model": "m", "messages": []result.Message{{Role: "user", Content: "q"}}})
+		counts[resp.StatusCode]++
+		if resp.StatusCode == http.StatusTooManyRequests {
+			assert.Equal(t, "3", resp.Header.Get("Retry-After"))
+		}
+	}
+	assert.GreaterOrEqual(t, time.Since(start), 200*5*time.Millisecond)
+	assert.InDelta(t, 100, counts[http.StatusTooManyRequests], 25)
+	assert.InDelta(t, 40, counts[http.StatusInternalServerError], 20)
+	assert.Equal(t, counts[429]+counts[500], s.Faults())
+	assert.Equal(t, 200, s.Requests())
+	assert.Len(t, s.Received(), counts[200], "faulted requests are not passed to the responder")
+}
+
+func TestBadRequests(t *testing.T) {
+	s := Start(func(Request) Reply { return Reply{Status: http.StatusBadRequest} }, Options{})
+	defer s.Close()
+	resp, err := http.Post(s.BaseURL()+"/chat/completions", "application/json", bytes.NewReader([]byte("{")))
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	resp, _ = post(t, s, map[string]any{"model": "m"})
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "a responder's status is sent")
+}

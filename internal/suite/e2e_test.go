@@ -1,0 +1,330 @@
+package suite_test
+
+// End-to-end tests: the real suite (go test ./evaltest -json) as a
+// subprocess, against an OpenAI-compatible stub served by the test and the
+// bundled sample server over stdio.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpeval/mcpeval/internal/evalcase"
+	"github.com/mcpeval/mcpeval/internal/llmstub"
+	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/suite"
+)
+
+// testEvent is one event of go test -json.
+type testEvent struct {
+	Action, Test, Output string
+	Key, Value           string
+}
+
+// run is the outcome of one suite run.
+type run struct {
+	events  []testEvent
+	records map[string]result.Record // by case name
+	output  string                   // every output line
+	err     error
+	out     string
+}
+
+// status returns the final action (pass, fail, skip) of a test.
+func (r run) status(test string) string {
+	st := ""
+	for _, e := range r.events {
+		if e.Test == test && (e.Action == "pass" || e.Action == "fail" || e.Action == "skip") {
+			st = e.Action
+		}
+	}
+	return st
+}
+
+// ran returns the names of the case subtests that ran (depth 2 or more).
+func (r run) ran() []string {
+	var names []string
+	for _, e := range r.events {
+		if e.Action == "run" && strings.Count(e.Test, "/") >= 1 {
+			names = append(names, e.Test)
+		}
+	}
+	return names
+}
+
+type env map[string]string
+
+// runSuite runs go test ./evaltest -json with the given case file content,
+// environment and extra arguments. dir holds out/ and the cache.
+func runSuite(t *testing.T, dir, cases string, e env, args ...string) run {
+	t.Helper()
+	root, err := suite.FindRoot()
+	require.NoError(t, err)
+	casePath := filepath.Join(dir, "cases.yaml")
+	if cases != "" {
+		require.NoError(t, os.WriteFile(casePath, []byte(cases), 0o644))
+	}
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command("go", append([]string{"test", "./evaltest", "-json", "-count=1"}, args...)...)
+	cmd.Dir = root
+	cmd.Env = filteredEnv()
+	base := env{"EVAL_CASES": casePath, "EVAL_OUT": out, "EVAL_CACHE": filepath.Join(dir, "cache.json")}
+	for k, v := range base {
+		if _, set := e[k]; !set {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+	}
+	for k, v := range e {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var stdout bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stdout
+	r := run{err: cmd.Run(), records: map[string]result.Record{}, out: out}
+	var text strings.Builder
+	for _, line := range strings.Split(stdout.String(), "\n") {
+		var ev testEvent
+		if json.Unmarshal([]byte(line), &ev) == nil && ev.Action != "" {
+			r.events = append(r.events, ev)
+			text.WriteString(ev.Output)
+		} else {
+			text.WriteString(line + "\n")
+		}
+	}
+	r.output = text.String()
+	if f, err := os.Open(filepath.Join(out, result.RecordsFile)); err == nil {
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 64<<20)
+		for sc.Scan() {
+			var rec result.Record
+			require.NoError(t, json.Unmarshal(sc.Bytes(), &rec))
+			r.records[rec.Name] = rec
+		}
+	}
+	return r
+}
+
+// filteredEnv is the environment a suite subprocess starts from.
+func filteredEnv() []string { return suite.IsolatedEnv() }
+
+func stubEnv(s *llmstub.Server) env {
+	return env{"OPENAI_BASE_URL": s.BaseURL(), "EVAL_MODEL": "stub-model", "OPENAI_API_KEY": "sk-test-secret-key-123456"}
+}
+
+func mustParse(t *testing.T, yaml string) []evalcase.Case {
+	t.Helper()
+	cases, err := evalcase.Parse("cases.yaml", []byte(yaml))
+	require.NoError(t, err)
+	return cases
+}
+
+const geneCases = `
+- case:
+    name: "NUTM2G symbol"
+    category: "Gene and Variant Utilities"
+    input: "What is the Entrez id of NUTM2G?"
+    expected: "441457"
+    checks: {contains: ["441457"]}
+    reference:
+      - {tool: get_gene_by_symbol, args: {gene_symbol: NUTM2G}}
+- case:
+    name: "Recover from a wrong symbol"
+    category: "Gene and Variant Utilities"
+    input: "What is the Entrez id of the gene NUTM2G (first try NUTM2GX)?"
+    expected: "441457"
+    checks: {contains: ["441457"]}
+    reference:
+      - {tool: get_gene_by_symbol, args: {gene_symbol: NUTM2GX}, expect_error: true}
+      - {tool: get_gene_by_symbol, args: {gene_symbol: NUTM2G}}
+`
+
+func TestSuitePassRecoveryAndRecords(t *testing.T) {
+	stub := llmstub.Start(llmstub.Replay(mustParse(t, geneCases)), llmstub.Options{})
+	defer stub.Close()
+	r := runSuite(t, t.TempDir(), geneCases, stubEnv(stub), "-v")
+	require.NoError(t, r.err, r.output)
+
+	rec := r.records["NUTM2G symbol"]
+	assert.Equal(t, result.Pass, rec.Status)
+	assert.Equal(t, "yes", rec.Verdict)
+	require.Len(t, rec.ToolCalls, 1)
+	assert.Equal(t, "get_gene_by_symbol", rec.ToolCalls[0].Name)
+	assert.JSONEq(t, `{"gene_symbol":"NUTM2G"}`, rec.ToolCalls[0].Arguments)
+	assert.Contains(t, rec.ToolCalls[0].Result, "441457")
+	assert.Equal(t, 3, rec.Usage.Requests, "two agent turns and one judge request")
+	assert.Positive(t, rec.Usage.TotalTokens)
+	assert.Equal(t, "TestGeneAndVariantUtilities/NUTM2G_symbol", rec.Test)
+	roles := []string{}
+	for _, m := range rec.Conversation {
+		roles = append(roles, m.Role)
+	}
+	assert.Equal(t, []string{"system", "user", "assistant", "tool", "assistant"}, roles)
+
+	rec = r.records["Recover from a wrong symbol"]
+	assert.Equal(t, result.Pass, rec.Status, rec.Reason)
+	require.Len(t, rec.ToolCalls, 2)
+	assert.True(t, rec.ToolCalls[0].IsError, "the wrong symbol is a tool error the model sees")
+	assert.False(t, rec.ToolCalls[1].IsError)
+
+	// Metrics for every case, in the record and in the metrics files.
+	assert.NotNil(t, r.records["NUTM2G symbol"].Metrics["overall"])
+	var entries []struct {
+		Case    string
+		Kind    string
+		Metrics struct {
+			Overall struct {
+				Score         float64  `json:"overall_score"`
+				NotApplicable []string `json:"not_applicable"`
+			}
+		}
+	}
+	readJSON(t, filepath.Join(r.out, result.MetricsFile), &entries)
+	require.Len(t, entries, 2)
+	for _, e := range entries {
+		assert.Equal(t, "tool", e.Kind)
+		assert.Contains(t, e.Metrics.Overall.NotApplicable, "quality", "quality does not apply to tool cases")
+		assert.Greater(t, e.Metrics.Overall.Score, 0.5, e.Case)
+	}
+	var summary struct {
+		Summary struct {
+			ErrorsEncountered    int     `json:"errors_encountered"`
+			SuccessfulRecoveries int     `json:"successful_recoveries"`
+			RecoverySuccessRate  float64 `json:"recovery_success_rate"`
+		} `json:"summary"`
+	}
+	readJSON(t, filepath.Join(r.out, result.MetricsSummaryFile), &summary)
+	assert.Equal(t, 1, summary.Summary.ErrorsEncountered, "the wrong symbol")
+	assert.Equal(t, 1, summary.Summary.SuccessfulRecoveries)
+	assert.Equal(t, 1.0, summary.Summary.RecoverySuccessRate)
+
+	for _, req := range stub.Received() {
+		require.NotNil(t, req.Temperature, "temperature is always sent")
+		assert.Less(t, *req.Temperature, 1e-30, "temperature 0 is sent as (practically) 0")
+	}
+	assert.Contains(t, r.output, "pass: 1 tool calls", "-v prints one line per finished case")
+	assert.NotContains(t, r.output, "sk-test-secret-key-123456")
+}
+
+func TestSuiteFailures(t *testing.T) {
+	cases := `
+- case:
+    name: "Judged wrong"
+    category: "Gene and Variant Utilities"
+    input: "judge-says-no"
+    expected: "441457"
+- case:
+    name: "Judge mumbles"
+    category: "Gene and Variant Utilities"
+    input: "judge-is-ambiguous"
+    expected: "441457"
+- case:
+    name: "Check fails"
+    category: "Gene and Variant Utilities"
+    input: "check-fails"
+    expected: "441457"
+    checks: {contains: ["441457"]}
+    tools: {must_call: [get_gene_by_symbol]}
+- case:
+    name: "Too large"
+    category: "Gene and Variant Utilities"
+    input: "token-limit"
+    expected: "many variants"
+`
+	stub := llmstub.Start(func(req llmstub.Request) llmstub.Reply {
+		q := req.Question()
+		if req.ForcedTool() == llmstub.JudgeTool {
+			switch {
+			case strings.Contains(q, "judge-says-no"):
+				return llmstub.Verdict("no", "the answer names the wrong gene")
+			case strings.Contains(q, "judge-is-ambiguous"):
+				return llmstub.Reply{Content: "Well, yes and no, it depends."}
+			}
+			return llmstub.Verdict("yes", "fine")
+		}
+		if q == "token-limit" && len(req.Messages) == 2 {
+			return llmstub.Reply{ToolCalls: []llmstub.Call{{Name: "get_clinvar_by_gene_symbol", Arguments: `{"gene_symbol":"BRCA1","build":"hg19"}`}}}
+		}
+		return llmstub.Reply{Content: "The answer is 123."}
+	}, llmstub.Options{})
+	defer stub.Close()
+	r := runSuite(t, t.TempDir(), cases, stubEnv(stub))
+	require.Error(t, r.err)
+
+	no := r.records["Judged wrong"]
+	assert.Equal(t, result.Fail, no.Status)
+	assert.Equal(t, "no", no.Verdict)
+	assert.Equal(t, "the answer names the wrong gene", no.Reason)
+
+	mumble := r.records["Judge mumbles"]
+	assert.Equal(t, result.Fail, mumble.Status, "a reply without a clear verdict fails closed")
+	assert.Empty(t, mumble.Verdict)
+	assert.Equal(t, "Well, yes and no, it depends.", mumble.JudgeRaw)
+
+	check := r.records["Check fails"]
+	assert.Equal(t, result.Fail, check.Status)
+	assert.Contains(t, check.Reason, `contains "441457"`)
+	assert.Contains(t, check.Reason, "must_call get_gene_by_symbol")
+
+	big := r.records["Too large"]
+	assert.Equal(t, result.TokenLimit, big.Status)
+	assert.Regexp(t, `^token count exceeded: (more than )?[0-9,]+ > 100,000`, big.Reason)
+
+	assert.Equal(t, "fail", r.status("TestGeneAndVariantUtilities/Judged_wrong"))
+	assert.Contains(t, r.output, "the answer names the wrong gene", "the failure paragraph carries the reason")
+	assert.Contains(t, r.output, "tools: none")
+}
+
+func TestSuiteRunsCasesInParallel(t *testing.T) {
+	var b strings.Builder
+	for i := range 12 {
+		b.WriteString("- case:\n    name: \"case " + string(rune('a'+i)) + "\"\n    category: \"Gene and Variant Utilities\"\n    input: \"q" + string(rune('a'+i)) + "\"\n    expected: \"x\"\n")
+	}
+	stub := llmstub.Start(func(req llmstub.Request) llmstub.Reply {
+		if req.ForcedTool() != "" {
+			return llmstub.Verdict("yes", "ok")
+		}
+		return llmstub.Reply{Content: "x"}
+	}, llmstub.Options{Latency: 150 * time.Millisecond})
+	defer stub.Close()
+	e := stubEnv(stub)
+	e["EVAL_CONCURRENCY"] = "4"
+	r := runSuite(t, t.TempDir(), b.String(), e)
+	require.NoError(t, r.err, r.output)
+	assert.Len(t, r.records, 12)
+	assert.Equal(t, 4, stub.PeakInFlight(), "EVAL_CONCURRENCY cases run at once, not fewer (go test -parallel) and not more")
+}
+
+func TestSuiteServerThatCannotStart(t *testing.T) {
+	stub := llmstub.Start(llmstub.Replay(nil), llmstub.Options{})
+	defer stub.Close()
+	e := stubEnv(stub)
+	e["EVAL_SERVER"] = "/nonexistent/mcp-server --stdio"
+	r := runSuite(t, t.TempDir(), geneCases, e)
+	require.Error(t, r.err)
+	assert.Contains(t, r.output, "MCP server failed to start, no case was run")
+	assert.Contains(t, r.output, "/nonexistent/mcp-server")
+	assert.Empty(t, r.ran(), "no case runs, so none fails on its own")
+	assert.Zero(t, stub.Requests())
+}
+
+func TestSuiteMalformedCaseFile(t *testing.T) {
+	r := runSuite(t, t.TempDir(), "- case:\n    name: x\n    input: y\n    expectd: z\n", env{})
+	require.Error(t, r.err)
+	assert.Regexp(t, `cases\.yaml:4: unknown field "expectd" in case`, r.output)
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, v), path)
+}

@@ -1,0 +1,453 @@
+// Package suite runs evaluation cases: it connects the MCP servers and the
+// model once per run, and for each case consults the cache, runs the agent
+// (or the offline reference agent), applies the deterministic checks and the
+// judge, and appends the case's record to results.jsonl as it finishes.
+// Package evaltest wires it to go test.
+package suite
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpeval/mcpeval/cache"
+	"github.com/mcpeval/mcpeval/internal/agent"
+	"github.com/mcpeval/mcpeval/internal/evalcase"
+	"github.com/mcpeval/mcpeval/internal/llm"
+	"github.com/mcpeval/mcpeval/internal/mcpconn"
+	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/tokens"
+	"github.com/mcpeval/mcpeval/scoring"
+)
+
+// Suite is one run's shared state.
+type Suite struct {
+	Settings Settings
+	Cases    []evalcase.Case
+	// Names holds each case's subtest name, by case name.
+	Names map[string]string
+
+	tools    *mcpconn.Set
+	chat     llm.Chatter
+	limiter  *llm.Limiter
+	counter  *tokens.Counter
+	cache    *cache.Cache
+	records  *RecordWriter
+	started  time.Time
+	log      io.Writer
+	servers  []string // display names
+	aborted  atomic.Pointer[string]
+	toolHash string
+	metrics  metricsLog
+	// cacheWarned counts the cache warnings already printed.
+	cacheWarned int
+
+	repeatMu sync.Mutex
+	repeats  map[string]int // runs so far, by case name
+}
+
+// Server describes how to start the MCP servers when Settings.Servers is
+// empty: the bundled sample server.
+type Server struct {
+	Spec    string
+	Env     []string
+	Display string
+}
+
+// New connects the servers and the provider, opens the cache and the
+// records file. log receives notices (cache warnings, the reference-run
+// banner). bundled is used when no server is configured.
+func New(ctx context.Context, st Settings, cases []evalcase.Case, bundled Server, log io.Writer) (*Suite, error) {
+	s := &Suite{Settings: st, Cases: cases, started: time.Now(), log: log, Names: map[string]string{}, repeats: map[string]int{}}
+	for i, name := range evalcase.SubtestNames(cases) {
+		s.Names[cases[i].Name] = name
+	}
+	counter, err := tokens.ForModel(st.Model)
+	if err != nil {
+		return nil, err
+	}
+	s.counter = counter
+
+	specs, opts := st.Servers, mcpconn.Options{CallTimeout: st.ToolTimeout}
+	s.servers = specs
+	if len(specs) == 0 {
+		specs, opts.Env, s.servers = []string{bundled.Spec}, bundled.Env, []string{bundled.Display}
+	}
+	if s.tools, err = mcpconn.ConnectAll(ctx, specs, opts); err != nil {
+		return nil, fmt.Errorf("MCP server failed to start, no case was run: %w", err)
+	}
+	s.toolHash = s.tools.Hash()
+
+	s.limiter = llm.NewLimiter(st.Concurrency)
+	if !st.Reference {
+		retries := st.MaxRetries
+		if retries == 0 {
+			retries = -1 // RetryPolicy: negative means none, zero means the default
+		}
+		s.chat = llm.New(llm.Config{
+			BaseURL: st.BaseURL, APIKey: st.APIKey, Headers: st.Headers, Limiter: s.limiter, Timeout: st.RequestTimeout,
+			Retry: llm.RetryPolicy{MaxRetries: retries, Initial: st.RetryWait, Max: st.RetryMaxWait},
+		})
+	}
+
+	if s.cache, err = cache.Open(st.Cache); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if st.Clear {
+		if err := s.cache.Clear(); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	s.printCacheWarnings()
+	if s.records, err = CreateRecords(st.Out, log); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close ends the servers and closes the records file and the cache.
+func (s *Suite) Close() error {
+	if s.tools != nil {
+		s.tools.Close()
+	}
+	var errs []error
+	if s.records != nil {
+		errs = append(errs, s.records.Close())
+	}
+	if s.cache != nil {
+		errs = append(errs, s.cache.Close())
+		s.printCacheWarnings()
+	}
+	return errors.Join(errs...)
+}
+
+// printCacheWarnings prints the cache's warnings not printed yet.
+func (s *Suite) printCacheWarnings() {
+	warnings := s.cache.Warnings()
+	for _, w := range warnings[min(s.cacheWarned, len(warnings)):] {
+		fmt.Fprintln(s.log, "warning:", w)
+	}
+	s.cacheWarned = len(warnings)
+}
+
+// Servers returns the display names of the servers.
+func (s *Suite) Servers() []string { return s.servers }
+
+// Key returns the cache key of a case's repeat under this run's settings.
+func (s *Suite) Key(c evalcase.Case, repeat int) (string, error) {
+	st := s.Settings
+	in := cache.KeyInput{
+		Question: c.Input, Expected: c.Expected,
+		Expectations: struct {
+			Kind        string              `json:"kind"`
+			Checks      evalcase.Checks     `json:"checks"`
+			Tools       evalcase.ToolExpect `json:"tools"`
+			Budget      evalcase.Budget     `json:"budget"`
+			MaxRecovery int                 `json:"max_recovery,omitempty"`
+		}{c.Kind, c.Checks, c.Tools, c.Budget, s.maxRecovery(c)},
+		Model: st.Model, BaseURL: st.BaseURL, SystemPrompt: s.systemPrompt(c), MaxIterations: st.MaxIterations,
+		TokenLimit: st.MaxTokens, ToolsHash: s.toolHash, Repeat: repeat,
+	}
+	if st.JudgeEnabled() {
+		in.JudgeModel, in.JudgePrompt = st.Judge, agent.JudgePrompt
+	}
+	return cache.Key(in)
+}
+
+// systemPrompt returns the agent's system prompt for a case.
+func (s *Suite) systemPrompt(c evalcase.Case) string {
+	switch {
+	case s.Settings.SystemPrompt != "":
+		return s.Settings.SystemPrompt
+	case c.Kind == evalcase.KindCode:
+		return agent.CodeSystemPrompt
+	}
+	return agent.DefaultSystemPrompt
+}
+
+// nextRepeat returns how many times the case ran before in this process:
+// go test -count=N runs every case N times, and each repeat is an
+// independent run with its own cache entry, not a replay of the first.
+func (s *Suite) nextRepeat(name string) int {
+	s.repeatMu.Lock()
+	defer s.repeatMu.Unlock()
+	n := s.repeats[name]
+	s.repeats[name] = n + 1
+	return n
+}
+
+// maxRecovery returns the recovery budget of a code case (0 for others).
+func (s *Suite) maxRecovery(c evalcase.Case) int {
+	if c.Kind != evalcase.KindCode {
+		return 0
+	}
+	return s.Settings.MaxRecovery
+}
+
+// Aborted returns why the run was stopped (e.g. the provider rejected the
+// key), or "".
+func (s *Suite) Aborted() string {
+	if p := s.aborted.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// ErrStopped is returned for cases not run because the run was stopped
+// (see Aborted).
+var ErrStopped = errors.New("run stopped")
+
+// Run evaluates one case and records it. test is the go test name of the
+// case's subtest. Every problem with the model, the tools or the case
+// becomes the record's status and reason; the only error is ErrStopped.
+func (s *Suite) Run(ctx context.Context, c evalcase.Case, test string) (result.Record, error) {
+	st := s.Settings
+	rec := result.Record{
+		Name: c.Name, Category: c.Category, Test: test, File: c.File, Line: c.Line, Kind: c.Kind,
+		Question: c.Input, Expected: c.Expected, Reference: st.Reference,
+		Model: st.Model, StartedAt: time.Now().UTC(), Repeat: s.nextRepeat(c.Name),
+	}
+	if st.JudgeEnabled() {
+		rec.JudgeModel = st.Judge
+	}
+	key, keyErr := s.Key(c, rec.Repeat)
+	if keyErr != nil {
+		fmt.Fprintf(s.log, "warning: case %q cannot be cached: %v\n", c.Name, keyErr)
+	}
+	if keyErr == nil && !st.Force && !st.Reference {
+		if cached, ok := s.cache.Get(key); ok {
+			cached.Name, cached.Category, cached.Test, cached.File, cached.Line = c.Name, c.Category, test, c.File, c.Line
+			cached.Repeat = rec.Repeat
+			if m, ok := metricsOf(cached); ok {
+				s.metrics.add(scoring.Entry{Case: c.Name, Category: c.Category, Kind: c.Kind, Model: st.Model, Metrics: m})
+			}
+			s.records.Write(cached)
+			return cached, nil
+		}
+	}
+
+	if err := s.limiter.Acquire(ctx); err != nil {
+		rec.Status, rec.Reason = result.Error, "not started: "+describeCtx(ctx, err)
+		s.records.Write(rec)
+		return rec, nil
+	}
+	if s.Aborted() != "" {
+		s.limiter.Release()
+		return rec, ErrStopped
+	}
+	start := time.Now()
+	caseCtx, cancel := context.WithTimeoutCause(ctx, st.CaseTimeout,
+		fmt.Errorf("timed out: the case took longer than EVAL_CASE_TIMEOUT (%s)", st.CaseTimeout))
+	run := s.evaluate(caseCtx, c, &rec)
+	cancel()
+	s.limiter.Release()
+	rec.Seconds = time.Since(start).Seconds()
+	// Metrics judge the model: a harness or provider error says nothing of it.
+	if rec.Status != result.Error {
+		m := scoreTool(c, rec)
+		if run != nil {
+			m = s.scoreCode(c, rec, run)
+		}
+		rec.Metrics = metricsMap(m)
+		s.metrics.add(scoring.Entry{Case: c.Name, Category: c.Category, Kind: c.Kind, Model: st.Model, Metrics: m})
+	}
+	rec = s.redacted(rec)
+
+	// A reference run is not a model result: it neither adds to nor removes
+	// from the cache. An error (a provider or server failure) says nothing
+	// of the model either, so it leaves an earlier pass in place; a fail
+	// removes it.
+	if keyErr == nil && !st.Reference && rec.Status != result.Error {
+		if err := s.cache.Put(key, rec); err != nil {
+			fmt.Fprintln(s.log, "warning: cache:", err)
+		}
+	}
+	s.records.Write(rec)
+	return rec, nil
+}
+
+// evaluate runs the agent, checks and judge and fills rec. For a code case
+// it returns what scoring it needs besides the record.
+func (s *Suite) evaluate(ctx context.Context, c evalcase.Case, rec *result.Record) (run *codeRun) {
+	st := s.Settings
+	cfg := agent.Config{Model: st.Model, SystemPrompt: st.SystemPrompt, MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens, Counter: s.counter}
+	var retries atomic.Int64
+	ctx = llm.WithRetryCounter(ctx, &retries)
+	defer func() { rec.Retries = int(retries.Load()) }()
+
+	var tr *agent.Transcript
+	var err error
+	switch {
+	case c.Kind == evalcase.KindCode: // pandas code cases and their recovery loop, see code.go
+		tr, run, err = s.runCode(ctx, cfg, c)
+	case st.Reference:
+		tr = agent.Reference(ctx, s.tools, cfg, c)
+		err = tr.Fault
+	default:
+		tr, err = agent.Run(ctx, s.chat, s.tools, cfg, c.Input)
+	}
+	var fault *mcpconn.ServerError
+	rec.Response, rec.Conversation, rec.ToolCalls, rec.Usage = tr.Answer, tr.Conversation, tr.ToolCalls, tr.Usage
+	if rec.ToolCalls == nil {
+		rec.ToolCalls = []result.ToolCall{}
+	}
+	switch {
+	case errors.As(err, &fault):
+		rec.Status, rec.Reason = result.Error, "MCP server fault: "+err.Error()
+		rec.ServerStderr = fault.Stderr
+		return
+	case err != nil:
+		rec.Status, rec.Reason = result.Error, s.providerError(ctx, err)
+		return
+	case tr.TokenLimit != "":
+		rec.Status, rec.Reason = result.TokenLimit, tr.TokenLimit
+		return
+	case tr.Incomplete != "":
+		rec.Status, rec.Reason = result.Fail, tr.Incomplete
+		return
+	}
+
+	if strings.TrimSpace(tr.Answer) == "" {
+		rec.Status, rec.Reason = result.Fail, "the model gave an empty answer"
+		return
+	}
+	calls := make([]evalcase.Call, len(tr.ToolCalls))
+	for i, tc := range tr.ToolCalls {
+		calls[i] = evalcase.Call{Name: tc.Name, Arguments: tc.Arguments, NotRun: tc.NotRun}
+	}
+	rec.Checks = append(c.CheckAnswer(tr.Answer), c.CheckTools(calls)...)
+	if failed := evalcase.Failed(rec.Checks); len(failed) > 0 {
+		rec.Status, rec.Reason = result.Fail, describeChecks(failed)
+		return
+	}
+	if !st.JudgeEnabled() {
+		if len(rec.Checks) == 0 {
+			rec.Status, rec.Reason = result.Fail, "no judge model and no deterministic checks: nothing can decide this case (add checks: to the case)"
+			return
+		}
+		rec.Status, rec.Reason = result.Pass, fmt.Sprintf("all %d deterministic checks hold", len(rec.Checks))
+		return
+	}
+	jcfg := cfg
+	jcfg.Model = st.Judge
+	v, err := agent.Judge(ctx, s.chat, jcfg, c.Input, c.Expected, tr.Answer)
+	rec.Usage.Add(v.Usage)
+	switch {
+	case err != nil:
+		rec.Status, rec.Reason = result.Error, "judge: "+s.providerError(ctx, err)
+	case v.Skipped != "":
+		rec.Status, rec.Reason = result.TokenLimit, v.Skipped
+	default:
+		rec.Verdict, rec.JudgeRaw = v.Verdict, v.Raw
+		if v.Pass {
+			rec.Status, rec.Reason = result.Pass, v.Reason
+		} else {
+			rec.Status, rec.Reason = result.Fail, v.Reason
+		}
+	}
+	return run
+}
+
+// providerError describes a provider failure; an authentication failure
+// stops the run.
+func (s *Suite) providerError(ctx context.Context, err error) string {
+	if ctx.Err() != nil {
+		return describeCtx(ctx, err)
+	}
+	msg := llm.Describe(err)
+	if llm.IsAuthError(err) {
+		stop := fmt.Sprintf("the provider rejected the API key (%s): %s. Check %s.", s.Settings.BaseURL, msg, orDefault(s.Settings.KeyVar, "the API key"))
+		s.aborted.CompareAndSwap(nil, &stop)
+	}
+	return msg
+}
+
+func describeCtx(ctx context.Context, err error) string {
+	if cause := context.Cause(ctx); cause != nil && cause != ctx.Err() {
+		return cause.Error()
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
+		return "timed out: the case exceeded its time limit (EVAL_CASE_TIMEOUT)"
+	}
+	return err.Error()
+}
+
+func describeChecks(failed []result.CheckResult) string {
+	parts := make([]string, len(failed))
+	for i, f := range failed {
+		parts[i] = f.Check + ": " + f.Detail
+	}
+	return "deterministic check failed: " + strings.Join(parts, "; ")
+}
+
+// redacted returns rec with the API key replaced wherever it appears: in
+// texts, arguments, conversation and metrics alike.
+func (s *Suite) redacted(rec result.Record) result.Record {
+	key := s.Settings.APIKey
+	if len(key) < minRedactLen {
+		return rec
+	}
+	data, err := json.Marshal(rec)
+	if err != nil || !bytes.Contains(data, []byte(key)) {
+		return rec
+	}
+	var out result.Record
+	if json.Unmarshal(bytes.ReplaceAll(data, []byte(key), []byte(redactedMark)), &out) != nil {
+		return rec
+	}
+	return out
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// Summary builds the run summary from the records written so far.
+func (s *Suite) Summary() result.Summary {
+	st := s.Settings
+	sum := result.Summary{
+		Started: s.started.UTC(), Finished: time.Now().UTC(), Model: st.Model, Cases: st.Cases,
+		Servers: s.servers, Reference: st.Reference, Provider: st.BaseURL, GitCommit: gitCommit(st.Root),
+	}
+	if st.JudgeEnabled() {
+		sum.JudgeModel = st.Judge
+	}
+	sum.Seconds = sum.Finished.Sub(sum.Started).Seconds()
+	for _, r := range s.records.Records() {
+		sum.Count(r)
+	}
+	ran := map[string]bool{}
+	for _, r := range s.records.Records() {
+		ran[r.Name] = true
+	}
+	sum.NotRun = len(s.Cases) - len(ran)
+	sum.ServerRestarts = s.tools.Restarts()
+	return sum
+}
+
+func gitCommit(root string) string {
+	out, err := exec.Command("git", "-C", root, "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// WriteSummary writes summary.json into the output directory.
+func (s *Suite) WriteSummary(sum result.Summary) error {
+	return writeJSONFile(s.Settings.Out, result.SummaryFile, sum)
+}
