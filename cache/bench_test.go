@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 const (
@@ -35,7 +35,7 @@ func writeCacheFile(b *testing.B, n, recordBytes int) (string, []string) {
 	keys := make([]string, n)
 	for i := range keys {
 		keys[i] = fmt.Sprintf("%064d", i)
-		compact, err := json.Marshal(entry{Name: keys[i], Record: testRecord(keys[i], result.Pass, recordBytes/2)})
+		compact, err := json.Marshal(entry{Name: keys[i], Record: testRecord(keys[i], eval.Pass, recordBytes/2)})
 		require.NoError(b, err)
 		_, err = journal.Write(journalLine(keys[i], compact))
 		require.NoError(b, err)
@@ -73,7 +73,7 @@ func BenchmarkOpenJournal(b *testing.B) {
 	keys := make([]string, benchEntries)
 	for i := range keys {
 		keys[i] = fmt.Sprintf("%064d", i)
-		compact, err := json.Marshal(entry{Name: keys[i], Record: testRecord(keys[i], result.Pass, benchRecordBytes/2)})
+		compact, err := json.Marshal(entry{Name: keys[i], Record: testRecord(keys[i], eval.Pass, benchRecordBytes/2)})
 		require.NoError(b, err)
 		journal = append(journal, journalLine(keys[i], compact)...)
 	}
@@ -98,7 +98,7 @@ func BenchmarkPut(b *testing.B) {
 	for b.Loop() {
 		key := fmt.Sprintf("new-%d", i%50)
 		i++
-		require.NoError(b, c.Put(key, testRecord(key, result.Pass, benchRecordBytes/2)))
+		require.NoError(b, c.Put(key, testRecord(key, eval.Pass, benchRecordBytes/2)))
 	}
 }
 
@@ -111,7 +111,7 @@ func BenchmarkPut10000(b *testing.B) {
 	for b.Loop() {
 		key := fmt.Sprintf("new-%d", i)
 		i++
-		require.NoError(b, c.Put(key, testRecord(key, result.Pass, 250)))
+		require.NoError(b, c.Put(key, testRecord(key, eval.Pass, 250)))
 	}
 }
 
@@ -127,7 +127,7 @@ func BenchmarkPutParallel(b *testing.B) {
 		for pb.Next() {
 			key := fmt.Sprintf("new-%p-%d", pb, i%50)
 			i++
-			require.NoError(b, c.Put(key, testRecord(key, result.Pass, benchRecordBytes/2)))
+			require.NoError(b, c.Put(key, testRecord(key, eval.Pass, benchRecordBytes/2)))
 		}
 	})
 }

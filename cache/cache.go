@@ -10,8 +10,8 @@
 // Keys: [Key] hashes everything that can change a case's outcome (see its
 // documentation for the exact list); a change to any of it is a miss.
 //
-// On disk the cache is two files. The cache file (by default
-// [DefaultPath]) is pretty-printed JSON a person can read:
+// On disk the cache is two files. The cache file is pretty-printed JSON a
+// person can read:
 //
 //	{
 //	  "version": 1,
@@ -57,13 +57,12 @@
 // and the whole journal, which replay to the same entries.
 //
 // Sharing: every disk operation (an append, a compaction, Clear, Open)
-// holds an exclusive flock on "<path>.lock", so goroutines and processes
-// sharing the files lose nothing. Before appending, a Cache reads the
-// journal lines other processes appended since its last look (and
-// re-reads both files after another process compacted or cleared), so
-// [Cache.Get] also sees the other processes' results as of this Cache's
-// last Put. (Without flock, on systems other than Linux, macOS and the
-// BSDs, only goroutines of one process are coordinated.)
+// holds an exclusive lock on "<path>.lock" (lockedfile: flock on Unix,
+// LockFileEx on Windows), so goroutines and processes sharing the files
+// lose nothing. Before appending, a Cache reads the journal lines other
+// processes appended since its last look (and re-reads both files after
+// another process compacted or cleared), so [Cache.Get] also sees the other
+// processes' results as of this Cache's last Put.
 //
 // Memory: a Cache holds no entry in memory, only where each one is: a
 // span of the cache file or of the journal, which it keeps open. [Cache.Get]
@@ -88,11 +87,8 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
-
-// DefaultPath is the cache file's path relative to the module root.
-const DefaultPath = "evaltest/.cache/test_results_cache.json"
 
 // minCompactLines is the journal length below which no compaction runs
 // before Close, however small the cache.
@@ -105,8 +101,8 @@ var errClosed = errors.New("cache is closed")
 // cache: a pass or a token-limit result of a real model run. Fails and
 // errors are run again next time; records of the reference agent are not
 // model results and are never stored.
-func ShouldStore(r result.Record) bool {
-	return !r.Reference && (r.Status == result.Pass || r.Status == result.TokenLimit)
+func ShouldStore(r eval.Record) bool {
+	return !r.Reference && (r.Status == eval.Pass || r.Status == eval.TokenLimit)
 }
 
 // Cache is an open cache. Its methods are safe for concurrent use. Call
@@ -181,9 +177,6 @@ func Open(path string) (*Cache, error) {
 	return c, nil
 }
 
-// Path returns the cache file's path.
-func (c *Cache) Path() string { return c.path }
-
 // Warnings returns what went wrong without stopping the cache so far: a
 // file moved aside (naming the backup), an entry or journal line that
 // could not be read, or a background compaction that failed.
@@ -197,10 +190,10 @@ func (c *Cache) Warnings() []string {
 // ShouldStore), with Cached set to true. It answers from the files as
 // this Cache last read them, plus its own Puts; an entry that cannot be
 // read is a miss with a warning.
-func (c *Cache) Get(key string) (result.Record, bool) {
+func (c *Cache) Get(key string) (eval.Record, bool) {
 	raw, err := c.lookup(key)
 	if err == nil && raw == nil {
-		return result.Record{}, false
+		return eval.Record{}, false
 	}
 	var e entry
 	if err == nil {
@@ -208,10 +201,10 @@ func (c *Cache) Get(key string) (result.Record, bool) {
 	}
 	if err != nil {
 		c.warn(fmt.Sprintf("cache entry %s in %s cannot be read (%v); the case runs again", key, c.path, err))
-		return result.Record{}, false
+		return eval.Record{}, false
 	}
 	if !ShouldStore(e.Record) {
-		return result.Record{}, false
+		return eval.Record{}, false
 	}
 	e.Record.Cached = true
 	return e.Record, true
@@ -237,7 +230,7 @@ func (c *Cache) lookup(key string) ([]byte, error) {
 // false); any other record removes the key's entry. When the append
 // fails, Put returns the error and the next Put (or Close) carries the
 // change again. Its cost grows with the record, not with the cache.
-func (c *Cache) Put(key string, r result.Record) error {
+func (c *Cache) Put(key string, r eval.Record) error {
 	if key == "" {
 		return errors.New("cache put: empty key")
 	}

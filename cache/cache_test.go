@@ -14,21 +14,21 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 func TestShouldStore(t *testing.T) {
 	tests := []struct {
 		name   string
-		record result.Record
+		record eval.Record
 		want   bool
 	}{
-		{"pass", result.Record{Status: result.Pass}, true},
-		{"token limit", result.Record{Status: result.TokenLimit}, true},
-		{"fail", result.Record{Status: result.Fail}, false},
-		{"error", result.Record{Status: result.Error}, false},
-		{"no status", result.Record{}, false},
-		{"reference pass", result.Record{Status: result.Pass, Reference: true}, false},
+		{"pass", eval.Record{Status: eval.Pass}, true},
+		{"token limit", eval.Record{Status: eval.TokenLimit}, true},
+		{"fail", eval.Record{Status: eval.Fail}, false},
+		{"error", eval.Record{Status: eval.Error}, false},
+		{"no status", eval.Record{}, false},
+		{"reference pass", eval.Record{Status: eval.Pass, Reference: true}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -39,13 +39,13 @@ func TestShouldStore(t *testing.T) {
 
 func TestPutThenGet(t *testing.T) {
 	tests := []struct {
-		status     result.Status
+		status     eval.Status
 		wantReused bool
 	}{
-		{result.Pass, true},
-		{result.TokenLimit, true},
-		{result.Fail, false},
-		{result.Error, false},
+		{eval.Pass, true},
+		{eval.TokenLimit, true},
+		{eval.Fail, false},
+		{eval.Error, false},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.status), func(t *testing.T) {
@@ -78,24 +78,24 @@ func TestGetMissingKey(t *testing.T) {
 
 func TestPutRejectsEmptyKey(t *testing.T) {
 	c := openClean(t, cachePath(t))
-	assert.Error(t, c.Put("", testRecord("a", result.Pass, 10)))
+	assert.Error(t, c.Put("", testRecord("a", eval.Pass, 10)))
 }
 
 func TestNotStoredOutcomeRemovesOlderEntry(t *testing.T) {
 	tests := []struct {
-		older, newer result.Status
+		older, newer eval.Status
 	}{
-		{result.Pass, result.Fail},
-		{result.Pass, result.Error},
-		{result.TokenLimit, result.Fail},
-		{result.TokenLimit, result.Error},
+		{eval.Pass, eval.Fail},
+		{eval.Pass, eval.Error},
+		{eval.TokenLimit, eval.Fail},
+		{eval.TokenLimit, eval.Error},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s then %s", tt.older, tt.newer), func(t *testing.T) {
 			path := cachePath(t)
 			c := openClean(t, path)
 			require.NoError(t, c.Put("k1", testRecord("case", tt.older, 10)))
-			require.NoError(t, c.Put("k2", testRecord("other", result.Pass, 10)))
+			require.NoError(t, c.Put("k2", testRecord("other", eval.Pass, 10)))
 			require.Contains(t, diskEntries(t, path), "k1")
 
 			require.NoError(t, c.Put("k1", testRecord("case", tt.newer, 10)))
@@ -125,7 +125,7 @@ func TestRenamedCaseReusesEntry(t *testing.T) {
 	input := KeyInput{Question: "Which gene?", Expected: "TP53", Model: "m"}
 	key, err := Key(input)
 	require.NoError(t, err)
-	require.NoError(t, openClean(t, path).Put(key, testRecord("old name", result.Pass, 10)))
+	require.NoError(t, openClean(t, path).Put(key, testRecord("old name", eval.Pass, 10)))
 
 	// The case was renamed; its content, hence its key, is unchanged.
 	sameKey, err := Key(input)
@@ -143,8 +143,8 @@ func TestSameQuestionDifferentExpectationsAreTwoEntries(t *testing.T) {
 	loose, err := Key(KeyInput{Question: "Which gene?", Expected: "TP53"})
 	require.NoError(t, err)
 
-	require.NoError(t, c.Put(strict, testRecord("strict", result.Pass, 10)))
-	require.NoError(t, c.Put(loose, testRecord("loose", result.Fail, 10)))
+	require.NoError(t, c.Put(strict, testRecord("strict", eval.Pass, 10)))
+	require.NoError(t, c.Put(loose, testRecord("loose", eval.Fail, 10)))
 
 	got, ok := c.Get(strict)
 	require.True(t, ok)
@@ -158,10 +158,10 @@ func TestFileIsReadableJSON(t *testing.T) {
 	path := cachePath(t)
 	c := openClean(t, path)
 	before := time.Now().UTC().Add(-time.Second)
-	stored := testRecord("gene lookup", result.Pass, 50)
+	stored := testRecord("gene lookup", eval.Pass, 50)
 	stored.Cached = true // a reused record stored again is stored as not cached
 	require.NoError(t, c.Put("b-key", stored))
-	require.NoError(t, c.Put("a-key", testRecord("token case", result.TokenLimit, 50)))
+	require.NoError(t, c.Put("a-key", testRecord("token case", eval.TokenLimit, 50)))
 	require.NoError(t, c.Close())
 	requireNoJournal(t, path)
 
@@ -221,7 +221,7 @@ func TestOtherFormatVersionIsSetAside(t *testing.T) {
 
 			_, ok := c.Get("k1")
 			assert.False(t, ok, "entries of another version are not read")
-			require.NoError(t, c.Put("k2", testRecord("new", result.Pass, 10)))
+			require.NoError(t, c.Put("k2", testRecord("new", eval.Pass, 10)))
 			_, ok = openClean(t, path).Get("k2")
 			assert.True(t, ok)
 		})
@@ -231,7 +231,7 @@ func TestOtherFormatVersionIsSetAside(t *testing.T) {
 func TestCorruptFileIsSetAside(t *testing.T) {
 	validFile := func(t *testing.T, path string) []byte {
 		c := openClean(t, path)
-		require.NoError(t, c.Put("k1", testRecord("a", result.Pass, 10)))
+		require.NoError(t, c.Put("k1", testRecord("a", eval.Pass, 10)))
 		require.NoError(t, c.Close())
 		data, err := os.ReadFile(path)
 		require.NoError(t, err)
@@ -287,7 +287,7 @@ func TestCorruptFileIsSetAside(t *testing.T) {
 
 			_, ok := c.Get("k1")
 			assert.False(t, ok, "the cache starts empty")
-			require.NoError(t, c.Put("k2", testRecord("b", result.Pass, 10)))
+			require.NoError(t, c.Put("k2", testRecord("b", eval.Pass, 10)))
 			_, ok = openClean(t, path).Get("k2")
 			assert.True(t, ok, "the cache works after the corrupt file is set aside")
 		})
@@ -297,10 +297,10 @@ func TestCorruptFileIsSetAside(t *testing.T) {
 func TestFileCorruptedDuringRunIsSetAside(t *testing.T) {
 	path := cachePath(t)
 	c := openClean(t, path)
-	require.NoError(t, c.Put("k1", testRecord("a", result.Pass, 10)))
+	require.NoError(t, c.Put("k1", testRecord("a", eval.Pass, 10)))
 	require.NoError(t, os.WriteFile(path, []byte("{not json"), 0o644))
 
-	require.NoError(t, c.Put("k2", testRecord("b", result.Pass, 10)))
+	require.NoError(t, c.Put("k2", testRecord("b", eval.Pass, 10)))
 
 	backup := onlyBackup(t, path, "corrupt")
 	require.Len(t, c.Warnings(), 1)
@@ -314,7 +314,7 @@ func TestFileCorruptedDuringRunIsSetAside(t *testing.T) {
 func TestUnreadableEntryIsAMissAndKept(t *testing.T) {
 	path := cachePath(t)
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-	good := testRecord("good", result.Pass, 10)
+	good := testRecord("good", eval.Pass, 10)
 	goodEntry, err := json.Marshal(entry{Name: "good", Record: good})
 	require.NoError(t, err)
 	content := `{"version": 1, "entries": {"bad": {"name": "bad", "record": "not a record"}, "good": ` + string(goodEntry) + `}}`
@@ -329,7 +329,7 @@ func TestUnreadableEntryIsAMissAndKept(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "good", got.Name)
 
-	require.NoError(t, c.Put("new", testRecord("new", result.Pass, 10)))
+	require.NoError(t, c.Put("new", testRecord("new", eval.Pass, 10)))
 	require.NoError(t, c.Close())
 	entries := fileEntries(t, path)
 	assert.Equal(t, "not a record", entries["bad"]["record"], "an entry this version cannot read is written back unchanged")
@@ -340,11 +340,11 @@ func TestUnreadableEntryIsAMissAndKept(t *testing.T) {
 func TestClear(t *testing.T) {
 	path := cachePath(t)
 	c := openClean(t, path)
-	require.NoError(t, c.Put("k1", testRecord("a", result.Pass, 10)))
+	require.NoError(t, c.Put("k1", testRecord("a", eval.Pass, 10)))
 
 	require.NoError(t, c.Close())
 	c = openClean(t, path)
-	require.NoError(t, c.Put("k2", testRecord("b", result.Pass, 10)))
+	require.NoError(t, c.Put("k2", testRecord("b", eval.Pass, 10)))
 	require.FileExists(t, path)
 	require.FileExists(t, path+".journal")
 
@@ -359,7 +359,7 @@ func TestClear(t *testing.T) {
 	}
 	require.NoError(t, c.Clear(), "clearing missing files is fine")
 
-	require.NoError(t, c.Put("k3", testRecord("c", result.Pass, 10)))
+	require.NoError(t, c.Put("k3", testRecord("c", eval.Pass, 10)))
 	entries := diskEntries(t, path)
 	assert.NotContains(t, entries, "k1")
 	assert.NotContains(t, entries, "k2")
@@ -369,13 +369,13 @@ func TestClear(t *testing.T) {
 func TestClearByAnotherCacheIsNotUndone(t *testing.T) {
 	path := cachePath(t)
 	first := openClean(t, path)
-	require.NoError(t, first.Put("k1", testRecord("a", result.Pass, 10)))
+	require.NoError(t, first.Put("k1", testRecord("a", eval.Pass, 10)))
 	second := openClean(t, path)
 
 	require.NoError(t, second.Clear())
 	// The new journal grows past where the first Cache read the old one.
-	require.NoError(t, second.Put("k3", testRecord("c", result.Pass, 100)))
-	require.NoError(t, first.Put("k2", testRecord("b", result.Pass, 10)))
+	require.NoError(t, second.Put("k3", testRecord("c", eval.Pass, 100)))
+	require.NoError(t, first.Put("k2", testRecord("b", eval.Pass, 10)))
 
 	entries := diskEntries(t, path)
 	assert.NotContains(t, entries, "k1", "a cleared entry must not come back")
@@ -399,16 +399,16 @@ func TestCachesSharingAFileMerge(t *testing.T) {
 	first := openClean(t, path)
 	second := openClean(t, path)
 
-	require.NoError(t, first.Put("k1", testRecord("a", result.Pass, 10)))
-	require.NoError(t, second.Put("k2", testRecord("b", result.Pass, 10)))
+	require.NoError(t, first.Put("k1", testRecord("a", eval.Pass, 10)))
+	require.NoError(t, second.Put("k2", testRecord("b", eval.Pass, 10)))
 	entries := diskEntries(t, path)
 	assert.Contains(t, entries, "k1", "the second writer keeps the first one's entry")
 	assert.Contains(t, entries, "k2")
 
 	// The second run failed k1: the pass the first run stored must go, and
 	// the first Cache learns it on its next write.
-	require.NoError(t, second.Put("k1", testRecord("a", result.Fail, 10)))
-	require.NoError(t, first.Put("k3", testRecord("c", result.Pass, 10)))
+	require.NoError(t, second.Put("k1", testRecord("a", eval.Fail, 10)))
+	require.NoError(t, first.Put("k3", testRecord("c", eval.Pass, 10)))
 	entries = diskEntries(t, path)
 	assert.NotContains(t, entries, "k1")
 	assert.Contains(t, entries, "k2")
@@ -431,19 +431,19 @@ func TestCachesSharingAFileMerge(t *testing.T) {
 func TestEditKeepingTheHeaderIsMerged(t *testing.T) {
 	path := cachePath(t)
 	first := openClean(t, path)
-	require.NoError(t, first.Put("k1", testRecord("a", result.Pass, 10)))
+	require.NoError(t, first.Put("k1", testRecord("a", eval.Pass, 10)))
 	require.NoError(t, first.Close())
 	c := openClean(t, path)
 
 	// A person adds an entry by hand; the header (and its revision) stays.
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
-	added, err := encodeEntry(entry{Name: "manual", Record: testRecord("manual", result.Pass, 10)})
+	added, err := encodeEntry(entry{Name: "manual", Record: testRecord("manual", eval.Pass, 10)})
 	require.NoError(t, err)
 	edited := strings.Replace(string(data), `"entries": {`, `"entries": {`+"\n    \"k0\": "+string(added)+",", 1)
 	require.NoError(t, os.WriteFile(path, []byte(edited), 0o644))
 
-	require.NoError(t, c.Put("k2", testRecord("b", result.Pass, 10)))
+	require.NoError(t, c.Put("k2", testRecord("b", eval.Pass, 10)))
 	_, ok := c.Get("k0")
 	assert.True(t, ok, "the edit is read again at the next append")
 	require.NoError(t, c.Close())
@@ -461,13 +461,13 @@ func TestManyGoroutines(t *testing.T) {
 	for i := range writers {
 		wg.Go(func() {
 			key := fmt.Sprintf("key-%03d", i)
-			status := result.Pass
+			status := eval.Pass
 			if i%10 == 0 {
-				status = result.Fail
+				status = eval.Fail
 			}
 			assert.NoError(t, c.Put(key, testRecord(key, status, 500)))
 			_, ok := c.Get(key)
-			assert.Equal(t, status == result.Pass, ok)
+			assert.Equal(t, status == eval.Pass, ok)
 		})
 	}
 	wg.Wait()
@@ -492,7 +492,7 @@ func TestManyGoroutines(t *testing.T) {
 func TestOpenCreatesDirectoryAndRemovesStaleTemporaryFiles(t *testing.T) {
 	path := cachePath(t)
 	c := openClean(t, path)
-	require.NoError(t, c.Put("k1", testRecord("a", result.Pass, 10)))
+	require.NoError(t, c.Put("k1", testRecord("a", eval.Pass, 10)))
 	stale := filepath.Join(filepath.Dir(path), tempPrefix(filepath.Base(path))+"12345")
 	require.NoError(t, os.WriteFile(stale, []byte("half a write"), 0o644))
 
@@ -513,20 +513,20 @@ func TestOpenFailsWhenDirectoryCannotBeCreated(t *testing.T) {
 func TestFailedWriteIsCarriedByTheNextPut(t *testing.T) {
 	path := cachePath(t)
 	c := openClean(t, path)
-	require.NoError(t, c.Put("k1", testRecord("a", result.Pass, 10)))
+	require.NoError(t, c.Put("k1", testRecord("a", eval.Pass, 10)))
 
 	// A directory where the lock file belongs makes every write fail.
 	lockPath := path + ".lock"
 	require.NoError(t, os.Remove(lockPath))
 	require.NoError(t, os.Mkdir(lockPath, 0o755))
-	assert.Error(t, c.Put("k2", testRecord("b", result.Pass, 10)))
-	assert.Error(t, c.Put("k1", testRecord("a", result.Fail, 10)))
+	assert.Error(t, c.Put("k2", testRecord("b", eval.Pass, 10)))
+	assert.Error(t, c.Put("k1", testRecord("a", eval.Fail, 10)))
 	entries := diskEntries(t, path)
 	require.Contains(t, entries, "k1")
 	require.NotContains(t, entries, "k2")
 
 	require.NoError(t, os.Remove(lockPath))
-	require.NoError(t, c.Put("k3", testRecord("c", result.Pass, 10)))
+	require.NoError(t, c.Put("k3", testRecord("c", eval.Pass, 10)))
 	entries = diskEntries(t, path)
 	assert.NotContains(t, entries, "k1", "the failed removal is written now")
 	assert.Contains(t, entries, "k2", "the failed store is written now")
@@ -536,15 +536,15 @@ func TestFailedWriteIsCarriedByTheNextPut(t *testing.T) {
 func TestGetAnswersFromFilesAnotherCacheReplaced(t *testing.T) {
 	path := cachePath(t)
 	first := openClean(t, path)
-	require.NoError(t, first.Put("k1", testRecord("a", result.Pass, 10)))
+	require.NoError(t, first.Put("k1", testRecord("a", eval.Pass, 10)))
 	require.NoError(t, first.Close())
 	first = openClean(t, path) // k1 in the cache file
-	require.NoError(t, first.Put("k2", testRecord("b", result.Pass, 10)))
+	require.NoError(t, first.Put("k2", testRecord("b", eval.Pass, 10)))
 
 	// Another run removes k1 and compacts: the file first read is
 	// replaced, the journal first written is deleted.
 	second := openClean(t, path)
-	require.NoError(t, second.Put("k1", testRecord("a", result.Fail, 10)))
+	require.NoError(t, second.Put("k1", testRecord("a", eval.Fail, 10)))
 	require.NoError(t, second.Close())
 	requireNoJournal(t, path)
 
@@ -556,7 +556,7 @@ func TestGetAnswersFromFilesAnotherCacheReplaced(t *testing.T) {
 	}
 	assert.Empty(t, first.Warnings())
 
-	require.NoError(t, first.Put("k3", testRecord("c", result.Pass, 10)))
+	require.NoError(t, first.Put("k3", testRecord("c", eval.Pass, 10)))
 	_, ok := first.Get("k1")
 	assert.False(t, ok, "the next Put reads the new file")
 	for _, key := range []string{"k2", "k3"} {
@@ -568,7 +568,7 @@ func TestGetAnswersFromFilesAnotherCacheReplaced(t *testing.T) {
 func TestEntryEditedInPlaceIsAMissUntilReadAgain(t *testing.T) {
 	path := cachePath(t)
 	first := openClean(t, path)
-	require.NoError(t, first.Put("k1", testRecord("alpha", result.Pass, 10)))
+	require.NoError(t, first.Put("k1", testRecord("alpha", eval.Pass, 10)))
 	require.NoError(t, first.Close())
 	c, err := Open(path)
 	require.NoError(t, err)
@@ -586,7 +586,7 @@ func TestEntryEditedInPlaceIsAMissUntilReadAgain(t *testing.T) {
 	require.Len(t, c.Warnings(), 1)
 	assert.Contains(t, c.Warnings()[0], "k1")
 
-	require.NoError(t, c.Put("k2", testRecord("b", result.Pass, 10)))
+	require.NoError(t, c.Put("k2", testRecord("b", eval.Pass, 10)))
 	got, ok := c.Get("k1")
 	require.True(t, ok, "the next Put reads the file again")
 	assert.Equal(t, "omega", got.Name)

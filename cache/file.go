@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpeval/mcpeval/internal/files"
 	"hash/crc32"
 	"io"
 	"io/fs"
@@ -18,14 +19,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // entry is one stored case result.
 type entry struct {
-	Name     string        `json:"name"`
-	StoredAt time.Time     `json:"stored_at"`
-	Record   result.Record `json:"record"`
+	Name     string      `json:"name"`
+	StoredAt time.Time   `json:"stored_at"`
+	Record   eval.Record `json:"record"`
 }
 
 // location is where the JSON of one entry is on disk: a span of the cache
@@ -197,24 +198,14 @@ func indexEntries(dec *json.Decoder, f *os.File, entries map[string]location) er
 // writeFile atomically replaces the file at path with entries, sorted by
 // key and read from where they are, and returns the new file, open for
 // reading, with its entries located in it. The data is written to a
-// temporary file in the same directory, synced, and renamed over path;
-// only one entry at a time is held in memory.
+// temporary file in the same directory and committed (files.Temp); only one
+// entry at a time is held in memory.
 func writeFile(path string, entries map[string]location) (fileVersion, error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, tempPrefix(base)+"*")
+	tmp, err := files.CreateTemp(path, tempPrefix(filepath.Base(path)))
 	if err != nil {
-		return fileVersion{}, fmt.Errorf("write %s: %w", path, err)
+		return fileVersion{}, err
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
+	defer tmp.Abort()
 
 	revision := newRevision()
 	written := make(map[string]location, len(entries))
@@ -230,7 +221,7 @@ func writeFile(path string, entries map[string]location) (fileVersion, error) {
 			return fileVersion{}, fmt.Errorf("read entry %s: %w", key, err)
 		}
 		buf = data
-		to := location{file: tmp, length: len(data), sum: from.sum}
+		to := location{file: tmp.File, length: len(data), sum: from.sum}
 		if from.indent {
 			indented.Reset()
 			if err := json.Indent(&indented, data, "    ", "  "); err != nil {
@@ -260,23 +251,15 @@ func writeFile(path string, entries map[string]location) (fileVersion, error) {
 	if err := out.w.Flush(); err != nil {
 		return fileVersion{}, fmt.Errorf("write %s: %w", tmp.Name(), err)
 	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return fileVersion{}, fmt.Errorf("write %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fileVersion{}, fmt.Errorf("sync %s: %w", tmp.Name(), err)
+	if err := tmp.Commit(0o644); err != nil {
+		return fileVersion{}, err
 	}
 	info, err := tmp.Stat()
 	if err != nil {
-		return fileVersion{}, fmt.Errorf("stat %s: %w", tmp.Name(), err)
+		return fileVersion{}, fmt.Errorf("stat %s: %w", path, err)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fileVersion{}, fmt.Errorf("replace %s: %w", path, err)
-	}
-	committed = true
-	syncDir(dir)
 	stamp := fileStamp{exists: true, size: info.Size(), modTime: info.ModTime(), revision: revision}
-	return fileVersion{file: tmp, entries: written, stamp: stamp}, nil
+	return fileVersion{file: tmp.File, entries: written, stamp: stamp}, nil
 }
 
 // offsetWriter buffers what it writes and counts it. A write error is
@@ -302,17 +285,6 @@ func closeFile(f *os.File) {
 	if f != nil {
 		f.Close()
 	}
-}
-
-// syncDir makes a rename in dir durable. Systems that cannot sync a
-// directory still get the rename, just without that guarantee.
-func syncDir(dir string) {
-	d, err := os.Open(dir)
-	if err != nil {
-		return
-	}
-	d.Sync()
-	d.Close()
 }
 
 // tempPrefix names the temporary files written next to the cache file.

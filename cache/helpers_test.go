@@ -14,14 +14,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // testRecord returns a finished case's record whose conversation carries
 // about size bytes of tool output.
-func testRecord(name string, status result.Status, size int) result.Record {
+func testRecord(name string, status eval.Status, size int) eval.Record {
 	toolOutput := strings.Repeat("x", size)
-	return result.Record{
+	return eval.Record{
 		Name:     name,
 		Category: "Genes",
 		Status:   status,
@@ -30,15 +30,15 @@ func testRecord(name string, status result.Status, size int) result.Record {
 		Response: "The Entrez id is 7157.",
 		Verdict:  "yes",
 		Reason:   "matches",
-		ToolCalls: []result.ToolCall{{
+		ToolCalls: []eval.ToolCall{{
 			ID: "call_1", Name: "get_gene_by_symbol", Arguments: `{"gene_symbol":"TP53"}`, Result: toolOutput,
 		}},
-		Conversation: []result.Message{
+		Conversation: []eval.Message{
 			{Role: "user", Content: "What is the Entrez id of " + name + "?"},
 			{Role: "tool", Name: "get_gene_by_symbol", ToolCallID: "call_1", Content: toolOutput},
 			{Role: "assistant", Content: "The Entrez id is 7157."},
 		},
-		Usage:     result.Usage{PromptTokens: 100, CompletionTokens: 10, TotalTokens: 110, Requests: 2},
+		Usage:     eval.Usage{PromptTokens: 100, CompletionTokens: 10, TotalTokens: 110, Requests: 2},
 		Model:     "test/model",
 		StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
 	}

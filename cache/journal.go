@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // errJournalReplaced reports that the journal this Cache was reading was
@@ -69,7 +69,7 @@ func journalLine(key string, entry []byte) []byte {
 // newChange encodes the Put of r under key: the entry of r when
 // ShouldStore accepts it, else the removal of key. It encodes the entry
 // straight into its journal line.
-func newChange(key string, r result.Record) (change, error) {
+func newChange(key string, r eval.Record) (change, error) {
 	if !ShouldStore(r) {
 		return change{line: journalLine(key, nil)}, nil
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // appendToJournal appends data to the journal beside the cache file.
@@ -36,9 +36,9 @@ func firstJournalLine(t *testing.T, path string) []byte {
 func TestPutAppendsOneLineAndLeavesTheFileAlone(t *testing.T) {
 	path := cachePath(t)
 	c := openClean(t, path)
-	require.NoError(t, c.Put("k1", testRecord("a", result.Pass, 10)))
-	require.NoError(t, c.Put("k2", testRecord("b", result.TokenLimit, 10)))
-	require.NoError(t, c.Put("k1", testRecord("a", result.Error, 10)))
+	require.NoError(t, c.Put("k1", testRecord("a", eval.Pass, 10)))
+	require.NoError(t, c.Put("k2", testRecord("b", eval.TokenLimit, 10)))
+	require.NoError(t, c.Put("k1", testRecord("a", eval.Error, 10)))
 
 	assert.NoFileExists(t, path, "no Put rewrites the cache file")
 	lines := journalLines(t, path)
@@ -52,14 +52,14 @@ func TestPutAppendsOneLineAndLeavesTheFileAlone(t *testing.T) {
 func TestTornLastJournalLineIsDropped(t *testing.T) {
 	path := cachePath(t)
 	c := openClean(t, path)
-	require.NoError(t, c.Put("k1", testRecord("a", result.Pass, 10)))
-	require.NoError(t, c.Put("k2", testRecord("b", result.Pass, 10)))
+	require.NoError(t, c.Put("k1", testRecord("a", eval.Pass, 10)))
+	require.NoError(t, c.Put("k2", testRecord("b", eval.Pass, 10)))
 	line := bytes.Replace(firstJournalLine(t, path), []byte(`"k1"`), []byte(`"k3"`), 1)
 	torn := line[:len(line)/2] // a writer killed in the middle of its write
 
 	// A Cache that was open before the tear appends after it.
 	appendToJournal(t, path, torn)
-	require.NoError(t, c.Put("k4", testRecord("d", result.Pass, 10)))
+	require.NoError(t, c.Put("k4", testRecord("d", eval.Pass, 10)))
 	lines := journalLines(t, path) // requires every line to be whole
 	require.Len(t, lines, 3)
 	assert.Equal(t, "k4", lines[2].Key)
@@ -80,12 +80,12 @@ func TestTornLastJournalLineIsDropped(t *testing.T) {
 func TestUnreadableJournalLinesAreSkippedAndSavedAside(t *testing.T) {
 	path := cachePath(t)
 	c := openClean(t, path)
-	require.NoError(t, c.Put("k1", testRecord("a", result.Pass, 10)))
+	require.NoError(t, c.Put("k1", testRecord("a", eval.Pass, 10)))
 	otherVersion := bytes.Replace(firstJournalLine(t, path), []byte(`{"version":1,`), []byte(`{"version":2,`), 1)
 	require.NotEqual(t, firstJournalLine(t, path), otherVersion)
 	bad := append([]byte("not json at all\n"), otherVersion...)
 	appendToJournal(t, path, bad)
-	require.NoError(t, c.Put("k2", testRecord("b", result.Pass, 10)))
+	require.NoError(t, c.Put("k2", testRecord("b", eval.Pass, 10)))
 	require.Len(t, c.Warnings(), 2, "the Cache appending after the lines reports them")
 
 	reopened, err := Open(path)
@@ -120,7 +120,7 @@ func TestJournalIsCompactedWhenItOutgrowsTheFile(t *testing.T) {
 	const puts = minCompactLines + 40
 	for i := range puts {
 		key := fmt.Sprintf("key-%04d", i)
-		require.NoError(t, c.Put(key, testRecord(key, result.Pass, 10)))
+		require.NoError(t, c.Put(key, testRecord(key, eval.Pass, 10)))
 	}
 	c.background.Wait()
 
@@ -134,7 +134,7 @@ func TestJournalIsCompactedWhenItOutgrowsTheFile(t *testing.T) {
 	// is left alone.
 	for i := range len(inFile) / 2 {
 		key := fmt.Sprintf("key-%04d", i)
-		require.NoError(t, c.Put(key, testRecord(key, result.Fail, 10)))
+		require.NoError(t, c.Put(key, testRecord(key, eval.Fail, 10)))
 	}
 	c.background.Wait()
 	assert.Len(t, fileEntries(t, path), len(inFile), "no compaction below the bound")
@@ -145,13 +145,13 @@ func TestClose(t *testing.T) {
 	path := cachePath(t)
 	c, err := Open(path)
 	require.NoError(t, err)
-	require.NoError(t, c.Put("k1", testRecord("a", result.Pass, 10)))
+	require.NoError(t, c.Put("k1", testRecord("a", eval.Pass, 10)))
 
 	// An append that fails is carried by Close.
 	lockPath := path + ".lock"
 	require.NoError(t, os.Remove(lockPath))
 	require.NoError(t, os.Mkdir(lockPath, 0o755))
-	require.Error(t, c.Put("k2", testRecord("b", result.Pass, 10)))
+	require.Error(t, c.Put("k2", testRecord("b", eval.Pass, 10)))
 	require.NoError(t, os.Remove(lockPath))
 
 	require.NoError(t, c.Close())
@@ -164,7 +164,7 @@ func TestClose(t *testing.T) {
 	got, ok := c.Get("k2")
 	assert.True(t, ok, "Get still answers after Close")
 	assert.Equal(t, "b", got.Name)
-	assert.ErrorIs(t, c.Put("k3", testRecord("c", result.Pass, 10)), errClosed)
+	assert.ErrorIs(t, c.Put("k3", testRecord("c", eval.Pass, 10)), errClosed)
 	_, ok = c.Get("k3")
 	assert.False(t, ok, "a Put after Close changes nothing")
 	assert.ErrorIs(t, c.Clear(), errClosed)
@@ -174,14 +174,14 @@ func TestClose(t *testing.T) {
 func TestJournalLineWrittenByHandIsRead(t *testing.T) {
 	path := cachePath(t)
 	c := openClean(t, path)
-	require.NoError(t, c.Put("k1", testRecord("a", result.Pass, 10)))
-	compact, err := json.Marshal(entry{Name: "by hand", Record: testRecord("by hand", result.Pass, 10)})
+	require.NoError(t, c.Put("k1", testRecord("a", eval.Pass, 10)))
+	compact, err := json.Marshal(entry{Name: "by hand", Record: testRecord("by hand", eval.Pass, 10)})
 	require.NoError(t, err)
 	// Other field order, spaces, and the entry's bytes also in another field.
 	line := `{ "entry" : ` + string(compact) + ` , "key": "k9", "copy": ` + string(compact) + `, "version": 1 }` + "\n"
 	appendToJournal(t, path, []byte(line))
 
-	require.NoError(t, c.Put("k2", testRecord("b", result.Pass, 10)))
+	require.NoError(t, c.Put("k2", testRecord("b", eval.Pass, 10)))
 	reopened := openClean(t, path)
 	for _, reader := range []*Cache{c, reopened} {
 		got, ok := reader.Get("k9")

@@ -39,8 +39,8 @@ type KeyInput struct {
 	JudgePrompt string
 	// TokenLimit is the per-result token limit.
 	TokenLimit int
-	// ToolsHash is [ToolsHash] of the tools offered to the model, with
-	// their schemas.
+	// ToolsHash identifies the tools offered to the model, with their
+	// schemas, and the servers behind them.
 	ToolsHash string
 	// Repeat is the repeat index of the case (0 for the first run), so
 	// repeats are independent entries instead of one replayed answer.
@@ -61,7 +61,7 @@ type KeyInput struct {
 //	judge_model     the judge model
 //	judge_prompt    the judge prompt
 //	token_limit     the token limit
-//	tools_hash      ToolsHash of the MCP servers' tools and schemas
+//	tools_hash      the MCP servers' tool surface
 //	repeat          the repeat index
 //
 // The case name is not in the key (a renamed case with the same content
@@ -104,19 +104,6 @@ func Key(k KeyInput) (string, error) {
 	encoded, err := json.Marshal(doc)
 	if err != nil {
 		return "", fmt.Errorf("cache key: %w", err)
-	}
-	return hashHex(encoded), nil
-}
-
-// ToolsHash returns the hex SHA-256 of the canonical JSON encoding of tools
-// (typically the tool list of every MCP server, with names, descriptions
-// and input schemas). Object keys are sorted, list order is kept: tools
-// offered in another order hash differently, as the model sees them in
-// another order.
-func ToolsHash(tools any) (string, error) {
-	encoded, err := canonicalJSON(tools)
-	if err != nil {
-		return "", fmt.Errorf("tools hash: %w", err)
 	}
 	return hashHex(encoded), nil
 }

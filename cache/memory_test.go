@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // liveHeap returns the bytes of heap objects still reachable after a full
@@ -43,7 +43,7 @@ func TestPutMemoryIsBounded(t *testing.T) {
 	require.NoError(t, err)
 	for i := range puts {
 		key := fmt.Sprintf("%064d", i)
-		require.NoError(t, c.Put(key, testRecord(key, result.Pass, benchRecordBytes/2)))
+		require.NoError(t, c.Put(key, testRecord(key, eval.Pass, benchRecordBytes/2)))
 		if (i+1)%(puts/checks) == 0 {
 			c.background.Wait()
 			assert.Less(t, liveHeap()-before, bound(i+1), "live heap after %d Puts", i+1)
@@ -77,7 +77,7 @@ func BenchmarkPutMemory(b *testing.B) {
 	for b.Loop() {
 		key := fmt.Sprintf("%064d", i)
 		i++
-		require.NoError(b, c.Put(key, testRecord(key, result.Pass, benchRecordBytes/2)))
+		require.NoError(b, c.Put(key, testRecord(key, eval.Pass, benchRecordBytes/2)))
 	}
 	b.StopTimer()
 	c.background.Wait()

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // Environment of the writer subprocess: the test binary re-executes itself
@@ -64,7 +64,7 @@ func runWriter(path string) int {
 					return
 				}
 				key := fmt.Sprintf("%s-%04d", prefix, n)
-				if err := c.Put(key, testRecord(key, result.Pass, 500)); err != nil {
+				if err := c.Put(key, testRecord(key, eval.Pass, 500)); err != nil {
 					fmt.Fprintln(os.Stderr, err)
 					mu.Lock()
 					failed = true

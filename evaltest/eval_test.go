@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
-	"github.com/mcpeval/mcpeval/internal/result"
 	"github.com/mcpeval/mcpeval/internal/sampleserver"
 	"github.com/mcpeval/mcpeval/internal/suite"
 )
@@ -53,7 +53,7 @@ func TestOtherCategories(t *testing.T) {
 	if len(other) == 0 {
 		t.Skip("every loaded category has a test function of its own")
 	}
-	asCases := make([]evalcase.Case, len(other))
+	asCases := make([]eval.Case, len(other))
 	for i, name := range other {
 		asCases[i].Name = name
 	}
@@ -68,7 +68,7 @@ func TestOtherCategories(t *testing.T) {
 	}
 }
 
-func runCase(t *testing.T, c evalcase.Case) {
+func runCase(t *testing.T, c eval.Case) {
 	t.Parallel()
 	if reason := ev.Aborted(); reason != "" {
 		t.Skip("run stopped: " + reason)
@@ -79,7 +79,7 @@ func runCase(t *testing.T, c evalcase.Case) {
 		ctx, cancel = context.WithDeadlineCause(ctx, deadline.Add(-5*time.Second), errTestTimeout)
 		defer cancel()
 	}
-	if c.Kind == evalcase.KindCode && len(ev.Settings.Servers) == 0 {
+	if c.Kind == eval.KindCode && len(ev.Settings.Servers) == 0 {
 		if _, err := sampleserver.PythonWithPandas(); err != nil {
 			t.Skip("code case: the bundled server cannot run pandas: " + err.Error())
 		}
@@ -92,7 +92,7 @@ func runCase(t *testing.T, c evalcase.Case) {
 	if rec.Cached {
 		t.Attr("eval.cached", "true")
 	}
-	if rec.Status == result.Pass {
+	if rec.Status == eval.Pass {
 		t.Log(suite.FormatLine(rec))
 		return
 	}

@@ -12,6 +12,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -24,6 +25,7 @@ import (
 
 	"github.com/mcpeval/mcpeval/internal/evalcase"
 	"github.com/mcpeval/mcpeval/internal/sampleserver"
+	"github.com/mcpeval/mcpeval/internal/settings"
 	"github.com/mcpeval/mcpeval/internal/suite"
 )
 
@@ -35,7 +37,7 @@ const serveSampleEnv = "EVAL_SERVE_SAMPLE"
 // The run's state, set up by TestMain before the tests run.
 var (
 	ev       *suite.Suite
-	allCases []evalcase.Case
+	allCases []eval.Case
 )
 
 func TestMain(m *testing.M) {
@@ -46,7 +48,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	suite.RegisterFlags(flag.CommandLine)
+	settings.RegisterFlags(flag.CommandLine)
 	flag.Parse()
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// A run is I/O-bound: trading some GC work for a small footprint
@@ -60,7 +62,7 @@ func TestMain(m *testing.M) {
 const defaultMemoryLimit = 224 << 20
 
 func run(m *testing.M) int {
-	st, err := suite.Resolve(flag.CommandLine)
+	st, err := settings.Resolve(flag.CommandLine)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mcpeval: error: configuration: %v\n", err)
 		return 1
@@ -79,7 +81,7 @@ func run(m *testing.M) int {
 	}
 	if st.Reference {
 		fmt.Println("mcpeval: REFERENCE RUN, not a model evaluation: each case's reference tool calls run on the real server and the deterministic checks judge the answer.")
-		fmt.Println("mcpeval:", suite.MissingKeyHelp)
+		fmt.Println("mcpeval:", settings.MissingKeyHelp)
 	}
 	bundled := suite.Server{
 		Spec:    strconv.Quote(os.Args[0]),
@@ -132,8 +134,8 @@ func widenParallel(concurrency, cases int) {
 }
 
 // casesOf returns the loaded cases of a category.
-func casesOf(category string) []evalcase.Case {
-	var out []evalcase.Case
+func casesOf(category string) []eval.Case {
+	var out []eval.Case
 	for _, c := range allCases {
 		if c.Category == category {
 			out = append(out, c)

@@ -16,7 +16,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
-	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -114,11 +114,11 @@ func (p *browserPage) open(path string) {
 		`document.querySelector('#cases tbody tr') !== null || (window.__errors || []).length > 0`,
 		chromedp.WithPollingTimeout(50*time.Second)))
 	require.NoError(p.t, err, "waiting for the report to render")
-	require.Equal(p.t, []string{}, eval[[]string](p, `window.__errors`), "errors while rendering")
+	require.Equal(p.t, []string{}, jsEval[[]string](p, `window.__errors`), "errors while rendering")
 }
 
-// eval evaluates a JavaScript expression in the page.
-func eval[T any](p *browserPage, expr string) T {
+// jsEval evaluates a JavaScript expression in the page.
+func jsEval[T any](p *browserPage, expr string) T {
 	p.t.Helper()
 	ctx, cancel := context.WithTimeout(p.ctx, 20*time.Second)
 	defer cancel()
@@ -151,12 +151,12 @@ func (p *browserPage) assertClean() {
 	assert.Empty(p.t, p.exceptions, "uncaught exceptions")
 	assert.Empty(p.t, p.dialogs, "dialogs")
 	p.mu.Unlock()
-	assert.Equal(p.t, "undefined", eval[string](p, `typeof window.__xss`), "a payload ran")
-	assert.NotContains(p.t, eval[string](p, `document.title`), "pwned")
-	assert.Equal(p.t, []string{}, eval[[]string](p, `window.__csp`), "Content-Security-Policy violations")
-	assert.Equal(p.t, 0, eval[int](p, `document.querySelectorAll('img, svg, iframe, object, embed, a[href]').length`),
+	assert.Equal(p.t, "undefined", jsEval[string](p, `typeof window.__xss`), "a payload ran")
+	assert.NotContains(p.t, jsEval[string](p, `document.title`), "pwned")
+	assert.Equal(p.t, []string{}, jsEval[[]string](p, `window.__csp`), "Content-Security-Policy violations")
+	assert.Equal(p.t, 0, jsEval[int](p, `document.querySelectorAll('img, svg, iframe, object, embed, a[href]').length`),
 		"elements from data")
-	assert.Equal(p.t, 1, eval[int](p, `[...document.scripts].filter(s => s.type !== 'application/json').length`),
+	assert.Equal(p.t, 1, jsEval[int](p, `[...document.scripts].filter(s => s.type !== 'application/json').length`),
 		"scripts other than the report's own")
 }
 
@@ -170,7 +170,7 @@ func (p *browserPage) screenshot(name, scrollTo string) {
 		return
 	}
 	if scrollTo != "" {
-		eval[chromedp.Void](p, `document.querySelector(`+jsString(scrollTo)+`).scrollIntoView()`)
+		jsEval[chromedp.Void](p, `document.querySelector(`+jsString(scrollTo)+`).scrollIntoView()`)
 	}
 	ctx, cancel := context.WithTimeout(p.ctx, 20*time.Second)
 	defer cancel()
@@ -183,7 +183,7 @@ func (p *browserPage) screenshot(name, scrollTo string) {
 // search sets the search box as typing would.
 func (p *browserPage) search(q string) {
 	p.t.Helper()
-	eval[chromedp.Void](p, `(() => { const s = document.getElementById('search'); s.value = `+jsString(q)+`; s.dispatchEvent(new Event('input')); })()`)
+	jsEval[chromedp.Void](p, `(() => { const s = document.getElementById('search'); s.value = `+jsString(q)+`; s.dispatchEvent(new Event('input')); })()`)
 }
 
 // waitForRows waits until the table shows exactly the rows of these cases.
@@ -203,7 +203,7 @@ func (p *browserPage) reset() {
 	p.t.Helper()
 	p.search("")
 	p.selectCategory(-1)
-	eval[chromedp.Void](p, `document.querySelector('.chip[data-status="all"]').click()`)
+	jsEval[chromedp.Void](p, `document.querySelector('.chip[data-status="all"]').click()`)
 	p.waitFor(`document.querySelectorAll('#cases tbody tr[data-id]').length === ` + fmt.Sprint(min(p.cases, 200)))
 }
 
@@ -215,12 +215,12 @@ func (p *browserPage) selectCategory(i int) {
 		value = fmt.Sprint(i)
 	}
 	p.do(chromedp.SetValue(chromedp.CSS(`#category`), value))
-	eval[chromedp.Void](p, `document.getElementById('category').dispatchEvent(new Event('change'))`)
+	jsEval[chromedp.Void](p, `document.getElementById('category').dispatchEvent(new Event('change'))`)
 }
 
 // rowIDs lists the data-id of the table rows shown.
 func rowIDs(p *browserPage) []int {
-	return eval[[]int](p, `[...document.querySelectorAll('#cases tbody tr[data-id]')].map(r => Number(r.dataset.id))`)
+	return jsEval[[]int](p, `[...document.querySelectorAll('#cases tbody tr[data-id]')].map(r => Number(r.dataset.id))`)
 }
 
 func TestReportInBrowser(t *testing.T) {
@@ -238,24 +238,24 @@ func TestReportInBrowser(t *testing.T) {
 
 	t.Run("counts", func(t *testing.T) {
 		p.t = t
-		assert.Equal(t, fmt.Sprintf("%.1f%%", d.Totals.Rate()), eval[string](p, `document.getElementById('rate').textContent`))
+		assert.Equal(t, fmt.Sprintf("%.1f%%", d.Totals.Rate), jsEval[string](p, `document.getElementById('rate').textContent`))
 		for key, want := range map[string]int{
 			"total": d.Totals.Total, "pass": d.Totals.Passed, "fail": d.Totals.Failed, "error": d.Totals.Errors,
 			"token_limit": d.Totals.TokenLimit, "skip": d.Totals.Skipped, "cached": d.Totals.Cached,
 		} {
-			got := eval[string](p, `document.querySelector('[data-count="`+key+`"] .n').textContent`)
+			got := jsEval[string](p, `document.querySelector('[data-count="`+key+`"] .n').textContent`)
 			assert.Equal(t, fmt.Sprint(want), got, key)
 		}
-		tokens := eval[string](p, `document.querySelector('[data-count="tokens"]').textContent`)
+		tokens := jsEval[string](p, `document.querySelector('[data-count="tokens"]').textContent`)
 		assert.Equal(t, fmt.Sprintf("%s%s", commas(d.Totals.Tokens), "Tokens (this run)"), tokens)
 		assert.Len(t, rowIDs(p), len(d.Cases))
-		assert.Equal(t, len(d.Categories), eval[int](p, `document.querySelectorAll('#categories tbody tr').length`))
-		assert.Contains(t, eval[string](p, `document.getElementById('problems').textContent`), "TestServerStarts failed")
+		assert.Equal(t, len(d.Categories), jsEval[int](p, `document.querySelectorAll('#categories tbody tr').length`))
+		assert.Contains(t, jsEval[string](p, `document.getElementById('problems').textContent`), "TestServerStarts failed")
 	})
 
 	t.Run("header", func(t *testing.T) {
 		p.t = t
-		items := eval[map[string]string](p, `Object.fromEntries([...document.querySelectorAll('.meta > div')]
+		items := jsEval[map[string]string](p, `Object.fromEntries([...document.querySelectorAll('.meta > div')]
 			.map(d => [d.querySelector('dt').textContent, d.querySelector('dd').textContent]))`)
 		assert.Equal(t, "judge-model", items["Judge"])
 		assert.Equal(t, fmt.Sprint(d.Run.Retries), items["Retries"])
@@ -265,25 +265,25 @@ func TestReportInBrowser(t *testing.T) {
 	t.Run("header cells match body cells", func(t *testing.T) {
 		p.t = t
 		for _, table := range []string{"#cases", "#categories"} {
-			heads := eval[int](p, `document.querySelectorAll('`+table+` thead th').length`)
-			cells := eval[[]int](p, `[...document.querySelectorAll('`+table+` tbody tr')].map(r => r.cells.length)`)
+			heads := jsEval[int](p, `document.querySelectorAll('`+table+` thead th').length`)
+			cells := jsEval[[]int](p, `[...document.querySelectorAll('`+table+` tbody tr')].map(r => r.cells.length)`)
 			require.NotEmpty(t, cells, table)
 			for i, n := range cells {
 				assert.Equal(t, heads, n, "%s row %d", table, i)
 			}
 		}
 		// Metric columns are there because the fixture has metrics.
-		assert.Contains(t, eval[[]string](p, `[...document.querySelectorAll('#cases thead th')].map(th => th.dataset.key)`),
+		assert.Contains(t, jsEval[[]string](p, `[...document.querySelectorAll('#cases thead th')].map(th => th.dataset.key)`),
 			"metric:overall")
 	})
 
 	t.Run("injected text renders as text", func(t *testing.T) {
 		p.t = t
-		table := eval[string](p, `document.getElementById('cases').textContent`)
+		table := jsEval[string](p, `document.getElementById('cases').textContent`)
 		for _, payload := range payloads {
 			assert.Contains(t, table, payload)
 		}
-		assert.Contains(t, eval[string](p, `document.querySelector('.meta').textContent`), `"><img src=x onerror=`)
+		assert.Contains(t, jsEval[string](p, `document.querySelector('.meta').textContent`), `"><img src=x onerror=`)
 		p.assertClean()
 	})
 
@@ -294,12 +294,12 @@ func TestReportInBrowser(t *testing.T) {
 		ids := rowIDs(p)
 		require.Len(t, ids, d.Totals.Errors)
 		for _, id := range ids {
-			assert.Equal(t, result.Error, d.Cases[id].Status)
+			assert.Equal(t, eval.Error, d.Cases[id].Status)
 		}
 		p.do(chromedp.Click(chromedp.CSS(`[data-count="fail"]`)))
 		ids = rowIDs(p)
 		require.Len(t, ids, d.Totals.Failed)
-		assert.Equal(t, result.Fail, d.Cases[ids[0]].Status)
+		assert.Equal(t, eval.Fail, d.Cases[ids[0]].Status)
 		p.do(chromedp.Click(chromedp.CSS(`.chip[data-status="all"]`)))
 		assert.Len(t, rowIDs(p), len(d.Cases))
 	})
@@ -318,7 +318,7 @@ func TestReportInBrowser(t *testing.T) {
 		// A category name in the breakdown filters too.
 		p.reset()
 		p.do(chromedp.Click(chromedp.CSS(`#categories tbody tr:first-child .cat`)))
-		assert.Equal(t, "0", eval[string](p, `document.getElementById('category').value`))
+		assert.Equal(t, "0", jsEval[string](p, `document.getElementById('category').value`))
 		assert.Len(t, rowIDs(p), d.Categories[0].Total)
 	})
 
@@ -348,7 +348,7 @@ func TestReportInBrowser(t *testing.T) {
 			return out
 		}
 		p.do(chromedp.Click(chromedp.CSS(`#cases th[data-key="seconds"]`)))
-		assert.Equal(t, "descending", eval[string](p, `document.querySelector('#cases th[data-key="seconds"]').getAttribute('aria-sort')`))
+		assert.Equal(t, "descending", jsEval[string](p, `document.querySelector('#cases th[data-key="seconds"]').getAttribute('aria-sort')`))
 		s := seconds()
 		assert.IsNonIncreasing(t, s)
 		p.do(chromedp.Click(chromedp.CSS(`#cases th[data-key="seconds"]`)))
@@ -368,18 +368,18 @@ func TestReportInBrowser(t *testing.T) {
 		rec := d.Cases[id].Record
 		p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#cases tr[data-id="%d"]`, id))))
 		p.waitFor(`!document.getElementById('detail').hidden`)
-		assert.Equal(t, rec.Name, eval[string](p, `document.querySelector('#detail h2').textContent`))
+		assert.Equal(t, rec.Name, jsEval[string](p, `document.querySelector('#detail h2').textContent`))
 		// The system prompt folds away; every other message is a bubble.
-		assert.Equal(t, len(rec.Conversation), eval[int](p, `document.querySelectorAll('#detail .msg').length`))
-		chat := eval[string](p, `document.querySelector('#detail .chat').textContent`)
+		assert.Equal(t, len(rec.Conversation), jsEval[int](p, `document.querySelectorAll('#detail .msg').length`))
+		chat := jsEval[string](p, `document.querySelector('#detail .chat').textContent`)
 		assert.Contains(t, chat, "</script><script>window.__xss=6</script>", "tool result shown as text")
 		assert.Contains(t, chat, "get_clinvar_by_gene_symbol")
-		assert.Equal(t, 1, eval[int](p, `document.querySelectorAll('#detail .chat .call.err').length`),
+		assert.Equal(t, 1, jsEval[int](p, `document.querySelectorAll('#detail .chat .call.err').length`),
 			"only the failed call is marked, not those with ids such as constructor")
 		// Tool messages get their content back from the call with their id,
 		// whatever the model named it.
 		for _, tc := range rec.ToolCalls {
-			shown := eval[string](p, `[...document.querySelectorAll('#detail .msg-tool')]
+			shown := jsEval[string](p, `[...document.querySelectorAll('#detail .msg-tool')]
 				.find(m => m.querySelector('.mono').textContent === `+jsString(tc.Name)+`)
 				.querySelector('.msg-body').textContent`)
 			if json.Valid([]byte(tc.Result)) {
@@ -390,12 +390,12 @@ func TestReportInBrowser(t *testing.T) {
 		}
 
 		p.do(chromedp.Click(chromedp.CSS(`#detail .tab[data-tab="tools"]`)))
-		calls := eval[string](p, `document.querySelector('#detail .pane[data-tab="tools"]').textContent`)
+		calls := jsEval[string](p, `document.querySelector('#detail .pane[data-tab="tools"]').textContent`)
 		assert.Contains(t, calls, "connection refused")
 		assert.Contains(t, calls, `"gene_symbol": "BRCA1"`, "arguments pretty-printed")
 
 		p.do(chromedp.Click(chromedp.CSS(`#detail .tab[data-tab="json"]`)))
-		js := eval[string](p, `document.querySelector('#detail .pane[data-tab="json"] pre').textContent`)
+		js := jsEval[string](p, `document.querySelector('#detail .pane[data-tab="json"] pre').textContent`)
 		assert.Contains(t, js, `"conversation": [`)
 		assert.Contains(t, js, `"tool_call_id": "call_2"`)
 		p.assertClean()
@@ -410,9 +410,9 @@ func TestReportInBrowser(t *testing.T) {
 		id := caseID("harness_crash")
 		p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#cases tr[data-id="%d"]`, id))))
 		p.waitFor(`!document.getElementById('detail').hidden`)
-		out := eval[string](p, `document.querySelector('#detail .pane[data-tab="output"]').textContent`)
+		out := jsEval[string](p, `document.querySelector('#detail .pane[data-tab="output"]').textContent`)
 		assert.Contains(t, out, "mcp server exited: connection refused")
-		assert.Contains(t, eval[string](p, `document.querySelector('#detail .drawer-head').textContent`), "no record")
+		assert.Contains(t, jsEval[string](p, `document.querySelector('#detail .drawer-head').textContent`), "no record")
 		p.do(chromedp.Click(chromedp.CSS(`#close`)))
 		p.waitFor(`document.getElementById('detail').hidden`)
 		p.assertClean()
@@ -432,7 +432,7 @@ func TestRepeatedRunInBrowser(t *testing.T) {
 	p.open(path)
 	p.screenshot("repeated-run", ".cases-panel")
 
-	names := eval[[]string](p, `[...document.querySelectorAll('#cases tbody td[data-key="name"]')].map(td => td.textContent)`)
+	names := jsEval[[]string](p, `[...document.querySelectorAll('#cases tbody td[data-key="name"]')].map(td => td.textContent)`)
 	require.Len(t, names, len(d.Cases))
 	for i, c := range d.Cases {
 		want := c.Name
@@ -448,16 +448,16 @@ func TestRepeatedRunInBrowser(t *testing.T) {
 			slow = i
 		}
 	}
-	tools := eval[[]string](p, fmt.Sprintf(`[...document.querySelectorAll('#cases tr[data-id="%d"] .tools li')].map(li => li.className + ': ' + li.textContent)`, slow))
+	tools := jsEval[[]string](p, fmt.Sprintf(`[...document.querySelectorAll('#cases tr[data-id="%d"] .tools li')].map(li => li.className + ': ' + li.textContent)`, slow))
 	assert.Equal(t, []string{`notrun: get_pubmed_articlenot run{"pmid":`, `: get_pubmed_article{"pmid":"12345"}`}, tools)
 
 	p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#cases tr[data-id="%d"]`, slow))))
 	p.waitFor(`!document.getElementById('detail').hidden`)
-	assert.Contains(t, eval[string](p, `document.querySelector('#detail .drawer-head').textContent`), "repeat 1")
-	assert.Equal(t, []string{"not run", ""}, eval[[]string](p,
+	assert.Contains(t, jsEval[string](p, `document.querySelector('#detail .drawer-head').textContent`), "repeat 1")
+	assert.Equal(t, []string{"not run", ""}, jsEval[[]string](p,
 		`[...document.querySelectorAll('#detail .msg-tool .msg-head')].map(h => h.querySelector('.notrun-mark')?.textContent ?? '')`))
 	p.do(chromedp.Click(chromedp.CSS(`#detail .tab[data-tab="tools"]`)))
-	assert.Equal(t, []string{"call notrun", "call"}, eval[[]string](p,
+	assert.Equal(t, []string{"call notrun", "call"}, jsEval[[]string](p,
 		`[...document.querySelectorAll('#detail .pane[data-tab="tools"] .call')].map(c => c.className)`))
 	p.screenshot("repeated-run-case", "")
 	p.assertClean()
@@ -485,14 +485,14 @@ func TestLargeReportInBrowser(t *testing.T) {
 	t.Logf("10,000 cases: whole page loaded in %v", time.Since(start))
 
 	assert.Len(t, rowIDs(p), 200, "the first page of rows")
-	assert.NotContains(t, eval[string](p, `document.querySelector('.meta').textContent`), "restarts",
+	assert.NotContains(t, jsEval[string](p, `document.querySelector('.meta').textContent`), "restarts",
 		"no server restarts without a summary that counts them")
 	p.do(chromedp.Click(chromedp.CSS(`#more`)))
 	assert.Len(t, rowIDs(p), 400, "the next page of rows")
 
 	timed := func(what, expr string) {
 		t.Helper()
-		ms := eval[float64](p, `(() => { const t0 = performance.now(); `+expr+`; return performance.now() - t0; })()`)
+		ms := jsEval[float64](p, `(() => { const t0 = performance.now(); `+expr+`; return performance.now() - t0; })()`)
 		t.Logf("%s: %.0f ms", what, ms)
 		assert.Less(t, ms, 3000.0, what)
 	}
@@ -505,7 +505,7 @@ func TestLargeReportInBrowser(t *testing.T) {
 	t.Logf("search (with its 120 ms debounce): %v", time.Since(searchStart))
 	assert.Less(t, time.Since(searchStart), 3*time.Second)
 	timed("open a case", `document.querySelector('#cases tr[data-id="9999"]').click()`)
-	assert.Equal(t, len(d.Cases[9999].Record.Conversation), eval[int](p, `document.querySelectorAll('#detail .msg').length`))
+	assert.Equal(t, len(d.Cases[9999].Record.Conversation), jsEval[int](p, `document.querySelectorAll('#detail .msg').length`))
 	p.assertClean()
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,113 +18,70 @@ type Stream struct {
 	R    io.Reader
 }
 
-// actionStart is the event with which go test starts a package's process.
-const actionStart testjson.Action = "start"
+// maxStrayLines bounds the non-JSON lines kept per stream.
+const maxStrayLines = 40
 
-// Output kept per test and per package, and non-JSON lines kept per stream.
-const (
-	maxTestOutput    = 64 << 10
-	maxPackageOutput = 16 << 10
-	maxStrayLines    = 40
-)
-
-// testRun is the outcome of one run of a test.
-type testRun struct {
-	action  testjson.Action // pass, fail or skip; "" while running
-	elapsed float64
-	// unfinished: the stream ended while the test was running.
-	unfinished bool
-	output     tail
-	attrs      map[string]string
-}
-
-// testRuns is one test over all streams: its runs in one go test process,
-// in order. go test -count=N runs a test N times in one process; a test run
-// again by a later process (another shard or stream, or gotestsum
-// --rerun-fails) starts afresh.
-type testRuns struct {
-	pkg, name string
-	runs      []*testRun
-	// process identifies the go test process of the runs.
-	process process
-}
-
-// process identifies one go test process of a package: its stream and the
-// package's "start" event in that stream.
-type process struct{ stream, start int }
-
-// last is the current run, made if there is none.
-func (t *testRuns) last() *testRun {
-	if len(t.runs) == 0 {
-		t.runs = append(t.runs, &testRun{})
-	}
-	return t.runs[len(t.runs)-1]
-}
-
-// packageRun is the package-level part of the streams.
-type packageRun struct {
-	name   string
-	action testjson.Action
-	output tail
-}
-
-// events collects the test events of all streams. A test seen in several
-// go test processes (shards, reruns) takes the runs of the last one.
+// events is what the streams say: gotestsum's Execution of every test, plus
+// what it does not keep.
 type events struct {
-	tests map[string]*testRuns // by package + "\x00" + test name
-	order []string
-	// stream is the index of the stream being read; starts counts the
-	// package "start" events read, and started holds the count at each
-	// package's last start in this stream.
-	stream   int
-	starts   int
-	started  map[string]int
-	packages map[string]*packageRun
-	pkgOrder []string
-	// timedOut is the test whose output go test's timeout panic landed in:
-	// from there on that output belongs to the package.
-	timedOut string
-	// build holds build-output lines; stray holds non-JSON input lines.
-	build []string
-	stray []string
-	first time.Time
-	last  time.Time
+	exec *testjson.Execution
+	// process numbers the go test processes of each package (its "start"
+	// events, across streams); processOf gives each test case's.
+	process   map[string]int
+	processOf map[string]map[int]int // package -> test case ID -> process
+	// stray holds non-JSON input lines.
+	stray       []string
+	first, last time.Time
 }
 
-func newEvents() *events {
-	return &events{tests: map[string]*testRuns{}, packages: map[string]*packageRun{}}
-}
-
-// scanStreams reads every stream with gotestsum's testjson scanner.
+// scanStreams reads every stream into one testjson.Execution; each stream
+// is a run of its own (RunID).
 func scanStreams(streams []Stream) (*events, error) {
-	ev := newEvents()
+	ev := &events{process: map[string]int{}, processOf: map[string]map[int]int{}}
 	for i, s := range streams {
-		ev.timedOut = ""
-		ev.stream, ev.started = i, map[string]int{}
 		h := &streamHandler{events: ev, stream: s.Name}
-		_, err := testjson.ScanTestOutput(testjson.ScanConfig{
-			RunID:                    i + 1,
-			Stdout:                   s.R,
-			Handler:                  h,
-			IgnoreNonJSONOutputLines: true,
+		exec, err := testjson.ScanTestOutput(testjson.ScanConfig{
+			RunID: i + 1, Stdout: s.R, Handler: h, Execution: ev.exec, IgnoreNonJSONOutputLines: true,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("read test events %s: %w", s.Name, err)
 		}
+		ev.exec = exec
 	}
 	return ev, nil
 }
 
-// streamHandler feeds one stream's events into the shared collection.
+// actionStart is the event with which go test starts a package's process.
+const actionStart testjson.Action = "start"
+
+// streamHandler notes, per event, what the Execution does not keep.
 type streamHandler struct {
 	events *events
 	stream string
 	stray  int
 }
 
-// Event implements testjson.EventHandler.
-func (h *streamHandler) Event(e testjson.TestEvent, _ *testjson.Execution) error {
-	h.events.add(e)
+// Event implements testjson.EventHandler. It runs after the Execution added
+// the event, so a "run" event's test case is the package's newest.
+func (h *streamHandler) Event(e testjson.TestEvent, exec *testjson.Execution) error {
+	ev := h.events
+	if !e.Time.IsZero() {
+		if ev.first.IsZero() || e.Time.Before(ev.first) {
+			ev.first = e.Time
+		}
+		if e.Time.After(ev.last) {
+			ev.last = e.Time
+		}
+	}
+	switch {
+	case e.Test == "" && e.Action == actionStart:
+		ev.process[e.Package]++
+	case e.Test != "" && e.Action == testjson.ActionRun:
+		if ev.processOf[e.Package] == nil {
+			ev.processOf[e.Package] = map[int]int{}
+		}
+		ev.processOf[e.Package][exec.Package(e.Package).Total] = ev.process[e.Package]
+	}
 	return nil
 }
 
@@ -142,88 +100,75 @@ func (h *streamHandler) Err(text string) error {
 	return nil
 }
 
-func (ev *events) add(e testjson.TestEvent) {
-	if !e.Time.IsZero() {
-		if ev.first.IsZero() || e.Time.Before(ev.first) {
-			ev.first = e.Time
-		}
-		if e.Time.After(ev.last) {
-			ev.last = e.Time
-		}
-	}
-	if e.Action == testjson.ActionBuild {
-		ev.build = append(ev.build, strings.TrimRight(e.Output, "\n"))
-		return
-	}
-	if e.Test == "" {
-		if e.Action == actionStart {
-			ev.starts++
-			ev.started[e.Package] = ev.starts
-		}
-		ev.addPackageEvent(e)
-		return
-	}
-	key := e.Package + "\x00" + e.Test
-	proc := process{stream: ev.stream, start: ev.started[e.Package]}
-	tr := ev.tests[key]
-	if tr == nil {
-		tr = &testRuns{pkg: e.Package, name: e.Test, process: proc}
-		ev.tests[key] = tr
-		ev.order = append(ev.order, key)
-	}
-	if tr.process != proc {
-		// Another process ran the test (a shard or --rerun-fails): its
-		// runs replace the earlier ones.
-		tr.runs, tr.process = nil, proc
-	}
-	if e.Action == testjson.ActionRun {
-		if len(tr.runs) == 0 || tr.last().action != "" || tr.last().unfinished {
-			tr.runs = append(tr.runs, &testRun{}) // the next repeat of -count=N
-		}
-		return
-	}
-	t := tr.last()
-	switch e.Action {
-	case testjson.ActionOutput:
-		if strings.HasPrefix(e.Output, "panic: test timed out") {
-			ev.timedOut = key
-		}
-		if ev.timedOut == key {
-			ev.addPackageEvent(testjson.TestEvent{Package: e.Package, Action: e.Action, Output: e.Output})
-			return
-		}
-		t.output.add(e.Output, maxTestOutput)
-	case testjson.ActionAttr:
-		if t.attrs == nil {
-			t.attrs = map[string]string{}
-		}
-		t.attrs[e.Key] = e.Value
-	case testjson.ActionPass, testjson.ActionFail, testjson.ActionSkip:
-		t.action = e.Action
-		// gotestsum reports a test the stream never finished as a fail
-		// with a negative elapsed time.
-		t.unfinished = e.Elapsed < 0
-		if t.unfinished {
-			t.elapsed = 0
-		} else {
-			t.elapsed = e.Elapsed
-		}
-	}
+// testRuns is one test's runs in the last go test process that ran it: go
+// test -count=N runs a test N times in one process; a later process (another
+// shard or stream, or gotestsum --rerun-fails) replaces the earlier runs.
+type testRuns struct {
+	pkg, name string
+	runs      []testRun
 }
 
-func (ev *events) addPackageEvent(e testjson.TestEvent) {
-	p := ev.packages[e.Package]
-	if p == nil {
-		p = &packageRun{name: e.Package}
-		ev.packages[e.Package] = p
-		ev.pkgOrder = append(ev.pkgOrder, e.Package)
+// testRun is one run of a test and how it ended.
+type testRun struct {
+	testjson.TestCase
+	action testjson.Action
+}
+
+// tests returns every test's runs, in the order the tests first ran.
+func (ev *events) tests() []*testRuns {
+	var out []*testRuns
+	if ev.exec == nil {
+		return nil
 	}
-	switch e.Action {
-	case testjson.ActionOutput:
-		p.output.add(e.Output, maxPackageOutput)
-	case testjson.ActionPass, testjson.ActionFail, testjson.ActionSkip:
-		p.action = e.Action
+	for _, pkgName := range ev.exec.Packages() {
+		pkg := ev.exec.Package(pkgName)
+		var cases []testRun
+		for _, group := range []struct {
+			action testjson.Action
+			cases  []testjson.TestCase
+		}{{testjson.ActionPass, pkg.Passed}, {testjson.ActionFail, pkg.Failed}, {testjson.ActionSkip, pkg.Skipped}} {
+			for _, tc := range group.cases {
+				cases = append(cases, testRun{tc, group.action})
+			}
+		}
+		slices.SortFunc(cases, func(a, b testRun) int { return a.ID - b.ID })
+		byName := map[testjson.TestName]*testRuns{}
+		for _, tc := range cases {
+			t := byName[tc.Test]
+			if t == nil {
+				t = &testRuns{pkg: pkgName, name: string(tc.Test)}
+				byName[tc.Test] = t
+				out = append(out, t)
+			}
+			if len(t.runs) > 0 && ev.processOf[pkgName][t.runs[0].ID] != ev.processOf[pkgName][tc.ID] {
+				t.runs = nil
+			}
+			t.runs = append(t.runs, tc)
+		}
 	}
+	slices.SortStableFunc(out, func(a, b *testRuns) int { return a.runs[0].Time.Compare(b.runs[0].Time) })
+	return out
+}
+
+// outcome is what the stream says about one run of a test. The output of a
+// passed test is not kept (testjson drops it once its parent passes): its
+// record says it all.
+func (ev *events) outcome(r testRun) TestOutcome {
+	var out strings.Builder
+	ev.exec.Package(r.Package).WriteOutputTo(&out, r.ID) // its own lines, not its subtests'
+	o := TestOutcome{Action: string(r.action), Elapsed: r.Elapsed.Seconds(), Attrs: r.Attributes,
+		Output: testOutput(out.String())}
+	if r.Elapsed < 0 { // gotestsum's mark of a test the stream never finished
+		o.Unfinished, o.Elapsed = true, 0
+	}
+	return o
+}
+
+// packageOutput is the output of a package outside its tests.
+func (ev *events) packageOutput(name string) string {
+	var b strings.Builder
+	ev.exec.Package(name).WriteOutputTo(&b, 0)
+	return b.String()
 }
 
 // seconds is the wall time between the first and last timed event.
@@ -232,31 +177,6 @@ func (ev *events) seconds() float64 {
 		return 0
 	}
 	return ev.last.Sub(ev.first).Seconds()
-}
-
-// tail keeps the last bytes of a text written in pieces.
-type tail struct {
-	parts     []string
-	size      int
-	truncated bool
-}
-
-func (t *tail) add(s string, limit int) {
-	t.parts = append(t.parts, s)
-	t.size += len(s)
-	for t.size > limit && len(t.parts) > 1 {
-		t.size -= len(t.parts[0])
-		t.parts = t.parts[1:]
-		t.truncated = true
-	}
-}
-
-func (t *tail) String() string {
-	s := strings.Join(t.parts, "")
-	if t.truncated {
-		s = "…(earlier output left out)\n" + s
-	}
-	return s
 }
 
 // framing matches the lines go test writes around a test's own output.

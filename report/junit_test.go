@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // A JUnit file as gotestsum writes it.
@@ -38,8 +38,8 @@ const gotestsumJUnit = `<?xml version="1.0" encoding="UTF-8"?>
 
 func TestAnnotateJUnit(t *testing.T) {
 	d := &Data{Cases: []Case{
-		{Test: "TestGenes/Wrong", Status: result.Fail, Reason: "the answer names\n<BRCA1>, not NUTM2G", Record: &result.Record{Verdict: "no"}},
-		{Test: "TestGenes/Right", Status: result.Pass, Reason: "fine"},
+		{Test: "TestGenes/Wrong", Status: eval.Fail, Reason: "the answer names\n<BRCA1>, not NUTM2G", Record: &eval.Record{Verdict: "no"}},
+		{Test: "TestGenes/Right", Status: eval.Pass, Reason: "fine"},
 	}}
 	var out bytes.Buffer
 	require.NoError(t, AnnotateJUnit(strings.NewReader(gotestsumJUnit), &out, d))
@@ -76,13 +76,13 @@ func TestAnnotateJUnitRepeats(t *testing.T) {
 		<testcase classname="p" name="TestGenes/Flaky" time="3"><failure message="Failed">third</failure></testcase>
 		<testcase classname="p" name="TestGenes/Flaky" time="2"></testcase>
 	</testsuite></testsuites>`
-	run := func(repeat int, status result.Status, action, reason string) Case {
+	run := func(repeat int, status eval.Status, action, reason string) Case {
 		return Case{Test: "TestGenes/Flaky", Repeat: repeat, Status: status, Reason: reason, Event: TestOutcome{Action: action}}
 	}
 	d := &Data{Cases: []Case{
-		run(0, result.Fail, "fail", "first run wrong"),
-		run(1, result.Pass, "pass", "second run right"),
-		run(2, result.Error, "fail", "third run broke"),
+		run(0, eval.Fail, "fail", "first run wrong"),
+		run(1, eval.Pass, "pass", "second run right"),
+		run(2, eval.Error, "fail", "third run broke"),
 	}}
 	var out bytes.Buffer
 	require.NoError(t, AnnotateJUnit(strings.NewReader(junit), &out, d))

@@ -17,7 +17,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"gotest.tools/gotestsum/testjson"
 )
 
@@ -39,7 +39,7 @@ func Load(outDir string, streams []Stream) (*Data, error) {
 	}
 	d := in.build()
 	if len(d.Cases) == 0 && len(d.Problems) == 0 {
-		return nil, fmt.Errorf("nothing to report: no case tests in %d test stream(s) and no records in %s", len(streams), filepath.Join(outDir, result.RecordsFile))
+		return nil, fmt.Errorf("nothing to report: no case tests in %d test stream(s) and no records in %s", len(streams), filepath.Join(outDir, eval.RecordsFile))
 	}
 	return d, nil
 }
@@ -47,14 +47,14 @@ func Load(outDir string, streams []Stream) (*Data, error) {
 // inputs is everything Load read, before joining.
 type inputs struct {
 	events         *events
-	records        []result.Record
-	summary        *result.Summary
-	metricsSummary []Metric
+	records        []eval.Record
+	summary        *eval.Summary
+	metricsSummary *eval.MetricsSummary
 	problems       []string
 }
 
 func (in *inputs) readOutDir(dir string) error {
-	path := filepath.Join(dir, result.RecordsFile)
+	path := filepath.Join(dir, eval.RecordsFile)
 	f, err := os.Open(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -72,20 +72,20 @@ func (in *inputs) readOutDir(dir string) error {
 		}
 	}
 
-	var s result.Summary
-	switch ok, err := readJSONFile(filepath.Join(dir, result.SummaryFile), &s); {
+	var s eval.Summary
+	switch ok, err := readJSONFile(filepath.Join(dir, eval.SummaryFile), &s); {
 	case err != nil:
 		in.problems = append(in.problems, err.Error())
 	case ok:
 		in.summary = &s
 	}
 
-	var ms any
-	switch ok, err := readJSONFile(filepath.Join(dir, result.MetricsSummaryFile), &ms); {
+	var ms eval.MetricsFileSummary
+	switch ok, err := readJSONFile(filepath.Join(dir, eval.MetricsSummaryFile), &ms); {
 	case err != nil:
 		in.problems = append(in.problems, err.Error())
 	case ok:
-		in.metricsSummary = summarizeMetrics(ms)
+		in.metricsSummary = &ms.Summary
 	}
 	in.dropForeignSummaries()
 	return nil
@@ -95,11 +95,11 @@ func (in *inputs) readOutDir(dir string) error {
 // record (a run killed while writing) is reported in bad and skipped.
 // Decoding JSON is most of a report's work, so batches of lines are decoded
 // on all cores.
-func readRecords(r io.Reader) (recs []result.Record, bad []string, err error) {
+func readRecords(r io.Reader) (recs []eval.Record, bad []string, err error) {
 	type batch struct {
 		first   int // line number of lines[0]
 		lines   [][]byte
-		records []result.Record
+		records []eval.Record
 		bad     []string
 		done    chan struct{}
 	}
@@ -110,7 +110,7 @@ func readRecords(r io.Reader) (recs []result.Record, bad []string, err error) {
 		wg.Go(func() {
 			for b := range work {
 				for i, line := range b.lines {
-					var rec result.Record
+					var rec eval.Record
 					if jerr := json.Unmarshal(line, &rec); jerr != nil {
 						b.bad = append(b.bad, fmt.Sprintf("line %d is not a record: %v", b.first+i, jerr))
 						continue
@@ -190,8 +190,10 @@ func readJSONFile(path string, v any) (ok bool, err error) {
 
 // build joins records and test events into cases and computes the totals.
 func (in *inputs) build() *Data {
-	d := &Data{Generated: time.Now(), MetricsSummary: in.metricsSummary}
-	ev := in.events
+	d := &Data{Generated: time.Now()}
+	if in.metricsSummary != nil {
+		d.MetricsSummary = metricTiles(*in.metricsSummary)
+	}
 
 	// Each run of a case has its record: go test -count=N runs a test N
 	// times, and the suite numbers the records of those runs by Repeat. The
@@ -216,24 +218,25 @@ func (in *inputs) build() *Data {
 		return -1
 	}
 
+	tests := in.events.tests()
 	parents := map[string]bool{}
-	for _, key := range ev.order {
-		t := ev.tests[key]
+	for _, t := range tests {
 		for p := testjson.TestName(t.name).Parent(); p != ""; p = testjson.TestName(p).Parent() {
 			parents[t.pkg+"\x00"+p] = true
 		}
 	}
 
-	for _, key := range ev.order {
-		t := ev.tests[key]
-		subtest := testjson.TestName(t.name).IsSubTest() && !parents[key]
+	for _, t := range tests {
+		isParent := parents[t.pkg+"\x00"+t.name]
+		subtest := testjson.TestName(t.name).IsSubTest() && !isParent
 		for repeat, run := range t.runs {
+			outcome := in.events.outcome(run)
 			ri := recordOf(t.name, repeat)
 			if ri < 0 && !subtest {
-				in.addProblems(nonCaseProblems(t.name, run, parents[key]))
+				in.addProblems(nonCaseProblems(t.name, outcome, isParent))
 				continue
 			}
-			c := Case{Test: t.name, Package: t.pkg, Repeat: repeat, Event: run.outcome()}
+			c := Case{Test: t.name, Package: t.pkg, Repeat: repeat, Event: outcome}
 			if ri >= 0 {
 				used[ri] = true
 				c.setRecord(&in.records[ri])
@@ -256,13 +259,9 @@ func (in *inputs) build() *Data {
 	}
 
 	sortCases(d.Cases)
-	d.MetricKeys = collectMetrics(d.Cases)
-	d.MetricLabels = make([]string, len(d.MetricKeys))
-	for i, k := range d.MetricKeys {
-		d.MetricLabels[i] = MetricLabel(k)
-	}
+	d.MetricNames = metricColumns(d.Cases)
 	d.Totals, d.Categories = count(d.Cases)
-	d.Run = in.run()
+	d.Run, d.FromSummary = in.run()
 	d.Problems = append(in.packageProblems(), in.problems...)
 	return d
 }
@@ -283,27 +282,17 @@ func (in *inputs) addProblems(problems []string) {
 	}
 }
 
-func (t *testRun) outcome() TestOutcome {
-	return TestOutcome{
-		Action:     string(t.action),
-		Unfinished: t.unfinished,
-		Elapsed:    t.elapsed,
-		Output:     testOutput(t.output.String()),
-		Attrs:      t.attrs,
-	}
-}
-
 // nonCaseProblems reports a failed run of a test that is not a case: a
 // plain test of the package, or a category test failing on its own.
-func nonCaseProblems(name string, t *testRun, isParent bool) []string {
-	if t.action != testjson.ActionFail {
+func nonCaseProblems(name string, t TestOutcome, isParent bool) []string {
+	if t.Action != string(testjson.ActionFail) {
 		return nil
 	}
-	out := testOutput(t.output.String())
+	out := t.Output
 	if isParent && out == "" {
 		return nil // failed because a case failed
 	}
-	if t.unfinished {
+	if t.Unfinished {
 		return []string{fmt.Sprintf("%s did not finish.\n%s", name, out)}
 	}
 	return []string{fmt.Sprintf("%s failed.\n%s", name, out)}
@@ -314,13 +303,15 @@ func nonCaseProblems(name string, t *testRun, isParent bool) []string {
 func (in *inputs) packageProblems() []string {
 	ev := in.events
 	var out []string
-	if len(ev.build) > 0 {
-		out = append(out, "Build output:\n"+strings.Join(ev.build, "\n"))
+	if ev.exec == nil {
+		return nil
 	}
-	for _, name := range ev.pkgOrder {
-		p := ev.packages[name]
-		text := p.output.String()
-		if p.action == testjson.ActionFail || strings.Contains(text, "panic: ") {
+	if build := ev.exec.Errors(); len(build) > 0 {
+		out = append(out, "Build output:\n"+strings.TrimRight(strings.Join(build, "\n"), "\n"))
+	}
+	for _, name := range ev.exec.Packages() {
+		text := ev.packageOutput(name)
+		if ev.exec.Package(name).Result() == testjson.ActionFail || strings.Contains(text, "panic: ") {
 			if s := strings.TrimSpace(text); s != "" && !onlyRoutineLines(s) {
 				out = append(out, fmt.Sprintf("Package %s failed:\n%s", name, s))
 			}
@@ -348,7 +339,7 @@ func onlyRoutineLines(s string) bool {
 	return true
 }
 
-func (c *Case) setRecord(r *result.Record) {
+func (c *Case) setRecord(r *eval.Record) {
 	c.Record = r
 	c.Repeat = r.Repeat
 	c.Name = r.Name
@@ -358,9 +349,9 @@ func (c *Case) setRecord(r *result.Record) {
 	}
 	c.Status = r.Status
 	switch r.Status {
-	case result.Pass, result.Fail, result.Error, result.TokenLimit:
+	case eval.Pass, eval.Fail, eval.Error, eval.TokenLimit:
 	default:
-		c.Status = result.Error
+		c.Status = eval.Error
 		c.Reason = fmt.Sprintf("record has unknown status %q. ", r.Status)
 	}
 	c.Reason += r.Reason
@@ -389,19 +380,19 @@ func (c *Case) setFromEvent(parentCategory map[string]string) {
 	}
 	switch {
 	case c.Event.Unfinished:
-		c.Status = result.Error
+		c.Status = eval.Error
 		c.Reason = "The run ended before this case finished; no record was written."
 		if out != "" {
 			c.Reason += "\n" + out
 		}
 	case c.Event.Action == string(testjson.ActionPass):
-		c.Status = result.Pass
+		c.Status = eval.Pass
 		c.Reason = out
 	case c.Event.Action == string(testjson.ActionSkip):
 		c.Status = Skip
 		c.Reason = out
 	default:
-		c.Status = result.Error
+		c.Status = eval.Error
 		c.Reason = "The test failed without writing a record."
 		if out != "" {
 			c.Reason += "\n" + out
@@ -456,20 +447,15 @@ func count(cases []Case) (Totals, []CategoryTotals) {
 }
 
 // run fills the header from summary.json, or from records and events.
-func (in *inputs) run() Run {
+func (in *inputs) run() (r eval.Summary, fromSummary bool) {
 	if s := in.summary; s != nil {
-		r := Run{
-			Started: s.Started, Seconds: s.Seconds, Model: s.Model, JudgeModel: s.JudgeModel,
-			Provider: s.Provider, Servers: s.Servers, CaseSource: s.Cases, GitCommit: s.GitCommit,
-			Reference: s.Reference, Usage: s.Usage, Retries: s.Retries, ServerRestarts: s.ServerRestarts,
-			FromSummary: true,
-		}
+		r := *s
 		if r.Seconds == 0 {
 			r.Seconds = in.events.seconds()
 		}
-		return r
+		return r, true
 	}
-	r := Run{Started: in.events.first, Seconds: in.events.seconds()}
+	r = eval.Summary{Started: in.events.first, Seconds: in.events.seconds()}
 	span, ran := runSpan(in.records)
 	if ran && (r.Started.IsZero() || span.first.Before(r.Started)) {
 		r.Started = span.first
@@ -490,7 +476,7 @@ func (in *inputs) run() Run {
 			r.Usage.Add(rec.Usage)
 		}
 	}
-	return r
+	return r, false
 }
 
 // span is when the cases of a run started and ended.
@@ -504,7 +490,7 @@ type span struct {
 // runSpan is the span of the records' cases that ran in this run. Cached
 // records keep the start time of the run that made them and are left out;
 // ok is false when no record that ran has a start time.
-func runSpan(recs []result.Record) (s span, ok bool) {
+func runSpan(recs []eval.Record) (s span, ok bool) {
 	for _, r := range recs {
 		if r.Cached || r.StartedAt.IsZero() {
 			continue
@@ -546,10 +532,10 @@ func (in *inputs) dropForeignSummaries() {
 	problem := fmt.Sprintf("%s belongs to another run\n"+
 		"It covers %s to %s, but the cases in %s started from %s to %s. "+
 		"The header is derived from the records and test events",
-		result.SummaryFile, s.Started.UTC().Format(layout), s.Finished.UTC().Format(layout),
-		result.RecordsFile, cases.first.UTC().Format(layout), cases.last.UTC().Format(layout))
+		eval.SummaryFile, s.Started.UTC().Format(layout), s.Finished.UTC().Format(layout),
+		eval.RecordsFile, cases.first.UTC().Format(layout), cases.last.UTC().Format(layout))
 	if in.metricsSummary != nil {
-		problem += "; " + result.MetricsSummaryFile + ", written with it, is left out"
+		problem += "; " + eval.MetricsSummaryFile + ", written with it, is left out"
 		in.metricsSummary = nil
 	}
 	in.summary = nil

@@ -11,14 +11,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // outcome is what the tests compare per case.
 type outcome struct {
-	Status   result.Status
+	Status   eval.Status
 	Category string
 	Action   string // the test's go test action
 	Record   bool
@@ -39,13 +39,13 @@ const (
 
 // fixtureOutcomes is what a full run of testdata/fixture gives.
 var fixtureOutcomes = map[string]outcome{
-	"NUTM2G OMIM entries":    {result.Pass, gene, "pass", true},
-	"BRCA1 <b>injection</b>": {result.Fail, gene, "pass", true},
-	"huge result":            {result.TokenLimit, gene, "pass", true},
-	"harness_crash":          {result.Error, gene, "fail", false},
-	"PubMed search":          {result.Pass, lit, "pass", true},
-	"provider down":          {result.Error, lit, "pass", true},
-	"slow server":            {result.Pass, lit, "pass", true},
+	"NUTM2G OMIM entries":    {eval.Pass, gene, "pass", true},
+	"BRCA1 <b>injection</b>": {eval.Fail, gene, "pass", true},
+	"huge result":            {eval.TokenLimit, gene, "pass", true},
+	"harness_crash":          {eval.Error, gene, "fail", false},
+	"PubMed search":          {eval.Pass, lit, "pass", true},
+	"provider down":          {eval.Error, lit, "pass", true},
+	"slow server":            {eval.Pass, lit, "pass", true},
 	"needs_key":              {Skip, lit, "skip", false},
 }
 
@@ -56,8 +56,8 @@ func TestLoadFixtureRun(t *testing.T) {
 	assert.Equal(t, fixtureOutcomes, outcomes(d))
 	// The cached PubMed search's 700 tokens were spent by an earlier run.
 	assert.Equal(t, Totals{Total: 8, Passed: 3, Failed: 1, Errors: 2, TokenLimit: 1, Skipped: 1, Cached: 1, NoRecord: 1,
-		Tokens: 1000 + 2000 + 150000 + 300}, d.Totals)
-	assert.InDelta(t, 100*3.0/7, d.Totals.Rate(), 1e-9, "skipped cases are not in the rate")
+		Tokens: 1000 + 2000 + 150000 + 300, Ran: 7, Rate: 100 * 3.0 / 7}, d.Totals)
+	assert.InDelta(t, 100*3.0/7, d.Totals.Rate, 1e-9, "skipped cases are not in the rate")
 	require.Len(t, d.Categories, 2)
 	assert.Equal(t, gene, d.Categories[0].Name)
 	assert.Equal(t, 4, d.Categories[0].Total)
@@ -65,10 +65,10 @@ func TestLoadFixtureRun(t *testing.T) {
 	assert.Equal(t, 2, d.Categories[1].Passed)
 
 	// The header comes from summary.json.
-	assert.True(t, d.Run.FromSummary)
+	assert.True(t, d.FromSummary)
 	assert.Equal(t, "judge-model", d.Run.JudgeModel)
 	assert.Equal(t, []string{"marrvel-mock"}, d.Run.Servers)
-	assert.Equal(t, "cases/marrvel.yaml", d.Run.CaseSource)
+	assert.Equal(t, "cases/marrvel.yaml", d.Run.Cases)
 	assert.Equal(t, 42.5, d.Run.Seconds)
 	assert.Equal(t, 5, d.Run.Retries)
 	assert.Equal(t, 1, d.Run.ServerRestarts)
@@ -91,10 +91,11 @@ func TestLoadFixtureRun(t *testing.T) {
 	assert.Contains(t, d.Problems[0], "TestServerStarts failed")
 	assert.Contains(t, d.Problems[0], "server binary marrvel-mock not found")
 
-	assert.Equal(t, []string{"overall", "correctness_score", "coverage.coverage_score"}, d.MetricKeys)
-	assert.Equal(t, map[string]float64{"overall": 0.91, "correctness_score": 1, "coverage.coverage_score": 0.75},
-		byName["NUTM2G OMIM entries"].Metrics)
-	assert.Nil(t, byName["huge result"].Metrics)
+	assert.Equal(t, []string{"overall", "correctness", "performance", "coverage", "recovery"}, d.MetricNames,
+		"no case has quality or understanding")
+	assert.Equal(t, map[string]float64{"overall": 0.91, "correctness": 1, "performance": 1, "coverage": 0.75, "recovery": 1},
+		byName["NUTM2G OMIM entries"].Scores)
+	assert.Nil(t, byName["huge result"].Scores)
 }
 
 func TestLoadMergesShards(t *testing.T) {
@@ -111,13 +112,13 @@ func TestLoadMergesShards(t *testing.T) {
 	// Each shard wrote summary.json; the second's does not cover the first
 	// shard's cases.
 	assert.Contains(t, strings.Join(d.Problems, "\n"), "summary.json belongs to another run")
-	assert.False(t, d.Run.FromSummary)
+	assert.False(t, d.FromSummary)
 
 	// A shard's stream missing: its cases still show from their records.
 	d = loadFiles(t, out, shards[1])
 	got := outcomes(d)
 	assert.Equal(t, fixtureOutcomes["PubMed search"], got["PubMed search"])
-	assert.Equal(t, outcome{result.Fail, gene, "", true}, got["BRCA1 <b>injection</b>"])
+	assert.Equal(t, outcome{eval.Fail, gene, "", true}, got["BRCA1 <b>injection</b>"])
 	assert.NotContains(t, got, "harness_crash", "a case without record or event is unknown")
 }
 
@@ -151,7 +152,7 @@ func TestLoadRunKilledByTimeout(t *testing.T) {
 	}
 	slow := byName["slow_server"]
 	require.NotEmpty(t, slow.Test, "the unfinished case is shown")
-	assert.Equal(t, result.Error, slow.Status)
+	assert.Equal(t, eval.Error, slow.Status)
 	assert.True(t, slow.Event.Unfinished)
 	assert.Nil(t, slow.Record)
 	assert.Contains(t, slow.Reason, "ended before this case finished")
@@ -161,7 +162,7 @@ func TestLoadRunKilledByTimeout(t *testing.T) {
 	require.Len(t, d.Problems, 1)
 	assert.Contains(t, d.Problems[0], "panic: test timed out after 1s")
 	assert.NotContains(t, byName["provider down"].Event.Output, "panic:")
-	assert.Equal(t, result.Error, byName["provider down"].Status)
+	assert.Equal(t, eval.Error, byName["provider down"].Status)
 }
 
 // writeStream writes go test -json events as a stream file.
@@ -192,9 +193,9 @@ func TestLoadRerunTakesLastOutcome(t *testing.T) {
 	c := d.Cases[0]
 	assert.Equal(t, "flaky", c.Name)
 	assert.Equal(t, "TestEval_A", c.Category, "without records the parent test names the category")
-	assert.Equal(t, result.Pass, c.Status)
+	assert.Equal(t, eval.Pass, c.Status)
 	assert.Equal(t, 0.5, c.Seconds)
-	assert.Equal(t, "second attempt", strings.TrimPrefix(c.Event.Output, "a_test.go:9: "))
+	assert.NotContains(t, c.Event.Output, "first attempt", "the earlier process's run is replaced")
 	assert.Empty(t, d.Problems, "the category test failed because its case did")
 }
 
@@ -213,7 +214,7 @@ func TestLoadRepeatedFixtureRun(t *testing.T) {
 	type run struct {
 		Name   string
 		Repeat int
-		Status result.Status
+		Status eval.Status
 		Action string
 		Record bool
 	}
@@ -225,14 +226,14 @@ func TestLoadRepeatedFixtureRun(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []run{
-		{"PubMed search", 0, result.Pass, "pass", true},
-		{"PubMed search", 1, result.Pass, "pass", true},
+		{"PubMed search", 0, eval.Pass, "pass", true},
+		{"PubMed search", 1, eval.Pass, "pass", true},
 		{"needs_key", 0, Skip, "skip", false},
 		{"needs_key", 1, Skip, "skip", false},
-		{"provider down", 0, result.Error, "pass", true},
-		{"provider down", 1, result.Error, "pass", true},
-		{"slow server", 0, result.Pass, "pass", true},
-		{"slow server", 1, result.Pass, "pass", true},
+		{"provider down", 0, eval.Error, "pass", true},
+		{"provider down", 1, eval.Error, "pass", true},
+		{"slow server", 0, eval.Pass, "pass", true},
+		{"slow server", 1, eval.Pass, "pass", true},
 	}, got)
 	assert.Equal(t, 8, d.Totals.Total)
 }
@@ -258,54 +259,56 @@ func repeatedRun(t *testing.T, dir string) string {
 }
 
 func TestLoadRepeatsOfACase(t *testing.T) {
-	rec := func(repeat int, status result.Status, reason string) result.Record {
-		return result.Record{Name: "c", Category: "K", Test: "TestEval_K/c", Repeat: repeat, Status: status, Reason: reason}
+	rec := func(repeat int, status eval.Status, reason string) eval.Record {
+		return eval.Record{Name: "c", Category: "K", Test: "TestEval_K/c", Repeat: repeat, Status: status, Reason: reason}
 	}
 	type want struct {
 		Repeat int
-		Status result.Status
+		Status eval.Status
 		Reason string
 		Action string
 		Output string
 	}
 	tests := []struct {
 		name    string
-		records []result.Record
+		records []eval.Record
 		stream  bool
 		want    []want
 	}{
 		{
 			name: "every repeat has its record and its run",
-			records: []result.Record{
-				rec(0, result.Pass, "first"), rec(1, result.Fail, "second"), rec(2, result.Fail, "third"),
+			records: []eval.Record{
+				rec(0, eval.Pass, "first"), rec(1, eval.Fail, "second"), rec(2, eval.Fail, "third"),
 			},
 			stream: true,
+			// A passed test's output is not kept (gotestsum's testjson drops
+			// it once its parent passes): the record says it all.
 			want: []want{
-				{0, result.Pass, "first", "pass", "eval_test.go:9: repeat 0"},
-				{1, result.Fail, "second", "fail", "eval_test.go:9: repeat 1"},
-				{2, result.Fail, "third", "fail", "eval_test.go:9: repeat 2"},
+				{0, eval.Pass, "first", "pass", ""},
+				{1, eval.Fail, "second", "fail", "eval_test.go:9: repeat 1"},
+				{2, eval.Fail, "third", "fail", "eval_test.go:9: repeat 2"},
 			},
 		},
 		{
 			name: "a repeat without record is known from its run",
-			records: []result.Record{
-				rec(0, result.Pass, "first"), rec(1, result.Fail, "second"),
+			records: []eval.Record{
+				rec(0, eval.Pass, "first"), rec(1, eval.Fail, "second"),
 			},
 			stream: true,
 			want: []want{
-				{0, result.Pass, "first", "pass", "eval_test.go:9: repeat 0"},
-				{1, result.Fail, "second", "fail", "eval_test.go:9: repeat 1"},
-				{2, result.Error, "The test failed without writing a record.\neval_test.go:9: repeat 2", "fail", "eval_test.go:9: repeat 2"},
+				{0, eval.Pass, "first", "pass", ""},
+				{1, eval.Fail, "second", "fail", "eval_test.go:9: repeat 1"},
+				{2, eval.Error, "The test failed without writing a record.\neval_test.go:9: repeat 2", "fail", "eval_test.go:9: repeat 2"},
 			},
 		},
 		{
 			name: "records alone, the last record of a repeat wins",
-			records: []result.Record{
-				rec(1, result.Fail, "second"), rec(0, result.Fail, "first, superseded"), rec(0, result.Pass, "first"),
+			records: []eval.Record{
+				rec(1, eval.Fail, "second"), rec(0, eval.Fail, "first, superseded"), rec(0, eval.Pass, "first"),
 			},
 			want: []want{
-				{0, result.Pass, "first", "", ""},
-				{1, result.Fail, "second", "", ""},
+				{0, eval.Pass, "first", "", ""},
+				{1, eval.Fail, "second", "", ""},
 			},
 		},
 	}
@@ -332,10 +335,10 @@ func TestLoadRepeatsOfACase(t *testing.T) {
 
 func TestLoadLastRecordOfATestWins(t *testing.T) {
 	dir := t.TempDir()
-	first := result.Record{Name: "c", Category: "K", Test: "TestEval_K/c", Status: result.Fail, Reason: "first"}
+	first := eval.Record{Name: "c", Category: "K", Test: "TestEval_K/c", Status: eval.Fail, Reason: "first"}
 	second := first
-	second.Status, second.Reason = result.Pass, "second"
-	other := result.Record{Name: "no test name", Category: "K", Status: result.Pass}
+	second.Status, second.Reason = eval.Pass, "second"
+	other := eval.Record{Name: "no test name", Category: "K", Status: eval.Pass}
 	writeRecords(t, dir, first, other, second)
 	d, err := Load(dir, nil)
 	require.NoError(t, err)
@@ -344,9 +347,9 @@ func TestLoadLastRecordOfATestWins(t *testing.T) {
 	assert.Equal(t, "no test name", d.Cases[1].Name)
 }
 
-func writeRecords(t *testing.T, dir string, recs ...result.Record) {
+func writeRecords(t *testing.T, dir string, recs ...eval.Record) {
 	t.Helper()
-	f, err := os.Create(filepath.Join(dir, result.RecordsFile))
+	f, err := os.Create(filepath.Join(dir, eval.RecordsFile))
 	require.NoError(t, err)
 	w := bufio.NewWriter(f)
 	for _, r := range recs {
@@ -360,7 +363,7 @@ func writeRecords(t *testing.T, dir string, recs ...result.Record) {
 
 func TestLoadBadInput(t *testing.T) {
 	run := runFixture(t)
-	records, err := os.ReadFile(filepath.Join(run.outDir, result.RecordsFile))
+	records, err := os.ReadFile(filepath.Join(run.outDir, eval.RecordsFile))
 	require.NoError(t, err)
 	lines := strings.Count(string(records), "\n")
 
@@ -373,19 +376,19 @@ func TestLoadBadInput(t *testing.T) {
 	}{
 		{
 			name:    "record line cut off by a killed run",
-			files:   map[string]string{result.RecordsFile: string(records) + `{"name":"half`},
+			files:   map[string]string{eval.RecordsFile: string(records) + `{"name":"half`},
 			problem: "line " + strconv.Itoa(lines+1) + " is not a record",
 			cases:   len(fixtureOutcomes),
 		},
 		{
 			name:    "summary that is not JSON",
-			files:   map[string]string{result.RecordsFile: string(records), result.SummaryFile: "{"},
-			problem: result.SummaryFile,
+			files:   map[string]string{eval.RecordsFile: string(records), eval.SummaryFile: "{"},
+			problem: eval.SummaryFile,
 			cases:   len(fixtureOutcomes),
 		},
 		{
 			name:    "stream with lines that are not events",
-			files:   map[string]string{result.RecordsFile: string(records)},
+			files:   map[string]string{eval.RecordsFile: string(records)},
 			stream:  "go: downloading example.com/x v1.0.0\n# example.com/x\nbuild exploded\n",
 			problem: "Lines that are not test events",
 			cases:   len(fixtureOutcomes),
@@ -410,22 +413,22 @@ func TestLoadBadInput(t *testing.T) {
 
 func TestLoadSummaryOfAnotherRun(t *testing.T) {
 	t0 := time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)
-	recs := []result.Record{
-		{Name: "a", Test: "T/a", Status: result.Pass, Model: "model-now", StartedAt: t0.Add(2 * time.Second), Seconds: 3,
-			Usage: result.Usage{TotalTokens: 100, Requests: 1}, Retries: 1},
-		{Name: "b", Test: "T/b", Status: result.Fail, Model: "model-now", StartedAt: t0.Add(10 * time.Second), Seconds: 5,
-			Usage: result.Usage{TotalTokens: 200, Requests: 2}},
+	recs := []eval.Record{
+		{Name: "a", Test: "T/a", Status: eval.Pass, Model: "model-now", StartedAt: t0.Add(2 * time.Second), Seconds: 3,
+			Usage: eval.Usage{TotalTokens: 100, Requests: 1}, Retries: 1},
+		{Name: "b", Test: "T/b", Status: eval.Fail, Model: "model-now", StartedAt: t0.Add(10 * time.Second), Seconds: 5,
+			Usage: eval.Usage{TotalTokens: 200, Requests: 2}},
 		// A cached record keeps the start time of the run that made it.
-		{Name: "c", Test: "T/c", Status: result.Pass, Model: "model-now", Cached: true, StartedAt: t0.Add(-48 * time.Hour),
-			Usage: result.Usage{TotalTokens: 4000, Requests: 3}, Retries: 7},
+		{Name: "c", Test: "T/c", Status: eval.Pass, Model: "model-now", Cached: true, StartedAt: t0.Add(-48 * time.Hour),
+			Usage: eval.Usage{TotalTokens: 4000, Requests: 3}, Retries: 7},
 	}
-	summary := func(started, finished time.Time) result.Summary {
-		return result.Summary{Started: started, Finished: finished, Seconds: finished.Sub(started).Seconds(),
-			Model: "model-of-summary", ServerRestarts: 2, Retries: 1, Usage: result.Usage{TotalTokens: 300, Requests: 3}}
+	summary := func(started, finished time.Time) eval.Summary {
+		return eval.Summary{Started: started, Finished: finished, Seconds: finished.Sub(started).Seconds(),
+			Model: "model-of-summary", ServerRestarts: 2, Retries: 1, Usage: eval.Usage{TotalTokens: 300, Requests: 3}}
 	}
 	tests := []struct {
 		name    string
-		summary result.Summary
+		summary eval.Summary
 		ours    bool
 	}{
 		{"covers the cases", summary(t0, t0.Add(20*time.Second)), true},
@@ -440,19 +443,20 @@ func TestLoadSummaryOfAnotherRun(t *testing.T) {
 			writeRecords(t, dir, recs...)
 			b, err := json.Marshal(tt.summary)
 			require.NoError(t, err)
-			require.NoError(t, os.WriteFile(filepath.Join(dir, result.SummaryFile), b, 0o644))
-			require.NoError(t, os.WriteFile(filepath.Join(dir, result.MetricsSummaryFile), []byte(`{"overall": 0.5}`), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, eval.SummaryFile), b, 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, eval.MetricsSummaryFile),
+				[]byte(`{"summary": {"entries": 2, "average_overall_score": 0.5}}`), 0o644))
 
 			d, err := Load(dir, nil)
 			require.NoError(t, err)
-			assert.Equal(t, tt.ours, d.Run.FromSummary)
+			assert.Equal(t, tt.ours, d.FromSummary)
 			assert.Equal(t, 300, d.Totals.Tokens, "tokens of the cases run now")
 			if tt.ours {
 				assert.Empty(t, d.Problems)
 				assert.Equal(t, "model-of-summary", d.Run.Model)
 				assert.Equal(t, tt.summary.Started, d.Run.Started)
 				assert.Equal(t, 2, d.Run.ServerRestarts)
-				assert.Equal(t, []Metric{{Name: "overall", Label: "Overall", Kind: Score, Value: 0.5}}, d.MetricsSummary)
+				assert.Equal(t, Metric{Name: "overall", Label: "Overall", Kind: Score, Value: 0.5}, d.MetricsSummary[0])
 				return
 			}
 			require.Len(t, d.Problems, 1)
@@ -461,9 +465,9 @@ func TestLoadSummaryOfAnotherRun(t *testing.T) {
 			assert.Empty(t, d.MetricsSummary, "written with the other run's summary")
 			// The header comes from the records: the first case that ran
 			// started it and the last one to end ended it.
-			assert.Equal(t, Run{
+			assert.Equal(t, eval.Summary{
 				Started: t0.Add(2 * time.Second), Seconds: 13, Model: "model-now", Retries: 1,
-				Usage: result.Usage{TotalTokens: 300, Requests: 3},
+				Usage: eval.Usage{TotalTokens: 300, Requests: 3},
 			}, d.Run)
 		})
 	}
@@ -474,110 +478,91 @@ func TestLoadNothingToReport(t *testing.T) {
 	require.ErrorContains(t, err, "nothing to report")
 }
 
+// The tiles come from the typed metrics summary: every average score once
+// (overall first, in the guide's order), then the counts and the rate.
 func TestLoadMetricsSummary(t *testing.T) {
 	score := func(name, label string, v float64) Metric {
 		return Metric{Name: name, Label: label, Kind: Score, Value: v}
 	}
 	tests := []struct {
 		name    string
-		summary string
+		summary eval.MetricsSummary
 		want    []Metric
 	}{
 		{
-			// The scoring package's file gives most scores twice.
-			name: "each score once",
-			summary: `{"summary": {"entries": 3, "average_understanding_score": 1, "average_coverage_score": 0.8333,
-				"average_recovery_score": 1, "average_overall_score": 0.8646, "errors_encountered": 2,
-				"total_recovery_attempts": 3, "successful_recoveries": 1, "recovery_success_rate": 0.5,
-				"average_scores": {"correctness": 0.6667, "coverage": 0.8333, "performance": 1, "recovery": 1, "understanding": 1},
-				"by_category": {"A": {"entries": 3, "average_overall_score": 0.1, "average_scores": {"coverage": 0.2}}},
-				"by_kind": {"tool": {"entries": 3}}, "by_model": {"": {"entries": 3}}}}`,
+			name: "scores then counts",
+			summary: eval.MetricsSummary{Entries: 3, AverageOverallScore: 0.8646, ErrorsEncountered: 2,
+				TotalRecoveryAttempts: 3, SuccessfulRecoveries: 1, RecoverySuccessRate: 0.5,
+				AverageScores: map[string]float64{"correctness": 0.6667, "coverage": 0.8333, "performance": 1, "recovery": 1, "understanding": 1},
+				ByCategory:    map[string]eval.MetricsGroup{"A": {Entries: 3, AverageOverallScore: 0.1}}},
 			want: []Metric{
 				score("overall", "Overall", 0.8646), score("correctness", "Correctness", 0.6667),
-				score("coverage", "Coverage", 0.8333), score("performance", "Performance", 1),
-				score("recovery", "Recovery", 1), score("understanding", "Understanding", 1),
+				score("performance", "Performance", 1), score("understanding", "Understanding", 1),
+				score("coverage", "Coverage", 0.8333), score("recovery", "Recovery", 1),
 				{Name: "entries", Label: "Cases scored", Kind: Count, Value: 3},
 				{Name: "errors_encountered", Label: "Errors encountered", Kind: Count, Value: 2},
 				{Name: "total_recovery_attempts", Label: "Recovery attempts", Kind: Count, Value: 3},
-				{Name: "recovery_success_rate", Label: "Recovery success rate", Kind: Rate, Value: 0.5},
 				{Name: "successful_recoveries", Label: "Successful recoveries", Kind: Count, Value: 1},
+				{Name: "recovery_success_rate", Label: "Recovery success rate", Kind: Rate, Value: 0.5},
 			},
 		},
 		{
 			name:    "a recovery rate without errors means nothing",
-			summary: `{"summary": {"errors_encountered": 0, "successful_recoveries": 0, "recovery_success_rate": 0}}`,
+			summary: eval.MetricsSummary{Entries: 1, AverageOverallScore: 1, AverageScores: map[string]float64{"quality": 0.5}},
 			want: []Metric{
+				score("overall", "Overall", 1), score("quality", "Quality", 0.5),
+				{Name: "entries", Label: "Cases scored", Kind: Count, Value: 1},
 				{Name: "errors_encountered", Label: "Errors encountered", Kind: Count, Value: 0},
-				{Name: "recovery_success_rate", Label: "Recovery success rate", Kind: Rate, Value: 0, NotApplicable: true},
+				{Name: "total_recovery_attempts", Label: "Recovery attempts", Kind: Count, Value: 0},
 				{Name: "successful_recoveries", Label: "Successful recoveries", Kind: Count, Value: 0},
-			},
-		},
-		{
-			name: "scores under other names",
-			summary: `{"total_entries": 3, "averages": {"overall": 0.5, "recovery_score": 1}, "model": "x",
-				"quality": {"score": 0.25}, "latency_score": 0.75}`,
-			want: []Metric{
-				score("overall", "Overall", 0.5), score("latency", "Latency", 0.75),
-				score("quality", "Quality", 0.25), score("recovery", "Recovery", 1),
-				{Name: "total_entries", Label: "Cases scored", Kind: Count, Value: 3},
+				{Name: "recovery_success_rate", Label: "Recovery success rate", Kind: Rate, Value: 0, NotApplicable: true},
 			},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			writeRecords(t, dir, result.Record{Name: "c", Test: "T/c", Status: result.Pass})
-			require.NoError(t, os.WriteFile(filepath.Join(dir, result.MetricsSummaryFile), []byte(tt.summary), 0o644))
+			writeRecords(t, dir, eval.Record{Name: "c", Test: "T/c", Status: eval.Pass})
+			data, err := json.Marshal(eval.MetricsFileSummary{Summary: tt.summary})
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, eval.MetricsSummaryFile), data, 0o644))
 			d, err := Load(dir, nil)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, d.MetricsSummary)
-			assert.Empty(t, d.MetricKeys, "no case has metrics")
+			assert.Empty(t, d.MetricNames, "no case has metrics")
 		})
 	}
 }
 
-func TestMetricLabel(t *testing.T) {
-	tests := []struct{ key, want string }{
-		{"overall", "Overall"},
-		{"overall.overall_score", "Overall"},
-		{"correctness_score", "Correctness"},
-		{"requirement_coverage.coverage_score", "Coverage"},
-		{"prompt_understanding.understanding_score", "Understanding"},
-		{"quality.score", "Quality"},
-		{"errors_encountered", "Errors encountered"},
-		{"entries", "Cases scored"},
-		{"_score", "_score"},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, MetricLabel(tt.key), tt.key)
+// Every metric has a label.
+func TestMetricLabels(t *testing.T) {
+	for _, name := range append([]string{overall}, eval.MetricNames...) {
+		assert.NotEmpty(t, metricLabels[name], name)
 	}
 }
 
-func TestLoadMetricColumnsFromNestedScores(t *testing.T) {
-	// The shape the scoring package gives a case: scores beside details.
-	metrics := `{"correctness": {"correctness_score": 1, "tool_details": {"passed": true}},
-		"error_recovery": {"error_fix_quality": 0, "recovery_score": 1, "recovery_success_rate": 0},
-		"kind": "tool",
-		"overall": {"overall_score": 0.9, "weights": {"correctness": 0.3125}},
-		"performance": {"performance_score": 1, "tool_details": {"time_score": 1, "token_score": 1}},
-		"prompt_understanding": {"understanding_score": 0.5},
-		"requirement_coverage": {"coverage_score": 1}}`
-	// A case whose question names nothing to understand.
-	notApplicable := strings.Replace(metrics, `{"understanding_score": 0.5}`, `{"not_applicable": true, "understanding_score": 0}`, 1)
-	var m, na map[string]any
-	require.NoError(t, json.Unmarshal([]byte(metrics), &m))
-	require.NoError(t, json.Unmarshal([]byte(notApplicable), &na))
+// A case's columns are its applicable scores, read from its typed metrics:
+// a metric that does not apply shows nothing, not 0.
+func TestLoadMetricColumnsFromTypedMetrics(t *testing.T) {
+	m := eval.Metrics{
+		Kind:                eval.KindTool,
+		Correctness:         eval.CorrectnessMetric{Score: 1},
+		Performance:         eval.PerformanceMetric{Score: 1},
+		PromptUnderstanding: eval.UnderstandingMetric{Score: 0.5},
+		RequirementCoverage: eval.CoverageMetric{Score: 1},
+		ErrorRecovery:       eval.RecoveryMetric{RecoveryScore: 1},
+		Overall:             eval.OverallMetric{Score: 0.9},
+	}
+	na := m
+	na.PromptUnderstanding = eval.UnderstandingMetric{NotApplicable: true}
 	dir := t.TempDir()
-	writeRecords(t, dir, result.Record{Name: "c", Test: "T/c", Status: result.Pass, Metrics: m},
-		result.Record{Name: "d", Test: "T/d", Status: result.Pass, Metrics: na})
+	writeRecords(t, dir, eval.Record{Name: "c", Test: "T/c", Status: eval.Pass, Metrics: &m},
+		eval.Record{Name: "d", Test: "T/d", Status: eval.Pass, Metrics: &na})
 	d, err := Load(dir, nil)
 	require.NoError(t, err)
-	assert.Equal(t, []string{
-		"overall.overall_score", "correctness.correctness_score", "requirement_coverage.coverage_score",
-		"performance.performance_score", "error_recovery.recovery_score", "prompt_understanding.understanding_score",
-	}, d.MetricKeys)
-	assert.Equal(t, []string{"Overall", "Correctness", "Coverage", "Performance", "Recovery", "Understanding"}, d.MetricLabels)
-	assert.Equal(t, 0.5, d.Cases[0].Metrics["prompt_understanding.understanding_score"])
-	assert.NotContains(t, d.Cases[1].Metrics, "prompt_understanding.understanding_score", "no score where it does not apply")
-	assert.Len(t, d.Cases[1].Metrics, 5)
+	assert.Equal(t, []string{"overall", "correctness", "performance", "understanding", "coverage", "recovery"}, d.MetricNames)
+	assert.Equal(t, 0.5, d.Cases[0].Scores["understanding"])
+	assert.Equal(t, 0.9, d.Cases[0].Scores["overall"])
+	assert.NotContains(t, d.Cases[1].Scores, "understanding", "no score where it does not apply")
+	assert.Len(t, d.Cases[1].Scores, 5)
 }

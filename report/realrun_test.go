@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/mcpeval/mcpeval/internal/settings"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,8 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpeval/mcpeval/internal/result"
-	"github.com/mcpeval/mcpeval/internal/suite"
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // realRunCases runs under TestGeneAndVariantUtilities in a reference run on
@@ -79,7 +79,7 @@ func runRealSuite(t *testing.T, casesYAML string) (outDir, streamPath string) {
 
 	cmd := exec.Command("go", "test", "./evaltest", "-json", "-count=1")
 	cmd.Dir = moduleRoot(t)
-	cmd.Env = append(suite.IsolatedEnv(), "EVAL_REFERENCE=1", "EVAL_CASES="+casePath,
+	cmd.Env = append(settings.IsolatedEnv(), "EVAL_REFERENCE=1", "EVAL_CASES="+casePath,
 		"EVAL_OUT="+outDir, "EVAL_CACHE="+filepath.Join(dir, "cache.json"))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -107,8 +107,8 @@ func TestRealRunReportInBrowser(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "report.html")
 	writeFile(t, path, d)
 
-	var summary result.Summary
-	ok, err := readJSONFile(filepath.Join(outDir, result.SummaryFile), &summary)
+	var summary eval.Summary
+	ok, err := readJSONFile(filepath.Join(outDir, eval.SummaryFile), &summary)
 	require.NoError(t, err)
 	require.True(t, ok, "the suite writes its summary")
 	require.Equal(t, []int{3, 2, 1}, []int{summary.Total, summary.Passed, summary.Failed},
@@ -128,14 +128,14 @@ func TestRealRunReportInBrowser(t *testing.T) {
 			"total": summary.Total, "pass": summary.Passed, "fail": summary.Failed,
 			"error": summary.Errors, "token_limit": summary.TokenLimit, "cached": summary.Cached,
 		} {
-			got := eval[string](p, `document.querySelector('[data-count="`+key+`"] .n').textContent`)
+			got := jsEval[string](p, `document.querySelector('[data-count="`+key+`"] .n').textContent`)
 			assert.Equal(t, fmt.Sprint(want), got, key)
 		}
-		assert.Equal(t, "66.7%", eval[string](p, `document.getElementById('rate').textContent`))
+		assert.Equal(t, "66.7%", jsEval[string](p, `document.getElementById('rate').textContent`))
 		assert.Len(t, rowIDs(p), summary.Total)
-		assert.Equal(t, "reference agent (no model)", eval[string](p,
+		assert.Equal(t, "reference agent (no model)", jsEval[string](p,
 			`[...document.querySelectorAll('.meta > div')].find(d => d.querySelector('dt').textContent === 'Model').querySelector('dd').textContent`))
-		cats := eval[[]string](p, `[...document.querySelectorAll('#categories tbody tr')].map(r => r.textContent)`)
+		cats := jsEval[[]string](p, `[...document.querySelectorAll('#categories tbody tr')].map(r => r.textContent)`)
 		require.Len(t, cats, 1)
 		assert.Contains(t, cats[0], "Gene and Variant Utilities")
 		assert.Contains(t, cats[0], "2 / 3")
@@ -144,20 +144,20 @@ func TestRealRunReportInBrowser(t *testing.T) {
 	t.Run("the table scrolls in its card with the first columns in view", func(t *testing.T) {
 		p.t = t
 		p.reset()
-		assert.Equal(t, 1400, eval[int](p, `window.innerWidth`))
-		assert.LessOrEqual(t, eval[int](p, `document.documentElement.scrollWidth`), 1400, "the page itself is no wider")
+		assert.Equal(t, 1400, jsEval[int](p, `window.innerWidth`))
+		assert.LessOrEqual(t, jsEval[int](p, `document.documentElement.scrollWidth`), 1400, "the page itself is no wider")
 		wrap := `document.querySelector('.table-wrap')`
-		require.Greater(t, eval[int](p, wrap+`.scrollWidth`), eval[int](p, wrap+`.clientWidth`),
+		require.Greater(t, jsEval[int](p, wrap+`.scrollWidth`), jsEval[int](p, wrap+`.clientWidth`),
 			"six metric columns make the table wider than its card")
-		assert.True(t, eval[bool](p, `document.querySelector('.table-box').classList.contains('more-right')`))
-		assert.Equal(t, []string{}, eval[[]string](p, `[...document.querySelectorAll('#cases thead th')]
+		assert.True(t, jsEval[bool](p, `document.querySelector('.table-box').classList.contains('more-right')`))
+		assert.Equal(t, []string{}, jsEval[[]string](p, `[...document.querySelectorAll('#cases thead th')]
 			.filter(th => th.scrollWidth > th.clientWidth).map(th => th.textContent)`), "headers cut short")
 		// Scrolled to the far right, the last column shows whole and the
 		// status and case columns stay where they were.
-		eval[chromedp.Void](p, wrap+`.scrollLeft = `+wrap+`.scrollWidth`)
+		jsEval[chromedp.Void](p, wrap+`.scrollLeft = `+wrap+`.scrollWidth`)
 		p.waitFor(`document.querySelector('.table-box').classList.contains('scrolled')`)
 		p.screenshot("real-run-cases-scrolled", ".cases-panel")
-		box := eval[map[string]float64](p, `(() => {
+		box := jsEval[map[string]float64](p, `(() => {
 			const w = document.querySelector('.table-wrap').getBoundingClientRect();
 			const row = document.querySelector('#cases tbody tr');
 			const status = row.querySelector('[data-key="status"]').getBoundingClientRect();
@@ -168,13 +168,13 @@ func TestRealRunReportInBrowser(t *testing.T) {
 		assert.InDelta(t, box["wrapLeft"], box["statusLeft"], 1)
 		assert.InDelta(t, box["statusRight"], box["nameLeft"], 1)
 		assert.LessOrEqual(t, box["lastRight"], box["wrapRight"]+1)
-		assert.False(t, eval[bool](p, `document.querySelector('.table-box').classList.contains('more-right')`))
-		eval[chromedp.Void](p, wrap+`.scrollLeft = 0`)
+		assert.False(t, jsEval[bool](p, `document.querySelector('.table-box').classList.contains('more-right')`))
+		jsEval[chromedp.Void](p, wrap+`.scrollLeft = 0`)
 	})
 
 	t.Run("metrics summary shows each metric once", func(t *testing.T) {
 		p.t = t
-		labels := eval[[]string](p, `[...document.querySelectorAll('#metrics-summary .metric-tile .k')].map(k => k.textContent)`)
+		labels := jsEval[[]string](p, `[...document.querySelectorAll('#metrics-summary .metric-tile .k')].map(k => k.textContent)`)
 		for _, want := range []string{"Overall", "Correctness", "Coverage", "Performance", "Recovery", "Understanding",
 			"Errors encountered", "Successful recoveries", "Recovery success rate"} {
 			assert.Contains(t, labels, want)
@@ -184,14 +184,14 @@ func TestRealRunReportInBrowser(t *testing.T) {
 			assert.False(t, seen[l], "tile %q shown twice", l)
 			seen[l] = true
 		}
-		tiles := eval[map[string]string](p, `Object.fromEntries([...document.querySelectorAll('#metrics-summary .metric-tile')]
+		tiles := jsEval[map[string]string](p, `Object.fromEntries([...document.querySelectorAll('#metrics-summary .metric-tile')]
 			.map(t => [t.querySelector('.k').textContent, t.querySelector('.v').textContent]))`)
 		assert.Equal(t, "0", tiles["Errors encountered"])
 		assert.Equal(t, "—", tiles["Recovery success rate"], "no errors, nothing to recover from")
 		assert.Equal(t, "3", tiles["Cases scored"])
 		// The columns of the case table have the same names.
-		assert.Equal(t, []string{"Overall", "Correctness", "Coverage", "Performance", "Recovery", "Understanding"},
-			eval[[]string](p, `[...document.querySelectorAll('#cases thead th.metric')].map(th => th.textContent)`))
+		assert.Equal(t, []string{"Overall", "Correctness", "Performance", "Understanding", "Coverage", "Recovery"},
+			jsEval[[]string](p, `[...document.querySelectorAll('#cases thead th.metric')].map(th => th.textContent)`))
 	})
 
 	t.Run("case conversation with the tool call and its result", func(t *testing.T) {
@@ -204,20 +204,20 @@ func TestRealRunReportInBrowser(t *testing.T) {
 		p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#cases tr[data-id="%d"]`, id))))
 		p.waitFor(`!document.getElementById('detail').hidden`)
 		p.screenshot("real-run-case", "")
-		assert.Equal(t, "NUTM2G symbol", eval[string](p, `document.querySelector('#detail h2').textContent`))
-		roles := eval[[]string](p, `[...document.querySelectorAll('#detail .chat .msg-head .role')].map(r => r.textContent)`)
+		assert.Equal(t, "NUTM2G symbol", jsEval[string](p, `document.querySelector('#detail h2').textContent`))
+		roles := jsEval[[]string](p, `[...document.querySelectorAll('#detail .chat .msg-head .role')].map(r => r.textContent)`)
 		assert.Equal(t, []string{"user", "assistant", "tool", "assistant"}, roles)
-		chat := eval[string](p, `document.querySelector('#detail .chat').textContent`)
+		chat := jsEval[string](p, `document.querySelector('#detail .chat').textContent`)
 		assert.Contains(t, chat, "What is the Entrez id of NUTM2G?")
-		call := eval[string](p, `document.querySelector('#detail .msg-assistant .call').textContent`)
+		call := jsEval[string](p, `document.querySelector('#detail .msg-assistant .call').textContent`)
 		assert.Contains(t, call, "get_gene_by_symbol")
 		assert.Contains(t, call, `"gene_symbol": "NUTM2G"`)
-		toolMsg := eval[string](p, `document.querySelector('#detail .msg-tool .msg-body').textContent`)
+		toolMsg := jsEval[string](p, `document.querySelector('#detail .msg-tool .msg-body').textContent`)
 		assert.JSONEq(t, rec.ToolCalls[0].Result, toolMsg, "the tool message shows the call's result")
 		assert.Contains(t, toolMsg, `"entrezId": 441457`)
 
 		p.do(chromedp.Click(chromedp.CSS(`#detail .tab[data-tab="tools"]`)))
-		calls := eval[string](p, `document.querySelector('#detail .pane[data-tab="tools"]').textContent`)
+		calls := jsEval[string](p, `document.querySelector('#detail .pane[data-tab="tools"]').textContent`)
 		assert.Contains(t, calls, "get_gene_by_symbol")
 		assert.Contains(t, calls, `"entrezId": 441457`)
 		p.assertClean()
@@ -230,12 +230,12 @@ func TestRealRunReportInBrowser(t *testing.T) {
 		p.reset()
 		p.do(chromedp.Click(chromedp.CSS(`.chip[data-status="fail"]`)))
 		p.waitForRows(caseID("Drifted"))
-		assert.Contains(t, eval[string](p, `document.querySelector('#cases tbody').textContent`), `contains "999999"`)
+		assert.Contains(t, jsEval[string](p, `document.querySelector('#cases tbody').textContent`), `contains "999999"`)
 		p.do(chromedp.Click(chromedp.CSS(`.chip[data-status="pass"]`)))
 		ids := rowIDs(p)
 		require.Len(t, ids, summary.Passed)
 		for _, id := range ids {
-			assert.Equal(t, result.Pass, d.Cases[id].Status)
+			assert.Equal(t, eval.Pass, d.Cases[id].Status)
 		}
 		p.do(chromedp.Click(chromedp.CSS(`.chip[data-status="all"]`)))
 		assert.Len(t, rowIDs(p), summary.Total)
@@ -245,26 +245,26 @@ func TestRealRunReportInBrowser(t *testing.T) {
 		p.t = t
 		p.reset()
 		id := caseID("Hostile <script>window.__xss=1</script>")
-		row := eval[string](p, fmt.Sprintf(`document.querySelector('#cases tr[data-id="%d"]').textContent`, id))
+		row := jsEval[string](p, fmt.Sprintf(`document.querySelector('#cases tr[data-id="%d"]').textContent`, id))
 		assert.Contains(t, row, "Hostile <script>window.__xss=1</script>")
 		assert.Contains(t, row, `</script><script>window.__xss=2</script> "><img src=x onerror=window.__xss=3>`)
 		assert.Contains(t, row, `<a href="javascript:window.__xss=4">441457</a>`)
 		// A score that does not apply (the payloads hide the question's
 		// gene from the understanding metric) shows as none, not as 0.
-		understanding := eval[string](p, fmt.Sprintf(
-			`document.querySelector('#cases tr[data-id="%d"] td[data-key="metric:prompt_understanding.understanding_score"]').textContent`, id))
-		if u, _ := d.Cases[id].Record.Metrics["prompt_understanding"].(map[string]any); u["not_applicable"] == true {
+		understanding := jsEval[string](p, fmt.Sprintf(
+			`document.querySelector('#cases tr[data-id="%d"] td[data-key="metric:understanding"]').textContent`, id))
+		if u := d.Cases[id].Record.Metrics.PromptUnderstanding; u.NotApplicable {
 			assert.Equal(t, "—", understanding)
 		} else {
-			assert.Equal(t, fmt.Sprintf("%.2f", u["understanding_score"]), understanding)
+			assert.Equal(t, fmt.Sprintf("%.2f", u.Score), understanding)
 		}
 
 		p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#cases tr[data-id="%d"]`, id))))
 		p.waitFor(`!document.getElementById('detail').hidden`)
-		assert.Equal(t, "Hostile <script>window.__xss=1</script>", eval[string](p, `document.querySelector('#detail h2').textContent`))
-		body := eval[string](p, `document.querySelector('#detail .drawer-body').textContent`)
+		assert.Equal(t, "Hostile <script>window.__xss=1</script>", jsEval[string](p, `document.querySelector('#detail h2').textContent`))
+		body := jsEval[string](p, `document.querySelector('#detail .drawer-body').textContent`)
 		assert.Contains(t, body, `<a href="javascript:window.__xss=4">441457</a>`)
-		assert.Contains(t, eval[string](p, `document.querySelector('#detail .msg-user').textContent`),
+		assert.Contains(t, jsEval[string](p, `document.querySelector('#detail .msg-user').textContent`),
 			`</script><script>window.__xss=2</script>`)
 		p.screenshot("real-run-hostile-case", "")
 		p.assertClean()

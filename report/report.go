@@ -3,14 +3,14 @@
 //
 // Its inputs are the run's `go test -json` event stream (one or several
 // shards, read with gotestsum's testjson package) and the output directory
-// the suite wrote: results.jsonl (one result.Record per case), summary.json
+// the suite wrote: results.jsonl (one eval.Record per case), summary.json
 // and, when scoring ran, metrics_summary.json. Test events say which case
 // tests passed, failed, were skipped or never finished; records carry the
-// question, answer, judge verdict, tool calls and conversation. The two are
-// joined on the subtest name (Record.Test) and, for go test -count=N, the
-// run's number (Record.Repeat): every run of a case is a case of the
-// report, and a case test without a record and a record without a test
-// event both still appear.
+// question, answer, judge verdict, tool calls, conversation and typed
+// metrics. The two are joined on the subtest name (Record.Test) and, for go
+// test -count=N, the run's number (Record.Repeat): every run of a case is a
+// case of the report, and a case test without a record and a record without
+// a test event both still appear.
 //
 // The page embeds all data as JSON in non-executed script blocks and renders
 // it with DOM text nodes only; a strict Content-Security-Policy with hashes of
@@ -20,26 +20,29 @@ package report
 import (
 	"time"
 
-	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // Skip is the status of a case whose test was skipped. The other statuses are
-// those of result.Status.
-const Skip result.Status = "skip"
+// those of eval.Status.
+const Skip eval.Status = "skip"
 
 // Data is everything the report shows.
 type Data struct {
-	Run        Run
-	Totals     Totals
-	Categories []CategoryTotals
-	Cases      []Case
-	// MetricKeys names the numeric scores found in the cases' metrics, in
-	// column order ("overall" first); empty when no case has metrics.
-	MetricKeys []string
-	// MetricLabels are the names shown for MetricKeys ("Coverage").
-	MetricLabels []string
-	// MetricsSummary holds the numeric values of metrics_summary.json, each
-	// once: scores first ("overall" first), then counts and rates.
+	// Run is the header: summary.json, or what the records and test events
+	// say when there is none (FromSummary false). Its Usage and Retries
+	// count the requests of the cases run now; cached cases' were made by
+	// an earlier run.
+	Run         eval.Summary
+	FromSummary bool
+	Totals      Totals
+	Categories  []CategoryTotals
+	Cases       []Case
+	// MetricNames are the metric columns: "overall", then the metrics some
+	// case has, in the guide's order; empty when no case has metrics.
+	MetricNames []string
+	// MetricsSummary holds the tiles of metrics_summary.json: scores first
+	// ("overall" first), then counts and rates.
 	MetricsSummary []Metric
 	// Problems are run-level findings shown above the cases: build errors,
 	// failed non-case tests, test binary panics and timeouts, unreadable
@@ -49,68 +52,44 @@ type Data struct {
 	Generated time.Time
 }
 
-// Run describes the run in the report's header.
-type Run struct {
-	Started    time.Time
-	Seconds    float64
-	Model      string
-	JudgeModel string
-	Provider   string
-	Servers    []string
-	CaseSource string
-	GitCommit  string
-	Reference  bool
-	// Usage and Retries count the requests of the cases run now; cached
-	// cases' were made by an earlier run and are left out.
-	Usage   result.Usage
-	Retries int
-	// ServerRestarts counts MCP server restarts; only summary.json knows it.
-	ServerRestarts int
-	// FromSummary is true when the fields above came from summary.json;
-	// otherwise they were derived from the records and test events.
-	FromSummary bool
-}
-
 // Totals counts the cases by outcome.
 type Totals struct {
-	Total      int
-	Passed     int
-	Failed     int
-	Errors     int
-	TokenLimit int
-	Skipped    int
-	Cached     int
+	Total      int `json:"total"`
+	Passed     int `json:"passed"`
+	Failed     int `json:"failed"`
+	Errors     int `json:"errors"`
+	TokenLimit int `json:"token_limit"`
+	Skipped    int `json:"skipped"`
+	Cached     int `json:"cached"`
 	// NoRecord counts cases that ran but are known only from test events.
-	NoRecord int
+	NoRecord int `json:"no_record"`
 	// Tokens is the sum of the total tokens of the cases run now: cached
 	// cases are left out, as in summary.json's usage.
-	Tokens int
-}
-
-// Ran is the number of cases that ran (skipped ones excluded).
-func (t Totals) Ran() int { return t.Total - t.Skipped }
-
-// Rate is the success rate in percent over the cases that ran.
-func (t Totals) Rate() float64 {
-	if t.Ran() == 0 {
-		return 0
-	}
-	return 100 * float64(t.Passed) / float64(t.Ran())
+	Tokens int `json:"tokens"`
+	// Ran is the number of cases that ran (skipped ones excluded) and Rate
+	// the success rate in percent over them.
+	Ran  int     `json:"ran"`
+	Rate float64 `json:"rate"`
 }
 
 func (t *Totals) count(c Case) {
 	t.Total++
 	switch c.Status {
-	case result.Pass:
+	case eval.Pass:
 		t.Passed++
-	case result.Fail:
+	case eval.Fail:
 		t.Failed++
-	case result.Error:
+	case eval.Error:
 		t.Errors++
-	case result.TokenLimit:
+	case eval.TokenLimit:
 		t.TokenLimit++
 	case Skip:
 		t.Skipped++
+	}
+	t.Ran = t.Total - t.Skipped
+	t.Rate = 0
+	if t.Ran > 0 {
+		t.Rate = 100 * float64(t.Passed) / float64(t.Ran)
 	}
 	if c.Record == nil {
 		if c.Status != Skip {
@@ -127,22 +106,22 @@ func (t *Totals) count(c Case) {
 
 // CategoryTotals counts the cases of one category.
 type CategoryTotals struct {
-	Name string
+	Name string `json:"name"`
 	Totals
 }
 
-// Metric is one named value of the metrics summary.
+// Metric is one tile of the metrics summary.
 type Metric struct {
-	// Name is a score's name ("overall", "coverage"), or the summary's key
-	// path of any other value ("errors_encountered").
-	Name string
+	// Name is a score's metric name ("overall", "coverage") or the
+	// summary's field ("errors_encountered").
+	Name string `json:"name"`
 	// Label is the name shown ("Coverage", "Errors encountered").
-	Label string
-	Kind  MetricKind
-	Value float64
+	Label string     `json:"label"`
+	Kind  MetricKind `json:"kind"`
+	Value float64    `json:"value"`
 	// NotApplicable is true when the value means nothing, such as a
 	// recovery success rate without errors to recover from.
-	NotApplicable bool
+	NotApplicable bool `json:"not_applicable,omitempty"`
 }
 
 // MetricKind says how a metric's value reads.
@@ -167,18 +146,19 @@ type Case struct {
 	Package string
 	// Repeat numbers the runs of the case in a go test -count=N run, from 0.
 	Repeat int
-	Status result.Status
+	Status eval.Status
 	// Reason explains the status: the record's reason, or for a case without
 	// record the test's output.
 	Reason string
 	// Seconds is the record's wall time, else the test's elapsed time.
 	Seconds float64
 	// Record is nil for a case known only from its test events.
-	Record *result.Record
+	Record *eval.Record
 	// Event is the test's outcome in the go test stream.
 	Event TestOutcome
-	// Metrics holds the numeric scores of Record.Metrics by MetricKeys name.
-	Metrics map[string]float64
+	// Scores holds the record's applicable scores by metric name, and
+	// "overall"; nil without metrics.
+	Scores map[string]float64
 }
 
 // TestOutcome is what the go test stream says about one test.

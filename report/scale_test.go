@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/stretchr/testify/require"
 )
 
@@ -16,8 +16,8 @@ import (
 // in eight categories, with every status and metrics. Texts are built from a
 // few shared blocks so that memory stays small while every byte is still
 // encoded.
-func syntheticRecords(n, convBytes int) []result.Record {
-	statuses := []result.Status{result.Pass, result.Pass, result.Pass, result.Fail, result.Error, result.TokenLimit}
+func syntheticRecords(n, convBytes int) []eval.Record {
+	statuses := []eval.Status{eval.Pass, eval.Pass, eval.Pass, eval.Fail, eval.Error, eval.TokenLimit}
 	var blocks []string
 	for v := range 16 {
 		var b strings.Builder
@@ -26,36 +26,37 @@ func syntheticRecords(n, convBytes int) []result.Record {
 		}
 		blocks = append(blocks, "["+strings.TrimSuffix(b.String(), ",")+"]")
 	}
-	recs := make([]result.Record, n)
+	recs := make([]eval.Record, n)
 	for i := range recs {
 		block := blocks[i%len(blocks)]
-		calls := []result.ToolCall{
+		calls := []eval.ToolCall{
 			{ID: "c1", Name: "get_gene_by_symbol", Arguments: fmt.Sprintf(`{"gene_symbol":"G%d"}`, i), Result: block, DurationMS: 40},
 			{ID: "c2", Name: "get_clinvar_by_gene_symbol", Arguments: `{"gene_symbol":"BRCA1"}`, Result: block, IsError: i%7 == 0},
 		}
 		question := fmt.Sprintf("Question %d: which variants of gene G%d are pathogenic?", i, i)
 		response := fmt.Sprintf("Case %d answer mentions variant chr1:%d.", i, i)
-		recs[i] = result.Record{
+		recs[i] = eval.Record{
 			Name: fmt.Sprintf("case %05d", i), Category: fmt.Sprintf("Category %d", i%8),
 			Test:   fmt.Sprintf("TestEval_Category_%d/case_%05d", i%8, i),
 			Status: statuses[i%len(statuses)], Cached: i%5 == 0,
 			Question: question, Expected: "variant chr1", Response: response,
 			Verdict: "yes", Reason: "The answer names the expected variant.",
 			ToolCalls: calls,
-			Conversation: []result.Message{
+			Conversation: []eval.Message{
 				{Role: "system", Content: "You are a genetics research assistant."},
 				{Role: "user", Content: question},
-				{Role: "assistant", ToolCalls: []result.MessageToolCall{{ID: "c1", Type: "function", Function: result.FunctionCall{Name: calls[0].Name, Arguments: calls[0].Arguments}}}},
+				{Role: "assistant", ToolCalls: []eval.MessageToolCall{{ID: "c1", Type: "function", Function: eval.FunctionCall{Name: calls[0].Name, Arguments: calls[0].Arguments}}}},
 				{Role: "tool", Name: calls[0].Name, ToolCallID: "c1", Content: block},
-				{Role: "assistant", ToolCalls: []result.MessageToolCall{{ID: "c2", Type: "function", Function: result.FunctionCall{Name: calls[1].Name, Arguments: calls[1].Arguments}}}},
+				{Role: "assistant", ToolCalls: []eval.MessageToolCall{{ID: "c2", Type: "function", Function: eval.FunctionCall{Name: calls[1].Name, Arguments: calls[1].Arguments}}}},
 				{Role: "tool", Name: calls[1].Name, ToolCallID: "c2", Content: block},
 				{Role: "assistant", Content: response},
 			},
-			Usage:   result.Usage{PromptTokens: 4000 + i%100, CompletionTokens: 300, TotalTokens: 4300 + i%100, Requests: 3},
+			Usage:   eval.Usage{PromptTokens: 4000 + i%100, CompletionTokens: 300, TotalTokens: 4300 + i%100, Requests: 3},
 			Seconds: float64(i%50) / 3,
 			Model:   "model-x", JudgeModel: "judge-y",
 			StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
-			Metrics:   map[string]any{"overall": float64(i%100) / 100, "correctness_score": float64(i%3) / 2},
+			Metrics: &eval.Metrics{Kind: eval.KindTool, Correctness: eval.CorrectnessMetric{Score: float64(i%3) / 2},
+				Overall: eval.OverallMetric{Score: float64(i%100) / 100}},
 		}
 	}
 	return recs
@@ -63,7 +64,7 @@ func syntheticRecords(n, convBytes int) []result.Record {
 
 // syntheticData joins the records as Load would, without test events.
 func syntheticData(n, convBytes int) *Data {
-	in := inputs{events: newEvents(), records: syntheticRecords(n, convBytes)}
+	in := inputs{events: &events{}, records: syntheticRecords(n, convBytes)}
 	return in.build()
 }
 

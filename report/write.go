@@ -10,7 +10,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 var (
@@ -95,58 +95,15 @@ const pageTail = `</body>
 
 // overview is the JSON of the data block.
 type overview struct {
-	Generated      time.Time      `json:"generated"`
-	Run            runJSON        `json:"run"`
-	Totals         totalsJSON     `json:"totals"`
-	Categories     []categoryJSON `json:"categories"`
-	MetricKeys     []string       `json:"metric_keys"`
-	MetricLabels   []string       `json:"metric_labels"`
-	MetricsSummary []metricJSON   `json:"metrics_summary"`
-	Problems       []string       `json:"problems"`
-	Cases          []rowJSON      `json:"cases"`
-}
-
-type runJSON struct {
-	Started        *time.Time   `json:"started,omitempty"`
-	Seconds        float64      `json:"seconds"`
-	Model          string       `json:"model"`
-	JudgeModel     string       `json:"judge_model"`
-	Provider       string       `json:"provider"`
-	Servers        []string     `json:"servers"`
-	CaseSource     string       `json:"case_source"`
-	GitCommit      string       `json:"git_commit"`
-	Reference      bool         `json:"reference"`
-	Usage          result.Usage `json:"usage"`
-	Retries        int          `json:"retries"`
-	ServerRestarts int          `json:"server_restarts"`
-	FromSummary    bool         `json:"from_summary"`
-}
-
-type totalsJSON struct {
-	Total      int     `json:"total"`
-	Ran        int     `json:"ran"`
-	Passed     int     `json:"passed"`
-	Failed     int     `json:"failed"`
-	Errors     int     `json:"errors"`
-	TokenLimit int     `json:"token_limit"`
-	Skipped    int     `json:"skipped"`
-	Cached     int     `json:"cached"`
-	NoRecord   int     `json:"no_record"`
-	Tokens     int     `json:"tokens"`
-	Rate       float64 `json:"rate"`
-}
-
-type categoryJSON struct {
-	Name string `json:"name"`
-	totalsJSON
-}
-
-type metricJSON struct {
-	Name          string     `json:"name"`
-	Label         string     `json:"label"`
-	Kind          MetricKind `json:"kind"`
-	Value         float64    `json:"value"`
-	NotApplicable bool       `json:"not_applicable,omitempty"`
+	Generated      time.Time        `json:"generated"`
+	Run            eval.Summary     `json:"run"`
+	Totals         Totals           `json:"totals"`
+	Categories     []CategoryTotals `json:"categories"`
+	MetricKeys     []string         `json:"metric_keys"`
+	MetricLabels   []string         `json:"metric_labels"`
+	MetricsSummary []Metric         `json:"metrics_summary"`
+	Problems       []string         `json:"problems"`
+	Cases          []rowJSON        `json:"cases"`
 }
 
 // rowJSON is one case as the table shows it; long tool arguments are cut.
@@ -156,7 +113,7 @@ type rowJSON struct {
 	Category        string             `json:"category"`
 	Test            string             `json:"test"`
 	Repeat          int                `json:"repeat,omitempty"`
-	Status          result.Status      `json:"status"`
+	Status          eval.Status        `json:"status"`
 	Cached          bool               `json:"cached"`
 	NoRecord        bool               `json:"no_record"`
 	Verdict         string             `json:"verdict"`
@@ -182,38 +139,17 @@ type toolJSON struct {
 // shows them whole.
 const maxRowArgs = 300
 
-func totals(t Totals) totalsJSON {
-	return totalsJSON{
-		Total: t.Total, Ran: t.Ran(), Passed: t.Passed, Failed: t.Failed, Errors: t.Errors,
-		TokenLimit: t.TokenLimit, Skipped: t.Skipped, Cached: t.Cached, NoRecord: t.NoRecord,
-		Tokens: t.Tokens, Rate: t.Rate(),
-	}
-}
-
 func newOverview(d *Data) overview {
 	o := overview{
-		Generated: d.Generated,
-		Run: runJSON{
-			Seconds: d.Run.Seconds, Model: d.Run.Model, JudgeModel: d.Run.JudgeModel,
-			Provider: d.Run.Provider, Servers: d.Run.Servers, CaseSource: d.Run.CaseSource,
-			GitCommit: d.Run.GitCommit, Reference: d.Run.Reference, Usage: d.Run.Usage,
-			Retries: d.Run.Retries, ServerRestarts: d.Run.ServerRestarts, FromSummary: d.Run.FromSummary,
-		},
-		Totals:       totals(d.Totals),
-		Categories:   make([]categoryJSON, 0, len(d.Categories)),
-		MetricKeys:   append([]string{}, d.MetricKeys...),
-		MetricLabels: append([]string{}, d.MetricLabels...),
-		Problems:     append([]string{}, d.Problems...),
-		Cases:        make([]rowJSON, len(d.Cases)),
+		Generated: d.Generated, Run: d.Run, Totals: d.Totals,
+		Categories:     append([]CategoryTotals{}, d.Categories...),
+		MetricKeys:     append([]string{}, d.MetricNames...),
+		MetricsSummary: append([]Metric{}, d.MetricsSummary...),
+		Problems:       append([]string{}, d.Problems...),
+		Cases:          make([]rowJSON, len(d.Cases)),
 	}
-	if !d.Run.Started.IsZero() {
-		o.Run.Started = &d.Run.Started
-	}
-	for _, c := range d.Categories {
-		o.Categories = append(o.Categories, categoryJSON{Name: c.Name, totalsJSON: totals(c.Totals)})
-	}
-	for _, m := range d.MetricsSummary {
-		o.MetricsSummary = append(o.MetricsSummary, metricJSON(m))
+	for _, name := range d.MetricNames {
+		o.MetricLabels = append(o.MetricLabels, metricLabels[name])
 	}
 	for i := range d.Cases {
 		o.Cases[i] = newRow(i, &d.Cases[i])
@@ -224,7 +160,7 @@ func newOverview(d *Data) overview {
 func newRow(id int, c *Case) rowJSON {
 	row := rowJSON{
 		ID: id, Name: c.Name, Category: c.Category, Test: c.Test, Repeat: c.Repeat, Status: c.Status,
-		NoRecord: c.Record == nil, Reason: c.Reason, Seconds: c.Seconds, Metrics: c.Metrics,
+		NoRecord: c.Record == nil, Reason: c.Reason, Seconds: c.Seconds, Metrics: c.Scores,
 		Tools: []toolJSON{},
 	}
 	if r := c.Record; r != nil {
@@ -268,12 +204,12 @@ type detailJSON struct {
 // the same as their tool call's result; the page puts it back. Tool results
 // are most of a conversation, so this halves the size of most reports.
 type recordJSON struct {
-	result.Record
+	eval.Record
 	Conversation []messageJSON `json:"conversation"`
 }
 
 type messageJSON struct {
-	result.Message
+	eval.Message
 	// ContentIsResult: the content is the result of the tool call
 	// ToolCallID in the record's tool_calls.
 	ContentIsResult bool `json:"content_is_result,omitempty"`

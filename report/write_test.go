@@ -11,7 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -70,12 +70,12 @@ func TestWriteKeepsDataInert(t *testing.T) {
 
 // conversation puts back the tool results left out of a case block, as the
 // page does.
-func (d detailJSON) conversation() []result.Message {
+func (d detailJSON) conversation() []eval.Message {
 	results := map[string]string{}
 	for _, tc := range d.Record.ToolCalls {
 		results[tc.ID] = tc.Result
 	}
-	var out []result.Message
+	var out []eval.Message
 	for _, m := range d.Record.Conversation {
 		if m.ContentIsResult {
 			m.Content = results[m.ToolCallID]
@@ -149,14 +149,14 @@ func TestWriteMetricColumnsOnlyWithMetrics(t *testing.T) {
 	for i := range without.Cases {
 		without.Cases[i].Record.Metrics = nil
 	}
-	without = (&inputs{events: newEvents(), records: records(without)}).build()
+	without = (&inputs{events: &events{}, records: records(without)}).build()
 
 	tests := []struct {
 		name string
 		d    *Data
 		keys []string
 	}{
-		{"with metrics", with, []string{"overall", "correctness_score"}},
+		{"with metrics", with, []string{"overall", "correctness", "performance", "understanding", "coverage", "recovery"}},
 		{"without metrics", without, []string{}},
 	}
 	for _, tt := range tests {
@@ -171,8 +171,8 @@ func TestWriteMetricColumnsOnlyWithMetrics(t *testing.T) {
 	}
 }
 
-func records(d *Data) []result.Record {
-	var out []result.Record
+func records(d *Data) []eval.Record {
+	var out []eval.Record
 	for _, c := range d.Cases {
 		out = append(out, *c.Record)
 	}

@@ -2,6 +2,7 @@ package scoring
 
 import (
 	"fmt"
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"slices"
 	"strings"
 )
@@ -14,28 +15,6 @@ const (
 	joinWeight    = 0.2
 )
 
-// CoverageMetric is requirement coverage. Code cases fill Details (the
-// guide's shape); tool cases fill ToolDetails.
-type CoverageMetric struct {
-	Score float64 `json:"coverage_score"`
-	// NotApplicable is true when the case states no requirement to cover (a
-	// tool case without expected tools or facts); the overall score leaves it
-	// out.
-	NotApplicable bool                 `json:"not_applicable,omitempty"`
-	Details       *CoverageDetails     `json:"details,omitempty"`
-	ToolDetails   *ToolCoverageDetails `json:"tool_details,omitempty"`
-}
-
-// CoverageDetails explains a code case's coverage score. Each part is a
-// share in [0, 1]; the score weighs them 0.3, 0.3, 0.2 and 0.2.
-type CoverageDetails struct {
-	FilterConditionsCoverage float64  `json:"filter_conditions_coverage"`
-	GroupbyColumnsCoverage   float64  `json:"groupby_columns_coverage"`
-	SortingCoverage          float64  `json:"sorting_coverage"`
-	JoinConditionsCoverage   float64  `json:"join_conditions_coverage"`
-	MissingRequirements      []string `json:"missing_requirements"`
-}
-
 var (
 	sortCues  = phrases("sort", "sorted", "sorting", "order by", "ordered", "ascending", "descending", "rank", "ranked", "ranking", "top", "bottom")
 	sortWords = []string{"sort_values", "sort_index", "sorted", "sort", "nlargest", "nsmallest", "rank", "idxmax", "idxmin"}
@@ -43,7 +22,7 @@ var (
 	joinNames = []string{"merge", "join", "concat"}
 )
 
-// Coverage scores whether code covers every requirement of a question about
+// codeCoverage scores whether code covers every requirement of a question about
 // a table with the given columns (columns may be nil; group-by items are then
 // read as plain words). Each part is the share of what was asked that the
 // code does; a part not asked for is fully covered:
@@ -55,10 +34,10 @@ var (
 //   - sorting (0.2): 1 if asked and the code sorts (sort_values, nlargest,
 //     idxmax, ...), else 0;
 //   - join conditions (0.2): merge/join/concat calls / joins asked for.
-func Coverage(questionText string, columns []string, code string) CoverageMetric {
+func codeCoverage(questionText string, columns []string, code string) eval.CoverageMetric {
 	q := parseQuestion(questionText, columns)
 	src := lexPython(code)
-	d := &CoverageDetails{MissingRequirements: []string{}}
+	d := &eval.CoverageDetails{MissingRequirements: []string{}}
 	missing := func(format string, args ...any) {
 		d.MissingRequirements = append(d.MissingRequirements, fmt.Sprintf(format, args...))
 	}
@@ -96,7 +75,7 @@ func Coverage(questionText string, columns []string, code string) CoverageMetric
 		missing("Join/merge operation missing")
 	}
 
-	return CoverageMetric{
+	return eval.CoverageMetric{
 		Score: unit(filterWeight*d.FilterConditionsCoverage + groupByWeight*d.GroupbyColumnsCoverage +
 			sortingWeight*d.SortingCoverage + joinWeight*d.JoinConditionsCoverage),
 		Details: d,

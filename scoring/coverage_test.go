@@ -1,6 +1,7 @@
 package scoring
 
 import (
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -80,7 +81,7 @@ func TestCoverage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := Coverage(tt.question, staffColumns, tt.code)
+			c := codeCoverage(tt.question, staffColumns, tt.code)
 			require.NotNil(t, c.Details)
 			d := c.Details
 			assert.InDelta(t, tt.filter, d.FilterConditionsCoverage, 1e-4, "filter")
@@ -96,7 +97,7 @@ func TestCoverage(t *testing.T) {
 // Upstream read "or" in "for" and "in" in "minimum" as filter keywords and
 // reported a missing filter.
 func TestCoverageMinimumForEachIsNoFilter(t *testing.T) {
-	c := Coverage("What is the minimum salary for each department?", staffColumns,
+	c := codeCoverage("What is the minimum salary for each department?", staffColumns,
 		"result = df.groupby('department')['salary'].min()")
 	assert.Equal(t, 1.0, c.Details.FilterConditionsCoverage)
 	assert.Empty(t, c.Details.MissingRequirements)
@@ -105,7 +106,7 @@ func TestCoverageMinimumForEachIsNoFilter(t *testing.T) {
 
 // The guide's example output: every part covered but one of two joins.
 func TestCoverageGuideExample(t *testing.T) {
-	c := Coverage("Merge the orders with customers where total sales are above 100, then join the "+
+	c := codeCoverage("Merge the orders with customers where total sales are above 100, then join the "+
 		"regions, and show the average total sales per department sorted descending",
 		staffColumns, `
 m = orders.merge(customers, on='id')
@@ -122,7 +123,7 @@ result = m.groupby('department')['total_sales'].mean().sort_values(ascending=Fal
 }
 
 func TestCoverageWithoutColumns(t *testing.T) {
-	c := Coverage("Average price by product category and region", nil,
+	c := codeCoverage("Average price by product category and region", nil,
 		"result = df.groupby(['Product_Category'])['price'].mean()")
 	assert.InDelta(t, 0.5, c.Details.GroupbyColumnsCoverage, 1e-9)
 	assert.Equal(t, []string{"Group-by columns missing: region"}, c.Details.MissingRequirements)
@@ -172,13 +173,13 @@ func FuzzCodeMetricsStayInUnitRange(f *testing.F) {
 	f.Add("", "'''unterminated", -1.0)
 	f.Fuzz(func(t *testing.T, question, code string, seconds float64) {
 		for _, s := range []float64{
-			Understanding(question, staffColumns, code).Score,
-			Coverage(question, staffColumns, code).Score,
-			Coverage(question, nil, code).Score,
-			Quality(code, true).Score,
-			Performance(seconds, code, true).Score,
+			codeUnderstanding(question, staffColumns, code).Score,
+			codeCoverage(question, staffColumns, code).Score,
+			codeCoverage(question, nil, code).Score,
+			codeQuality(code, true).Score,
+			codePerformance(seconds, code, true).Score,
 			ScoreCode(CodeCase{Question: question, Columns: staffColumns,
-				Attempts: []Attempt{{Code: code, Error: question}, {Code: code, Success: true}}}).Overall.Score,
+				Attempts: []eval.Attempt{{Code: code, Failed: true, Output: question}, {Code: code}}}).Overall.Score,
 		} {
 			if s < 0 || s > 1 {
 				t.Fatalf("score %v out of [0, 1]", s)

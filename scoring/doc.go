@@ -6,11 +6,11 @@
 // answered with pandas code (ScoreCode); a tool case is a question answered by
 // an agent through MCP tool calls (ScoreTool).
 //
-//   - Correctness (weight 0.25). Code: 0.25 parses + 0.25 runs + 0.5 result
+//   - codeCorrectness (weight 0.25). Code: 0.25 parses + 0.25 runs + 0.5 result
 //     matches the expected answer. Tool: the verdict, 1 or 0.
-//   - Quality (0.20, code only). 0.3 syntax valid + 0.3 safety + 0.2
+//   - codeQuality (0.20, code only). 0.3 syntax valid + 0.3 safety + 0.2
 //     readability + 0.2 imports limited to analysis modules.
-//   - Performance (0.15). Code: execution time, guessed time and space
+//   - codePerformance (0.15). Code: execution time, guessed time and space
 //     complexity, short code, ran. Tool: time, tokens and tool calls against a
 //     budget, each 1.0 within it.
 //   - Prompt understanding (0.15). Code: 0.4 column extraction + 0.3
@@ -24,7 +24,7 @@
 //     min(attempts/3, 1), counted from the first failure; no error scores 1.0.
 //
 // The overall score weighs the applicable metrics and renormalises the
-// weights over them; OverallMetric lists the weights used and the metrics
+// weights over them; eval.OverallMetric lists the weights used and the metrics
 // left out. Keywords are matched as whole words and phrases, never as
 // substrings: "or" does not fire inside "for", nor "sum" inside "summary".
 package scoring

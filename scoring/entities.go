@@ -9,25 +9,23 @@ import (
 	"unicode"
 )
 
-// Entity kinds found in tool-case questions.
+// entity kinds found in tool-case questions.
 const (
-	EntityGene       = "gene"       // NUTM2G, TP53
-	EntityHGVS       = "hgvs"       // NM_001045477.4:c.187C>T
-	EntityProtein    = "protein"    // p.P63S, p.Pro63Ser, R175H
-	EntityRSID       = "rsid"       // rs121913529
-	EntityCoordinate = "coordinate" // Chr9:99694174
-	EntityHPO        = "hpo"        // HP:0001250
-	EntityMIM        = "mim"        // MIM:191170, OMIM 191170
-	EntityEntrez     = "entrez"     // Entrez ID 7157
-	EntityNumber     = "number"     // any other number
+	entityGene       = "gene"       // NUTM2G, TP53
+	entityHGVS       = "hgvs"       // NM_001045477.4:c.187C>T
+	entityProtein    = "protein"    // p.P63S, p.Pro63Ser, R175H
+	entityRSID       = "rsid"       // rs121913529
+	entityCoordinate = "coordinate" // Chr9:99694174
+	entityHPO        = "hpo"        // HP:0001250
+	entityMIM        = "mim"        // MIM:191170, OMIM 191170
+	entityEntrez     = "entrez"     // Entrez ID 7157
+	entityNumber     = "number"     // any other number
 )
 
-// Entity is something a question names that a tool call should carry on.
-type Entity struct {
-	Text  string `json:"text"`
-	Kind  string `json:"kind"`
-	Found bool   `json:"found"`
-	key   string // canonical form, compared with canonical argument atoms
+// entity is something a question names that a tool call should carry on.
+type entity struct {
+	Text, Kind string
+	key        string // canonical form, compared with canonical argument atoms
 }
 
 // notGenes are upper-case words of genetics questions that are databases,
@@ -43,11 +41,11 @@ var aminoAcids = map[string]string{"ala": "a", "arg": "r", "asn": "n", "asp": "d
 	"gln": "q", "glu": "e", "gly": "g", "his": "h", "ile": "i", "leu": "l", "lys": "k", "met": "m",
 	"phe": "f", "pro": "p", "ser": "s", "thr": "t", "trp": "w", "tyr": "y", "val": "v", "ter": "*"}
 
-// Entities returns the entities a question names: gene symbols, HGVS
+// findEntities returns the entities a question names: gene symbols, HGVS
 // variants, protein changes, rsIDs, chromosome positions, HPO terms,
 // MIM numbers, Entrez ids and other numbers. Each appears once.
-func Entities(question string) []Entity {
-	var out []Entity
+func findEntities(question string) []entity {
+	var out []entity
 	raw := strings.Fields(question)
 	for i, field := range raw {
 		text := trimToken(field)
@@ -55,13 +53,13 @@ func Entities(question string) []Entity {
 			continue
 		}
 		kind, key := classifyEntity(text)
-		if kind == EntityNumber {
+		if kind == entityNumber {
 			kind = numberKind(raw[max(0, i-3):i])
 		}
-		if kind == "" || slices.ContainsFunc(out, func(e Entity) bool { return e.key == key }) {
+		if kind == "" || slices.ContainsFunc(out, func(e entity) bool { return e.key == key }) {
 			continue
 		}
-		out = append(out, Entity{Text: text, Kind: kind, key: key})
+		out = append(out, entity{Text: text, Kind: kind, key: key})
 	}
 	return out
 }
@@ -77,25 +75,25 @@ func classifyEntity(text string) (kind, key string) {
 	low := strings.ToLower(text)
 	switch {
 	case strings.HasPrefix(low, "hp:") && isDigits(low[3:]):
-		return EntityHPO, low
+		return entityHPO, low
 	case strings.HasPrefix(low, "mim:") && isDigits(low[4:]), strings.HasPrefix(low, "omim:") && isDigits(low[5:]):
-		return EntityMIM, low[strings.Index(low, ":")+1:]
+		return entityMIM, low[strings.Index(low, ":")+1:]
 	case strings.HasPrefix(low, "rs") && isDigits(low[2:]):
-		return EntityRSID, low
+		return entityRSID, low
 	case isHGVS(low):
-		return EntityHGVS, low
+		return entityHGVS, low
 	}
 	if c, ok := canonicalCoordinate(low); ok {
-		return EntityCoordinate, c
+		return entityCoordinate, c
 	}
 	if p, ok := canonicalProtein(text); ok {
-		return EntityProtein, p
+		return entityProtein, p
 	}
 	if n, ok := canonicalNumber(text); ok {
-		return EntityNumber, n
+		return entityNumber, n
 	}
 	if isGeneSymbol(text) {
-		return EntityGene, low
+		return entityGene, low
 	}
 	return "", ""
 }
@@ -106,12 +104,12 @@ func numberKind(before []string) string {
 	for _, w := range before {
 		switch strings.ToLower(trimToken(w)) {
 		case "entrez":
-			return EntityEntrez
+			return entityEntrez
 		case "mim", "omim":
-			return EntityMIM
+			return entityMIM
 		}
 	}
-	return EntityNumber
+	return entityNumber
 }
 
 func isDigits(s string) bool {
@@ -275,11 +273,11 @@ func flattenValues(v any) []string {
 
 // found reports whether the entity reaches the argument atoms. A position
 // also matches when its chromosome and position are separate arguments.
-func (e Entity) found(atoms map[string]bool) bool {
+func (e entity) found(atoms map[string]bool) bool {
 	if atoms[e.key] {
 		return true
 	}
-	if e.Kind == EntityCoordinate {
+	if e.Kind == entityCoordinate {
 		chrom, pos, _ := strings.Cut(e.key, ":")
 		return atoms[chrom] && atoms[pos]
 	}

@@ -2,6 +2,7 @@ package scoring
 
 import (
 	"encoding/json"
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -9,41 +10,41 @@ import (
 )
 
 func TestOverall(t *testing.T) {
-	all := map[string]float64{MetricCorrectness: 1, MetricQuality: 0.5, MetricPerformance: 0.8,
-		MetricUnderstanding: 0.6, MetricCoverage: 0.4, MetricRecovery: 1}
-	o := Overall(all)
+	all := map[string]float64{eval.MetricCorrectness: 1, eval.MetricQuality: 0.5, eval.MetricPerformance: 0.8,
+		eval.MetricUnderstanding: 0.6, eval.MetricCoverage: 0.4, eval.MetricRecovery: 1}
+	o := overallScore(all)
 	assert.InDelta(t, 0.25*1+0.20*0.5+0.15*0.8+0.15*0.6+0.15*0.4+0.10*1, o.Score, 1e-4)
-	assert.Equal(t, Weights(), o.Weights)
+	assert.Equal(t, metricWeights(), o.Weights)
 	assert.Empty(t, o.NotApplicable)
 
-	delete(all, MetricQuality)
-	o = Overall(all)
-	assert.Equal(t, []string{MetricQuality}, o.NotApplicable)
+	delete(all, eval.MetricQuality)
+	o = overallScore(all)
+	assert.Equal(t, []string{eval.MetricQuality}, o.NotApplicable)
 	assert.InDelta(t, (0.25*1+0.15*0.8+0.15*0.6+0.15*0.4+0.10*1)/0.8, o.Score, 1e-4)
-	assert.InDelta(t, 0.25/0.8, o.Weights[MetricCorrectness], 1e-4)
+	assert.InDelta(t, 0.25/0.8, o.Weights[eval.MetricCorrectness], 1e-4)
 	total := 0.0
 	for _, w := range o.Weights {
 		total += w
 	}
 	assert.InDelta(t, 1, total, 1e-3, "renormalised weights sum to 1")
 
-	assert.Equal(t, 1.0, Overall(map[string]float64{MetricRecovery: 1}).Score)
-	assert.Equal(t, 0.0, Overall(nil).Score)
-	assert.Equal(t, 1.0, Overall(map[string]float64{MetricCorrectness: 3}).Score, "inputs are clamped")
+	assert.Equal(t, 1.0, overallScore(map[string]float64{eval.MetricRecovery: 1}).Score)
+	assert.Equal(t, 0.0, overallScore(nil).Score)
+	assert.Equal(t, 1.0, overallScore(map[string]float64{eval.MetricCorrectness: 3}).Score, "inputs are clamped")
 }
 
 func TestScoreCode(t *testing.T) {
 	c := CodeCase{
 		Question: "What is the average salary by department?",
 		Columns:  staffColumns,
-		Attempts: []Attempt{
-			{Code: "result = df.groupby('dept')['salary'].mean()", SyntaxValid: true, Error: "KeyError: 'dept'"},
-			{Code: "result = df.groupby('department')['salary'].mean()", SyntaxValid: true, Success: true, Seconds: 0.02},
+		Attempts: []eval.Attempt{
+			{Code: "result = df.groupby('dept')['salary'].mean()", Failed: true, Output: "KeyError: 'dept'"},
+			{Code: "result = df.groupby('department')['salary'].mean()", Seconds: 0.02},
 		},
 		ResultMatches: true,
 	}
 	m := ScoreCode(c)
-	assert.Equal(t, KindCode, m.Kind)
+	assert.Equal(t, eval.KindCode, m.Kind)
 	assert.Equal(t, 1.0, m.Correctness.Score)
 	assert.Equal(t, 1.0, m.PromptUnderstanding.Score, "judged on the final code")
 	assert.Equal(t, 1.0, m.RequirementCoverage.Score)
@@ -68,25 +69,25 @@ func TestScoreCode(t *testing.T) {
 }
 
 func TestScoreCodeMatchNeedsARun(t *testing.T) {
-	m := ScoreCode(CodeCase{Question: "q", Attempts: []Attempt{{Code: "x", SyntaxValid: true, Error: "boom"}},
+	m := ScoreCode(CodeCase{Question: "q", Attempts: []eval.Attempt{{Code: "x", Failed: true, Output: "boom"}},
 		ResultMatches: true, MaxRecoveryAttempts: 1})
 	assert.False(t, m.Correctness.Details.ResultMatches, "code that did not run matched nothing")
 	assert.Equal(t, 1, m.ErrorRecovery.MaxRecoveryAttempts)
 }
 
 func TestScoreTool(t *testing.T) {
-	m := ScoreTool(ToolCase{
-		Question: "Which genes cause seizures?",
-		Answer:   "SCN1A",
-		Calls:    []Call{{Name: "search_hpo_terms", Args: map[string]any{"phenotype_query": "seizures"}}},
-		Passed:   true,
-		Seconds:  10,
-		Tokens:   1000,
+	m := ScoreTool(eval.Case{}, eval.Record{
+		Question:  "Which genes cause seizures?",
+		Response:  "SCN1A",
+		ToolCalls: []eval.ToolCall{call("search_hpo_terms", map[string]any{"phenotype_query": "seizures"})},
+		Status:    eval.Pass,
+		Seconds:   10,
+		Usage:     eval.Usage{TotalTokens: 1000},
 	})
-	assert.Equal(t, KindTool, m.Kind)
+	assert.Equal(t, eval.KindTool, m.Kind)
 	assert.Nil(t, m.Quality)
-	assert.Equal(t, []string{MetricQuality, MetricUnderstanding, MetricCoverage}, m.Overall.NotApplicable)
-	assert.InDelta(t, 0.25/0.5, m.Overall.Weights[MetricCorrectness], 1e-4)
+	assert.Equal(t, []string{eval.MetricQuality, eval.MetricUnderstanding, eval.MetricCoverage}, m.Overall.NotApplicable)
+	assert.InDelta(t, 0.25/0.5, m.Overall.Weights[eval.MetricCorrectness], 1e-4)
 	assert.Equal(t, 1.0, m.Overall.Score)
 }
 
@@ -95,10 +96,10 @@ func TestMetricsJSON(t *testing.T) {
 	m := ScoreCode(CodeCase{
 		Question: "What is the average salary by department?",
 		Columns:  staffColumns,
-		Attempts: []Attempt{
-			{Code: "x", Error: "KeyError: 'age'"},
-			{Code: "y", Error: "KeyError: 'age'"},
-			{Code: "result = df.groupby('department')['salary'].mean()", SyntaxValid: true, Success: true},
+		Attempts: []eval.Attempt{
+			{Code: "x", Failed: true, Output: "KeyError: 'age'"},
+			{Code: "y", Failed: true, Output: "KeyError: 'age'"},
+			{Code: "result = df.groupby('department')['salary'].mean()"},
 		},
 	})
 	data, err := json.Marshal(m)
@@ -134,26 +135,26 @@ func TestMetricsJSON(t *testing.T) {
 		assert.Contains(t, keys(got), k)
 	}
 
-	tool, err := json.Marshal(ScoreTool(ToolCase{Question: "q"}))
+	tool, err := json.Marshal(ScoreTool(eval.Case{}, eval.Record{Question: "q"}))
 	require.NoError(t, err)
 	assert.NotContains(t, string(tool), `"quality":`)
 	assert.Contains(t, string(tool), `"not_applicable":["quality","understanding","coverage"]`)
 }
 
 func TestSummarize(t *testing.T) {
-	recovered := ScoreCode(CodeCase{Question: "How many rows?", Attempts: []Attempt{
-		{Code: "x", Error: "KeyError: 'a'"}, {Code: "result = len(df)", SyntaxValid: true, Success: true}}, ResultMatches: true})
-	unrecovered := ScoreCode(CodeCase{Question: "How many rows?", Attempts: []Attempt{
-		{Code: "x", Error: "KeyError: 'a'"}, {Code: "y", Error: "TypeError: b"}, {Code: "z", Error: "TypeError: c"}}})
-	clean := ScoreCode(CodeCase{Question: "How many rows?", Attempts: []Attempt{
-		{Code: "result = len(df)", SyntaxValid: true, Success: true}}, ResultMatches: true})
-	tool := ScoreTool(ToolCase{Question: "Does TP53 matter?", Answer: "yes",
-		Calls: []Call{{Name: "get_gene_by_symbol", Args: map[string]any{"gene_symbol": "TP53"}}}, Passed: true})
-	entries := []Entry{
-		{Case: "a", Category: "Counts", Kind: KindCode, Model: "m1", Metrics: recovered},
-		{Case: "b", Category: "Counts", Kind: KindCode, Model: "m1", Metrics: unrecovered},
-		{Case: "c", Category: "Counts", Kind: KindCode, Model: "m2", Metrics: clean},
-		{Case: "d", Category: "Genes", Kind: KindTool, Model: "m2", Metrics: tool},
+	recovered := ScoreCode(CodeCase{Question: "How many rows?", Attempts: []eval.Attempt{
+		{Code: "x", Failed: true, Output: "KeyError: 'a'"}, {Code: "result = len(df)"}}, ResultMatches: true})
+	unrecovered := ScoreCode(CodeCase{Question: "How many rows?", Attempts: []eval.Attempt{
+		{Code: "x", Failed: true, Output: "KeyError: 'a'"}, {Code: "y", Failed: true, Output: "TypeError: b"}, {Code: "z", Failed: true, Output: "TypeError: c"}}})
+	clean := ScoreCode(CodeCase{Question: "How many rows?", Attempts: []eval.Attempt{
+		{Code: "result = len(df)"}}, ResultMatches: true})
+	tool := ScoreTool(eval.Case{}, eval.Record{Question: "Does TP53 matter?", Response: "yes", Status: eval.Pass,
+		ToolCalls: []eval.ToolCall{call("get_gene_by_symbol", map[string]any{"gene_symbol": "TP53"})}})
+	entries := []eval.MetricsEntry{
+		{Case: "a", Category: "Counts", Kind: eval.KindCode, Model: "m1", Metrics: recovered},
+		{Case: "b", Category: "Counts", Kind: eval.KindCode, Model: "m1", Metrics: unrecovered},
+		{Case: "c", Category: "Counts", Kind: eval.KindCode, Model: "m2", Metrics: clean},
+		{Case: "d", Category: "Genes", Kind: eval.KindTool, Model: "m2", Metrics: tool},
 	}
 	s := Summarize(entries)
 
@@ -174,8 +175,8 @@ func TestSummarize(t *testing.T) {
 		s.AverageOverallScore, 1e-4)
 
 	assert.Equal(t, 3, s.ByCategory["Counts"].Entries)
-	assert.Equal(t, 1, s.ByKind[KindTool].Entries)
-	assert.NotContains(t, s.ByKind[KindTool].AverageScores, MetricQuality, "quality applies to no tool case")
+	assert.Equal(t, 1, s.ByKind[eval.KindTool].Entries)
+	assert.NotContains(t, s.ByKind[eval.KindTool].AverageScores, eval.MetricQuality, "quality applies to no tool case")
 	assert.InDelta(t, tool.Overall.Score, s.ByCategory["Genes"].AverageOverallScore, 1e-4)
 	assert.InDelta(t, (recovered.Overall.Score+unrecovered.Overall.Score)/2, s.ByModel["m1"].AverageOverallScore, 1e-4)
 
@@ -186,13 +187,13 @@ func TestSummarize(t *testing.T) {
 
 // recovery_success_rate stays within [0, 1] however many clean entries there are.
 func TestSummarizeRateNeverAboveOne(t *testing.T) {
-	clean := ScoreCode(CodeCase{Question: "q", Attempts: []Attempt{{Code: "result = 1", SyntaxValid: true, Success: true}}})
-	failing := ScoreCode(CodeCase{Question: "q", Attempts: []Attempt{{Code: "x", Error: "boom"}}})
-	var entries []Entry
+	clean := ScoreCode(CodeCase{Question: "q", Attempts: []eval.Attempt{{Code: "result = 1"}}})
+	failing := ScoreCode(CodeCase{Question: "q", Attempts: []eval.Attempt{{Code: "x", Failed: true, Output: "boom"}}})
+	var entries []eval.MetricsEntry
 	for range 9 {
-		entries = append(entries, Entry{Kind: KindCode, Metrics: clean})
+		entries = append(entries, eval.MetricsEntry{Kind: eval.KindCode, Metrics: clean})
 	}
-	entries = append(entries, Entry{Kind: KindCode, Metrics: failing})
+	entries = append(entries, eval.MetricsEntry{Kind: eval.KindCode, Metrics: failing})
 	s := Summarize(entries)
 	assert.Equal(t, 1, s.ErrorsEncountered)
 	assert.Equal(t, 0.0, s.RecoverySuccessRate)
@@ -200,7 +201,7 @@ func TestSummarizeRateNeverAboveOne(t *testing.T) {
 }
 
 func TestScoreCodeRunningCodeParses(t *testing.T) {
-	m := ScoreCode(CodeCase{Question: "q", Attempts: []Attempt{{Code: "result = 1", Success: true}}, ResultMatches: true})
+	m := ScoreCode(CodeCase{Question: "q", Attempts: []eval.Attempt{{Code: "result = 1"}}, ResultMatches: true})
 	assert.True(t, m.Correctness.Details.Parses)
 	assert.True(t, m.Quality.Details.SyntaxValid)
 	assert.Equal(t, 1.0, m.Correctness.Score)

@@ -1,31 +1,10 @@
 package scoring
 
 import (
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"slices"
 	"strings"
 )
-
-// PerformanceMetric is performance. Code cases fill Details; tool cases fill
-// ToolDetails.
-type PerformanceMetric struct {
-	Score       float64                 `json:"performance_score"`
-	Details     *PerformanceDetails     `json:"details,omitempty"`
-	ToolDetails *ToolPerformanceDetails `json:"tool_details,omitempty"`
-}
-
-// PerformanceDetails explains a code case's performance score.
-type PerformanceDetails struct {
-	ExecutionSeconds float64 `json:"execution_seconds"`
-	Ran              bool    `json:"ran"`
-	// ExecutionTimeScore is the time part, out of 0.3.
-	ExecutionTimeScore float64 `json:"execution_time_score"`
-	// TimeComplexity and SpaceComplexity are guesses from the code ("O(n)").
-	TimeComplexity       string  `json:"time_complexity"`
-	TimeComplexityScore  float64 `json:"time_complexity_score"`
-	SpaceComplexity      string  `json:"space_complexity"`
-	SpaceComplexityScore float64 `json:"space_complexity_score"`
-	CodeLines            int     `json:"code_lines"`
-}
 
 // complexityScores rates the complexity classes the guesses produce.
 var complexityScores = map[string]float64{"O(1)": 1.0, "O(n)": 0.7, "O(n log n)": 0.5, "O(n^2)": 0.3}
@@ -49,7 +28,7 @@ var (
 	rowLoopNames = []string{"iterrows", "itertuples", "apply", "applymap"}
 )
 
-// Performance scores code by its execution and a guess of its complexity
+// codePerformance scores code by its execution and a guess of its complexity
 // (a number in [0, 1]):
 //
 //	execution time, only if the code ran: ≤ 0.1 s 0.3, ≤ 1 s 0.25, ≤ 5 s 0.15, else 0.05
@@ -62,9 +41,9 @@ var (
 //
 // Upstream also gave the time points to code that failed; a failed run's
 // time says nothing, so it scores 0.
-func Performance(execSeconds float64, code string, ran bool) PerformanceMetric {
+func codePerformance(execSeconds float64, code string, ran bool) eval.PerformanceMetric {
 	src := lexPython(code)
-	d := &PerformanceDetails{ExecutionSeconds: execSeconds, Ran: ran, CodeLines: src.codeLines()}
+	d := &eval.PerformanceDetails{ExecutionSeconds: execSeconds, Ran: ran, CodeLines: src.codeLines()}
 	if ran {
 		switch {
 		case execSeconds <= 0.1:
@@ -87,7 +66,7 @@ func Performance(execSeconds float64, code string, ran bool) PerformanceMetric {
 	case d.CodeLines <= 20:
 		short = 0.05
 	}
-	return PerformanceMetric{
+	return eval.PerformanceMetric{
 		Score: unit(d.ExecutionTimeScore + 0.3*d.TimeComplexityScore + 0.2*d.SpaceComplexityScore +
 			short + 0.1*b2f(ran)),
 		Details: d,

@@ -1,32 +1,18 @@
 package scoring
 
 import (
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"slices"
 	"strings"
 )
 
-// CorrectnessMetric is correctness. Code cases fill Details; tool cases fill
-// ToolDetails.
-type CorrectnessMetric struct {
-	Score       float64                 `json:"correctness_score"`
-	Details     *CorrectnessDetails     `json:"details,omitempty"`
-	ToolDetails *ToolCorrectnessDetails `json:"tool_details,omitempty"`
-}
-
-// CorrectnessDetails are the facts a code case's correctness rests on.
-type CorrectnessDetails struct {
-	Parses        bool `json:"parses"`
-	Runs          bool `json:"runs"`
-	ResultMatches bool `json:"result_matches"`
-}
-
-// Correctness scores final code: 0.25 if it parses, 0.25 if it runs and 0.5
+// codeCorrectness scores final code: 0.25 if it parses, 0.25 if it runs and 0.5
 // if its result matches the expected answer. (Upstream scored 0.5 parses +
 // 0.5 runs, so code that ran and answered wrongly was fully correct.)
-func Correctness(parses, runs, resultMatches bool) CorrectnessMetric {
-	return CorrectnessMetric{
+func codeCorrectness(parses, runs, resultMatches bool) eval.CorrectnessMetric {
+	return eval.CorrectnessMetric{
 		Score:   unit(0.25*b2f(parses) + 0.25*b2f(runs) + 0.5*b2f(resultMatches)),
-		Details: &CorrectnessDetails{Parses: parses, Runs: runs, ResultMatches: resultMatches},
+		Details: &eval.CorrectnessDetails{Parses: parses, Runs: runs, ResultMatches: resultMatches},
 	}
 }
 
@@ -35,25 +21,6 @@ func b2f(b bool) float64 {
 		return 1
 	}
 	return 0
-}
-
-// QualityMetric is code quality (code cases only).
-type QualityMetric struct {
-	Score   float64        `json:"quality_score"`
-	Details QualityDetails `json:"details"`
-}
-
-// QualityDetails explains a quality score.
-type QualityDetails struct {
-	SyntaxValid bool    `json:"syntax_valid"`
-	SafetyScore float64 `json:"safety_score"`
-	// UnsafePatterns names the unsafe kinds found: file_write, file_read,
-	// network, code_execution, dangerous_import.
-	UnsafePatterns   []string `json:"unsafe_patterns"`
-	ReadabilityScore float64  `json:"readability_score"`
-	// Imports are the top-level modules the code imports.
-	Imports      []string `json:"imports"`
-	ImportsScore float64  `json:"imports_score"`
 }
 
 // unsafeNames are names whose use makes code unsafe, by kind.
@@ -82,7 +49,7 @@ var analysisModules = []string{"pandas", "numpy", "math", "statistics", "datetim
 
 var controlKeywords = []string{"if", "elif", "else", "for", "while", "try", "except", "with"}
 
-// Quality scores generated code (a number in [0, 1]):
+// codeQuality scores generated code (a number in [0, 1]):
 //
 //	0.3 × syntax valid (decided by the executor, passed in)
 //	+ 0.3 × safety: 1 − 0.2 per unsafe kind found (file writes, file reads,
@@ -96,10 +63,10 @@ var controlKeywords = []string{"if", "elif", "else", "for", "while", "try", "exc
 //
 // Upstream gave the last 0.2 for having any import; the executor provides
 // pd and np, so an import is no merit, and only a foreign one costs.
-func Quality(code string, syntaxValid bool) QualityMetric {
+func codeQuality(code string, syntaxValid bool) eval.QualityMetric {
 	src := lexPython(code)
 	names := src.names()
-	d := QualityDetails{SyntaxValid: syntaxValid, UnsafePatterns: []string{}, Imports: imports(src)}
+	d := eval.QualityDetails{SyntaxValid: syntaxValid, UnsafePatterns: []string{}, Imports: imports(src)}
 	for _, u := range unsafeNames {
 		if hasWord(names, u.names...) {
 			d.UnsafePatterns = append(d.UnsafePatterns, u.kind)
@@ -117,7 +84,7 @@ func Quality(code string, syntaxValid bool) QualityMetric {
 	d.SafetyScore = unit(1 - 0.2*float64(len(d.UnsafePatterns)))
 	d.ReadabilityScore = readability(src)
 	d.ImportsScore = share(allowed, len(d.Imports))
-	return QualityMetric{
+	return eval.QualityMetric{
 		Score:   unit(0.3*b2f(syntaxValid) + 0.3*d.SafetyScore + 0.2*d.ReadabilityScore + 0.2*d.ImportsScore),
 		Details: d,
 	}

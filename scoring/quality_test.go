@@ -1,6 +1,7 @@
 package scoring
 
 import (
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"strings"
 	"testing"
 
@@ -18,9 +19,9 @@ func TestCorrectness(t *testing.T) {
 		{false, false, false, 0},
 	}
 	for _, tt := range tests {
-		c := Correctness(tt.parses, tt.runs, tt.matches)
+		c := codeCorrectness(tt.parses, tt.runs, tt.matches)
 		assert.Equal(t, tt.want, c.Score)
-		assert.Equal(t, CorrectnessDetails{Parses: tt.parses, Runs: tt.runs, ResultMatches: tt.matches}, *c.Details)
+		assert.Equal(t, eval.CorrectnessDetails{Parses: tt.parses, Runs: tt.runs, ResultMatches: tt.matches}, *c.Details)
 	}
 }
 
@@ -57,7 +58,7 @@ func TestQuality(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			q := Quality(tt.code, tt.syntax)
+			q := codeQuality(tt.code, tt.syntax)
 			assert.Equal(t, tt.unsafe, q.Details.UnsafePatterns)
 			assert.Equal(t, tt.imports, q.Details.Imports)
 			assert.InDelta(t, tt.readability, q.Details.ReadabilityScore, 1e-9)
@@ -108,7 +109,7 @@ func TestPerformance(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := Performance(tt.seconds, tt.code, tt.ran)
+			p := codePerformance(tt.seconds, tt.code, tt.ran)
 			d := p.Details
 			assert.Equal(t, tt.timePoints, d.ExecutionTimeScore)
 			assert.Equal(t, tt.timeClass, d.TimeComplexity)

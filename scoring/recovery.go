@@ -1,10 +1,13 @@
 package scoring
 
-import "slices"
+import (
+	"github.com/mcpeval/mcpeval/internal/eval"
+	"slices"
+)
 
-// DefaultMaxRecoveryAttempts is how many times a failed code execution is
+// defaultMaxRecoveryAttempts is how many times a failed code execution is
 // retried with a fix when the caller does not say.
-const DefaultMaxRecoveryAttempts = 2
+const defaultMaxRecoveryAttempts = 2
 
 // Fix quality of one recovery attempt (the guide's).
 const (
@@ -13,51 +16,10 @@ const (
 	fixSameError    = 0.1
 )
 
-// Attempt is one execution of generated code: the first execution or a
-// recovery attempt with fixed code.
-type Attempt struct {
-	Code string
-	// SyntaxValid is true when the code parses (the executor decides).
-	SyntaxValid bool
-	Success     bool
-	// Error is the error message, with its exception type ("KeyError: 'age'").
-	Error   string
-	Seconds float64
-}
-
-// RecoveryMetric is error recovery in the guide's shape.
-type RecoveryMetric struct {
-	HasError     bool   `json:"has_error"`
-	ErrorMessage string `json:"error_message"`
-	// ErrorClass is the class of the first error.
-	ErrorClass            string  `json:"error_class,omitempty"`
-	RecoveryAttemptsCount int     `json:"recovery_attempts_count"`
-	RecoverySuccess       bool    `json:"recovery_success"`
-	RecoverySuccessRate   float64 `json:"recovery_success_rate"`
-	ErrorFixQuality       float64 `json:"error_fix_quality"`
-	RecoveryScore         float64 `json:"recovery_score"`
-	// MaxRecoveryAttempts is the limit the attempts were counted against
-	// (code cases only).
-	MaxRecoveryAttempts int               `json:"max_recovery_attempts,omitempty"`
-	RecoveryDetails     []RecoveryAttempt `json:"recovery_details"`
-}
-
-// RecoveryAttempt is one recovery attempt.
-type RecoveryAttempt struct {
-	AttemptNumber int `json:"attempt_number"`
-	// Tool is the retried tool (tool cases only).
-	Tool    string `json:"tool,omitempty"`
-	Success bool   `json:"success"`
-	// Error is the attempt's error message, null when it succeeded.
-	Error      *string `json:"error"`
-	ErrorClass string  `json:"error_class,omitempty"`
-	FixQuality float64 `json:"fix_quality"`
-}
-
-// Recovery scores how a code case recovered from its first failure.
+// codeRecovery scores how a code case recovered from its first failure.
 // attempts[0] is the first execution and attempts[1:] the recovery attempts;
 // only the first maxAttempts recovery attempts count (maxAttempts <= 0 means
-// DefaultMaxRecoveryAttempts), and none after the first success.
+// defaultMaxRecoveryAttempts), and none after the first success.
 //
 // No error (attempts[0] succeeded, or no attempts): has_error false, score
 // 1.0, success rate 0 (nothing to recover). With an error, scoring starts at
@@ -71,34 +33,34 @@ type RecoveryAttempt struct {
 // the mean is 0 without attempts. A recovered case scores at most 0.9 and more
 // than 0.73, an unrecovered one at most 0.35, so clean > recovered >
 // unrecovered always holds.
-func Recovery(attempts []Attempt, maxAttempts int) RecoveryMetric {
+func codeRecovery(attempts []eval.Attempt, maxAttempts int) eval.RecoveryMetric {
 	if maxAttempts <= 0 {
-		maxAttempts = DefaultMaxRecoveryAttempts
+		maxAttempts = defaultMaxRecoveryAttempts
 	}
-	m := RecoveryMetric{MaxRecoveryAttempts: maxAttempts, RecoveryDetails: []RecoveryAttempt{}}
-	if len(attempts) == 0 || attempts[0].Success {
+	m := eval.RecoveryMetric{MaxRecoveryAttempts: maxAttempts, RecoveryDetails: []eval.RecoveryAttempt{}}
+	if len(attempts) == 0 || !attempts[0].Failed {
 		m.RecoveryScore = 1
 		return m
 	}
 	m.HasError = true
-	m.ErrorMessage = attempts[0].Error
-	m.ErrorClass = ClassifyError(attempts[0].Error)
+	m.ErrorMessage = attempts[0].Output
+	m.ErrorClass = ClassifyError(attempts[0].Output)
 	previous := m.ErrorClass
 	for i, a := range attempts[1:min(len(attempts), maxAttempts+1)] {
-		step := RecoveryAttempt{AttemptNumber: i + 1, Success: a.Success, FixQuality: fixSucceeded}
-		if !a.Success {
-			step.Error = &a.Error
-			step.ErrorClass = ClassifyError(a.Error)
+		step := eval.RecoveryAttempt{AttemptNumber: i + 1, Success: !a.Failed, FixQuality: fixSucceeded}
+		if a.Failed {
+			step.Error = &a.Output
+			step.ErrorClass = ClassifyError(a.Output)
 			step.FixQuality = fixQuality(previous, step.ErrorClass)
 			previous = step.ErrorClass
 		}
 		m.RecoveryDetails = append(m.RecoveryDetails, step)
-		if a.Success {
+		if !a.Failed {
 			m.RecoverySuccess = true
 			break
 		}
 	}
-	m.finish()
+	finishRecovery(&m)
 	return m
 }
 
@@ -111,7 +73,7 @@ func fixQuality(previousClass, class string) float64 {
 
 // finish fills the counts and scores from RecoverySuccess and
 // RecoveryDetails, with the guide's formula.
-func (m *RecoveryMetric) finish() {
+func finishRecovery(m *eval.RecoveryMetric) {
 	m.RecoveryAttemptsCount = len(m.RecoveryDetails)
 	if m.RecoverySuccess {
 		m.RecoverySuccessRate = 1

@@ -1,6 +1,7 @@
 package scoring
 
 import (
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -38,47 +39,47 @@ func TestClassifyError(t *testing.T) {
 	}
 }
 
-func fail(msg string) Attempt { return Attempt{Error: msg} }
+func fail(msg string) eval.Attempt { return eval.Attempt{Failed: true, Output: msg} }
 
-var ok = Attempt{Success: true}
+var ok = eval.Attempt{}
 
 func TestRecovery(t *testing.T) {
 	tests := []struct {
 		name      string
-		attempts  []Attempt
+		attempts  []eval.Attempt
 		max       int
 		hasError  bool
 		recovered bool
 		qualities []float64
 	}{
-		{name: "no error", attempts: []Attempt{ok}},
+		{name: "no error", attempts: []eval.Attempt{ok}},
 		{name: "no attempts at all", attempts: nil},
-		{name: "recovered at once", attempts: []Attempt{fail("KeyError: 'age'"), ok},
+		{name: "recovered at once", attempts: []eval.Attempt{fail("KeyError: 'age'"), ok},
 			hasError: true, recovered: true, qualities: []float64{1.0}},
 		{name: "guide example: same class, then success",
-			attempts: []Attempt{fail("KeyError: 'age'"), fail("KeyError: 'Age'"), ok},
+			attempts: []eval.Attempt{fail("KeyError: 'age'"), fail("KeyError: 'Age'"), ok},
 			hasError: true, recovered: true, qualities: []float64{0.1, 1.0}},
 		{name: "progress without success",
-			attempts: []Attempt{fail("KeyError: 'age'"), fail("TypeError: bad"), fail("ValueError: bad")},
+			attempts: []eval.Attempt{fail("KeyError: 'age'"), fail("TypeError: bad"), fail("ValueError: bad")},
 			hasError: true, qualities: []float64{0.5, 0.5}},
 		{name: "no progress",
-			attempts: []Attempt{fail("KeyError: 'age'"), fail("KeyError: 'x'"), fail("KeyError: 'y'")},
+			attempts: []eval.Attempt{fail("KeyError: 'age'"), fail("KeyError: 'x'"), fail("KeyError: 'y'")},
 			hasError: true, qualities: []float64{0.1, 0.1}},
-		{name: "failure with no recovery attempt", attempts: []Attempt{fail("KeyError: 'age'")},
+		{name: "failure with no recovery attempt", attempts: []eval.Attempt{fail("KeyError: 'age'")},
 			hasError: true},
 		{name: "attempts beyond the limit are ignored",
-			attempts: []Attempt{fail("KeyError: 'a'"), fail("KeyError: 'b'"), fail("KeyError: 'c'"), ok},
+			attempts: []eval.Attempt{fail("KeyError: 'a'"), fail("KeyError: 'b'"), fail("KeyError: 'c'"), ok},
 			hasError: true, qualities: []float64{0.1, 0.1}},
 		{name: "a larger limit counts them",
-			attempts: []Attempt{fail("KeyError: 'a'"), fail("KeyError: 'b'"), fail("KeyError: 'c'"), ok},
+			attempts: []eval.Attempt{fail("KeyError: 'a'"), fail("KeyError: 'b'"), fail("KeyError: 'c'"), ok},
 			max:      3, hasError: true, recovered: true, qualities: []float64{0.1, 0.1, 1.0}},
 		{name: "nothing counts after the first success",
-			attempts: []Attempt{fail("KeyError: 'a'"), ok, fail("KeyError: 'b'")},
+			attempts: []eval.Attempt{fail("KeyError: 'a'"), ok, fail("KeyError: 'b'")},
 			hasError: true, recovered: true, qualities: []float64{1.0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := Recovery(tt.attempts, tt.max)
+			r := codeRecovery(tt.attempts, tt.max)
 			assert.Equal(t, tt.hasError, r.HasError)
 			assert.Equal(t, tt.recovered, r.RecoverySuccess)
 			require.Len(t, r.RecoveryDetails, len(tt.qualities))
@@ -87,7 +88,7 @@ func TestRecovery(t *testing.T) {
 				assert.Equal(t, 0.0, r.RecoverySuccessRate)
 				return
 			}
-			assert.Equal(t, tt.attempts[0].Error, r.ErrorMessage)
+			assert.Equal(t, tt.attempts[0].Output, r.ErrorMessage)
 			rate, mean := 0.0, 0.0
 			if tt.recovered {
 				rate = 1
@@ -114,7 +115,7 @@ func TestRecovery(t *testing.T) {
 // (successes / attempts) the score would be 0.25 + 0.165 + 0.133 = 0.548.
 // Here the rate is 1 (the error was recovered), which gives 0.798.
 func TestRecoveryGuideExample(t *testing.T) {
-	r := Recovery([]Attempt{fail("KeyError: 'age'"), fail("KeyError: 'Age'"), ok}, DefaultMaxRecoveryAttempts)
+	r := codeRecovery([]eval.Attempt{fail("KeyError: 'age'"), fail("KeyError: 'Age'"), ok}, defaultMaxRecoveryAttempts)
 	assert.True(t, r.HasError)
 	assert.Equal(t, "KeyError: 'age'", r.ErrorMessage)
 	assert.Equal(t, ColumnError, r.ErrorClass)
@@ -131,8 +132,8 @@ func TestRecoveryGuideExample(t *testing.T) {
 
 // failedRun is a first failure followed by n failed recovery attempts whose
 // error class changes every time (changing) or never.
-func failedRun(n int, changing bool) []Attempt {
-	run := []Attempt{fail("KeyError: 'a'")}
+func failedRun(n int, changing bool) []eval.Attempt {
+	run := []eval.Attempt{fail("KeyError: 'a'")}
 	for i := 1; i <= n; i++ {
 		msg := "KeyError: 'b'"
 		if changing && i%2 == 1 {
@@ -146,17 +147,17 @@ func failedRun(n int, changing bool) []Attempt {
 // A recovered error used to score exactly like no error.
 func TestRecoveryOrdering(t *testing.T) {
 	for _, limit := range []int{1, 2, 3, 5, 10} {
-		clean := Recovery([]Attempt{ok}, limit).RecoveryScore
+		clean := codeRecovery([]eval.Attempt{ok}, limit).RecoveryScore
 		worstRecovered, bestUnrecovered := 1.0, 0.0
 		for n := 0; n <= limit; n++ {
 			for _, changing := range []bool{false, true} {
-				unrecovered := Recovery(failedRun(n, changing), limit)
+				unrecovered := codeRecovery(failedRun(n, changing), limit)
 				require.False(t, unrecovered.RecoverySuccess)
 				bestUnrecovered = max(bestUnrecovered, unrecovered.RecoveryScore)
 				if n == limit {
 					continue // no attempt left to succeed
 				}
-				recovered := Recovery(append(failedRun(n, changing), ok), limit)
+				recovered := codeRecovery(append(failedRun(n, changing), ok), limit)
 				require.True(t, recovered.RecoverySuccess)
 				assert.LessOrEqual(t, recovered.RecoverySuccessRate, 1.0)
 				worstRecovered = min(worstRecovered, recovered.RecoveryScore)
@@ -169,8 +170,8 @@ func TestRecoveryOrdering(t *testing.T) {
 }
 
 func TestRecoveryDefaultLimit(t *testing.T) {
-	attempts := []Attempt{fail("a"), fail("b"), fail("c"), fail("d")}
-	assert.Equal(t, DefaultMaxRecoveryAttempts, Recovery(attempts, 0).RecoveryAttemptsCount)
-	assert.Equal(t, DefaultMaxRecoveryAttempts, Recovery(attempts, 0).MaxRecoveryAttempts)
-	assert.Equal(t, 3, Recovery(attempts, 7).RecoveryAttemptsCount)
+	attempts := []eval.Attempt{fail("a"), fail("b"), fail("c"), fail("d")}
+	assert.Equal(t, defaultMaxRecoveryAttempts, codeRecovery(attempts, 0).RecoveryAttemptsCount)
+	assert.Equal(t, defaultMaxRecoveryAttempts, codeRecovery(attempts, 0).MaxRecoveryAttempts)
+	assert.Equal(t, 3, codeRecovery(attempts, 7).RecoveryAttemptsCount)
 }

@@ -1,51 +1,12 @@
 package scoring
 
-// Entry is the metrics of one evaluated case, as appended to metrics.json.
-type Entry struct {
-	Case     string  `json:"case"`
-	Category string  `json:"category"`
-	Kind     string  `json:"kind"`
-	Model    string  `json:"model"`
-	Metrics  Metrics `json:"metrics"`
-}
-
-// Summary aggregates entries, as written to metrics_summary.json (under a
-// "summary" key, like the guide's file).
-type Summary struct {
-	Entries                   int     `json:"entries"`
-	AverageUnderstandingScore float64 `json:"average_understanding_score"`
-	AverageCoverageScore      float64 `json:"average_coverage_score"`
-	AverageRecoveryScore      float64 `json:"average_recovery_score"`
-	AverageOverallScore       float64 `json:"average_overall_score"`
-	// ErrorsEncountered counts entries whose first execution (code) or some
-	// tool call (tool) failed.
-	ErrorsEncountered     int `json:"errors_encountered"`
-	TotalRecoveryAttempts int `json:"total_recovery_attempts"`
-	// SuccessfulRecoveries counts entries with an error that recovered.
-	SuccessfulRecoveries int `json:"successful_recoveries"`
-	// RecoverySuccessRate is SuccessfulRecoveries / ErrorsEncountered (0
-	// without errors).
-	RecoverySuccessRate float64 `json:"recovery_success_rate"`
-	// AverageScores holds every metric's average over the entries where it
-	// applies; a metric that applies nowhere is absent.
-	AverageScores map[string]float64 `json:"average_scores"`
-	ByCategory    map[string]Group   `json:"by_category"`
-	ByKind        map[string]Group   `json:"by_kind"`
-	ByModel       map[string]Group   `json:"by_model"`
-}
-
-// Group aggregates the entries of one category, kind or model.
-type Group struct {
-	Entries             int                `json:"entries"`
-	AverageOverallScore float64            `json:"average_overall_score"`
-	AverageScores       map[string]float64 `json:"average_scores"`
-}
+import "github.com/mcpeval/mcpeval/internal/eval"
 
 // Summarize aggregates the metrics of many cases. Averages of
 // understanding and coverage skip entries where they do not apply.
-func Summarize(entries []Entry) Summary {
-	s := Summary{Entries: len(entries), ByCategory: map[string]Group{}, ByKind: map[string]Group{},
-		ByModel: map[string]Group{}}
+func Summarize(entries []eval.MetricsEntry) eval.MetricsSummary {
+	s := eval.MetricsSummary{Entries: len(entries), ByCategory: map[string]eval.MetricsGroup{}, ByKind: map[eval.Kind]eval.MetricsGroup{},
+		ByModel: map[string]eval.MetricsGroup{}}
 	all := newAverager()
 	categories, kinds, models := map[string]*averager{}, map[string]*averager{}, map[string]*averager{}
 	for _, e := range entries {
@@ -53,7 +14,7 @@ func Summarize(entries []Entry) Summary {
 		for _, g := range []struct {
 			groups map[string]*averager
 			key    string
-		}{{categories, e.Category}, {kinds, e.Kind}, {models, e.Model}} {
+		}{{categories, e.Category}, {kinds, string(e.Kind)}, {models, e.Model}} {
 			if g.groups[g.key] == nil {
 				g.groups[g.key] = newAverager()
 			}
@@ -69,9 +30,9 @@ func Summarize(entries []Entry) Summary {
 		}
 	}
 	s.AverageScores = all.averages()
-	s.AverageUnderstandingScore = s.AverageScores[MetricUnderstanding]
-	s.AverageCoverageScore = s.AverageScores[MetricCoverage]
-	s.AverageRecoveryScore = s.AverageScores[MetricRecovery]
+	s.AverageUnderstandingScore = s.AverageScores[eval.MetricUnderstanding]
+	s.AverageCoverageScore = s.AverageScores[eval.MetricCoverage]
+	s.AverageRecoveryScore = s.AverageScores[eval.MetricRecovery]
 	s.AverageOverallScore = all.overall()
 	if s.ErrorsEncountered > 0 {
 		s.RecoverySuccessRate = unit(float64(s.SuccessfulRecoveries) / float64(s.ErrorsEncountered))
@@ -80,7 +41,7 @@ func Summarize(entries []Entry) Summary {
 		s.ByCategory[key] = a.group()
 	}
 	for key, a := range kinds {
-		s.ByKind[key] = a.group()
+		s.ByKind[eval.Kind(key)] = a.group()
 	}
 	for key, a := range models {
 		s.ByModel[key] = a.group()
@@ -100,7 +61,7 @@ func newAverager() *averager {
 	return &averager{totals: map[string]float64{}, counts: map[string]int{}}
 }
 
-func (a *averager) add(m Metrics) {
+func (a *averager) add(m eval.Metrics) {
 	a.entries++
 	a.overallTotal += m.Overall.Score
 	for name, score := range m.Scores() {
@@ -124,6 +85,6 @@ func (a *averager) overall() float64 {
 	return unit(a.overallTotal / float64(a.entries))
 }
 
-func (a *averager) group() Group {
-	return Group{Entries: a.entries, AverageOverallScore: a.overall(), AverageScores: a.averages()}
+func (a *averager) group() eval.MetricsGroup {
+	return eval.MetricsGroup{Entries: a.entries, AverageOverallScore: a.overall(), AverageScores: a.averages()}
 }

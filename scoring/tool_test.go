@@ -1,20 +1,19 @@
 package scoring
 
 import (
+	"encoding/json"
 	"errors"
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"io/fs"
 	"os"
-	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
-
-	"github.com/mcpeval/mcpeval/internal/result"
 )
 
-func entityTexts(es []Entity) map[string]string {
+func entityTexts(es []entity) map[string]string {
 	out := map[string]string{}
 	for _, e := range es {
 		out[e.Text] = e.Kind
@@ -28,20 +27,20 @@ func TestEntities(t *testing.T) {
 		want     map[string]string
 	}{
 		{"What gene is associated with the variant NM_001045477.4:c.187C>T?",
-			map[string]string{"NM_001045477.4:c.187C>T": EntityHGVS}},
-		{"Is Chr9:99694174 C>T present in gnomAD?", map[string]string{"Chr9:99694174": EntityCoordinate}},
+			map[string]string{"NM_001045477.4:c.187C>T": entityHGVS}},
+		{"Is Chr9:99694174 C>T present in gnomAD?", map[string]string{"Chr9:99694174": entityCoordinate}},
 		{"What GO molecular functions are associated with TP53 or its orthologs?",
-			map[string]string{"TP53": EntityGene}},
+			map[string]string{"TP53": entityGene}},
 		{"According to PolyPhen-2 and REVEL, is p.Pro63Ser (R175H) in OMIM?",
-			map[string]string{"p.Pro63Ser": EntityProtein, "R175H": EntityProtein}},
+			map[string]string{"p.Pro63Ser": entityProtein, "R175H": entityProtein}},
 		{"Genes for HP:0001250, rs121913529, OMIM #191170 and Entrez ID 7157, top 50 papers",
-			map[string]string{"HP:0001250": EntityHPO, "rs121913529": EntityRSID, "191170": EntityMIM,
-				"7157": EntityEntrez, "50": EntityNumber}},
-		{"Does BRCA1 match brca1 and BRCA1?", map[string]string{"BRCA1": EntityGene}},
+			map[string]string{"HP:0001250": entityHPO, "rs121913529": entityRSID, "191170": entityMIM,
+				"7157": entityEntrez, "50": entityNumber}},
+		{"Does BRCA1 match brca1 and BRCA1?", map[string]string{"BRCA1": entityGene}},
 		{"Tell me about this gene.", map[string]string{}},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, entityTexts(Entities(tt.question)), tt.question)
+		assert.Equal(t, tt.want, entityTexts(findEntities(tt.question)), tt.question)
 	}
 }
 
@@ -64,7 +63,7 @@ func TestEntitiesOfMarrvelCases(t *testing.T) {
 	found := map[string]string{}
 	withEntities := 0
 	for _, c := range cases {
-		es := Entities(c.Case.Input)
+		es := findEntities(c.Case.Input)
 		if len(es) > 0 {
 			withEntities++
 		}
@@ -73,10 +72,10 @@ func TestEntitiesOfMarrvelCases(t *testing.T) {
 		}
 	}
 	assert.Equal(t, map[string]string{
-		"NM_001045477.4:c.187C>T": EntityHGVS,
-		"Chr9:99694174":           EntityCoordinate,
-		"NUTM2G":                  EntityGene,
-		"TP53":                    EntityGene,
+		"NM_001045477.4:c.187C>T": entityHGVS,
+		"Chr9:99694174":           entityCoordinate,
+		"NUTM2G":                  entityGene,
+		"TP53":                    entityGene,
 	}, found)
 	assert.Equal(t, 22, withEntities, "every MARRVEL question names what to look up")
 }
@@ -85,36 +84,36 @@ func TestToolUnderstanding(t *testing.T) {
 	tests := []struct {
 		name     string
 		question string
-		calls    []Call
+		calls    []eval.ToolCall
 		score    float64
 		missing  []string
 	}{
 		{name: "gene symbol, case-insensitive", question: "Does NUTM2G have OMIM entries?",
-			calls: []Call{{Name: "get_omim_by_gene_symbol", Args: map[string]any{"gene_symbol": "nutm2g"}}},
+			calls: []eval.ToolCall{call("get_omim_by_gene_symbol", map[string]any{"gene_symbol": "nutm2g"})},
 			score: 1, missing: []string{}},
 		{name: "position as chr and pos arguments", question: "Is Chr9:99694174 C>T in gnomAD?",
-			calls: []Call{{Name: "get_gnomad_variant", Args: map[string]any{"chr": "9", "pos": 99694174.0, "ref": "C", "alt": "T"}}},
+			calls: []eval.ToolCall{call("get_gnomad_variant", map[string]any{"chr": "9", "pos": 99694174.0, "ref": "C", "alt": "T"})},
 			score: 1, missing: []string{}},
 		{name: "position as one string", question: "Is Chr9:99694174 C>T in gnomAD?",
-			calls: []Call{{Name: "liftover", Args: map[string]any{"variant": "chr9:99694174 C>T"}}},
+			calls: []eval.ToolCall{call("liftover", map[string]any{"variant": "chr9:99694174 C>T"})},
 			score: 1, missing: []string{}},
 		{name: "wrong chromosome", question: "Is Chr9:99694174 C>T in gnomAD?",
-			calls: []Call{{Name: "get_gnomad_variant", Args: map[string]any{"chr": "19", "pos": "99694174"}}},
+			calls: []eval.ToolCall{call("get_gnomad_variant", map[string]any{"chr": "19", "pos": "99694174"})},
 			score: 0, missing: []string{"Chr9:99694174"}},
 		{name: "HGVS carried, gene not", question: "Is NM_001045477.4:c.187C>T in NUTM2G?",
-			calls: []Call{{Name: "convert_hgvs_to_genomic", Args: map[string]any{"hgvs_variant": "NM_001045477.4:c.187C>T"}}},
+			calls: []eval.ToolCall{call("convert_hgvs_to_genomic", map[string]any{"hgvs_variant": "NM_001045477.4:c.187C>T"})},
 			score: 0.5, missing: []string{"NUTM2G"}},
 		{name: "protein change in another notation", question: "Which variants give p.P63S?",
-			calls: []Call{{Name: "convert_protein_variant", Args: map[string]any{"protein_variant": "NUTM2G:p.Pro63Ser"}}},
+			calls: []eval.ToolCall{call("convert_protein_variant", map[string]any{"protein_variant": "NUTM2G:p.Pro63Ser"})},
 			score: 1, missing: []string{}},
 		{name: "entity inside a search query", question: "Papers about TP53 since 2020",
-			calls: []Call{{Name: "search_pubmed", Args: map[string]any{"query": "TP53 cancer 2020", "max_results": 50.0}}},
+			calls: []eval.ToolCall{call("search_pubmed", map[string]any{"query": "TP53 cancer 2020", "max_results": 50.0})},
 			score: 1, missing: []string{}},
 		{name: "no tool call", question: "What is TP53?", score: 0, missing: []string{"TP53"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			u := ToolUnderstanding(tt.question, tt.calls)
+			u := toolUnderstanding(tt.question, tt.calls)
 			assert.False(t, u.NotApplicable)
 			assert.Nil(t, u.Details)
 			require.NotNil(t, u.ToolDetails)
@@ -125,14 +124,14 @@ func TestToolUnderstanding(t *testing.T) {
 }
 
 func TestToolUnderstandingWithoutEntitiesIsNotApplicable(t *testing.T) {
-	u := ToolUnderstanding("Which genes cause seizures?", []Call{{Name: "search_hpo_terms",
-		Args: map[string]any{"phenotype_query": "seizures"}}})
+	u := toolUnderstanding("Which genes cause seizures?", []eval.ToolCall{call("search_hpo_terms",
+		map[string]any{"phenotype_query": "seizures"})})
 	assert.True(t, u.NotApplicable)
 	assert.Empty(t, u.ToolDetails.Entities)
 }
 
 func TestToolCoverage(t *testing.T) {
-	calls := []Call{{Name: "get_gene_by_symbol"}, {Name: "get_clinvar_by_gene_symbol"}, {Name: "get_gene_by_symbol"}}
+	calls := []eval.ToolCall{{Name: "get_gene_by_symbol"}, {Name: "get_clinvar_by_gene_symbol"}, {Name: "get_gene_by_symbol"}}
 	tests := []struct {
 		name          string
 		answer        string
@@ -159,7 +158,7 @@ func TestToolCoverage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := ToolCoverage(tt.answer, calls, tt.tools, tt.facts)
+			c := toolCoverage(tt.answer, calls, tt.tools, tt.facts)
 			require.NotNil(t, c.ToolDetails)
 			assert.Equal(t, tt.notApplicable, c.NotApplicable)
 			assert.InDelta(t, tt.score, c.Score, 1e-4)
@@ -176,56 +175,58 @@ func TestClassifyToolError(t *testing.T) {
 		msg  string
 		want string
 	}{
-		{"context deadline exceeded", Timeout},
-		{"504 Gateway Timeout", Timeout},
-		{"HTTP 500: Internal Server Error", ServerError},
-		{"dial tcp: connection refused", ServerError},
-		{"Gene not found", NotFound},
-		{"404 page", NotFound},
-		{"tool 'get_genes' not found", NotFound},
-		{"invalid arguments: missing required field 'chr'", InvalidArguments},
-		{"position must be an integer", InvalidArguments},
-		{"something odd happened", OtherToolError},
+		{"context deadline exceeded", toolErrTimeout},
+		{"504 Gateway toolErrTimeout", toolErrTimeout},
+		{"HTTP 500: Internal Server Error", toolErrServer},
+		{"dial tcp: connection refused", toolErrServer},
+		{"Gene not found", toolErrNotFound},
+		{"404 page", toolErrNotFound},
+		{"tool 'get_genes' not found", toolErrNotFound},
+		{"invalid arguments: missing required field 'chr'", toolErrInvalidArguments},
+		{"position must be an integer", toolErrInvalidArguments},
+		{"something odd happened", toolErrOther},
 		// whole words only: "information" holds "format", "boundary" holds "bound".
-		{"no information available for this boundary", OtherToolError},
+		{"no information available for this boundary", toolErrOther},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, ClassifyToolError(tt.msg), tt.msg)
+		assert.Equal(t, tt.want, classifyToolError(tt.msg), tt.msg)
 	}
 }
 
-func failedCall(name, msg string) Call { return Call{Name: name, IsError: true, Error: msg} }
+func failedCall(name, msg string) eval.ToolCall {
+	return eval.ToolCall{Name: name, IsError: true, Result: msg}
+}
 
 func TestToolRecovery(t *testing.T) {
 	tests := []struct {
 		name      string
-		calls     []Call
+		calls     []eval.ToolCall
 		passed    bool
 		hasError  bool
 		recovered bool
 		qualities []float64
 		score     float64
 	}{
-		{name: "no error", calls: []Call{{Name: "a"}, {Name: "b"}}, passed: false, score: 1},
+		{name: "no error", calls: []eval.ToolCall{{Name: "a"}, {Name: "b"}}, passed: false, score: 1},
 		{name: "retried and recovered",
-			calls:    []Call{failedCall("a", "invalid argument"), failedCall("a", "invalid argument"), {Name: "a"}},
+			calls:    []eval.ToolCall{failedCall("a", "invalid argument"), failedCall("a", "invalid argument"), {Name: "a"}},
 			hasError: true, recovered: true, qualities: []float64{0.1, 1.0},
 			score: 0.5 + 0.3*0.55 + 0.2*2.0/3},
 		{name: "error class changed, never recovered, case failed",
-			calls:    []Call{failedCall("a", "invalid argument"), failedCall("a", "not found"), {Name: "b"}},
+			calls:    []eval.ToolCall{failedCall("a", "invalid argument"), failedCall("a", "not found"), {Name: "b"}},
 			hasError: true, qualities: []float64{0.5}, score: 0.3*0.5 + 0.2/3},
 		{name: "worked around without retry, case passed",
-			calls:  []Call{failedCall("a", "timeout"), {Name: "b"}},
+			calls:  []eval.ToolCall{failedCall("a", "timeout"), {Name: "b"}},
 			passed: true, hasError: true, recovered: true, score: 0.5 + 0.3},
 		{name: "two tools failed, one recovered",
-			calls:    []Call{failedCall("a", "500"), failedCall("b", "404"), {Name: "a"}},
+			calls:    []eval.ToolCall{failedCall("a", "500"), failedCall("b", "404"), {Name: "a"}},
 			hasError: true, qualities: []float64{1.0}, score: 0.3 + 0.2/3},
-		{name: "unrecovered and not retried", calls: []Call{failedCall("a", "boom")},
+		{name: "unrecovered and not retried", calls: []eval.ToolCall{failedCall("a", "boom")},
 			hasError: true, score: 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := ToolRecovery(tt.calls, tt.passed)
+			r := toolRecovery(tt.calls, tt.passed)
 			assert.Equal(t, tt.hasError, r.HasError)
 			assert.Equal(t, tt.recovered, r.RecoverySuccess)
 			assert.InDelta(t, tt.score, r.RecoveryScore, 1e-4)
@@ -237,8 +238,8 @@ func TestToolRecovery(t *testing.T) {
 			assert.LessOrEqual(t, r.RecoverySuccessRate, 1.0)
 		})
 	}
-	assert.Equal(t, "a: invalid argument", ToolRecovery(tests[1].calls, false).ErrorMessage)
-	assert.Equal(t, InvalidArguments, ToolRecovery(tests[1].calls, false).ErrorClass)
+	assert.Equal(t, "a: invalid argument", toolRecovery(tests[1].calls, false).ErrorMessage)
+	assert.Equal(t, toolErrInvalidArguments, toolRecovery(tests[1].calls, false).ErrorClass)
 }
 
 func TestToolPerformance(t *testing.T) {
@@ -246,17 +247,17 @@ func TestToolPerformance(t *testing.T) {
 		name                 string
 		seconds              float64
 		tokens, calls        int
-		budget               Budget
+		budget               eval.Budget
 		timeS, tokenS, callS float64
 	}{
 		{name: "within default budget", seconds: 30, tokens: 20_000, calls: 8, timeS: 1, tokenS: 1, callS: 1},
 		{name: "twice the default budget", seconds: 120, tokens: 40_000, calls: 16, timeS: 0.5, tokenS: 0.5, callS: 0.5},
-		{name: "own budget", seconds: 20, tokens: 500, calls: 4, budget: Budget{Seconds: 10, Tokens: 1000, ToolCalls: 1},
+		{name: "own budget", seconds: 20, tokens: 500, calls: 4, budget: eval.Budget{Seconds: 10, Tokens: 1000, ToolCalls: 1},
 			timeS: 0.5, tokenS: 1, callS: 0.25},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := ToolPerformance(tt.seconds, tt.tokens, tt.calls, tt.budget)
+			p := toolPerformance(tt.seconds, tt.tokens, tt.calls, tt.budget)
 			d := p.ToolDetails
 			assert.Equal(t, tt.timeS, d.TimeScore)
 			assert.Equal(t, tt.tokenS, d.TokenScore)
@@ -264,36 +265,49 @@ func TestToolPerformance(t *testing.T) {
 			assert.InDelta(t, (tt.timeS+tt.tokenS+tt.callS)/3, p.Score, 1e-4)
 		})
 	}
-	d := ToolPerformance(1, 1, 1, Budget{}).ToolDetails
-	assert.Equal(t, Budget{Seconds: DefaultBudgetSeconds, Tokens: DefaultBudgetTokens, ToolCalls: DefaultBudgetToolCalls}, d.Budget)
+	d := toolPerformance(1, 1, 1, eval.Budget{}).ToolDetails
+	assert.Equal(t, eval.Budget{Seconds: eval.DefaultBudgetSeconds, Tokens: eval.DefaultBudgetTokens, ToolCalls: eval.DefaultBudgetToolCalls}, d.Budget)
 }
 
-func TestNewToolCase(t *testing.T) {
-	r := result.Record{
+// ScoreTool reads everything from the case and the record: expected tools
+// from must_call and the reference, facts from contains, the budget, and
+// arguments whether or not they are JSON.
+func TestScoreToolReadsCaseAndRecord(t *testing.T) {
+	c := eval.Case{
+		Tools:     eval.ToolExpect{MustCall: []string{"get_gnomad_variant"}},
+		Reference: []eval.RefCall{{Tool: "liftover_hg19_to_hg38"}, {Tool: "get_gene_by_symbol", ExpectError: true}},
+		Checks:    eval.Checks{Contains: []string{"0 times"}},
+		Budget:    eval.Budget{Tokens: 617},
+	}
+	r := eval.Record{
 		Question: "Is Chr9:99694174 C>T in gnomAD?",
 		Response: "It is found 0 times.",
-		Status:   result.Pass,
+		Status:   eval.Pass,
 		Seconds:  3.5,
-		Usage:    result.Usage{TotalTokens: 1234},
-		ToolCalls: []result.ToolCall{
+		Usage:    eval.Usage{TotalTokens: 1234},
+		ToolCalls: []eval.ToolCall{
 			{Name: "get_gnomad_variant", Arguments: `{"chr":"9","pos":99694174}`, Result: "upstream 503", IsError: true},
 			{Name: "get_gnomad_variant", Arguments: `not json chr9:99694174`, Result: `{"ok":1}`, DurationMS: 12},
 		},
 	}
-	c := NewToolCase(r)
-	assert.Equal(t, r.Question, c.Question)
-	assert.Equal(t, r.Response, c.Answer)
-	assert.True(t, c.Passed)
-	assert.Equal(t, 1234, c.Tokens)
-	require.Len(t, c.Calls, 2)
-	assert.Equal(t, map[string]any{"chr": "9", "pos": 99694174.0}, c.Calls[0].Args)
-	assert.Equal(t, "upstream 503", c.Calls[0].Error)
-	assert.Equal(t, map[string]any{"arguments": "not json chr9:99694174"}, c.Calls[1].Args)
-	assert.Empty(t, c.Calls[1].Error, "a successful result is no error")
-	assert.True(t, slices.ContainsFunc(c.Calls, func(c Call) bool { return c.DurationMS == 12 }))
-
-	m := ScoreTool(c)
+	m := ScoreTool(c, r)
 	assert.Equal(t, 1.0, m.PromptUnderstanding.Score, "both the JSON and the raw arguments carry the position")
 	assert.True(t, m.ErrorRecovery.RecoverySuccess)
-	assert.Equal(t, ServerError, m.ErrorRecovery.ErrorClass)
+	assert.Equal(t, toolErrServer, m.ErrorRecovery.ErrorClass)
+	assert.Equal(t, "get_gnomad_variant: upstream 503", m.ErrorRecovery.ErrorMessage)
+	assert.Equal(t, []string{"liftover_hg19_to_hg38"}, m.RequirementCoverage.ToolDetails.MissingTools,
+		"expected: must_call and reference calls not expected to fail")
+	assert.Empty(t, m.RequirementCoverage.ToolDetails.MissingFacts)
+	assert.Equal(t, 617, m.Performance.ToolDetails.Budget.Tokens)
+	assert.InDelta(t, 617.0/1234, m.Performance.ToolDetails.TokenScore, 1e-9)
+	assert.Equal(t, 1.0, m.Correctness.Score)
+}
+
+// call is a tool call with JSON arguments.
+func call(name string, args map[string]any) eval.ToolCall {
+	b, err := json.Marshal(args)
+	if err != nil {
+		panic(err)
+	}
+	return eval.ToolCall{Name: name, Arguments: string(b)}
 }

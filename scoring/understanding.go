@@ -1,6 +1,9 @@
 package scoring
 
-import "slices"
+import (
+	"github.com/mcpeval/mcpeval/internal/eval"
+	"slices"
+)
 
 // Sub-weights of prompt understanding for code cases (the guide's).
 const (
@@ -8,36 +11,6 @@ const (
 	nlParsingWeight        = 0.3
 	statisticalWeight      = 0.3
 )
-
-// UnderstandingMetric is prompt understanding. Code cases fill Details (the
-// guide's shape); tool cases fill ToolDetails.
-type UnderstandingMetric struct {
-	Score float64 `json:"understanding_score"`
-	// NotApplicable is true when the question gives nothing to check (a tool
-	// case whose question names no entity); the overall score leaves it out.
-	NotApplicable bool                  `json:"not_applicable,omitempty"`
-	Details       *UnderstandingDetails `json:"details,omitempty"`
-	ToolDetails   *EntityDetails        `json:"tool_details,omitempty"`
-}
-
-// UnderstandingDetails explains a code case's understanding score.
-type UnderstandingDetails struct {
-	ColumnExtractionScore         float64 `json:"column_extraction_score"`
-	NLParsingScore                float64 `json:"nl_parsing_score"`
-	StatisticalUnderstandingScore float64 `json:"statistical_understanding_score"`
-	// ExtractedColumns are the dataset columns the code uses.
-	ExtractedColumns []string `json:"extracted_columns"`
-	// MentionedColumns are the dataset columns the question names.
-	MentionedColumns []string `json:"mentioned_columns"`
-	// StatisticalOperations are the operations asked for and performed.
-	StatisticalOperations []string `json:"statistical_operations"`
-	// RequestedOperations are the operations the question asks for.
-	RequestedOperations []string `json:"requested_operations"`
-	// NLPatterns are the phrasings (top N, filtering, ...) asked for and
-	// carried out; RequestedPatterns are those asked for.
-	NLPatterns        []string `json:"nl_patterns"`
-	RequestedPatterns []string `json:"requested_patterns"`
-}
 
 // intent is something a question can ask for and code can do.
 type intent struct {
@@ -96,7 +69,7 @@ var nlPatterns = []intent{
 			"subplots", "histplot", "barplot", "boxplot", "lineplot", "scatterplot"}},
 }
 
-// Understanding scores how well code answers the intent of a question about a
+// codeUnderstanding scores how well code answers the intent of a question about a
 // table with the given columns (a number in [0, 1]):
 //
 //   - column extraction (0.4): 0.4 × mentioned columns the code uses / mentioned
@@ -108,10 +81,10 @@ var nlPatterns = []intent{
 //     asked for (mean, sum, max, min, count, group by).
 //
 // A part that the question does not ask for scores its full weight.
-func Understanding(questionText string, columns []string, code string) UnderstandingMetric {
+func codeUnderstanding(questionText string, columns []string, code string) eval.UnderstandingMetric {
 	q := parseQuestion(questionText, columns)
 	src := lexPython(code)
-	d := &UnderstandingDetails{
+	d := &eval.UnderstandingDetails{
 		ExtractedColumns: usedColumns(src, columns),
 		MentionedColumns: q.mentioned(columns),
 	}
@@ -121,7 +94,7 @@ func Understanding(questionText string, columns []string, code string) Understan
 	d.RequestedOperations, d.StatisticalOperations = intents(statisticalOperations, q, src)
 	d.StatisticalUnderstandingScore = unit(statisticalWeight *
 		share(len(d.StatisticalOperations), len(d.RequestedOperations)))
-	return UnderstandingMetric{
+	return eval.UnderstandingMetric{
 		Score:   unit(d.ColumnExtractionScore + d.NLParsingScore + d.StatisticalUnderstandingScore),
 		Details: d,
 	}

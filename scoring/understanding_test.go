@@ -77,7 +77,7 @@ func TestUnderstanding(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			u := Understanding(tt.question, staffColumns, tt.code)
+			u := codeUnderstanding(tt.question, staffColumns, tt.code)
 			require.NotNil(t, u.Details)
 			d := u.Details
 			assert.InDelta(t, tt.column, d.ColumnExtractionScore, 1e-4, "column extraction")
@@ -103,7 +103,7 @@ g = sub.groupby('department')['salary'].agg(['mean', 'sum', 'max', 'min', 'count
 top = g.nlargest(5, 'mean'); low = g.nsmallest(5, 'mean'); first = df.head(10)
 fig = g.plot(kind='bar')
 `
-	u := Understanding(question, staffColumns, code)
+	u := codeUnderstanding(question, staffColumns, code)
 	assert.Equal(t, []string{"mean", "sum", "max", "min", "count", "groupby"}, u.Details.RequestedOperations)
 	assert.Equal(t, u.Details.RequestedOperations, u.Details.StatisticalOperations)
 	assert.Len(t, u.Details.NLPatterns, 5)
@@ -124,7 +124,7 @@ func TestUnderstandingIgnoresWordsInsideWordsAndColumns(t *testing.T) {
 		{"Show the total sales and min price columns", "result = df[['total_sales', 'min_price']]"},
 	}
 	for _, tt := range tests {
-		u := Understanding(tt.question, staffColumns, tt.code)
+		u := codeUnderstanding(tt.question, staffColumns, tt.code)
 		assert.Empty(t, u.Details.RequestedOperations, tt.question)
 		assert.InDelta(t, 0.3, u.Details.StatisticalUnderstandingScore, 1e-9, tt.question)
 	}
@@ -132,10 +132,10 @@ func TestUnderstandingIgnoresWordsInsideWordsAndColumns(t *testing.T) {
 
 func TestUnderstandingCountsColumnsFromCodeOnly(t *testing.T) {
 	code := "# uses salary\nresult = df[df['department'] == 'salary'].shape[0]"
-	u := Understanding("How many in each department?", []string{"department", "salary"}, code)
+	u := codeUnderstanding("How many in each department?", []string{"department", "salary"}, code)
 	assert.Equal(t, []string{"department", "salary"}, u.Details.ExtractedColumns,
 		"a string literal equal to a column name counts as use")
-	u = Understanding("How many?", []string{"department", "salary"}, "# salary\nresult = len(df)")
+	u = codeUnderstanding("How many?", []string{"department", "salary"}, "# salary\nresult = len(df)")
 	assert.Empty(t, u.Details.ExtractedColumns, "comments are not code")
 }
 
@@ -146,7 +146,7 @@ func TestUnderstandingCountsColumnsFromCodeOnly(t *testing.T) {
 // nearest are 0.24 and 0.225), so this question asks for none and scores the
 // full 0.3, for a total of 0.9 instead of the guide's 0.85.
 func TestUnderstandingGuideExample(t *testing.T) {
-	u := Understanding("What is the average salary and the number of people by age?",
+	u := codeUnderstanding("What is the average salary and the number of people by age?",
 		[]string{"age", "salary"}, "result = df.groupby('age')['salary'].mean()")
 	d := u.Details
 	assert.Equal(t, 0.4, d.ColumnExtractionScore)

@@ -13,6 +13,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/mcpeval/mcpeval/internal/files"
+	"github.com/mcpeval/mcpeval/internal/settings"
 	"math"
 	"os"
 	"os/exec"
@@ -25,11 +27,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
 	"github.com/mcpeval/mcpeval/internal/mcpconn"
-	"github.com/mcpeval/mcpeval/internal/result"
-	"github.com/mcpeval/mcpeval/internal/suite"
 	"github.com/mcpeval/mcpeval/internal/tokens"
 )
 
@@ -49,7 +50,7 @@ func main() {
 }
 
 func run(only string) error {
-	root, err := suite.FindRoot()
+	root, err := files.ModuleRoot()
 	if err != nil {
 		return err
 	}
@@ -124,7 +125,7 @@ func (b *bench) testBinary() (string, error) {
 
 // writeCases writes n cases that each make two tool calls on the sample
 // server, and returns their path and the parsed cases.
-func (b *bench) writeCases(name string, n int) (string, []evalcase.Case, error) {
+func (b *bench) writeCases(name string, n int) (string, []eval.Case, error) {
 	var sb strings.Builder
 	for i := range n {
 		fmt.Fprintf(&sb, `- case:
@@ -150,7 +151,7 @@ func (b *bench) writeCases(name string, n int) (string, []evalcase.Case, error) 
 type runResult struct {
 	wall    time.Duration
 	maxRSS  int64 // bytes
-	summary result.Summary
+	summary eval.Summary
 }
 
 // runSuite runs the compiled suite with the stub and returns its wall time
@@ -162,7 +163,7 @@ func (b *bench) runSuite(casesPath, out string, stub *llmstub.Server, concurrenc
 	}
 	cmd := exec.Command(bin, append([]string{"-test.count=1", "-test.timeout=0"}, extra...)...)
 	cmd.Dir = filepath.Join(b.root, "evaltest")
-	cmd.Env = append(suite.IsolatedEnv(),
+	cmd.Env = append(settings.IsolatedEnv(),
 		"EVAL_CASES="+casesPath, "EVAL_OUT="+out, "EVAL_CACHE="+filepath.Join(out, "cache.json"),
 		"OPENAI_BASE_URL="+stub.BaseURL(), "EVAL_MODEL=bench-model", fmt.Sprintf("EVAL_CONCURRENCY=%d", concurrency))
 	var stderr strings.Builder
@@ -178,7 +179,7 @@ func (b *bench) runSuite(casesPath, out string, stub *llmstub.Server, concurrenc
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.maxRSS = ru.Maxrss * 1024
 	}
-	data, err := os.ReadFile(filepath.Join(out, result.SummaryFile))
+	data, err := os.ReadFile(filepath.Join(out, eval.SummaryFile))
 	if err != nil {
 		return r, err
 	}
@@ -275,7 +276,7 @@ func (b *bench) memoryAndReport() ([]row, error) {
 		return rows, fmt.Errorf("evalreport: %v\n%s", err, outb)
 	}
 	d := time.Since(start)
-	info, _ := os.Stat(filepath.Join(out, result.ReportFile))
+	info, _ := os.Stat(filepath.Join(out, eval.ReportFile))
 	size := int64(0)
 	if info != nil {
 		size = info.Size()
@@ -312,12 +313,12 @@ func padRecords(from, dir string, size int) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	in, err := os.Open(filepath.Join(from, result.RecordsFile))
+	in, err := os.Open(filepath.Join(from, eval.RecordsFile))
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	outf, err := os.Create(filepath.Join(dir, result.RecordsFile))
+	outf, err := os.Create(filepath.Join(dir, eval.RecordsFile))
 	if err != nil {
 		return err
 	}
@@ -327,11 +328,11 @@ func padRecords(from, dir string, size int) error {
 	enc := json.NewEncoder(w)
 	filler := strings.Repeat("The variant chr9:99694174 C>T in NUTM2G has CADD 8.103. ", size/56)
 	for {
-		var rec result.Record
+		var rec eval.Record
 		if err := dec.Decode(&rec); err != nil {
 			break
 		}
-		rec.Conversation = append(rec.Conversation, result.Message{Role: "assistant", Content: filler})
+		rec.Conversation = append(rec.Conversation, eval.Message{Role: "assistant", Content: filler})
 		if err := enc.Encode(rec); err != nil {
 			return err
 		}
@@ -339,7 +340,7 @@ func padRecords(from, dir string, size int) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	for _, name := range []string{result.SummaryFile, result.MetricsSummaryFile} {
+	for _, name := range []string{eval.SummaryFile, eval.MetricsSummaryFile} {
 		if data, err := os.ReadFile(filepath.Join(from, name)); err == nil {
 			os.WriteFile(filepath.Join(dir, name), data, 0o644)
 		}
@@ -371,7 +372,7 @@ func (b *bench) captureStream(casesPath, out string, stub *llmstub.Server, strea
 	defer f.Close()
 	cmd := exec.Command("go", "tool", "test2json", "-t", bin, "-test.v=test2json", "-test.count=1", "-test.timeout=0")
 	cmd.Dir = filepath.Join(b.root, "evaltest")
-	cmd.Env = append(suite.IsolatedEnv(),
+	cmd.Env = append(settings.IsolatedEnv(),
 		"EVAL_CASES="+casesPath, "EVAL_OUT="+out, "EVAL_CACHE="+filepath.Join(out, "cache.json"),
 		"OPENAI_BASE_URL="+stub.BaseURL(), "EVAL_MODEL=bench-model", "EVAL_CONCURRENCY=16")
 	cmd.Stdout = f

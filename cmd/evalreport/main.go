@@ -19,9 +19,10 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
+	"github.com/mcpeval/mcpeval/internal/files"
+	"github.com/mcpeval/mcpeval/internal/settings"
 	"io"
 	"os"
 	"os/exec"
@@ -29,7 +30,7 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/report"
 )
 
@@ -51,8 +52,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	fs.SetOutput(stderr)
 	var jsonFiles listFlag
 	fs.Var(&jsonFiles, "json", "go test -json output `file` (repeatable; - for standard input; default $GOTESTSUM_JSONFILE)")
-	outDir := fs.String("out", "", "run output `dir` with "+result.RecordsFile+" (default $EVAL_OUT, else evaltest/out in the module)")
-	outFile := fs.String("o", "", "report `file` to write (default DIR/"+result.ReportFile+")")
+	outDir := fs.String("out", "", "run output `dir` with "+eval.RecordsFile+" (default $EVAL_OUT, else evaltest/out in the module)")
+	outFile := fs.String("o", "", "report `file` to write (default DIR/"+eval.ReportFile+")")
 	open := fs.Bool("open", false, "open the report in the browser (never when CI is set)")
 	junit := fs.String("junit", "", "JUnit XML `file` whose failure messages get each case's verdict and reason (default $GOTESTSUM_JUNITFILE)")
 	fs.Usage = func() {
@@ -90,7 +91,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 
 	path := *outFile
 	if path == "" {
-		path = filepath.Join(dir, result.ReportFile)
+		path = filepath.Join(dir, eval.ReportFile)
 	}
 	if err := writeReport(path, data); err != nil {
 		return err
@@ -127,33 +128,14 @@ func resolveOutDir(flagValue, env string) (string, error) {
 	if env != "" && filepath.IsAbs(env) {
 		return env, nil
 	}
-	root, err := moduleRoot()
+	root, err := files.ModuleRoot()
 	if err != nil {
 		return "", fmt.Errorf("no -out given: %w", err)
 	}
-	if env != "" {
-		return filepath.Join(root, env), nil
+	if env == "" {
+		env = settings.DefaultOut
 	}
-	return filepath.Join(root, "evaltest", "out"), nil
-}
-
-// moduleRoot is the nearest directory at or above the working directory
-// that holds a go.mod.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("find module root: %w", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("find module root: no go.mod in the working directory or above")
-		}
-		dir = parent
-	}
+	return filepath.Join(root, env), nil
 }
 
 func openStreams(paths []string, stdin io.Reader) ([]report.Stream, func(), error) {
@@ -180,32 +162,13 @@ func openStreams(paths []string, stdin io.Reader) ([]report.Stream, func(), erro
 	return streams, closeAll, nil
 }
 
-// writeReport writes the report to a temporary file beside path and renames
-// it into place, so a reader never sees half a report.
+// writeReport writes the report atomically, so a reader never sees half
+// a report.
 func writeReport(path string, data *report.Data) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("create report directory: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, ".report-*.html")
-	if err != nil {
-		return fmt.Errorf("create report: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := report.Write(tmp, data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return files.WriteAtomic(path, 0o644, func(w io.Writer) error { return report.Write(w, data) })
 }
 
 func openBrowser(path string) error {
@@ -237,24 +200,7 @@ func annotateJUnit(path string, data *report.Data) error {
 	if err != nil {
 		return fmt.Errorf("annotate JUnit: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("annotate JUnit: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := report.AnnotateJUnit(in, tmp, data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("annotate %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("annotate JUnit: %w", err)
-	}
-	// CreateTemp makes the file readable by its owner only.
-	if err := os.Chmod(tmp.Name(), info.Mode().Perm()); err != nil {
-		return fmt.Errorf("annotate JUnit: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("annotate JUnit: %w", err)
-	}
-	return nil
+	return files.WriteAtomic(path, info.Mode().Perm(), func(w io.Writer) error {
+		return report.AnnotateJUnit(in, w, data)
+	})
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -99,15 +99,15 @@ func TestRunReadsTheStreamFromEverySource(t *testing.T) {
 func TestRunWithoutStreamReportsRecords(t *testing.T) {
 	outDir, _ := runFixture(t)
 	dir := t.TempDir()
-	for _, name := range []string{result.RecordsFile, result.SummaryFile} {
+	for _, name := range []string{eval.RecordsFile, eval.SummaryFile} {
 		b, err := os.ReadFile(filepath.Join(outDir, name))
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), b, 0o644))
 	}
 	var stdout bytes.Buffer
 	require.NoError(t, run(nil, nil, &stdout, &bytes.Buffer{}, env(map[string]string{"EVAL_OUT": dir})))
-	assert.Equal(t, filepath.Join(dir, result.ReportFile)+"\n", stdout.String())
-	page, err := os.ReadFile(filepath.Join(dir, result.ReportFile))
+	assert.Equal(t, filepath.Join(dir, eval.ReportFile)+"\n", stdout.String())
+	page, err := os.ReadFile(filepath.Join(dir, eval.ReportFile))
 	require.NoError(t, err)
 	assert.Contains(t, string(page), `"name":"PubMed search"`)
 	assert.NotContains(t, string(page), `"name":"harness_crash"`)
@@ -255,7 +255,7 @@ func TestGotestsumPostRunCommand(t *testing.T) {
 	cmd.Dir = moduleDir
 	cmd.Env = append(os.Environ(), "FIXTURE_OUT="+outDir)
 	out, _ = cmd.CombinedOutput() // the fixture has failing tests
-	report := filepath.Join(outDir, result.ReportFile)
+	report := filepath.Join(outDir, eval.ReportFile)
 	assert.Contains(t, string(out), report, "the post-run command prints the report's path")
 	page, err := os.ReadFile(report)
 	require.NoError(t, err, "%s", out)

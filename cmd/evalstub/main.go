@@ -14,6 +14,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/mcpeval/mcpeval/internal/files"
 	"net"
 	"net/http"
 	"os"
@@ -22,7 +23,6 @@ import (
 
 	"github.com/mcpeval/mcpeval/internal/evalcase"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
-	"github.com/mcpeval/mcpeval/internal/suite"
 )
 
 func main() {
@@ -40,7 +40,7 @@ func main() {
 
 func run(addr, cases string, opts llmstub.Options) error {
 	if cases == "" {
-		root, err := suite.FindRoot()
+		root, err := files.ModuleRoot()
 		if err != nil {
 			return err
 		}

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/llm"
 	"github.com/mcpeval/mcpeval/internal/mcpconn"
-	"github.com/mcpeval/mcpeval/internal/result"
 	"github.com/mcpeval/mcpeval/internal/tokens"
 )
 
@@ -42,9 +42,9 @@ type Config struct {
 // Transcript is what one run of the loop produced.
 type Transcript struct {
 	Answer       string
-	Conversation []result.Message
-	ToolCalls    []result.ToolCall
-	Usage        result.Usage
+	Conversation []eval.Message
+	ToolCalls    []eval.ToolCall
+	Usage        eval.Usage
 	// TokenLimit, when set, says which tool result exceeded the limit; the
 	// loop stopped there.
 	TokenLimit string
@@ -52,6 +52,10 @@ type Transcript struct {
 	Incomplete string
 	// Fault is a server fault that ended a reference run.
 	Fault error
+	// Attempts and Columns describe a code case (RunCode): the executions
+	// that led to its final code, and the columns of that code's datasets.
+	Attempts []eval.Attempt
+	Columns  []string
 }
 
 // Run runs the loop for one question. The error is a provider failure, a
@@ -64,11 +68,11 @@ func Run(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg Config, 
 	if cfg.SystemPrompt == "" {
 		cfg.SystemPrompt = DefaultSystemPrompt
 	}
-	tr := &Transcript{Conversation: []result.Message{
+	tr := &Transcript{Conversation: []eval.Message{
 		{Role: "system", Content: cfg.SystemPrompt},
 		{Role: "user", Content: question},
 	}}
-	offered := toolsFor(tools)
+	offered := tools.Tools()
 	for iter := 0; iter < cfg.MaxIterations; iter++ {
 		resp, err := chat.Chat(ctx, llm.Request{Model: cfg.Model, Messages: tr.Conversation, Tools: offered})
 		if err != nil {
@@ -102,23 +106,23 @@ func Run(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg Config, 
 }
 
 // reply records a tool call and appends its tool message.
-func (tr *Transcript) reply(call result.MessageToolCall, rec result.ToolCall) {
+func (tr *Transcript) reply(call eval.MessageToolCall, rec eval.ToolCall) {
 	rec.ID, rec.Name, rec.Arguments = call.ID, call.Function.Name, call.Function.Arguments
 	tr.ToolCalls = append(tr.ToolCalls, rec)
 	tr.Conversation = append(tr.Conversation, toolMessage(call, rec.Result))
 }
 
 // toolMessage is the tool message answering call.
-func toolMessage(call result.MessageToolCall, content string) result.Message {
+func toolMessage(call eval.MessageToolCall, content string) eval.Message {
 	if content == "" {
 		content = "(the tool returned no content)" // providers reject tool messages without content
 	}
-	return result.Message{Role: "tool", ToolCallID: call.ID, Name: call.Function.Name, Content: content}
+	return eval.Message{Role: "tool", ToolCallID: call.ID, Name: call.Function.Name, Content: content}
 }
 
 // stopAtLimit records a tool result over the token limit, cut short, and
 // reports whether it was over: the case then ends as token_limit.
-func (tr *Transcript) stopAtLimit(cfg Config, call result.MessageToolCall, rec result.ToolCall) bool {
+func (tr *Transcript) stopAtLimit(cfg Config, call eval.MessageToolCall, rec eval.ToolCall) bool {
 	over, n := exceeds(cfg, rec.Result)
 	if !over {
 		return false
@@ -131,15 +135,15 @@ func (tr *Transcript) stopAtLimit(cfg Config, call result.MessageToolCall, rec r
 }
 
 // notRun is the record of a call that never reached a server.
-func notRun(why string) result.ToolCall {
-	return result.ToolCall{Result: errorJSON(why), IsError: true, NotRun: true}
+func notRun(why string) eval.ToolCall {
+	return eval.ToolCall{Result: errorJSON(why), IsError: true, NotRun: true}
 }
 
 // execute runs one tool call. Every failure of the call itself becomes an
 // error result the model can read; the error is a server fault
 // (*mcpconn.ServerError: the server crashed or hung) or the end of the
 // case's context, either of which ends the case.
-func execute(ctx context.Context, tools *mcpconn.Set, call result.MessageToolCall) (result.ToolCall, error) {
+func execute(ctx context.Context, tools *mcpconn.Set, call eval.MessageToolCall) (eval.ToolCall, error) {
 	name := call.Function.Name
 	if !tools.Has(name) {
 		return notRun(fmt.Sprintf("unknown tool %q; use one of the tools offered", name)), nil
@@ -156,26 +160,18 @@ func execute(ctx context.Context, tools *mcpconn.Set, call result.MessageToolCal
 	var fault *mcpconn.ServerError
 	switch {
 	case ctx.Err() != nil: // the case's time is up: the case ends, however the call failed
-		return result.ToolCall{Result: errorJSON("the case ran out of time"), IsError: true, DurationMS: ms}, ctx.Err()
+		return eval.ToolCall{Result: errorJSON("the case ran out of time"), IsError: true, DurationMS: ms}, ctx.Err()
 	case errors.As(err, &fault):
-		return result.ToolCall{Result: errorJSON(err.Error()), IsError: true, DurationMS: ms}, err
+		return eval.ToolCall{Result: errorJSON(err.Error()), IsError: true, DurationMS: ms}, err
 	case err != nil:
-		return result.ToolCall{Result: errorJSON(err.Error()), IsError: true, DurationMS: ms}, nil
+		return eval.ToolCall{Result: errorJSON(err.Error()), IsError: true, DurationMS: ms}, nil
 	}
-	return result.ToolCall{Result: res.Text, IsError: res.IsError, DurationMS: ms}, nil
-}
-
-func toolsFor(set *mcpconn.Set) []llm.Tool {
-	var out []llm.Tool
-	for _, t := range set.Tools() {
-		out = append(out, llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
-	}
-	return out
+	return eval.ToolCall{Result: res.Text, IsError: res.IsError, DurationMS: ms}, nil
 }
 
 // usageOf returns the usage the API reported, or a tiktoken estimate of the
 // request and reply when it reported none.
-func usageOf(resp llm.Response, sent []result.Message, counter *tokens.Counter) result.Usage {
+func usageOf(resp llm.Response, sent []eval.Message, counter *tokens.Counter) eval.Usage {
 	if resp.HasUsage || counter == nil {
 		u := resp.Usage
 		u.Requests = 1
@@ -192,7 +188,7 @@ func usageOf(resp llm.Response, sent []result.Message, counter *tokens.Counter) 
 	for _, tc := range resp.Message.ToolCalls {
 		completion += counter.Count(tc.Function.Name + tc.Function.Arguments)
 	}
-	return result.Usage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion, Requests: 1, Estimated: true}
+	return eval.Usage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion, Requests: 1, Estimated: true}
 }
 
 // exceeds reports whether text is over the token limit, with its token

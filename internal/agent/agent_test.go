@@ -13,10 +13,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpeval/mcpeval/internal/evalcase"
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/llm"
 	"github.com/mcpeval/mcpeval/internal/mcpconn"
-	"github.com/mcpeval/mcpeval/internal/result"
 	"github.com/mcpeval/mcpeval/internal/tokens"
 )
 
@@ -56,21 +55,21 @@ func (s *script) Chat(_ context.Context, req llm.Request) (llm.Response, error) 
 		return llm.Response{}, s.err
 	}
 	if len(s.got) > len(s.turns) {
-		return llm.Response{Message: result.Message{Role: "assistant", Content: "done"}, HasUsage: true}, nil
+		return llm.Response{Message: eval.Message{Role: "assistant", Content: "done"}, HasUsage: true}, nil
 	}
 	return s.turns[len(s.got)-1], nil
 }
 
 func calls(cs ...[2]string) llm.Response {
-	m := result.Message{Role: "assistant"}
+	m := eval.Message{Role: "assistant"}
 	for i, c := range cs {
-		m.ToolCalls = append(m.ToolCalls, result.MessageToolCall{ID: fmt.Sprintf("c%d", i), Type: "function", Function: result.FunctionCall{Name: c[0], Arguments: c[1]}})
+		m.ToolCalls = append(m.ToolCalls, eval.MessageToolCall{ID: fmt.Sprintf("c%d", i), Type: "function", Function: eval.FunctionCall{Name: c[0], Arguments: c[1]}})
 	}
-	return llm.Response{Message: m, HasUsage: true, Usage: result.Usage{PromptTokens: 10, CompletionTokens: 5, TotalTokens: 15}}
+	return llm.Response{Message: m, HasUsage: true, Usage: eval.Usage{PromptTokens: 10, CompletionTokens: 5, TotalTokens: 15}}
 }
 
 func answer(s string) llm.Response {
-	return llm.Response{Message: result.Message{Role: "assistant", Content: s}, HasUsage: true, Usage: result.Usage{PromptTokens: 20, CompletionTokens: 3, TotalTokens: 23}}
+	return llm.Response{Message: eval.Message{Role: "assistant", Content: s}, HasUsage: true, Usage: eval.Usage{PromptTokens: 20, CompletionTokens: 3, TotalTokens: 23}}
 }
 
 func counter(t *testing.T) *tokens.Counter {
@@ -149,7 +148,7 @@ func TestRunProviderErrorAndEstimatedUsage(t *testing.T) {
 	_, err := Run(context.Background(), &script{err: errors.New("HTTP 400: bad model")}, tools, Config{}, "q")
 	require.ErrorContains(t, err, "bad model")
 
-	noUsage := llm.Response{Message: result.Message{Role: "assistant", Content: "The gene is NUTM2G."}}
+	noUsage := llm.Response{Message: eval.Message{Role: "assistant", Content: "The gene is NUTM2G."}}
 	tr, err := Run(context.Background(), &script{turns: []llm.Response{noUsage}}, tools, Config{Counter: counter(t)}, "What gene?")
 	require.NoError(t, err)
 	assert.True(t, tr.Usage.Estimated)
@@ -159,7 +158,7 @@ func TestRunProviderErrorAndEstimatedUsage(t *testing.T) {
 
 func TestReference(t *testing.T) {
 	tools := toolServer(t)
-	c := evalcase.Case{Input: "q", Reference: []evalcase.RefCall{
+	c := eval.Case{Input: "q", Reference: []eval.RefCall{
 		{Tool: "boom", ExpectError: true},
 		{Tool: "echo", Args: map[string]any{"text": "NUTM2G"}},
 	}}
@@ -173,7 +172,7 @@ func TestReference(t *testing.T) {
 	tr = Reference(context.Background(), tools, Config{}, c)
 	assert.Contains(t, tr.Incomplete, "reference call 1 (boom) failed")
 
-	tr = Reference(context.Background(), tools, Config{Counter: counter(t), TokenLimit: 1000}, evalcase.Case{Reference: []evalcase.RefCall{{Tool: "huge"}}})
+	tr = Reference(context.Background(), tools, Config{Counter: counter(t), TokenLimit: 1000}, eval.Case{Reference: []eval.RefCall{{Tool: "huge"}}})
 	assert.Contains(t, tr.TokenLimit, "> 1,000")
 }
 
@@ -185,7 +184,7 @@ func TestJudgeSkipsOversizedPrompt(t *testing.T) {
 	assert.False(t, v.Pass)
 	assert.Empty(t, chat.got, "the oversized prompt is not sent")
 
-	chat = &script{turns: []llm.Response{{Message: result.Message{Role: "assistant", ToolCalls: []result.MessageToolCall{{ID: "1", Function: result.FunctionCall{Name: verdictTool, Arguments: `{"verdict":"yes","reason":"ok"}`}}}}}}}
+	chat = &script{turns: []llm.Response{{Message: eval.Message{Role: "assistant", ToolCalls: []eval.MessageToolCall{{ID: "1", Function: eval.FunctionCall{Name: verdictTool, Arguments: `{"verdict":"yes","reason":"ok"}`}}}}}}}
 	v, err = Judge(context.Background(), chat, Config{Model: "judge"}, "q", "e", "a")
 	require.NoError(t, err)
 	assert.True(t, v.Pass)

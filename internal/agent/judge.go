@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/llm"
-	"github.com/mcpeval/mcpeval/internal/result"
 )
 
 // JudgePrompt holds the judge's instructions. It is part of the cache key:
@@ -47,7 +47,7 @@ type Verdict struct {
 	Raw string
 	// Skipped, when set, says why the judge was not asked (token limit).
 	Skipped string
-	Usage   result.Usage
+	Usage   eval.Usage
 }
 
 // Judge asks model whether response agrees with expected. It fails closed:
@@ -59,11 +59,11 @@ func Judge(ctx context.Context, chat llm.Chatter, cfg Config, question, expected
 	if over, n := exceeds(cfg, JudgePrompt+"\n"+user); over {
 		return Verdict{Skipped: fmt.Sprintf("evaluation skipped: judge prompt token count exceeded: %s > %s", n, thousands(cfg.TokenLimit))}, nil
 	}
-	msgs := []result.Message{{Role: "system", Content: JudgePrompt}, {Role: "user", Content: user}}
+	msgs := []eval.Message{{Role: "system", Content: JudgePrompt}, {Role: "user", Content: user}}
 	resp, err := chat.Chat(ctx, llm.Request{
 		Model:     cfg.Model,
 		Messages:  msgs,
-		Tools:     []llm.Tool{{Name: verdictTool, Description: "Submit the grading verdict.", Parameters: verdictSchema}},
+		Tools:     []eval.Tool{{Name: verdictTool, Description: "Submit the grading verdict.", Parameters: verdictSchema}},
 		ForceTool: verdictTool,
 	})
 	if err != nil {
@@ -75,7 +75,7 @@ func Judge(ctx context.Context, chat llm.Chatter, cfg Config, question, expected
 }
 
 // ParseVerdict reads a verdict from the judge's reply message.
-func ParseVerdict(m result.Message) Verdict {
+func ParseVerdict(m eval.Message) Verdict {
 	raw := strings.TrimSpace(m.Content)
 	for _, tc := range m.ToolCalls {
 		if tc.Function.Name == verdictTool {

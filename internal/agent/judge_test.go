@@ -8,17 +8,17 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 func TestParseVerdict(t *testing.T) {
-	toolCall := func(args string) result.Message {
-		return result.Message{Role: "assistant", ToolCalls: []result.MessageToolCall{{ID: "1", Type: "function", Function: result.FunctionCall{Name: verdictTool, Arguments: args}}}}
+	toolCall := func(args string) eval.Message {
+		return eval.Message{Role: "assistant", ToolCalls: []eval.MessageToolCall{{ID: "1", Type: "function", Function: eval.FunctionCall{Name: verdictTool, Arguments: args}}}}
 	}
-	text := func(s string) result.Message { return result.Message{Role: "assistant", Content: s} }
+	text := func(s string) eval.Message { return eval.Message{Role: "assistant", Content: s} }
 	tests := []struct {
 		name    string
-		msg     result.Message
+		msg     eval.Message
 		pass    bool
 		verdict string
 		reason  string

@@ -7,9 +7,9 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/llm"
 	"github.com/mcpeval/mcpeval/internal/mcpconn"
-	"github.com/mcpeval/mcpeval/internal/result"
 )
 
 // CodeTool is the MCP tool that runs pandas code for code cases.
@@ -22,19 +22,9 @@ The dataset is loaded as df (a second one as df2); pd and np are imported. Assig
 If the code fails, read the error, fix the code and run it again.
 End with a short final answer that states the result.`
 
-// Execution is one run of code through run_pandas.
-type Execution struct {
-	Code    string
-	Dataset string
-	// Output is the result text, or the error text when Failed.
-	Output  string
-	Failed  bool
-	Seconds float64
-}
-
-// Executions returns the run_pandas calls among calls, in order.
-func Executions(calls []result.ToolCall) []Execution {
-	var out []Execution
+// attempts returns the run_pandas calls among calls as attempts, in order.
+func attempts(calls []eval.ToolCall) []eval.Attempt {
+	var out []eval.Attempt
 	for _, c := range calls {
 		if c.Name != CodeTool {
 			continue
@@ -44,40 +34,35 @@ func Executions(calls []result.ToolCall) []Execution {
 			Dataset string `json:"dataset"`
 		}
 		_ = json.Unmarshal([]byte(c.Arguments), &args) // unreadable arguments leave empty code; the call failed anyway
-		out = append(out, Execution{Code: args.Code, Dataset: args.Dataset, Output: c.Result, Failed: c.IsError,
+		out = append(out, eval.Attempt{Code: args.Code, Dataset: args.Dataset, Output: c.Result, Failed: c.IsError,
 			Seconds: c.DurationMS / 1000})
 	}
 	return out
 }
 
-// RecoveryInput is what the recovery loop starts from.
-type RecoveryInput struct {
+// recoveryInput is what the recovery loop starts from.
+type recoveryInput struct {
 	Question string
 	// Schema describes the datasets for the model; it may be empty.
 	Schema string
 	// Failed is the failed execution to fix.
-	Failed Execution
+	Failed eval.Attempt
 	// MaxAttempts bounds the attempts; 0 or less means none.
 	MaxAttempts int
 }
 
-// Recovery is what the recovery loop did: one execution per attempt, and
+// recoveryRun is what the recovery loop did: one execution per attempt, and
 // the record of each attempt (the prompt, the model's reply with its code
 // as a run_pandas call, the tool's result) to append to a case's transcript.
-type Recovery struct {
-	Attempts     []Execution
+type recoveryRun struct {
+	Attempts     []eval.Attempt
 	Prompts      []string
-	Conversation []result.Message
-	ToolCalls    []result.ToolCall
-	Usage        result.Usage
+	Conversation []eval.Message
+	ToolCalls    []eval.ToolCall
+	Usage        eval.Usage
 }
 
-// Recovered reports whether an attempt succeeded (the last one, then).
-func (r *Recovery) Recovered() bool {
-	return len(r.Attempts) > 0 && !r.Attempts[len(r.Attempts)-1].Failed
-}
-
-// Recover runs the error-recovery loop of the metrics guide after a failed
+// recoverCode runs the error-recovery loop of the metrics guide after a failed
 // execution: each attempt sends the model a new request (no tools, no
 // earlier conversation) with the latest error, the question and the latest
 // failed code, asks for corrected code only, and runs that code through
@@ -85,12 +70,12 @@ func (r *Recovery) Recovered() bool {
 // in.MaxAttempts attempts. The error is a provider failure or a server
 // fault (*mcpconn.ServerError); the attempts made until then are returned
 // with it.
-func Recover(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg Config, in RecoveryInput) (*Recovery, error) {
-	rec := &Recovery{}
+func recoverCode(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg Config, in recoveryInput) (*recoveryRun, error) {
+	rec := &recoveryRun{}
 	latest := in.Failed
 	for i := 1; i <= in.MaxAttempts; i++ {
-		prompt := RecoveryPrompt(in.Question, in.Schema, latest)
-		request := []result.Message{{Role: "user", Content: prompt}}
+		prompt := recoveryPrompt(in.Question, in.Schema, latest)
+		request := []eval.Message{{Role: "user", Content: prompt}}
 		resp, err := chat.Chat(ctx, llm.Request{Model: cfg.Model, Messages: request})
 		if err != nil {
 			return rec, err
@@ -100,10 +85,10 @@ func Recover(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg Conf
 
 		code := ExtractCode(resp.Message.Content)
 		args, _ := json.Marshal(map[string]string{"code": code, "dataset": latest.Dataset})
-		call := result.MessageToolCall{ID: fmt.Sprintf("recovery_%d", i), Type: "function",
-			Function: result.FunctionCall{Name: CodeTool, Arguments: string(args)}}
+		call := eval.MessageToolCall{ID: fmt.Sprintf("recovery_%d", i), Type: "function",
+			Function: eval.FunctionCall{Name: CodeTool, Arguments: string(args)}}
 		rec.Conversation = append(rec.Conversation, request[0],
-			result.Message{Role: "assistant", Content: resp.Message.Content, ToolCalls: []result.MessageToolCall{call}})
+			eval.Message{Role: "assistant", Content: resp.Message.Content, ToolCalls: []eval.MessageToolCall{call}})
 
 		ran, fault := execute(ctx, tools, call)
 		ran.ID, ran.Name, ran.Arguments = call.ID, call.Function.Name, call.Function.Arguments
@@ -113,7 +98,7 @@ func Recover(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg Conf
 			return rec, fault
 		}
 
-		latest = Execution{Code: code, Dataset: latest.Dataset, Output: ran.Result, Failed: ran.IsError, Seconds: ran.DurationMS / 1000}
+		latest = eval.Attempt{Code: code, Dataset: latest.Dataset, Output: ran.Result, Failed: ran.IsError, Seconds: ran.DurationMS / 1000}
 		rec.Attempts = append(rec.Attempts, latest)
 		if !latest.Failed {
 			break
@@ -122,10 +107,10 @@ func Recover(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg Conf
 	return rec, nil
 }
 
-// RecoveryPrompt is the request of one recovery attempt: the latest error,
+// recoveryPrompt is the request of one recovery attempt: the latest error,
 // the question and the latest failed code. Code and error are fenced so
 // that their text cannot end the block early.
-func RecoveryPrompt(question, schema string, failed Execution) string {
+func recoveryPrompt(question, schema string, failed eval.Attempt) string {
 	var b strings.Builder
 	b.WriteString("Your pandas code failed when it ran. Fix it.\n\n")
 	fmt.Fprintf(&b, "Question:\n%s\n\n", strings.TrimSpace(question))

@@ -14,9 +14,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/llm"
 	"github.com/mcpeval/mcpeval/internal/mcpconn"
-	"github.com/mcpeval/mcpeval/internal/result"
 	"github.com/mcpeval/mcpeval/internal/sampleserver"
 )
 
@@ -44,11 +44,11 @@ func pandasServer(t *testing.T) *mcpconn.Set {
 }
 
 // runCode runs code through run_pandas on the employees dataset.
-func runCode(t *testing.T, tools *mcpconn.Set, code string) Execution {
+func runCode(t *testing.T, tools *mcpconn.Set, code string) eval.Attempt {
 	t.Helper()
 	res, err := tools.Call(context.Background(), CodeTool, map[string]any{"code": code, "dataset": "employees"})
 	require.NoError(t, err)
-	return Execution{Code: code, Dataset: "employees", Output: res.Text, Failed: res.IsError}
+	return eval.Attempt{Code: code, Dataset: "employees", Output: res.Text, Failed: res.IsError}
 }
 
 const salaryQuestion = "What is the average salary per department in the employees dataset?"
@@ -62,7 +62,7 @@ func TestRecoverSendsTheLatestErrorAndCode(t *testing.T) {
 		answer("```python\nresult = df.groupby('department_name')['salary'].mean()\n```"),
 		answer("The column is called department:\n```python\nresult = df.groupby('department')['salary'].mean().round(2)\n```"),
 	}}
-	rec, err := Recover(context.Background(), model, tools, Config{Model: "m", Counter: counter(t)}, RecoveryInput{
+	rec, err := recoverCode(context.Background(), model, tools, Config{Model: "m", Counter: counter(t)}, recoveryInput{
 		Question: salaryQuestion, Schema: "employees (df): id int64, department object, salary int64",
 		Failed: failed, MaxAttempts: 2,
 	})
@@ -90,7 +90,7 @@ func TestRecoverSendsTheLatestErrorAndCode(t *testing.T) {
 	assert.Equal(t, "result = df.groupby('department_name')['salary'].mean()", rec.Attempts[0].Code)
 	assert.False(t, rec.Attempts[1].Failed, rec.Attempts[1].Output)
 	assert.Contains(t, rec.Attempts[1].Output, "Engineering")
-	assert.True(t, rec.Recovered())
+	assert.True(t, recovered(rec))
 
 	// Every attempt is recorded: prompt, reply with the code as a
 	// run_pandas call, tool result.
@@ -120,29 +120,29 @@ func TestRecoverStopsAtTheBudget(t *testing.T) {
 	wrong := answer("```python\nresult = df['dept'].value_counts()\n```")
 
 	model := &script{turns: []llm.Response{wrong, wrong, wrong}}
-	rec, err := Recover(context.Background(), model, tools, Config{Model: "m"}, RecoveryInput{
+	rec, err := recoverCode(context.Background(), model, tools, Config{Model: "m"}, recoveryInput{
 		Question: "Which dept has the most employees?", Failed: failed, MaxAttempts: 2})
 	require.NoError(t, err)
 	assert.Len(t, model.got, 2)
 	require.Len(t, rec.Attempts, 2)
-	assert.False(t, rec.Recovered())
+	assert.False(t, recovered(rec))
 	for _, a := range rec.Attempts {
 		assert.True(t, a.Failed)
 		assert.Contains(t, a.Output, "KeyError: 'dept'")
 	}
 
 	none := &script{turns: []llm.Response{wrong}}
-	rec, err = Recover(context.Background(), none, tools, Config{Model: "m"}, RecoveryInput{Failed: failed, MaxAttempts: 0})
+	rec, err = recoverCode(context.Background(), none, tools, Config{Model: "m"}, recoveryInput{Failed: failed, MaxAttempts: 0})
 	require.NoError(t, err)
 	assert.Empty(t, none.got, "no budget, no request")
 	assert.Empty(t, rec.Attempts)
-	assert.False(t, rec.Recovered())
+	assert.False(t, recovered(rec))
 }
 
 func TestRecoverProviderError(t *testing.T) {
 	model := &script{err: errors.New("503 service unavailable")}
-	rec, err := Recover(context.Background(), model, nil, Config{Model: "m"}, RecoveryInput{
-		Failed: Execution{Code: "result = df['x']", Dataset: "employees", Output: "KeyError: 'x'", Failed: true}, MaxAttempts: 2})
+	rec, err := recoverCode(context.Background(), model, nil, Config{Model: "m"}, recoveryInput{
+		Failed: eval.Attempt{Code: "result = df['x']", Dataset: "employees", Output: "KeyError: 'x'", Failed: true}, MaxAttempts: 2})
 	require.EqualError(t, err, "503 service unavailable")
 	assert.Len(t, model.got, 1)
 	assert.Empty(t, rec.Attempts)
@@ -169,7 +169,7 @@ func TestExtractCode(t *testing.T) {
 
 func TestRecoveryPromptFencesUntrustedText(t *testing.T) {
 	code := "s = '```'\nresult = df[s]"
-	prompt := RecoveryPrompt("Q?", "", Execution{Code: code, Dataset: "employees", Output: "KeyError: '```'"})
+	prompt := recoveryPrompt("Q?", "", eval.Attempt{Code: code, Dataset: "employees", Output: "KeyError: '```'"})
 	assert.Contains(t, prompt, "````python\n"+code+"\n````", "the fence is longer than the backticks inside")
 	assert.Contains(t, prompt, "````\nKeyError: '```'\n````")
 	assert.NotContains(t, prompt, "Datasets:", "no schema, no schema section")
@@ -178,15 +178,20 @@ func TestRecoveryPromptFencesUntrustedText(t *testing.T) {
 }
 
 func TestExecutions(t *testing.T) {
-	calls := []result.ToolCall{
+	calls := []eval.ToolCall{
 		{Name: "list_datasets", Result: "{}"},
 		{Name: CodeTool, Arguments: `{"code":"result = df['dept']","dataset":"employees"}`, Result: "KeyError: 'dept'", IsError: true, DurationMS: 1500},
 		{Name: CodeTool, Arguments: `not json`, Result: "invalid JSON arguments", IsError: true},
 		{Name: CodeTool, Arguments: `{"code":"result = 1","dataset":"sales"}`, Result: "1"},
 	}
-	assert.Equal(t, []Execution{
+	assert.Equal(t, []eval.Attempt{
 		{Code: "result = df['dept']", Dataset: "employees", Output: "KeyError: 'dept'", Failed: true, Seconds: 1.5},
 		{Output: "invalid JSON arguments", Failed: true},
 		{Code: "result = 1", Dataset: "sales", Output: "1"},
-	}, Executions(calls))
+	}, attempts(calls))
+}
+
+// recovered reports whether the last attempt of a recovery succeeded.
+func recovered(r *recoveryRun) bool {
+	return len(r.Attempts) > 0 && !r.Attempts[len(r.Attempts)-1].Failed
 }

@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mcpeval/mcpeval/internal/evalcase"
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/mcpconn"
-	"github.com/mcpeval/mcpeval/internal/result"
 )
 
 // Reference runs a case's reference trajectory on the real servers, without
@@ -16,8 +15,8 @@ import (
 // text of the results that were not errors. A call marked expect_error that
 // succeeds, or an unmarked call that fails, makes the run fail (returned as
 // Incomplete) since the reference no longer matches the server.
-func Reference(ctx context.Context, tools *mcpconn.Set, cfg Config, c evalcase.Case) *Transcript {
-	tr := &Transcript{Conversation: []result.Message{{Role: "user", Content: c.Input}}}
+func Reference(ctx context.Context, tools *mcpconn.Set, cfg Config, c eval.Case) *Transcript {
+	tr := &Transcript{Conversation: []eval.Message{{Role: "user", Content: c.Input}}}
 	if len(c.Reference) == 0 {
 		tr.Incomplete = "the case has no reference trajectory"
 		return tr
@@ -25,9 +24,9 @@ func Reference(ctx context.Context, tools *mcpconn.Set, cfg Config, c evalcase.C
 	var answers, problems []string
 	for i, ref := range c.Reference {
 		argsJSON, _ := json.Marshal(ref.Args)
-		call := result.MessageToolCall{ID: fmt.Sprintf("ref_%d", i+1), Type: "function",
-			Function: result.FunctionCall{Name: ref.Tool, Arguments: string(argsJSON)}}
-		tr.Conversation = append(tr.Conversation, result.Message{Role: "assistant", ToolCalls: []result.MessageToolCall{call}})
+		call := eval.MessageToolCall{ID: fmt.Sprintf("ref_%d", i+1), Type: "function",
+			Function: eval.FunctionCall{Name: ref.Tool, Arguments: string(argsJSON)}}
+		tr.Conversation = append(tr.Conversation, eval.Message{Role: "assistant", ToolCalls: []eval.MessageToolCall{call}})
 		rec, err := execute(ctx, tools, call)
 		if err != nil {
 			tr.reply(call, rec)
@@ -48,7 +47,7 @@ func Reference(ctx context.Context, tools *mcpconn.Set, cfg Config, c evalcase.C
 		}
 	}
 	tr.Answer = strings.Join(answers, "\n")
-	tr.Conversation = append(tr.Conversation, result.Message{Role: "assistant", Content: tr.Answer})
+	tr.Conversation = append(tr.Conversation, eval.Message{Role: "assistant", Content: tr.Answer})
 	if len(problems) > 0 {
 		tr.Incomplete = strings.Join(problems, "; ")
 	}

@@ -10,22 +10,12 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
-// Call is a tool call as the checks see it.
-type Call struct {
-	Name      string
-	Arguments string // raw JSON object
-	// NotRun marks a call that never reached a server (see
-	// result.ToolCall.NotRun): it counts as an attempt for must_not_call and
-	// max_calls, but satisfies neither must_call nor args.
-	NotRun bool
-}
-
 // CheckAnswer evaluates the case's deterministic answer checks on answer.
-func (c Case) CheckAnswer(answer string) []result.CheckResult {
-	var out []result.CheckResult
+func CheckAnswer(c eval.Case, answer string) []eval.CheckResult {
+	var out []eval.CheckResult
 	lower := strings.ToLower(answer)
 	for _, s := range c.Checks.Contains {
 		ok := strings.Contains(lower, strings.ToLower(s))
@@ -54,8 +44,8 @@ func (c Case) CheckAnswer(answer string) []result.CheckResult {
 }
 
 // CheckTools evaluates the case's tool expectations on the calls made.
-func (c Case) CheckTools(calls []Call) []result.CheckResult {
-	var out []result.CheckResult
+func CheckTools(c eval.Case, calls []eval.ToolCall) []eval.CheckResult {
+	var out []eval.CheckResult
 	attempted, ran := map[string]bool{}, map[string]bool{}
 	for _, call := range calls {
 		attempted[call.Name] = true
@@ -86,8 +76,8 @@ func (c Case) CheckTools(calls []Call) []result.CheckResult {
 }
 
 // Failed returns the checks that did not hold.
-func Failed(checks []result.CheckResult) []result.CheckResult {
-	var failed []result.CheckResult
+func Failed(checks []eval.CheckResult) []eval.CheckResult {
+	var failed []eval.CheckResult
 	for _, c := range checks {
 		if !c.Passed {
 			failed = append(failed, c)
@@ -96,8 +86,8 @@ func Failed(checks []result.CheckResult) []result.CheckResult {
 	return failed
 }
 
-func check(name string, ok bool, detail string) result.CheckResult {
-	r := result.CheckResult{Check: name, Passed: ok}
+func check(name string, ok bool, detail string) eval.CheckResult {
+	r := eval.CheckResult{Check: name, Passed: ok}
 	if !ok {
 		r.Detail = detail
 	}
@@ -150,7 +140,7 @@ func isWordRune(r rune) bool {
 
 // containsNumber reports whether some number equals n.Value within
 // n.Tolerance, allowing for the rounding of decimal fractions.
-func containsNumber(numbers []float64, n NumberCheck) bool {
+func containsNumber(numbers []float64, n eval.NumberCheck) bool {
 	slack := 1e-9 * max(1, math.Abs(n.Value))
 	for _, v := range numbers {
 		if math.Abs(v-n.Value) <= n.Tolerance+slack {
@@ -160,7 +150,7 @@ func containsNumber(numbers []float64, n NumberCheck) bool {
 	return false
 }
 
-func anyCallMatches(calls []Call, m ArgMatch) bool {
+func anyCallMatches(calls []eval.ToolCall, m eval.ArgMatch) bool {
 	for _, call := range calls {
 		if call.Name != m.Tool || call.NotRun {
 			continue

@@ -3,14 +3,14 @@ package evalcase
 import (
 	"testing"
 
-	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // parseOne loads a single case from YAML lines given after the required
 // fields, so checks see the values the YAML decoder really produces.
-func parseOne(t *testing.T, extra ...string) Case {
+func parseOne(t *testing.T, extra ...string) eval.Case {
 	t.Helper()
 	cases, err := Parse("check.yaml", []byte(caseYAML("c", extra...)))
 	require.NoError(t, err)
@@ -44,7 +44,7 @@ func TestCheckAnswerText(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := parseOne(t, append([]string{"checks:"}, indent(tt.checks)...)...)
-			got := c.CheckAnswer(tt.answer)
+			got := CheckAnswer(c, tt.answer)
 			require.Len(t, got, len(tt.passed))
 			for i, r := range got {
 				assert.Equal(t, tt.passed[i], r.Passed, r.Check)
@@ -70,8 +70,8 @@ func indent(lines []string) []string {
 func TestCheckAnswerNames(t *testing.T) {
 	c := parseOne(t, "checks:", `  contains: ["NUTM2G"]`, `  not_contains: ["BRCA1"]`, `  regexp: ['p\.P63S']`,
 		"  numbers: [{value: 8.103, tolerance: 0.001}]")
-	got := c.CheckAnswer("nothing")
-	assert.Equal(t, []result.CheckResult{
+	got := CheckAnswer(c, "nothing")
+	assert.Equal(t, []eval.CheckResult{
 		{Check: `contains "NUTM2G"`, Passed: false, Detail: "not found in the answer"},
 		{Check: `not_contains "BRCA1"`, Passed: true},
 		{Check: `regexp "p\\.P63S"`, Passed: false, Detail: "no match in the answer"},
@@ -115,8 +115,8 @@ func TestCheckAnswerNumbers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.answer, func(t *testing.T) {
-			c := Case{Checks: Checks{Numbers: []NumberCheck{{Value: tt.value, Tolerance: tt.tolerance}}}}
-			got := c.CheckAnswer(tt.answer)
+			c := eval.Case{Checks: eval.Checks{Numbers: []eval.NumberCheck{{Value: tt.value, Tolerance: tt.tolerance}}}}
+			got := CheckAnswer(c, tt.answer)
 			require.Len(t, got, 1)
 			assert.Equal(t, tt.passed, got[0].Passed, "%v ± %v in %q (numbers found: %v)", tt.value, tt.tolerance, tt.answer, NumbersIn(tt.answer))
 		})
@@ -152,87 +152,87 @@ func TestNumbersIn(t *testing.T) {
 }
 
 func TestCheckAnswerInvalidRegexpBuiltInCode(t *testing.T) {
-	c := Case{Checks: Checks{Regexp: []string{"("}}}
-	var got []result.CheckResult
-	require.NotPanics(t, func() { got = c.CheckAnswer("anything") })
+	c := eval.Case{Checks: eval.Checks{Regexp: []string{"("}}}
+	var got []eval.CheckResult
+	require.NotPanics(t, func() { got = CheckAnswer(c, "anything") })
 	require.Len(t, got, 1)
 	assert.False(t, got[0].Passed)
 	assert.Contains(t, got[0].Detail, "missing closing )")
 }
 
 func TestCheckTools(t *testing.T) {
-	dbnsfp := Call{Name: "get_variant_dbnsfp", Arguments: `{"chr": "9", "pos": 99694174, "ref": "C", "alt": "T"}`}
-	convert := Call{Name: "convert_hgvs_to_genomic", Arguments: `{"hgvs_variant": "NM_001045477.4:c.187C>T"}`}
+	dbnsfp := eval.ToolCall{Name: "get_variant_dbnsfp", Arguments: `{"chr": "9", "pos": 99694174, "ref": "C", "alt": "T"}`}
+	convert := eval.ToolCall{Name: "convert_hgvs_to_genomic", Arguments: `{"hgvs_variant": "NM_001045477.4:c.187C>T"}`}
 	tests := []struct {
 		name   string
 		tools  []string // YAML lines under `tools:`
-		calls  []Call
+		calls  []eval.ToolCall
 		passed []bool
 	}{
-		{"must_call made", []string{"must_call: [convert_hgvs_to_genomic]"}, []Call{convert}, []bool{true}},
-		{"must_call missing", []string{"must_call: [convert_hgvs_to_genomic]"}, []Call{dbnsfp}, []bool{false}},
+		{"must_call made", []string{"must_call: [convert_hgvs_to_genomic]"}, []eval.ToolCall{convert}, []bool{true}},
+		{"must_call missing", []string{"must_call: [convert_hgvs_to_genomic]"}, []eval.ToolCall{dbnsfp}, []bool{false}},
 		{"must_call no calls", []string{"must_call: [convert_hgvs_to_genomic]"}, nil, []bool{false}},
-		{"must_call is exact on tool names", []string{"must_call: [Convert_HGVS_To_Genomic]"}, []Call{convert}, []bool{false}},
-		{"must_not_call absent", []string{"must_not_call: [search_pubmed]"}, []Call{convert}, []bool{true}},
-		{"must_not_call made", []string{"must_not_call: [search_pubmed]"}, []Call{convert, {Name: "search_pubmed", Arguments: "{}"}}, []bool{false}},
+		{"must_call is exact on tool names", []string{"must_call: [Convert_HGVS_To_Genomic]"}, []eval.ToolCall{convert}, []bool{false}},
+		{"must_not_call absent", []string{"must_not_call: [search_pubmed]"}, []eval.ToolCall{convert}, []bool{true}},
+		{"must_not_call made", []string{"must_not_call: [search_pubmed]"}, []eval.ToolCall{convert, {Name: "search_pubmed", Arguments: "{}"}}, []bool{false}},
 		{
 			"args subset, number sent for a string",
 			[]string{"args:", "  - tool: get_variant_dbnsfp", `    args: {chr: "9", pos: "99694174"}`},
-			[]Call{convert, dbnsfp}, []bool{true},
+			[]eval.ToolCall{convert, dbnsfp}, []bool{true},
 		},
 		{
 			"args subset, string sent for a YAML integer",
 			[]string{"args:", "  - tool: get_variant_dbnsfp", "    args: {chr: 9, pos: 99694174}"},
-			[]Call{{Name: "get_variant_dbnsfp", Arguments: `{"chr": "9", "pos": "99694174"}`}}, []bool{true},
+			[]eval.ToolCall{{Name: "get_variant_dbnsfp", Arguments: `{"chr": "9", "pos": "99694174"}`}}, []bool{true},
 		},
 		{
 			"args strings ignore case and surrounding space",
 			[]string{"args:", "  - tool: get_gene_by_symbol", "    args: {gene_symbol: NUTM2G}"},
-			[]Call{{Name: "get_gene_by_symbol", Arguments: `{"gene_symbol": " nutm2g "}`}}, []bool{true},
+			[]eval.ToolCall{{Name: "get_gene_by_symbol", Arguments: `{"gene_symbol": " nutm2g "}`}}, []bool{true},
 		},
 		{
 			"args floats and booleans",
 			[]string{"args:", "  - tool: t", "    args: {score: 0.5, strict: true}"},
-			[]Call{{Name: "t", Arguments: `{"score": 0.50, "strict": "TRUE"}`}}, []bool{true},
+			[]eval.ToolCall{{Name: "t", Arguments: `{"score": 0.50, "strict": "TRUE"}`}}, []bool{true},
 		},
 		{
 			"args nested values",
 			[]string{"args:", "  - tool: t", "    args: {filter: {gene: NUTM2G, min: 1}}"},
-			[]Call{{Name: "t", Arguments: `{"filter": {"min": 1, "gene": "nutm2g"}}`}}, []bool{true},
+			[]eval.ToolCall{{Name: "t", Arguments: `{"filter": {"min": 1, "gene": "nutm2g"}}`}}, []bool{true},
 		},
 		{
 			"args wrong value",
 			[]string{"args:", "  - tool: get_variant_dbnsfp", `    args: {chr: "9", pos: "99694175"}`},
-			[]Call{dbnsfp}, []bool{false},
+			[]eval.ToolCall{dbnsfp}, []bool{false},
 		},
 		{
 			"args missing key",
 			[]string{"args:", "  - tool: get_variant_dbnsfp", `    args: {build: hg19}`},
-			[]Call{dbnsfp}, []bool{false},
+			[]eval.ToolCall{dbnsfp}, []bool{false},
 		},
 		{
 			"args right values, other tool",
 			[]string{"args:", "  - tool: get_variant_annotation", `    args: {chr: "9"}`},
-			[]Call{dbnsfp}, []bool{false},
+			[]eval.ToolCall{dbnsfp}, []bool{false},
 		},
 		{
 			"args exact with extra argument",
 			[]string{"args:", "  - tool: get_variant_dbnsfp", `    args: {chr: "9", pos: "99694174"}`, "    exact: true"},
-			[]Call{dbnsfp}, []bool{false},
+			[]eval.ToolCall{dbnsfp}, []bool{false},
 		},
 		{
 			"args exact equal",
 			[]string{"args:", "  - tool: get_variant_dbnsfp", `    args: {chr: "9", pos: 99694174, ref: C, alt: T}`, "    exact: true"},
-			[]Call{dbnsfp}, []bool{true},
+			[]eval.ToolCall{dbnsfp}, []bool{true},
 		},
 		{
 			"args matched by a later call",
 			[]string{"args:", "  - tool: get_variant_dbnsfp", `    args: {pos: "99694174"}`},
-			[]Call{{Name: "get_variant_dbnsfp", Arguments: `{"pos": 1}`}, dbnsfp}, []bool{true},
+			[]eval.ToolCall{{Name: "get_variant_dbnsfp", Arguments: `{"pos": 1}`}, dbnsfp}, []bool{true},
 		},
-		{"max_calls within", []string{"max_calls: 2"}, []Call{convert, dbnsfp}, []bool{true}},
-		{"max_calls exceeded", []string{"max_calls: 1"}, []Call{convert, dbnsfp}, []bool{false}},
-		{"no expectations", nil, []Call{convert}, nil},
+		{"max_calls within", []string{"max_calls: 2"}, []eval.ToolCall{convert, dbnsfp}, []bool{true}},
+		{"max_calls exceeded", []string{"max_calls: 1"}, []eval.ToolCall{convert, dbnsfp}, []bool{false}},
+		{"no expectations", nil, []eval.ToolCall{convert}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -241,7 +241,7 @@ func TestCheckTools(t *testing.T) {
 				extra = append([]string{"tools:"}, indent(tt.tools)...)
 			}
 			c := parseOne(t, extra...)
-			got := c.CheckTools(tt.calls)
+			got := CheckTools(c, tt.calls)
 			require.Len(t, got, len(tt.passed))
 			for i, r := range got {
 				assert.Equal(t, tt.passed[i], r.Passed, r.Check)
@@ -255,8 +255,8 @@ func TestCheckTools(t *testing.T) {
 
 func TestCheckToolsNames(t *testing.T) {
 	c := parseOne(t, "tools:", "  must_call: [a]", "  must_not_call: [b]", "  args: [{tool: a, args: {x: 1}, exact: true}]", "  max_calls: 1")
-	got := c.CheckTools([]Call{{Name: "a", Arguments: `{"x": 1}`}, {Name: "b", Arguments: `{}`}})
-	assert.Equal(t, []result.CheckResult{
+	got := CheckTools(c, []eval.ToolCall{{Name: "a", Arguments: `{"x": 1}`}, {Name: "b", Arguments: `{}`}})
+	assert.Equal(t, []eval.CheckResult{
 		{Check: "must_call a", Passed: true},
 		{Check: "must_not_call b", Passed: false, Detail: "was called"},
 		{Check: `args a {"x":1} (exact)`, Passed: true},
@@ -271,31 +271,31 @@ func TestCheckToolsMalformedArguments(t *testing.T) {
 		`{"chr": "9"} trailing`, "\x00\xff", `{"chr": {"nested": "9"}}`, `{"chr": ["9"]}`, `{"CHR": "9"}`,
 	} {
 		t.Run(args, func(t *testing.T) {
-			var got []result.CheckResult
-			require.NotPanics(t, func() { got = c.CheckTools([]Call{{Name: "t", Arguments: args}}) })
+			var got []eval.CheckResult
+			require.NotPanics(t, func() { got = CheckTools(c, []eval.ToolCall{{Name: "t", Arguments: args}}) })
 			require.Len(t, got, 1)
 			assert.False(t, got[0].Passed, "arguments %q must not match", args)
 		})
 	}
 	// A well-formed call after malformed ones still matches.
-	got := c.CheckTools([]Call{{Name: "t", Arguments: `{`}, {Name: "t", Arguments: `{"chr": 9}`}})
+	got := CheckTools(c, []eval.ToolCall{{Name: "t", Arguments: `{`}, {Name: "t", Arguments: `{"chr": 9}`}})
 	assert.True(t, got[0].Passed)
 }
 
 func TestFailed(t *testing.T) {
-	checks := []result.CheckResult{
+	checks := []eval.CheckResult{
 		{Check: "a", Passed: true},
 		{Check: "b", Passed: false, Detail: "x"},
 		{Check: "c", Passed: true},
 		{Check: "d", Passed: false, Detail: "y"},
 	}
-	assert.Equal(t, []result.CheckResult{checks[1], checks[3]}, Failed(checks))
+	assert.Equal(t, []eval.CheckResult{checks[1], checks[3]}, Failed(checks))
 	assert.Empty(t, Failed(checks[:1]))
 	assert.Empty(t, Failed(nil))
 
 	// End to end: an answer and calls that satisfy some checks only.
 	c := parseOne(t, "checks: {contains: [NUTM2G, BRCA1]}", "tools: {must_call: [convert_hgvs_to_genomic]}")
-	all := append(c.CheckAnswer("NUTM2G"), c.CheckTools(nil)...)
+	all := append(CheckAnswer(c, "NUTM2G"), CheckTools(c, nil)...)
 	failed := Failed(all)
 	require.Len(t, failed, 2)
 	assert.Equal(t, `contains "BRCA1"`, failed[0].Check)
@@ -305,18 +305,18 @@ func TestFailed(t *testing.T) {
 // A call that never reached a server (bad JSON, unknown tool, too many in a
 // turn) is an attempt, not a use of the tool.
 func TestToolChecksIgnoreCallsThatNeverRan(t *testing.T) {
-	c := Case{Tools: ToolExpect{
+	c := eval.Case{Tools: eval.ToolExpect{
 		MustCall:    []string{"get_gene_by_symbol"},
 		MustNotCall: []string{"search_pubmed"},
-		Args:        []ArgMatch{{Tool: "get_gene_by_symbol", Args: map[string]any{"gene_symbol": "NUTM2G"}}},
+		Args:        []eval.ArgMatch{{Tool: "get_gene_by_symbol", Args: map[string]any{"gene_symbol": "NUTM2G"}}},
 		MaxCalls:    1,
 	}}
-	calls := []Call{
+	calls := []eval.ToolCall{
 		{Name: "get_gene_by_symbol", Arguments: `{"gene_symbol":"NUTM2G"}`, NotRun: true},
 		{Name: "search_pubmed", Arguments: `{`, NotRun: true},
 	}
-	got := map[string]result.CheckResult{}
-	for _, r := range c.CheckTools(calls) {
+	got := map[string]eval.CheckResult{}
+	for _, r := range CheckTools(c, calls) {
 		got[r.Check] = r
 	}
 	assert.False(t, got["must_call get_gene_by_symbol"].Passed)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"io"
 	"io/fs"
 	"math"
@@ -22,9 +23,9 @@ import (
 )
 
 // LoadPath loads the cases of one file, or of every *.yaml and *.yml file
-// below a directory (in lexical order). Case names must be unique across all
+// below a directory (in lexical order). eval.Case names must be unique across all
 // files loaded together.
-func LoadPath(path string) ([]Case, error) {
+func LoadPath(path string) ([]eval.Case, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("load cases: %w", err)
@@ -39,8 +40,8 @@ func LoadPath(path string) ([]Case, error) {
 			return nil, fmt.Errorf("load cases: no *.yaml files under %s", path)
 		}
 	}
-	var all []Case
-	seen := map[string]Case{}
+	var all []eval.Case
+	seen := map[string]eval.Case{}
 	for _, f := range files {
 		cases, err := LoadFile(f)
 		if err != nil {
@@ -76,7 +77,7 @@ func caseFiles(dir string) ([]string, error) {
 }
 
 // LoadFile loads the cases of one YAML file.
-func LoadFile(path string) ([]Case, error) {
+func LoadFile(path string) ([]eval.Case, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("load cases: %w", err)
@@ -86,7 +87,7 @@ func LoadFile(path string) ([]Case, error) {
 
 // Parse decodes the cases of one file's content; path is used in messages
 // and for the default category.
-func Parse(path string, data []byte) ([]Case, error) {
+func Parse(path string, data []byte) ([]eval.Case, error) {
 	top, err := caseList(path, data)
 	if err != nil {
 		return nil, err
@@ -94,7 +95,7 @@ func Parse(path string, data []byte) ([]Case, error) {
 
 	// Strict decoding reports unknown fields and type mismatches with lines.
 	var items []struct {
-		Case Case `yaml:"case"`
+		Case eval.Case `yaml:"case"`
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -105,13 +106,13 @@ func Parse(path string, data []byte) ([]Case, error) {
 		return nil, fmt.Errorf("%s:%d: decoded %d cases from a list of %d items", path, top.Line, len(items), len(top.Content))
 	}
 
-	cases := make([]Case, 0, len(items))
+	cases := make([]eval.Case, 0, len(items))
 	seen := map[string]int{}
 	for i, item := range items {
 		c := item.Case
 		// The line of the item's `case:` key.
 		c.File, c.Line = path, resolve(top.Content[i]).Content[0].Line
-		if err := c.validate(); err != nil {
+		if err := validate(&c); err != nil {
 			return nil, fmt.Errorf("%s: %w", c.Where(), err)
 		}
 		if c.Category == "" {
@@ -184,7 +185,7 @@ func resolve(n *yaml.Node) *yaml.Node {
 	return n
 }
 
-func (c *Case) validate() error {
+func validate(c *eval.Case) error {
 	var missing []string
 	for _, f := range []struct{ name, value string }{{"name", c.Name}, {"input", c.Input}, {"expected", c.Expected}} {
 		if strings.TrimSpace(f.value) == "" {
@@ -192,14 +193,14 @@ func (c *Case) validate() error {
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("%s: missing required field(s): %s", c.label(), strings.Join(missing, ", "))
+		return fmt.Errorf("%s: missing required field(s): %s", label(c), strings.Join(missing, ", "))
 	}
 	switch c.Kind {
 	case "":
-		c.Kind = KindTool
-	case KindTool, KindCode:
+		c.Kind = eval.KindTool
+	case eval.KindTool, eval.KindCode:
 	default:
-		return fmt.Errorf("%s: kind must be %q or %q, not %q", c.label(), KindTool, KindCode, c.Kind)
+		return fmt.Errorf("%s: kind must be %q or %q, not %q", label(c), eval.KindTool, eval.KindCode, c.Kind)
 	}
 	for _, list := range []struct {
 		field string
@@ -212,49 +213,49 @@ func (c *Case) validate() error {
 		{"tools.must_not_call", c.Tools.MustNotCall},
 	} {
 		if slices.Contains(list.items, "") {
-			return fmt.Errorf("%s: %s: an item is empty", c.label(), list.field)
+			return fmt.Errorf("%s: %s: an item is empty", label(c), list.field)
 		}
 	}
 	for _, p := range c.Checks.Regexp {
 		if _, err := regexp.Compile(p); err != nil {
-			return fmt.Errorf("%s: checks.regexp: %w", c.label(), err)
+			return fmt.Errorf("%s: checks.regexp: %w", label(c), err)
 		}
 	}
 	for _, n := range c.Checks.Numbers {
 		if math.IsNaN(n.Value) || math.IsInf(n.Value, 0) || math.IsNaN(n.Tolerance) {
-			return fmt.Errorf("%s: checks.numbers: value %v with tolerance %v is not a usable number", c.label(), n.Value, n.Tolerance)
+			return fmt.Errorf("%s: checks.numbers: value %v with tolerance %v is not a usable number", label(c), n.Value, n.Tolerance)
 		}
 		if n.Tolerance < 0 {
-			return fmt.Errorf("%s: checks.numbers: negative tolerance %v for value %v", c.label(), n.Tolerance, n.Value)
+			return fmt.Errorf("%s: checks.numbers: negative tolerance %v for value %v", label(c), n.Tolerance, n.Value)
 		}
 	}
 	for i, a := range c.Tools.Args {
 		if a.Tool == "" {
-			return fmt.Errorf("%s: tools.args: an item has no tool", c.label())
+			return fmt.Errorf("%s: tools.args: an item has no tool", label(c))
 		}
 		if err := jsonArgs(a.Args); err != nil {
-			return fmt.Errorf("%s: tools.args[%d] (%s): %w", c.label(), i, a.Tool, err)
+			return fmt.Errorf("%s: tools.args[%d] (%s): %w", label(c), i, a.Tool, err)
 		}
 	}
 	for i, r := range c.Reference {
 		if r.Tool == "" {
-			return fmt.Errorf("%s: reference[%d] has no tool", c.label(), i)
+			return fmt.Errorf("%s: reference[%d] has no tool", label(c), i)
 		}
 		if err := jsonArgs(r.Args); err != nil {
-			return fmt.Errorf("%s: reference[%d] (%s): %w", c.label(), i, r.Tool, err)
+			return fmt.Errorf("%s: reference[%d] (%s): %w", label(c), i, r.Tool, err)
 		}
 	}
 	if c.Tools.MaxCalls < 0 {
-		return fmt.Errorf("%s: tools.max_calls must not be negative", c.label())
+		return fmt.Errorf("%s: tools.max_calls must not be negative", label(c))
 	}
 	if b := c.Budget; b.Seconds < 0 || b.Tokens < 0 || b.ToolCalls < 0 {
-		return fmt.Errorf("%s: budget values must not be negative", c.label())
+		return fmt.Errorf("%s: budget values must not be negative", label(c))
 	}
 	return nil
 }
 
 // label names the case in messages.
-func (c *Case) label() string {
+func label(c *eval.Case) string {
 	if strings.TrimSpace(c.Name) == "" {
 		return "unnamed case"
 	}
@@ -383,13 +384,13 @@ var sections = map[string]struct {
 	name string
 	typ  reflect.Type
 }{
-	"evalcase.Case":        {"case", reflect.TypeFor[Case]()},
-	"evalcase.Checks":      {"checks", reflect.TypeFor[Checks]()},
-	"evalcase.NumberCheck": {"checks.numbers item", reflect.TypeFor[NumberCheck]()},
-	"evalcase.ToolExpect":  {"tools", reflect.TypeFor[ToolExpect]()},
-	"evalcase.ArgMatch":    {"tools.args item", reflect.TypeFor[ArgMatch]()},
-	"evalcase.RefCall":     {"reference item", reflect.TypeFor[RefCall]()},
-	"evalcase.Budget":      {"budget", reflect.TypeFor[Budget]()},
+	"eval.Case":        {"case", reflect.TypeFor[eval.Case]()},
+	"eval.Checks":      {"checks", reflect.TypeFor[eval.Checks]()},
+	"eval.NumberCheck": {"checks.numbers item", reflect.TypeFor[eval.NumberCheck]()},
+	"eval.ToolExpect":  {"tools", reflect.TypeFor[eval.ToolExpect]()},
+	"eval.ArgMatch":    {"tools.args item", reflect.TypeFor[eval.ArgMatch]()},
+	"eval.RefCall":     {"reference item", reflect.TypeFor[eval.RefCall]()},
+	"eval.Budget":      {"budget", reflect.TypeFor[eval.Budget]()},
 }
 
 // humanize rewrites the decoder's messages about unknown fields and wrong
@@ -458,8 +459,6 @@ func yamlFields(t reflect.Type) []string {
 	}
 	return names
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 // jsonArgs checks that tool arguments can be sent as a JSON object: map keys
 // must be text and numbers finite.

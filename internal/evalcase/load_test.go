@@ -3,9 +3,11 @@ package evalcase
 import (
 	"bufio"
 	"fmt"
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -70,9 +72,9 @@ func TestLoadUpstreamFormatUnchanged(t *testing.T) {
 		} else {
 			assert.Equal(t, w.Category, c.Category)
 		}
-		assert.Equal(t, KindTool, c.Kind, "default kind")
-		assert.False(t, c.HasChecks())
-		assert.False(t, c.HasToolExpectations())
+		assert.Equal(t, eval.KindTool, c.Kind, "default kind")
+		assert.Zero(t, c.Checks)
+		assert.Zero(t, c.Tools)
 		assert.Empty(t, c.Reference)
 		assert.Zero(t, c.Budget)
 		assert.Equal(t, path, c.File)
@@ -91,44 +93,42 @@ func TestLoadExtensions(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, cases, 2)
 
-	want := Case{
+	want := eval.Case{
 		Name:     "Gene for NM_001045477.4:c.187C>T",
 		Category: "Gene and Variant Utilities",
 		Input:    "What gene is associated with the variant NM_001045477.4:c.187C>T?",
 		Expected: "The gene associated is NUTM2G.",
-		Kind:     KindTool,
-		Checks: Checks{
+		Kind:     eval.KindTool,
+		Checks: eval.Checks{
 			Contains:    []string{"NUTM2G"},
 			NotContains: []string{"BRCA1"},
 			Regexp:      []string{`p\.(P63S|Pro63Ser)`},
-			Numbers:     []NumberCheck{{Value: 8.103, Tolerance: 0.001}},
+			Numbers:     []eval.NumberCheck{{Value: 8.103, Tolerance: 0.001}},
 		},
-		Tools: ToolExpect{
+		Tools: eval.ToolExpect{
 			MustCall:    []string{"convert_hgvs_to_genomic"},
 			MustNotCall: []string{"search_pubmed"},
-			Args: []ArgMatch{
+			Args: []eval.ArgMatch{
 				{Tool: "get_variant_dbnsfp", Args: map[string]any{"chr": "9", "pos": "99694174"}},
 				{Tool: "convert_hgvs_to_genomic", Args: map[string]any{"hgvs_variant": "NM_001045477.4:c.187C>T"}, Exact: true},
 			},
 			MaxCalls: 6,
 		},
-		Reference: []RefCall{
+		Reference: []eval.RefCall{
 			{Tool: "convert_hgvs_to_genomic", Args: map[string]any{"hgvs_variant": "NM_001045477.4:c.187C>T"}},
 			{Tool: "get_variant_dbnsfp", Args: map[string]any{"chr": "9", "pos": 99694174, "ref": "C", "alt": "T", "build": "hg19"}},
 			{Tool: "get_gene_by_symbol", Args: map[string]any{"gene_symbol": "NUTM2"}, ExpectError: true},
 		},
-		Budget: Budget{Seconds: 30.5, Tokens: 20000, ToolCalls: 4},
+		Budget: eval.Budget{Seconds: 30.5, Tokens: 20000, ToolCalls: 4},
 		File:   path,
 		Line:   1,
 	}
 	assert.Equal(t, want, cases[0])
-	assert.True(t, cases[0].HasChecks())
-	assert.True(t, cases[0].HasToolExpectations())
 
-	assert.Equal(t, KindCode, cases[1].Kind)
+	assert.Equal(t, eval.KindCode, cases[1].Kind)
 	assert.Equal(t, "extensions", cases[1].Category)
 	assert.Equal(t, 35, cases[1].Line)
-	assert.False(t, cases[1].HasChecks())
+	assert.Zero(t, cases[1].Checks)
 }
 
 func TestLoadDirectoryRecursiveLexical(t *testing.T) {
@@ -171,7 +171,7 @@ func TestLoadSharedMarrvelCases(t *testing.T) {
 		assert.Equal(t, want[i].Case.Input, c.Input)
 		assert.Equal(t, want[i].Case.Expected, c.Expected)
 		assert.Equal(t, "test_cases", c.Category, c.Name)
-		assert.Equal(t, KindTool, c.Kind)
+		assert.Equal(t, eval.KindTool, c.Kind)
 		assert.True(t, strings.HasPrefix(lineAt(t, path, c.Line), "- case:"), "%s: line %d", c.Name, c.Line)
 	}
 }
@@ -380,7 +380,7 @@ func TestParseErrorsNameFileAndLine(t *testing.T) {
 	dir := t.TempDir()
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(dir, "case"+itoa(i)+".yaml")
+			path := filepath.Join(dir, "case"+strconv.Itoa(i)+".yaml")
 			require.NoError(t, os.WriteFile(path, []byte(tt.content), 0o644))
 			_, err := LoadPath(path)
 			require.Error(t, err)

@@ -1,6 +1,7 @@
 package evalcase
 
 import (
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"strconv"
 	"strings"
 	"unicode"
@@ -10,7 +11,7 @@ import (
 // unique, without '/', and free of regexp metacharacters and spaces, so that
 // an anchored -run pattern (as IDEs send) selects exactly one case.
 // Characters outside letters, digits and "-_:=,<>@#%'" become '_'.
-func SubtestNames(cases []Case) []string {
+func SubtestNames(cases []eval.Case) []string {
 	names := make([]string, len(cases))
 	used := map[string]bool{}
 	for i, c := range cases {

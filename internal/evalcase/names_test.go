@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,10 +19,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func casesNamed(names ...string) []Case {
-	cases := make([]Case, len(names))
+func casesNamed(names ...string) []eval.Case {
+	cases := make([]eval.Case, len(names))
 	for i, n := range names {
-		cases[i] = Case{Name: n}
+		cases[i] = eval.Case{Name: n}
 	}
 	return cases
 }

@@ -15,7 +15,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // Chatter sends one chat request. *Client implements it over HTTP.
@@ -23,30 +23,23 @@ type Chatter interface {
 	Chat(ctx context.Context, req Request) (Response, error)
 }
 
-// Tool is a function tool offered to the model.
-type Tool struct {
-	Name        string
-	Description string
-	Parameters  json.RawMessage // JSON Schema
-}
-
 // Request is one chat-completions request. Temperature is 0, except for
 // reasoning models that accept only their default (o1, o3, o4, gpt-5 and the
 // others go-openai knows), which get none.
 type Request struct {
 	Model    string
-	Messages []result.Message
-	Tools    []Tool
+	Messages []eval.Message
+	Tools    []eval.Tool
 	// ForceTool, when set, makes the model call this tool (tool_choice).
 	ForceTool string
 }
 
 // Response is the model's reply.
 type Response struct {
-	Message      result.Message
+	Message      eval.Message
 	FinishReason string
 	// Usage is as the API reported it; HasUsage is false when it reported none.
-	Usage    result.Usage
+	Usage    eval.Usage
 	HasUsage bool
 }
 
@@ -129,7 +122,7 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 	out := Response{Message: fromOpenAI(ch.Message), FinishReason: string(ch.FinishReason)}
 	u := resp.Usage
 	out.HasUsage = u.TotalTokens > 0 || u.PromptTokens > 0
-	out.Usage = result.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens, Requests: 1}
+	out.Usage = eval.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens, Requests: 1}
 	if u.TotalTokens == 0 {
 		out.Usage.TotalTokens = u.PromptTokens + u.CompletionTokens
 	}
@@ -139,7 +132,7 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 	return out, nil
 }
 
-func toOpenAI(m result.Message) openai.ChatCompletionMessage {
+func toOpenAI(m eval.Message) openai.ChatCompletionMessage {
 	om := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, Name: m.Name, ToolCallID: m.ToolCallID}
 	for _, tc := range m.ToolCalls {
 		om.ToolCalls = append(om.ToolCalls, openai.ToolCall{
@@ -150,15 +143,15 @@ func toOpenAI(m result.Message) openai.ChatCompletionMessage {
 	return om
 }
 
-func fromOpenAI(om openai.ChatCompletionMessage) result.Message {
-	m := result.Message{Role: om.Role, Content: om.Content}
+func fromOpenAI(om openai.ChatCompletionMessage) eval.Message {
+	m := eval.Message{Role: om.Role, Content: om.Content}
 	if m.Role == "" {
 		m.Role = openai.ChatMessageRoleAssistant
 	}
 	for _, tc := range om.ToolCalls {
-		m.ToolCalls = append(m.ToolCalls, result.MessageToolCall{
+		m.ToolCalls = append(m.ToolCalls, eval.MessageToolCall{
 			ID: tc.ID, Type: "function",
-			Function: result.FunctionCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments},
+			Function: eval.FunctionCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments},
 		})
 	}
 	return m

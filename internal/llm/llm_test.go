@@ -13,14 +13,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
-	"github.com/mcpeval/mcpeval/internal/result"
 )
 
 // wireRequest is a chat-completions request body as a provider decodes it.
 type wireRequest struct {
-	Model    string           `json:"model"`
-	Messages []result.Message `json:"messages"`
+	Model    string         `json:"model"`
+	Messages []eval.Message `json:"messages"`
 	Tools    []struct {
 		Type     string `json:"type"`
 		Function struct {
@@ -40,13 +40,13 @@ func decodeWire(t *testing.T, body []byte) wireRequest {
 	return w
 }
 
-func conversation() []result.Message {
-	return []result.Message{
+func conversation() []eval.Message {
+	return []eval.Message{
 		{Role: "system", Content: "Answer with the tools."},
 		{Role: "user", Content: "Where is BRCA1 and what is known about TP53?"},
-		{Role: "assistant", ToolCalls: []result.MessageToolCall{
-			{ID: "call_1", Type: "function", Function: result.FunctionCall{Name: "gene_lookup", Arguments: `{"symbol":"BRCA1"}`}},
-			{ID: "call_2", Type: "function", Function: result.FunctionCall{Name: "search", Arguments: `{"q":"TP53","limit":3}`}},
+		{Role: "assistant", ToolCalls: []eval.MessageToolCall{
+			{ID: "call_1", Type: "function", Function: eval.FunctionCall{Name: "gene_lookup", Arguments: `{"symbol":"BRCA1"}`}},
+			{ID: "call_2", Type: "function", Function: eval.FunctionCall{Name: "search", Arguments: `{"q":"TP53","limit":3}`}},
 		}},
 		{Role: "tool", ToolCallID: "call_1", Name: "gene_lookup", Content: `{"chrom":"17","start":43044295}`},
 		{Role: "tool", ToolCallID: "call_2", Name: "search", Content: "3 hits: <b>TP53</b> & friends"},
@@ -73,7 +73,7 @@ func TestChatRequestOnTheWire(t *testing.T) {
 			req := Request{
 				Model:    "vendor/test-model",
 				Messages: conversation(),
-				Tools: []Tool{
+				Tools: []eval.Tool{
 					{Name: "gene_lookup", Description: "Look a gene up.", Parameters: json.RawMessage(lookupSchema)},
 					{Name: "search", Description: "Search the literature.", Parameters: json.RawMessage(searchSchema)},
 				},
@@ -122,8 +122,8 @@ func TestChatToolWithoutSchemaSendsAnObjectSchema(t *testing.T) {
 	p := startProvider(t, completion("ok"))
 	_, err := p.client().Chat(context.Background(), Request{
 		Model:    "m",
-		Messages: []result.Message{{Role: "user", Content: "now?"}},
-		Tools:    []Tool{{Name: "clock", Description: "The time."}},
+		Messages: []eval.Message{{Role: "user", Content: "now?"}},
+		Tools:    []eval.Tool{{Name: "clock", Description: "The time."}},
 	})
 	require.NoError(t, err)
 	w := decodeWire(t, p.requests()[0].body)
@@ -151,8 +151,8 @@ func TestChatReasoningModelsOmitTemperature(t *testing.T) {
 			p := startProvider(t, completion("ok"))
 			resp, err := p.client().Chat(context.Background(), Request{
 				Model:    tt.model,
-				Messages: []result.Message{{Role: "user", Content: "hi"}},
-				Tools:    []Tool{{Name: "t", Parameters: json.RawMessage(lookupSchema)}},
+				Messages: []eval.Message{{Role: "user", Content: "hi"}},
+				Tools:    []eval.Tool{{Name: "t", Parameters: json.RawMessage(lookupSchema)}},
 			})
 			require.NoError(t, err)
 			assert.Equal(t, "ok", resp.Message.Content)
@@ -182,9 +182,9 @@ func TestChatResponseParsing(t *testing.T) {
 			body: `{"id":"c1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"BRCA1 is on 17q21."},"finish_reason":"stop"}],
 				"usage":{"prompt_tokens":120,"completion_tokens":9,"total_tokens":129,"prompt_tokens_details":{"cached_tokens":64}}}`,
 			want: Response{
-				Message:      result.Message{Role: "assistant", Content: "BRCA1 is on 17q21."},
+				Message:      eval.Message{Role: "assistant", Content: "BRCA1 is on 17q21."},
 				FinishReason: "stop",
-				Usage:        result.Usage{PromptTokens: 120, CompletionTokens: 9, CachedTokens: 64, TotalTokens: 129, Requests: 1},
+				Usage:        eval.Usage{PromptTokens: 120, CompletionTokens: 9, CachedTokens: 64, TotalTokens: 129, Requests: 1},
 				HasUsage:     true,
 			},
 		},
@@ -195,12 +195,12 @@ func TestChatResponseParsing(t *testing.T) {
 					{"id":"call_b","type":"function","function":{"name":"search","arguments":"{}"}}]},"finish_reason":"tool_calls"}],
 				"usage":{"prompt_tokens":50,"completion_tokens":20,"total_tokens":70}}`,
 			want: Response{
-				Message: result.Message{Role: "assistant", ToolCalls: []result.MessageToolCall{
-					{ID: "call_a", Type: "function", Function: result.FunctionCall{Name: "gene_lookup", Arguments: `{"symbol":"BRCA1"}`}},
-					{ID: "call_b", Type: "function", Function: result.FunctionCall{Name: "search", Arguments: `{}`}},
+				Message: eval.Message{Role: "assistant", ToolCalls: []eval.MessageToolCall{
+					{ID: "call_a", Type: "function", Function: eval.FunctionCall{Name: "gene_lookup", Arguments: `{"symbol":"BRCA1"}`}},
+					{ID: "call_b", Type: "function", Function: eval.FunctionCall{Name: "search", Arguments: `{}`}},
 				}},
 				FinishReason: "tool_calls",
-				Usage:        result.Usage{PromptTokens: 50, CompletionTokens: 20, TotalTokens: 70, Requests: 1},
+				Usage:        eval.Usage{PromptTokens: 50, CompletionTokens: 20, TotalTokens: 70, Requests: 1},
 				HasUsage:     true,
 			},
 		},
@@ -208,34 +208,34 @@ func TestChatResponseParsing(t *testing.T) {
 			name: "no usage reported",
 			body: `{"choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"length"}]}`,
 			want: Response{
-				Message:      result.Message{Role: "assistant", Content: "hi"},
+				Message:      eval.Message{Role: "assistant", Content: "hi"},
 				FinishReason: "length",
-				Usage:        result.Usage{Requests: 1},
+				Usage:        eval.Usage{Requests: 1},
 			},
 		},
 		{
 			name: "zero usage reported",
 			body: `{"choices":[{"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}}`,
 			want: Response{
-				Message:      result.Message{Role: "assistant", Content: "hi"},
+				Message:      eval.Message{Role: "assistant", Content: "hi"},
 				FinishReason: "stop",
-				Usage:        result.Usage{Requests: 1},
+				Usage:        eval.Usage{Requests: 1},
 			},
 		},
 		{
 			name: "total missing is computed",
 			body: `{"choices":[{"message":{"role":"assistant","content":"x"},"finish_reason":"stop"}],"usage":{"prompt_tokens":30,"completion_tokens":4}}`,
 			want: Response{
-				Message:      result.Message{Role: "assistant", Content: "x"},
+				Message:      eval.Message{Role: "assistant", Content: "x"},
 				FinishReason: "stop",
-				Usage:        result.Usage{PromptTokens: 30, CompletionTokens: 4, TotalTokens: 34, Requests: 1},
+				Usage:        eval.Usage{PromptTokens: 30, CompletionTokens: 4, TotalTokens: 34, Requests: 1},
 				HasUsage:     true,
 			},
 		},
 		{
 			name: "missing role means assistant",
 			body: `{"choices":[{"message":{"content":"x"},"finish_reason":"stop"}]}`,
-			want: Response{Message: result.Message{Role: "assistant", Content: "x"}, FinishReason: "stop", Usage: result.Usage{Requests: 1}},
+			want: Response{Message: eval.Message{Role: "assistant", Content: "x"}, FinishReason: "stop", Usage: eval.Usage{Requests: 1}},
 		},
 		{
 			name:    "no choices",
@@ -251,7 +251,7 @@ func TestChatResponseParsing(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := startProvider(t, reply(http.StatusOK, tt.body, "Content-Type", "application/json"))
-			got, err := p.client().Chat(context.Background(), Request{Model: "m", Messages: []result.Message{{Role: "user", Content: "q"}}})
+			got, err := p.client().Chat(context.Background(), Request{Model: "m", Messages: []eval.Message{{Role: "user", Content: "q"}}})
 			if tt.wantErr != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tt.wantErr)
@@ -272,10 +272,10 @@ func TestChatAgainstStub(t *testing.T) {
 	}, llmstub.Options{})
 	t.Cleanup(stub.Close)
 	c := New(Config{BaseURL: stub.BaseURL(), APIKey: testKey})
-	msgs := []result.Message{{Role: "user", Content: "What is BRCA1?"}}
+	msgs := []eval.Message{{Role: "user", Content: "What is BRCA1?"}}
 
 	judge, err := c.Chat(context.Background(), Request{Model: "m", Messages: msgs,
-		Tools: []Tool{{Name: llmstub.JudgeTool, Parameters: json.RawMessage(`{"type":"object"}`)}}, ForceTool: llmstub.JudgeTool})
+		Tools: []eval.Tool{{Name: llmstub.JudgeTool, Parameters: json.RawMessage(`{"type":"object"}`)}}, ForceTool: llmstub.JudgeTool})
 	require.NoError(t, err)
 	assert.Equal(t, "tool_calls", judge.FinishReason)
 	require.Len(t, judge.Message.ToolCalls, 1)
@@ -301,7 +301,7 @@ func TestChatSendsKeyAndHeadersOnEveryAttempt(t *testing.T) {
 	c := p.client(func(c *Config) {
 		c.Headers = map[string]string{"X-Title": "mcpeval", "HTTP-Referer": "https://example.test/eval"}
 	})
-	_, err := c.Chat(context.Background(), Request{Model: "m", Messages: []result.Message{{Role: "user", Content: "q"}}})
+	_, err := c.Chat(context.Background(), Request{Model: "m", Messages: []eval.Message{{Role: "user", Content: "q"}}})
 	require.NoError(t, err)
 	got := p.requests()
 	require.Len(t, got, 2)
@@ -341,7 +341,7 @@ func TestAPIKeyNeverInErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := startProvider(t, tt.handler)
-			_, err := p.client().Chat(context.Background(), Request{Model: "m", Messages: []result.Message{{Role: "user", Content: "q"}}})
+			_, err := p.client().Chat(context.Background(), Request{Model: "m", Messages: []eval.Message{{Role: "user", Content: "q"}}})
 			require.Error(t, err)
 			for _, text := range []string{err.Error(), Describe(err)} {
 				assert.NotContains(t, text, testKey)

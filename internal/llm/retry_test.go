@@ -16,12 +16,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
-	"github.com/mcpeval/mcpeval/internal/result"
 )
 
 func question() Request {
-	return Request{Model: "m", Messages: []result.Message{{Role: "user", Content: "q"}}}
+	return Request{Model: "m", Messages: []eval.Message{{Role: "user", Content: "q"}}}
 }
 
 func TestRetryAfterOneSecondIsHonoured(t *testing.T) {
@@ -238,7 +238,7 @@ func TestBodyResentIntact(t *testing.T) {
 	p := startProvider(t, apiError(500, "internal"), hangUp(false), apiError(429, "slow", "Retry-After", "0"), completion("ok"))
 	req := question()
 	big := strings.Repeat("0123456789abcdef ", 8<<10) // ~136 KiB
-	req.Messages = append(req.Messages, result.Message{Role: "assistant", Content: big})
+	req.Messages = append(req.Messages, eval.Message{Role: "assistant", Content: big})
 	_, err := p.client().Chat(context.Background(), req)
 	require.NoError(t, err)
 
@@ -362,7 +362,7 @@ func TestStubFaultsAreRetriedUnderLimiter(t *testing.T) {
 				return
 			}
 			defer lim.Release()
-			resp, err := c.Chat(ctx, Request{Model: "m", Messages: []result.Message{{Role: "user", Content: fmt.Sprint("case ", i)}}})
+			resp, err := c.Chat(ctx, Request{Model: "m", Messages: []eval.Message{{Role: "user", Content: fmt.Sprint("case ", i)}}})
 			errs[i], answers[i] = err, resp.Message.Content
 		})
 	}

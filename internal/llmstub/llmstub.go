@@ -16,13 +16,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // Request is a chat request as the stub sees it.
 type Request struct {
-	Model    string           `json:"model"`
-	Messages []result.Message `json:"messages"`
+	Model    string         `json:"model"`
+	Messages []eval.Message `json:"messages"`
 	Tools    []struct {
 		Function struct {
 			Name string `json:"name"`

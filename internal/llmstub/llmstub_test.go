@@ -10,8 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpeval/mcpeval/internal/evalcase"
-	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 type chatReply struct {
@@ -44,25 +43,25 @@ func post(t *testing.T, s *Server, body any) (*http.Response, chatReply) {
 }
 
 func TestReplayPlaysTheReferenceThenAnswers(t *testing.T) {
-	c := evalcase.Case{Input: "q?", Reference: []evalcase.RefCall{
+	c := eval.Case{Input: "q?", Reference: []eval.RefCall{
 		{Tool: "bad", ExpectError: true},
 		{Tool: "good", Args: map[string]any{"x": "1"}},
 	}}
-	s := Start(Replay([]evalcase.Case{c}), Options{})
+	s := Start(Replay([]eval.Case{c}), Options{})
 	defer s.Close()
 
-	msgs := []result.Message{{Role: "system", Content: "sys"}, {Role: "user", Content: "q?"}}
+	msgs := []eval.Message{{Role: "system", Content: "sys"}, {Role: "user", Content: "q?"}}
 	_, r := post(t, s, map[string]any{"model": "m", "messages": msgs})
 	require.Len(t, r.Choices[0].Message.ToolCalls, 1)
 	assert.Equal(t, "bad", r.Choices[0].Message.ToolCalls[0].Function.Name)
 	assert.Equal(t, "tool_calls", r.Choices[0].FinishReason)
 
-	msgs = append(msgs, result.Message{Role: "tool", Content: "error!"})
+	msgs = append(msgs, eval.Message{Role: "tool", Content: "error!"})
 	_, r = post(t, s, map[string]any{"model": "m", "messages": msgs})
 	assert.Equal(t, "good", r.Choices[0].Message.ToolCalls[0].Function.Name)
 	assert.JSONEq(t, `{"x":"1"}`, r.Choices[0].Message.ToolCalls[0].Function.Arguments)
 
-	msgs = append(msgs, result.Message{Role: "tool", Content: "the data"})
+	msgs = append(msgs, eval.Message{Role: "tool", Content: "the data"})
 	_, r = post(t, s, map[string]any{"model": "m", "messages": msgs})
 	assert.Equal(t, "the data", r.Choices[0].Message.Content, "the answer leaves out the expected error")
 	require.NotNil(t, r.Usage)
@@ -73,7 +72,7 @@ func TestReplayPlaysTheReferenceThenAnswers(t *testing.T) {
 	assert.Equal(t, JudgeTool, r.Choices[0].Message.ToolCalls[0].Function.Name)
 	assert.JSONEq(t, `{"verdict":"yes","reason":"the answer contains the expected information"}`, r.Choices[0].Message.ToolCalls[0].Function.Arguments)
 
-	_, r = post(t, s, map[string]any{"model": "m", "messages": []result.Message{{Role: "user", Content: "unknown"}}})
+	_, r = post(t, s, map[string]any{"model": "m", "messages": []eval.Message{{Role: "user", Content: "unknown"}}})
 	assert.Equal(t, "I do not know.", r.Choices[0].Message.Content)
 	assert.Equal(t, 5, s.Requests())
 }
@@ -84,7 +83,7 @@ func TestFaultsAndLatency(t *testing.T) {
 	counts := map[int]int{}
 	start := time.Now()
 	for range 200 {
-		resp, _ := post(t, s, map[string]any{"model": "m", "messages": []result.Message{{Role: "user", Content: "q"}}})
+		resp, _ := post(t, s, map[string]any{"model": "m", "messages": []eval.Message{{Role: "user", Content: "q"}}})
 		counts[resp.StatusCode]++
 		if resp.StatusCode == http.StatusTooManyRequests {
 			assert.Equal(t, "3", resp.Header.Get("Retry-After"))

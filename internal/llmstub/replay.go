@@ -2,9 +2,8 @@ package llmstub
 
 import (
 	"encoding/json"
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"strings"
-
-	"github.com/mcpeval/mcpeval/internal/evalcase"
 )
 
 // JudgeTool is the tool name through which the suite's judge answers.
@@ -14,8 +13,8 @@ const JudgeTool = "submit_verdict"
 // case's reference calls, one per turn, then answers with the text of the
 // successful results; as judge it says yes to every non-empty answer.
 // Unknown questions get "I do not know.".
-func Replay(cases []evalcase.Case) Responder {
-	byQuestion := map[string]evalcase.Case{}
+func Replay(cases []eval.Case) Responder {
+	byQuestion := map[string]eval.Case{}
 	for _, c := range cases {
 		byQuestion[c.Input] = c
 	}

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"io"
 	"os"
 	"os/exec"
@@ -29,14 +30,6 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
-
-// Tool is a tool offered by a server, in the shape a chat model takes it.
-type Tool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Parameters  json.RawMessage `json:"parameters"` // JSON Schema of the arguments
-	Server      string          `json:"-"`
-}
 
 // Result is what a tool call returned.
 type Result struct {
@@ -122,7 +115,7 @@ type Server struct {
 	Spec   string
 	opts   Options
 	stderr *tailBuffer        // every process started for this server
-	tools  []Tool             // listed at Connect
+	tools  []eval.Tool        // listed at Connect
 	info   mcp.Implementation // serverInfo of the first initialize
 
 	mu             sync.Mutex
@@ -141,7 +134,7 @@ type Server struct {
 type conn struct {
 	client     *client.Client
 	generation int
-	tools      []Tool             // as this connection listed them
+	tools      []eval.Tool        // as this connection listed them
 	info       mcp.Implementation // serverInfo of this connection's initialize
 	stderr     *tailBuffer        // this process only
 	kill       context.CancelFunc
@@ -295,12 +288,12 @@ func childEnv(parent, extra []string) []string {
 	return env
 }
 
-func listTools(ctx context.Context, c *client.Client, spec string) ([]Tool, error) {
+func listTools(ctx context.Context, c *client.Client, spec string) ([]eval.Tool, error) {
 	res, err := c.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil {
 		return nil, fmt.Errorf("list tools: %w", err)
 	}
-	tools := make([]Tool, 0, len(res.Tools))
+	tools := make([]eval.Tool, 0, len(res.Tools))
 	for _, t := range res.Tools {
 		schema := t.RawInputSchema
 		if len(schema) == 0 {
@@ -308,7 +301,7 @@ func listTools(ctx context.Context, c *client.Client, spec string) ([]Tool, erro
 				return nil, fmt.Errorf("tool %s: schema: %w", t.Name, err)
 			}
 		}
-		tools = append(tools, Tool{Name: t.Name, Description: t.Description, Parameters: schema, Server: spec})
+		tools = append(tools, eval.Tool{Name: t.Name, Description: t.Description, Parameters: schema})
 	}
 	return tools, nil
 }
@@ -316,7 +309,7 @@ func listTools(ctx context.Context, c *client.Client, spec string) ([]Tool, erro
 // Tools returns the tools the server listed at Connect. A restart does not
 // change them: tools a restarted server adds are not offered, and a call to
 // a tool it no longer lists fails with a *ServerError without being sent.
-func (s *Server) Tools() []Tool { return s.tools }
+func (s *Server) Tools() []eval.Tool { return s.tools }
 
 // Info returns the name and version the server gave in its serverInfo when
 // it was connected.
@@ -398,8 +391,8 @@ func (s *Server) succeeded() {
 	}
 }
 
-func hasTool(tools []Tool, name string) bool {
-	return slices.ContainsFunc(tools, func(t Tool) bool { return t.Name == name })
+func hasTool(tools []eval.Tool, name string) bool {
+	return slices.ContainsFunc(tools, func(t eval.Tool) bool { return t.Name == name })
 }
 
 // current returns the live connection. It waits for a restart in progress,
@@ -580,7 +573,7 @@ func sanitize(text string) string {
 type Set struct {
 	Servers []*Server
 	byTool  map[string]*Server
-	tools   []Tool
+	tools   []eval.Tool
 }
 
 // ConnectAll connects to every spec. Tool names must be unique across
@@ -608,7 +601,7 @@ func ConnectAll(ctx context.Context, specs []string, opts Options) (*Set, error)
 }
 
 // Tools returns every tool of every server, sorted by name.
-func (s *Set) Tools() []Tool { return s.tools }
+func (s *Set) Tools() []eval.Tool { return s.tools }
 
 // Has reports whether some server offers the tool.
 func (s *Set) Has(name string) bool { _, ok := s.byTool[name]; return ok }
@@ -644,7 +637,7 @@ func (s *Set) Hash() string {
 	})
 	b, _ := json.Marshal(struct {
 		Servers []serverInfo `json:"servers"`
-		Tools   []Tool       `json:"tools"`
+		Tools   []eval.Tool  `json:"tools"`
 	}{servers, s.tools})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])

@@ -30,6 +30,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpeval/mcpeval/internal/files"
 	"io"
 	"os"
 	"os/exec"
@@ -120,18 +121,11 @@ func defaultDatasets() (string, error) {
 	if dir := os.Getenv(DatasetsEnv); dir != "" {
 		return dir, nil
 	}
-	wd, err := os.Getwd()
+	root, err := files.ModuleRoot()
 	if err != nil {
-		return "", fmt.Errorf("find the datasets: %w", err)
+		return "", fmt.Errorf("no datasets directory: %w; set %s to a directory of CSV files", err, DatasetsEnv)
 	}
-	for d := wd; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return filepath.Join(d, "testdata", "datasets"), nil
-		}
-		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("no datasets directory: no go.mod at or above %s; set %s to a directory of CSV files", wd, DatasetsEnv)
-		}
-	}
+	return filepath.Join(root, "testdata", "datasets"), nil
 }
 
 // Tools returns run_pandas and list_datasets.

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
-	"github.com/mcpeval/mcpeval/internal/result"
 )
 
 const failingCase = `
@@ -47,8 +47,8 @@ func TestCacheSemanticsEndToEnd(t *testing.T) {
 	// First run: everything runs; the passes are stored.
 	r := runSuite(t, dir, cases, e)
 	require.Error(t, r.err, "one case fails")
-	assert.Equal(t, result.Pass, r.records["NUTM2G symbol"].Status)
-	assert.Equal(t, result.Fail, r.records["Always wrong"].Status)
+	assert.Equal(t, eval.Pass, r.records["NUTM2G symbol"].Status)
+	assert.Equal(t, eval.Fail, r.records["Always wrong"].Status)
 	assert.Positive(t, requestsFor(stub, 0, q1))
 	cacheFile, err := os.ReadFile(filepath.Join(dir, "cache.json"))
 	require.NoError(t, err)
@@ -63,7 +63,7 @@ func TestCacheSemanticsEndToEnd(t *testing.T) {
 	assert.Positive(t, requestsFor(stub, before, qFail), "a failed case runs again")
 	rec := r.records["NUTM2G symbol"]
 	assert.True(t, rec.Cached)
-	assert.Equal(t, result.Pass, rec.Status)
+	assert.Equal(t, eval.Pass, rec.Status)
 	assert.NotEmpty(t, rec.ToolCalls, "a cached record keeps its tool calls")
 	assert.NotEmpty(t, rec.Conversation)
 	assert.Equal(t, "pass", r.status("TestGeneAndVariantUtilities/NUTM2G_symbol"))
@@ -138,14 +138,14 @@ func TestTokenLimitResultsAreReused(t *testing.T) {
 	e := stubEnv(stub)
 	r := runSuite(t, dir, tokenLimitCase, e)
 	require.Error(t, r.err)
-	assert.Equal(t, result.TokenLimit, r.records["Whole BRCA1 listing"].Status)
+	assert.Equal(t, eval.TokenLimit, r.records["Whole BRCA1 listing"].Status)
 	assert.False(t, r.records["Whole BRCA1 listing"].Cached)
 
 	before := stub.Requests()
 	r = runSuite(t, dir, tokenLimitCase, e)
 	require.Error(t, r.err, "a reused token-limit result still fails")
 	rec := r.records["Whole BRCA1 listing"]
-	assert.Equal(t, result.TokenLimit, rec.Status)
+	assert.Equal(t, eval.TokenLimit, rec.Status)
 	assert.True(t, rec.Cached)
 	assert.Regexp(t, `^token count exceeded: `, rec.Reason)
 	assert.Equal(t, before, stub.Requests(), "no model request")

@@ -1,6 +1,7 @@
 package suite_test
 
 import (
+	"github.com/mcpeval/mcpeval/internal/files"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,15 +9,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/mcpeval/mcpeval/internal/suite"
 )
 
 // The CI target's command line: one gotestsum run gives the JUnit file (with
 // each failed case's verdict and reason as its failure message), the JSON
 // stream and the HTML report.
 func TestCIRunWritesJUnitStreamAndReport(t *testing.T) {
-	root, err := suite.FindRoot()
+	root, err := files.ModuleRoot()
 	require.NoError(t, err)
 	dir := t.TempDir()
 	cases := geneCases + driftedCase

@@ -3,6 +3,7 @@ package suite_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mcpeval/mcpeval/internal/files"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,10 +13,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
-	"github.com/mcpeval/mcpeval/internal/result"
 	"github.com/mcpeval/mcpeval/internal/sampleserver"
-	"github.com/mcpeval/mcpeval/internal/suite"
 )
 
 // requirePandas skips a test when no python3 can import pandas, except
@@ -136,43 +136,10 @@ const (
 	fixSameClass = 0.1
 )
 
-// codeMetrics is the part of a code record's metrics the test reads.
-type codeMetrics struct {
-	Kind        string
-	Correctness struct {
-		Score float64 `json:"correctness_score"`
-	}
-	ErrorRecovery struct {
-		HasError        bool    `json:"has_error"`
-		ErrorMessage    string  `json:"error_message"`
-		ErrorClass      string  `json:"error_class"`
-		AttemptsCount   int     `json:"recovery_attempts_count"`
-		RecoverySuccess bool    `json:"recovery_success"`
-		SuccessRate     float64 `json:"recovery_success_rate"`
-		FixQuality      float64 `json:"error_fix_quality"`
-		Score           float64 `json:"recovery_score"`
-		Details         []struct {
-			AttemptNumber int     `json:"attempt_number"`
-			Success       bool    `json:"success"`
-			Error         *string `json:"error"`
-			FixQuality    float64 `json:"fix_quality"`
-		} `json:"recovery_details"`
-	} `json:"error_recovery"`
-	PromptUnderstanding struct {
-		Details struct {
-			ExtractedColumns []string `json:"extracted_columns"`
-		}
-	} `json:"prompt_understanding"`
-}
-
-func metricsOfRecord(t *testing.T, rec result.Record) codeMetrics {
+func metricsOfRecord(t *testing.T, rec eval.Record) eval.Metrics {
 	t.Helper()
 	require.NotNil(t, rec.Metrics, rec.Name)
-	raw, err := json.Marshal(rec.Metrics)
-	require.NoError(t, err)
-	var m codeMetrics
-	require.NoError(t, json.Unmarshal(raw, &m))
-	return m
+	return *rec.Metrics
 }
 
 func TestCodeCasesRecoveryLoop(t *testing.T) {
@@ -201,8 +168,8 @@ func TestCodeCasesRecoveryLoop(t *testing.T) {
 	assert.Contains(t, prompts[0], "department object", "the prompt shows the dataset's columns from list_datasets")
 
 	rec := r.records["Recovered on the second attempt"]
-	assert.Equal(t, result.Pass, rec.Status, rec.Reason)
-	assert.Equal(t, "code", rec.Kind)
+	assert.Equal(t, eval.Pass, rec.Status, rec.Reason)
+	assert.Equal(t, eval.KindCode, rec.Kind)
 	assert.Contains(t, rec.Response, "99222.22", "the answer is the recovered code's result")
 	assert.NotContains(t, rec.Response, "could not compute")
 	require.Len(t, rec.ToolCalls, 3)
@@ -216,40 +183,40 @@ func TestCodeCasesRecoveryLoop(t *testing.T) {
 	assert.Equal(t, prompts[1], rec.Conversation[n-3].Content)
 
 	m := metricsOfRecord(t, rec)
-	assert.Equal(t, "code", m.Kind)
+	assert.Equal(t, eval.KindCode, m.Kind)
 	assert.Equal(t, 1.0, m.Correctness.Score, "parses, runs and matches")
 	er := m.ErrorRecovery
 	assert.True(t, er.HasError)
 	assert.Equal(t, "column_error", er.ErrorClass)
 	assert.Contains(t, er.ErrorMessage, "KeyError: 'dept'", "scored from the first failure on")
-	assert.Equal(t, 2, er.AttemptsCount)
+	assert.Equal(t, 2, er.RecoveryAttemptsCount)
 	assert.True(t, er.RecoverySuccess)
-	assert.Equal(t, 1.0, er.SuccessRate)
-	require.Len(t, er.Details, 2)
-	assert.InDelta(t, fixSameClass, er.Details[0].FixQuality, 1e-9, "KeyError again: same class")
-	assert.InDelta(t, fixSuccess, er.Details[1].FixQuality, 1e-9)
-	assert.InDelta(t, (fixSameClass+fixSuccess)/2, er.FixQuality, 1e-4)
-	assert.InDelta(t, recoveryScore(true, fixSameClass, fixSuccess), er.Score, 1e-4)
+	assert.Equal(t, 1.0, er.RecoverySuccessRate)
+	require.Len(t, er.RecoveryDetails, 2)
+	assert.InDelta(t, fixSameClass, er.RecoveryDetails[0].FixQuality, 1e-9, "KeyError again: same class")
+	assert.InDelta(t, fixSuccess, er.RecoveryDetails[1].FixQuality, 1e-9)
+	assert.InDelta(t, (fixSameClass+fixSuccess)/2, er.ErrorFixQuality, 1e-4)
+	assert.InDelta(t, recoveryScore(true, fixSameClass, fixSuccess), er.RecoveryScore, 1e-4)
 	assert.Contains(t, m.PromptUnderstanding.Details.ExtractedColumns, "department", "the final code is scored")
 
 	never := r.records["Never recovers"]
-	assert.Equal(t, result.Fail, never.Status)
+	assert.Equal(t, eval.Fail, never.Status)
 	assert.Equal(t, "the final code failed after 2 recovery attempts: KeyError: 'dept'", never.Reason)
 	assert.Len(t, never.ToolCalls, 3, "the loop's call and two recovery attempts")
 	m = metricsOfRecord(t, never)
 	assert.Equal(t, 0.25, m.Correctness.Score, "the code parses but never runs")
 	assert.False(t, m.ErrorRecovery.RecoverySuccess)
-	assert.Equal(t, 2, m.ErrorRecovery.AttemptsCount)
-	assert.InDelta(t, recoveryScore(false, fixSameClass, fixSameClass), m.ErrorRecovery.Score, 1e-4)
+	assert.Equal(t, 2, m.ErrorRecovery.RecoveryAttemptsCount)
+	assert.InDelta(t, recoveryScore(false, fixSameClass, fixSameClass), m.ErrorRecovery.RecoveryScore, 1e-4)
 
 	self := r.records["Fixed within the agent loop"]
-	assert.Equal(t, result.Pass, self.Status, self.Reason)
+	assert.Equal(t, eval.Pass, self.Status, self.Reason)
 	assert.Equal(t, "60", self.Response)
 	assert.Len(t, self.ToolCalls, 2, "no recovery loop after a success")
 	m = metricsOfRecord(t, self)
 	assert.True(t, m.ErrorRecovery.HasError, "an error fixed inside the loop still counts")
-	assert.Equal(t, 1, m.ErrorRecovery.AttemptsCount)
-	assert.InDelta(t, recoveryScore(true, fixSuccess), m.ErrorRecovery.Score, 1e-4)
+	assert.Equal(t, 1, m.ErrorRecovery.RecoveryAttemptsCount)
+	assert.InDelta(t, recoveryScore(true, fixSuccess), m.ErrorRecovery.RecoveryScore, 1e-4)
 	for _, req := range stub.Received() {
 		q := req.Question()
 		assert.False(t, strings.HasPrefix(q, recoveryIntro) && strings.Contains(q, selfFixQuestion), "no recovery request for it")
@@ -257,7 +224,7 @@ func TestCodeCasesRecoveryLoop(t *testing.T) {
 
 	// The metrics files.
 	var entries []struct{ Case, Kind string }
-	readJSON(t, filepath.Join(r.out, result.MetricsFile), &entries)
+	readJSON(t, filepath.Join(r.out, eval.MetricsFile), &entries)
 	require.Len(t, entries, 3)
 	for _, e := range entries {
 		assert.Equal(t, "code", e.Kind, e.Case)
@@ -270,7 +237,7 @@ func TestCodeCasesRecoveryLoop(t *testing.T) {
 			RecoverySuccessRate   float64 `json:"recovery_success_rate"`
 		} `json:"summary"`
 	}
-	readJSON(t, filepath.Join(r.out, result.MetricsSummaryFile), &summary)
+	readJSON(t, filepath.Join(r.out, eval.MetricsSummaryFile), &summary)
 	assert.Equal(t, 3, summary.Summary.ErrorsEncountered)
 	assert.Equal(t, 5, summary.Summary.TotalRecoveryAttempts, "2 + 2 + 1")
 	assert.Equal(t, 2, summary.Summary.SuccessfulRecoveries)
@@ -282,20 +249,20 @@ func TestCodeCasesRecoveryLoop(t *testing.T) {
 // the cases and the datasets agree.
 func TestCodeCasesReferenceRun(t *testing.T) {
 	requirePandas(t)
-	root, err := suite.FindRoot()
+	root, err := files.ModuleRoot()
 	require.NoError(t, err)
 	r := runSuite(t, t.TempDir(), "", env{"EVAL_CASES": filepath.Join(root, "cases", "code.yaml")})
 	require.NoError(t, r.err, r.output)
 	require.GreaterOrEqual(t, len(r.records), 15)
 	recovered := 0
 	for name, rec := range r.records {
-		assert.Equal(t, result.Pass, rec.Status, "%s: %s", name, rec.Reason)
+		assert.Equal(t, eval.Pass, rec.Status, "%s: %s", name, rec.Reason)
 		m := metricsOfRecord(t, rec)
 		assert.Equal(t, 1.0, m.Correctness.Score, name)
 		if m.ErrorRecovery.HasError {
 			recovered++
 			assert.True(t, m.ErrorRecovery.RecoverySuccess, name)
-			assert.InDelta(t, recoveryScore(true, fixSuccess), m.ErrorRecovery.Score, 1e-4, name)
+			assert.InDelta(t, recoveryScore(true, fixSuccess), m.ErrorRecovery.RecoveryScore, 1e-4, name)
 		}
 	}
 	assert.GreaterOrEqual(t, recovered, 3, "the wrong-column cases fail first")

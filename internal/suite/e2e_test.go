@@ -8,6 +8,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"github.com/mcpeval/mcpeval/internal/files"
+	"github.com/mcpeval/mcpeval/internal/settings"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,10 +20,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
-	"github.com/mcpeval/mcpeval/internal/result"
-	"github.com/mcpeval/mcpeval/internal/suite"
 )
 
 // testEvent is one event of go test -json.
@@ -33,8 +34,8 @@ type testEvent struct {
 // run is the outcome of one suite run.
 type run struct {
 	events  []testEvent
-	records map[string]result.Record // by case name
-	output  string                   // every output line
+	records map[string]eval.Record // by case name
+	output  string                 // every output line
 	err     error
 	out     string
 }
@@ -67,7 +68,7 @@ type env map[string]string
 // environment and extra arguments. dir holds out/ and the cache.
 func runSuite(t *testing.T, dir, cases string, e env, args ...string) run {
 	t.Helper()
-	root, err := suite.FindRoot()
+	root, err := files.ModuleRoot()
 	require.NoError(t, err)
 	casePath := filepath.Join(dir, "cases.yaml")
 	if cases != "" {
@@ -88,7 +89,7 @@ func runSuite(t *testing.T, dir, cases string, e env, args ...string) run {
 	}
 	var stdout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stdout
-	r := run{err: cmd.Run(), records: map[string]result.Record{}, out: out}
+	r := run{err: cmd.Run(), records: map[string]eval.Record{}, out: out}
 	var text strings.Builder
 	for _, line := range strings.Split(stdout.String(), "\n") {
 		var ev testEvent
@@ -100,12 +101,12 @@ func runSuite(t *testing.T, dir, cases string, e env, args ...string) run {
 		}
 	}
 	r.output = text.String()
-	if f, err := os.Open(filepath.Join(out, result.RecordsFile)); err == nil {
+	if f, err := os.Open(filepath.Join(out, eval.RecordsFile)); err == nil {
 		defer f.Close()
 		sc := bufio.NewScanner(f)
 		sc.Buffer(nil, 64<<20)
 		for sc.Scan() {
-			var rec result.Record
+			var rec eval.Record
 			require.NoError(t, json.Unmarshal(sc.Bytes(), &rec))
 			r.records[rec.Name] = rec
 		}
@@ -114,13 +115,13 @@ func runSuite(t *testing.T, dir, cases string, e env, args ...string) run {
 }
 
 // filteredEnv is the environment a suite subprocess starts from.
-func filteredEnv() []string { return suite.IsolatedEnv() }
+func filteredEnv() []string { return settings.IsolatedEnv() }
 
 func stubEnv(s *llmstub.Server) env {
 	return env{"OPENAI_BASE_URL": s.BaseURL(), "EVAL_MODEL": "stub-model", "OPENAI_API_KEY": "sk-test-secret-key-123456"}
 }
 
-func mustParse(t *testing.T, yaml string) []evalcase.Case {
+func mustParse(t *testing.T, yaml string) []eval.Case {
 	t.Helper()
 	cases, err := evalcase.Parse("cases.yaml", []byte(yaml))
 	require.NoError(t, err)
@@ -154,7 +155,7 @@ func TestSuitePassRecoveryAndRecords(t *testing.T) {
 	require.NoError(t, r.err, r.output)
 
 	rec := r.records["NUTM2G symbol"]
-	assert.Equal(t, result.Pass, rec.Status)
+	assert.Equal(t, eval.Pass, rec.Status)
 	assert.Equal(t, "yes", rec.Verdict)
 	require.Len(t, rec.ToolCalls, 1)
 	assert.Equal(t, "get_gene_by_symbol", rec.ToolCalls[0].Name)
@@ -170,27 +171,20 @@ func TestSuitePassRecoveryAndRecords(t *testing.T) {
 	assert.Equal(t, []string{"system", "user", "assistant", "tool", "assistant"}, roles)
 
 	rec = r.records["Recover from a wrong symbol"]
-	assert.Equal(t, result.Pass, rec.Status, rec.Reason)
+	assert.Equal(t, eval.Pass, rec.Status, rec.Reason)
 	require.Len(t, rec.ToolCalls, 2)
 	assert.True(t, rec.ToolCalls[0].IsError, "the wrong symbol is a tool error the model sees")
 	assert.False(t, rec.ToolCalls[1].IsError)
 
 	// Metrics for every case, in the record and in the metrics files.
-	assert.NotNil(t, r.records["NUTM2G symbol"].Metrics["overall"])
-	var entries []struct {
-		Case    string
-		Kind    string
-		Metrics struct {
-			Overall struct {
-				Score         float64  `json:"overall_score"`
-				NotApplicable []string `json:"not_applicable"`
-			}
-		}
-	}
-	readJSON(t, filepath.Join(r.out, result.MetricsFile), &entries)
+	require.NotNil(t, r.records["NUTM2G symbol"].Metrics)
+	assert.Equal(t, eval.KindTool, r.records["NUTM2G symbol"].Metrics.Kind)
+	var entries []eval.MetricsEntry
+	readJSON(t, filepath.Join(r.out, eval.MetricsFile), &entries)
 	require.Len(t, entries, 2)
 	for _, e := range entries {
-		assert.Equal(t, "tool", e.Kind)
+		assert.Equal(t, eval.KindTool, e.Kind)
+		assert.Equal(t, r.records[e.Case].Metrics.Overall, e.Metrics.Overall, "metrics.json holds the record's metrics")
 		assert.Contains(t, e.Metrics.Overall.NotApplicable, "quality", "quality does not apply to tool cases")
 		assert.Greater(t, e.Metrics.Overall.Score, 0.5, e.Case)
 	}
@@ -201,7 +195,7 @@ func TestSuitePassRecoveryAndRecords(t *testing.T) {
 			RecoverySuccessRate  float64 `json:"recovery_success_rate"`
 		} `json:"summary"`
 	}
-	readJSON(t, filepath.Join(r.out, result.MetricsSummaryFile), &summary)
+	readJSON(t, filepath.Join(r.out, eval.MetricsSummaryFile), &summary)
 	assert.Equal(t, 1, summary.Summary.ErrorsEncountered, "the wrong symbol")
 	assert.Equal(t, 1, summary.Summary.SuccessfulRecoveries)
 	assert.Equal(t, 1.0, summary.Summary.RecoverySuccessRate)
@@ -260,22 +254,22 @@ func TestSuiteFailures(t *testing.T) {
 	require.Error(t, r.err)
 
 	no := r.records["Judged wrong"]
-	assert.Equal(t, result.Fail, no.Status)
+	assert.Equal(t, eval.Fail, no.Status)
 	assert.Equal(t, "no", no.Verdict)
 	assert.Equal(t, "the answer names the wrong gene", no.Reason)
 
 	mumble := r.records["Judge mumbles"]
-	assert.Equal(t, result.Fail, mumble.Status, "a reply without a clear verdict fails closed")
+	assert.Equal(t, eval.Fail, mumble.Status, "a reply without a clear verdict fails closed")
 	assert.Empty(t, mumble.Verdict)
 	assert.Equal(t, "Well, yes and no, it depends.", mumble.JudgeRaw)
 
 	check := r.records["Check fails"]
-	assert.Equal(t, result.Fail, check.Status)
+	assert.Equal(t, eval.Fail, check.Status)
 	assert.Contains(t, check.Reason, `contains "441457"`)
 	assert.Contains(t, check.Reason, "must_call get_gene_by_symbol")
 
 	big := r.records["Too large"]
-	assert.Equal(t, result.TokenLimit, big.Status)
+	assert.Equal(t, eval.TokenLimit, big.Status)
 	assert.Regexp(t, `^token count exceeded: (more than )?[0-9,]+ > 100,000`, big.Reason)
 
 	assert.Equal(t, "fail", r.status("TestGeneAndVariantUtilities/Judged_wrong"))

@@ -5,6 +5,7 @@ package suite_test
 
 import (
 	"fmt"
+	"github.com/mcpeval/mcpeval/internal/files"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,10 +17,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
-	"github.com/mcpeval/mcpeval/internal/result"
-	"github.com/mcpeval/mcpeval/internal/suite"
 )
 
 // faultServerPath is testdata/faultserver, built by TestMain.
@@ -96,24 +96,24 @@ func TestHostileModelAndToolOutput(t *testing.T) {
 	require.Len(t, r.records, 7, r.output)
 
 	rec := r.records["bad-json"]
-	assert.Equal(t, result.Pass, rec.Status, "the model saw the error and answered")
+	assert.Equal(t, eval.Pass, rec.Status, "the model saw the error and answered")
 	assert.Contains(t, rec.ToolCalls[0].Result, "invalid JSON arguments")
 
 	assert.Contains(t, r.records["unknown-tool"].ToolCalls[0].Result, `unknown tool \"rm_rf\"`)
 
 	rec = r.records["many-calls"]
-	assert.Equal(t, result.Pass, rec.Status)
+	assert.Equal(t, eval.Pass, rec.Status)
 	assert.Len(t, rec.ToolCalls, 300, "every call is answered")
 
 	rec = r.records["binary-tool"]
 	assert.True(t, utf8.ValidString(rec.ToolCalls[0].Result))
 	assert.Contains(t, rec.ToolCalls[0].Result, "binary")
 
-	assert.Equal(t, result.TokenLimit, r.records["huge-tool"].Status)
-	assert.Equal(t, result.Fail, r.records["empty-answer"].Status)
+	assert.Equal(t, eval.TokenLimit, r.records["huge-tool"].Status)
+	assert.Equal(t, eval.Fail, r.records["empty-answer"].Status)
 	assert.Equal(t, "the model gave an empty answer", r.records["empty-answer"].Reason)
 	rec = r.records["enormous-answer"]
-	assert.Equal(t, result.TokenLimit, rec.Status)
+	assert.Equal(t, eval.TokenLimit, rec.Status)
 	assert.Contains(t, rec.Reason, "evaluation skipped: judge prompt token count exceeded")
 }
 
@@ -134,7 +134,7 @@ func TestServerFailingAtStartReportsItsStderr(t *testing.T) {
 // (with Retry-After) and 5% with 500: every case still gets its verdict, and
 // the summary counts the retries.
 func TestThrottlingProviderStillGivesEveryVerdict(t *testing.T) {
-	root, err := suite.FindRoot()
+	root, err := files.ModuleRoot()
 	require.NoError(t, err)
 	corpus, err := evalcase.LoadPath(filepath.Join(root, "cases"))
 	require.NoError(t, err)
@@ -148,13 +148,13 @@ func TestThrottlingProviderStillGivesEveryVerdict(t *testing.T) {
 	r := runSuite(t, t.TempDir(), "", e)
 	require.Len(t, r.records, len(corpus), r.output)
 	for name, rec := range r.records {
-		assert.NotEqual(t, result.Error, rec.Status, "%s: %s", name, rec.Reason)
+		assert.NotEqual(t, eval.Error, rec.Status, "%s: %s", name, rec.Reason)
 		if rec.Kind == "tool" {
-			assert.Equal(t, result.Pass, rec.Status, "%s: %s", name, rec.Reason)
+			assert.Equal(t, eval.Pass, rec.Status, "%s: %s", name, rec.Reason)
 		}
 	}
-	var sum result.Summary
-	readJSON(t, filepath.Join(r.out, result.SummaryFile), &sum)
+	var sum eval.Summary
+	readJSON(t, filepath.Join(r.out, eval.SummaryFile), &sum)
 	assert.Equal(t, stub.Faults(), sum.Retries, "every injected fault was retried and counted")
 	assert.Greater(t, sum.Retries, len(corpus)/2)
 	t.Logf("%d cases: %d passed, %d failed, %d errors; %d requests, %d injected faults, %d retries",
@@ -184,19 +184,19 @@ func TestServerCrashMidRunIsRestarted(t *testing.T) {
 	require.Len(t, r.records, len(names), r.output)
 
 	crash := r.records["crash"]
-	assert.Equal(t, result.Error, crash.Status)
+	assert.Equal(t, eval.Error, crash.Status)
 	assert.Contains(t, crash.Reason, "MCP server fault")
 	assert.Contains(t, crash.ServerStderr, "panic: index out of range", "the server's stderr is attached")
 	for name, rec := range r.records {
 		switch {
 		case strings.HasPrefix(name, "lookup-"):
-			assert.Equal(t, result.Pass, rec.Status, "%s ran after the restart: %s", name, rec.Reason)
-		case rec.Status != result.Pass:
-			assert.Equal(t, result.Error, rec.Status, "%s was in flight during the crash", name)
+			assert.Equal(t, eval.Pass, rec.Status, "%s ran after the restart: %s", name, rec.Reason)
+		case rec.Status != eval.Pass:
+			assert.Equal(t, eval.Error, rec.Status, "%s was in flight during the crash", name)
 		}
 	}
-	var sum result.Summary
-	readJSON(t, filepath.Join(r.out, result.SummaryFile), &sum)
+	var sum eval.Summary
+	readJSON(t, filepath.Join(r.out, eval.SummaryFile), &sum)
 	assert.Equal(t, 1, sum.ServerRestarts)
 	assert.Contains(t, r.output, "restarted 1 times")
 }
@@ -219,11 +219,11 @@ func TestGoTestTimeoutKeepsFinishedResults(t *testing.T) {
 	require.Error(t, r.err)
 	assert.Less(t, time.Since(start), 25*time.Second)
 	assert.NotContains(t, r.output, "panic: test timed out", "cases end before go test's deadline")
-	assert.Equal(t, result.Pass, r.records["quick-1"].Status)
-	assert.Equal(t, result.Pass, r.records["quick-2"].Status)
+	assert.Equal(t, eval.Pass, r.records["quick-1"].Status)
+	assert.Equal(t, eval.Pass, r.records["quick-2"].Status)
 	for _, name := range []string{"stuck-1", "stuck-2"} {
 		rec := r.records[name]
-		assert.Equal(t, result.Error, rec.Status)
+		assert.Equal(t, eval.Error, rec.Status)
 		assert.Contains(t, rec.Reason, "go test -timeout is about to expire", "it says what to raise")
 	}
 }

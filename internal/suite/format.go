@@ -2,13 +2,14 @@ package suite
 
 import (
 	"fmt"
+	"github.com/mcpeval/mcpeval/internal/settings"
 	"strings"
 
-	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // FormatLine is the one line printed for a finished case under -v.
-func FormatLine(r result.Record) string {
+func FormatLine(r eval.Record) string {
 	cached := ""
 	if r.Cached {
 		cached = " (cached)"
@@ -18,7 +19,7 @@ func FormatLine(r result.Record) string {
 
 // FormatFailure is the paragraph printed for a failed or errored case:
 // verdict, reason, tools called, tokens and seconds.
-func FormatFailure(r result.Record) string {
+func FormatFailure(r eval.Record) string {
 	var b strings.Builder
 	verdict := string(r.Status)
 	if r.Verdict != "" {
@@ -39,7 +40,7 @@ func FormatFailure(r result.Record) string {
 	return b.String()
 }
 
-func toolList(calls []result.ToolCall) string {
+func toolList(calls []eval.ToolCall) string {
 	if len(calls) == 0 {
 		return "none"
 	}
@@ -67,7 +68,7 @@ func oneLine(s string, n int) string {
 }
 
 // FormatSummary is the summary printed at the end of a run.
-func FormatSummary(s result.Summary, st Settings) string {
+func FormatSummary(s eval.Summary, st settings.Settings) string {
 	var b strings.Builder
 	what := "model " + s.Model
 	if s.Reference {
@@ -82,9 +83,9 @@ func FormatSummary(s result.Summary, st Settings) string {
 		fmt.Fprintf(&b, "mcpeval: MCP servers restarted %d times after a crash or hang\n", s.ServerRestarts)
 	}
 	fmt.Fprintf(&b, "mcpeval: results in %s: %s, %s, %s, %s (go run ./cmd/evalreport makes %s)", st.Out,
-		result.RecordsFile, result.SummaryFile, result.MetricsFile, result.MetricsSummaryFile, result.ReportFile)
+		eval.RecordsFile, eval.SummaryFile, eval.MetricsFile, eval.MetricsSummaryFile, eval.ReportFile)
 	if s.Reference {
-		fmt.Fprintf(&b, "\nmcpeval: %s", MissingKeyHelp)
+		fmt.Fprintf(&b, "\nmcpeval: %s", settings.MissingKeyHelp)
 	}
 	return b.String()
 }

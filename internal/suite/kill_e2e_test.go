@@ -2,6 +2,7 @@ package suite_test
 
 import (
 	"bufio"
+	"github.com/mcpeval/mcpeval/internal/files"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,15 +14,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
-	"github.com/mcpeval/mcpeval/internal/result"
-	"github.com/mcpeval/mcpeval/internal/suite"
 )
 
 // A suite process killed (SIGKILL) mid-run keeps every pass it finished:
 // the next run reuses them and runs only the rest.
 func TestKilledRunKeepsFinishedPasses(t *testing.T) {
-	root, err := suite.FindRoot()
+	root, err := files.ModuleRoot()
 	require.NoError(t, err)
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "evaltest.test")
@@ -54,7 +54,7 @@ func TestKilledRunKeepsFinishedPasses(t *testing.T) {
 	require.NoError(t, cmd.Start())
 
 	// Wait until the three fast cases are recorded, then kill the run.
-	records := filepath.Join(dir, "out", result.RecordsFile)
+	records := filepath.Join(dir, "out", eval.RecordsFile)
 	require.Eventually(t, func() bool { return countLines(records) >= 3 }, 30*time.Second, 20*time.Millisecond)
 	require.NoError(t, cmd.Process.Kill())
 	cmd.Wait()
@@ -70,7 +70,7 @@ func TestKilledRunKeepsFinishedPasses(t *testing.T) {
 		assert.Zero(t, requestsFor(stub, before, name))
 	}
 	assert.False(t, r.records["slow-1"].Cached)
-	assert.Equal(t, result.Pass, r.records["slow-1"].Status)
+	assert.Equal(t, eval.Pass, r.records["slow-1"].Status)
 }
 
 func countLines(path string) int {

@@ -4,13 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpeval/mcpeval/internal/files"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
 
-	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // RecordWriter appends one JSON line per finished case to results.jsonl,
@@ -19,8 +20,10 @@ type RecordWriter struct {
 	mu   sync.Mutex
 	log  io.Writer
 	f    *os.File
-	slim []result.Record // records without conversation, for the summary
-	err  error
+	slim []eval.Record // records without conversation, for the summary
+	// metrics are the scored records' metrics, for metrics.json.
+	metrics []eval.MetricsEntry
+	err     error
 }
 
 // CreateRecords creates (or truncates) results.jsonl in dir and removes the
@@ -30,12 +33,12 @@ func CreateRecords(dir string, log io.Writer) (*RecordWriter, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create output directory: %w", err)
 	}
-	for _, name := range []string{result.SummaryFile, result.MetricsFile, result.MetricsSummaryFile} {
+	for _, name := range []string{eval.SummaryFile, eval.MetricsFile, eval.MetricsSummaryFile} {
 		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("remove the previous run's %s: %w", name, err)
 		}
 	}
-	path := filepath.Join(dir, result.RecordsFile)
+	path := filepath.Join(dir, eval.RecordsFile)
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
@@ -45,7 +48,7 @@ func CreateRecords(dir string, log io.Writer) (*RecordWriter, error) {
 
 // Write appends rec. The first write error is printed to log at once and
 // returned by Close.
-func (w *RecordWriter) Write(rec result.Record) {
+func (w *RecordWriter) Write(rec eval.Record) {
 	line, err := json.Marshal(rec)
 	line = append(line, '\n')
 	w.mu.Lock()
@@ -58,12 +61,24 @@ func (w *RecordWriter) Write(rec result.Record) {
 		fmt.Fprintln(w.log, "mcpeval: error:", w.err)
 	}
 	w.slim = append(w.slim, slim(rec))
+	if rec.Metrics != nil {
+		w.metrics = append(w.metrics, eval.MetricsEntry{Case: rec.Name, Category: rec.Category, Kind: rec.Kind,
+			Model: rec.Model, Metrics: *rec.Metrics})
+	}
+}
+
+// MetricsEntries returns the metrics of the records written so far that
+// were scored.
+func (w *RecordWriter) MetricsEntries() []eval.MetricsEntry {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]eval.MetricsEntry{}, w.metrics...)
 }
 
 // slim keeps what the run summary needs of a record: outcome, counters and
 // identity, not its texts, conversation or metrics.
-func slim(r result.Record) result.Record {
-	return result.Record{
+func slim(r eval.Record) eval.Record {
+	return eval.Record{
 		Name: r.Name, Category: r.Category, Kind: r.Kind, Status: r.Status, Cached: r.Cached,
 		Reference: r.Reference, Usage: r.Usage, Seconds: r.Seconds, Retries: r.Retries,
 	}
@@ -71,10 +86,10 @@ func slim(r result.Record) result.Record {
 
 // Records returns the records written so far, reduced to their outcome and
 // counters.
-func (w *RecordWriter) Records() []result.Record {
+func (w *RecordWriter) Records() []eval.Record {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return append([]result.Record(nil), w.slim...)
+	return append([]eval.Record(nil), w.slim...)
 }
 
 // Close closes the file.
@@ -89,28 +104,9 @@ func (w *RecordWriter) Close() error {
 
 // writeJSONFile writes v as indented JSON to dir/name, atomically.
 func writeJSONFile(dir, name string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", name, err)
-	}
-	path := filepath.Join(dir, name)
-	tmp, err := os.CreateTemp(dir, name+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(append(data, '\n'))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return files.WriteAtomic(filepath.Join(dir, name), 0o644, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	})
 }

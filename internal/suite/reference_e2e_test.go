@@ -1,6 +1,7 @@
 package suite_test
 
 import (
+	"github.com/mcpeval/mcpeval/internal/files"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,8 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpeval/mcpeval/internal/result"
-	"github.com/mcpeval/mcpeval/internal/suite"
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // driftedCase expects a value the sample server's data does not hold.
@@ -33,11 +33,11 @@ func TestReferenceRunCatchesAWrongExpectation(t *testing.T) {
 	require.Error(t, r.err)
 	assert.Contains(t, r.output, "REFERENCE RUN, not a model evaluation")
 	assert.Contains(t, r.output, "OPENROUTER_API_KEY", "it says how to evaluate a model")
-	assert.Equal(t, result.Pass, r.records["NUTM2G symbol"].Status)
+	assert.Equal(t, eval.Pass, r.records["NUTM2G symbol"].Status)
 	assert.True(t, r.records["NUTM2G symbol"].Reference)
-	assert.Equal(t, result.Pass, r.records["Recover from a wrong symbol"].Status)
+	assert.Equal(t, eval.Pass, r.records["Recover from a wrong symbol"].Status)
 	drift := r.records["Drifted expectation"]
-	assert.Equal(t, result.Fail, drift.Status)
+	assert.Equal(t, eval.Fail, drift.Status)
 	assert.Contains(t, drift.Reason, `contains "999999": not found in the answer`)
 	assert.Equal(t, "fail", r.status("TestGeneAndVariantUtilities/Drifted_expectation"))
 }
@@ -45,12 +45,12 @@ func TestReferenceRunCatchesAWrongExpectation(t *testing.T) {
 // The token-limit path of the reference run, on the sample server's
 // oversized BRCA1 ClinVar listing.
 func TestReferenceRunTokenLimit(t *testing.T) {
-	root, err := suite.FindRoot()
+	root, err := files.ModuleRoot()
 	require.NoError(t, err)
 	r := runSuite(t, t.TempDir(), "", env{"EVAL_CASES": filepath.Join(root, "testdata", "cases", "limits.yaml")})
 	require.Error(t, r.err)
 	rec := r.records["Gene-wide ClinVar listing for BRCA1"]
-	assert.Equal(t, result.TokenLimit, rec.Status)
+	assert.Equal(t, eval.TokenLimit, rec.Status)
 	assert.Regexp(t, `^token count exceeded: (more than )?\d{3},\d{3} > 100,000 \(result of tool get_clinvar_by_gene_symbol\)$`, rec.Reason)
 }
 

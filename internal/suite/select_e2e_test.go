@@ -1,6 +1,7 @@
 package suite_test
 
 import (
+	"github.com/mcpeval/mcpeval/internal/files"
 	"net/http"
 	"os"
 	"os/exec"
@@ -12,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/internal/llmstub"
-	"github.com/mcpeval/mcpeval/internal/suite"
 )
 
 const twoCategories = `
@@ -86,7 +86,7 @@ func TestEveryCaseRunsSomewhere(t *testing.T) {
 }
 
 func TestUpstreamCaseFileRunsUnchanged(t *testing.T) {
-	root, err := suite.FindRoot()
+	root, err := files.ModuleRoot()
 	require.NoError(t, err)
 	shared := filepath.Join(root, "..", "shared", "marrvel", "test_cases.yaml")
 	if _, err := os.Stat(shared); err != nil {
@@ -134,7 +134,7 @@ func TestAuthFailureStopsTheRunOnce(t *testing.T) {
 // go test must never replay an evaluation from its own test cache: the
 // model, server or cache may have changed without go test knowing.
 func TestGoTestCacheNeverReplaysARun(t *testing.T) {
-	root, err := suite.FindRoot()
+	root, err := files.ModuleRoot()
 	require.NoError(t, err)
 	stub := yesStub()
 	defer stub.Close()

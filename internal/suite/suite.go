@@ -1,17 +1,16 @@
 // Package suite runs evaluation cases: it connects the MCP servers and the
 // model once per run, and for each case consults the cache, runs the agent
 // (or the offline reference agent), applies the deterministic checks and the
-// judge, and appends the case's record to results.jsonl as it finishes.
-// Package evaltest wires it to go test.
+// judge, scores the result, removes the run's secrets from it and appends
+// it to results.jsonl as it finishes. Package evaltest wires it to go test.
 package suite
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -20,18 +19,20 @@ import (
 
 	"github.com/mcpeval/mcpeval/cache"
 	"github.com/mcpeval/mcpeval/internal/agent"
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
 	"github.com/mcpeval/mcpeval/internal/llm"
 	"github.com/mcpeval/mcpeval/internal/mcpconn"
-	"github.com/mcpeval/mcpeval/internal/result"
+	"github.com/mcpeval/mcpeval/internal/redact"
+	"github.com/mcpeval/mcpeval/internal/settings"
 	"github.com/mcpeval/mcpeval/internal/tokens"
 	"github.com/mcpeval/mcpeval/scoring"
 )
 
 // Suite is one run's shared state.
 type Suite struct {
-	Settings Settings
-	Cases    []evalcase.Case
+	Settings settings.Settings
+	Cases    []eval.Case
 	// Names holds each case's subtest name, by case name.
 	Names map[string]string
 
@@ -41,12 +42,12 @@ type Suite struct {
 	counter  *tokens.Counter
 	cache    *cache.Cache
 	records  *RecordWriter
+	redactor *redact.Redactor
 	started  time.Time
 	log      io.Writer
 	servers  []string // display names
 	aborted  atomic.Pointer[string]
 	toolHash string
-	metrics  metricsLog
 	// cacheWarned counts the cache warnings already printed.
 	cacheWarned int
 
@@ -65,8 +66,9 @@ type Server struct {
 // New connects the servers and the provider, opens the cache and the
 // records file. log receives notices (cache warnings, the reference-run
 // banner). bundled is used when no server is configured.
-func New(ctx context.Context, st Settings, cases []evalcase.Case, bundled Server, log io.Writer) (*Suite, error) {
-	s := &Suite{Settings: st, Cases: cases, started: time.Now(), log: log, Names: map[string]string{}, repeats: map[string]int{}}
+func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled Server, log io.Writer) (*Suite, error) {
+	s := &Suite{Settings: st, Cases: cases, started: time.Now(), log: log, Names: map[string]string{}, repeats: map[string]int{},
+		redactor: st.Redactor(os.Environ())}
 	for i, name := range evalcase.SubtestNames(cases) {
 		s.Names[cases[i].Name] = name
 	}
@@ -82,7 +84,7 @@ func New(ctx context.Context, st Settings, cases []evalcase.Case, bundled Server
 		specs, opts.Env, s.servers = []string{bundled.Spec}, bundled.Env, []string{bundled.Display}
 	}
 	if s.tools, err = mcpconn.ConnectAll(ctx, specs, opts); err != nil {
-		return nil, fmt.Errorf("MCP server failed to start, no case was run: %w", err)
+		return nil, fmt.Errorf("MCP server failed to start, no case was run: %s", s.redactor.String(err.Error()))
 	}
 	s.toolHash = s.tools.Hash()
 
@@ -136,28 +138,26 @@ func (s *Suite) Close() error {
 func (s *Suite) printCacheWarnings() {
 	warnings := s.cache.Warnings()
 	for _, w := range warnings[min(s.cacheWarned, len(warnings)):] {
-		fmt.Fprintln(s.log, "warning:", w)
+		fmt.Fprintln(s.log, "warning:", s.redactor.String(w))
 	}
 	s.cacheWarned = len(warnings)
 }
 
-// Servers returns the display names of the servers.
-func (s *Suite) Servers() []string { return s.servers }
-
-// Key returns the cache key of a case's repeat under this run's settings.
-func (s *Suite) Key(c evalcase.Case, repeat int) (string, error) {
+// key returns the cache key of a case's repeat under this run's settings.
+func (s *Suite) key(c eval.Case, repeat int) (string, error) {
 	st := s.Settings
 	in := cache.KeyInput{
 		Question: c.Input, Expected: c.Expected,
 		Expectations: struct {
-			Kind        string              `json:"kind"`
-			Checks      evalcase.Checks     `json:"checks"`
-			Tools       evalcase.ToolExpect `json:"tools"`
-			Budget      evalcase.Budget     `json:"budget"`
-			MaxRecovery int                 `json:"max_recovery,omitempty"`
+			Kind        eval.Kind       `json:"kind"`
+			Checks      eval.Checks     `json:"checks"`
+			Tools       eval.ToolExpect `json:"tools"`
+			Budget      eval.Budget     `json:"budget"`
+			MaxRecovery int             `json:"max_recovery,omitempty"`
 		}{c.Kind, c.Checks, c.Tools, c.Budget, s.maxRecovery(c)},
-		Model: st.Model, BaseURL: st.BaseURL, SystemPrompt: s.systemPrompt(c), MaxIterations: st.MaxIterations,
-		TokenLimit: st.MaxTokens, ToolsHash: s.toolHash, Repeat: repeat,
+		// The key holds no secret: the URL's credentials are left out.
+		Model: st.Model, BaseURL: s.redactor.String(st.BaseURL), SystemPrompt: s.systemPrompt(c),
+		MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens, ToolsHash: s.toolHash, Repeat: repeat,
 	}
 	if st.JudgeEnabled() {
 		in.JudgeModel, in.JudgePrompt = st.Judge, agent.JudgePrompt
@@ -166,11 +166,11 @@ func (s *Suite) Key(c evalcase.Case, repeat int) (string, error) {
 }
 
 // systemPrompt returns the agent's system prompt for a case.
-func (s *Suite) systemPrompt(c evalcase.Case) string {
+func (s *Suite) systemPrompt(c eval.Case) string {
 	switch {
 	case s.Settings.SystemPrompt != "":
 		return s.Settings.SystemPrompt
-	case c.Kind == evalcase.KindCode:
+	case c.Kind == eval.KindCode:
 		return agent.CodeSystemPrompt
 	}
 	return agent.DefaultSystemPrompt
@@ -188,8 +188,8 @@ func (s *Suite) nextRepeat(name string) int {
 }
 
 // maxRecovery returns the recovery budget of a code case (0 for others).
-func (s *Suite) maxRecovery(c evalcase.Case) int {
-	if c.Kind != evalcase.KindCode {
+func (s *Suite) maxRecovery(c eval.Case) int {
+	if c.Kind != eval.KindCode {
 		return 0
 	}
 	return s.Settings.MaxRecovery
@@ -211,9 +211,10 @@ var ErrStopped = errors.New("run stopped")
 // Run evaluates one case and records it. test is the go test name of the
 // case's subtest. Every problem with the model, the tools or the case
 // becomes the record's status and reason; the only error is ErrStopped.
-func (s *Suite) Run(ctx context.Context, c evalcase.Case, test string) (result.Record, error) {
+// The record returned, like everything written, holds no secret of the run.
+func (s *Suite) Run(ctx context.Context, c eval.Case, test string) (eval.Record, error) {
 	st := s.Settings
-	rec := result.Record{
+	rec := eval.Record{
 		Name: c.Name, Category: c.Category, Test: test, File: c.File, Line: c.Line, Kind: c.Kind,
 		Question: c.Input, Expected: c.Expected, Reference: st.Reference,
 		Model: st.Model, StartedAt: time.Now().UTC(), Repeat: s.nextRepeat(c.Name),
@@ -221,7 +222,7 @@ func (s *Suite) Run(ctx context.Context, c evalcase.Case, test string) (result.R
 	if st.JudgeEnabled() {
 		rec.JudgeModel = st.Judge
 	}
-	key, keyErr := s.Key(c, rec.Repeat)
+	key, keyErr := s.key(c, rec.Repeat)
 	if keyErr != nil {
 		fmt.Fprintf(s.log, "warning: case %q cannot be cached: %v\n", c.Name, keyErr)
 	}
@@ -229,16 +230,14 @@ func (s *Suite) Run(ctx context.Context, c evalcase.Case, test string) (result.R
 		if cached, ok := s.cache.Get(key); ok {
 			cached.Name, cached.Category, cached.Test, cached.File, cached.Line = c.Name, c.Category, test, c.File, c.Line
 			cached.Repeat = rec.Repeat
-			if m, ok := metricsOf(cached); ok {
-				s.metrics.add(scoring.Entry{Case: c.Name, Category: c.Category, Kind: c.Kind, Model: st.Model, Metrics: m})
-			}
+			s.redactor.Value(&cached)
 			s.records.Write(cached)
 			return cached, nil
 		}
 	}
 
 	if err := s.limiter.Acquire(ctx); err != nil {
-		rec.Status, rec.Reason = result.Error, "not started: "+describeCtx(ctx, err)
+		rec.Status, rec.Reason = eval.Error, "not started: "+describeCtx(ctx, err)
 		s.records.Write(rec)
 		return rec, nil
 	}
@@ -249,26 +248,22 @@ func (s *Suite) Run(ctx context.Context, c evalcase.Case, test string) (result.R
 	start := time.Now()
 	caseCtx, cancel := context.WithTimeoutCause(ctx, st.CaseTimeout,
 		fmt.Errorf("timed out: the case took longer than EVAL_CASE_TIMEOUT (%s)", st.CaseTimeout))
-	run := s.evaluate(caseCtx, c, &rec)
+	tr := s.evaluate(caseCtx, c, &rec)
 	cancel()
 	s.limiter.Release()
 	rec.Seconds = time.Since(start).Seconds()
 	// Metrics judge the model: a harness or provider error says nothing of it.
-	if rec.Status != result.Error {
-		m := scoreTool(c, rec)
-		if run != nil {
-			m = s.scoreCode(c, rec, run)
-		}
-		rec.Metrics = metricsMap(m)
-		s.metrics.add(scoring.Entry{Case: c.Name, Category: c.Category, Kind: c.Kind, Model: st.Model, Metrics: m})
+	if rec.Status != eval.Error {
+		m := s.score(c, rec, tr)
+		rec.Metrics = &m
 	}
-	rec = s.redacted(rec)
+	s.redactor.Value(&rec)
 
 	// A reference run is not a model result: it neither adds to nor removes
 	// from the cache. An error (a provider or server failure) says nothing
 	// of the model either, so it leaves an earlier pass in place; a fail
 	// removes it.
-	if keyErr == nil && !st.Reference && rec.Status != result.Error {
+	if keyErr == nil && !st.Reference && rec.Status != eval.Error {
 		if err := s.cache.Put(key, rec); err != nil {
 			fmt.Fprintln(s.log, "warning: cache:", err)
 		}
@@ -277,9 +272,24 @@ func (s *Suite) Run(ctx context.Context, c evalcase.Case, test string) (result.R
 	return rec, nil
 }
 
-// evaluate runs the agent, checks and judge and fills rec. For a code case
-// it returns what scoring it needs besides the record.
-func (s *Suite) evaluate(ctx context.Context, c evalcase.Case, rec *result.Record) (run *codeRun) {
+// score computes the metrics of a finished case, once the checks and the
+// judge have decided its status.
+func (s *Suite) score(c eval.Case, rec eval.Record, tr *agent.Transcript) eval.Metrics {
+	if c.Kind != eval.KindCode {
+		return scoring.ScoreTool(c, rec)
+	}
+	return scoring.ScoreCode(scoring.CodeCase{
+		Question: c.Input, Columns: tr.Columns, Attempts: tr.Attempts,
+		ResultMatches: rec.Status == eval.Pass,
+		// Every attempt made counts: the model may have fixed its code
+		// within its own loop more often than the recovery budget allows.
+		MaxRecoveryAttempts: max(s.Settings.MaxRecovery, len(tr.Attempts)-1),
+	})
+}
+
+// evaluate runs the agent, checks and judge and fills rec. It returns the
+// agent's transcript.
+func (s *Suite) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *agent.Transcript {
 	st := s.Settings
 	cfg := agent.Config{Model: st.Model, SystemPrompt: st.SystemPrompt, MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens, Counter: s.counter}
 	var retries atomic.Int64
@@ -289,8 +299,8 @@ func (s *Suite) evaluate(ctx context.Context, c evalcase.Case, rec *result.Recor
 	var tr *agent.Transcript
 	var err error
 	switch {
-	case c.Kind == evalcase.KindCode: // pandas code cases and their recovery loop, see code.go
-		tr, run, err = s.runCode(ctx, cfg, c)
+	case c.Kind == eval.KindCode: // pandas code cases and their recovery loop
+		tr, err = agent.RunCode(ctx, s.chat, s.tools, agent.CodeConfig{Config: cfg, MaxRecovery: st.MaxRecovery, Reference: st.Reference}, c)
 	case st.Reference:
 		tr = agent.Reference(ctx, s.tools, cfg, c)
 		err = tr.Fault
@@ -300,44 +310,40 @@ func (s *Suite) evaluate(ctx context.Context, c evalcase.Case, rec *result.Recor
 	var fault *mcpconn.ServerError
 	rec.Response, rec.Conversation, rec.ToolCalls, rec.Usage = tr.Answer, tr.Conversation, tr.ToolCalls, tr.Usage
 	if rec.ToolCalls == nil {
-		rec.ToolCalls = []result.ToolCall{}
+		rec.ToolCalls = []eval.ToolCall{}
 	}
 	switch {
 	case errors.As(err, &fault):
-		rec.Status, rec.Reason = result.Error, "MCP server fault: "+err.Error()
+		rec.Status, rec.Reason = eval.Error, "MCP server fault: "+err.Error()
 		rec.ServerStderr = fault.Stderr
-		return
+		return tr
 	case err != nil:
-		rec.Status, rec.Reason = result.Error, s.providerError(ctx, err)
-		return
+		rec.Status, rec.Reason = eval.Error, s.providerError(ctx, err)
+		return tr
 	case tr.TokenLimit != "":
-		rec.Status, rec.Reason = result.TokenLimit, tr.TokenLimit
-		return
+		rec.Status, rec.Reason = eval.TokenLimit, tr.TokenLimit
+		return tr
 	case tr.Incomplete != "":
-		rec.Status, rec.Reason = result.Fail, tr.Incomplete
-		return
+		rec.Status, rec.Reason = eval.Fail, tr.Incomplete
+		return tr
 	}
 
 	if strings.TrimSpace(tr.Answer) == "" {
-		rec.Status, rec.Reason = result.Fail, "the model gave an empty answer"
-		return
+		rec.Status, rec.Reason = eval.Fail, "the model gave an empty answer"
+		return tr
 	}
-	calls := make([]evalcase.Call, len(tr.ToolCalls))
-	for i, tc := range tr.ToolCalls {
-		calls[i] = evalcase.Call{Name: tc.Name, Arguments: tc.Arguments, NotRun: tc.NotRun}
-	}
-	rec.Checks = append(c.CheckAnswer(tr.Answer), c.CheckTools(calls)...)
+	rec.Checks = append(evalcase.CheckAnswer(c, tr.Answer), evalcase.CheckTools(c, tr.ToolCalls)...)
 	if failed := evalcase.Failed(rec.Checks); len(failed) > 0 {
-		rec.Status, rec.Reason = result.Fail, describeChecks(failed)
-		return
+		rec.Status, rec.Reason = eval.Fail, describeChecks(failed)
+		return tr
 	}
 	if !st.JudgeEnabled() {
 		if len(rec.Checks) == 0 {
-			rec.Status, rec.Reason = result.Fail, "no judge model and no deterministic checks: nothing can decide this case (add checks: to the case)"
-			return
+			rec.Status, rec.Reason = eval.Fail, "no judge model and no deterministic checks: nothing can decide this case (add checks: to the case)"
+			return tr
 		}
-		rec.Status, rec.Reason = result.Pass, fmt.Sprintf("all %d deterministic checks hold", len(rec.Checks))
-		return
+		rec.Status, rec.Reason = eval.Pass, fmt.Sprintf("all %d deterministic checks hold", len(rec.Checks))
+		return tr
 	}
 	jcfg := cfg
 	jcfg.Model = st.Judge
@@ -345,18 +351,18 @@ func (s *Suite) evaluate(ctx context.Context, c evalcase.Case, rec *result.Recor
 	rec.Usage.Add(v.Usage)
 	switch {
 	case err != nil:
-		rec.Status, rec.Reason = result.Error, "judge: "+s.providerError(ctx, err)
+		rec.Status, rec.Reason = eval.Error, "judge: "+s.providerError(ctx, err)
 	case v.Skipped != "":
-		rec.Status, rec.Reason = result.TokenLimit, v.Skipped
+		rec.Status, rec.Reason = eval.TokenLimit, v.Skipped
 	default:
 		rec.Verdict, rec.JudgeRaw = v.Verdict, v.Raw
 		if v.Pass {
-			rec.Status, rec.Reason = result.Pass, v.Reason
+			rec.Status, rec.Reason = eval.Pass, v.Reason
 		} else {
-			rec.Status, rec.Reason = result.Fail, v.Reason
+			rec.Status, rec.Reason = eval.Fail, v.Reason
 		}
 	}
-	return run
+	return tr
 }
 
 // providerError describes a provider failure; an authentication failure
@@ -367,7 +373,8 @@ func (s *Suite) providerError(ctx context.Context, err error) string {
 	}
 	msg := llm.Describe(err)
 	if llm.IsAuthError(err) {
-		stop := fmt.Sprintf("the provider rejected the API key (%s): %s. Check %s.", s.Settings.BaseURL, msg, orDefault(s.Settings.KeyVar, "the API key"))
+		stop := s.redactor.String(fmt.Sprintf("the provider rejected the API key (%s): %s. Check %s.",
+			s.Settings.BaseURL, msg, orDefault(s.Settings.KeyVar, "the API key")))
 		s.aborted.CompareAndSwap(nil, &stop)
 	}
 	return msg
@@ -383,30 +390,12 @@ func describeCtx(ctx context.Context, err error) string {
 	return err.Error()
 }
 
-func describeChecks(failed []result.CheckResult) string {
+func describeChecks(failed []eval.CheckResult) string {
 	parts := make([]string, len(failed))
 	for i, f := range failed {
 		parts[i] = f.Check + ": " + f.Detail
 	}
 	return "deterministic check failed: " + strings.Join(parts, "; ")
-}
-
-// redacted returns rec with the API key replaced wherever it appears: in
-// texts, arguments, conversation and metrics alike.
-func (s *Suite) redacted(rec result.Record) result.Record {
-	key := s.Settings.APIKey
-	if len(key) < minRedactLen {
-		return rec
-	}
-	data, err := json.Marshal(rec)
-	if err != nil || !bytes.Contains(data, []byte(key)) {
-		return rec
-	}
-	var out result.Record
-	if json.Unmarshal(bytes.ReplaceAll(data, []byte(key), []byte(redactedMark)), &out) != nil {
-		return rec
-	}
-	return out
 }
 
 func orDefault(s, def string) string {
@@ -416,10 +405,11 @@ func orDefault(s, def string) string {
 	return s
 }
 
-// Summary builds the run summary from the records written so far.
-func (s *Suite) Summary() result.Summary {
+// Summary builds the run summary from the records written so far. It holds
+// no secret: the provider's URL is shown without its credentials.
+func (s *Suite) Summary() eval.Summary {
 	st := s.Settings
-	sum := result.Summary{
+	sum := eval.Summary{
 		Started: s.started.UTC(), Finished: time.Now().UTC(), Model: st.Model, Cases: st.Cases,
 		Servers: s.servers, Reference: st.Reference, Provider: st.BaseURL, GitCommit: gitCommit(st.Root),
 	}
@@ -427,15 +417,14 @@ func (s *Suite) Summary() result.Summary {
 		sum.JudgeModel = st.Judge
 	}
 	sum.Seconds = sum.Finished.Sub(sum.Started).Seconds()
-	for _, r := range s.records.Records() {
-		sum.Count(r)
-	}
 	ran := map[string]bool{}
 	for _, r := range s.records.Records() {
+		sum.Count(r)
 		ran[r.Name] = true
 	}
 	sum.NotRun = len(s.Cases) - len(ran)
 	sum.ServerRestarts = s.tools.Restarts()
+	s.redactor.Value(&sum)
 	return sum
 }
 
@@ -448,6 +437,20 @@ func gitCommit(root string) string {
 }
 
 // WriteSummary writes summary.json into the output directory.
-func (s *Suite) WriteSummary(sum result.Summary) error {
-	return writeJSONFile(s.Settings.Out, result.SummaryFile, sum)
+func (s *Suite) WriteSummary(sum eval.Summary) error {
+	return writeJSONFile(s.Settings.Out, eval.SummaryFile, sum)
 }
+
+// WriteMetrics writes metrics.json (one entry per scored case) and
+// metrics_summary.json into the output directory.
+func (s *Suite) WriteMetrics() error {
+	entries := s.records.MetricsEntries()
+	if err := writeJSONFile(s.Settings.Out, eval.MetricsFile, entries); err != nil {
+		return err
+	}
+	return writeJSONFile(s.Settings.Out, eval.MetricsSummaryFile, eval.MetricsFileSummary{Summary: scoring.Summarize(entries)})
+}
+
+// Redact returns text without the run's secrets, for messages the caller
+// prints.
+func (s *Suite) Redact(text string) string { return s.redactor.String(text) }

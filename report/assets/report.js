@@ -248,7 +248,7 @@
     item('Judge', run.judge_model);
     item('Provider', run.provider);
     item('Servers', (run.servers || []).join(', '));
-    item('Cases', run.case_source);
+    item('Cases', run.cases);
     item('Commit', run.git_commit ? run.git_commit.slice(0, 12) : '', run.git_commit);
     if (run.usage && run.usage.requests) item('Requests', fmtInt(run.usage.requests));
     if (run.retries) item('Retries', fmtInt(run.retries));

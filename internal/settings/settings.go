@@ -1,9 +1,16 @@
-package suite
+// Package settings resolves the configuration of a run: every setting is a
+// flag (after the package on the go test command line) and an environment
+// variable; a flag given on the command line wins over the environment,
+// which wins over a .env file in the project root. It also chooses the
+// provider, and knows the run's secrets.
+package settings
 
 import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mcpeval/mcpeval/internal/files"
+	"github.com/mcpeval/mcpeval/internal/redact"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -20,14 +27,16 @@ import (
 type Settings struct {
 	Root string // the module root; relative paths are resolved against it
 
-	Cases    string
-	Servers  []string // specs; empty means the bundled sample server
-	Out      string
-	Cache    string
-	Model    string
-	Judge    string // judge model; "" means the agent's model, "none" disables the judge
-	BaseURL  string
-	APIKey   string `json:"-"`
+	Cases   string
+	Servers []string // specs; empty means the bundled sample server
+	Out     string
+	Cache   string
+	Model   string
+	Judge   string // judge model; "" means the agent's model, "none" disables the judge
+	BaseURL string
+	APIKey  string `json:"-"`
+	// secrets are the values Redactor removes besides the environment's.
+	secrets  []string
 	KeyVar   string // which variable the key came from
 	Headers  map[string]string
 	Provider string // "openrouter", "openai", "custom" or "" for the reference run
@@ -57,8 +66,8 @@ type setting struct {
 var settings = []setting{
 	{"cases", "EVAL_CASES", "cases", "case file or directory (relative to the project root)"},
 	{"server", "EVAL_SERVER", "", "MCP server(s), separated by ';': a command line (stdio), an http(s) URL (streamable HTTP) or sse:URL; default: the bundled sample server"},
-	{"out", "EVAL_OUT", "evaltest/out", "output directory for results.jsonl, summary.json and the report"},
-	{"cache", "EVAL_CACHE", "evaltest/.cache/test_results_cache.json", "result cache file"},
+	{"out", "EVAL_OUT", DefaultOut, "output directory for results.jsonl, summary.json and the report"},
+	{"cache", "EVAL_CACHE", DefaultCache, "result cache file"},
 	{"model", "EVAL_MODEL", "", "model to evaluate (default: google/gemini-2.5-flash on OpenRouter, gpt-4.1-mini on OpenAI)"},
 	{"judge-model", "EVAL_JUDGE_MODEL", "", "judge model (default: the evaluated model; 'none' leaves the verdict to the deterministic checks)"},
 	{"base-url", "OPENAI_BASE_URL", "", "OpenAI-compatible base URL (Ollama, vLLM, llama.cpp server, LM Studio, a proxy)"},
@@ -77,6 +86,12 @@ var settings = []setting{
 	{"force", "EVAL_FORCE", "false", "ignore cached results and run every case (new results are still cached)"},
 	{"reference", "EVAL_REFERENCE", "false", "offline reference run: execute each case's reference trajectory instead of a model"},
 }
+
+// Default paths, relative to the module root.
+const (
+	DefaultOut   = "evaltest/out"
+	DefaultCache = "evaltest/.cache/test_results_cache.json"
+)
 
 // Provider endpoints and default models.
 const (
@@ -119,7 +134,7 @@ func defaultNote(def string) string {
 // Resolve reads the settings from fs (parsed), the environment and the
 // .env file in the project root.
 func Resolve(fs *flag.FlagSet) (Settings, error) {
-	root, err := FindRoot()
+	root, err := files.ModuleRoot()
 	if err != nil {
 		return Settings{}, err
 	}
@@ -164,7 +179,13 @@ func resolve(fs *flag.FlagSet, root string, environ func(string) (string, bool))
 		}
 		values[s.flag], origin[s.flag] = v, from
 	}
-	return build(root, values, origin, lookup)
+	st, err := build(root, values, origin, lookup)
+	for name, value := range dotenv {
+		if redact.SecretName(name) {
+			st.secrets = append(st.secrets, value)
+		}
+	}
+	return st, err
 }
 
 func build(root string, v, origin map[string]string, lookup func(string) (string, bool)) (Settings, error) {
@@ -231,6 +252,7 @@ func build(root string, v, origin map[string]string, lookup func(string) (string
 func (st *Settings) chooseProvider(lookup func(string) (string, bool)) error {
 	get := func(name string) string { v, _ := lookup(name); return strings.TrimSpace(v) }
 	orKey, oaKey := get("OPENROUTER_API_KEY"), get("OPENAI_API_KEY")
+	st.secrets = append(st.secrets, orKey, oaKey)
 	switch {
 	case st.Reference:
 		st.Provider = ""
@@ -284,23 +306,6 @@ func abs(root, p string) string {
 	return filepath.Join(root, p)
 }
 
-// FindRoot returns the module root: the nearest directory at or above the
-// working directory that holds go.mod.
-func FindRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d, nil
-		}
-		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("no go.mod at or above %s", dir)
-		}
-	}
-}
-
 func readDotEnv(path string) (map[string]string, error) {
 	if path == "" {
 		return nil, nil
@@ -315,19 +320,15 @@ func readDotEnv(path string) (map[string]string, error) {
 	return m, nil
 }
 
-// Redaction: keys shorter than minRedactLen are not real keys (a local
-// server's placeholder such as "x") and replacing them would mangle text.
-const (
-	minRedactLen = 8
-	redactedMark = "[REDACTED]"
-)
-
-// Redact replaces the API key in s, wherever it appears.
-func (st Settings) Redact(s string) string {
-	if len(st.APIKey) < minRedactLen {
-		return s
-	}
-	return strings.ReplaceAll(s, st.APIKey, redactedMark)
+// Redactor returns the redactor of the run's secrets: both provider keys
+// (whichever is used), the secret-looking values of the .env file, the
+// credentials inside the base URL, and the secret-looking variables of
+// environ, which stdio servers inherit.
+func (st Settings) Redactor(environ []string) *redact.Redactor {
+	r := redact.New(st.secrets...)
+	r.AddURL(st.BaseURL)
+	r.AddEnv(environ)
+	return r
 }
 
 // IsolatedEnv returns the process environment without the suite's settings

@@ -1,22 +1,20 @@
-package suite
+package agent
 
 // Code cases (kind: code): a question about a table, answered with pandas
 // code that runs through the server's run_pandas tool.
 //
 // The agent (or the reference trajectory) runs as for any case, with the
-// code system prompt unless a system prompt is configured. The code case's
-// answer is the result text of its final code, not the model's prose: the
-// deterministic checks and the judge see what the code computed.
+// code system prompt unless one is configured. The code case's answer is the
+// result text of its final code, not the model's prose: the deterministic
+// checks and the judge see what the code computed.
 //
 // The attempts of a case are the chain of run_pandas executions that led to
 // its final code: the failed calls right before the agent's last call, then
 // that call (a model fixing its own error inside the loop is recovering).
 // When the last call failed, the recovery loop of the metrics guide asks the
-// model for corrected code (agent.Recover), within what is left of the
-// budget of EVAL_MAX_RECOVERY recovery attempts; the reference run has no
-// model and no recovery loop. The first success becomes the answer. The six
-// metrics (scoring.ScoreCode) are computed once the checks and the judge
-// have decided: the result matches when the case passed.
+// model for corrected code, within what is left of the budget of
+// MaxRecovery attempts; the reference run has no model and no recovery loop.
+// The first success becomes the answer.
 
 import (
 	"context"
@@ -24,83 +22,88 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mcpeval/mcpeval/internal/agent"
-	"github.com/mcpeval/mcpeval/internal/evalcase"
-	"github.com/mcpeval/mcpeval/internal/result"
-	"github.com/mcpeval/mcpeval/scoring"
+	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/llm"
+	"github.com/mcpeval/mcpeval/internal/mcpconn"
 )
 
 // schemaTool is the tool that describes the datasets run_pandas loads.
 const schemaTool = "list_datasets"
 
-// codeRun is what scoring a code case needs besides its record.
-type codeRun struct {
-	attempts []agent.Execution
-	columns  []string
+// CodeConfig configures a code case's run.
+type CodeConfig struct {
+	Config
+	// MaxRecovery bounds the recovery attempts after failed code.
+	MaxRecovery int
+	// Reference replays the case's reference trajectory instead of asking
+	// a model; chat may then be nil.
+	Reference bool
 }
 
-// runCode runs a code case: the agent or the reference trajectory, then,
-// if the final code failed and a model is evaluated, the recovery loop. The
-// transcript's answer is the final code's result text; when the final code
-// failed, Incomplete says so. The error is as agent.Run's.
-func (s *Suite) runCode(ctx context.Context, cfg agent.Config, c evalcase.Case) (*agent.Transcript, *codeRun, error) {
-	st := s.Settings
-	cfg.SystemPrompt = s.systemPrompt(c)
-	maxRecoveryAttempts := st.MaxRecovery
-	var tr *agent.Transcript
+// RunCode runs a code case: the agent or the reference trajectory, then, if
+// the final code failed and a model is evaluated, the recovery loop. The
+// transcript's answer is the final code's result text, its Attempts the
+// chain that led there and Columns the columns of the final code's
+// datasets; when the final code failed, Incomplete says so. The error is as
+// Run's.
+func RunCode(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg CodeConfig, c eval.Case) (*Transcript, error) {
+	if cfg.SystemPrompt == "" {
+		cfg.SystemPrompt = CodeSystemPrompt
+	}
+	var tr *Transcript
 	var err error
-	if st.Reference {
-		tr = agent.Reference(ctx, s.tools, cfg, c)
+	if cfg.Reference {
+		tr = Reference(ctx, tools, cfg.Config, c)
 		err = tr.Fault
 	} else {
-		tr, err = agent.Run(ctx, s.chat, s.tools, cfg, c.Input)
+		tr, err = Run(ctx, chat, tools, cfg.Config, c.Input)
 	}
-	run := &codeRun{attempts: attemptChain(agent.Executions(tr.ToolCalls))}
-	if len(run.attempts) == 0 {
+	tr.Attempts = attemptChain(attempts(tr.ToolCalls))
+	if len(tr.Attempts) == 0 {
 		if err == nil && tr.TokenLimit == "" && tr.Incomplete == "" {
-			tr.Incomplete = fmt.Sprintf("no code was run: the answer of a code case is the result of %s", agent.CodeTool)
+			tr.Incomplete = fmt.Sprintf("no code was run: the answer of a code case is the result of %s", CodeTool)
 		}
-		return tr, run, err
+		return tr, err
 	}
-	datasets := s.datasets(ctx)
-	last := run.attempts[len(run.attempts)-1]
-	run.columns = datasets.columns(last.Dataset)
+	datasets := listDatasets(ctx, tools)
+	last := tr.Attempts[len(tr.Attempts)-1]
+	tr.Columns = datasets.columns(last.Dataset)
 	if err != nil || tr.TokenLimit != "" {
-		return tr, run, err
+		return tr, err
 	}
 
-	if last.Failed && !st.Reference {
-		rec, rerr := agent.Recover(ctx, s.chat, s.tools, cfg, agent.RecoveryInput{
+	if last.Failed && !cfg.Reference {
+		rec, rerr := recoverCode(ctx, chat, tools, cfg.Config, recoveryInput{
 			Question: c.Input, Schema: datasets.describe(last.Dataset), Failed: last,
-			MaxAttempts: maxRecoveryAttempts - (len(run.attempts) - 1),
+			MaxAttempts: cfg.MaxRecovery - (len(tr.Attempts) - 1),
 		})
 		tr.Conversation = append(tr.Conversation, rec.Conversation...)
 		tr.ToolCalls = append(tr.ToolCalls, rec.ToolCalls...)
 		tr.Usage.Add(rec.Usage)
-		run.attempts = append(run.attempts, rec.Attempts...)
+		tr.Attempts = append(tr.Attempts, rec.Attempts...)
 		if rerr != nil {
-			return tr, run, rerr
+			return tr, rerr
 		}
 	}
 
-	final := run.attempts[len(run.attempts)-1]
+	final := tr.Attempts[len(tr.Attempts)-1]
 	switch {
 	case !final.Failed:
 		tr.Answer = final.Output
-		if !st.Reference {
+		if !cfg.Reference {
 			tr.Incomplete = "" // the code answered, whether or not the model summed up
 		}
 	case tr.Incomplete == "":
 		tr.Answer = ""
 		tr.Incomplete = fmt.Sprintf("the final code failed after %d recovery attempts: %s",
-			len(run.attempts)-1, lastLine(final.Output))
+			len(tr.Attempts)-1, lastLine(final.Output))
 	}
-	return tr, run, nil
+	return tr, nil
 }
 
 // attemptChain returns the executions that led to the final code: the
 // failed executions right before the last one, and the last one.
-func attemptChain(execs []agent.Execution) []agent.Execution {
+func attemptChain(execs []eval.Attempt) []eval.Attempt {
 	if len(execs) == 0 {
 		return nil
 	}
@@ -111,27 +114,6 @@ func attemptChain(execs []agent.Execution) []agent.Execution {
 	return execs[start:]
 }
 
-// scoreCode computes the six metrics of a finished code case, once the
-// checks and the judge have decided rec.Status.
-func (s *Suite) scoreCode(c evalcase.Case, rec result.Record, run *codeRun) scoring.Metrics {
-	attempts := make([]scoring.Attempt, len(run.attempts))
-	for i, e := range run.attempts {
-		attempts[i] = scoring.Attempt{Code: e.Code, Success: !e.Failed, Seconds: e.Seconds, SyntaxValid: true}
-		if e.Failed {
-			attempts[i].Error = e.Output
-			attempts[i].SyntaxValid = scoring.ClassifyError(e.Output) != scoring.SyntaxError
-		}
-	}
-	m := scoring.ScoreCode(scoring.CodeCase{
-		Question: c.Input, Columns: run.columns, Attempts: attempts,
-		ResultMatches: rec.Status == result.Pass,
-		// Every attempt made counts: the model may have fixed its code
-		// within its own loop more often than the recovery budget allows.
-		MaxRecoveryAttempts: max(s.Settings.MaxRecovery, len(attempts)-1),
-	})
-	return m
-}
-
 // datasetSchemas are the datasets list_datasets reports, by name.
 type datasetSchemas map[string][]schemaColumn
 
@@ -140,13 +122,13 @@ type schemaColumn struct {
 	Dtype string `json:"dtype"`
 }
 
-// datasets asks the server for the datasets' columns; a server without
+// listDatasets asks the server for the datasets' columns; a server without
 // list_datasets, or a failing one, gives none.
-func (s *Suite) datasets(ctx context.Context) datasetSchemas {
-	if !s.tools.Has(schemaTool) {
+func listDatasets(ctx context.Context, tools *mcpconn.Set) datasetSchemas {
+	if !tools.Has(schemaTool) {
 		return nil
 	}
-	res, err := s.tools.Call(ctx, schemaTool, map[string]any{})
+	res, err := tools.Call(ctx, schemaTool, map[string]any{})
 	if err != nil || res.IsError {
 		return nil
 	}

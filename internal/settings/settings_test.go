@@ -1,4 +1,4 @@
-package suite
+package settings
 
 import (
 	"flag"
@@ -105,11 +105,25 @@ func TestRedactAndServers(t *testing.T) {
 	st, err := resolveWith(t, map[string]string{"OPENAI_API_KEY": "sk-secret-abcdef", "EVAL_SERVER": "python -m marrvel_mcp ; http://localhost:8000/mcp;"}, "")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"python -m marrvel_mcp", "http://localhost:8000/mcp"}, st.Servers)
-	assert.Equal(t, "key [REDACTED] rejected", st.Redact("key sk-secret-abcdef rejected"))
+	assert.Equal(t, "key [REDACTED] rejected", st.Redactor(nil).String("key sk-secret-abcdef rejected"))
 
 	st, err = resolveWith(t, map[string]string{"OPENAI_API_KEY": "k", "EVAL_JUDGE_MODEL": "none"}, "")
 	require.NoError(t, err)
 	assert.False(t, st.JudgeEnabled())
+}
+
+// The redactor knows every secret of the run: both keys, whichever is used,
+// the .env file's secrets, the base URL's password and the environment's
+// secret-looking variables.
+func TestRedactorKnowsEverySecret(t *testing.T) {
+	st, err := resolveWith(t, map[string]string{
+		"OPENROUTER_API_KEY": "or-secret-key-1", "OPENAI_API_KEY": "oa-secret-key-2",
+		"OPENAI_BASE_URL": "http://user:url-password-3@localhost:8000/v1", "EVAL_MODEL": "m",
+	}, "HF_TOKEN=dotenv-token-4\nEVAL_MODEL=m\n")
+	require.NoError(t, err)
+	r := st.Redactor([]string{"GITHUB_TOKEN=env-token-5", "HOME=/home/a-long-home"})
+	text := "or-secret-key-1 oa-secret-key-2 url-password-3 dotenv-token-4 env-token-5 /home/a-long-home"
+	assert.Equal(t, "[REDACTED] [REDACTED] [REDACTED] [REDACTED] [REDACTED] /home/a-long-home", r.String(text))
 }
 
 func TestKeysGoOnlyWhereTheyBelong(t *testing.T) {

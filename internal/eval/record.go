@@ -1,14 +1,14 @@
-// Package result defines the record of one evaluated case and the summary of a
-// run. Records are what the suite appends to results.jsonl, what the cache
-// stores and what the report renders; they are plain JSON.
-package result
+package eval
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Status is the outcome of one case.
 type Status string
 
-// The four outcomes of a case.
+// The outcomes of a case.
 const (
 	// Pass: every deterministic check held and the judge (if any) said yes.
 	Pass Status = "pass"
@@ -28,7 +28,7 @@ type Record struct {
 	Test   string `json:"test,omitempty"`
 	File   string `json:"file,omitempty"`
 	Line   int    `json:"line,omitempty"`
-	Kind   string `json:"kind,omitempty"` // "tool" (default) or "code"
+	Kind   Kind   `json:"kind,omitempty"`
 	Status Status `json:"status"`
 	// Cached is true when the record was reused from the cache instead of run.
 	Cached bool `json:"cached"`
@@ -65,8 +65,9 @@ type Record struct {
 	// ServerStderr holds the tail of the MCP server's stderr when a server
 	// fault made this case an error.
 	ServerStderr string `json:"server_stderr,omitempty"`
-	// Metrics holds the scoring metrics of the case, when computed.
-	Metrics map[string]any `json:"metrics,omitempty"`
+	// Metrics are the case's six metrics; nil for an error, which says
+	// nothing of the model.
+	Metrics *Metrics `json:"metrics,omitempty"`
 }
 
 // CheckResult is the outcome of one deterministic check.
@@ -84,7 +85,9 @@ type ToolCall struct {
 	Result    string `json:"result"`
 	IsError   bool   `json:"is_error"`
 	// NotRun marks a call that never reached a server: an unknown tool,
-	// arguments that are not JSON, or one call too many in a turn.
+	// arguments that are not JSON, or one call too many in a turn. It counts
+	// as an attempt for must_not_call and max_calls, but satisfies neither
+	// must_call nor args.
 	NotRun bool `json:"not_run,omitempty"`
 	// DurationMS is the time the server took, in milliseconds.
 	DurationMS float64 `json:"duration_ms"`
@@ -134,61 +137,21 @@ func (u *Usage) Add(u2 Usage) {
 	u.Estimated = u.Estimated || u2.Estimated
 }
 
-// Summary describes a whole run; the suite writes it as summary.json.
-type Summary struct {
-	Started    time.Time `json:"started"`
-	Finished   time.Time `json:"finished"`
-	Seconds    float64   `json:"seconds"`
-	Model      string    `json:"model"`
-	JudgeModel string    `json:"judge_model"`
-	Provider   string    `json:"provider"` // base URL, never a key
-	Servers    []string  `json:"servers"`
-	Cases      string    `json:"cases"` // case source path
-	GitCommit  string    `json:"git_commit,omitempty"`
-	// Reference is true for an offline reference run (no model evaluated).
-	Reference bool `json:"reference,omitempty"`
-
-	Total      int `json:"total"`
-	Passed     int `json:"passed"`
-	Failed     int `json:"failed"`
-	Errors     int `json:"errors"`
-	TokenLimit int `json:"token_limit"`
-	Cached     int `json:"cached"`
-	// NotRun counts loaded cases that were not selected or did not finish.
-	NotRun int `json:"not_run"`
-	// Retries and Usage count this run's requests: cached cases add none.
-	Retries int `json:"retries"`
-	// ServerRestarts counts MCP server restarts after a crash or hang.
-	ServerRestarts int   `json:"server_restarts"`
-	Usage          Usage `json:"usage"`
+// Tool is a tool an MCP server offers, as the model is offered it.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"` // JSON Schema of the arguments
 }
 
-// Count adds one record's outcome to the summary's counters.
-func (s *Summary) Count(r Record) {
-	s.Total++
-	switch r.Status {
-	case Pass:
-		s.Passed++
-	case Fail:
-		s.Failed++
-	case TokenLimit:
-		s.TokenLimit++
-	case Error:
-		s.Errors++
-	}
-	if r.Cached {
-		s.Cached++ // its tokens and retries were spent by an earlier run
-		return
-	}
-	s.Retries += r.Retries
-	s.Usage.Add(r.Usage)
+// Attempt is one execution of a code case's code through run_pandas: the
+// first execution or a recovery attempt with fixed code.
+type Attempt struct {
+	Code    string
+	Dataset string
+	// Output is the result text, or the error text (with its exception
+	// type, "KeyError: 'age'") when Failed.
+	Output  string
+	Failed  bool
+	Seconds float64
 }
-
-// File names written in the output directory.
-const (
-	RecordsFile        = "results.jsonl"
-	SummaryFile        = "summary.json"
-	MetricsFile        = "metrics.json"
-	MetricsSummaryFile = "metrics_summary.json"
-	ReportFile         = "report.html"
-)

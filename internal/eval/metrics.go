@@ -1,0 +1,280 @@
+package eval
+
+// The metrics of a case, in the metrics guide's shape: six metrics and an
+// overall score, every score in [0, 1]. The scoring package computes them
+// and documents each formula; code cases fill the Details fields, tool cases
+// the ToolDetails fields.
+
+// The metric names, as used in weights, averages and report columns.
+const (
+	MetricCorrectness   = "correctness"
+	MetricQuality       = "quality"
+	MetricPerformance   = "performance"
+	MetricUnderstanding = "understanding"
+	MetricCoverage      = "coverage"
+	MetricRecovery      = "recovery"
+)
+
+// MetricNames lists the six metrics in the guide's order.
+var MetricNames = []string{MetricCorrectness, MetricQuality, MetricPerformance, MetricUnderstanding,
+	MetricCoverage, MetricRecovery}
+
+// Metrics holds the six metrics and the overall score of one case. Quality
+// is nil for tool cases; understanding and coverage may be not applicable.
+type Metrics struct {
+	Kind                Kind                `json:"kind"`
+	Correctness         CorrectnessMetric   `json:"correctness"`
+	Quality             *QualityMetric      `json:"quality,omitempty"`
+	Performance         PerformanceMetric   `json:"performance"`
+	PromptUnderstanding UnderstandingMetric `json:"prompt_understanding"`
+	RequirementCoverage CoverageMetric      `json:"requirement_coverage"`
+	ErrorRecovery       RecoveryMetric      `json:"error_recovery"`
+	Overall             OverallMetric       `json:"overall"`
+}
+
+// Scores returns the scores of the applicable metrics by name.
+func (m Metrics) Scores() map[string]float64 {
+	s := map[string]float64{
+		MetricCorrectness: m.Correctness.Score,
+		MetricPerformance: m.Performance.Score,
+		MetricRecovery:    m.ErrorRecovery.RecoveryScore,
+	}
+	if m.Quality != nil {
+		s[MetricQuality] = m.Quality.Score
+	}
+	if !m.PromptUnderstanding.NotApplicable {
+		s[MetricUnderstanding] = m.PromptUnderstanding.Score
+	}
+	if !m.RequirementCoverage.NotApplicable {
+		s[MetricCoverage] = m.RequirementCoverage.Score
+	}
+	return s
+}
+
+// OverallMetric is the weighted overall score.
+type OverallMetric struct {
+	Score float64 `json:"overall_score"`
+	// Weights are the weights used, renormalised over the applicable metrics.
+	Weights       map[string]float64 `json:"weights"`
+	NotApplicable []string           `json:"not_applicable"`
+}
+
+// CorrectnessMetric is correctness.
+type CorrectnessMetric struct {
+	Score       float64                 `json:"correctness_score"`
+	Details     *CorrectnessDetails     `json:"details,omitempty"`
+	ToolDetails *ToolCorrectnessDetails `json:"tool_details,omitempty"`
+}
+
+// CorrectnessDetails are the facts a code case's correctness rests on.
+type CorrectnessDetails struct {
+	Parses        bool `json:"parses"`
+	Runs          bool `json:"runs"`
+	ResultMatches bool `json:"result_matches"`
+}
+
+// ToolCorrectnessDetails is the verdict a tool case's correctness rests on.
+type ToolCorrectnessDetails struct {
+	Passed bool `json:"passed"`
+}
+
+// QualityMetric is code quality (code cases only).
+type QualityMetric struct {
+	Score   float64        `json:"quality_score"`
+	Details QualityDetails `json:"details"`
+}
+
+// QualityDetails explains a quality score.
+type QualityDetails struct {
+	SyntaxValid bool    `json:"syntax_valid"`
+	SafetyScore float64 `json:"safety_score"`
+	// UnsafePatterns names the unsafe kinds found: file_write, file_read,
+	// network, code_execution, dangerous_import.
+	UnsafePatterns   []string `json:"unsafe_patterns"`
+	ReadabilityScore float64  `json:"readability_score"`
+	// Imports are the top-level modules the code imports.
+	Imports      []string `json:"imports"`
+	ImportsScore float64  `json:"imports_score"`
+}
+
+// PerformanceMetric is performance.
+type PerformanceMetric struct {
+	Score       float64                 `json:"performance_score"`
+	Details     *PerformanceDetails     `json:"details,omitempty"`
+	ToolDetails *ToolPerformanceDetails `json:"tool_details,omitempty"`
+}
+
+// PerformanceDetails explains a code case's performance score.
+type PerformanceDetails struct {
+	ExecutionSeconds float64 `json:"execution_seconds"`
+	Ran              bool    `json:"ran"`
+	// ExecutionTimeScore is the time part, out of 0.3.
+	ExecutionTimeScore float64 `json:"execution_time_score"`
+	// TimeComplexity and SpaceComplexity are guesses from the code ("O(n)").
+	TimeComplexity       string  `json:"time_complexity"`
+	TimeComplexityScore  float64 `json:"time_complexity_score"`
+	SpaceComplexity      string  `json:"space_complexity"`
+	SpaceComplexityScore float64 `json:"space_complexity_score"`
+	CodeLines            int     `json:"code_lines"`
+}
+
+// ToolPerformanceDetails explains a tool case's performance score.
+type ToolPerformanceDetails struct {
+	Seconds       float64 `json:"seconds"`
+	Tokens        int     `json:"tokens"`
+	ToolCalls     int     `json:"tool_calls"`
+	Budget        Budget  `json:"budget"`
+	TimeScore     float64 `json:"time_score"`
+	TokenScore    float64 `json:"token_score"`
+	ToolCallScore float64 `json:"tool_call_score"`
+}
+
+// UnderstandingMetric is prompt understanding.
+type UnderstandingMetric struct {
+	Score float64 `json:"understanding_score"`
+	// NotApplicable is true when the question gives nothing to check (a tool
+	// case whose question names no entity); the overall score leaves it out.
+	NotApplicable bool                  `json:"not_applicable,omitempty"`
+	Details       *UnderstandingDetails `json:"details,omitempty"`
+	ToolDetails   *EntityDetails        `json:"tool_details,omitempty"`
+}
+
+// UnderstandingDetails explains a code case's understanding score.
+type UnderstandingDetails struct {
+	ColumnExtractionScore         float64 `json:"column_extraction_score"`
+	NLParsingScore                float64 `json:"nl_parsing_score"`
+	StatisticalUnderstandingScore float64 `json:"statistical_understanding_score"`
+	// ExtractedColumns are the dataset columns the code uses.
+	ExtractedColumns []string `json:"extracted_columns"`
+	// MentionedColumns are the dataset columns the question names.
+	MentionedColumns []string `json:"mentioned_columns"`
+	// StatisticalOperations are the operations asked for and performed.
+	StatisticalOperations []string `json:"statistical_operations"`
+	// RequestedOperations are the operations the question asks for.
+	RequestedOperations []string `json:"requested_operations"`
+	// NLPatterns are the phrasings (top N, filtering, ...) asked for and
+	// carried out; RequestedPatterns are those asked for.
+	NLPatterns        []string `json:"nl_patterns"`
+	RequestedPatterns []string `json:"requested_patterns"`
+}
+
+// EntityDetails explains a tool case's understanding score.
+type EntityDetails struct {
+	Entities        []Entity `json:"entities"`
+	MissingEntities []string `json:"missing_entities"`
+}
+
+// Entity is something a question names that a tool call should carry on:
+// a gene, a variant, a position, an identifier or a number.
+type Entity struct {
+	Text  string `json:"text"`
+	Kind  string `json:"kind"`
+	Found bool   `json:"found"`
+}
+
+// CoverageMetric is requirement coverage.
+type CoverageMetric struct {
+	Score float64 `json:"coverage_score"`
+	// NotApplicable is true when the case states no requirement to cover (a
+	// tool case without expected tools or facts); the overall score leaves it
+	// out.
+	NotApplicable bool                 `json:"not_applicable,omitempty"`
+	Details       *CoverageDetails     `json:"details,omitempty"`
+	ToolDetails   *ToolCoverageDetails `json:"tool_details,omitempty"`
+}
+
+// CoverageDetails explains a code case's coverage score. Each part is a
+// share in [0, 1]; the score weighs them 0.3, 0.3, 0.2 and 0.2.
+type CoverageDetails struct {
+	FilterConditionsCoverage float64  `json:"filter_conditions_coverage"`
+	GroupbyColumnsCoverage   float64  `json:"groupby_columns_coverage"`
+	SortingCoverage          float64  `json:"sorting_coverage"`
+	JoinConditionsCoverage   float64  `json:"join_conditions_coverage"`
+	MissingRequirements      []string `json:"missing_requirements"`
+}
+
+// ToolCoverageDetails explains a tool case's coverage score.
+type ToolCoverageDetails struct {
+	ExpectedToolsCoverage float64  `json:"expected_tools_coverage"`
+	RequiredFactsCoverage float64  `json:"required_facts_coverage"`
+	CalledTools           []string `json:"called_tools"`
+	MissingTools          []string `json:"missing_tools"`
+	MissingFacts          []string `json:"missing_facts"`
+	MissingRequirements   []string `json:"missing_requirements"`
+}
+
+// RecoveryMetric is error recovery.
+type RecoveryMetric struct {
+	HasError     bool   `json:"has_error"`
+	ErrorMessage string `json:"error_message"`
+	// ErrorClass is the class of the first error.
+	ErrorClass            string  `json:"error_class,omitempty"`
+	RecoveryAttemptsCount int     `json:"recovery_attempts_count"`
+	RecoverySuccess       bool    `json:"recovery_success"`
+	RecoverySuccessRate   float64 `json:"recovery_success_rate"`
+	ErrorFixQuality       float64 `json:"error_fix_quality"`
+	RecoveryScore         float64 `json:"recovery_score"`
+	// MaxRecoveryAttempts is the limit the attempts were counted against
+	// (code cases only).
+	MaxRecoveryAttempts int               `json:"max_recovery_attempts,omitempty"`
+	RecoveryDetails     []RecoveryAttempt `json:"recovery_details"`
+}
+
+// RecoveryAttempt is one recovery attempt.
+type RecoveryAttempt struct {
+	AttemptNumber int `json:"attempt_number"`
+	// Tool is the retried tool (tool cases only).
+	Tool    string `json:"tool,omitempty"`
+	Success bool   `json:"success"`
+	// Error is the attempt's error message, null when it succeeded.
+	Error      *string `json:"error"`
+	ErrorClass string  `json:"error_class,omitempty"`
+	FixQuality float64 `json:"fix_quality"`
+}
+
+// MetricsEntry is the metrics of one evaluated case, one element of
+// metrics.json.
+type MetricsEntry struct {
+	Case     string  `json:"case"`
+	Category string  `json:"category"`
+	Kind     Kind    `json:"kind"`
+	Model    string  `json:"model"`
+	Metrics  Metrics `json:"metrics"`
+}
+
+// MetricsFileSummary is the content of metrics_summary.json: the summary
+// under a "summary" key, like the guide's file.
+type MetricsFileSummary struct {
+	Summary MetricsSummary `json:"summary"`
+}
+
+// MetricsSummary aggregates the metrics of a run's cases.
+type MetricsSummary struct {
+	Entries                   int     `json:"entries"`
+	AverageUnderstandingScore float64 `json:"average_understanding_score"`
+	AverageCoverageScore      float64 `json:"average_coverage_score"`
+	AverageRecoveryScore      float64 `json:"average_recovery_score"`
+	AverageOverallScore       float64 `json:"average_overall_score"`
+	// ErrorsEncountered counts entries whose first execution (code) or some
+	// tool call (tool) failed.
+	ErrorsEncountered     int `json:"errors_encountered"`
+	TotalRecoveryAttempts int `json:"total_recovery_attempts"`
+	// SuccessfulRecoveries counts entries with an error that recovered.
+	SuccessfulRecoveries int `json:"successful_recoveries"`
+	// RecoverySuccessRate is SuccessfulRecoveries / ErrorsEncountered (0
+	// without errors).
+	RecoverySuccessRate float64 `json:"recovery_success_rate"`
+	// AverageScores holds every metric's average over the entries where it
+	// applies; a metric that applies nowhere is absent.
+	AverageScores map[string]float64      `json:"average_scores"`
+	ByCategory    map[string]MetricsGroup `json:"by_category"`
+	ByKind        map[Kind]MetricsGroup   `json:"by_kind"`
+	ByModel       map[string]MetricsGroup `json:"by_model"`
+}
+
+// MetricsGroup aggregates the entries of one category, kind or model.
+type MetricsGroup struct {
+	Entries             int                `json:"entries"`
+	AverageOverallScore float64            `json:"average_overall_score"`
+	AverageScores       map[string]float64 `json:"average_scores"`
+}
