@@ -2,7 +2,7 @@
 // that a later run reuses them instead of paying for them again.
 //
 // What is stored: a case that passed or hit the token limit
-// ([ShouldStore]). Storing any other outcome (a fail or an error) removes
+// ([shouldStore]). Storing any other outcome (a fail or an error) removes
 // the older entry for that key instead, so the cache never claims a pass
 // that the latest run contradicted. [Cache.Get] returns only such
 // reusable entries.
@@ -97,11 +97,11 @@ const minCompactLines = 256
 // errClosed is the error of a Put or Clear after Close.
 var errClosed = errors.New("cache is closed")
 
-// ShouldStore reports whether a finished case's record belongs in the
+// shouldStore reports whether a finished case's record belongs in the
 // cache: a pass or a token-limit result of a real model run. Fails and
 // errors are run again next time; records of the reference agent are not
 // model results and are never stored.
-func ShouldStore(r eval.Record) bool {
+func shouldStore(r eval.Record) bool {
 	return !r.Reference && (r.Status == eval.Pass || r.Status == eval.TokenLimit)
 }
 
@@ -187,7 +187,7 @@ func (c *Cache) Warnings() []string {
 }
 
 // Get returns the stored record for key if it can be reused (see
-// ShouldStore), with Cached set to true. It answers from the files as
+// shouldStore), with Cached set to true. It answers from the files as
 // this Cache last read them, plus its own Puts; an entry that cannot be
 // read is a miss with a warning.
 func (c *Cache) Get(key string) (eval.Record, bool) {
@@ -203,7 +203,7 @@ func (c *Cache) Get(key string) (eval.Record, bool) {
 		c.warn(fmt.Sprintf("cache entry %s in %s cannot be read (%v); the case runs again", key, c.path, err))
 		return eval.Record{}, false
 	}
-	if !ShouldStore(e.Record) {
+	if !shouldStore(e.Record) {
 		return eval.Record{}, false
 	}
 	e.Record.Cached = true
@@ -226,7 +226,7 @@ func (c *Cache) lookup(key string) ([]byte, error) {
 
 // Put records the outcome of the case run identified by key and returns
 // once the journal holds it (see the package documentation for what that
-// survives). A record that ShouldStore accepts is stored (with Cached
+// survives). A record that shouldStore accepts is stored (with Cached
 // false); any other record removes the key's entry. When the append
 // fails, Put returns the error and the next Put (or Close) carries the
 // change again. Its cost grows with the record, not with the cache.

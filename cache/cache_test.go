@@ -32,7 +32,7 @@ func TestShouldStore(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, ShouldStore(tt.record))
+			assert.Equal(t, tt.want, shouldStore(tt.record))
 		})
 	}
 }

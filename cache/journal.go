@@ -67,10 +67,10 @@ func journalLine(key string, entry []byte) []byte {
 }
 
 // newChange encodes the Put of r under key: the entry of r when
-// ShouldStore accepts it, else the removal of key. It encodes the entry
+// shouldStore accepts it, else the removal of key. It encodes the entry
 // straight into its journal line.
 func newChange(key string, r eval.Record) (change, error) {
-	if !ShouldStore(r) {
+	if !shouldStore(r) {
 		return change{line: journalLine(key, nil)}, nil
 	}
 	r.Cached = false

@@ -25,9 +25,9 @@ If a tool returns an error, read it, correct the call and try again.
 If the tools return no data for what was asked, say clearly that the data is unavailable.
 End with a concise final answer that states the key facts and values.`
 
-// MaxCallsPerTurn bounds the tool calls executed from one model reply; the
+// maxCallsPerTurn bounds the tool calls executed from one model reply; the
 // rest are answered with an error so the conversation stays valid.
-const MaxCallsPerTurn = 32
+const maxCallsPerTurn = 32
 
 // Config configures the loop.
 type Config struct {
@@ -86,8 +86,8 @@ func Run(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg Config, 
 			return tr, nil
 		}
 		for i, call := range msg.ToolCalls {
-			if i >= MaxCallsPerTurn {
-				tr.reply(call, notRun(fmt.Sprintf("not executed: at most %d tool calls per turn", MaxCallsPerTurn)))
+			if i >= maxCallsPerTurn {
+				tr.reply(call, notRun(fmt.Sprintf("not executed: at most %d tool calls per turn", maxCallsPerTurn)))
 				continue
 			}
 			rec, err := execute(ctx, tools, call)

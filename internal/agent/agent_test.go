@@ -140,7 +140,7 @@ func TestRunIterationLimitAndTurnLimit(t *testing.T) {
 			executed++
 		}
 	}
-	assert.Equal(t, 2*MaxCallsPerTurn, executed)
+	assert.Equal(t, 2*maxCallsPerTurn, executed)
 }
 
 func TestRunProviderErrorAndEstimatedUsage(t *testing.T) {

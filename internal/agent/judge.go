@@ -69,13 +69,13 @@ func Judge(ctx context.Context, chat llm.Chatter, cfg Config, question, expected
 	if err != nil {
 		return Verdict{}, err
 	}
-	v := ParseVerdict(resp.Message)
+	v := parseVerdict(resp.Message)
 	v.Usage = usageOf(resp, msgs, cfg.Counter)
 	return v, nil
 }
 
-// ParseVerdict reads a verdict from the judge's reply message.
-func ParseVerdict(m eval.Message) Verdict {
+// parseVerdict reads a verdict from the judge's reply message.
+func parseVerdict(m eval.Message) Verdict {
 	raw := strings.TrimSpace(m.Content)
 	for _, tc := range m.ToolCalls {
 		if tc.Function.Name == verdictTool {

@@ -42,7 +42,7 @@ func TestParseVerdict(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := ParseVerdict(tt.msg)
+			v := parseVerdict(tt.msg)
 			assert.Equal(t, tt.pass, v.Pass)
 			assert.Equal(t, tt.verdict, v.Verdict)
 			if tt.verdict != "" {

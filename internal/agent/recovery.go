@@ -83,7 +83,7 @@ func recoverCode(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg 
 		rec.Usage.Add(usageOf(resp, request, cfg.Counter))
 		rec.Prompts = append(rec.Prompts, prompt)
 
-		code := ExtractCode(resp.Message.Content)
+		code := extractCode(resp.Message.Content)
 		args, _ := json.Marshal(map[string]string{"code": code, "dataset": latest.Dataset})
 		call := eval.MessageToolCall{ID: fmt.Sprintf("recovery_%d", i), Type: "function",
 			Function: eval.FunctionCall{Name: CodeTool, Arguments: string(args)}}
@@ -168,9 +168,9 @@ func codeBlocks(text string) []codeBlock {
 	return blocks
 }
 
-// ExtractCode returns the code of a model's reply: the body of the first
+// extractCode returns the code of a model's reply: the body of the first
 // fenced block marked python (or the first block), else the whole reply.
-func ExtractCode(reply string) string {
+func extractCode(reply string) string {
 	blocks := codeBlocks(reply)
 	for _, b := range blocks {
 		if b.lang == "python" || b.lang == "py" || b.lang == "python3" {

@@ -162,7 +162,7 @@ func TestExtractCode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, ExtractCode(tt.reply))
+			assert.Equal(t, tt.want, extractCode(tt.reply))
 		})
 	}
 }

@@ -34,7 +34,7 @@ func CheckAnswer(c eval.Case, answer string) []eval.CheckResult {
 		out = append(out, check("regexp "+quote(p), re.MatchString(answer), "no match in the answer"))
 	}
 	if len(c.Checks.Numbers) > 0 {
-		numbers := NumbersIn(answer)
+		numbers := numbersIn(answer)
 		for _, n := range c.Checks.Numbers {
 			name := fmt.Sprintf("number %v ± %v", n.Value, n.Tolerance)
 			out = append(out, check(name, containsNumber(numbers, n), "no such number in the answer"))
@@ -103,13 +103,13 @@ var numberRE = regexp.MustCompile(`[-+\x{2212}]?(?:\d+(?:,\d+)*(?:\.\d+)?|\.\d+)
 // groupedRE matches a literal with thousands separators: "1,234,567.5".
 var groupedRE = regexp.MustCompile(`^[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?:[eE][-+]?\d+)?$`)
 
-// NumbersIn returns the decimal numbers written in text ("1,234.5", "0.35",
+// numbersIn returns the decimal numbers written in text ("1,234.5", "0.35",
 // "-2e-3"), in order. A comma-joined literal gives each comma-separated
 // number, as in compact JSON ("[1,234]"), and also the grouped value when
 // the commas separate thousands ("1,234" gives 1, 234 and 1234). A sign or
 // dot right after a letter or digit joins words instead of starting a
 // number: "9-99694174" gives 9 and 99694174, "c.187C>T" gives 187.
-func NumbersIn(text string) []float64 {
+func numbersIn(text string) []float64 {
 	var out []float64
 	for _, loc := range numberRE.FindAllStringIndex(text, -1) {
 		lit := text[loc[0]:loc[1]]

@@ -118,7 +118,7 @@ func TestCheckAnswerNumbers(t *testing.T) {
 			c := eval.Case{Checks: eval.Checks{Numbers: []eval.NumberCheck{{Value: tt.value, Tolerance: tt.tolerance}}}}
 			got := CheckAnswer(c, tt.answer)
 			require.Len(t, got, 1)
-			assert.Equal(t, tt.passed, got[0].Passed, "%v ± %v in %q (numbers found: %v)", tt.value, tt.tolerance, tt.answer, NumbersIn(tt.answer))
+			assert.Equal(t, tt.passed, got[0].Passed, "%v ± %v in %q (numbers found: %v)", tt.value, tt.tolerance, tt.answer, numbersIn(tt.answer))
 		})
 	}
 }
@@ -146,7 +146,7 @@ func TestNumbersIn(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
-			assert.Equal(t, tt.want, NumbersIn(tt.text))
+			assert.Equal(t, tt.want, numbersIn(tt.text))
 		})
 	}
 }

@@ -157,8 +157,8 @@ func fromOpenAI(om openai.ChatCompletionMessage) eval.Message {
 	return m
 }
 
-// StatusCode returns the HTTP status of a provider error, or 0.
-func StatusCode(err error) int {
+// statusCode returns the HTTP status of a provider error, or 0.
+func statusCode(err error) int {
 	var api *openai.APIError
 	if errors.As(err, &api) {
 		return api.HTTPStatusCode
@@ -173,14 +173,14 @@ func StatusCode(err error) int {
 // IsAuthError reports whether err means the key is missing, wrong or not
 // allowed: retrying or running more cases cannot help.
 func IsAuthError(err error) bool {
-	code := StatusCode(err)
+	code := statusCode(err)
 	return code == http.StatusUnauthorized || code == http.StatusForbidden
 }
 
 // Describe returns a one-line description of a provider error, with the
 // status code when there is one.
 func Describe(err error) string {
-	if code := StatusCode(err); code != 0 {
+	if code := statusCode(err); code != 0 {
 		return fmt.Sprintf("provider returned HTTP %d: %v", code, err)
 	}
 	return err.Error()

@@ -348,7 +348,7 @@ func TestAPIKeyNeverInErrors(t *testing.T) {
 				assert.NotContains(t, text, testKey[3:])
 				assert.Contains(t, text, tt.keeps)
 			}
-			assert.Equal(t, tt.status, StatusCode(err))
+			assert.Equal(t, tt.status, statusCode(err))
 			assert.Equal(t, tt.status == 401, IsAuthError(err))
 		})
 	}
@@ -368,7 +368,7 @@ func TestStatusCodeAndDescribe(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.code, StatusCode(tt.err))
+			assert.Equal(t, tt.code, statusCode(tt.err))
 			assert.Contains(t, Describe(tt.err), tt.describe)
 			assert.Equal(t, tt.code == 401 || tt.code == 403, IsAuthError(tt.err), "code %s", strconv.Itoa(tt.code))
 		})

@@ -85,7 +85,7 @@ func TestNotRetried(t *testing.T) {
 			assert.Equal(t, 1, p.count())
 			assert.Zero(t, retries.Load())
 			assert.Contains(t, err.Error(), message)
-			assert.Equal(t, code, StatusCode(err))
+			assert.Equal(t, code, statusCode(err))
 			assert.Equal(t, code == 401 || code == 403, IsAuthError(err))
 			assert.Contains(t, Describe(err), fmt.Sprintf("HTTP %d", code))
 			assert.Contains(t, Describe(err), message)
@@ -116,7 +116,7 @@ func TestMaxRetriesBound(t *testing.T) {
 			assert.Equal(t, tt.wantAttempts, p.count())
 			assert.EqualValues(t, tt.wantAttempts-1, retries.Load())
 			assert.Contains(t, err.Error(), fmt.Sprintf("(attempt %d)", tt.wantAttempts), "the last error is returned")
-			assert.Equal(t, 503, StatusCode(err))
+			assert.Equal(t, 503, statusCode(err))
 		})
 	}
 }
@@ -141,7 +141,7 @@ func TestMaxWaitBound(t *testing.T) {
 				c.Retry.MaxWait = 120 * time.Millisecond
 			}).Chat(context.Background(), question())
 			require.Error(t, err)
-			assert.Equal(t, 429, StatusCode(err))
+			assert.Equal(t, 429, statusCode(err))
 			assert.Equal(t, tt.wantAttempts, p.count())
 			assert.Less(t, time.Since(start), time.Second)
 		})
@@ -182,7 +182,7 @@ func TestConnectionRefusedRetried(t *testing.T) {
 	require.Error(t, err)
 	assert.EqualValues(t, 2, retries.Load())
 	assert.Contains(t, err.Error(), "refused")
-	assert.Zero(t, StatusCode(err))
+	assert.Zero(t, statusCode(err))
 }
 
 func TestPerRequestTimeout(t *testing.T) {
@@ -312,7 +312,7 @@ func TestNonJSON429Exhausted(t *testing.T) {
 	assert.Equal(t, 3, p.count())
 	var reqErr *openai.RequestError
 	require.ErrorAs(t, err, &reqErr)
-	assert.Equal(t, 429, StatusCode(err))
+	assert.Equal(t, 429, statusCode(err))
 	assert.Contains(t, err.Error(), "Too Many Requests")
 	assert.False(t, IsAuthError(err))
 }

@@ -67,7 +67,7 @@ var settings = []setting{
 	{"cases", "EVAL_CASES", "cases", "case file or directory (relative to the project root)"},
 	{"server", "EVAL_SERVER", "", "MCP server(s), separated by ';': a command line (stdio), an http(s) URL (streamable HTTP) or sse:URL; default: the bundled sample server"},
 	{"out", "EVAL_OUT", DefaultOut, "output directory for results.jsonl, summary.json and the report"},
-	{"cache", "EVAL_CACHE", DefaultCache, "result cache file"},
+	{"cache", "EVAL_CACHE", defaultCache, "result cache file"},
 	{"model", "EVAL_MODEL", "", "model to evaluate (default: google/gemini-2.5-flash on OpenRouter, gpt-4.1-mini on OpenAI)"},
 	{"judge-model", "EVAL_JUDGE_MODEL", "", "judge model (default: the evaluated model; 'none' leaves the verdict to the deterministic checks)"},
 	{"base-url", "OPENAI_BASE_URL", "", "OpenAI-compatible base URL (Ollama, vLLM, llama.cpp server, LM Studio, a proxy)"},
@@ -90,14 +90,14 @@ var settings = []setting{
 // Default paths, relative to the module root.
 const (
 	DefaultOut   = "evaltest/out"
-	DefaultCache = "evaltest/.cache/test_results_cache.json"
+	defaultCache = "evaltest/.cache/test_results_cache.json"
 )
 
 // Provider endpoints and default models.
 const (
-	OpenRouterURL     = "https://openrouter.ai/api/v1"
-	OpenRouterDefault = "google/gemini-2.5-flash"
-	OpenAIDefault     = "gpt-4.1-mini"
+	openRouterURL     = "https://openrouter.ai/api/v1"
+	openRouterDefault = "google/gemini-2.5-flash"
+	openAIDefault     = "gpt-4.1-mini"
 )
 
 // RegisterFlags adds the settings' flags to fs. Values are resolved by
@@ -269,15 +269,15 @@ func (st *Settings) chooseProvider(lookup func(string) (string, bool)) error {
 			return errors.New("OPENAI_BASE_URL is set but no model is named: set EVAL_MODEL (or -model) to a model the endpoint serves")
 		}
 	case orKey != "":
-		st.Provider, st.BaseURL, st.APIKey, st.KeyVar = "openrouter", OpenRouterURL, orKey, "OPENROUTER_API_KEY"
+		st.Provider, st.BaseURL, st.APIKey, st.KeyVar = "openrouter", openRouterURL, orKey, "OPENROUTER_API_KEY"
 		st.Headers = map[string]string{"X-Title": "mcpeval"}
 		if st.Model == "" {
-			st.Model = OpenRouterDefault
+			st.Model = openRouterDefault
 		}
 	case oaKey != "":
 		st.Provider, st.BaseURL, st.APIKey, st.KeyVar = "openai", "https://api.openai.com/v1", oaKey, "OPENAI_API_KEY"
 		if st.Model == "" {
-			st.Model = OpenAIDefault
+			st.Model = openAIDefault
 		}
 	case st.Model != "":
 		return fmt.Errorf("EVAL_MODEL is %q but no provider is configured: set OPENROUTER_API_KEY (OpenRouter) or OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL for a local server, in the environment or in the .env file in the project root", st.Model)

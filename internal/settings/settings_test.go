@@ -47,11 +47,11 @@ func TestProviderChoice(t *testing.T) {
 		model    string
 		url      string
 	}{
-		{"openrouter", map[string]string{"OPENROUTER_API_KEY": "or-key-123456"}, "openrouter", OpenRouterDefault, OpenRouterURL},
-		{"openai", map[string]string{"OPENAI_API_KEY": "oa-key-123456"}, "openai", OpenAIDefault, "https://api.openai.com/v1"},
-		{"both keys: OpenRouter first", map[string]string{"OPENAI_API_KEY": "a", "OPENROUTER_API_KEY": "b"}, "openrouter", OpenRouterDefault, OpenRouterURL},
+		{"openrouter", map[string]string{"OPENROUTER_API_KEY": "or-key-123456"}, "openrouter", openRouterDefault, openRouterURL},
+		{"openai", map[string]string{"OPENAI_API_KEY": "oa-key-123456"}, "openai", openAIDefault, "https://api.openai.com/v1"},
+		{"both keys: OpenRouter first", map[string]string{"OPENAI_API_KEY": "a", "OPENROUTER_API_KEY": "b"}, "openrouter", openRouterDefault, openRouterURL},
 		{"base URL wins", map[string]string{"OPENAI_BASE_URL": "http://localhost:11434/v1", "EVAL_MODEL": "qwen3", "OPENROUTER_API_KEY": "b"}, "custom", "qwen3", "http://localhost:11434/v1"},
-		{"model override", map[string]string{"OPENROUTER_API_KEY": "b", "EVAL_MODEL": "anthropic/claude"}, "openrouter", "anthropic/claude", OpenRouterURL},
+		{"model override", map[string]string{"OPENROUTER_API_KEY": "b", "EVAL_MODEL": "anthropic/claude"}, "openrouter", "anthropic/claude", openRouterURL},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

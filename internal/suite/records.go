@@ -14,9 +14,9 @@ import (
 	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
-// RecordWriter appends one JSON line per finished case to results.jsonl,
+// recordWriter appends one JSON line per finished case to results.jsonl,
 // written through at once so that a killed run keeps every finished case.
-type RecordWriter struct {
+type recordWriter struct {
 	mu   sync.Mutex
 	log  io.Writer
 	f    *os.File
@@ -26,10 +26,10 @@ type RecordWriter struct {
 	err     error
 }
 
-// CreateRecords creates (or truncates) results.jsonl in dir and removes the
+// createRecords creates (or truncates) results.jsonl in dir and removes the
 // previous run's summary and metrics, so that the directory never mixes
 // two runs even when this one is killed before writing its own.
-func CreateRecords(dir string, log io.Writer) (*RecordWriter, error) {
+func createRecords(dir string, log io.Writer) (*recordWriter, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create output directory: %w", err)
 	}
@@ -43,12 +43,12 @@ func CreateRecords(dir string, log io.Writer) (*RecordWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
-	return &RecordWriter{f: f, log: log}, nil
+	return &recordWriter{f: f, log: log}, nil
 }
 
 // Write appends rec. The first write error is printed to log at once and
 // returned by Close.
-func (w *RecordWriter) Write(rec eval.Record) {
+func (w *recordWriter) Write(rec eval.Record) {
 	line, err := json.Marshal(rec)
 	line = append(line, '\n')
 	w.mu.Lock()
@@ -67,9 +67,9 @@ func (w *RecordWriter) Write(rec eval.Record) {
 	}
 }
 
-// MetricsEntries returns the metrics of the records written so far that
+// metricsEntries returns the metrics of the records written so far that
 // were scored.
-func (w *RecordWriter) MetricsEntries() []eval.MetricsEntry {
+func (w *recordWriter) metricsEntries() []eval.MetricsEntry {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return append([]eval.MetricsEntry{}, w.metrics...)
@@ -84,16 +84,16 @@ func slim(r eval.Record) eval.Record {
 	}
 }
 
-// Records returns the records written so far, reduced to their outcome and
+// records returns the records written so far, reduced to their outcome and
 // counters.
-func (w *RecordWriter) Records() []eval.Record {
+func (w *recordWriter) records() []eval.Record {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return append([]eval.Record(nil), w.slim...)
 }
 
 // Close closes the file.
-func (w *RecordWriter) Close() error {
+func (w *recordWriter) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.f.Close(); err != nil && w.err == nil {

@@ -41,7 +41,7 @@ type Suite struct {
 	limiter  *llm.Limiter
 	counter  *tokens.Counter
 	cache    *cache.Cache
-	records  *RecordWriter
+	records  *recordWriter
 	redactor *redact.Redactor
 	started  time.Time
 	log      io.Writer
@@ -111,7 +111,7 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		}
 	}
 	s.printCacheWarnings()
-	if s.records, err = CreateRecords(st.Out, log); err != nil {
+	if s.records, err = createRecords(st.Out, log); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -418,7 +418,7 @@ func (s *Suite) Summary() eval.Summary {
 	}
 	sum.Seconds = sum.Finished.Sub(sum.Started).Seconds()
 	ran := map[string]bool{}
-	for _, r := range s.records.Records() {
+	for _, r := range s.records.records() {
 		sum.Count(r)
 		ran[r.Name] = true
 	}
@@ -444,13 +444,9 @@ func (s *Suite) WriteSummary(sum eval.Summary) error {
 // WriteMetrics writes metrics.json (one entry per scored case) and
 // metrics_summary.json into the output directory.
 func (s *Suite) WriteMetrics() error {
-	entries := s.records.MetricsEntries()
+	entries := s.records.metricsEntries()
 	if err := writeJSONFile(s.Settings.Out, eval.MetricsFile, entries); err != nil {
 		return err
 	}
 	return writeJSONFile(s.Settings.Out, eval.MetricsSummaryFile, eval.MetricsFileSummary{Summary: scoring.Summarize(entries)})
 }
-
-// Redact returns text without the run's secrets, for messages the caller
-// prints.
-func (s *Suite) Redact(text string) string { return s.redactor.String(text) }

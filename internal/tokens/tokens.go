@@ -50,12 +50,12 @@ func New(encoding string) (*Counter, error) {
 
 // ForModel returns a counter for the encoding a model uses.
 func ForModel(model string) (*Counter, error) {
-	return New(EncodingFor(model))
+	return New(encodingFor(model))
 }
 
-// EncodingFor maps a model name, with or without a provider prefix such as
+// encodingFor maps a model name, with or without a provider prefix such as
 // "openai/", to its encoding; unknown models get Default.
-func EncodingFor(model string) string {
+func encodingFor(model string) string {
 	name := strings.ToLower(model)
 	if i := strings.LastIndex(name, "/"); i >= 0 {
 		name = name[i+1:]

@@ -18,7 +18,7 @@ func TestEncodingFor(t *testing.T) {
 		"o3-mini":                 "o200k_base",
 		"":                        "cl100k_base",
 	} {
-		assert.Equal(t, want, EncodingFor(model), model)
+		assert.Equal(t, want, encodingFor(model), model)
 	}
 }
 
