@@ -1,11 +1,3 @@
-// Package evaltest is the evaluation suite: every YAML case is a parallel
-// subtest of the test function of its category.
-//
-//	go test ./evaltest                      # every case
-//	go test ./evaltest -run Gene -force     # categories containing "Gene", ignoring the cache
-//	go test ./evaltest -args -h             # every setting, with its environment variable
-//
-// The logic lives in package suite; this package wires it to go test.
 package evaltest
 
 import (

@@ -1,0 +1,64 @@
+// Package evaltest is the evaluation suite: every YAML case is a parallel
+// subtest of the test function of its category.
+//
+//	go test ./evaltest                      # every case
+//	go test ./evaltest -run Gene -force     # categories containing "Gene", ignoring the cache
+//	go test ./evaltest -args -h             # every setting, with its environment variable
+//
+// It is also the API a user's own code needs: the case format and the
+// record model below are what case files hold and what a run writes to
+// results.jsonl, summary.json and the metrics files. The logic lives in
+// internal packages; this package wires it to go test.
+package evaltest
+
+import (
+	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/evalcase"
+)
+
+// The case format: what a case file holds.
+type (
+	// Case is one evaluation case: its question, expected answer and
+	// optional checks, tool expectations, reference trajectory and budget.
+	Case = eval.Case
+	// Kind says how a case is answered: KindTool or KindCode.
+	Kind = eval.Kind
+)
+
+// The kinds of case.
+const (
+	KindTool = eval.KindTool
+	KindCode = eval.KindCode
+)
+
+// The record model: what a run writes.
+type (
+	// Record is everything known about one evaluated case, one line of
+	// results.jsonl.
+	Record = eval.Record
+	// Status is a case's outcome: Pass, Fail, TokenLimit or Error.
+	Status = eval.Status
+	// ToolCall is one tool call of a record, with its result.
+	ToolCall = eval.ToolCall
+	// Metrics are a record's six metrics and overall score.
+	Metrics = eval.Metrics
+	// Summary describes a run: summary.json.
+	Summary = eval.Summary
+	// MetricsEntry is one element of metrics.json.
+	MetricsEntry = eval.MetricsEntry
+	// MetricsSummary aggregates a run's metrics: metrics_summary.json.
+	MetricsSummary = eval.MetricsSummary
+)
+
+// The outcomes of a case.
+const (
+	Pass       = eval.Pass
+	Fail       = eval.Fail
+	TokenLimit = eval.TokenLimit
+	Error      = eval.Error
+)
+
+// LoadCases loads the cases of a case file, or of every *.yaml and *.yml
+// file below a directory. Decoding is strict: every problem is an error
+// naming the file and line.
+func LoadCases(path string) ([]Case, error) { return evalcase.LoadPath(path) }
