@@ -17,8 +17,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
 	"gotest.tools/gotestsum/testjson"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // Load reads the go test -json streams and, from outDir, the run's records,

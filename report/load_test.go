@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // outcome is what the tests compare per case.

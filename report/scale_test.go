@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // syntheticRecords makes n records whose conversations hold about

@@ -11,9 +11,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 func writeString(t *testing.T, d *Data) string {

@@ -2,9 +2,10 @@ package scoring
 
 import (
 	"fmt"
-	"github.com/mcpeval/mcpeval/internal/eval"
 	"slices"
 	"strings"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // Sub-weights of requirement coverage for code cases (the guide's).

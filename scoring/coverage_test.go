@@ -1,11 +1,12 @@
 package scoring
 
 import (
-	"github.com/mcpeval/mcpeval/internal/eval"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 func TestCoverage(t *testing.T) {

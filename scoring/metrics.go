@@ -1,8 +1,9 @@
 package scoring
 
 import (
-	"github.com/mcpeval/mcpeval/internal/eval"
 	"slices"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // metricWeights are the guide's weights of the six metrics in the overall score.

@@ -2,11 +2,12 @@ package scoring
 
 import (
 	"encoding/json"
-	"github.com/mcpeval/mcpeval/internal/eval"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 func TestOverall(t *testing.T) {

@@ -1,9 +1,10 @@
 package scoring
 
 import (
-	"github.com/mcpeval/mcpeval/internal/eval"
 	"slices"
 	"strings"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // complexityScores rates the complexity classes the guesses produce.

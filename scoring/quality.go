@@ -1,9 +1,10 @@
 package scoring
 
 import (
-	"github.com/mcpeval/mcpeval/internal/eval"
 	"slices"
 	"strings"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // codeCorrectness scores final code: 0.25 if it parses, 0.25 if it runs and 0.5

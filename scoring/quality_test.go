@@ -1,11 +1,12 @@
 package scoring
 
 import (
-	"github.com/mcpeval/mcpeval/internal/eval"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 func TestCorrectness(t *testing.T) {

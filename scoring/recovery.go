@@ -1,8 +1,9 @@
 package scoring
 
 import (
-	"github.com/mcpeval/mcpeval/internal/eval"
 	"slices"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // defaultMaxRecoveryAttempts is how many times a failed code execution is

@@ -3,8 +3,9 @@ package scoring
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/mcpeval/mcpeval/internal/eval"
 	"slices"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // callArgs returns a call's arguments; arguments that are not a JSON

@@ -3,7 +3,6 @@ package scoring
 import (
 	"encoding/json"
 	"errors"
-	"github.com/mcpeval/mcpeval/internal/eval"
 	"io/fs"
 	"os"
 	"testing"
@@ -11,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 func entityTexts(es []entity) map[string]string {

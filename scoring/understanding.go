@@ -1,8 +1,9 @@
 package scoring
 
 import (
-	"github.com/mcpeval/mcpeval/internal/eval"
 	"slices"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // Sub-weights of prompt understanding for code cases (the guide's).

@@ -21,8 +21,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/mcpeval/mcpeval/internal/files"
-	"github.com/mcpeval/mcpeval/internal/settings"
 	"io"
 	"os"
 	"os/exec"
@@ -31,6 +29,8 @@ import (
 	"strings"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/files"
+	"github.com/mcpeval/mcpeval/internal/settings"
 	"github.com/mcpeval/mcpeval/report"
 )
 

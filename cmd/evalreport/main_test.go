@@ -10,9 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 const moduleDir = "../.."

@@ -14,7 +14,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/mcpeval/mcpeval/internal/files"
 	"net"
 	"net/http"
 	"os"
@@ -22,6 +21,7 @@ import (
 	"time"
 
 	"github.com/mcpeval/mcpeval/internal/evalcase"
+	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
 )
 

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+
 	"github.com/mcpeval/mcpeval/internal/sampleserver"
 )
 

@@ -3,9 +3,10 @@ package evalcase
 import (
 	"testing"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // parseOne loads a single case from YAML lines given after the required

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcpeval/mcpeval/internal/eval"
 	"io"
 	"io/fs"
 	"math"
@@ -20,6 +19,8 @@ import (
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // LoadPath loads the cases of one file, or of every *.yaml and *.yml file

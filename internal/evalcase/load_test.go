@@ -3,7 +3,6 @@ package evalcase
 import (
 	"bufio"
 	"fmt"
-	"github.com/mcpeval/mcpeval/internal/eval"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,6 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // upstreamCase is MARRVEL-MCP's own shape of a case, decoded independently

@@ -1,10 +1,11 @@
 package evalcase
 
 import (
-	"github.com/mcpeval/mcpeval/internal/eval"
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // SubtestNames returns a go test subtest name for every case, in order:

@@ -2,8 +2,9 @@ package llmstub
 
 import (
 	"encoding/json"
-	"github.com/mcpeval/mcpeval/internal/eval"
 	"strings"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // JudgeTool is the tool name through which the suite's judge answers.

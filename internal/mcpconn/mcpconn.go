@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcpeval/mcpeval/internal/eval"
 	"io"
 	"os"
 	"os/exec"
@@ -29,6 +28,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // Result is what a tool call returned.

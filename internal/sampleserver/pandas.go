@@ -30,7 +30,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcpeval/mcpeval/internal/files"
 	"io"
 	"os"
 	"os/exec"
@@ -45,6 +44,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpeval/mcpeval/internal/files"
 )
 
 // DatasetsEnv names the directory of CSV datasets the pandas tools load.

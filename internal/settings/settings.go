@@ -9,8 +9,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/mcpeval/mcpeval/internal/files"
-	"github.com/mcpeval/mcpeval/internal/redact"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,6 +17,9 @@ import (
 	"time"
 
 	"github.com/joho/godotenv"
+
+	"github.com/mcpeval/mcpeval/internal/files"
+	"github.com/mcpeval/mcpeval/internal/redact"
 )
 
 // Settings is the configuration of a run. Every setting is a flag and an

@@ -1,7 +1,6 @@
 package suite_test
 
 import (
-	"github.com/mcpeval/mcpeval/internal/files"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcpeval/mcpeval/internal/files"
 )
 
 // The CI target's command line: one gotestsum run gives the JUnit file (with

@@ -3,7 +3,6 @@ package suite_test
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/mcpeval/mcpeval/internal/files"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
 	"github.com/mcpeval/mcpeval/internal/sampleserver"
 )

@@ -8,8 +8,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"github.com/mcpeval/mcpeval/internal/files"
-	"github.com/mcpeval/mcpeval/internal/settings"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,7 +20,9 @@ import (
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
+	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
+	"github.com/mcpeval/mcpeval/internal/settings"
 )
 
 // testEvent is one event of go test -json.

@@ -2,10 +2,10 @@ package suite
 
 import (
 	"fmt"
-	"github.com/mcpeval/mcpeval/internal/settings"
 	"strings"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/settings"
 )
 
 // FormatLine is the one line printed for a finished case under -v.

@@ -2,7 +2,6 @@ package suite_test
 
 import (
 	"bufio"
-	"github.com/mcpeval/mcpeval/internal/files"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
 )
 

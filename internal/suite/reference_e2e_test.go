@@ -1,7 +1,6 @@
 package suite_test
 
 import (
-	"github.com/mcpeval/mcpeval/internal/files"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/files"
 )
 
 // driftedCase expects a value the sample server's data does not hold.
