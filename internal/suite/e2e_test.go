@@ -297,25 +297,6 @@ func TestSuiteRunsCasesInParallel(t *testing.T) {
 	assert.Equal(t, 4, stub.PeakInFlight(), "EVAL_CONCURRENCY cases run at once, not fewer (go test -parallel) and not more")
 }
 
-func TestSuiteServerThatCannotStart(t *testing.T) {
-	stub := llmstub.Start(llmstub.Replay(nil), llmstub.Options{})
-	defer stub.Close()
-	e := stubEnv(stub)
-	e["EVAL_SERVER"] = "/nonexistent/mcp-server --stdio"
-	r := runSuite(t, t.TempDir(), geneCases, e)
-	require.Error(t, r.err)
-	assert.Contains(t, r.output, "MCP server failed to start, no case was run")
-	assert.Contains(t, r.output, "/nonexistent/mcp-server")
-	assert.Empty(t, r.ran(), "no case runs, so none fails on its own")
-	assert.Zero(t, stub.Requests())
-}
-
-func TestSuiteMalformedCaseFile(t *testing.T) {
-	r := runSuite(t, t.TempDir(), "- case:\n    name: x\n    input: y\n    expectd: z\n", env{})
-	require.Error(t, r.err)
-	assert.Regexp(t, `cases\.yaml:4: unknown field "expectd" in case`, r.output)
-}
-
 func readJSON(t *testing.T, path string, v any) {
 	t.Helper()
 	data, err := os.ReadFile(path)

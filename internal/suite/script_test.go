@@ -1,0 +1,237 @@
+package suite_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/evalcase"
+	"github.com/mcpeval/mcpeval/internal/files"
+	"github.com/mcpeval/mcpeval/internal/llmstub"
+)
+
+// TestScripts runs the scripts in testdata/script: each is a session of the
+// suite's command line (go test ./evaltest, gotestsum, evalreport) against
+// a stub model, with the files it writes checked afterwards. See scriptCmds
+// for the commands they add to testscript's own.
+func TestScripts(t *testing.T) {
+	root, err := files.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	goEnv := goEnvironment(t)
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(e *testscript.Env) error {
+			e.Vars = append(e.Vars, goEnv...)
+			e.Vars = append(e.Vars,
+				"ROOT="+root,
+				"SHARED="+filepath.Join(root, "..", "shared"),
+				"EVAL_CASES="+filepath.Join(e.WorkDir, "cases.yaml"),
+				"EVAL_OUT="+filepath.Join(e.WorkDir, "out"),
+				"EVAL_CACHE="+filepath.Join(e.WorkDir, "cache.json"),
+				"EVAL_DOTENV=off",
+			)
+			e.Values[stubKey{}] = &stubHolder{}
+			e.Cd = root
+			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			name, arg, ok := strings.Cut(cond, ":")
+			if ok && name == "exists" {
+				_, err := os.Stat(arg)
+				return err == nil, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
+		Cmds: scriptCmds,
+	})
+}
+
+// goEnvironment is what the go command needs under testscript's bare
+// environment (whose HOME does not exist): its caches and settings.
+func goEnvironment(t *testing.T) []string {
+	names := []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOROOT", "GOFLAGS", "GOPROXY", "GONOSUMDB", "GOTOOLCHAIN"}
+	out, err := exec.Command("go", append([]string{"env"}, names...)...).Output()
+	if err != nil {
+		t.Fatalf("go env: %v", err)
+	}
+	values := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	var env []string
+	for i, name := range names {
+		if i < len(values) && values[i] != "" {
+			env = append(env, name+"="+values[i])
+		}
+	}
+	return env
+}
+
+// scriptCmds are the commands the scripts add to testscript's own.
+var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	// stub BEHAVIOUR [-password P]: serve a stub model for the rest of the
+	// script and point the suite at it (OPENAI_BASE_URL, EVAL_MODEL,
+	// OPENAI_API_KEY unless already set). With -password, the base URL
+	// carries user credentials. Behaviours:
+	//   yes      answers "x" and approves every answer
+	//   replay   replays the reference calls of $EVAL_CASES, approves every answer
+	//   unauthorized  answers every request with 401
+	//   leaky    plants $SECRET and the password in a tool's name, arguments and
+	//            answer; approves questions that contain "approve", rejects others
+	//            with a reason holding both
+	"stub": func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) == 0 {
+			ts.Fatalf("usage: stub BEHAVIOUR [-password P]")
+		}
+		password := ""
+		if len(args) == 3 && args[1] == "-password" {
+			password = args[2]
+		}
+		respond := stubBehaviour(ts, args[0], password)
+		stub := llmstub.Start(respond, llmstub.Options{})
+		ts.Defer(stub.Close)
+		ts.Value(stubKey{}).(*stubHolder).stub = stub
+		base := stub.BaseURL()
+		if password != "" {
+			base = strings.Replace(base, "http://", "http://eval:"+password+"@", 1)
+		}
+		ts.Setenv("OPENAI_BASE_URL", base)
+		ts.Setenv("EVAL_MODEL", "stub-model")
+		if ts.Getenv("OPENAI_API_KEY") == "" {
+			ts.Setenv("OPENAI_API_KEY", "sk-test-secret-key-123456")
+		}
+	},
+	// requests: print how many requests the stub received.
+	"requests": func(ts *testscript.TestScript, neg bool, args []string) {
+		stub := ts.Value(stubKey{}).(*stubHolder).stub
+		if stub == nil {
+			ts.Fatalf("requests: no stub started")
+		}
+		fmt.Fprintln(ts.Stdout(), stub.Requests())
+	},
+	// ran: print, sorted, the case subtests that ran according to the go
+	// test -json stream in the last command's stdout.
+	"ran": func(ts *testscript.TestScript, neg bool, args []string) {
+		stream := ts.ReadFile("stdout")
+		out := ts.Stdout() // this command's output replaces the stream's
+		var names []string
+		for _, line := range strings.Split(stream, "\n") {
+			var e struct{ Action, Test string }
+			if json.Unmarshal([]byte(line), &e) == nil && e.Action == "run" && strings.Contains(e.Test, "/") {
+				names = append(names, e.Test)
+			}
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			fmt.Fprintln(out, n)
+		}
+	},
+	// records [FILE]: print "name: status" for every record of results.jsonl
+	// (default $EVAL_OUT/results.jsonl), sorted.
+	"records": func(ts *testscript.TestScript, neg bool, args []string) {
+		out := ts.Stdout()
+		path := filepath.Join(ts.Getenv("EVAL_OUT"), eval.RecordsFile)
+		if len(args) > 0 {
+			path = ts.MkAbs(args[0])
+		}
+		f, err := os.Open(path)
+		ts.Check(err)
+		defer f.Close()
+		var lines []string
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 64<<20)
+		for sc.Scan() {
+			var r eval.Record
+			ts.Check(json.Unmarshal(sc.Bytes(), &r))
+			lines = append(lines, r.Name+": "+string(r.Status))
+		}
+		ts.Check(sc.Err())
+		sort.Strings(lines)
+		for _, l := range lines {
+			fmt.Fprintln(out, l)
+		}
+	},
+	// count N PATTERN: the last command's stdout has exactly N lines
+	// matching the regular expression PATTERN.
+	"count": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 2 {
+			ts.Fatalf("usage: count N PATTERN")
+		}
+		want, err := strconv.Atoi(args[0])
+		ts.Check(err)
+		re, err := regexp.Compile(args[1])
+		ts.Check(err)
+		got := 0
+		for _, line := range strings.Split(ts.ReadFile("stdout"), "\n") {
+			if re.MatchString(line) {
+				got++
+			}
+		}
+		if got != want {
+			ts.Fatalf("%d lines match %q, want %d", got, args[1], want)
+		}
+	},
+}
+
+// stubKey keys the script's stubHolder in its values.
+type stubKey struct{}
+
+// stubHolder holds the stub a script started.
+type stubHolder struct{ stub *llmstub.Server }
+
+// stubBehaviour returns the responder a stub command names.
+func stubBehaviour(ts *testscript.TestScript, name, password string) llmstub.Responder {
+	switch name {
+	case "yes":
+		return func(req llmstub.Request) llmstub.Reply {
+			if req.ForcedTool() != "" {
+				return llmstub.Verdict("yes", "ok")
+			}
+			return llmstub.Reply{Content: "x"}
+		}
+	case "replay":
+		cases, err := evalcase.LoadPath(ts.Getenv("EVAL_CASES"))
+		ts.Check(err)
+		return llmstub.Replay(cases)
+	case "unauthorized":
+		return func(llmstub.Request) llmstub.Reply { return llmstub.Reply{Status: 401} }
+	case "leaky":
+		return leakyModel(ts.Getenv("SECRET"), password)
+	}
+	ts.Fatalf("unknown stub behaviour %q", name)
+	return nil
+}
+
+// leakyModel plants two secrets everywhere a model can: as a tool's name (an
+// unknown tool, whose error result repeats it), in a real tool's arguments
+// (the server's error quotes them), in its answer and in the judge's reason.
+func leakyModel(secret, password string) llmstub.Responder {
+	both := secret + " " + password
+	return func(req llmstub.Request) llmstub.Reply {
+		if req.ForcedTool() == llmstub.JudgeTool {
+			if strings.Contains(req.Messages[len(req.Messages)-1].Content, "approve") {
+				return llmstub.Verdict("yes", "the answer quotes "+both)
+			}
+			return llmstub.Verdict("no", "the answer leaks "+both)
+		}
+		switch len(req.Messages) {
+		case 2:
+			return llmstub.Reply{ToolCalls: []llmstub.Call{
+				{Name: secret, Arguments: `{"token":"` + password + `"}`},
+				{Name: "get_gene_by_symbol", Arguments: `{"gene_symbol":"` + secret + `"}`},
+				{Name: "get_gene_by_symbol", Arguments: `{"gene_symbol":"` + password + `"}`},
+			}}
+		}
+		return llmstub.Reply{Content: "The key is " + both + "."}
+	}
+}
