@@ -264,22 +264,34 @@ func (c *Cache) flush() error {
 	if c.closed {
 		return errClosed
 	}
-	unlock, err := lockFile(c.lockPath)
+	unlock, err := c.lockAndAppend()
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	if err := c.refresh(); err != nil {
-		return err
-	}
-	if err := c.appendPending(); err != nil {
-		return err
-	}
 	if c.compactionDue() && !c.compactionQueued {
 		c.compactionQueued = true
 		c.background.Go(c.compactInBackground)
 	}
 	return nil
+}
+
+// lockAndAppend takes the file lock, brings entries up to date with the
+// disk and appends every pending change to the journal; the caller holds
+// diskMu and calls unlock when done with the files.
+func (c *Cache) lockAndAppend() (unlock func(), err error) {
+	unlock, err = lockFile(c.lockPath)
+	if err != nil {
+		return nil, err
+	}
+	if err = c.refresh(); err == nil {
+		err = c.appendPending()
+	}
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	return unlock, nil
 }
 
 // appendPending appends every pending change to the journal; the caller
@@ -353,17 +365,11 @@ func (c *Cache) compactionDue() bool {
 // Unless always is set, it does so only if the journal, as read now, is
 // still due (another process may have compacted it meanwhile).
 func (c *Cache) compact(always bool) error {
-	unlock, err := lockFile(c.lockPath)
+	unlock, err := c.lockAndAppend()
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	if err := c.refresh(); err != nil {
-		return err
-	}
-	if err := c.appendPending(); err != nil {
-		return err
-	}
 	if c.journal == nil || (!always && !c.compactionDue()) {
 		return nil
 	}

@@ -16,23 +16,14 @@ import (
 	"github.com/mcpeval/mcpeval/internal/evalcase"
 )
 
-// The case format: what a case file holds.
+// The case format (what a case file holds) and the record model (what a
+// run writes).
 type (
 	// Case is one evaluation case: its question, expected answer and
 	// optional checks, tool expectations, reference trajectory and budget.
 	Case = eval.Case
 	// Kind says how a case is answered: KindTool or KindCode.
 	Kind = eval.Kind
-)
-
-// The kinds of case.
-const (
-	KindTool = eval.KindTool
-	KindCode = eval.KindCode
-)
-
-// The record model: what a run writes.
-type (
 	// Record is everything known about one evaluated case, one line of
 	// results.jsonl.
 	Record = eval.Record
@@ -50,8 +41,10 @@ type (
 	MetricsSummary = eval.MetricsSummary
 )
 
-// The outcomes of a case.
+// The kinds and outcomes of a case.
 const (
+	KindTool   = eval.KindTool
+	KindCode   = eval.KindCode
 	Pass       = eval.Pass
 	Fail       = eval.Fail
 	TokenLimit = eval.TokenLimit
