@@ -7,7 +7,6 @@ package redact
 import (
 	"net/url"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -80,13 +79,18 @@ func (r *Redactor) AddEnv(environ []string) {
 	}
 }
 
-var secretName = regexp.MustCompile(`(?i)(key|token|secret|passw|pwd|credential|auth|cookie|session|signature|private)`)
+// secretWords are the words of a name that say it holds a secret.
+var secretWords = []string{"key", "apikey", "token", "secret", "password", "passwd", "pass", "credential",
+	"credentials", "auth", "authorization", "cookie", "signature", "private"}
 
 // SecretName reports whether a variable, header or parameter name looks
-// like it holds a secret: OPENAI_API_KEY, GITHUB_TOKEN,
-// AWS_SECRET_ACCESS_KEY, Authorization, X-Api-Key, DB_PASSWORD.
+// like it holds a secret: one of its words (split at "_", "-" and ".") is
+// KEY, TOKEN, SECRET, PASSWORD, AUTH, ... as in OPENAI_API_KEY,
+// GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, Authorization, X-Api-Key,
+// DB_PASSWORD. PWD, XAUTHORITY or DBUS_SESSION_BUS_ADDRESS do not.
 func SecretName(name string) bool {
-	return secretName.MatchString(name)
+	words := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return r == '_' || r == '-' || r == '.' })
+	return slices.ContainsFunc(words, func(w string) bool { return slices.Contains(secretWords, w) })
 }
 
 // String returns s with every secret replaced by Mark.

@@ -40,10 +40,10 @@ func TestEnvSecrets(t *testing.T) {
 	r.AddEnv([]string{"GITHUB_TOKEN=ghp_abcdefgh1234", "AWS_SECRET_ACCESS_KEY=aws-secret-value", "HOME=/home/someone-long", "SESSION_ID=short", "PATH=/usr/bin:/bin"})
 	assert.Equal(t, "[REDACTED] [REDACTED] /home/someone-long short",
 		r.String("ghp_abcdefgh1234 aws-secret-value /home/someone-long short"))
-	for _, name := range []string{"OPENAI_API_KEY", "Authorization", "X-Api-Key", "DB_PASSWORD", "github_token"} {
+	for _, name := range []string{"OPENAI_API_KEY", "Authorization", "X-Api-Key", "DB_PASSWORD", "github_token", "api_key", "apikey", "access_token", "HF_TOKEN"} {
 		assert.True(t, SecretName(name), name)
 	}
-	for _, name := range []string{"HOME", "PATH", "EVAL_MODEL", "LANG"} {
+	for _, name := range []string{"HOME", "PATH", "EVAL_MODEL", "LANG", "PWD", "OLDPWD", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "KEYBOARD_LAYOUT"} {
 		assert.False(t, SecretName(name), name)
 	}
 }
