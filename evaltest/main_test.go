@@ -67,6 +67,10 @@ func run(m *testing.M) int {
 	if f := flag.Lookup("test.list"); f != nil && f.Value.String() != "" {
 		return m.Run()
 	}
+	if f := flag.Lookup("test.count"); f != nil && f.Value.String() == "0" {
+		fmt.Fprintln(os.Stderr, "mcpeval: error: -count=0 runs no case: give -count=N with N of 1 or more (the runs of each case)")
+		return 1
+	}
 	widenParallel(st.Concurrency, len(allCases))
 	if other := otherCategories(); len(other) > 0 {
 		fmt.Printf("mcpeval: categories without a test function of their own run as TestOtherCategories/<category> (make generate gives them one): %s\n", strings.Join(other, ", "))
@@ -101,7 +105,11 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "mcpeval: error:", err)
 		code = 1
 	}
-	fmt.Println(suite.FormatSummary(sum, st))
+	fmt.Println(suite.FormatSummary(sum, ev.RunDir))
+	for _, line := range suite.Gates(sum, st) {
+		fmt.Fprintln(os.Stderr, "mcpeval: FAIL:", line)
+		code = 1
+	}
 	if reason := ev.Aborted(); reason != "" {
 		fmt.Fprintln(os.Stderr, "mcpeval: error: run stopped:", reason)
 		code = 1

@@ -231,7 +231,7 @@ func TestReportInBrowser(t *testing.T) {
 	writeFile(t, path, d)
 
 	p := openBrowser(t)
-	p.cases = len(d.Cases)
+	p.cases = len(d.Groups)
 	p.open(path)
 	p.screenshot("fixture-overview", "")
 	p.screenshot("fixture-cases", ".cases-panel")
@@ -420,43 +420,40 @@ func TestReportInBrowser(t *testing.T) {
 	})
 }
 
-// TestRepeatedRunInBrowser opens the report of a go test -count=2 run: every
-// repeat of a case has its row, numbered from the second on, and a tool call
-// that never reached a server is marked so.
+// TestRepeatedRunInBrowser opens the report of a go test -count=2 run: a
+// case is one row with a mark per run, its detail switches between runs,
+// and a tool call that never reached a server is marked so.
 func TestRepeatedRunInBrowser(t *testing.T) {
 	chromiumPath(t)
 	d := repeatedFixtureRun(t)
 	path := filepath.Join(t.TempDir(), "report.html")
 	writeFile(t, path, d)
 	p := openBrowser(t)
-	p.cases = len(d.Cases)
+	p.cases = len(d.Groups)
 	p.open(path)
 	p.screenshot("repeated-run", ".cases-panel")
 
-	names := jsEval[[]string](p, `[...document.querySelectorAll('#cases tbody td[data-key="name"]')].map(td => td.textContent)`)
-	require.Len(t, names, len(d.Cases))
-	for i, c := range d.Cases {
-		want := c.Name
-		if c.Repeat > 0 {
-			want += fmt.Sprintf("repeat %d", c.Repeat)
-		}
-		assert.Equal(t, want+c.Category, names[i])
+	names := jsEval[[]string](p, `[...document.querySelectorAll('#cases tbody td[data-key="name"] .case-name')].map(td => td.textContent)`)
+	require.Len(t, names, 4, "one row per case, not per run")
+	marks := jsEval[[]string](p, `[...document.querySelectorAll('#cases tbody td[data-key="status"]')].map(td => [...td.querySelectorAll('.mark')].map(m => m.className).join(' ') + ' ' + (td.querySelector('.mark-count')?.textContent ?? ''))`)
+	for _, m := range marks {
+		assert.Regexp(t, `^mark m-\w+ mark m-\w+ \d/2$`, m, "two runs, two marks")
 	}
 
-	var slow int
-	for i, c := range d.Cases {
-		if c.Name == "slow server" && c.Repeat == 1 {
-			slow = i
+	var slow, slowRun int
+	for i, g := range d.Groups {
+		if g.Name == "slow server" {
+			slow, slowRun = i, g.Runs[1]
 		}
 	}
-	tools := jsEval[[]string](p, fmt.Sprintf(`[...document.querySelectorAll('#cases tr[data-id="%d"] .tools li')].map(li => li.className + ': ' + li.textContent)`, slow))
-	assert.Equal(t, []string{`notrun: get_pubmed_articlenot run{"pmid":`, `: get_pubmed_article{"pmid":"12345"}`}, tools)
-
 	p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#cases tr[data-id="%d"]`, slow))))
 	p.waitFor(`!document.getElementById('detail').hidden`)
-	assert.Contains(t, jsEval[string](p, `document.querySelector('#detail .drawer-head').textContent`), "repeat 1")
+	assert.Equal(t, []string{"1", "2"}, jsEval[[]string](p, `[...document.querySelectorAll('#runs .run-btn')].map(b => b.textContent)`))
+	p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#runs .run-btn[data-run="%d"]`, slowRun))))
+	p.waitFor(fmt.Sprintf(`document.querySelector('#runs .run-btn[data-run="%d"]')?.getAttribute('aria-pressed') === 'true'`, slowRun))
 	assert.Equal(t, []string{"not run", ""}, jsEval[[]string](p,
-		`[...document.querySelectorAll('#detail .msg-tool .msg-head')].map(h => h.querySelector('.notrun-mark')?.textContent ?? '')`))
+		`[...document.querySelectorAll('#detail .msg-tool .msg-head')].map(h => h.querySelector('.notrun-mark')?.textContent ?? '')`),
+		"the second run's conversation")
 	p.do(chromedp.Click(chromedp.CSS(`#detail .tab[data-tab="tools"]`)))
 	assert.Equal(t, []string{"call notrun", "call"}, jsEval[[]string](p,
 		`[...document.querySelectorAll('#detail .pane[data-tab="tools"] .call')].map(c => c.className)`))

@@ -4,38 +4,58 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/stats"
 )
 
-// junitSuites mirrors the JUnit XML that gotestsum writes, keeping every
-// element and attribute it uses so that a rewrite loses nothing.
+// JUnit XML, as Jenkins (junit-10.xsd), GitLab and GitHub reporters read it:
+// one testsuite per category, one testcase per case (its repeats together;
+// no testcase for the parent tests), the category as classname, the case's
+// own running time and its file and line.
 type junitSuites struct {
-	XMLName xml.Name     `xml:"testsuites"`
-	Attrs   []xml.Attr   `xml:",any,attr"`
-	Suites  []junitSuite `xml:"testsuite"`
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
 }
 
 type junitSuite struct {
-	Attrs      []xml.Attr  `xml:",any,attr"`
+	Name       string      `xml:"name,attr"`
+	Tests      int         `xml:"tests,attr"`
+	Failures   int         `xml:"failures,attr"`
+	Errors     int         `xml:"errors,attr"`
+	Skipped    int         `xml:"skipped,attr"`
+	Time       string      `xml:"time,attr"`
+	Timestamp  string      `xml:"timestamp,attr,omitempty"`
 	Properties *junitProps `xml:"properties,omitempty"`
 	Cases      []junitCase `xml:"testcase"`
-	SystemOut  *junitText  `xml:"system-out,omitempty"`
 }
 
 type junitProps struct {
-	Props []struct {
-		Name  string `xml:"name,attr"`
-		Value string `xml:"value,attr"`
-	} `xml:"property"`
+	Props []junitProp `xml:"property"`
+}
+
+type junitProp struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
 }
 
 type junitCase struct {
-	Classname  string        `xml:"classname,attr"`
-	Name       string        `xml:"name,attr"`
-	Time       string        `xml:"time,attr"`
-	Properties *junitProps   `xml:"properties,omitempty"`
-	Skipped    *junitMessage `xml:"skipped,omitempty"`
-	Failure    *junitMessage `xml:"failure,omitempty"`
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	File      string        `xml:"file,attr,omitempty"`
+	Line      string        `xml:"line,attr,omitempty"`
+	Skipped   *junitMessage `xml:"skipped,omitempty"`
+	Error     *junitMessage `xml:"error,omitempty"`
+	Failure   *junitMessage `xml:"failure,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
 }
 
 type junitMessage struct {
@@ -44,54 +64,61 @@ type junitMessage struct {
 	Contents string `xml:",chardata"`
 }
 
-type junitText struct {
-	Contents string `xml:",chardata"`
-}
-
-// maxJUnitMessage bounds the failure message attribute; the full output
-// stays in the failure's text.
+// maxJUnitMessage bounds a failure's message attribute; the full reason
+// is in its text.
 const maxJUnitMessage = 1000
 
-// AnnotateJUnit copies a JUnit XML file from r to w, setting the failure
-// message of every failed eval case to its status, verdict and reason
-// ("fail (judge: no): the answer names the wrong gene") and its type to the
-// status, so CI pages show why a case failed without opening its output.
-func AnnotateJUnit(r io.Reader, w io.Writer, d *Data) error {
-	var doc junitSuites
-	if err := xml.NewDecoder(r).Decode(&doc); err != nil {
-		return fmt.Errorf("read JUnit XML: %w", err)
+// WriteJUnit writes the run as JUnit XML. A case fails when one of its
+// runs failed, errs when one errored (and none failed), and is skipped
+// when all its runs were; a case run several times (go test -count=N)
+// carries its pass rate, pass@k and pass^k in its output, and a flaky one
+// says so in its message. With a pass-rate gate (the run's MinPassRate) a
+// case fails only when its pass rate is below the gate.
+func WriteJUnit(w io.Writer, d *Data) error {
+	minPassRate := d.Run.MinPassRate
+	doc := junitSuites{Name: "mcpeval"}
+	index := map[string]int{}
+	total := 0.0
+	models := map[string]bool{}
+	for _, g := range d.Groups {
+		models[g.Model] = true
 	}
-	// A test run N times (go test -count=N) is N cases, and N test cases in
-	// the file; gotestsum lists the failed ones first, in the order they
-	// ran, so the k-th failure of a test is its k-th failed run.
-	lastByTest := map[string]*Case{}
-	failedByTest := map[string][]*Case{}
-	for i := range d.Cases {
-		c := &d.Cases[i]
-		if c.Test == "" {
-			continue
+	for _, g := range d.Groups {
+		si, ok := index[g.Category]
+		if !ok {
+			si = len(doc.Suites)
+			index[g.Category] = si
+			doc.Suites = append(doc.Suites, junitSuite{Name: g.Category})
 		}
-		lastByTest[c.Test] = c
-		if c.Event.Action == "fail" {
-			failedByTest[c.Test] = append(failedByTest[c.Test], c)
+		s := &doc.Suites[si]
+		tc := junitTestcase(g, d.Cases, minPassRate, len(models) > 1)
+		seconds := groupSeconds(g, d.Cases)
+		total += seconds
+		s.Tests++
+		switch {
+		case tc.Failure != nil:
+			s.Failures++
+		case tc.Error != nil:
+			s.Errors++
+		case tc.Skipped != nil:
+			s.Skipped++
 		}
+		s.Time = addSeconds(s.Time, seconds)
+		s.Cases = append(s.Cases, tc)
 	}
-	failures := map[string]int{}
 	for i := range doc.Suites {
-		for j := range doc.Suites[i].Cases {
-			tc := &doc.Suites[i].Cases[j]
-			c, ok := lastByTest[tc.Name]
-			if !ok || tc.Failure == nil {
-				continue
-			}
-			if k := failures[tc.Name]; k < len(failedByTest[tc.Name]) {
-				c = failedByTest[tc.Name][k]
-			}
-			failures[tc.Name]++
-			tc.Failure.Message = failureMessage(c)
-			tc.Failure.Type = string(c.Status)
+		s := &doc.Suites[i]
+		doc.Tests += s.Tests
+		doc.Failures += s.Failures
+		doc.Errors += s.Errors
+		if !d.Run.Started.IsZero() {
+			s.Timestamp = d.Run.Started.UTC().Format("2006-01-02T15:04:05")
+		}
+		if d.Run.Model != "" {
+			s.Properties = &junitProps{Props: []junitProp{{Name: "model", Value: d.Run.Model}}}
 		}
 	}
+	doc.Time = seconds(total)
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
@@ -104,14 +131,110 @@ func AnnotateJUnit(r io.Reader, w io.Writer, d *Data) error {
 	return err
 }
 
+// junitTestcase is the testcase of one case over its runs; when the run
+// evaluated several models, its name says which.
+func junitTestcase(g Group, cases []Case, minPassRate float64, named bool) junitCase {
+	shown := cases[g.Shown]
+	tc := junitCase{Name: g.Name, Classname: g.Category, Time: seconds(groupSeconds(g, cases))}
+	if named && g.Model != "" {
+		tc.Name += " [" + g.Model + "]"
+	}
+	if r := shown.Record; r != nil && r.File != "" {
+		tc.File = r.File
+		if r.Line > 0 {
+			tc.Line = strconv.Itoa(r.Line)
+		}
+	}
+	var out []string
+	if len(g.Runs) > 1 {
+		out = append(out, repeatsLine(g, cases))
+	}
+	if o := strings.TrimSpace(shown.Event.Output); o != "" {
+		out = append(out, o)
+	}
+	tc.SystemOut = strings.Join(out, "\n")
+
+	msg := junitMessage{Type: string(g.Status), Message: failureMessage(&shown), Contents: shown.Reason}
+	if len(g.Runs) > 1 {
+		prefix := fmt.Sprintf("%d of %d runs passed", g.Passes, len(g.Runs))
+		if g.Flaky {
+			prefix += " (flaky)"
+		}
+		msg.Message = prefix + "; " + msg.Message
+	}
+	gated := minPassRate > 0
+	switch {
+	case g.Status == Skip:
+		tc.Skipped = &junitMessage{Message: oneLine(shown.Reason)}
+	case gated && g.Rate(cases) >= minPassRate, g.Status == eval.Pass:
+	case g.Status == eval.Error && !anyStatus(g, cases, eval.Fail, eval.TokenLimit):
+		tc.Error = &msg
+	default:
+		tc.Failure = &msg
+	}
+	return tc
+}
+
+// repeatsLine describes a case's runs: "5 runs: pass rate 0.60, pass@2
+// 0.90, pass^2 0.30, flaky; statuses pass fail pass error pass".
+func repeatsLine(g Group, cases []Case) string {
+	var records []eval.Record
+	statuses := make([]string, len(g.Runs))
+	for i, ri := range g.Runs {
+		statuses[i] = string(cases[ri].Status)
+		records = append(records, eval.Record{Name: g.Name, Status: cases[ri].Status, Repeat: i})
+	}
+	r := stats.CaseResultOf(records)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d runs: pass rate %.2f", r.Runs, r.PassRate)
+	for k := 2; k <= r.Runs; k++ {
+		fmt.Fprintf(&b, ", pass@%d %.2f, pass^%d %.2f", k, r.PassAtK[k-1], k, r.PassHatK[k-1])
+	}
+	if r.Flaky {
+		b.WriteString(", flaky")
+	}
+	b.WriteString("; statuses " + strings.Join(statuses, " "))
+	return b.String()
+}
+
+func anyStatus(g Group, cases []Case, statuses ...eval.Status) bool {
+	for _, i := range g.Runs {
+		for _, s := range statuses {
+			if cases[i].Status == s {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// groupSeconds is the case's own running time over its runs (the record's,
+// which leaves out the wait for a free slot), else the test's.
+func groupSeconds(g Group, cases []Case) float64 {
+	total := 0.0
+	for _, i := range g.Runs {
+		total += cases[i].Seconds
+	}
+	return total
+}
+
+func seconds(s float64) string { return strconv.FormatFloat(s, 'f', 3, 64) }
+
+func addSeconds(sum string, s float64) string {
+	prev, _ := strconv.ParseFloat(sum, 64)
+	return seconds(prev + s)
+}
+
 func failureMessage(c *Case) string {
 	head := string(c.Status)
 	if c.Record != nil && c.Record.Verdict != "" {
 		head += " (judge: " + c.Record.Verdict + ")"
 	}
-	msg := head + ": " + strings.Join(strings.Fields(c.Reason), " ")
+	msg := head + ": " + oneLine(c.Reason)
 	if r := []rune(msg); len(r) > maxJUnitMessage {
 		msg = string(r[:maxJUnitMessage]) + "…"
 	}
 	return msg
 }
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -2,9 +2,13 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"encoding/xml"
-	"strings"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -12,102 +16,120 @@ import (
 	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
-// A JUnit file as gotestsum writes it.
-const gotestsumJUnit = `<?xml version="1.0" encoding="UTF-8"?>
-<testsuites tests="3" failures="2" errors="0" time="0.057000">
-	<testsuite tests="3" failures="2" time="0.057000" name="github.com/x/evaltest" timestamp="2026-11-22T00:40:00Z">
-		<properties>
-			<property name="go.version" value="go1.26.8 linux/amd64"></property>
-		</properties>
-		<testcase classname="github.com/x/evaltest" name="TestGenes/Wrong" time="0.010000">
-			<properties>
-				<property name="eval.status" value="fail"></property>
-			</properties>
-			<failure message="Failed" type="">=== RUN   TestGenes/Wrong&#xA;    eval_test.go:86: fail (judge: no): the answer names &lt;BRCA1&gt;&#xA;</failure>
-		</testcase>
-		<testcase classname="github.com/x/evaltest" name="TestGenes" time="0.000000">
-			<failure message="Failed" type="">--- FAIL: TestGenes (0.00s)&#xA;</failure>
-		</testcase>
-		<testcase classname="github.com/x/evaltest" name="TestGenes/Right" time="0.020000"></testcase>
-		<testcase classname="github.com/x/evaltest" name="TestOther" time="0.000000">
-			<skipped message="no cases"></skipped>
-		</testcase>
-	</testsuite>
-</testsuites>
-`
-
-func TestAnnotateJUnit(t *testing.T) {
-	d := &Data{Cases: []Case{
-		{Test: "TestGenes/Wrong", Status: eval.Fail, Reason: "the answer names\n<BRCA1>, not NUTM2G", Record: &eval.Record{Verdict: "no"}},
-		{Test: "TestGenes/Right", Status: eval.Pass, Reason: "fine"},
-	}}
-	var out bytes.Buffer
-	require.NoError(t, AnnotateJUnit(strings.NewReader(gotestsumJUnit), &out, d))
-
-	var doc junitSuites
-	require.NoError(t, xml.Unmarshal(out.Bytes(), &doc))
-	require.Len(t, doc.Suites, 1)
-	cases := doc.Suites[0].Cases
-	require.Len(t, cases, 4)
-
-	wrong := cases[0]
-	require.NotNil(t, wrong.Failure)
-	assert.Equal(t, "fail (judge: no): the answer names <BRCA1>, not NUTM2G", wrong.Failure.Message)
-	assert.Equal(t, "fail", wrong.Failure.Type)
-	assert.Contains(t, wrong.Failure.Contents, "eval_test.go:86", "the test output is kept")
-	require.NotNil(t, wrong.Properties)
-	assert.Equal(t, "eval.status", wrong.Properties.Props[0].Name)
-
-	assert.Equal(t, "Failed", cases[1].Failure.Message, "a category test is not an eval case: left alone")
-	assert.Nil(t, cases[2].Failure)
-	require.NotNil(t, cases[3].Skipped)
-	assert.Equal(t, "no cases", cases[3].Skipped.Message)
-
-	assert.Contains(t, out.String(), `name="github.com/x/evaltest"`, "suite attributes survive")
-	assert.Contains(t, out.String(), `go.version`)
-	assert.Contains(t, out.String(), `&lt;BRCA1&gt;`, "text stays escaped")
-}
-
-func TestAnnotateJUnitRepeats(t *testing.T) {
-	// go test -count=3: the first and third runs failed. gotestsum lists
-	// the failed test cases first, in the order they ran.
-	junit := `<testsuites><testsuite name="p">
-		<testcase classname="p" name="TestGenes/Flaky" time="1"><failure message="Failed">first</failure></testcase>
-		<testcase classname="p" name="TestGenes/Flaky" time="3"><failure message="Failed">third</failure></testcase>
-		<testcase classname="p" name="TestGenes/Flaky" time="2"></testcase>
-	</testsuite></testsuites>`
-	run := func(repeat int, status eval.Status, action, reason string) Case {
-		return Case{Test: "TestGenes/Flaky", Repeat: repeat, Status: status, Reason: reason, Event: TestOutcome{Action: action}}
+// junitData is a run of five cases: one passes, two fail, one errors, one
+// was skipped; the flaky one ran three times.
+func junitData(t *testing.T) *Data {
+	t.Helper()
+	rec := func(name, category string, repeat int, status eval.Status, reason string, seconds float64) eval.Record {
+		return eval.Record{Name: name, Category: category, Test: "Test" + category + "/" + name, File: "cases/genes.yaml", Line: 7 + repeat,
+			Repeat: repeat, Status: status, Reason: reason, Seconds: seconds}
 	}
-	d := &Data{Cases: []Case{
-		run(0, eval.Fail, "fail", "first run wrong"),
-		run(1, eval.Pass, "pass", "second run right"),
-		run(2, eval.Error, "fail", "third run broke"),
-	}}
-	var out bytes.Buffer
-	require.NoError(t, AnnotateJUnit(strings.NewReader(junit), &out, d))
+	dir := t.TempDir()
+	writeRecords(t, dir,
+		rec("Right", "Genes", 0, eval.Pass, "fine", 1.5),
+		rec("Wrong", "Genes", 0, eval.Fail, "the answer names\n<BRCA1>, not NUTM2G", 4),
+		rec("Provider down", "Literature", 0, eval.Error, "provider returned HTTP 503", 0.5),
+		rec("Flaky", "Literature", 0, eval.Pass, "ok", 1),
+		rec("Flaky", "Literature", 1, eval.Fail, "wrong this time", 1),
+		rec("Flaky", "Literature", 2, eval.Pass, "ok", 1),
+	)
+	summary := eval.Summary{Started: time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC), Model: "m"}
+	data, err := json.Marshal(summary)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, eval.SummaryFile), data, 0o644))
+	stream := filepath.Join(dir, "run.json")
+	writeStream(t, stream,
+		`{"Action":"start","Package":"p"}`,
+		`{"Action":"run","Package":"p","Test":"TestLiterature"}`,
+		`{"Action":"run","Package":"p","Test":"TestLiterature/Needs_key"}`,
+		`{"Action":"output","Package":"p","Test":"TestLiterature/Needs_key","Output":"    eval_test.go:9: NCBI_API_KEY not set\n"}`,
+		`{"Action":"skip","Package":"p","Test":"TestLiterature/Needs_key","Elapsed":0}`,
+		`{"Action":"fail","Package":"p","Test":"TestLiterature","Elapsed":1}`,
+	)
+	return loadFiles(t, dir, stream)
+}
+
+func writeJUnitString(t *testing.T, d *Data) string {
+	t.Helper()
+	var b bytes.Buffer
+	require.NoError(t, WriteJUnit(&b, d))
+	return b.String()
+}
+
+func TestWriteJUnitOneTestcasePerCase(t *testing.T) {
+	d := junitData(t)
+	out := writeJUnitString(t, d)
 	var doc junitSuites
-	require.NoError(t, xml.Unmarshal(out.Bytes(), &doc))
-	cases := doc.Suites[0].Cases
-	require.Len(t, cases, 3)
-	assert.Equal(t, "fail: first run wrong", cases[0].Failure.Message)
-	assert.Equal(t, "error: third run broke", cases[1].Failure.Message)
-	assert.Nil(t, cases[2].Failure)
-}
+	require.NoError(t, xml.Unmarshal([]byte(out), &doc))
+	assert.Equal(t, 5, doc.Tests, "one testcase per case: repeats together, no parent tests")
+	assert.Equal(t, 2, doc.Failures)
+	assert.Equal(t, 1, doc.Errors)
+	require.Len(t, doc.Suites, 2)
 
-func TestAnnotateJUnitRejectsGarbage(t *testing.T) {
-	err := AnnotateJUnit(strings.NewReader("not xml"), &bytes.Buffer{}, &Data{})
-	require.ErrorContains(t, err, "read JUnit XML")
-}
-
-func TestOnlyRoutineLines(t *testing.T) {
-	for text, want := range map[string]bool{
-		"FAIL\nFAIL\tgithub.com/x/evaltest\t0.05s":                                                 true,
-		"mcpeval: model m: 2 cases: 1 passed, 1 failed\nmcpeval: records: out/results.jsonl\nFAIL": true,
-		"mcpeval: error: MCP server failed to start, no case was run\nFAIL":                        false,
-		"panic: test timed out after 10s":                                                          false,
-		"warning: cache file moved aside":                                                          false,
-	} {
-		assert.Equal(t, want, onlyRoutineLines(text), text)
+	cases := map[string]junitCase{}
+	for _, s := range doc.Suites {
+		for _, c := range s.Cases {
+			assert.Equal(t, s.Name, c.Classname, "the category is the classname")
+			cases[c.Name] = c
+		}
 	}
+	assert.Len(t, cases, 5)
+	assert.Nil(t, cases["Right"].Failure)
+	assert.Equal(t, "1.500", cases["Right"].Time, "the case's own running time")
+	assert.Equal(t, "cases/genes.yaml", cases["Right"].File)
+	assert.Equal(t, "7", cases["Right"].Line)
+
+	wrong := cases["Wrong"].Failure
+	require.NotNil(t, wrong)
+	assert.Equal(t, "fail: the answer names <BRCA1>, not NUTM2G", wrong.Message)
+	assert.Equal(t, "fail", wrong.Type)
+
+	require.NotNil(t, cases["Provider down"].Error, "an error is an <error>, not a failure")
+	assert.Nil(t, cases["Provider down"].Failure)
+	require.NotNil(t, cases["Needs_key"].Skipped)
+
+	flaky := cases["Flaky"]
+	require.NotNil(t, flaky.Failure)
+	assert.Contains(t, flaky.Failure.Message, "2 of 3 runs passed (flaky)")
+	assert.Equal(t, "3.000", flaky.Time)
+	assert.Contains(t, flaky.SystemOut, "3 runs: pass rate 0.67, pass@2 1.00, pass^2 0.33")
+	assert.Contains(t, flaky.SystemOut, "statuses pass fail pass")
+}
+
+// With a pass-rate gate, a case fails only below it.
+func TestWriteJUnitGate(t *testing.T) {
+	d := junitData(t)
+	d.Run.MinPassRate = 0.6
+	var doc junitSuites
+	require.NoError(t, xml.Unmarshal([]byte(writeJUnitString(t, d)), &doc))
+	for _, s := range doc.Suites {
+		for _, c := range s.Cases {
+			switch c.Name {
+			case "Flaky":
+				assert.Nil(t, c.Failure, "2/3 is above the gate")
+			case "Wrong":
+				assert.NotNil(t, c.Failure, "0/1 is below it")
+			}
+		}
+	}
+}
+
+// The file validates against the JUnit schema CI reporters use, with
+// xmllint (Debian's libxml2-utils).
+func TestWriteJUnitValidates(t *testing.T) {
+	xmllint, err := exec.LookPath("xmllint")
+	if err != nil {
+		t.Skip("xmllint is not installed: apt-get install libxml2-utils")
+	}
+	path := filepath.Join(t.TempDir(), "junit.xml")
+	require.NoError(t, os.WriteFile(path, []byte(writeJUnitString(t, junitData(t))), 0o644))
+	out, err := exec.Command(xmllint, "--noout", "--schema", "testdata/junit/junit.xsd", path).CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Contains(t, string(out), "validates")
+
+	// The schema does reject what CI reporters would misread.
+	bad := filepath.Join(t.TempDir(), "bad.xml")
+	require.NoError(t, os.WriteFile(bad, []byte(`<testsuites><testsuite name="x" tests="1"><testcase name="a"><properties/></testcase></testsuite></testsuites>`), 0o644))
+	out, err = exec.Command(xmllint, "--noout", "--schema", "testdata/junit/junit.xsd", bad).CombinedOutput()
+	require.Error(t, err, string(out))
 }

@@ -261,6 +261,7 @@ func (in *inputs) build() *Data {
 
 	sortCases(d.Cases)
 	d.MetricNames = metricColumns(d.Cases)
+	d.Groups = group(d.Cases)
 	d.Totals, d.Categories = count(d.Cases)
 	d.Run, d.FromSummary = in.run()
 	d.Problems = append(in.packageProblems(), in.problems...)

@@ -69,7 +69,7 @@ func TestLoadFixtureRun(t *testing.T) {
 	assert.True(t, d.FromSummary)
 	assert.Equal(t, "judge-model", d.Run.JudgeModel)
 	assert.Equal(t, []string{"marrvel-mock"}, d.Run.Servers)
-	assert.Equal(t, "cases/marrvel.yaml", d.Run.Cases)
+	assert.Equal(t, "cases/marrvel.yaml", d.Run.CaseFiles)
 	assert.Equal(t, 42.5, d.Run.Seconds)
 	assert.Equal(t, 5, d.Run.Retries)
 	assert.Equal(t, 1, d.Run.ServerRestarts)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
 )
 
@@ -66,7 +67,7 @@ func moduleRoot(t *testing.T) string {
 }
 
 // runRealSuite runs the project's suite, `go test ./evaltest -json`, as a
-// reference run of the cases in casesYAML, and returns its output directory
+// reference run of the cases in casesYAML, and returns its run directory
 // and the path of its event stream. Keys and suite settings of the
 // developer's environment, and the project's .env, never reach it.
 func runRealSuite(t *testing.T, casesYAML string) (outDir, streamPath string) {
@@ -90,7 +91,9 @@ func runRealSuite(t *testing.T, casesYAML string) (outDir, streamPath string) {
 		t.Fatalf("go test ./evaltest: %v\n%s\n%s", err, stream, stderr.Bytes())
 	}
 	require.NoError(t, os.WriteFile(streamPath, stream, 0o644))
-	return outDir, streamPath
+	runDir, err := runs.Resolve(outDir, runs.Latest)
+	require.NoError(t, err, "the run marks itself as the latest")
+	return runDir, streamPath
 }
 
 // TestRealRunReportInBrowser makes a report of a real run of the suite and
@@ -116,7 +119,7 @@ func TestRealRunReportInBrowser(t *testing.T) {
 	require.Empty(t, d.Problems, "a clean run has no run problems")
 
 	p := openBrowser(t)
-	p.cases = len(d.Cases)
+	p.cases = len(d.Groups)
 	p.open(path)
 	p.screenshot("real-run-overview", "")
 	p.screenshot("real-run-cases", ".cases-panel")

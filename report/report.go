@@ -37,7 +37,10 @@ type Data struct {
 	FromSummary bool
 	Totals      Totals
 	Categories  []CategoryTotals
-	Cases       []Case
+	// Cases are the runs of cases: a case run go test -count=N times is N
+	// cases here. Groups gather them by case (and model), in order.
+	Cases  []Case
+	Groups []Group
 	// MetricNames are the metric columns: "overall", then the metrics some
 	// case has, in the guide's order; empty when no case has metrics.
 	MetricNames []string
@@ -50,6 +53,17 @@ type Data struct {
 	Problems []string
 	// Generated is when the report was made.
 	Generated time.Time
+	// History is the pass rate of the kept runs of the same case set,
+	// oldest first, this run included; empty when unknown.
+	History []HistoryPoint
+}
+
+// HistoryPoint is one run's pass rate, for the chart of a case set's runs.
+type HistoryPoint struct {
+	RunID    string    `json:"run_id"`
+	Started  time.Time `json:"started"`
+	PassRate float64   `json:"pass_rate"`
+	Cases    int       `json:"cases"`
 }
 
 // Totals counts the cases by outcome.

@@ -104,15 +104,27 @@ type overview struct {
 	MetricsSummary []Metric         `json:"metrics_summary"`
 	Problems       []string         `json:"problems"`
 	Cases          []rowJSON        `json:"cases"`
+	History        []HistoryPoint   `json:"history"`
+	// Repeats is the most runs a case had.
+	Repeats int `json:"repeats"`
 }
 
 // rowJSON is one case as the table shows it; long tool arguments are cut.
 type rowJSON struct {
-	ID              int                `json:"id"`
-	Name            string             `json:"name"`
-	Category        string             `json:"category"`
-	Test            string             `json:"test"`
-	Repeat          int                `json:"repeat,omitempty"`
+	ID       int    `json:"id"`
+	Name     string `json:"name"`
+	Category string `json:"category"`
+	Model    string `json:"model,omitempty"`
+	Test     string `json:"test"`
+	// Runs are the ids of the case's runs (their case-N blocks), by
+	// repeat; Shown is the run whose texts the row shows, Marks the runs'
+	// outcomes when there is more than one.
+	Runs            []int              `json:"runs"`
+	Shown           int                `json:"shown"`
+	Marks           []eval.Status      `json:"marks,omitempty"`
+	Passes          int                `json:"passes"`
+	Rate            float64            `json:"rate"`
+	Flaky           bool               `json:"flaky,omitempty"`
 	Status          eval.Status        `json:"status"`
 	Cached          bool               `json:"cached"`
 	NoRecord        bool               `json:"no_record"`
@@ -146,22 +158,33 @@ func newOverview(d *Data) overview {
 		MetricKeys:     append([]string{}, d.MetricNames...),
 		MetricsSummary: append([]Metric{}, d.MetricsSummary...),
 		Problems:       append([]string{}, d.Problems...),
-		Cases:          make([]rowJSON, len(d.Cases)),
+		Cases:          make([]rowJSON, len(d.Groups)),
+		History:        append([]HistoryPoint{}, d.History...),
 	}
 	for _, name := range d.MetricNames {
 		o.MetricLabels = append(o.MetricLabels, metricLabels[name])
 	}
-	for i := range d.Cases {
-		o.Cases[i] = newRow(i, &d.Cases[i])
+	for i, g := range d.Groups {
+		o.Cases[i] = newRow(i, g, d.Cases)
+		o.Repeats = max(o.Repeats, len(g.Runs))
 	}
 	return o
 }
 
-func newRow(id int, c *Case) rowJSON {
+// newRow is the row of a group: its runs' outcomes and the texts of the
+// run it shows.
+func newRow(id int, g Group, cases []Case) rowJSON {
+	c := &cases[g.Shown]
 	row := rowJSON{
-		ID: id, Name: c.Name, Category: c.Category, Test: c.Test, Repeat: c.Repeat, Status: c.Status,
+		ID: id, Name: g.Name, Category: g.Category, Model: g.Model, Test: c.Test, Runs: g.Runs, Shown: g.Shown,
+		Passes: g.Passes, Rate: g.Rate(cases), Flaky: g.Flaky, Status: g.Status,
 		NoRecord: c.Record == nil, Reason: c.Reason, Seconds: c.Seconds, Metrics: c.Scores,
 		Tools: []toolJSON{},
+	}
+	if len(g.Runs) > 1 {
+		for _, i := range g.Runs {
+			row.Marks = append(row.Marks, cases[i].Status)
+		}
 	}
 	if r := c.Record; r != nil {
 		row.Cached = r.Cached

@@ -1,24 +1,32 @@
-// Command evalreport writes the HTML report of an evaluation run.
+// Command evalreport writes the HTML report and the JUnit file of an
+// evaluation run, compares a run with a baseline, and lists and prunes the
+// kept runs.
 //
-// It reads the run's `go test -json` output and the records the suite wrote
-// to its output directory, and writes one self-contained HTML file:
+// Each run of the suite writes into a directory of its own,
+// <out>/runs/<id> (see -out), and <out>/latest names the newest finished
+// one. evalreport reads a run's records and summary from its directory and
+// its `go test -json` stream, and writes one self-contained HTML file:
 //
-//	go test ./evaltest -json | tee run.json
-//	evalreport -json run.json
-//	evalreport -json shard1.json -json shard2.json   # sharded runs, merged
-//	go test ./evaltest -json | evalreport -json -      # from standard input
+//	evalreport                                  # the newest run, report.html in its directory
+//	evalreport -run latest -json run.json       # with the go test stream
+//	go test ./evaltest -json | evalreport -json -
 //	gotestsum --jsonfile run.json --post-run-command evalreport -- ./evaltest
+//	evalreport -junit junit.xml                 # the run as JUnit XML
+//	evalreport -baseline latest                 # compare with the run before; exit 1 on a significant regression
+//	evalreport -history                         # the kept runs, newest first
+//	evalreport -clean-runs 10                   # delete all but the 10 newest runs
 //
-// Without -json it reads the file named by GOTESTSUM_JSONFILE (set by
-// gotestsum for a post-run command); with neither it reports the records
-// alone. The output directory is -out, else $EVAL_OUT, else evaltest/out
-// under the module root (the nearest directory above with a go.mod); a
-// relative EVAL_OUT is taken from the module root too. The report goes to
-// -o, else report.html in the output directory; its path is printed.
-// -open opens it in the browser unless CI is set.
+// The output directory is -out, else $EVAL_OUT, else evaltest/out under the
+// module root (the nearest directory above with a go.mod); a relative
+// EVAL_OUT is taken from the module root too. The run is -run (a run
+// directory, a run id or "latest"), else $EVAL_RUN_ID, else the newest run.
+// Without -json the stream is $GOTESTSUM_JSONFILE (set by gotestsum for a
+// post-run command), else test.json in the run directory when there is
+// one; with none the report shows the records alone.
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -27,19 +35,32 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/files"
+	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
 	"github.com/mcpeval/mcpeval/report"
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv); err != nil {
+	err := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	var regression *regressionError
+	switch {
+	case errors.As(err, &regression):
 		fmt.Fprintln(os.Stderr, "evalreport:", err)
 		os.Exit(1)
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "evalreport:", err)
+		os.Exit(2)
 	}
 }
+
+// regressionError is a comparison that found a significant regression.
+type regressionError struct{ msg string }
+
+func (e *regressionError) Error() string { return e.msg }
 
 // listFlag is a repeatable string flag.
 type listFlag []string
@@ -47,34 +68,70 @@ type listFlag []string
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
+// options are evalreport's flags.
+type options struct {
+	json                    listFlag
+	out, run, report, junit string
+	baseline                string
+	alpha                   float64
+	history, open           bool
+	cleanRuns               int
+}
+
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
 	fs := flag.NewFlagSet("evalreport", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var jsonFiles listFlag
-	fs.Var(&jsonFiles, "json", "go test -json output `file` (repeatable; - for standard input; default $GOTESTSUM_JSONFILE)")
-	outDir := fs.String("out", "", "run output `dir` with "+eval.RecordsFile+" (default $EVAL_OUT, else evaltest/out in the module)")
-	outFile := fs.String("o", "", "report `file` to write (default DIR/"+eval.ReportFile+")")
-	open := fs.Bool("open", false, "open the report in the browser (never when CI is set)")
-	junit := fs.String("junit", "", "JUnit XML `file` whose failure messages get each case's verdict and reason (default $GOTESTSUM_JUNITFILE)")
+	var o options
+	fs.Var(&o.json, "json", "go test -json output `file` (repeatable; - for standard input; default $GOTESTSUM_JSONFILE, else test.json in the run)")
+	fs.StringVar(&o.out, "out", "", "output `dir` holding runs/ and latest (default $EVAL_OUT, else evaltest/out in the module)")
+	fs.StringVar(&o.run, "run", "", "the `run`: its directory, its id or latest (default $EVAL_RUN_ID, else the newest run)")
+	fs.StringVar(&o.report, "o", "", "report `file` to write (default report.html in the run directory)")
+	fs.StringVar(&o.junit, "junit", "", "also write the run as JUnit XML to `file`")
+	fs.StringVar(&o.baseline, "baseline", "", "compare the run with this earlier `run` (directory, id, or latest: the newest run before it); write compare.html and exit 1 on a significant regression")
+	fs.Float64Var(&o.alpha, "alpha", 0.05, "significance `level` of the comparison's tests")
+	fs.BoolVar(&o.history, "history", false, "list the kept runs, newest first, and exit")
+	fs.IntVar(&o.cleanRuns, "clean-runs", -1, "delete all but the `N` newest runs (and the latest) and exit")
+	fs.BoolVar(&o.open, "open", false, "open the report in the browser (never when CI is set)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: evalreport [-json FILE]... [-out DIR] [-o FILE] [-junit FILE] [-open] [FILE...]")
+		fmt.Fprintln(stderr, "usage: evalreport [-out DIR] [-run RUN] [-json FILE]... [-o FILE] [-junit FILE] [-baseline RUN [-alpha P]] [-open]\n       evalreport -history | -clean-runs N")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	jsonFiles = append(jsonFiles, fs.Args()...)
-	if len(jsonFiles) == 0 {
-		if f := getenv("GOTESTSUM_JSONFILE"); f != "" {
-			jsonFiles = append(jsonFiles, f)
-		}
-	}
-
-	dir, err := resolveOutDir(*outDir, getenv("EVAL_OUT"))
+	o.json = append(o.json, fs.Args()...)
+	parent, err := resolveOutDir(o.out, getenv("EVAL_OUT"))
 	if err != nil {
 		return err
 	}
-	streams, closeAll, err := openStreams(jsonFiles, stdin)
+	switch {
+	case o.history:
+		return history(parent, stdout)
+	case o.cleanRuns >= 0:
+		removed, err := runs.Prune(parent, o.cleanRuns)
+		for _, dir := range removed {
+			fmt.Fprintln(stdout, "removed", dir)
+		}
+		return err
+	case o.cleanRuns != -1:
+		return fmt.Errorf("-clean-runs %d: the number of runs to keep must not be negative", o.cleanRuns)
+	}
+	if o.baseline != "" && !(o.alpha > 0 && o.alpha < 1) {
+		return fmt.Errorf("-alpha %v: the significance level must be between 0 and 1", o.alpha)
+	}
+
+	dir, err := resolveRun(parent, o.run, getenv("EVAL_RUN_ID"))
+	if err != nil {
+		return err
+	}
+	if len(o.json) == 0 {
+		if f := getenv("GOTESTSUM_JSONFILE"); f != "" {
+			o.json = append(o.json, f)
+		} else if f := filepath.Join(dir, "test.json"); fileExists(f) {
+			o.json = append(o.json, f)
+		}
+	}
+	streams, closeAll, err := openStreams(o.json, stdin)
 	if err != nil {
 		return err
 	}
@@ -88,39 +145,156 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		first, _, _ := strings.Cut(p, "\n")
 		fmt.Fprintln(stderr, "evalreport: problem:", first)
 	}
+	data.History = historyOf(parent, data.Run)
 
-	path := *outFile
+	path := o.report
 	if path == "" {
 		path = filepath.Join(dir, eval.ReportFile)
 	}
-	if err := writeReport(path, data); err != nil {
+	if err := writeFile(path, func(w io.Writer) error { return report.Write(w, data) }); err != nil {
 		return err
 	}
-	if abs, err := filepath.Abs(path); err == nil {
-		path = abs // a terminal can open an absolute path with a click
-	}
-	fmt.Fprintln(stdout, path)
-
-	if *junit == "" {
-		*junit = getenv("GOTESTSUM_JUNITFILE")
-	}
-	if *junit != "" {
-		if err := annotateJUnit(*junit, data); err != nil {
+	fmt.Fprintln(stdout, absPath(path)) // a terminal can open an absolute path with a click
+	if o.junit != "" {
+		if err := writeFile(o.junit, func(w io.Writer) error { return report.WriteJUnit(w, data) }); err != nil {
 			return err
 		}
 	}
-
-	if *open {
+	if o.open {
 		if getenv("CI") != "" {
 			fmt.Fprintln(stderr, "evalreport: CI is set: not opening a browser")
 		} else if err := openBrowser(path); err != nil {
 			fmt.Fprintln(stderr, "evalreport: open browser:", err)
 		}
 	}
+	if o.baseline != "" {
+		return compare(parent, dir, o.baseline, o.alpha, data, stdout)
+	}
 	return nil
 }
 
-// resolveOutDir picks the run's output directory.
+// compare compares the run in dir (whose data is cur) with the baseline,
+// prints the table, writes compare.html beside the report and returns a
+// regressionError for a significant regression.
+func compare(parent, dir, baseline string, alpha float64, cur *report.Data, stdout io.Writer) error {
+	baseDir, err := resolveBaseline(parent, dir, baseline)
+	if err != nil {
+		return err
+	}
+	base, err := report.Load(baseDir, nil)
+	if err != nil {
+		return fmt.Errorf("baseline %s: %w", baseDir, err)
+	}
+	c, err := report.Compare(base, cur, alpha)
+	if err != nil {
+		return err
+	}
+	printComparison(stdout, c, baseDir)
+	path := filepath.Join(dir, "compare.html")
+	if err := writeFile(path, func(w io.Writer) error { return report.WriteComparison(w, c) }); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, absPath(path))
+	if c.Significant {
+		return &regressionError{fmt.Sprintf("significant regression against %s: %d cases regressed, %d fixed (McNemar p = %.4g, level %v)",
+			baseDir, c.Regressed, c.Fixed, c.McNemarP, alpha)}
+	}
+	return nil
+}
+
+// printComparison prints the comparison as a table: the totals, the
+// categories and every case that changed.
+func printComparison(w io.Writer, c *report.Comparison, baseDir string) {
+	fmt.Fprintf(w, "comparison with %s: %d regressions, %d fixes (McNemar p = %.4g), %d new, %d removed, %d with other tool calls\n",
+		baseDir, c.Regressed, c.Fixed, c.McNemarP, c.Count(report.NewCase), c.Count(report.Removed), c.ToolsChanged())
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "category\tbaseline\tnow\tdelta")
+	for _, d := range c.Categories {
+		fmt.Fprintf(tw, "%s\t%.1f%%\t%.1f%%\t%+.1f\n", d.Name, 100*d.Base, 100*d.Current, 100*(d.Current-d.Base))
+	}
+	tw.Flush()
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "change\tcase\tbaseline\tnow\tFisher p")
+	for _, d := range c.Cases {
+		if d.Change == report.Unchanged && !d.ToolsChanged {
+			continue
+		}
+		change := d.Change
+		if d.Significant {
+			change += " (significant)"
+		}
+		if d.ToolsChanged {
+			change += ", tools changed"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.4g\n", change, d.Name, outcome(d.Base), outcome(d.Current), d.FisherP)
+	}
+	tw.Flush()
+}
+
+func outcome(o *report.CaseOutcome) string {
+	switch {
+	case o == nil:
+		return "-"
+	case o.Runs > 1:
+		return fmt.Sprintf("%d/%d", o.Passes, o.Runs)
+	}
+	return string(o.Status)
+}
+
+// history prints the kept runs, newest first.
+func history(parent string, w io.Writer) error {
+	list, err := runs.List(parent)
+	if err != nil {
+		return err
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(w, "no runs in %s\n", filepath.Join(parent, runs.Dir))
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "run\tstarted\tmodel\tcases\tpass rate\ttokens\tcost")
+	for _, r := range list {
+		s := r.Summary
+		if s == nil {
+			fmt.Fprintf(tw, "%s\t(did not finish)\t\t\t\t\t\n", r.ID)
+			continue
+		}
+		model := s.Model
+		if s.Reference {
+			model = "reference run"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f%%\t%d\t-\n", r.ID, s.Started.UTC().Format("2006-01-02 15:04"), model,
+			s.Overall.Cases, 100*s.Overall.PassRate, s.Usage.TotalTokens)
+	}
+	return tw.Flush()
+}
+
+// historyOf returns the pass rates of the kept runs of the same case set as
+// run, oldest first, at most 50.
+func historyOf(parent string, run eval.Summary) []report.HistoryPoint {
+	if run.CaseSet == "" {
+		return nil
+	}
+	list, err := runs.List(parent)
+	if err != nil {
+		return nil
+	}
+	var points []report.HistoryPoint
+	for _, r := range list {
+		if s := r.Summary; s != nil && s.CaseSet == run.CaseSet {
+			points = append(points, report.HistoryPoint{RunID: r.ID, Started: s.Started, PassRate: s.Overall.PassRate, Cases: s.Overall.Cases})
+		}
+	}
+	if len(points) > 50 {
+		points = points[:50]
+	}
+	for i, j := 0, len(points)-1; i < j; i, j = i+1, j-1 {
+		points[i], points[j] = points[j], points[i]
+	}
+	return points
+}
+
+// resolveOutDir picks the output directory.
 func resolveOutDir(flagValue, env string) (string, error) {
 	if flagValue != "" {
 		return flagValue, nil
@@ -138,11 +312,73 @@ func resolveOutDir(flagValue, env string) (string, error) {
 	return filepath.Join(root, env), nil
 }
 
+// resolveRun picks the run to report: the flag's, the environment's, or the
+// newest under parent.
+func resolveRun(parent, flagValue, envID string) (string, error) {
+	switch {
+	case flagValue != "":
+		return runs.Resolve(parent, flagValue)
+	case envID != "":
+		return runs.Resolve(parent, envID)
+	}
+	list, err := runs.List(parent)
+	if err != nil {
+		return "", err
+	}
+	if len(list) == 0 {
+		return "", fmt.Errorf("no run in %s: run the suite first (go test ./evaltest), or name one with -run", filepath.Join(parent, runs.Dir))
+	}
+	return list[0].Dir, nil
+}
+
+// resolveBaseline resolves the baseline of the run in dir: "latest" is the
+// newest finished run before it.
+func resolveBaseline(parent, dir, name string) (string, error) {
+	if name == runs.Latest {
+		list, err := runs.List(parent)
+		if err != nil {
+			return "", err
+		}
+		for _, r := range list {
+			if r.Summary != nil && !samePath(r.Dir, dir) && r.ID < filepath.Base(dir) {
+				return r.Dir, nil
+			}
+		}
+		return "", fmt.Errorf("no finished run before %s in %s to compare with", filepath.Base(dir), parent)
+	}
+	base, err := runs.Resolve(parent, name)
+	if err != nil {
+		return "", fmt.Errorf("baseline: %w", err)
+	}
+	if samePath(base, dir) {
+		return "", fmt.Errorf("baseline %s is the run itself: name an earlier run", name)
+	}
+	return base, nil
+}
+
+func samePath(a, b string) bool {
+	ia, err1 := os.Stat(a)
+	ib, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(ia, ib)
+}
+
+func fileExists(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.Mode().IsRegular()
+}
+
+func absPath(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
+}
+
 func openStreams(paths []string, stdin io.Reader) ([]report.Stream, func(), error) {
 	var streams []report.Stream
-	var files []*os.File
+	var opened []*os.File
 	closeAll := func() {
-		for _, f := range files {
+		for _, f := range opened {
 			f.Close()
 		}
 	}
@@ -156,19 +392,18 @@ func openStreams(paths []string, stdin io.Reader) ([]report.Stream, func(), erro
 			closeAll()
 			return nil, nil, fmt.Errorf("open test output: %w", err)
 		}
-		files = append(files, f)
+		opened = append(opened, f)
 		streams = append(streams, report.Stream{Name: p, R: f})
 	}
 	return streams, closeAll, nil
 }
 
-// writeReport writes the report atomically, so a reader never sees half
-// a report.
-func writeReport(path string, data *report.Data) error {
+// writeFile writes a file atomically, so a reader never sees half of it.
+func writeFile(path string, write func(io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("create report directory: %w", err)
+		return fmt.Errorf("create directory of %s: %w", path, err)
 	}
-	return files.WriteAtomic(path, 0o644, func(w io.Writer) error { return report.Write(w, data) })
+	return files.WriteAtomic(path, 0o644, write)
 }
 
 func openBrowser(path string) error {
@@ -185,22 +420,4 @@ func openBrowser(path string) error {
 		return err
 	}
 	return cmd.Process.Release()
-}
-
-// annotateJUnit rewrites the JUnit file in place (atomically) with each
-// failed case's verdict and reason as its failure message. The file keeps
-// its permissions.
-func annotateJUnit(path string, data *report.Data) error {
-	in, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("annotate JUnit: %w", err)
-	}
-	defer in.Close()
-	info, err := in.Stat()
-	if err != nil {
-		return fmt.Errorf("annotate JUnit: %w", err)
-	}
-	return files.WriteAtomic(path, info.Mode().Perm(), func(w io.Writer) error {
-		return report.AnnotateJUnit(in, w, data)
-	})
 }

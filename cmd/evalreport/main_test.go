@@ -14,9 +14,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/runs"
 )
 
 const moduleDir = "../.."
+
+// fixtureRunID names the fixture's run directory.
+const fixtureRunID = "20261124T000000Z-f17ae0"
 
 var (
 	fixtureOnce   sync.Once
@@ -26,7 +30,8 @@ var (
 )
 
 // runFixture runs the report package's miniature suite once with
-// `go test -json`, giving its output directory and event stream file.
+// `go test -json`, giving its output directory (holding the run's
+// directory, runs/<fixtureRunID>) and event stream file.
 func runFixture(t *testing.T) (outDir, stream string) {
 	t.Helper()
 	fixtureOnce.Do(func() {
@@ -37,12 +42,13 @@ func runFixture(t *testing.T) (outDir, stream string) {
 		}
 		fixtureOut = filepath.Join(dir, "out")
 		fixtureStream = filepath.Join(dir, "run.json")
-		if fixtureErr = os.Mkdir(fixtureOut, 0o755); fixtureErr != nil {
+		runDir := filepath.Join(fixtureOut, runs.Dir, fixtureRunID)
+		if fixtureErr = os.MkdirAll(runDir, 0o755); fixtureErr != nil {
 			return
 		}
 		cmd := exec.Command("go", "test", "-json", "-count=1", "./report/testdata/fixture")
 		cmd.Dir = moduleDir
-		cmd.Env = append(os.Environ(), "FIXTURE_OUT="+fixtureOut)
+		cmd.Env = append(os.Environ(), "FIXTURE_OUT="+runDir)
 		out, _ := cmd.Output() // the fixture has failing tests
 		fixtureErr = os.WriteFile(fixtureStream, out, 0o644)
 	})
@@ -100,29 +106,42 @@ func TestRunReadsTheStreamFromEverySource(t *testing.T) {
 func TestRunWithoutStreamReportsRecords(t *testing.T) {
 	outDir, _ := runFixture(t)
 	dir := t.TempDir()
+	run1 := filepath.Join(dir, runs.Dir, fixtureRunID)
+	require.NoError(t, os.MkdirAll(run1, 0o755))
 	for _, name := range []string{eval.RecordsFile, eval.SummaryFile} {
-		b, err := os.ReadFile(filepath.Join(outDir, name))
+		b, err := os.ReadFile(filepath.Join(outDir, runs.Dir, fixtureRunID, name))
 		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), b, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(run1, name), b, 0o644))
 	}
 	var stdout bytes.Buffer
-	require.NoError(t, run(nil, nil, &stdout, &bytes.Buffer{}, env(map[string]string{"EVAL_OUT": dir})))
-	assert.Equal(t, filepath.Join(dir, eval.ReportFile)+"\n", stdout.String())
-	page, err := os.ReadFile(filepath.Join(dir, eval.ReportFile))
+	require.NoError(t, run(nil, nil, &stdout, &bytes.Buffer{}, env(map[string]string{"EVAL_OUT": dir})),
+		"the newest run under $EVAL_OUT")
+	assert.Equal(t, filepath.Join(run1, eval.ReportFile)+"\n", stdout.String())
+	page, err := os.ReadFile(filepath.Join(run1, eval.ReportFile))
 	require.NoError(t, err)
 	assert.Contains(t, string(page), `"name":"PubMed search"`)
 	assert.NotContains(t, string(page), `"name":"harness_crash"`)
 }
 
 func TestRunErrors(t *testing.T) {
+	outDir, _ := runFixture(t)
+	empty := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(empty, runs.Dir, "20261124T000000Z-000000"), 0o755))
 	tests := []struct {
 		name string
 		args []string
 		want string
 	}{
-		{"missing stream file", []string{"-out", t.TempDir(), "-json", "/nonexistent/run.json"}, "open test output"},
-		{"nothing to report", []string{"-out", t.TempDir()}, "nothing to report"},
+		{"missing stream file", []string{"-out", outDir, "-o", filepath.Join(t.TempDir(), "r.html"), "-json", "/nonexistent/run.json"}, "open test output"},
+		{"no run yet", []string{"-out", t.TempDir()}, "no run in"},
+		{"a run that wrote nothing", []string{"-out", empty}, "nothing to report"},
+		{"a run that does not exist", []string{"-out", outDir, "-run", "/nonexistent/run"}, "is not a run directory"},
 		{"unknown flag", []string{"-bogus"}, "flag provided but not defined"},
+		{"negative number of runs to keep", []string{"-out", outDir, "-clean-runs", "-3"}, "must not be negative"},
+		{"significance level out of range", []string{"-out", outDir, "-baseline", "latest", "-alpha", "1.5"}, "between 0 and 1"},
+		{"baseline that is not a run", []string{"-out", outDir, "-o", filepath.Join(t.TempDir(), "r.html"), "-baseline", t.TempDir()}, "is not a run directory"},
+		{"baseline that is the run itself", []string{"-out", outDir, "-o", filepath.Join(t.TempDir(), "r.html"), "-baseline", fixtureRunID}, "is the run itself"},
+		{"no earlier run", []string{"-out", outDir, "-o", filepath.Join(t.TempDir(), "r.html"), "-baseline", "latest"}, "no finished run before"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -132,58 +151,23 @@ func TestRunErrors(t *testing.T) {
 	}
 }
 
-// junitFile is a JUnit file as gotestsum writes it for the fixture, cut
-// down to one failed case.
-const junitFile = `<?xml version="1.0" encoding="UTF-8"?>
-<testsuites tests="1" failures="1" errors="0" time="0.050000">
-	<testsuite tests="1" failures="1" time="0.050000" name="github.com/mcpeval/mcpeval/report/testdata/fixture" timestamp="2026-11-22T00:40:00Z">
-		<testcase classname="github.com/mcpeval/mcpeval/report/testdata/fixture" name="TestEval_Gene_and_Variant_Utilities/BRCA1_injection" time="0.010000">
-			<failure message="Failed" type="">=== RUN   TestEval_Gene_and_Variant_Utilities/BRCA1_injection&#xA;</failure>
-		</testcase>
-	</testsuite>
-</testsuites>
-`
-
-func TestRunAnnotatesJUnitKeepingItsMode(t *testing.T) {
+// -junit writes the run as JUnit XML: one testcase per case, with each
+// failed case's verdict and reason as its failure message.
+func TestRunWritesJUnit(t *testing.T) {
 	outDir, stream := runFixture(t)
-	tests := []struct {
-		name string
-		mode os.FileMode
-		// fromEnv names the file through GOTESTSUM_JUNITFILE, not -junit.
-		fromEnv bool
-	}{
-		{"world-readable", 0o644, false},
-		{"group-readable", 0o640, false},
-		{"owner only", 0o600, false},
-		{"named by gotestsum", 0o644, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			junit := filepath.Join(dir, "junit.xml")
-			require.NoError(t, os.WriteFile(junit, []byte(junitFile), 0o600))
-			require.NoError(t, os.Chmod(junit, tt.mode))
-			args := []string{"-out", outDir, "-o", filepath.Join(dir, "r.html"), "-json", stream}
-			vars := map[string]string{}
-			if tt.fromEnv {
-				vars["GOTESTSUM_JUNITFILE"] = junit
-			} else {
-				args = append(args, "-junit", junit)
-			}
-
-			require.NoError(t, run(args, nil, &bytes.Buffer{}, &bytes.Buffer{}, env(vars)))
-			info, err := os.Stat(junit)
-			require.NoError(t, err)
-			assert.Equal(t, tt.mode, info.Mode().Perm())
-			b, err := os.ReadFile(junit)
-			require.NoError(t, err)
-			assert.Contains(t, string(b), `message="fail (judge: no): Contradicts the expected answer`)
-			assert.Contains(t, string(b), `type="fail"`)
-			left, err := filepath.Glob(filepath.Join(dir, "junit.xml.*"))
-			require.NoError(t, err)
-			assert.Empty(t, left, "temporary files left behind")
-		})
-	}
+	dir := t.TempDir()
+	junit := filepath.Join(dir, "ci", "junit.xml")
+	require.NoError(t, run([]string{"-out", outDir, "-o", filepath.Join(dir, "r.html"), "-json", stream, "-junit", junit},
+		nil, &bytes.Buffer{}, &bytes.Buffer{}, env(nil)))
+	b, err := os.ReadFile(junit)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `message="fail (judge: no): Contradicts the expected answer`)
+	assert.Contains(t, string(b), `type="fail"`)
+	assert.Contains(t, string(b), `<testcase name="harness_crash"`, "a case known only from its test events")
+	assert.NotContains(t, string(b), `name="TestEval_Gene_and_Variant_Utilities"`, "no parent tests")
+	left, err := filepath.Glob(filepath.Join(dir, "ci", ".junit.xml.tmp-*"))
+	require.NoError(t, err)
+	assert.Empty(t, left, "temporary files left behind")
 }
 
 func TestResolveOutDir(t *testing.T) {
@@ -248,15 +232,16 @@ func TestGotestsumPostRunCommand(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 
 	outDir := filepath.Join(dir, "out")
-	require.NoError(t, os.Mkdir(outDir, 0o755))
+	runDir := filepath.Join(outDir, runs.Dir, fixtureRunID)
+	require.NoError(t, os.MkdirAll(runDir, 0o755))
 	cmd := exec.Command("go", "tool", "gotestsum", "--format", "testname",
 		"--jsonfile", filepath.Join(dir, "run.json"),
 		"--post-run-command", bin+" -out "+outDir,
 		"--", "-count=1", "./report/testdata/fixture")
 	cmd.Dir = moduleDir
-	cmd.Env = append(os.Environ(), "FIXTURE_OUT="+outDir)
+	cmd.Env = append(os.Environ(), "FIXTURE_OUT="+runDir)
 	out, _ = cmd.CombinedOutput() // the fixture has failing tests
-	report := filepath.Join(outDir, eval.ReportFile)
+	report := filepath.Join(runDir, eval.ReportFile)
 	assert.Contains(t, string(out), report, "the post-run command prints the report's path")
 	page, err := os.ReadFile(report)
 	require.NoError(t, err, "%s", out)

@@ -5,6 +5,8 @@ import "time"
 // Summary describes a whole run; the suite writes it as summary.json and the
 // report shows it in its header.
 type Summary struct {
+	// RunID names the run's directory (see package runs).
+	RunID      string    `json:"run_id,omitempty"`
 	Started    time.Time `json:"started,omitzero"`
 	Finished   time.Time `json:"finished,omitzero"`
 	Seconds    float64   `json:"seconds"`
@@ -12,8 +14,9 @@ type Summary struct {
 	JudgeModel string    `json:"judge_model"`
 	Provider   string    `json:"provider"` // base URL, never a key or password
 	Servers    []string  `json:"servers"`
-	Cases      string    `json:"cases"` // case source path
-	GitCommit  string    `json:"git_commit,omitempty"`
+	// CaseFiles is the case file or directory the run loaded.
+	CaseFiles string `json:"case_files"`
+	GitCommit string `json:"git_commit,omitempty"`
 	// Reference is true for an offline reference run (no model evaluated).
 	Reference bool `json:"reference,omitempty"`
 
@@ -30,6 +33,57 @@ type Summary struct {
 	// ServerRestarts counts MCP server restarts after a crash or hang.
 	ServerRestarts int   `json:"server_restarts"`
 	Usage          Usage `json:"usage"`
+
+	// MinPassRate and MinRunPassRate are the run's pass-rate gates (0:
+	// none).
+	MinPassRate    float64 `json:"min_pass_rate,omitempty"`
+	MinRunPassRate float64 `json:"min_run_pass_rate,omitempty"`
+	// CaseSet identifies the set of cases that ran (a hash of their
+	// names): runs of the same case set can be charted and compared.
+	CaseSet string `json:"case_set,omitempty"`
+	// Repeats is the most runs any case had (go test -count=N).
+	Repeats int `json:"repeats"`
+	// Overall, Categories and Cases are the pass rates, pass@k and pass^k
+	// of the run, of each category and of each case over its repeats.
+	Overall    GroupResult   `json:"overall"`
+	Categories []GroupResult `json:"categories"`
+	Cases      []CaseResult  `json:"cases"`
+}
+
+// CaseResult is how one case did over its runs: once, or go test -count=N
+// times.
+type CaseResult struct {
+	Name     string `json:"name"`
+	Category string `json:"category"`
+	Model    string `json:"model,omitempty"`
+	File     string `json:"file,omitempty"`
+	Line     int    `json:"line,omitempty"`
+	Runs     int    `json:"runs"`
+	Passes   int    `json:"passes"`
+	// Statuses are the outcomes of the runs, by repeat.
+	Statuses []Status `json:"statuses"`
+	PassRate float64  `json:"pass_rate"`
+	// PassAtK and PassHatK are the unbiased estimates of pass@k (some of k
+	// runs passes) and pass^k (all k runs pass) for k = 1..Runs, at index
+	// k-1.
+	PassAtK  []float64 `json:"pass_at_k"`
+	PassHatK []float64 `json:"pass_hat_k"`
+	// Flaky is true when some runs passed and some did not.
+	Flaky bool `json:"flaky,omitempty"`
+}
+
+// GroupResult aggregates cases: a category's, a model's or the whole
+// run's. Its rates are the means over its cases; a case counts towards
+// pass@k and pass^k only when it ran at least k times.
+type GroupResult struct {
+	Name     string    `json:"name,omitempty"`
+	Cases    int       `json:"cases"`
+	Runs     int       `json:"runs"`
+	Passes   int       `json:"passes"`
+	PassRate float64   `json:"pass_rate"`
+	PassAtK  []float64 `json:"pass_at_k"`
+	PassHatK []float64 `json:"pass_hat_k"`
+	Flaky    int       `json:"flaky"`
 }
 
 // Count adds one record's outcome to the summary's counters.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/redact"
+	"github.com/mcpeval/mcpeval/internal/runs"
 )
 
 // Settings is the configuration of a run. Every setting is a flag and an
@@ -57,6 +58,13 @@ type Settings struct {
 	Clear     bool
 	Force     bool
 	Reference bool // the offline reference run: no model is evaluated
+
+	// RunID names the run's directory under Out/runs; empty: a new one.
+	RunID string
+	// MinPassRate fails a case whose pass rate over its repeats is below
+	// it; MinRunPassRate fails the run below it overall. 0: no gate.
+	MinPassRate    float64
+	MinRunPassRate float64
 }
 
 // setting is one configurable value: its flag, its variable, its default.
@@ -67,7 +75,7 @@ type setting struct {
 var settings = []setting{
 	{"cases", "EVAL_CASES", "cases", "case file or directory (relative to the project root)"},
 	{"server", "EVAL_SERVER", "", "MCP server(s), separated by ';': a command line (stdio), an http(s) URL (streamable HTTP) or sse:URL; default: the bundled sample server"},
-	{"out", "EVAL_OUT", DefaultOut, "output directory for results.jsonl, summary.json and the report"},
+	{"out", "EVAL_OUT", DefaultOut, "output directory: each run writes into <out>/runs/<id>, and <out>/latest names the newest finished one"},
 	{"cache", "EVAL_CACHE", defaultCache, "result cache file"},
 	{"model", "EVAL_MODEL", "", "model to evaluate (default: google/gemini-2.5-flash on OpenRouter, gpt-4.1-mini on OpenAI)"},
 	{"judge-model", "EVAL_JUDGE_MODEL", "", "judge model (default: the evaluated model; 'none' leaves the verdict to the deterministic checks)"},
@@ -86,6 +94,9 @@ var settings = []setting{
 	{"clear", "EVAL_CLEAR", "false", "remove the result cache before the run, then run every case"},
 	{"force", "EVAL_FORCE", "false", "ignore cached results and run every case (new results are still cached)"},
 	{"reference", "EVAL_REFERENCE", "false", "offline reference run: execute each case's reference trajectory instead of a model"},
+	{"run-id", "EVAL_RUN_ID", "", "name of the run's directory under <out>/runs (default: the UTC start time and a random suffix)"},
+	{"min-pass-rate", "EVAL_MIN_PASS_RATE", "0", "fail every case whose pass rate over its repeats (go test -count=N) is below this rate, from 0 to 1"},
+	{"min-run-pass-rate", "EVAL_MIN_RUN_PASS_RATE", "0", "fail the run when its pass rate over all cases is below this rate, from 0 to 1"},
 }
 
 // Default paths, relative to the module root.
@@ -233,6 +244,20 @@ func build(root string, v, origin map[string]string, lookup func(string) (string
 	st.RequestTimeout = durationSetting("request-timeout")
 	st.ToolTimeout = durationSetting("tool-timeout")
 	st.Clear, st.Force, st.Reference = boolSetting("clear"), boolSetting("force"), boolSetting("reference")
+	rateSetting := func(name string) float64 {
+		r, err := strconv.ParseFloat(strings.TrimSpace(v[name]), 64)
+		if err == nil && !(r >= 0 && r <= 1) {
+			err = errors.New("must be a rate from 0 to 1")
+		}
+		if err != nil {
+			bad(name, err)
+		}
+		return r
+	}
+	st.MinPassRate, st.MinRunPassRate = rateSetting("min-pass-rate"), rateSetting("min-run-pass-rate")
+	if st.RunID = strings.TrimSpace(v["run-id"]); st.RunID != "" && !runs.ValidID(st.RunID) {
+		bad("run-id", errors.New("must have the form 20060102T150405Z-a1b2c3 (UTC time, six hex digits)"))
+	}
 	st.Cases = abs(root, v["cases"])
 	st.Out = abs(root, v["out"])
 	st.Cache = abs(root, v["cache"])
@@ -291,6 +316,11 @@ func (st *Settings) chooseProvider(lookup func(string) (string, bool)) error {
 	}
 	return nil
 }
+
+// Gated reports whether a pass-rate gate decides the run's outcome: then a
+// failed repeat does not fail its test, the case's rate over its repeats
+// does.
+func (st Settings) Gated() bool { return st.MinPassRate > 0 || st.MinRunPassRate > 0 }
 
 // JudgeEnabled reports whether a judge model will be asked.
 func (st Settings) JudgeEnabled() bool {

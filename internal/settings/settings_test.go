@@ -153,3 +153,27 @@ func TestDotEnvCanBeMovedOrTurnedOff(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "other-file-key", st.APIKey)
 }
+
+func TestRunSettings(t *testing.T) {
+	st, err := resolveWith(t, map[string]string{"EVAL_MIN_PASS_RATE": "0.8", "EVAL_RUN_ID": "20261124T084601Z-a1b2c3"}, "", "-min-run-pass-rate", "0.5")
+	require.NoError(t, err)
+	assert.Equal(t, 0.8, st.MinPassRate)
+	assert.Equal(t, 0.5, st.MinRunPassRate)
+	assert.Equal(t, "20261124T084601Z-a1b2c3", st.RunID)
+
+	st, err = resolveWith(t, nil, "")
+	require.NoError(t, err)
+	assert.Zero(t, st.MinPassRate, "no gate by default")
+	assert.Empty(t, st.RunID)
+
+	for _, tt := range []struct{ env, value, msg string }{
+		{"EVAL_MIN_PASS_RATE", "1.5", `EVAL_MIN_PASS_RATE: invalid value "1.5": must be a rate from 0 to 1`},
+		{"EVAL_MIN_RUN_PASS_RATE", "-0.1", `EVAL_MIN_RUN_PASS_RATE: invalid value "-0.1": must be a rate from 0 to 1`},
+		{"EVAL_MIN_PASS_RATE", "NaN", `EVAL_MIN_PASS_RATE: invalid value "NaN"`},
+		{"EVAL_MIN_PASS_RATE", "most", `EVAL_MIN_PASS_RATE: invalid value "most"`},
+		{"EVAL_RUN_ID", "../escape", `EVAL_RUN_ID: invalid value "../escape": must have the form`},
+	} {
+		_, err := resolveWith(t, map[string]string{tt.env: tt.value}, "")
+		require.ErrorContains(t, err, tt.msg, tt.value)
+	}
+}

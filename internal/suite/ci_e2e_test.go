@@ -5,16 +5,19 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/internal/files"
+	"github.com/mcpeval/mcpeval/internal/runs"
 )
 
-// The CI target's command line: one gotestsum run gives the JUnit file (with
-// each failed case's verdict and reason as its failure message), the JSON
-// stream and the HTML report.
+// The CI target's command line (see the Makefile): one gotestsum run gives
+// the JSON stream in the run's directory, and its post-run command the HTML
+// report and the JUnit file, with each failed case's verdict and reason as
+// its failure message.
 func TestCIRunWritesJUnitStreamAndReport(t *testing.T) {
 	root, err := files.ModuleRoot()
 	require.NoError(t, err)
@@ -23,19 +26,23 @@ func TestCIRunWritesJUnitStreamAndReport(t *testing.T) {
 	casePath := filepath.Join(dir, "cases.yaml")
 	require.NoError(t, os.WriteFile(casePath, []byte(cases), 0o644))
 	out := filepath.Join(dir, "out")
-	cmd := exec.Command("go", "tool", "gotestsum", "--format", "testname",
-		"--junitfile", filepath.Join(out, "junit.xml"), "--jsonfile", filepath.Join(out, "test.json"),
-		"--post-run-command", "go run ./cmd/evalreport -out "+out,
+	id := runs.NewID(time.Now())
+	run := filepath.Join(out, runs.Dir, id)
+	require.NoError(t, os.MkdirAll(run, 0o755))
+	cmd := exec.Command("go", "tool", "gotestsum", "--format", "testname", "--jsonfile", filepath.Join(run, "test.json"),
+		"--post-run-command", "go run ./cmd/evalreport -out "+out+" -run "+run+" -junit "+filepath.Join(run, "junit.xml"),
 		"--", "./evaltest", "-count=1")
 	cmd.Dir = root
-	cmd.Env = append(filteredEnv(), "EVAL_CASES="+casePath, "EVAL_OUT="+out, "EVAL_CACHE="+filepath.Join(dir, "cache.json"))
+	cmd.Env = append(filteredEnv(), "EVAL_CASES="+casePath, "EVAL_OUT="+out, "EVAL_RUN_ID="+id, "EVAL_CACHE="+filepath.Join(dir, "cache.json"))
 	output, err := cmd.CombinedOutput()
 	require.Error(t, err, "one case fails")
-	assert.Contains(t, string(output), filepath.Join(out, "report.html"), "the report's path is printed")
+	assert.Contains(t, string(output), filepath.Join(run, "report.html"), "the report's path is printed")
+	assert.Contains(t, string(output), "results in "+run, "the closing lines name the run's directory")
+	out = run
 
 	junit, err := os.ReadFile(filepath.Join(out, "junit.xml"))
 	require.NoError(t, err)
-	assert.Contains(t, string(junit), `name="TestGeneAndVariantUtilities/NUTM2G_symbol"`)
+	assert.Contains(t, string(junit), `name="NUTM2G symbol" classname="Gene and Variant Utilities"`)
 	assert.Contains(t, string(junit), `failure message="fail: deterministic check failed: contains &#34;999999&#34;: not found in the answer" type="fail"`)
 	stream, err := os.ReadFile(filepath.Join(out, "test.json"))
 	require.NoError(t, err)

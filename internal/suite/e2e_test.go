@@ -22,6 +22,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/evalcase"
 	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
+	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
 )
 
@@ -101,7 +102,8 @@ func runSuite(t *testing.T, dir, cases string, e env, args ...string) run {
 		}
 	}
 	r.output = text.String()
-	if f, err := os.Open(filepath.Join(out, eval.RecordsFile)); err == nil {
+	r.out = newestRun(out)
+	if f, err := os.Open(filepath.Join(r.out, eval.RecordsFile)); err == nil {
 		defer f.Close()
 		sc := bufio.NewScanner(f)
 		sc.Buffer(nil, 64<<20)
@@ -112,6 +114,16 @@ func runSuite(t *testing.T, dir, cases string, e env, args ...string) run {
 		}
 	}
 	return r
+}
+
+// newestRun is the directory of the newest run under the output directory
+// out, or "" when there is none.
+func newestRun(out string) string {
+	list, err := runs.List(out)
+	if err != nil || len(list) == 0 {
+		return ""
+	}
+	return list[0].Dir
 }
 
 // filteredEnv is the environment a suite subprocess starts from.

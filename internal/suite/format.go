@@ -67,8 +67,9 @@ func oneLine(s string, n int) string {
 	return s
 }
 
-// FormatSummary is the summary printed at the end of a run.
-func FormatSummary(s eval.Summary, st settings.Settings) string {
+// FormatSummary is the summary printed at the end of a run that wrote into
+// runDir.
+func FormatSummary(s eval.Summary, runDir string) string {
 	var b strings.Builder
 	what := "model " + s.Model
 	if s.Reference {
@@ -82,10 +83,23 @@ func FormatSummary(s eval.Summary, st settings.Settings) string {
 	if s.ServerRestarts > 0 {
 		fmt.Fprintf(&b, "mcpeval: MCP servers restarted %d times after a crash or hang\n", s.ServerRestarts)
 	}
-	fmt.Fprintf(&b, "mcpeval: results in %s: %s, %s, %s, %s (go run ./cmd/evalreport makes %s)", st.Out,
+	if s.Repeats > 1 {
+		o := s.Overall
+		fmt.Fprintf(&b, "mcpeval: %d repeats: pass rate %.3f, pass@%d %.3f, pass^%d %.3f, %d flaky cases\n",
+			s.Repeats, o.PassRate, s.Repeats, last(o.PassAtK), s.Repeats, last(o.PassHatK), o.Flaky)
+	}
+	fmt.Fprintf(&b, "mcpeval: results in %s: %s, %s, %s, %s (go run ./cmd/evalreport makes %s)", runDir,
 		eval.RecordsFile, eval.SummaryFile, eval.MetricsFile, eval.MetricsSummaryFile, eval.ReportFile)
 	if s.Reference {
 		fmt.Fprintf(&b, "\nmcpeval: %s", settings.MissingKeyHelp)
 	}
 	return b.String()
+}
+
+// last is the last value of xs, or 0.
+func last(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	return xs[len(xs)-1]
 }

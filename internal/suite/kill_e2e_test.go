@@ -54,8 +54,9 @@ func TestKilledRunKeepsFinishedPasses(t *testing.T) {
 	require.NoError(t, cmd.Start())
 
 	// Wait until the three fast cases are recorded, then kill the run.
-	records := filepath.Join(dir, "out", eval.RecordsFile)
-	require.Eventually(t, func() bool { return countLines(records) >= 3 }, 30*time.Second, 20*time.Millisecond)
+	require.Eventually(t, func() bool {
+		return countLines(filepath.Join(newestRun(filepath.Join(dir, "out")), eval.RecordsFile)) >= 3
+	}, 30*time.Second, 20*time.Millisecond)
 	require.NoError(t, cmd.Process.Kill())
 	cmd.Wait()
 

@@ -2,10 +2,8 @@ package suite
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -26,20 +24,11 @@ type recordWriter struct {
 	err     error
 }
 
-// createRecords creates (or truncates) results.jsonl in dir and removes the
-// previous run's summary and metrics, so that the directory never mixes
-// two runs even when this one is killed before writing its own.
+// createRecords creates results.jsonl in the run directory dir; a run
+// directory holds one run, so the file must not exist yet.
 func createRecords(dir string, log io.Writer) (*recordWriter, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create output directory: %w", err)
-	}
-	for _, name := range []string{eval.SummaryFile, eval.MetricsFile, eval.MetricsSummaryFile} {
-		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("remove the previous run's %s: %w", name, err)
-		}
-	}
 	path := filepath.Join(dir, eval.RecordsFile)
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
@@ -79,7 +68,8 @@ func (w *recordWriter) metricsEntries() []eval.MetricsEntry {
 // identity, not its texts, conversation or metrics.
 func slim(r eval.Record) eval.Record {
 	return eval.Record{
-		Name: r.Name, Category: r.Category, Kind: r.Kind, Status: r.Status, Cached: r.Cached,
+		Name: r.Name, Category: r.Category, Kind: r.Kind, Status: r.Status, Cached: r.Cached, Model: r.Model,
+		Repeat: r.Repeat, File: r.File, Line: r.Line,
 		Reference: r.Reference, Usage: r.Usage, Seconds: r.Seconds, Retries: r.Retries,
 	}
 }

@@ -11,7 +11,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -19,6 +21,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/evalcase"
 	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
+	"github.com/mcpeval/mcpeval/internal/runs"
 )
 
 // TestScripts runs the scripts in testdata/script: each is a session of the
@@ -79,26 +82,38 @@ func goEnvironment(t *testing.T) []string {
 
 // scriptCmds are the commands the scripts add to testscript's own.
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
-	// stub BEHAVIOUR [-password P]: serve a stub model for the rest of the
-	// script and point the suite at it (OPENAI_BASE_URL, EVAL_MODEL,
-	// OPENAI_API_KEY unless already set). With -password, the base URL
-	// carries user credentials. Behaviours:
+	// stub BEHAVIOUR [-password P] [-latency D]: serve a stub model for the
+	// rest of the script and point the suite at it (OPENAI_BASE_URL,
+	// EVAL_MODEL, OPENAI_API_KEY unless already set). With -password, the
+	// base URL carries user credentials; -latency delays every reply.
+	// Behaviours:
 	//   yes      answers "x" and approves every answer
 	//   replay   replays the reference calls of $EVAL_CASES, approves every answer
+	//   flaky    answers "x"; as judge approves a question whose text holds
+	//            "k of n" on k of its first n judgements, and any other always
 	//   unauthorized  answers every request with 401
 	//   leaky    plants $SECRET and the password in a tool's name, arguments and
 	//            answer; approves questions that contain "approve", rejects others
 	//            with a reason holding both
 	"stub": func(ts *testscript.TestScript, neg bool, args []string) {
 		if neg || len(args) == 0 {
-			ts.Fatalf("usage: stub BEHAVIOUR [-password P]")
+			ts.Fatalf("usage: stub BEHAVIOUR [-password P] [-latency D]")
 		}
-		password := ""
-		if len(args) == 3 && args[1] == "-password" {
-			password = args[2]
+		password, opts := "", llmstub.Options{}
+		for i := 1; i+1 < len(args); i += 2 {
+			switch args[i] {
+			case "-password":
+				password = args[i+1]
+			case "-latency":
+				d, err := time.ParseDuration(args[i+1])
+				ts.Check(err)
+				opts.Latency = d
+			default:
+				ts.Fatalf("stub: unknown option %s", args[i])
+			}
 		}
 		respond := stubBehaviour(ts, args[0], password)
-		stub := llmstub.Start(respond, llmstub.Options{})
+		stub := llmstub.Start(respond, opts)
 		ts.Defer(stub.Close)
 		ts.Value(stubKey{}).(*stubHolder).stub = stub
 		base := stub.BaseURL()
@@ -137,10 +152,10 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		}
 	},
 	// records [FILE]: print "name: status" for every record of results.jsonl
-	// (default $EVAL_OUT/results.jsonl), sorted.
+	// (default: the newest run's under $EVAL_OUT), sorted.
 	"records": func(ts *testscript.TestScript, neg bool, args []string) {
 		out := ts.Stdout()
-		path := filepath.Join(ts.Getenv("EVAL_OUT"), eval.RecordsFile)
+		path := filepath.Join(newestRun(ts.Getenv("EVAL_OUT")), eval.RecordsFile)
 		if len(args) > 0 {
 			path = ts.MkAbs(args[0])
 		}
@@ -160,6 +175,55 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		for _, l := range lines {
 			fmt.Fprintln(out, l)
 		}
+	},
+	// summary [DIR]: print the case results of summary.json (default: the
+	// newest run's under $EVAL_OUT), one line each: "name runs passes
+	// pass-rate pass@2 pass^2 flaky", and a last line "run pass-rate flaky".
+	"summary": func(ts *testscript.TestScript, neg bool, args []string) {
+		out := ts.Stdout()
+		dir := newestRun(ts.Getenv("EVAL_OUT"))
+		if len(args) > 0 {
+			dir = ts.MkAbs(args[0])
+		}
+		var s eval.Summary
+		ts.Check(json.Unmarshal([]byte(ts.ReadFile(filepath.Join(dir, eval.SummaryFile))), &s))
+		at := func(xs []float64, k int) string {
+			if len(xs) < k {
+				return "-"
+			}
+			return strconv.FormatFloat(xs[k-1], 'f', 2, 64)
+		}
+		for _, c := range s.Cases {
+			fmt.Fprintf(out, "%s %d %d %.2f %s %s %v\n", c.Name, c.Runs, c.Passes, c.PassRate, at(c.PassAtK, 2), at(c.PassHatK, 2), c.Flaky)
+		}
+		fmt.Fprintf(out, "run %.2f %d\n", s.Overall.PassRate, s.Overall.Flaky)
+	},
+	// runs: print, for each run under $EVAL_OUT, its number of records and
+	// whether it finished (has a summary), sorted.
+	"runs": func(ts *testscript.TestScript, neg bool, args []string) {
+		out := ts.Stdout()
+		list, err := runs.List(ts.Getenv("EVAL_OUT"))
+		ts.Check(err)
+		var lines []string
+		for _, r := range list {
+			lines = append(lines, fmt.Sprintf("%d records, finished %v", countLines(filepath.Join(r.Dir, eval.RecordsFile)), r.Summary != nil))
+		}
+		sort.Strings(lines)
+		for _, l := range lines {
+			fmt.Fprintln(out, l)
+		}
+	},
+	// await-records N: wait (at most a minute) until some run under
+	// $EVAL_OUT has N records.
+	"await-records": func(ts *testscript.TestScript, neg bool, args []string) {
+		n, err := strconv.Atoi(args[0])
+		ts.Check(err)
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if countLines(filepath.Join(newestRun(ts.Getenv("EVAL_OUT")), eval.RecordsFile)) >= n {
+				return
+			}
+		}
+		ts.Fatalf("no run reached %d records within a minute", n)
 	},
 	// count N PATTERN: the last command's stdout has exactly N lines
 	// matching the regular expression PATTERN.
@@ -203,6 +267,8 @@ func stubBehaviour(ts *testscript.TestScript, name, password string) llmstub.Res
 		cases, err := evalcase.LoadPath(ts.Getenv("EVAL_CASES"))
 		ts.Check(err)
 		return llmstub.Replay(cases)
+	case "flaky":
+		return flakyJudge()
 	case "unauthorized":
 		return func(llmstub.Request) llmstub.Reply { return llmstub.Reply{Status: 401} }
 	case "leaky":
@@ -210,6 +276,34 @@ func stubBehaviour(ts *testscript.TestScript, name, password string) llmstub.Res
 	}
 	ts.Fatalf("unknown stub behaviour %q", name)
 	return nil
+}
+
+var kOfN = regexp.MustCompile(`(\d+) of (\d+)`)
+
+// flakyJudge approves a question that says "k of n" on k of its first n
+// judgements (the first k), whatever order the repeats come in.
+func flakyJudge() llmstub.Responder {
+	var mu sync.Mutex
+	judged := map[string]int{}
+	return func(req llmstub.Request) llmstub.Reply {
+		if req.ForcedTool() != llmstub.JudgeTool {
+			return llmstub.Reply{Content: "x"}
+		}
+		q := req.Messages[len(req.Messages)-1].Content
+		m := kOfN.FindStringSubmatch(q)
+		if m == nil {
+			return llmstub.Verdict("yes", "ok")
+		}
+		k, _ := strconv.Atoi(m[1])
+		mu.Lock()
+		n := judged[m[0]+q]
+		judged[m[0]+q] = n + 1
+		mu.Unlock()
+		if n < k {
+			return llmstub.Verdict("yes", "right this time")
+		}
+		return llmstub.Verdict("no", "wrong this time")
+	}
 }
 
 // leakyModel plants two secrets everywhere a model can: as a tool's name (an

@@ -24,7 +24,9 @@ import (
 	"github.com/mcpeval/mcpeval/internal/llm"
 	"github.com/mcpeval/mcpeval/internal/mcpconn"
 	"github.com/mcpeval/mcpeval/internal/redact"
+	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
+	"github.com/mcpeval/mcpeval/internal/stats"
 	"github.com/mcpeval/mcpeval/internal/tokens"
 	"github.com/mcpeval/mcpeval/scoring"
 )
@@ -33,6 +35,8 @@ import (
 type Suite struct {
 	Settings settings.Settings
 	Cases    []eval.Case
+	// RunDir is the run's own directory (Settings.Out/runs/<id>).
+	RunDir string
 	// Names holds each case's subtest name, by case name.
 	Names map[string]string
 
@@ -51,6 +55,7 @@ type Suite struct {
 	// cacheWarned counts the cache warnings already printed.
 	cacheWarned int
 
+	runID    string
 	repeatMu sync.Mutex
 	repeats  map[string]int // runs so far, by case name
 }
@@ -111,7 +116,14 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		}
 	}
 	s.printCacheWarnings()
-	if s.records, err = createRecords(st.Out, log); err != nil {
+	s.runID = st.RunID
+	if s.runID == "" {
+		s.runID = runs.NewID(s.started)
+	}
+	if s.RunDir, err = runs.Create(st.Out, s.runID); err == nil {
+		s.records, err = createRecords(s.RunDir, log)
+	}
+	if err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -410,19 +422,26 @@ func orDefault(s, def string) string {
 func (s *Suite) Summary() eval.Summary {
 	st := s.Settings
 	sum := eval.Summary{
-		Started: s.started.UTC(), Finished: time.Now().UTC(), Model: st.Model, Cases: st.Cases,
+		RunID: s.runID, Started: s.started.UTC(), Finished: time.Now().UTC(), Model: st.Model, CaseFiles: st.Cases,
 		Servers: s.servers, Reference: st.Reference, Provider: st.BaseURL, GitCommit: gitCommit(st.Root),
+		MinPassRate: st.MinPassRate, MinRunPassRate: st.MinRunPassRate,
 	}
 	if st.JudgeEnabled() {
 		sum.JudgeModel = st.Judge
 	}
 	sum.Seconds = sum.Finished.Sub(sum.Started).Seconds()
+	records := s.records.records()
 	ran := map[string]bool{}
-	for _, r := range s.records.records() {
+	for _, r := range records {
 		sum.Count(r)
 		ran[r.Name] = true
 	}
 	sum.NotRun = len(s.Cases) - len(ran)
+	sum.Overall, sum.Categories, sum.Cases = stats.Tally(records)
+	sum.CaseSet = stats.CaseSet(sum.Cases)
+	for _, c := range sum.Cases {
+		sum.Repeats = max(sum.Repeats, c.Runs)
+	}
 	sum.ServerRestarts = s.tools.Restarts()
 	s.redactor.Value(&sum)
 	return sum
@@ -436,17 +455,43 @@ func gitCommit(root string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// WriteSummary writes summary.json into the output directory.
+// WriteSummary writes summary.json into the run directory and marks the
+// run as the latest finished one.
 func (s *Suite) WriteSummary(sum eval.Summary) error {
-	return writeJSONFile(s.Settings.Out, eval.SummaryFile, sum)
+	if err := writeJSONFile(s.RunDir, eval.SummaryFile, sum); err != nil {
+		return err
+	}
+	return runs.MarkLatest(s.Settings.Out, s.RunDir)
+}
+
+// Gates returns, for a run's summary, one line for each gate it does not
+// pass: the cases whose pass rate is below MinPassRate, and the run's pass
+// rate below MinRunPassRate. No line: every gate passed.
+func Gates(sum eval.Summary, st settings.Settings) []string {
+	var out []string
+	if st.MinPassRate > 0 {
+		var low []string
+		for _, c := range sum.Cases {
+			if c.PassRate < st.MinPassRate {
+				low = append(low, fmt.Sprintf("%q %d/%d", c.Name, c.Passes, c.Runs))
+			}
+		}
+		if len(low) > 0 {
+			out = append(out, fmt.Sprintf("%d cases below the minimum pass rate %g: %s", len(low), st.MinPassRate, strings.Join(low, ", ")))
+		}
+	}
+	if st.MinRunPassRate > 0 && sum.Overall.PassRate < st.MinRunPassRate {
+		out = append(out, fmt.Sprintf("the run's pass rate %.3f is below the minimum %g", sum.Overall.PassRate, st.MinRunPassRate))
+	}
+	return out
 }
 
 // WriteMetrics writes metrics.json (one entry per scored case) and
 // metrics_summary.json into the output directory.
 func (s *Suite) WriteMetrics() error {
 	entries := s.records.metricsEntries()
-	if err := writeJSONFile(s.Settings.Out, eval.MetricsFile, entries); err != nil {
+	if err := writeJSONFile(s.RunDir, eval.MetricsFile, entries); err != nil {
 		return err
 	}
-	return writeJSONFile(s.Settings.Out, eval.MetricsSummaryFile, eval.MetricsFileSummary{Summary: scoring.Summarize(entries)})
+	return writeJSONFile(s.RunDir, eval.MetricsSummaryFile, eval.MetricsFileSummary{Summary: scoring.Summarize(entries)})
 }

@@ -89,7 +89,17 @@
     if (t.not_run) return el('span', 'notrun-mark', 'not run');
     return t.is_error ? el('span', 'err-mark', '✕ failed') : null;
   }
-  const repeatTag = (c) => (c.repeat ? el('span', 'tag repeat', 'repeat ' + c.repeat) : null);
+  // The outcomes of a case's runs (go test -count=N), one mark each, and
+  // how many passed.
+  function marks(c) {
+    if (!c.marks || c.marks.length < 2) return null;
+    const box = el('span', 'marks');
+    box.title = c.passes + ' of ' + c.marks.length + ' runs passed' + (c.flaky ? ' (flaky)' : '');
+    for (const m of c.marks) box.appendChild(el('i', 'mark m-' + statusClass(m)));
+    box.appendChild(el('span', 'mark-count', c.passes + '/' + c.marks.length));
+    return box;
+  }
+  const flakyTag = (c) => (c.flaky ? el('span', 'tag flaky', 'flaky') : null);
 
   function badge(status) {
     return el('span', 'badge b-' + statusClass(status), statusInfo(status).label);
@@ -136,12 +146,12 @@
     {
       key: 'status', label: 'Status', w: 'w-status',
       sort: (c) => statusInfo(c.status).order,
-      cell: (c) => [badge(c.status), el('br'), c.cached ? el('span', 'tag cached', 'cached') : null, c.no_record && c.status !== 'skip' ? el('span', 'tag norecord', 'no record') : null],
+      cell: (c) => [badge(c.status), el('br'), marks(c), flakyTag(c), c.cached ? el('span', 'tag cached', 'cached') : null, c.no_record && c.status !== 'skip' ? el('span', 'tag norecord', 'no record') : null],
     },
     {
       key: 'name', label: 'Case', w: 'w-name',
       sort: (c) => c.name.toLowerCase(),
-      cell: (c) => [el('div', 'case-name', c.name), repeatTag(c), c.category ? el('div', 'case-cat', c.category) : null],
+      cell: (c) => [el('div', 'case-name', c.name), c.model ? el('div', 'case-model', c.model) : null, c.category ? el('div', 'case-cat', c.category) : null],
     },
     {
       key: 'reason', label: 'Reason', w: 'w-reason',
@@ -201,6 +211,7 @@
   function matches(c, words) {
     if (state.status === 'cached') { if (!c.cached) return false; }
     else if (state.status === 'no_record') { if (!c.no_record) return false; }
+    else if (state.status === 'flaky') { if (!c.flaky) return false; }
     else if (state.status !== 'all' && c.status !== state.status) return false;
     if (state.category !== null && c.category !== state.category) return false;
     if (words.length) {
@@ -248,7 +259,7 @@
     item('Judge', run.judge_model);
     item('Provider', run.provider);
     item('Servers', (run.servers || []).join(', '));
-    item('Cases', run.cases);
+    item('Cases', run.case_files);
     item('Commit', run.git_commit ? run.git_commit.slice(0, 12) : '', run.git_commit);
     if (run.usage && run.usage.requests) item('Requests', fmtInt(run.usage.requests));
     if (run.retries) item('Retries', fmtInt(run.retries));
@@ -272,7 +283,7 @@
       el('div', 'rate-label', 'Success rate'), rate,
       el('div', 'rate-sub', fmtInt(totals.passed) + ' of ' + fmtInt(totals.ran) + ' cases passed' +
         (totals.skipped ? ' (' + fmtInt(totals.skipped) + ' skipped)' : '')),
-      bar(totals), legend);
+      bar(totals), legend, historyChart());
 
     const counts = el('div', 'counts');
     const card = (key, label, n, filter) => {
@@ -285,17 +296,51 @@
       }
       counts.appendChild(b);
     };
-    card('total', 'Cases', totals.total, 'all');
+    card('total', data.repeats > 1 ? 'Runs (' + fmtInt(cases.length) + ' cases × ' + data.repeats + ')' : 'Cases', totals.total, 'all');
     card('pass', 'Passed', totals.passed, 'pass');
     card('fail', 'Failed', totals.failed, 'fail');
     card('error', 'Errors', totals.errors, 'error');
     card('token_limit', 'Token limit', totals.token_limit, 'token_limit');
     if (totals.skipped) card('skip', 'Skipped', totals.skipped, 'skip');
+    if (filterCount.flaky) card('flaky', 'Flaky cases', filterCount.flaky, 'flaky');
     card('cached', 'Cached', totals.cached, 'cached');
     if (totals.no_record) card('no_record', 'No record', totals.no_record, 'no_record');
     card('tokens', 'Tokens (this run)', totals.tokens, '');
     counts.lastChild.title = 'Tokens of the cases run now; cached cases are not counted';
     return el('section', 'summary', rateCard, counts);
+  }
+
+  // historyChart draws the pass rate of the kept runs of this case set,
+  // oldest first, as an inline SVG line: no network, no markup from data.
+  function historyChart() {
+    const h = data.history || [];
+    if (h.length < 2) return null;
+    const NS = 'http://www.w3.org/2000/svg';
+    const W = 240, H = 48, pad = 4;
+    const svg = document.createElementNS(NS, 'svg');
+    svg.setAttribute('viewBox', '0 0 ' + W + ' ' + H);
+    svg.setAttribute('width', String(W));
+    svg.setAttribute('height', String(H));
+    svg.setAttribute('role', 'img');
+    svg.id = 'history';
+    const x = (i) => pad + (W - 2 * pad) * i / (h.length - 1);
+    const y = (r) => H - pad - (H - 2 * pad) * Math.max(0, Math.min(1, Number(r) || 0));
+    const line = document.createElementNS(NS, 'polyline');
+    line.setAttribute('points', h.map((p, i) => x(i).toFixed(1) + ',' + y(p.pass_rate).toFixed(1)).join(' '));
+    line.setAttribute('class', 'history-line');
+    svg.appendChild(line);
+    h.forEach((p, i) => {
+      const dot = document.createElementNS(NS, 'circle');
+      dot.setAttribute('cx', x(i).toFixed(1));
+      dot.setAttribute('cy', y(p.pass_rate).toFixed(1));
+      dot.setAttribute('r', i === h.length - 1 ? '3' : '2');
+      const t = document.createElementNS(NS, 'title');
+      t.textContent = String(p.run_id) + ': ' + fmtRate(100 * p.pass_rate);
+      dot.appendChild(t);
+      svg.appendChild(dot);
+    });
+    svg.setAttribute('aria-label', 'pass rate of the last ' + h.length + ' runs of these cases');
+    return el('div', 'history', el('div', 'rate-label', 'Pass rate, last ' + h.length + ' runs'), svg);
   }
 
   function problems() {
@@ -406,8 +451,15 @@
   moreBtn.id = 'more';
   const moreBox = el('div', 'more', moreBtn);
 
-  const filters = [['all', 'All'], ['pass', 'Pass'], ['fail', 'Fail'], ['error', 'Error'], ['token_limit', 'Token limit'], ['skip', 'Skipped'], ['cached', 'Cached'], ['no_record', 'No record']];
-  const filterCount = { all: totals.total, pass: totals.passed, fail: totals.failed, error: totals.errors, token_limit: totals.token_limit, skip: totals.skipped, cached: totals.cached, no_record: totals.no_record };
+  const filters = [['all', 'All'], ['pass', 'Pass'], ['fail', 'Fail'], ['error', 'Error'], ['token_limit', 'Token limit'], ['skip', 'Skipped'], ['flaky', 'Flaky'], ['cached', 'Cached'], ['no_record', 'No record']];
+  // Filters count rows: a case run several times is one row.
+  const filterCount = { all: cases.length, pass: 0, fail: 0, error: 0, token_limit: 0, skip: 0, flaky: 0, cached: 0, no_record: 0 };
+  for (const c of cases) {
+    if (Object.hasOwn(filterCount, c.status)) filterCount[c.status]++;
+    if (c.flaky) filterCount.flaky++;
+    if (c.cached) filterCount.cached++;
+    if (c.no_record) filterCount.no_record++;
+  }
   for (const [key, label] of filters) {
     if (key !== 'all' && !filterCount[key] && key !== 'pass' && key !== 'fail') continue;
     const chip = button('chip', [label, el('span', 'c', fmtInt(filterCount[key]))], () => setStatus(key));
@@ -539,15 +591,18 @@
     return detail;
   }
 
-  function openCase(id) {
+  // openCase shows the row id, at its run runId (a case-N block; default:
+  // the run the row shows).
+  function openCase(id, runId) {
     const c = cases[id];
     if (!c) return;
+    if (runId === undefined || !c.runs.includes(runId)) runId = c.shown;
     if (document.readyState === 'loading') {
       document.body.classList.add('waiting');
-      document.addEventListener('DOMContentLoaded', () => { document.body.classList.remove('waiting'); openCase(id); }, { once: true });
+      document.addEventListener('DOMContentLoaded', () => { document.body.classList.remove('waiting'); openCase(id, runId); }, { once: true });
       return;
     }
-    const detail = caseDetail(id);
+    const detail = caseDetail(runId);
     if (drawer.hidden) lastFocus = document.activeElement;
     state.open = id;
     drawer.textContent = '';
@@ -565,18 +620,22 @@
     next.title = 'Next case (→)';
     next.disabled = pos < 0 || pos >= state.filtered.length - 1;
     const where = rec && rec.file ? rec.file + (rec.line ? ':' + rec.line : '') : '';
+    const runStatus = rec ? rec.status : (detail.action === 'skip' ? 'skip' : c.status);
     const head = el('div', 'drawer-head',
       el('div', 'titles',
-        el('div', '', badge(c.status), c.cached ? el('span', 'tag cached', 'cached') : null, c.no_record && c.status !== 'skip' ? el('span', 'tag norecord', 'no record') : null, repeatTag(c)),
+        el('div', '', badge(c.runs.length > 1 ? runStatus : c.status), flakyTag(c), rec && rec.cached ? el('span', 'tag cached', 'cached') : null, !rec && runStatus !== 'skip' ? el('span', 'tag norecord', 'no record') : null),
         el('h2', '', c.name),
-        el('div', 'sub', [c.category, c.test, where].filter(Boolean).join(' · '))),
+        el('div', 'sub', [c.model, c.category, c.test, where].filter(Boolean).join(' · ')),
+        runPicker(c, id, runId)),
       el('div', 'nav', prev, next, closeBtn));
     const body = el('div', 'drawer-body');
     drawer.append(head, body);
 
     body.appendChild(facts(c, detail));
-    const reasonBlock = section(c.verdict ? 'Judge (' + c.verdict + ')' : 'Reason', c.reason || '—');
-    reasonBlock.classList.add('reason-' + statusClass(c.status));
+    const verdict = rec ? rec.verdict : c.verdict;
+    const reason = rec ? rec.reason : c.reason;
+    const reasonBlock = section(verdict ? 'Judge (' + verdict + ')' : 'Reason', reason || '—');
+    reasonBlock.classList.add('reason-' + statusClass(runStatus));
     body.appendChild(reasonBlock);
     if (rec) {
       body.appendChild(section('Question', rec.question || '—'));
@@ -631,6 +690,21 @@
     body.scrollTop = 0;
     closeBtn.focus();
     try { history.replaceState(null, '', '#case-' + id); } catch (e) { /* file:// may refuse */ }
+  }
+
+  // runPicker lists a case's runs as buttons, the shown one pressed.
+  function runPicker(c, id, runId) {
+    if (c.runs.length < 2) return null;
+    const box = el('div', 'runs', el('span', 'runs-label', 'Runs (' + c.passes + '/' + c.runs.length + ' passed):'));
+    box.id = 'runs';
+    c.runs.forEach((r, k) => {
+      const b = button('run-btn m-' + statusClass(c.marks[k]), String(k + 1), () => openCase(id, r));
+      b.title = 'Run ' + (k + 1) + ': ' + statusInfo(c.marks[k]).label;
+      b.setAttribute('aria-pressed', String(r === runId));
+      b.dataset.run = String(r);
+      box.appendChild(b);
+    });
+    return box;
   }
 
   function closeCase() {

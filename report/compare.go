@@ -1,0 +1,233 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/stats"
+)
+
+// Comparison is a run compared with a baseline run, case by case.
+type Comparison struct {
+	Base, Current eval.Summary
+	// Alpha is the significance level of the tests.
+	Alpha float64
+	// Cases holds every case of either run, regressions first.
+	Cases []CaseDiff
+	// Categories holds the pass rate of each category in both runs.
+	Categories []CategoryDelta
+	// Regressed and Fixed count the paired cases that passed in the
+	// baseline and fail now, and the other way round; McNemarP is the
+	// exact McNemar test of those counts.
+	Regressed, Fixed int
+	McNemarP         float64
+	// Significant is true when the run is significantly worse: the paired
+	// cases regressed significantly (McNemarP < Alpha, more regressions
+	// than fixes), or some case's repeats did (its FisherP < Alpha).
+	Significant bool
+}
+
+// The changes of a case between two runs.
+const (
+	Regression = "regression"
+	Fix        = "fix"
+	NewCase    = "new"
+	Removed    = "removed"
+	Unchanged  = "unchanged"
+)
+
+// CaseDiff is one case in both runs.
+type CaseDiff struct {
+	Name, Category, Model string
+	// Base and Current are the case's outcome in each run; nil where it
+	// did not run.
+	Base, Current *CaseOutcome
+	// Change is Regression, Fix, NewCase, Removed or Unchanged.
+	Change string
+	// ToolsChanged is true when the case called other tools, or in
+	// another order.
+	ToolsChanged bool
+	// FisherP is the Fisher exact test of the case's passes and fails in
+	// the two runs (meaningful with repeats); Significant is true for a
+	// drop in pass rate with FisherP below the level.
+	FisherP     float64
+	Significant bool
+}
+
+// CaseOutcome is how a case did in one run.
+type CaseOutcome struct {
+	Runs, Passes int
+	Rate         float64
+	// Passed is true when most of its runs passed.
+	Passed bool
+	Status eval.Status
+	// Tools are the names of the tools its shown run called, in order.
+	Tools []string
+}
+
+// CategoryDelta is a category's pass rate (the mean of its cases') in the
+// baseline and now.
+type CategoryDelta struct {
+	Name          string
+	Base, Current float64
+	BaseCases     int
+	CurrentCases  int
+}
+
+// Compare compares the run cur with the baseline base. Cases are matched
+// by name and model. Runs that share no case are not comparable: that is
+// an error.
+func Compare(base, cur *Data, alpha float64) (*Comparison, error) {
+	if !(alpha > 0 && alpha < 1) {
+		return nil, fmt.Errorf("significance level %v: must be between 0 and 1", alpha)
+	}
+	type key struct{ name, model string }
+	outcomes := func(d *Data) (map[key]*CaseOutcome, map[key]Group) {
+		out, groups := map[key]*CaseOutcome{}, map[key]Group{}
+		for _, g := range d.Groups {
+			k := key{g.Name, g.Model}
+			out[k] = outcomeOf(g, d.Cases)
+			groups[k] = g
+		}
+		return out, groups
+	}
+	bo, bg := outcomes(base)
+	co, cg := outcomes(cur)
+	shared := 0
+	for k := range co {
+		if bo[k] != nil {
+			shared++
+		}
+	}
+	if shared == 0 {
+		return nil, fmt.Errorf("the runs share no case (the baseline ran %d, this run %d): compare runs of the same case files", len(bo), len(co))
+	}
+
+	c := &Comparison{Base: base.Run, Current: cur.Run, Alpha: alpha}
+	keys := map[key]bool{}
+	for k := range bo {
+		keys[k] = true
+	}
+	for k := range co {
+		keys[k] = true
+	}
+	for k := range keys {
+		d := CaseDiff{Name: k.name, Model: k.model, Base: bo[k], Current: co[k], FisherP: 1}
+		if g, ok := cg[k]; ok {
+			d.Category = g.Category
+		} else {
+			d.Category = bg[k].Category
+		}
+		switch {
+		case d.Base == nil:
+			d.Change = NewCase
+		case d.Current == nil:
+			d.Change = Removed
+		default:
+			d.ToolsChanged = !slices.Equal(d.Base.Tools, d.Current.Tools)
+			switch {
+			case d.Base.Passed && !d.Current.Passed:
+				d.Change = Regression
+				c.Regressed++
+			case !d.Base.Passed && d.Current.Passed:
+				d.Change = Fix
+				c.Fixed++
+			default:
+				d.Change = Unchanged
+			}
+			b, n := d.Base, d.Current
+			d.FisherP = stats.Fisher(b.Passes, b.Runs-b.Passes, n.Passes, n.Runs-n.Passes)
+			d.Significant = n.Rate < b.Rate && d.FisherP < alpha
+		}
+		c.Cases = append(c.Cases, d)
+	}
+	order := map[string]int{Regression: 0, Fix: 1, NewCase: 2, Removed: 3, Unchanged: 4}
+	slices.SortFunc(c.Cases, func(a, b CaseDiff) int {
+		return cmp.Or(cmp.Compare(order[a.Change], order[b.Change]), strings.Compare(a.Category, b.Category),
+			strings.Compare(a.Name, b.Name), strings.Compare(a.Model, b.Model))
+	})
+	c.McNemarP = stats.McNemar(c.Regressed, c.Fixed)
+	c.Significant = c.Regressed > c.Fixed && c.McNemarP < alpha
+	for _, d := range c.Cases {
+		c.Significant = c.Significant || d.Significant
+	}
+	c.Categories = categoryDeltas(c.Cases)
+	return c, nil
+}
+
+// outcomeOf is a group's outcome in its run.
+func outcomeOf(g Group, cases []Case) *CaseOutcome {
+	o := &CaseOutcome{Passes: g.Passes, Status: g.Status, Tools: []string{}}
+	for _, i := range g.Runs {
+		if cases[i].Status != Skip {
+			o.Runs++
+		}
+	}
+	o.Rate = g.Rate(cases)
+	o.Passed = o.Runs > 0 && 2*o.Passes > o.Runs
+	if r := cases[g.Shown].Record; r != nil {
+		for _, tc := range r.ToolCalls {
+			o.Tools = append(o.Tools, tc.Name)
+		}
+	}
+	return o
+}
+
+// categoryDeltas are the mean pass rates of each category's cases in both
+// runs.
+func categoryDeltas(diffs []CaseDiff) []CategoryDelta {
+	index := map[string]int{}
+	var out []CategoryDelta
+	for _, d := range diffs {
+		i, ok := index[d.Category]
+		if !ok {
+			i = len(out)
+			index[d.Category] = i
+			out = append(out, CategoryDelta{Name: d.Category})
+		}
+		cd := &out[i]
+		if d.Base != nil {
+			cd.Base += d.Base.Rate
+			cd.BaseCases++
+		}
+		if d.Current != nil {
+			cd.Current += d.Current.Rate
+			cd.CurrentCases++
+		}
+	}
+	for i := range out {
+		if out[i].BaseCases > 0 {
+			out[i].Base /= float64(out[i].BaseCases)
+		}
+		if out[i].CurrentCases > 0 {
+			out[i].Current /= float64(out[i].CurrentCases)
+		}
+	}
+	slices.SortFunc(out, func(a, b CategoryDelta) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// Count returns how many cases had the given change.
+func (c *Comparison) Count(change string) int {
+	n := 0
+	for _, d := range c.Cases {
+		if d.Change == change {
+			n++
+		}
+	}
+	return n
+}
+
+// ToolsChanged returns how many cases that ran in both called other tools.
+func (c *Comparison) ToolsChanged() int {
+	n := 0
+	for _, d := range c.Cases {
+		if d.ToolsChanged {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,82 @@
+package report
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+)
+
+//go:embed assets/compare.css
+var compareStyle string
+
+// WriteComparison writes the comparison as one self-contained HTML page: no
+// script, no network, every text escaped by html/template, a
+// Content-Security-Policy that allows only its own style.
+func WriteComparison(w io.Writer, c *Comparison) error {
+	csp := "default-src 'none'; style-src '" + cspHash(compareStyle) + "'; base-uri 'none'; form-action 'none'"
+	return compareTemplate.Execute(w, struct {
+		*Comparison
+		CSP   string
+		Style template.CSS
+	}{c, csp, template.CSS(compareStyle)})
+}
+
+var compareTemplate = template.Must(template.New("compare").Funcs(template.FuncMap{
+	"pct":   func(r float64) string { return fmt.Sprintf("%.1f%%", 100*r) },
+	"delta": func(a, b float64) string { return fmt.Sprintf("%+.1f", 100*(b-a)) },
+	"p":     func(p float64) string { return fmt.Sprintf("%.4g", p) },
+	"tools": func(t []string) string { return strings.Join(t, " → ") },
+	"outcome": func(o *CaseOutcome) string {
+		if o == nil {
+			return "—"
+		}
+		if o.Runs > 1 {
+			return fmt.Sprintf("%d/%d passed", o.Passes, o.Runs)
+		}
+		return string(o.Status)
+	},
+}).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{{.CSP}}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>Comparison of evaluation runs</title>
+<style>{{.Style}}</style>
+</head>
+<body>
+<h1>Comparison of evaluation runs</h1>
+<div class="sub">{{.Current.RunID}} ({{.Current.Model}}) against the baseline {{.Base.RunID}} ({{.Base.Model}})</div>
+{{if .Significant}}<div class="verdict bad" id="verdict">Significant regression at level {{.Alpha}}</div>
+{{else}}<div class="verdict good" id="verdict">No significant regression at level {{.Alpha}}</div>{{end}}
+<dl>
+<div><dt>Regressions</dt><dd id="regressions">{{.Regressed}}</dd></div>
+<div><dt>Fixes</dt><dd>{{.Fixed}}</dd></div>
+<div><dt>McNemar p</dt><dd>{{p .McNemarP}}</dd></div>
+<div><dt>New cases</dt><dd>{{.Count "new"}}</dd></div>
+<div><dt>Removed cases</dt><dd>{{.Count "removed"}}</dd></div>
+<div><dt>Tool trajectory changed</dt><dd>{{.ToolsChanged}}</dd></div>
+</dl>
+<h2>By category</h2>
+<table id="categories">
+<thead><tr><th>Category</th><th class="num">Baseline</th><th class="num">Now</th><th class="num">Δ points</th></tr></thead>
+<tbody>{{range .Categories}}<tr><td>{{.Name}}</td><td class="num">{{pct .Base}}</td><td class="num">{{pct .Current}}</td><td class="num">{{delta .Base .Current}}</td></tr>
+{{end}}</tbody>
+</table>
+<h2>Cases</h2>
+<table id="cases">
+<thead><tr><th>Change</th><th>Case</th><th>Category</th><th>Baseline</th><th>Now</th><th class="num">Fisher p</th><th>Tools (baseline / now)</th></tr></thead>
+<tbody>{{range .Cases}}{{if or (ne .Change "unchanged") .ToolsChanged}}<tr>
+<td class="{{.Change}}">{{.Change}}{{if .Significant}} <span class="sig">significant</span>{{end}}</td>
+<td>{{.Name}}{{if .Model}} [{{.Model}}]{{end}}</td><td>{{.Category}}</td>
+<td>{{outcome .Base}}</td><td>{{outcome .Current}}</td><td class="num">{{p .FisherP}}</td>
+<td class="tools">{{if .ToolsChanged}}{{tools .Base.Tools}}<br>{{tools .Current.Tools}}{{end}}</td>
+</tr>
+{{end}}{{end}}</tbody>
+</table>
+</body>
+</html>
+`))

@@ -1,0 +1,96 @@
+package report
+
+import (
+	"github.com/mcpeval/mcpeval/internal/eval"
+)
+
+// Group is one case over its runs: once, or go test -count=N times. It is a
+// row of the report and a testcase of the JUnit file.
+type Group struct {
+	Name     string
+	Category string
+	Model    string
+	// Runs are the indices of the case's runs in Data.Cases, by repeat.
+	Runs   []int
+	Passes int
+	// Status is the worst outcome of the runs: an error, then a token
+	// limit, a fail, a skip, a pass.
+	Status eval.Status
+	// Flaky is true when some runs passed and some did not.
+	Flaky bool
+	// Shown is the run whose texts the row shows: the last run with the
+	// group's status.
+	Shown int
+}
+
+// Rate is the share of the runs that passed, skipped runs aside.
+func (g Group) Rate(cases []Case) float64 {
+	ran := 0
+	for _, i := range g.Runs {
+		if cases[i].Status != Skip {
+			ran++
+		}
+	}
+	if ran == 0 {
+		return 0
+	}
+	return float64(g.Passes) / float64(ran)
+}
+
+// severity orders statuses from the worst.
+var severity = map[eval.Status]int{eval.Error: 0, eval.TokenLimit: 1, eval.Fail: 2, Skip: 3, eval.Pass: 4}
+
+func worse(a, b eval.Status) bool {
+	sa, ok := severity[a]
+	if !ok {
+		sa = -1
+	}
+	sb, ok := severity[b]
+	if !ok {
+		sb = -1
+	}
+	return sa < sb
+}
+
+// group gathers the sorted cases into one group per case and model, in
+// the cases' order.
+func group(cases []Case) []Group {
+	type key struct{ name, model string }
+	index := map[key]int{}
+	var groups []Group
+	for i, c := range cases {
+		k := key{c.Name, ""}
+		if c.Record != nil {
+			k.model = c.Record.Model
+		}
+		gi, ok := index[k]
+		if !ok {
+			gi = len(groups)
+			index[k] = gi
+			groups = append(groups, Group{Name: c.Name, Category: c.Category, Model: k.model, Status: c.Status, Shown: i})
+		}
+		g := &groups[gi]
+		g.Runs = append(g.Runs, i)
+		if c.Status == eval.Pass {
+			g.Passes++
+		}
+		if !worse(g.Status, c.Status) {
+			g.Status, g.Shown = c.Status, i
+		}
+	}
+	for i := range groups {
+		g := &groups[i]
+		g.Flaky = g.Passes > 0 && g.Passes < len(g.Runs)-skipped(cases, g.Runs)
+	}
+	return groups
+}
+
+func skipped(cases []Case, runs []int) int {
+	n := 0
+	for _, i := range runs {
+		if cases[i].Status == Skip {
+			n++
+		}
+	}
+	return n
+}
