@@ -164,8 +164,15 @@ func newOverview(d *Data) overview {
 	for _, name := range d.MetricNames {
 		o.MetricLabels = append(o.MetricLabels, metricLabels[name])
 	}
+	models := map[string]bool{}
+	for _, g := range d.Groups {
+		models[g.Model] = true
+	}
 	for i, g := range d.Groups {
 		o.Cases[i] = newRow(i, g, d.Cases)
+		if len(models) < 2 {
+			o.Cases[i].Model = "" // one model: the header names it
+		}
 		o.Repeats = max(o.Repeats, len(g.Runs))
 	}
 	return o

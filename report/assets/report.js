@@ -281,7 +281,7 @@
     }
     const rateCard = el('div', 'card rate-card',
       el('div', 'rate-label', 'Success rate'), rate,
-      el('div', 'rate-sub', fmtInt(totals.passed) + ' of ' + fmtInt(totals.ran) + ' cases passed' +
+      el('div', 'rate-sub', fmtInt(totals.passed) + ' of ' + fmtInt(totals.ran) + (data.repeats > 1 ? ' runs passed' : ' cases passed') +
         (totals.skipped ? ' (' + fmtInt(totals.skipped) + ' skipped)' : '')),
       bar(totals), legend, historyChart());
 
