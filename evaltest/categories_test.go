@@ -17,22 +17,22 @@ var generatedCategories = []string{
 }
 
 // TestDataAnalysis runs the cases of category "Data Analysis".
-func TestDataAnalysis(t *testing.T) { runCategory(t, "Data Analysis") }
+func TestDataAnalysis(t *testing.T) { evaluation.Run(t, "Data Analysis") }
 
 // TestExpressionDatabases runs the cases of category "Expression Databases".
-func TestExpressionDatabases(t *testing.T) { runCategory(t, "Expression Databases") }
+func TestExpressionDatabases(t *testing.T) { evaluation.Run(t, "Expression Databases") }
 
 // TestGeneAndVariantUtilities runs the cases of category "Gene and Variant Utilities".
-func TestGeneAndVariantUtilities(t *testing.T) { runCategory(t, "Gene and Variant Utilities") }
+func TestGeneAndVariantUtilities(t *testing.T) { evaluation.Run(t, "Gene and Variant Utilities") }
 
 // TestGenePhenotypeDatabases runs the cases of category "Gene-Phenotype Databases".
-func TestGenePhenotypeDatabases(t *testing.T) { runCategory(t, "Gene-Phenotype Databases") }
+func TestGenePhenotypeDatabases(t *testing.T) { evaluation.Run(t, "Gene-Phenotype Databases") }
 
 // TestOrthologData runs the cases of category "Ortholog Data".
-func TestOrthologData(t *testing.T) { runCategory(t, "Ortholog Data") }
+func TestOrthologData(t *testing.T) { evaluation.Run(t, "Ortholog Data") }
 
 // TestProteinInteractions runs the cases of category "Protein Interactions".
-func TestProteinInteractions(t *testing.T) { runCategory(t, "Protein Interactions") }
+func TestProteinInteractions(t *testing.T) { evaluation.Run(t, "Protein Interactions") }
 
 // TestVariantPrioritization runs the cases of category "Variant Prioritization".
-func TestVariantPrioritization(t *testing.T) { runCategory(t, "Variant Prioritization") }
+func TestVariantPrioritization(t *testing.T) { evaluation.Run(t, "Variant Prioritization") }

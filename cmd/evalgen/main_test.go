@@ -12,7 +12,7 @@ import (
 // The checked-in category functions match the corpus: a new category in
 // cases/ needs `make generate`.
 func TestCategoriesFileIsUpToDate(t *testing.T) {
-	want, err := generate("../../cases")
+	want, err := generate("../../cases", "evaltest", "evaluation")
 	require.NoError(t, err)
 	got, err := os.ReadFile("../../evaltest/categories_test.go")
 	require.NoError(t, err)
@@ -26,16 +26,16 @@ func TestGenerate(t *testing.T) {
 - case: {name: a, category: "Gene and Variant Utilities", input: q, expected: e}
 - case: {name: b, input: q, expected: e}
 `), 0o644))
-	src, err := generate(file)
+	src, err := generate(file, "evaltest", "evaluation")
 	require.NoError(t, err)
-	assert.Contains(t, string(src), `func TestGeneAndVariantUtilities(t *testing.T) { runCategory(t, "Gene and Variant Utilities") }`)
-	assert.Contains(t, string(src), `func TestC(t *testing.T) { runCategory(t, "c") }`, "a case without category belongs to its file")
+	assert.Contains(t, string(src), `func TestGeneAndVariantUtilities(t *testing.T) { evaluation.Run(t, "Gene and Variant Utilities") }`)
+	assert.Contains(t, string(src), `func TestC(t *testing.T) { evaluation.Run(t, "c") }`, "a case without category belongs to its file")
 
 	require.NoError(t, os.WriteFile(file, []byte(`
 - case: {name: a, category: "gene-x", input: q, expected: e}
 - case: {name: b, category: "Gene X", input: q, expected: e}
 `), 0o644))
-	_, err = generate(file)
+	_, err = generate(file, "evaltest", "evaluation")
 	require.ErrorContains(t, err, "both make the test function TestGeneX")
 }
 
@@ -43,7 +43,7 @@ func TestReservedNames(t *testing.T) {
 	for _, category := range []string{"Main", "other categories", "日本語"} {
 		file := filepath.Join(t.TempDir(), "c.yaml")
 		require.NoError(t, os.WriteFile(file, []byte("- case: {name: a, category: \""+category+"\", input: q, expected: e}\n"), 0o644))
-		_, err := generate(file)
+		_, err := generate(file, "evaltest", "evaluation")
 		require.ErrorContains(t, err, "rename the category", category)
 	}
 }
