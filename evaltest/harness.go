@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -118,6 +119,20 @@ func (s *Suite) main(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "mcpeval: error: %v\n", err)
 		return 1
 	}
+	if st.BudgetUSD > 0 {
+		selected := s.selected()
+		usd, err := s.run.Estimate(selected, testCount())
+		if err == nil && usd > st.BudgetUSD {
+			err = fmt.Errorf("the run is estimated at $%.4f (%d cases, %d models, %d runs each; cached passes cost nothing), above the budget of $%.4f: no request was sent",
+				usd, len(selected), len(s.models()), testCount(), st.BudgetUSD)
+		}
+		if err != nil {
+			s.run.Close()
+			fmt.Fprintf(os.Stderr, "mcpeval: error: budget: %v\n", err)
+			return 1
+		}
+		fmt.Printf("mcpeval: estimated cost $%.4f of the budget $%.4f\n", usd, st.BudgetUSD)
+	}
 	code := m.Run()
 	touchRunMarker()
 
@@ -146,6 +161,94 @@ func (s *Suite) main(m *testing.M) int {
 	return code
 }
 
+// testCount is go test's -count: how many times every case runs.
+func testCount() int {
+	if f := flag.Lookup("test.count"); f != nil {
+		if n, err := strconv.Atoi(f.Value.String()); err == nil && n > 0 {
+			return n
+		}
+	}
+	return 1
+}
+
+// selected returns the loaded cases that go test's -run pattern selects.
+func (s *Suite) selected() []eval.Case {
+	pattern := ""
+	if f := flag.Lookup("test.run"); f != nil {
+		pattern = f.Value.String()
+	}
+	var out []eval.Case
+	other := s.otherCategories()
+	otherNames := map[string]string{}
+	for i, name := range evalcase.SubtestNames(categoriesAsCases(other)) {
+		otherNames[other[i]] = name
+	}
+	for _, c := range s.cases {
+		levels := []string{evalcase.FuncName(c.Category), s.run.Names[c.Name]}
+		if sub, ok := otherNames[c.Category]; ok {
+			levels = []string{"TestOtherCategories", sub, s.run.Names[c.Name]}
+		}
+		if runSelects(pattern, levels) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// runSelects reports whether go test's -run pattern selects a test whose
+// name has the given levels: each '/'-separated element of the pattern is
+// an unanchored regular expression for the level at its place; levels
+// beyond the pattern's match anything.
+func runSelects(pattern string, levels []string) bool {
+	if pattern == "" {
+		return true
+	}
+	for i, elem := range splitPattern(pattern) {
+		if i >= len(levels) {
+			return true
+		}
+		re, err := regexp.Compile(elem)
+		if err != nil || !re.MatchString(levels[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// splitPattern splits a -run pattern at the slashes outside brackets and
+// parentheses, as go test does.
+func splitPattern(pattern string) []string {
+	var elems []string
+	depth, start := 0, 0
+	for i := 0; i < len(pattern); i++ {
+		switch pattern[i] {
+		case '[', '(':
+			depth++
+		case ']', ')':
+			if depth > 0 {
+				depth--
+			}
+		case '\\':
+			i++
+		case '/':
+			if depth == 0 {
+				elems = append(elems, pattern[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(elems, pattern[start:])
+}
+
+// categoriesAsCases turns category names into cases, for their subtest names.
+func categoriesAsCases(names []string) []eval.Case {
+	out := make([]eval.Case, len(names))
+	for i, name := range names {
+		out[i].Name = name
+	}
+	return out
+}
+
 // widenParallel lets the suite's own limit (EVAL_CONCURRENCY) decide how
 // many cases run at once: go test's -parallel (default GOMAXPROCS) would
 // otherwise cap it silently. An explicit -parallel is kept, with a notice
@@ -172,8 +275,42 @@ func (s *Suite) Run(t *testing.T, category string) {
 		t.Skipf("no loaded case has category %q", category)
 	}
 	for _, c := range cases {
-		t.Run(s.run.Names[c.Name], func(t *testing.T) { s.runCase(t, c) })
+		s.runModels(t, c)
 	}
+}
+
+// runModels runs a case as a subtest: with one model, the case's own; with
+// several (-models), one subtest per model below it.
+func (s *Suite) runModels(t *testing.T, c eval.Case) {
+	models := s.models()
+	if len(models) == 1 {
+		t.Run(s.run.Names[c.Name], func(t *testing.T) { s.runCase(t, c, models[0].model) })
+		return
+	}
+	t.Run(s.run.Names[c.Name], func(t *testing.T) {
+		t.Parallel()
+		for _, m := range models {
+			t.Run(m.subtest, func(t *testing.T) { s.runCase(t, c, m.model) })
+		}
+	})
+}
+
+// model is an evaluated model and the name of its subtests.
+type model struct{ model, subtest string }
+
+// models returns the run's models with their subtest names: unique,
+// without '/' and free of regexp metacharacters, so -run can select one
+// ("google/gemini-2.5-flash" is "google_gemini-2_5-flash").
+func (s *Suite) models() []model {
+	st := s.run.Settings
+	if st.Reference || len(st.Models) < 2 {
+		return []model{{model: st.Model}}
+	}
+	out := make([]model, len(st.Models))
+	for i, name := range evalcase.SubtestNames(categoriesAsCases(st.Models)) {
+		out[i] = model{st.Models[i], name}
+	}
+	return out
 }
 
 // RunOther runs every loaded category that has no test function of its
@@ -186,16 +323,12 @@ func (s *Suite) RunOther(t *testing.T) {
 	if len(other) == 0 {
 		t.Skip("every loaded category has a test function of its own")
 	}
-	asCases := make([]eval.Case, len(other))
-	for i, name := range other {
-		asCases[i].Name = name
-	}
-	subtests := evalcase.SubtestNames(asCases)
+	subtests := evalcase.SubtestNames(categoriesAsCases(other))
 	for i, name := range other {
 		t.Logf("category %q has no test function of its own; it runs here (run `make generate` to give it one)", name)
 		t.Run(subtests[i], func(t *testing.T) {
 			for _, c := range s.casesOf(name) {
-				t.Run(s.run.Names[c.Name], func(t *testing.T) { s.runCase(t, c) })
+				s.runModels(t, c)
 			}
 		})
 	}
@@ -205,7 +338,7 @@ func (s *Suite) RunOther(t *testing.T) {
 // -timeout is about to expire.
 var errTestTimeout = errors.New("go test -timeout is about to expire: finished cases are saved; raise it (e.g. -timeout 2h) to finish the run")
 
-func (s *Suite) runCase(t *testing.T, c eval.Case) {
+func (s *Suite) runCase(t *testing.T, c eval.Case, model string) {
 	t.Parallel()
 	ev := s.run
 	if reason := ev.Aborted(); reason != "" {
@@ -222,9 +355,12 @@ func (s *Suite) runCase(t *testing.T, c eval.Case) {
 			t.Skip("code case: the bundled server cannot run pandas: " + err.Error())
 		}
 	}
-	rec, err := ev.Run(ctx, c, t.Name())
+	rec, err := ev.Run(ctx, c, model, t.Name())
 	if err != nil {
 		t.Skip(err.Error() + ": " + ev.Aborted())
+	}
+	if rec.Status == eval.NotRun {
+		t.Skip(rec.Reason)
 	}
 	t.Attr("eval.status", string(rec.Status))
 	if rec.Cached {

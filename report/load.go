@@ -20,6 +20,7 @@ import (
 	"gotest.tools/gotestsum/testjson"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/stats"
 )
 
 // Load reads the go test -json streams and, from outDir, the run's records,
@@ -263,6 +264,7 @@ func (in *inputs) build() *Data {
 	d.MetricNames = metricColumns(d.Cases)
 	d.Groups = group(d.Cases)
 	d.Totals, d.Categories = count(d.Cases)
+	d.Models, d.ModelPairs = modelsOf(d.Cases, in.summary)
 	d.Run, d.FromSummary = in.run()
 	d.Problems = append(in.packageProblems(), in.problems...)
 	return d
@@ -542,4 +544,26 @@ func (in *inputs) dropForeignSummaries() {
 	}
 	in.summary = nil
 	in.problems = append(in.problems, problem+".")
+}
+
+// modelsOf compares the models of the cases' records, in the order the
+// summary gives; nothing with fewer than two models.
+func modelsOf(cases []Case, summary *eval.Summary) ([]eval.ModelResult, []eval.ModelPair) {
+	var records []eval.Record
+	for _, c := range cases {
+		if c.Record != nil {
+			records = append(records, *c.Record)
+		}
+	}
+	var order []string
+	if summary != nil {
+		for _, m := range summary.Models {
+			order = append(order, m.Model)
+		}
+	}
+	models, pairs := stats.Models(records, order)
+	if len(models) < 2 {
+		return nil, nil
+	}
+	return models, pairs
 }

@@ -53,6 +53,10 @@ type Data struct {
 	Problems []string
 	// Generated is when the report was made.
 	Generated time.Time
+	// Models compares the run's models and ModelPairs each two of them
+	// (stats.Models over the records); empty with one model.
+	Models     []eval.ModelResult
+	ModelPairs []eval.ModelPair
 	// History is the pass rate of the kept runs of the same case set,
 	// oldest first, this run included; empty when unknown.
 	History []HistoryPoint

@@ -107,6 +107,9 @@ type overview struct {
 	History        []HistoryPoint   `json:"history"`
 	// Repeats is the most runs a case had.
 	Repeats int `json:"repeats"`
+	// Models and ModelPairs compare the models (empty with one).
+	Models     []eval.ModelResult `json:"models"`
+	ModelPairs []eval.ModelPair   `json:"model_pairs"`
 }
 
 // rowJSON is one case as the table shows it; long tool arguments are cut.
@@ -160,6 +163,8 @@ func newOverview(d *Data) overview {
 		Problems:       append([]string{}, d.Problems...),
 		Cases:          make([]rowJSON, len(d.Groups)),
 		History:        append([]HistoryPoint{}, d.History...),
+		Models:         append([]eval.ModelResult{}, d.Models...),
+		ModelPairs:     append([]eval.ModelPair{}, d.ModelPairs...),
 	}
 	for _, name := range d.MetricNames {
 		o.MetricLabels = append(o.MetricLabels, metricLabels[name])

@@ -263,8 +263,15 @@ func history(parent string, w io.Writer) error {
 		if s.Reference {
 			model = "reference run"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f%%\t%d\t-\n", r.ID, s.Started.UTC().Format("2006-01-02 15:04"), model,
-			s.Overall.Cases, 100*s.Overall.PassRate, s.Usage.TotalTokens)
+		if len(s.Models) > 1 {
+			names := make([]string, len(s.Models))
+			for i, m := range s.Models {
+				names[i] = m.Model
+			}
+			model = strings.Join(names, ",")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f%%\t%d\t$%.4f\n", r.ID, s.Started.UTC().Format("2006-01-02 15:04"), model,
+			s.Overall.Cases, 100*s.Overall.PassRate, s.Usage.TotalTokens, s.CostUSD)
 	}
 	return tw.Flush()
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/llm"
 	"github.com/mcpeval/mcpeval/internal/mcpconn"
+	"github.com/mcpeval/mcpeval/internal/prices"
 	"github.com/mcpeval/mcpeval/internal/tokens"
 )
 
@@ -37,6 +38,9 @@ type Config struct {
 	// TokenLimit bounds every tool result (and the judge prompt); 0 disables it.
 	TokenLimit int
 	Counter    *tokens.Counter
+	// Prices costs the requests whose provider reports no cost; nil prices
+	// nothing.
+	Prices *prices.Table
 }
 
 // Transcript is what one run of the loop produced.
@@ -78,7 +82,7 @@ func Run(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg Config, 
 		if err != nil {
 			return tr, err
 		}
-		tr.Usage.Add(usageOf(resp, tr.Conversation, cfg.Counter))
+		tr.Usage.Add(usageOf(cfg, resp, tr.Conversation))
 		msg := resp.Message
 		tr.Conversation = append(tr.Conversation, msg)
 		if len(msg.ToolCalls) == 0 {
@@ -169,9 +173,26 @@ func execute(ctx context.Context, tools *mcpconn.Set, call eval.MessageToolCall)
 	return eval.ToolCall{Result: res.Text, IsError: res.IsError, DurationMS: ms}, nil
 }
 
-// usageOf returns the usage the API reported, or a tiktoken estimate of the
-// request and reply when it reported none.
-func usageOf(resp llm.Response, sent []eval.Message, counter *tokens.Counter) eval.Usage {
+// usageOf returns the usage of one request: as the API reported it, or a
+// tiktoken estimate of the request and reply when it reported none; and its
+// cost: the provider's figure, else the tokens at the model's price, else
+// unpriced.
+func usageOf(cfg Config, resp llm.Response, sent []eval.Message) eval.Usage {
+	u := tokenUsage(resp, sent, cfg.Counter)
+	switch usd, ok := cfg.Prices.Cost(cfg.Model, u); {
+	case resp.CostReported:
+		u.CostUSD = resp.CostUSD
+	case ok:
+		u.CostUSD = usd
+	default:
+		u.Unpriced = u.Requests
+	}
+	return u
+}
+
+// tokenUsage returns the tokens the API reported, or a tiktoken estimate of
+// the request and reply when it reported none.
+func tokenUsage(resp llm.Response, sent []eval.Message, counter *tokens.Counter) eval.Usage {
 	if resp.HasUsage || counter == nil {
 		u := resp.Usage
 		u.Requests = 1

@@ -70,7 +70,7 @@ func Judge(ctx context.Context, chat llm.Chatter, cfg Config, question, expected
 		return Verdict{}, err
 	}
 	v := parseVerdict(resp.Message)
-	v.Usage = usageOf(resp, msgs, cfg.Counter)
+	v.Usage = usageOf(cfg, resp, msgs)
 	return v, nil
 }
 

@@ -80,7 +80,7 @@ func recoverCode(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg 
 		if err != nil {
 			return rec, err
 		}
-		rec.Usage.Add(usageOf(resp, request, cfg.Counter))
+		rec.Usage.Add(usageOf(cfg, resp, request))
 		rec.Prompts = append(rec.Prompts, prompt)
 
 		code := extractCode(resp.Message.Content)

@@ -18,6 +18,8 @@ const (
 	TokenLimit Status = "token_limit"
 	// Error: the provider, a server or the harness failed (timeouts included).
 	Error Status = "error"
+	// NotRun: the case did not start (the run's budget was spent).
+	NotRun Status = "not_run"
 )
 
 // Record is everything known about one evaluated case.
@@ -125,6 +127,12 @@ type Usage struct {
 	// Estimated is true when some request reported no usage and its tokens
 	// were counted locally with tiktoken.
 	Estimated bool `json:"estimated,omitempty"`
+	// CostUSD is what the requests cost in US dollars: the provider's own
+	// figure where it reported one, else the tokens at the model's price
+	// (prices.yaml). Unpriced counts the requests with neither: their cost
+	// is unknown, not zero.
+	CostUSD  float64 `json:"cost_usd"`
+	Unpriced int     `json:"unpriced_requests,omitempty"`
 }
 
 // Add adds u2 to u.
@@ -135,6 +143,8 @@ func (u *Usage) Add(u2 Usage) {
 	u.TotalTokens += u2.TotalTokens
 	u.Requests += u2.Requests
 	u.Estimated = u.Estimated || u2.Estimated
+	u.CostUSD += u2.CostUSD
+	u.Unpriced += u2.Unpriced
 }
 
 // Tool is a tool an MCP server offers, as the model is offered it.

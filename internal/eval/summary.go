@@ -26,7 +26,8 @@ type Summary struct {
 	Errors     int `json:"errors"`
 	TokenLimit int `json:"token_limit"`
 	Cached     int `json:"cached"`
-	// NotRun counts loaded cases that were not selected or did not finish.
+	// NotRun counts the loaded cases (once per model) that did not run: not
+	// selected, not finished, or not started for the budget.
 	NotRun int `json:"not_run"`
 	// Retries and Usage count this run's requests: cached cases add none.
 	Retries int `json:"retries"`
@@ -48,6 +49,56 @@ type Summary struct {
 	Overall    GroupResult   `json:"overall"`
 	Categories []GroupResult `json:"categories"`
 	Cases      []CaseResult  `json:"cases"`
+
+	// CostUSD is what this run's requests cost (cached cases spent
+	// nothing now); SavedUSD is what the cached cases cost when they ran.
+	// Usage.Unpriced counts the requests whose cost is unknown.
+	CostUSD  float64 `json:"cost_usd"`
+	SavedUSD float64 `json:"saved_usd"`
+	// BudgetUSD is the run's budget (0: none).
+	BudgetUSD float64 `json:"budget_usd,omitempty"`
+	// Models compares the models the run evaluated, ModelPairs each two
+	// of them on the cases both ran.
+	Models     []ModelResult `json:"models"`
+	ModelPairs []ModelPair   `json:"model_pairs,omitempty"`
+}
+
+// ModelResult is how one model did over its runs of the cases.
+type ModelResult struct {
+	Model  string `json:"model"`
+	Cases  int    `json:"cases"`
+	Runs   int    `json:"runs"`
+	Passes int    `json:"passes"`
+	// PassRate is Passes/Runs; Low and High bound it with a 95% Wilson
+	// score interval.
+	PassRate float64 `json:"pass_rate"`
+	Low      float64 `json:"pass_rate_low"`
+	High     float64 `json:"pass_rate_high"`
+	// MeanTokens is the mean of the runs' total tokens.
+	MeanTokens float64 `json:"mean_tokens"`
+	// CostUSD is what the model's runs cost (cached runs included: their
+	// cost when they ran); Unpriced counts requests of unknown cost;
+	// CostPerPass is CostUSD per passed run (0 without a pass).
+	CostUSD     float64 `json:"cost_usd"`
+	Unpriced    int     `json:"unpriced_requests,omitempty"`
+	CostPerPass float64 `json:"cost_per_pass"`
+	// LatencyP50 and LatencyP95 are percentiles of the runs' seconds.
+	LatencyP50 float64 `json:"latency_p50"`
+	LatencyP95 float64 `json:"latency_p95"`
+	// ToolCallsPerRun is the mean number of tool calls of a run.
+	ToolCallsPerRun float64 `json:"tool_calls_per_run"`
+}
+
+// ModelPair compares two models on the cases both ran: a case counts for
+// the model that passed it (most of its runs) when the other did not.
+// McNemarP is the exact McNemar test of those counts.
+type ModelPair struct {
+	A        string  `json:"a"`
+	B        string  `json:"b"`
+	Cases    int     `json:"cases"`
+	OnlyA    int     `json:"only_a"`
+	OnlyB    int     `json:"only_b"`
+	McNemarP float64 `json:"mcnemar_p"`
 }
 
 // CaseResult is how one case did over its runs: once, or go test -count=N
@@ -70,6 +121,8 @@ type CaseResult struct {
 	PassHatK []float64 `json:"pass_hat_k"`
 	// Flaky is true when some runs passed and some did not.
 	Flaky bool `json:"flaky,omitempty"`
+	// CostUSD is the mean cost of a run of the case.
+	CostUSD float64 `json:"cost_usd"`
 }
 
 // GroupResult aggregates cases: a category's, a model's or the whole
@@ -88,6 +141,9 @@ type GroupResult struct {
 
 // Count adds one record's outcome to the summary's counters.
 func (s *Summary) Count(r Record) {
+	if r.Status == NotRun {
+		return // no outcome: NotRun counts it
+	}
 	s.Total++
 	switch r.Status {
 	case Pass:
@@ -101,10 +157,12 @@ func (s *Summary) Count(r Record) {
 	}
 	if r.Cached {
 		s.Cached++ // its tokens and retries were spent by an earlier run
+		s.SavedUSD += r.Usage.CostUSD
 		return
 	}
 	s.Retries += r.Retries
 	s.Usage.Add(r.Usage)
+	s.CostUSD += r.Usage.CostUSD
 }
 
 // File names written in a run's output directory.

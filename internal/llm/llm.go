@@ -41,6 +41,10 @@ type Response struct {
 	// Usage is as the API reported it; HasUsage is false when it reported none.
 	Usage    eval.Usage
 	HasUsage bool
+	// CostUSD is the request's cost as the provider reported it, when
+	// CostReported.
+	CostUSD      float64
+	CostReported bool
 }
 
 // Config configures a Client.
@@ -54,6 +58,9 @@ type Config struct {
 	Retry   RetryPolicy
 	// Limiter, when set, is told about throttling so that the whole run slows down.
 	Limiter *Limiter
+	// UsageAccounting asks the provider for each request's cost
+	// (OpenRouter's "usage": {"include": true}).
+	UsageAccounting bool
 }
 
 // Client is a Chatter over HTTP.
@@ -71,12 +78,12 @@ func New(cfg Config) *Client {
 	if cfg.BaseURL != "" {
 		oc.BaseURL = cfg.BaseURL
 	}
-	oc.HTTPClient = &http.Client{Transport: &retryTransport{
+	oc.HTTPClient = &http.Client{Transport: &costTransport{askUsage: cfg.UsageAccounting, base: &retryTransport{
 		base:    &headerTransport{base: http.DefaultTransport, headers: cfg.Headers},
 		policy:  cfg.Retry.withDefaults(),
 		timeout: cfg.Timeout,
 		limiter: cfg.Limiter,
-	}}
+	}}}
 	return &Client{oa: openai.NewClientWithConfig(oc), apiKey: cfg.APIKey}
 }
 
@@ -105,6 +112,8 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 	if req.ForceTool != "" {
 		oreq.ToolChoice = openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: req.ForceTool}}
 	}
+	var cost reportedCost
+	ctx = withCostHolder(ctx, &cost)
 	resp, err := c.oa.CreateChatCompletion(ctx, oreq)
 	if errors.Is(err, openai.ErrReasoningModelLimitationsOther) || errors.Is(err, openai.ErrReasoningSamplingUnsupported) {
 		// go-openai refuses, before sending, any temperature but the default
@@ -119,7 +128,7 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 		return Response{}, errors.New("the provider returned no choices")
 	}
 	ch := resp.Choices[0]
-	out := Response{Message: fromOpenAI(ch.Message), FinishReason: string(ch.FinishReason)}
+	out := Response{Message: fromOpenAI(ch.Message), FinishReason: string(ch.FinishReason), CostUSD: cost.usd, CostReported: cost.ok}
 	u := resp.Usage
 	out.HasUsage = u.TotalTokens > 0 || u.PromptTokens > 0
 	out.Usage = eval.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens, Requests: 1}

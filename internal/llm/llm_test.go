@@ -374,3 +374,29 @@ func TestStatusCodeAndDescribe(t *testing.T) {
 		})
 	}
 }
+
+// The provider's own cost of a request is read from its usage, and usage
+// accounting asks for it in every request.
+func TestChatReadsTheReportedCost(t *testing.T) {
+	cost := 0.00042
+	stub := llmstub.Start(func(req llmstub.Request) llmstub.Reply {
+		if req.Usage.Include {
+			return llmstub.Reply{Content: "priced", CostUSD: &cost}
+		}
+		return llmstub.Reply{Content: "not asked"}
+	}, llmstub.Options{})
+	defer stub.Close()
+
+	c := New(Config{BaseURL: stub.BaseURL(), UsageAccounting: true})
+	resp, err := c.Chat(context.Background(), Request{Model: "m", Messages: []eval.Message{{Role: "user", Content: "q"}}})
+	require.NoError(t, err)
+	assert.Equal(t, "priced", resp.Message.Content)
+	assert.True(t, resp.CostReported)
+	assert.Equal(t, cost, resp.CostUSD)
+
+	c = New(Config{BaseURL: stub.BaseURL()})
+	resp, err = c.Chat(context.Background(), Request{Model: "m", Messages: []eval.Message{{Role: "user", Content: "q"}}})
+	require.NoError(t, err)
+	assert.Equal(t, "not asked", resp.Message.Content, "only usage accounting asks")
+	assert.False(t, resp.CostReported, "no cost reported is no cost known")
+}

@@ -30,6 +30,10 @@ type Request struct {
 	} `json:"tools"`
 	ToolChoice  json.RawMessage `json:"tool_choice"`
 	Temperature *float64        `json:"temperature"`
+	// Usage is OpenRouter's usage accounting: Include asks for the cost.
+	Usage struct {
+		Include bool `json:"include"`
+	} `json:"usage"`
 }
 
 // ForcedTool returns the tool the request forces through tool_choice, or "".
@@ -66,6 +70,8 @@ type Reply struct {
 	RetryAfter string
 	// NoUsage leaves the usage out of the response.
 	NoUsage bool
+	// CostUSD, when set, is reported as the usage's cost (as OpenRouter does).
+	CostUSD *float64
 	// Delay is added before the reply.
 	Delay time.Duration
 }
@@ -256,8 +262,12 @@ func writeReply(w http.ResponseWriter, req Request, r Reply) {
 			prompt += len(m.Content)/4 + 4
 		}
 		completion := len(r.Content)/4 + 10*len(r.ToolCalls) + 1
-		resp["usage"] = map[string]any{"prompt_tokens": prompt, "completion_tokens": completion,
+		usage := map[string]any{"prompt_tokens": prompt, "completion_tokens": completion,
 			"total_tokens": prompt + completion, "prompt_tokens_details": map[string]any{"cached_tokens": prompt / 2}}
+		if r.CostUSD != nil {
+			usage["cost"] = *r.CostUSD
+		}
+		resp["usage"] = usage
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(resp)

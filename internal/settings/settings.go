@@ -9,9 +9,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,7 +36,10 @@ type Settings struct {
 	Out     string
 	Cache   string
 	Model   string
-	Judge   string // judge model; "" means the agent's model, "none" disables the judge
+	// Models are the models to evaluate, side by side (-models); one model
+	// when only Model is named. Model is the first.
+	Models  []string
+	Judge   string // judge model; "" means the first model, "none" disables the judge
 	BaseURL string
 	APIKey  string `json:"-"`
 	// secrets are the values Redactor removes besides the environment's.
@@ -59,6 +64,11 @@ type Settings struct {
 	Force     bool
 	Reference bool // the offline reference run: no model is evaluated
 
+	// Prices is the price table (prices.yaml) that costs requests whose
+	// provider reports no cost; BudgetUSD bounds the run's spend (0: none).
+	Prices    string
+	BudgetUSD float64
+
 	// RunID names the run's directory under Out/runs; empty: a new one.
 	RunID string
 	// MinPassRate fails a case whose pass rate over its repeats is below
@@ -78,7 +88,8 @@ var settings = []setting{
 	{"out", "EVAL_OUT", DefaultOut, "output directory: each run writes into <out>/runs/<id>, and <out>/latest names the newest finished one"},
 	{"cache", "EVAL_CACHE", defaultCache, "result cache file"},
 	{"model", "EVAL_MODEL", "", "model to evaluate (default: google/gemini-2.5-flash on OpenRouter, gpt-4.1-mini on OpenAI)"},
-	{"judge-model", "EVAL_JUDGE_MODEL", "", "judge model (default: the evaluated model; 'none' leaves the verdict to the deterministic checks)"},
+	{"models", "EVAL_MODELS", "", "models to evaluate side by side, comma-separated: every case runs once per model (replaces -model)"},
+	{"judge-model", "EVAL_JUDGE_MODEL", "", "judge model (default: the evaluated model, the first of -models; 'none' leaves the verdict to the deterministic checks)"},
 	{"base-url", "OPENAI_BASE_URL", "", "OpenAI-compatible base URL (Ollama, vLLM, llama.cpp server, LM Studio, a proxy)"},
 	{"max-tokens", "EVAL_MAX_TOKENS", "100000", "token limit for every tool result and the judge prompt (0 disables)"},
 	{"max-iterations", "EVAL_MAX_ITERATIONS", "10", "model turns per case"},
@@ -94,6 +105,8 @@ var settings = []setting{
 	{"clear", "EVAL_CLEAR", "false", "remove the result cache before the run, then run every case"},
 	{"force", "EVAL_FORCE", "false", "ignore cached results and run every case (new results are still cached)"},
 	{"reference", "EVAL_REFERENCE", "false", "offline reference run: execute each case's reference trajectory instead of a model"},
+	{"prices", "EVAL_PRICES", "prices.yaml", "price table (model, USD per million input and output tokens) for requests whose provider reports no cost"},
+	{"budget-usd", "EVAL_BUDGET_USD", "0", "spend at most this many US dollars: a run estimated above it does not start, and no case starts once it is spent (0: no budget)"},
 	{"run-id", "EVAL_RUN_ID", "", "name of the run's directory under <out>/runs (default: the UTC start time and a random suffix)"},
 	{"min-pass-rate", "EVAL_MIN_PASS_RATE", "0", "fail every case whose pass rate over its repeats (go test -count=N) is below this rate, from 0 to 1"},
 	{"min-run-pass-rate", "EVAL_MIN_RUN_PASS_RATE", "0", "fail the run when its pass rate over all cases is below this rate, from 0 to 1"},
@@ -255,6 +268,23 @@ func build(root string, v, origin map[string]string, lookup func(string) (string
 		return r
 	}
 	st.MinPassRate, st.MinRunPassRate = rateSetting("min-pass-rate"), rateSetting("min-run-pass-rate")
+	st.Prices = abs(root, v["prices"])
+	if b, err := strconv.ParseFloat(strings.TrimSpace(v["budget-usd"]), 64); err != nil || !(b >= 0) || math.IsInf(b, 0) {
+		if err == nil {
+			err = errors.New("must be a number of US dollars, 0 or more")
+		}
+		bad("budget-usd", err)
+	} else {
+		st.BudgetUSD = b
+	}
+	for _, m := range strings.Split(v["models"], ",") {
+		if m = strings.TrimSpace(m); m != "" && !slices.Contains(st.Models, m) {
+			st.Models = append(st.Models, m)
+		}
+	}
+	if len(st.Models) > 0 {
+		st.Model = st.Models[0] // -models names every model, the first is the main one
+	}
 	if st.RunID = strings.TrimSpace(v["run-id"]); st.RunID != "" && !runs.ValidID(st.RunID) {
 		bad("run-id", errors.New("must have the form 20060102T150405Z-a1b2c3 (UTC time, six hex digits)"))
 	}
@@ -313,6 +343,9 @@ func (st *Settings) chooseProvider(lookup func(string) (string, bool)) error {
 	}
 	if st.Judge == "" {
 		st.Judge = st.Model
+	}
+	if len(st.Models) == 0 {
+		st.Models = []string{st.Model}
 	}
 	return nil
 }

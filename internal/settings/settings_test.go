@@ -177,3 +177,22 @@ func TestRunSettings(t *testing.T) {
 		require.ErrorContains(t, err, tt.msg, tt.value)
 	}
 }
+
+func TestModelsPricesAndBudget(t *testing.T) {
+	st, err := resolveWith(t, map[string]string{"OPENROUTER_API_KEY": "or-key-123456", "EVAL_MODELS": "a/x, b/y ,a/x"}, "", "-budget-usd", "2.5")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a/x", "b/y"}, st.Models, "trimmed, each once")
+	assert.Equal(t, "a/x", st.Model)
+	assert.Equal(t, "a/x", st.Judge, "the first model judges every model's answers")
+	assert.Equal(t, 2.5, st.BudgetUSD)
+	assert.Equal(t, filepath.Join(st.Root, "prices.yaml"), st.Prices)
+
+	st, err = resolveWith(t, map[string]string{"OPENROUTER_API_KEY": "or-key-123456", "EVAL_MODEL": "m"}, "")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"m"}, st.Models, "one model without -models")
+
+	for _, bad := range []string{"-1", "NaN", "lots", "+Inf"} {
+		_, err := resolveWith(t, map[string]string{"EVAL_BUDGET_USD": bad}, "")
+		require.ErrorContains(t, err, `EVAL_BUDGET_USD: invalid value "`+bad+`"`, bad)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"math"
 	"slices"
 	"strings"
 
@@ -18,6 +19,9 @@ func Tally(records []eval.Record) (overall eval.GroupResult, categories []eval.G
 	byCase := map[key][]eval.Record{}
 	var order []key
 	for _, r := range records {
+		if r.Status == eval.NotRun {
+			continue // no outcome
+		}
 		k := key{r.Name, r.Model}
 		if _, ok := byCase[k]; !ok {
 			order = append(order, k)
@@ -59,6 +63,7 @@ func CaseResultOf(runs []eval.Record) eval.CaseResult {
 		if r.Status == eval.Pass {
 			c.Passes++
 		}
+		c.CostUSD += r.Usage.CostUSD / float64(len(runs))
 	}
 	c.PassRate = float64(c.Passes) / float64(c.Runs)
 	for k := 1; k <= c.Runs; k++ {
@@ -113,4 +118,92 @@ func CaseSet(cases []eval.CaseResult) string {
 	names = slices.Compact(names)
 	sum := sha256.Sum256([]byte(strings.Join(names, "\x00")))
 	return hex.EncodeToString(sum[:8])
+}
+
+// Models compares the models of a run's records: each model's pass rate
+// with its 95% Wilson interval, tokens, cost, latency and tool calls, and
+// each two models on the cases both ran, with the exact McNemar test.
+// Models come in the order given, then the others by name.
+func Models(records []eval.Record, order []string) ([]eval.ModelResult, []eval.ModelPair) {
+	byModel := map[string][]eval.Record{}
+	for _, r := range records {
+		if r.Status != eval.NotRun {
+			byModel[r.Model] = append(byModel[r.Model], r)
+		}
+	}
+	var rest []string
+	for m := range byModel {
+		if !slices.Contains(order, m) {
+			rest = append(rest, m)
+		}
+	}
+	slices.Sort(rest)
+	order = slices.DeleteFunc(slices.Concat(order, rest), func(m string) bool { return byModel[m] == nil })
+	passed := map[string]map[string]bool{} // model -> case -> passed most runs
+	var models []eval.ModelResult
+	for _, name := range order {
+		runs := byModel[name]
+		m := eval.ModelResult{Model: name, Runs: len(runs)}
+		var seconds []float64
+		tokens, calls := 0, 0
+		byCase := map[string][]eval.Record{}
+		for _, r := range runs {
+			if r.Status == eval.Pass {
+				m.Passes++
+			}
+			tokens += r.Usage.TotalTokens
+			calls += len(r.ToolCalls)
+			m.CostUSD += r.Usage.CostUSD
+			m.Unpriced += r.Usage.Unpriced
+			seconds = append(seconds, r.Seconds)
+			byCase[r.Name] = append(byCase[r.Name], r)
+		}
+		m.Cases = len(byCase)
+		m.PassRate = float64(m.Passes) / float64(m.Runs)
+		m.Low, m.High = Wilson(m.Passes, m.Runs, 1.96)
+		m.MeanTokens = float64(tokens) / float64(m.Runs)
+		m.ToolCallsPerRun = float64(calls) / float64(m.Runs)
+		if m.Passes > 0 {
+			m.CostPerPass = m.CostUSD / float64(m.Passes)
+		}
+		slices.Sort(seconds)
+		m.LatencyP50, m.LatencyP95 = percentile(seconds, 0.5), percentile(seconds, 0.95)
+		passed[name] = map[string]bool{}
+		for c, rs := range byCase {
+			passed[name][c] = 2*CaseResultOf(rs).Passes > len(rs)
+		}
+		models = append(models, m)
+	}
+	var pairs []eval.ModelPair
+	for i, a := range order {
+		for _, b := range order[i+1:] {
+			p := eval.ModelPair{A: a, B: b}
+			for c, pa := range passed[a] {
+				pb, ok := passed[b][c]
+				if !ok {
+					continue
+				}
+				p.Cases++
+				switch {
+				case pa && !pb:
+					p.OnlyA++
+				case pb && !pa:
+					p.OnlyB++
+				}
+			}
+			p.McNemarP = McNemar(p.OnlyA, p.OnlyB)
+			pairs = append(pairs, p)
+		}
+	}
+	return models, pairs
+}
+
+// percentile is the q-th percentile of sorted values (nearest rank), 0
+// for none.
+func percentile(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[max(0, min(i, len(sorted)-1))]
 }

@@ -78,3 +78,43 @@ func TestCaseSet(t *testing.T) {
 	assert.Equal(t, CaseSet(a), CaseSet(b), "order, models and repeats do not matter")
 	assert.NotEqual(t, CaseSet(a), CaseSet(a[:1]))
 }
+
+func TestModels(t *testing.T) {
+	var recs []eval.Record
+	add := func(model, name string, status eval.Status, cost, seconds float64, tokens, calls int) {
+		recs = append(recs, eval.Record{Name: name, Model: model, Status: status, Seconds: seconds,
+			Usage: eval.Usage{TotalTokens: tokens, CostUSD: cost}, ToolCalls: make([]eval.ToolCall, calls)})
+	}
+	for i := range 10 {
+		name := string(rune('a' + i))
+		add("good", name, eval.Pass, 0.01, float64(i+1), 1000, 2)
+		status := eval.Pass
+		if i < 4 {
+			status = eval.Fail
+		}
+		add("bad", name, status, 0.002, 1, 500, 1)
+	}
+	add("bad", "k", eval.NotRun, 0, 0, 0, 0) // never started: no outcome
+	models, pairs := Models(recs, nil)
+	assert.Equal(t, "bad", models[0].Model, "by name without an order")
+	models, pairs = Models(recs, []string{"good", "bad", "absent"})
+	require.Len(t, models, 2)
+	good, bad := models[0], models[1]
+	assert.Equal(t, "good", good.Model)
+	assert.Equal(t, 10, good.Runs)
+	assert.Equal(t, 1.0, good.PassRate)
+	assert.InDelta(t, 0.7225, good.Low, 1e-4)
+	assert.Equal(t, 1.0, good.High)
+	assert.InDelta(t, 0.1, good.CostUSD, 1e-12)
+	assert.InDelta(t, 0.01, good.CostPerPass, 1e-12)
+	assert.Equal(t, 1000.0, good.MeanTokens)
+	assert.Equal(t, 2.0, good.ToolCallsPerRun)
+	assert.Equal(t, 5.0, good.LatencyP50)
+	assert.Equal(t, 10.0, good.LatencyP95)
+	assert.Equal(t, 10, bad.Runs, "the case that never started is not a run")
+	assert.InDelta(t, 0.6, bad.PassRate, 1e-12)
+	assert.InDelta(t, 0.02/6, bad.CostPerPass, 1e-12)
+	require.Len(t, pairs, 1)
+	assert.Equal(t, eval.ModelPair{A: "good", B: "bad", Cases: 10, OnlyA: 4, OnlyB: 0, McNemarP: McNemar(4, 0)}, pairs[0])
+	assert.InDelta(t, 0.125, pairs[0].McNemarP, 1e-12)
+}

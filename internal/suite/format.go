@@ -79,7 +79,17 @@ func FormatSummary(s eval.Summary, runDir string) string {
 	if s.NotRun > 0 {
 		fmt.Fprintf(&b, ", %d not run", s.NotRun)
 	}
-	fmt.Fprintf(&b, "; %d tokens, %d retries, %.1fs\n", s.Usage.TotalTokens, s.Retries, s.Seconds)
+	fmt.Fprintf(&b, "; %d tokens, %s, %d retries, %.1fs\n", s.Usage.TotalTokens, costLine(s), s.Retries, s.Seconds)
+	if len(s.Models) > 1 {
+		for _, m := range s.Models {
+			fmt.Fprintf(&b, "mcpeval: model %s: %d/%d passed (%.1f%%, 95%% interval %.1f-%.1f%%), $%.4f, $%.4f per pass\n",
+				m.Model, m.Passes, m.Runs, 100*m.PassRate, 100*m.Low, 100*m.High, m.CostUSD, m.CostPerPass)
+		}
+		for _, p := range s.ModelPairs {
+			fmt.Fprintf(&b, "mcpeval: %s vs %s on %d cases: %d passed only by %s, %d only by %s (McNemar p = %.4g)\n",
+				p.A, p.B, p.Cases, p.OnlyA, p.A, p.OnlyB, p.B, p.McNemarP)
+		}
+	}
 	if s.ServerRestarts > 0 {
 		fmt.Fprintf(&b, "mcpeval: MCP servers restarted %d times after a crash or hang\n", s.ServerRestarts)
 	}
@@ -102,4 +112,17 @@ func last(xs []float64) float64 {
 		return 0
 	}
 	return xs[len(xs)-1]
+}
+
+// costLine says what the run cost: "$0.0123 spent, $0.0040 saved by the
+// cache", and how many requests had no price.
+func costLine(s eval.Summary) string {
+	line := fmt.Sprintf("$%.4f spent", s.CostUSD)
+	if s.SavedUSD > 0 {
+		line += fmt.Sprintf(", $%.4f saved by the cache", s.SavedUSD)
+	}
+	if n := s.Usage.Unpriced; n > 0 {
+		line += fmt.Sprintf(" (%d requests of models without a price in prices.yaml not counted)", n)
+	}
+	return line
 }

@@ -69,9 +69,19 @@ func (w *recordWriter) metricsEntries() []eval.MetricsEntry {
 func slim(r eval.Record) eval.Record {
 	return eval.Record{
 		Name: r.Name, Category: r.Category, Kind: r.Kind, Status: r.Status, Cached: r.Cached, Model: r.Model,
-		Repeat: r.Repeat, File: r.File, Line: r.Line,
+		Repeat: r.Repeat, File: r.File, Line: r.Line, ToolCalls: slimCalls(r.ToolCalls),
 		Reference: r.Reference, Usage: r.Usage, Seconds: r.Seconds, Retries: r.Retries,
 	}
+}
+
+// slimCalls keeps of tool calls what the summary counts: names, outcomes
+// and durations, not arguments or results.
+func slimCalls(calls []eval.ToolCall) []eval.ToolCall {
+	out := make([]eval.ToolCall, len(calls))
+	for i, c := range calls {
+		out[i] = eval.ToolCall{Name: c.Name, IsError: c.IsError, NotRun: c.NotRun, DurationMS: c.DurationMS}
+	}
+	return out
 }
 
 // records returns the records written so far, reduced to their outcome and

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,6 +92,9 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	//   replay   replays the reference calls of $EVAL_CASES, approves every answer
 	//   flaky    answers "x"; as judge approves a question whose text holds
 	//            "k of n" on k of its first n judgements, and any other always
+	//   models   answers "x" as model good, which reports a cost of $0.01 per
+	//            request; as model bad answers "y" to questions holding "hard"
+	//            and reports no cost; approves every answer
 	//   unauthorized  answers every request with 401
 	//   leaky    plants $SECRET and the password in a tool's name, arguments and
 	//            answer; approves questions that contain "approve", rejects others
@@ -225,6 +229,50 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		}
 		ts.Fatalf("no run reached %d records within a minute", n)
 	},
+	// costs: check the costs of the newest run under $EVAL_OUT: every
+	// request of model good cost the $0.01 it reported, no request is
+	// unpriced, and summary.json's totals (run, per model, saved by the
+	// cache) are the sums of the records'; print the totals.
+	"costs": func(ts *testscript.TestScript, neg bool, args []string) {
+		out := ts.Stdout()
+		dir := newestRun(ts.Getenv("EVAL_OUT"))
+		var sum eval.Summary
+		ts.Check(json.Unmarshal([]byte(ts.ReadFile(filepath.Join(dir, eval.SummaryFile))), &sum))
+		var spent, saved float64
+		byModel := map[string]float64{}
+		for _, line := range strings.Split(strings.TrimSpace(ts.ReadFile(filepath.Join(dir, eval.RecordsFile))), "\n") {
+			var r eval.Record
+			ts.Check(json.Unmarshal([]byte(line), &r))
+			if r.Status == eval.NotRun {
+				continue
+			}
+			if r.Usage.Unpriced > 0 {
+				ts.Fatalf("%s with %s: %d unpriced requests", r.Name, r.Model, r.Usage.Unpriced)
+			}
+			if r.Model == "good" && math.Abs(r.Usage.CostUSD-0.01*float64(r.Usage.Requests)) > 1e-9 {
+				ts.Fatalf("%s with good: cost %v for %d requests at the reported $0.01", r.Name, r.Usage.CostUSD, r.Usage.Requests)
+			}
+			if r.Usage.CostUSD <= 0 {
+				ts.Fatalf("%s with %s: no cost", r.Name, r.Model)
+			}
+			byModel[r.Model] += r.Usage.CostUSD
+			if r.Cached {
+				saved += r.Usage.CostUSD
+			} else {
+				spent += r.Usage.CostUSD
+			}
+		}
+		near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+		if !near(sum.CostUSD, spent) || !near(sum.SavedUSD, saved) {
+			ts.Fatalf("summary: $%v spent and $%v saved, the records say $%v and $%v", sum.CostUSD, sum.SavedUSD, spent, saved)
+		}
+		for _, m := range sum.Models {
+			if !near(m.CostUSD, byModel[m.Model]) {
+				ts.Fatalf("summary: model %s cost $%v, its records $%v", m.Model, m.CostUSD, byModel[m.Model])
+			}
+		}
+		fmt.Fprintf(out, "spent %.4f saved %.4f\n", spent, saved)
+	},
 	// count N PATTERN: the last command's stdout has exactly N lines
 	// matching the regular expression PATTERN.
 	"count": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -269,6 +317,8 @@ func stubBehaviour(ts *testscript.TestScript, name, password string) llmstub.Res
 		return llmstub.Replay(cases)
 	case "flaky":
 		return flakyJudge()
+	case "models":
+		return twoModels()
 	case "unauthorized":
 		return func(llmstub.Request) llmstub.Reply { return llmstub.Reply{Status: 401} }
 	case "leaky":
@@ -303,6 +353,25 @@ func flakyJudge() llmstub.Responder {
 			return llmstub.Verdict("yes", "right this time")
 		}
 		return llmstub.Verdict("no", "wrong this time")
+	}
+}
+
+// twoModels answers as model good (right, $0.01 a request, reported) or
+// model bad (wrong on "hard" questions, no cost reported).
+func twoModels() llmstub.Responder {
+	cost := 0.01
+	return func(req llmstub.Request) llmstub.Reply {
+		reply := llmstub.Reply{Content: "x"}
+		switch {
+		case req.ForcedTool() == llmstub.JudgeTool:
+			reply = llmstub.Verdict("yes", "ok")
+		case req.Model == "bad" && strings.Contains(req.Question(), "hard"):
+			reply.Content = "y"
+		}
+		if req.Model == "good" {
+			reply.CostUSD = &cost
+		}
+		return reply
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/evalcase"
 	"github.com/mcpeval/mcpeval/internal/llm"
 	"github.com/mcpeval/mcpeval/internal/mcpconn"
+	"github.com/mcpeval/mcpeval/internal/prices"
 	"github.com/mcpeval/mcpeval/internal/redact"
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
@@ -43,7 +44,8 @@ type Suite struct {
 	tools    *mcpconn.Set
 	chat     llm.Chatter
 	limiter  *llm.Limiter
-	counter  *tokens.Counter
+	counters map[string]*tokens.Counter // by model
+	prices   *prices.Table
 	cache    *cache.Cache
 	records  *recordWriter
 	redactor *redact.Redactor
@@ -57,8 +59,14 @@ type Suite struct {
 
 	runID    string
 	repeatMu sync.Mutex
-	repeats  map[string]int // runs so far, by case name
+	repeats  map[repeatKey]int // runs so far, by case and model
+
+	spendMu sync.Mutex
+	spent   float64 // US dollars this run's finished cases cost
 }
+
+// repeatKey names a case's runs with one model.
+type repeatKey struct{ name, model string }
 
 // Server describes how to start the MCP servers when Settings.Servers is
 // empty: the bundled sample server.
@@ -72,16 +80,22 @@ type Server struct {
 // records file. log receives notices (cache warnings, the reference-run
 // banner). bundled is used when no server is configured.
 func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled Server, log io.Writer) (*Suite, error) {
-	s := &Suite{Settings: st, Cases: cases, started: time.Now(), log: log, Names: map[string]string{}, repeats: map[string]int{},
-		redactor: st.Redactor(os.Environ())}
+	s := &Suite{Settings: st, Cases: cases, started: time.Now(), log: log, Names: map[string]string{}, repeats: map[repeatKey]int{},
+		redactor: st.Redactor(os.Environ()), counters: map[string]*tokens.Counter{}}
 	for i, name := range evalcase.SubtestNames(cases) {
 		s.Names[cases[i].Name] = name
 	}
-	counter, err := tokens.ForModel(st.Model)
-	if err != nil {
+	for _, model := range append([]string{st.Model, st.Judge}, st.Models...) {
+		counter, err := tokens.ForModel(model)
+		if err != nil {
+			return nil, err
+		}
+		s.counters[model] = counter
+	}
+	var err error
+	if s.prices, err = prices.Load(st.Prices); err != nil {
 		return nil, err
 	}
-	s.counter = counter
 
 	specs, opts := st.Servers, mcpconn.Options{CallTimeout: st.ToolTimeout}
 	s.servers = specs
@@ -101,7 +115,8 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		}
 		s.chat = llm.New(llm.Config{
 			BaseURL: st.BaseURL, APIKey: st.APIKey, Headers: st.Headers, Limiter: s.limiter, Timeout: st.RequestTimeout,
-			Retry: llm.RetryPolicy{MaxRetries: retries, Initial: st.RetryWait, Max: st.RetryMaxWait},
+			Retry:           llm.RetryPolicy{MaxRetries: retries, Initial: st.RetryWait, Max: st.RetryMaxWait},
+			UsageAccounting: st.Provider == "openrouter" || strings.Contains(st.BaseURL, "openrouter.ai"),
 		})
 	}
 
@@ -155,8 +170,9 @@ func (s *Suite) printCacheWarnings() {
 	s.cacheWarned = len(warnings)
 }
 
-// key returns the cache key of a case's repeat under this run's settings.
-func (s *Suite) key(c eval.Case, repeat int) (string, error) {
+// key returns the cache key of a case's repeat with a model under this
+// run's settings.
+func (s *Suite) key(c eval.Case, model string, repeat int) (string, error) {
 	st := s.Settings
 	in := cache.KeyInput{
 		Question: c.Input, Expected: c.Expected,
@@ -168,7 +184,7 @@ func (s *Suite) key(c eval.Case, repeat int) (string, error) {
 			MaxRecovery int             `json:"max_recovery,omitempty"`
 		}{c.Kind, c.Checks, c.Tools, c.Budget, s.maxRecovery(c)},
 		// The key holds no secret: the URL's credentials are left out.
-		Model: st.Model, BaseURL: s.redactor.String(st.BaseURL), SystemPrompt: s.systemPrompt(c),
+		Model: model, BaseURL: s.redactor.String(st.BaseURL), SystemPrompt: s.systemPrompt(c),
 		MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens, ToolsHash: s.toolHash, Repeat: repeat,
 	}
 	if st.JudgeEnabled() {
@@ -188,14 +204,16 @@ func (s *Suite) systemPrompt(c eval.Case) string {
 	return agent.DefaultSystemPrompt
 }
 
-// nextRepeat returns how many times the case ran before in this process:
-// go test -count=N runs every case N times, and each repeat is an
-// independent run with its own cache entry, not a replay of the first.
-func (s *Suite) nextRepeat(name string) int {
+// nextRepeat returns how many times the case ran before with the model in
+// this process: go test -count=N runs every case N times, and each repeat
+// is an independent run with its own cache entry, not a replay of the
+// first.
+func (s *Suite) nextRepeat(name, model string) int {
 	s.repeatMu.Lock()
 	defer s.repeatMu.Unlock()
-	n := s.repeats[name]
-	s.repeats[name] = n + 1
+	k := repeatKey{name, model}
+	n := s.repeats[k]
+	s.repeats[k] = n + 1
 	return n
 }
 
@@ -220,21 +238,26 @@ func (s *Suite) Aborted() string {
 // (see Aborted).
 var ErrStopped = errors.New("run stopped")
 
-// Run evaluates one case and records it. test is the go test name of the
-// case's subtest. Every problem with the model, the tools or the case
-// becomes the record's status and reason; the only error is ErrStopped.
-// The record returned, like everything written, holds no secret of the run.
-func (s *Suite) Run(ctx context.Context, c eval.Case, test string) (eval.Record, error) {
+// Run evaluates one case with one model and records it. test is the go
+// test name of the case's subtest. Every problem with the model, the tools
+// or the case becomes the record's status and reason; the only error is
+// ErrStopped. A case that does not start because the budget is spent is a
+// record with status NotRun. The record returned, like everything
+// written, holds no secret of the run.
+func (s *Suite) Run(ctx context.Context, c eval.Case, model, test string) (eval.Record, error) {
 	st := s.Settings
+	if st.Reference {
+		model = st.Model
+	}
 	rec := eval.Record{
 		Name: c.Name, Category: c.Category, Test: test, File: c.File, Line: c.Line, Kind: c.Kind,
 		Question: c.Input, Expected: c.Expected, Reference: st.Reference,
-		Model: st.Model, StartedAt: time.Now().UTC(), Repeat: s.nextRepeat(c.Name),
+		Model: model, StartedAt: time.Now().UTC(), Repeat: s.nextRepeat(c.Name, model),
 	}
 	if st.JudgeEnabled() {
 		rec.JudgeModel = st.Judge
 	}
-	key, keyErr := s.key(c, rec.Repeat)
+	key, keyErr := s.key(c, model, rec.Repeat)
 	if keyErr != nil {
 		fmt.Fprintf(s.log, "warning: case %q cannot be cached: %v\n", c.Name, keyErr)
 	}
@@ -257,6 +280,13 @@ func (s *Suite) Run(ctx context.Context, c eval.Case, test string) (eval.Record,
 		s.limiter.Release()
 		return rec, ErrStopped
 	}
+	if spent, over := s.overBudget(); over {
+		s.limiter.Release()
+		rec.Status = eval.NotRun
+		rec.Reason = fmt.Sprintf("not started: the budget of $%.4f is spent ($%.4f)", st.BudgetUSD, spent)
+		s.records.Write(rec)
+		return rec, nil
+	}
 	start := time.Now()
 	caseCtx, cancel := context.WithTimeoutCause(ctx, st.CaseTimeout,
 		fmt.Errorf("timed out: the case took longer than EVAL_CASE_TIMEOUT (%s)", st.CaseTimeout))
@@ -270,6 +300,7 @@ func (s *Suite) Run(ctx context.Context, c eval.Case, test string) (eval.Record,
 		rec.Metrics = &m
 	}
 	s.redactor.Value(&rec)
+	s.spend(rec.Usage.CostUSD)
 
 	// A reference run is not a model result: it neither adds to nor removes
 	// from the cache. An error (a provider or server failure) says nothing
@@ -303,7 +334,8 @@ func (s *Suite) score(c eval.Case, rec eval.Record, tr *agent.Transcript) eval.M
 // agent's transcript.
 func (s *Suite) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *agent.Transcript {
 	st := s.Settings
-	cfg := agent.Config{Model: st.Model, SystemPrompt: st.SystemPrompt, MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens, Counter: s.counter}
+	cfg := agent.Config{Model: rec.Model, SystemPrompt: st.SystemPrompt, MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens,
+		Counter: s.counters[rec.Model], Prices: s.prices}
 	var retries atomic.Int64
 	ctx = llm.WithRetryCounter(ctx, &retries)
 	defer func() { rec.Retries = int(retries.Load()) }()
@@ -358,7 +390,7 @@ func (s *Suite) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *ag
 		return tr
 	}
 	jcfg := cfg
-	jcfg.Model = st.Judge
+	jcfg.Model, jcfg.Counter = st.Judge, s.counters[st.Judge]
 	v, err := agent.Judge(ctx, s.chat, jcfg, c.Input, c.Expected, tr.Answer)
 	rec.Usage.Add(v.Usage)
 	switch {
@@ -424,20 +456,27 @@ func (s *Suite) Summary() eval.Summary {
 	sum := eval.Summary{
 		RunID: s.runID, Started: s.started.UTC(), Finished: time.Now().UTC(), Model: st.Model, CaseFiles: st.Cases,
 		Servers: s.servers, Reference: st.Reference, Provider: st.BaseURL, GitCommit: gitCommit(st.Root),
-		MinPassRate: st.MinPassRate, MinRunPassRate: st.MinRunPassRate,
+		MinPassRate: st.MinPassRate, MinRunPassRate: st.MinRunPassRate, BudgetUSD: st.BudgetUSD,
 	}
 	if st.JudgeEnabled() {
 		sum.JudgeModel = st.Judge
 	}
 	sum.Seconds = sum.Finished.Sub(sum.Started).Seconds()
 	records := s.records.records()
-	ran := map[string]bool{}
+	ran := map[repeatKey]bool{}
 	for _, r := range records {
 		sum.Count(r)
-		ran[r.Name] = true
+		if r.Status != eval.NotRun {
+			ran[repeatKey{r.Name, r.Model}] = true
+		}
 	}
-	sum.NotRun = len(s.Cases) - len(ran)
+	models := len(st.Models)
+	if st.Reference || models == 0 {
+		models = 1
+	}
+	sum.NotRun = len(s.Cases)*models - len(ran)
 	sum.Overall, sum.Categories, sum.Cases = stats.Tally(records)
+	sum.Models, sum.ModelPairs = stats.Models(records, st.Models)
 	sum.CaseSet = stats.CaseSet(sum.Cases)
 	for _, c := range sum.Cases {
 		sum.Repeats = max(sum.Repeats, c.Runs)
@@ -462,6 +501,21 @@ func (s *Suite) WriteSummary(sum eval.Summary) error {
 		return err
 	}
 	return runs.MarkLatest(s.Settings.Out, s.RunDir)
+}
+
+// overBudget reports whether the run's budget is spent, and what was
+// spent.
+func (s *Suite) overBudget() (float64, bool) {
+	s.spendMu.Lock()
+	defer s.spendMu.Unlock()
+	return s.spent, s.Settings.BudgetUSD > 0 && s.spent >= s.Settings.BudgetUSD
+}
+
+// spend adds a finished case's cost to the run's spend.
+func (s *Suite) spend(usd float64) {
+	s.spendMu.Lock()
+	defer s.spendMu.Unlock()
+	s.spent += usd
 }
 
 // Gates returns, for a run's summary, one line for each gate it does not
@@ -494,4 +548,59 @@ func (s *Suite) WriteMetrics() error {
 		return err
 	}
 	return writeJSONFile(s.RunDir, eval.MetricsSummaryFile, eval.MetricsFileSummary{Summary: scoring.Summarize(entries)})
+}
+
+// The usage a case never run before is estimated at: an agent's requests
+// and, with a judge, the judge's request.
+var (
+	estimateAgent = eval.Usage{PromptTokens: 8000, CompletionTokens: 800, Requests: 3}
+	estimateJudge = eval.Usage{PromptTokens: 1500, CompletionTokens: 100, Requests: 1}
+)
+
+// Estimate returns what running the cases repeats times with every model
+// is expected to cost, before any request: nothing for a run the cache
+// holds, the case's mean cost in the newest kept run that ran it with the
+// model, else the default usage (estimateAgent and, with a judge,
+// estimateJudge) at the models' prices. A model needed at its price that
+// has none is an error naming it and the price table.
+func (s *Suite) Estimate(cases []eval.Case, repeats int) (usd float64, err error) {
+	st := s.Settings
+	history := map[repeatKey]float64{}
+	if kept, _ := runs.List(st.Out); kept != nil {
+		for i := len(kept) - 1; i >= 0; i-- { // oldest first: newer runs win
+			if sum := kept[i].Summary; sum != nil {
+				for _, c := range sum.Cases {
+					history[repeatKey{c.Name, c.Model}] = c.CostUSD
+				}
+			}
+		}
+	}
+	for _, c := range cases {
+		for _, model := range st.Models {
+			for r := range repeats {
+				if key, err := s.key(c, model, r); err == nil && !st.Force {
+					if _, ok := s.cache.Get(key); ok {
+						continue
+					}
+				}
+				if h, ok := history[repeatKey{c.Name, model}]; ok {
+					usd += h
+					continue
+				}
+				agentUSD, ok := s.prices.Cost(model, estimateAgent)
+				if !ok {
+					return 0, fmt.Errorf("cannot estimate the cost of case %q with model %s: it never ran and %s has no price for the model; add one (USD per million input and output tokens)", c.Name, model, st.Prices)
+				}
+				usd += agentUSD
+				if st.JudgeEnabled() {
+					judgeUSD, ok := s.prices.Cost(st.Judge, estimateJudge)
+					if !ok {
+						return 0, fmt.Errorf("cannot estimate the judge's cost: %s has no price for the judge model %s; add one", st.Prices, st.Judge)
+					}
+					usd += judgeUSD
+				}
+			}
+		}
+	}
+	return usd, nil
 }

@@ -255,11 +255,14 @@
     };
     item('Started', run.started ? fmtDate(run.started) : '');
     item('Duration', run.seconds ? fmtDuration(run.seconds) : '');
-    item('Model', run.reference ? 'reference agent (no model)' : run.model);
+    const modelNames = (data.models || []).map((m) => m.model);
+    if (modelNames.length > 1) item('Models', modelNames.join(', '));
+    else item('Model', run.reference ? 'reference agent (no model)' : run.model);
     item('Judge', run.judge_model);
     item('Provider', run.provider);
     item('Servers', (run.servers || []).join(', '));
     item('Cases', run.case_files);
+    if (run.cost_usd || run.saved_usd) item('Cost', fmtUSD(run.cost_usd) + (run.saved_usd ? ' (' + fmtUSD(run.saved_usd) + ' saved by the cache)' : ''));
     item('Commit', run.git_commit ? run.git_commit.slice(0, 12) : '', run.git_commit);
     if (run.usage && run.usage.requests) item('Requests', fmtInt(run.usage.requests));
     if (run.retries) item('Retries', fmtInt(run.retries));
@@ -315,7 +318,6 @@
   function historyChart() {
     const h = data.history || [];
     if (h.length < 2) return null;
-    const NS = 'http://www.w3.org/2000/svg';
     const W = 240, H = 48, pad = 4;
     const svg = document.createElementNS(NS, 'svg');
     svg.setAttribute('viewBox', '0 0 ' + W + ' ' + H);
@@ -341,6 +343,128 @@
     });
     svg.setAttribute('aria-label', 'pass rate of the last ' + h.length + ' runs of these cases');
     return el('div', 'history', el('div', 'rate-label', 'Pass rate, last ' + h.length + ' runs'), svg);
+  }
+
+  // ---- models: a leaderboard, two charts, the pairwise tests and the
+  // matrix of cases by models (only when the run compared models) ----
+  const NS = 'http://www.w3.org/2000/svg';
+  function svgEl(tag, attrs, text) {
+    const e = document.createElementNS(NS, tag);
+    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, String(v));
+    if (text !== undefined) e.textContent = String(text);
+    return e;
+  }
+  const fmtUSD = (v) => '$' + Number(v || 0).toFixed(4);
+  function modelsView() {
+    const models = data.models || [];
+    if (models.length < 2) return null;
+    const board = models.slice().sort((a, b) => b.pass_rate - a.pass_rate || a.cost_per_pass - b.cost_per_pass);
+    const table = el('table', 'mini');
+    table.id = 'leaderboard';
+    const heads = [['#', 'num'], ['Model', ''], ['Pass rate', 'num'], ['95% interval', 'num'], ['Passed', 'num'], ['Cost', 'num'],
+      ['Cost per pass', 'num'], ['Mean tokens', 'num'], ['Latency p50 / p95', 'num'], ['Tool calls per run', 'num']];
+    const hr = el('tr', '');
+    for (const [h, cls] of heads) hr.appendChild(el('th', cls, h));
+    table.appendChild(el('thead', '', hr));
+    const body = el('tbody', '');
+    board.forEach((m, i) => {
+      const cost = fmtUSD(m.cost_usd) + (m.unpriced_requests ? ' + ' + fmtInt(m.unpriced_requests) + ' unpriced' : '');
+      const tr = el('tr', '',
+        el('td', 'num', String(i + 1)), el('td', 'mono', m.model),
+        el('td', 'num', fmtRate(100 * m.pass_rate)),
+        el('td', 'num', fmtRate(100 * m.pass_rate_low) + ' – ' + fmtRate(100 * m.pass_rate_high)),
+        el('td', 'num', fmtInt(m.passes) + ' / ' + fmtInt(m.runs)),
+        el('td', 'num', cost), el('td', 'num', m.passes ? fmtUSD(m.cost_per_pass) : '—'),
+        el('td', 'num', fmtInt(Math.round(m.mean_tokens))),
+        el('td', 'num', fmtSec(m.latency_p50) + ' / ' + fmtSec(m.latency_p95) + ' s'),
+        el('td', 'num', Number(m.tool_calls_per_run || 0).toFixed(1)));
+      tr.dataset.model = m.model;
+      body.appendChild(tr);
+    });
+    table.appendChild(body);
+
+    const pairs = el('table', 'mini');
+    pairs.id = 'model-pairs';
+    const pr = el('tr', '');
+    for (const h of ['Models', 'Cases', 'Only the first passed', 'Only the second passed', 'McNemar p']) pr.appendChild(el('th', h === 'Models' ? '' : 'num', h));
+    pairs.appendChild(el('thead', '', pr));
+    const pb = el('tbody', '');
+    for (const p of data.model_pairs || []) {
+      pb.appendChild(el('tr', '', el('td', 'mono', p.a + ' vs ' + p.b), el('td', 'num', fmtInt(p.cases)),
+        el('td', 'num', fmtInt(p.only_a)), el('td', 'num', fmtInt(p.only_b)),
+        el('td', 'num' + (p.mcnemar_p < 0.05 ? ' sig' : ''), Number(p.mcnemar_p).toPrecision(3))));
+    }
+    pairs.appendChild(pb);
+
+    const charts = el('div', 'model-charts', rateChart(board), costChart(board));
+    const matrix = el('details', 'matrix-box', el('summary', '', 'Cases by models'));
+    matrix.id = 'matrix';
+    matrix.addEventListener('toggle', () => { if (matrix.open && matrix.children.length === 1) matrix.appendChild(matrixTable(models)); });
+    const s = el('section', 'panel', el('h2', '', 'Models'), table, charts,
+      el('h3', 'sub-h', 'Each two models on the same cases'), pairs, matrix);
+    s.id = 'models';
+    return s;
+  }
+  // rateChart draws each model's pass rate as a bar with its 95% interval.
+  function rateChart(board) {
+    const W = 420, row = 26, left = 150, H = board.length * row + 24;
+    const svg = svgEl('svg', { viewBox: '0 0 ' + W + ' ' + H, width: W, height: H, role: 'img', 'aria-label': 'pass rate with its 95% interval per model' });
+    svg.id = 'rate-chart';
+    const x = (r) => left + (W - left - 12) * Math.max(0, Math.min(1, r));
+    board.forEach((m, i) => {
+      const y = 8 + i * row;
+      svg.appendChild(svgEl('text', { x: left - 6, y: y + 13, 'text-anchor': 'end', class: 'chart-label' }, m.model));
+      svg.appendChild(svgEl('rect', { x: left, y: y + 3, width: Math.max(1, x(m.pass_rate) - left), height: 14, class: 'chart-bar' }));
+      svg.appendChild(svgEl('line', { x1: x(m.pass_rate_low), x2: x(m.pass_rate_high), y1: y + 10, y2: y + 10, class: 'chart-ci' }));
+      for (const v of [m.pass_rate_low, m.pass_rate_high]) svg.appendChild(svgEl('line', { x1: x(v), x2: x(v), y1: y + 5, y2: y + 15, class: 'chart-ci' }));
+    });
+    for (const t of [0, 0.5, 1]) svg.appendChild(svgEl('text', { x: x(t), y: H - 4, 'text-anchor': 'middle', class: 'chart-axis' }, (100 * t) + '%'));
+    return el('figure', 'chart', svg, el('figcaption', '', 'Pass rate and its 95% interval'));
+  }
+  // costChart plots each model's cost against its pass rate.
+  function costChart(board) {
+    const W = 420, H = 220, pad = 40;
+    const maxCost = Math.max(...board.map((m) => m.cost_usd), 1e-9);
+    const svg = svgEl('svg', { viewBox: '0 0 ' + W + ' ' + H, width: W, height: H, role: 'img', 'aria-label': 'cost against pass rate per model' });
+    svg.id = 'cost-chart';
+    const x = (c) => pad + (W - 2 * pad) * c / maxCost;
+    const y = (r) => H - pad - (H - 2 * pad) * Math.max(0, Math.min(1, r));
+    svg.appendChild(svgEl('line', { x1: pad, x2: W - pad, y1: H - pad, y2: H - pad, class: 'chart-axis-line' }));
+    svg.appendChild(svgEl('line', { x1: pad, x2: pad, y1: pad / 2, y2: H - pad, class: 'chart-axis-line' }));
+    svg.appendChild(svgEl('text', { x: W / 2, y: H - 8, 'text-anchor': 'middle', class: 'chart-axis' }, 'cost ' + fmtUSD(0) + ' – ' + fmtUSD(maxCost)));
+    svg.appendChild(svgEl('text', { x: 4, y: pad / 2 + 4, class: 'chart-axis' }, 'pass rate'));
+    for (const m of board) {
+      const dot = svgEl('circle', { cx: x(m.cost_usd), cy: y(m.pass_rate), r: 5, class: 'chart-dot' });
+      dot.appendChild(svgEl('title', {}, m.model + ': ' + fmtRate(100 * m.pass_rate) + ', ' + fmtUSD(m.cost_usd)));
+      svg.appendChild(dot);
+      svg.appendChild(svgEl('text', { x: x(m.cost_usd) + 8, y: y(m.pass_rate) + 4, class: 'chart-label' }, m.model));
+    }
+    return el('figure', 'chart', svg, el('figcaption', '', 'Cost against pass rate'));
+  }
+  // matrixTable lists every case with each model's outcome.
+  function matrixTable(models) {
+    const byCase = new Map();
+    for (const c of cases) {
+      if (!byCase.has(c.name)) byCase.set(c.name, new Map());
+      byCase.get(c.name).set(c.model, c);
+    }
+    const t = el('table', 'mini matrix');
+    const hr = el('tr', '', el('th', '', 'Case'));
+    for (const m of models) hr.appendChild(el('th', 'mono', m.model));
+    t.appendChild(el('thead', '', hr));
+    const tb = el('tbody', '');
+    for (const [name, row] of byCase) {
+      const tr = el('tr', '', el('td', '', name));
+      for (const m of models) {
+        const c = row.get(m.model);
+        const td = el('td', '', c ? [badge(c.status), marks(c)] : el('span', 'empty', '—'));
+        if (c) { td.classList.add('clickable'); td.addEventListener('click', () => openCase(c.id)); }
+        tr.appendChild(td);
+      }
+      tb.appendChild(tr);
+    }
+    t.appendChild(tb);
+    return t;
   }
 
   function problems() {
@@ -553,7 +677,7 @@
     el('div', 'toolbar', el('h2', '', 'Cases'), chipBox, catSelect, search, shownLabel),
     tableBox, moreBox);
 
-  add(app, [header(), summary(), problems(), categories(), metricsSummary(), casesPanel]);
+  add(app, [header(), summary(), problems(), modelsView(), categories(), metricsSummary(), casesPanel]);
   fitMetricColumns();
 
   // ---- case view ----
@@ -732,6 +856,10 @@
       f('Prompt / completion', fmtInt(u.prompt_tokens) + ' / ' + fmtInt(u.completion_tokens));
       if (u.cached_tokens) f('Cached tokens', fmtInt(u.cached_tokens));
       f('Requests', fmtInt(u.requests));
+      if (u.cost_usd || u.unpriced_requests) {
+        f('Cost', fmtUSD(u.cost_usd) + (u.unpriced_requests ? ' + ' + fmtInt(u.unpriced_requests) + ' unpriced requests' : '') +
+          (rec.cached ? ' (saved: the cache answered)' : ''));
+      }
       f('Seconds', fmtSec(rec.seconds));
       f('Model', rec.model);
       f('Judge', rec.judge_model);

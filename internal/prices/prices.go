@@ -1,0 +1,121 @@
+// Package prices costs model requests in US dollars: the provider's own
+// figure when it reports one, otherwise the tokens times the model's price
+// from a price table that users keep in their repository (prices.yaml).
+package prices
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
+)
+
+// Price is what a model costs, in US dollars per million tokens.
+type Price struct {
+	Model  string  `yaml:"model"`
+	Input  float64 `yaml:"input"`
+	Output float64 `yaml:"output"`
+	// Checked is the date the price was last checked (YYYY-MM-DD).
+	Checked string `yaml:"checked"`
+	line    int
+}
+
+// Table is a price table, by model name.
+type Table struct {
+	File   string
+	prices map[string]Price
+}
+
+// Load reads a price table: a YAML list of {model, input, output, checked}.
+// A missing file is an empty table (every model is then unpriced); a
+// malformed one is an error naming the file and line.
+func Load(path string) (*Table, error) {
+	t := &Table{File: path, prices: map[string]Price{}}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return t, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read price table: %w", err)
+	}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return t, nil
+		}
+		return nil, fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if len(doc.Content) == 0 {
+		return t, nil
+	}
+	list := doc.Content[0]
+	if list.Kind != yaml.SequenceNode {
+		return nil, fmt.Errorf("%s:%d: expected a list of prices (- model: ..., input: ..., output: ..., checked: ...)", path, list.Line)
+	}
+	for _, item := range list.Content {
+		var p Price
+		if err := item.Decode(&p); err != nil {
+			return nil, fmt.Errorf("%s:%d: %s", path, item.Line, strings.TrimPrefix(err.Error(), "yaml: "))
+		}
+		p.line = item.Line
+		if err := knownFields(item); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, item.Line, err)
+		}
+		switch {
+		case strings.TrimSpace(p.Model) == "":
+			return nil, fmt.Errorf("%s:%d: a price without a model", path, item.Line)
+		case !finite(p.Input) || !finite(p.Output) || p.Input < 0 || p.Output < 0:
+			return nil, fmt.Errorf("%s:%d: model %s: input and output must be prices of 0 or more (US dollars per million tokens)", path, item.Line, p.Model)
+		}
+		if prev, dup := t.prices[p.Model]; dup {
+			return nil, fmt.Errorf("%s:%d: model %s has a price already, at line %d", path, item.Line, p.Model, prev.line)
+		}
+		t.prices[p.Model] = p
+	}
+	return t, nil
+}
+
+// knownFields refuses fields a price does not have (a misspelt "ouput"
+// would otherwise price completions at 0).
+func knownFields(item *yaml.Node) error {
+	if item.Kind != yaml.MappingNode {
+		return errors.New("a price is a map: model, input, output, checked")
+	}
+	for i := 0; i+1 < len(item.Content); i += 2 {
+		switch key := item.Content[i].Value; key {
+		case "model", "input", "output", "checked":
+		default:
+			return fmt.Errorf("unknown field %q in a price (known fields: model, input, output, checked)", key)
+		}
+	}
+	return nil
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// Lookup returns the price of a model, if the table has it.
+func (t *Table) Lookup(model string) (Price, bool) {
+	if t == nil {
+		return Price{}, false
+	}
+	p, ok := t.prices[model]
+	return p, ok
+}
+
+// Cost is what a request's tokens cost at the model's price; ok is false
+// when the table has no price for the model.
+func (t *Table) Cost(model string, u eval.Usage) (usd float64, ok bool) {
+	p, ok := t.Lookup(model)
+	if !ok {
+		return 0, false
+	}
+	return (float64(u.PromptTokens)*p.Input + float64(u.CompletionTokens)*p.Output) / 1e6, true
+}
