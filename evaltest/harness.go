@@ -118,6 +118,9 @@ func (s *Suite) main(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "mcpeval: error: %v\n", err)
 		return 1
 	}
+	if ch := s.run.ToolChanges(); ch != nil {
+		fmt.Println(suite.FormatToolChanges(ch, st.Reference))
+	}
 	code := m.Run()
 	touchRunMarker()
 

@@ -141,27 +141,39 @@ const maxDiffLines = 60
 // maxDescription bounds the characters of a description that Lines shows.
 const maxDescription = 400
 
-// Lines describes the changes for a terminal, one line each, starting with
-// a count: tools added and removed, each changed tool with its old and new
-// description and the diff of its schema, each server change. Texts from
-// the servers are quoted, so no control character reaches the terminal.
+// Count says in a few words what changed: "1 added, 2 changed, 1 server
+// version". Surfaces that differ only in how a schema is written (key
+// order, white space) change no tool: that is said too.
+func Count(ch *eval.ToolChanges) string {
+	var counts []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{len(ch.Added), "%d added"}, {len(ch.Removed), "%d removed"}, {len(ch.Changed), "%d changed"}} {
+		if c.n > 0 {
+			counts = append(counts, fmt.Sprintf(c.what, c.n))
+		}
+	}
+	if n := len(ch.Servers); n == 1 {
+		counts = append(counts, "1 server changed")
+	} else if n > 1 {
+		counts = append(counts, fmt.Sprintf("%d servers changed", n))
+	}
+	if len(counts) == 0 {
+		return "no tool changed in meaning (only how a schema is written)"
+	}
+	return strings.Join(counts, ", ")
+}
+
+// Lines describes each change for a terminal, one indented line each:
+// server changes, tools added and removed, each changed tool with its old
+// and new description and the diff of its schema. Texts from the servers
+// are quoted, so no control character reaches the terminal.
 func Lines(ch *eval.ToolChanges) []string {
 	if ch.Empty() {
 		return nil
 	}
 	var out []string
-	var counts []string
-	for _, c := range []struct {
-		n    int
-		what string
-	}{{len(ch.Added), "added"}, {len(ch.Removed), "removed"}, {len(ch.Changed), "changed"}} {
-		if c.n > 0 {
-			counts = append(counts, fmt.Sprintf("%d %s", c.n, c.what))
-		}
-	}
-	if len(counts) > 0 {
-		out = append(out, "tools: "+strings.Join(counts, ", "))
-	}
 	for _, s := range ch.Servers {
 		switch {
 		case s.Added:

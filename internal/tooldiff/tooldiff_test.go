@@ -144,7 +144,8 @@ func TestLines(t *testing.T) {
 		summary(server("genes", "1.1", tool("lookup", "Look up\x1b[31m an item\nby id.", lookupV2), tool("fresh", "F.", `{}`))))
 	lines := Lines(&ch)
 	text := strings.Join(lines, "\n")
-	assert.Equal(t, "tools: 1 added, 1 removed, 1 changed", lines[0])
+	assert.Equal(t, "1 added, 1 removed, 1 changed, 1 server changed", Count(&ch))
+	assert.Equal(t, `  server "genes": version "1.0" → "1.1"`, lines[0])
 	assert.Contains(t, lines, `  server "genes": version "1.0" → "1.1"`)
 	assert.Contains(t, lines, `  added: "fresh" ("genes")`)
 	assert.Contains(t, lines, `  removed: "gone" ("genes")`)
@@ -154,6 +155,7 @@ func TestLines(t *testing.T) {
 	assert.Contains(t, lines, `      +    "source"`)
 	assert.NotContains(t, text, "\x1b")
 	assert.Nil(t, Lines(&eval.ToolChanges{}))
+	assert.Equal(t, "no tool changed in meaning (only how a schema is written)", Count(&eval.ToolChanges{}))
 	assert.Nil(t, Lines(nil))
 }
 
@@ -167,7 +169,8 @@ func TestLinesCutLongDiffs(t *testing.T) {
 	}
 	ch := Compare(summary(server("s", "1", tool("t", "", props(1)))), summary(server("s", "1", tool("t", "", props(100)))))
 	lines := Lines(&ch)
-	assert.Len(t, lines, 1+1+1+maxDiffLines+1)
+	assert.Len(t, lines, 1+1+maxDiffLines+1)
+	assert.Equal(t, "1 changed", Count(&ch))
 	assert.Regexp(t, `^      … \d+ more lines \(summary.json holds the whole diff\)$`, lines[len(lines)-1])
 	assert.Greater(t, strings.Count(ch.Changed[0].SchemaDiff, "\n"), 300, "the summary keeps the whole diff")
 }
