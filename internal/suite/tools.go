@@ -4,9 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/runs"
@@ -105,7 +103,7 @@ func formatTools(b *strings.Builder, t *eval.ToolSummary) {
 	for _, srv := range t.Servers {
 		fmt.Fprintf(b, "mcpeval: tools: %s on %s\n", coverage(srv), srv.Server)
 		if len(srv.NeverCalled) > 0 {
-			fmt.Fprintf(b, "mcpeval: never called: %s\n", listNames(mapSlice(srv.NeverCalled, safeName)))
+			fmt.Fprintf(b, "mcpeval: never called: %s\n", listNames(mapSlice(srv.NeverCalled, tooldiff.Name)))
 		}
 		for _, st := range srv.Stats {
 			if st.Errors > 0 {
@@ -120,21 +118,21 @@ func formatTools(b *strings.Builder, t *eval.ToolSummary) {
 		slices.SortStableFunc(failing, func(a, b eval.ToolStats) int { return cmp.Compare(b.ErrorRate, a.ErrorRate) })
 		parts := make([]string, len(failing))
 		for i, st := range failing {
-			parts[i] = fmt.Sprintf("%s %d of %d calls (%.1f%%)", safeName(st.Name), st.Errors, st.Calls, 100*st.ErrorRate)
+			parts[i] = fmt.Sprintf("%s %d of %d calls (%.1f%%)", tooldiff.Name(st.Name), st.Errors, st.Calls, 100*st.ErrorRate)
 		}
 		fmt.Fprintf(b, "mcpeval: tool calls that failed: %s\n", listNames(parts))
 	}
 	if len(over) > 0 {
 		parts := make([]string, len(over))
 		for i, st := range over {
-			parts[i] = fmt.Sprintf("%s %d of %d results (largest %d tokens)", safeName(st.Name), st.OverLimit, st.Calls-st.NotRun, st.ResultTokensMax)
+			parts[i] = fmt.Sprintf("%s %d of %d results (largest %d tokens)", tooldiff.Name(st.Name), st.OverLimit, st.Calls-st.NotRun, st.ResultTokensMax)
 		}
 		fmt.Fprintf(b, "mcpeval: tool results over the token limit of %d: %s\n", t.TokenLimit, listNames(parts))
 	}
 	if len(t.Unknown) > 0 {
 		parts := make([]string, len(t.Unknown))
 		for i, st := range t.Unknown {
-			parts[i] = fmt.Sprintf("%s %d", safeName(st.Name), st.Calls)
+			parts[i] = fmt.Sprintf("%s %d", tooldiff.Name(st.Name), st.Calls)
 		}
 		fmt.Fprintf(b, "mcpeval: calls to tools no server offers: %s\n", listNames(parts))
 	}
@@ -146,18 +144,6 @@ func formatTools(b *strings.Builder, t *eval.ToolSummary) {
 // coverage reads "27 of 33 exercised (81.8%)".
 func coverage(srv eval.ServerTools) string {
 	return fmt.Sprintf("%d of %d exercised (%.1f%%)", srv.Exercised, srv.Tools, srv.Coverage)
-}
-
-// safeName is a tool name as the terminal shows it: quoted when it holds
-// anything but letters, digits and _ - . / :, so that no server's or
-// model's text can move the cursor or color the output.
-func safeName(name string) string {
-	for _, r := range name {
-		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_-./:", r)) {
-			return strconv.Quote(oneLine(name, 100))
-		}
-	}
-	return oneLine(name, 100)
 }
 
 func mapSlice(xs []string, f func(string) string) []string {
@@ -186,7 +172,7 @@ func toolGates(sum eval.Summary, st settings.Settings) []string {
 	for _, srv := range sum.Tools.Servers {
 		if srv.Coverage < st.MinToolCoverage {
 			out = append(out, fmt.Sprintf("tool coverage of %s is below the minimum %g%%: %s; never called: %s",
-				srv.Server, st.MinToolCoverage, coverage(srv), strings.Join(mapSlice(srv.NeverCalled, safeName), ", ")))
+				srv.Server, st.MinToolCoverage, coverage(srv), strings.Join(mapSlice(srv.NeverCalled, tooldiff.Name), ", ")))
 		}
 	}
 	return out

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/rogpeppe/go-internal/diff"
 
@@ -177,21 +178,21 @@ func Lines(ch *eval.ToolChanges) []string {
 	for _, s := range ch.Servers {
 		switch {
 		case s.Added:
-			out = append(out, fmt.Sprintf("  server added: %s %s", quote(s.Name, 100), quote(s.NewVersion, 40)))
+			out = append(out, fmt.Sprintf("  server added: %s %s", Name(s.Name), Name(s.NewVersion)))
 		case s.Removed:
-			out = append(out, fmt.Sprintf("  server removed: %s %s", quote(s.Name, 100), quote(s.OldVersion, 40)))
+			out = append(out, fmt.Sprintf("  server removed: %s %s", Name(s.Name), Name(s.OldVersion)))
 		default:
-			out = append(out, fmt.Sprintf("  server %s: version %s → %s", quote(s.Name, 100), quote(s.OldVersion, 40), quote(s.NewVersion, 40)))
+			out = append(out, fmt.Sprintf("  server %s: version %s → %s", Name(s.Name), Name(s.OldVersion), Name(s.NewVersion)))
 		}
 	}
 	for _, t := range ch.Added {
-		out = append(out, fmt.Sprintf("  added: %s (%s)", quote(t.Tool, 100), quote(t.Server, 100)))
+		out = append(out, fmt.Sprintf("  added: %s (%s)", Name(t.Tool), Name(t.Server)))
 	}
 	for _, t := range ch.Removed {
-		out = append(out, fmt.Sprintf("  removed: %s (%s)", quote(t.Tool, 100), quote(t.Server, 100)))
+		out = append(out, fmt.Sprintf("  removed: %s (%s)", Name(t.Tool), Name(t.Server)))
 	}
 	for _, t := range ch.Changed {
-		out = append(out, fmt.Sprintf("  changed: %s (%s): %s", quote(t.Tool, 100), quote(t.Server, 100), What(t)))
+		out = append(out, fmt.Sprintf("  changed: %s (%s): %s", Name(t.Tool), Name(t.Server), What(t)))
 		if t.DescriptionChanged {
 			out = append(out, "    description was: "+quote(t.OldDescription, maxDescription),
 				"    description now: "+quote(t.NewDescription, maxDescription))
@@ -225,7 +226,7 @@ func What(t eval.ToolChange) string {
 
 // Explain lists the changes among the tools called (by name) that may
 // explain a change in a case's outcome, such as "get_gene: input schema
-// changed" or "old_tool: removed", sorted by tool name.
+// changed" or "old_tool: removed", sorted; names as Name shows them.
 func Explain(ch *eval.ToolChanges, called []string) []string {
 	if ch.Empty() {
 		return nil
@@ -245,11 +246,27 @@ func Explain(ch *eval.ToolChanges, called []string) []string {
 	for _, name := range called {
 		if w, ok := why[name]; ok && !seen[name] {
 			seen[name] = true
-			out = append(out, name+": "+w)
+			out = append(out, Name(name)+": "+w)
 		}
 	}
 	slices.Sort(out)
 	return out
+}
+
+// Name is a tool's or server's name as a terminal shows it, cut to 100
+// characters: as it is when it holds only letters, digits and _ - . / :,
+// else quoted, so that no server's or model's text can move the cursor or
+// color the output.
+func Name(name string) string {
+	for _, r := range name {
+		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_-./:", r)) {
+			return quote(name, 100)
+		}
+	}
+	if r := []rune(name); len(r) > 100 {
+		return string(r[:100]) + "…"
+	}
+	return name
 }
 
 // quote quotes a server's text for the terminal, cut to n characters.

@@ -145,11 +145,10 @@ func TestLines(t *testing.T) {
 	lines := Lines(&ch)
 	text := strings.Join(lines, "\n")
 	assert.Equal(t, "1 added, 1 removed, 1 changed, 1 server changed", Count(&ch))
-	assert.Equal(t, `  server "genes": version "1.0" → "1.1"`, lines[0])
-	assert.Contains(t, lines, `  server "genes": version "1.0" → "1.1"`)
-	assert.Contains(t, lines, `  added: "fresh" ("genes")`)
-	assert.Contains(t, lines, `  removed: "gone" ("genes")`)
-	assert.Contains(t, lines, `  changed: "lookup" ("genes"): description and input schema`)
+	assert.Equal(t, `  server genes: version 1.0 → 1.1`, lines[0])
+	assert.Contains(t, lines, `  added: fresh (genes)`)
+	assert.Contains(t, lines, `  removed: gone (genes)`)
+	assert.Contains(t, lines, `  changed: lookup (genes): description and input schema`)
 	assert.Contains(t, lines, `    description was: "Look up an item."`)
 	assert.Contains(t, lines, `    description now: "Look up\x1b[31m an item\nby id."`, "quoted: no escape sequence or line break reaches the terminal")
 	assert.Contains(t, lines, `      +    "source"`)
@@ -175,6 +174,22 @@ func TestLinesCutLongDiffs(t *testing.T) {
 	assert.Greater(t, strings.Count(ch.Changed[0].SchemaDiff, "\n"), 300, "the summary keeps the whole diff")
 }
 
+func TestName(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"get_gene_by_symbol", "get_gene_by_symbol"},
+		{"get-sum", "get-sum"},
+		{"ns/tool.v2:x", "ns/tool.v2:x"},
+		{"Gène_ß", "Gène_ß"},
+		{"two words", `"two words"`},
+		{"red\x1b[31m", `"red\x1b[31m"`},
+		{"line\nbreak", `"line\nbreak"`},
+		{strings.Repeat("a", 120), strings.Repeat("a", 100) + "…"},
+		{"", ""},
+	} {
+		assert.Equal(t, tc.want, Name(tc.in), "%q", tc.in)
+	}
+}
+
 func TestExplain(t *testing.T) {
 	ch := Compare(
 		summary(server("genes", "1", tool("lookup", "L", lookupV1), tool("gone", "G", `{}`), tool("same", "S", `{}`), tool("renamed", "R", `{}`))),
@@ -188,6 +203,7 @@ func TestExplain(t *testing.T) {
 		{[]string{"lookup", "same", "lookup"}, []string{"lookup: input schema changed"}},
 		{[]string{"gone", "fresh", "renamed"}, []string{"fresh: added", "gone: removed", "renamed: description changed"}},
 		{[]string{"unknown_tool"}, nil},
+		{[]string{"we\x1bird"}, nil},
 	} {
 		assert.Equal(t, tc.want, Explain(&ch, tc.called), "%v", tc.called)
 	}
