@@ -184,12 +184,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	// pass-rate pass@2 pass^2 flaky", and a last line "run pass-rate flaky".
 	"summary": func(ts *testscript.TestScript, neg bool, args []string) {
 		out := ts.Stdout()
-		dir := newestRun(ts.Getenv("EVAL_OUT"))
-		if len(args) > 0 {
-			dir = ts.MkAbs(args[0])
-		}
-		var s eval.Summary
-		ts.Check(json.Unmarshal([]byte(ts.ReadFile(filepath.Join(dir, eval.SummaryFile))), &s))
+		s := scriptSummary(ts, args)
 		at := func(xs []float64, k int) string {
 			if len(xs) < k {
 				return "-"
@@ -235,12 +230,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	// results=N refused=N args=N notrun=N over=N tokens>0=B pass=R".
 	"tools": func(ts *testscript.TestScript, neg bool, args []string) {
 		out := ts.Stdout()
-		dir := newestRun(ts.Getenv("EVAL_OUT"))
-		if len(args) > 0 {
-			dir = ts.MkAbs(args[0])
-		}
-		var s eval.Summary
-		ts.Check(json.Unmarshal([]byte(ts.ReadFile(filepath.Join(dir, eval.SummaryFile))), &s))
+		s := scriptSummary(ts, args)
 		if s.Tools == nil {
 			ts.Fatalf("summary.json has no tools")
 		}
@@ -310,6 +300,18 @@ func listedCalls(req llmstub.Request) llmstub.Reply {
 		return llmstub.Reply{Content: "no calls listed"}
 	}
 	return llmstub.Reply{ToolCalls: calls}
+}
+
+// scriptSummary reads the summary.json of the run directory args[0], or
+// of the newest run under $EVAL_OUT.
+func scriptSummary(ts *testscript.TestScript, args []string) eval.Summary {
+	dir := newestRun(ts.Getenv("EVAL_OUT"))
+	if len(args) > 0 {
+		dir = ts.MkAbs(args[0])
+	}
+	var s eval.Summary
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(filepath.Join(dir, eval.SummaryFile))), &s))
+	return s
 }
 
 // stubKey keys the script's stubHolder in its values.
