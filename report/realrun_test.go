@@ -245,6 +245,38 @@ func TestRealRunReportInBrowser(t *testing.T) {
 		assert.Len(t, rowIDs(p), summary.Total)
 	})
 
+	t.Run("hostile case text renders as text", func(t *testing.T) {
+		p.t = t
+		p.reset()
+		id := caseID("Hostile <script>window.__xss=1</script>")
+		row := jsEval[string](p, fmt.Sprintf(`document.querySelector('#cases tr[data-id="%d"]').textContent`, id))
+		assert.Contains(t, row, "Hostile <script>window.__xss=1</script>")
+		assert.Contains(t, row, `</script><script>window.__xss=2</script> "><img src=x onerror=window.__xss=3>`)
+		assert.Contains(t, row, `<a href="javascript:window.__xss=4">441457</a>`)
+		// A score that does not apply (the payloads hide the question's
+		// gene from the understanding metric) shows as none, not as 0.
+		understanding := jsEval[string](p, fmt.Sprintf(
+			`document.querySelector('#cases tr[data-id="%d"] td[data-key="metric:understanding"]').textContent`, id))
+		if u := d.Cases[id].Record.Metrics.PromptUnderstanding; u.NotApplicable {
+			assert.Equal(t, "—", understanding)
+		} else {
+			assert.Equal(t, fmt.Sprintf("%.2f", u.Score), understanding)
+		}
+
+		p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#cases tr[data-id="%d"]`, id))))
+		p.waitFor(`!document.getElementById('detail').hidden`)
+		assert.Equal(t, "Hostile <script>window.__xss=1</script>", jsEval[string](p, `document.querySelector('#detail h2').textContent`))
+		body := jsEval[string](p, `document.querySelector('#detail .drawer-body').textContent`)
+		assert.Contains(t, body, `<a href="javascript:window.__xss=4">441457</a>`)
+		assert.Contains(t, jsEval[string](p, `document.querySelector('#detail .msg-user').textContent`),
+			`</script><script>window.__xss=2</script>`)
+		p.screenshot("real-run-hostile-case", "")
+		p.assertClean()
+		p.do(chromedp.KeyEvent("\u001b")) // Escape
+		p.waitFor(`document.getElementById('detail').hidden`)
+		p.assertClean()
+	})
+
 	t.Run("tools view: coverage and a sortable table of the tools' health", func(t *testing.T) {
 		p.t = t
 		require.NotNil(t, summary.Tools, "the run records its tool surface")
@@ -292,38 +324,6 @@ func TestRealRunReportInBrowser(t *testing.T) {
 			jsEval[string](p, `document.querySelector('#tool-stats tr[data-tool="get_gene_by_symbol"] .tool-desc').textContent`))
 		assert.Contains(t, jsEval[string](p, `document.querySelector('#tool-stats tr[data-tool="get_gene_by_symbol"] pre').textContent`), `"gene_symbol"`)
 		p.screenshot("real-run-tools", "#tools")
-		p.assertClean()
-	})
-
-	t.Run("hostile case text renders as text", func(t *testing.T) {
-		p.t = t
-		p.reset()
-		id := caseID("Hostile <script>window.__xss=1</script>")
-		row := jsEval[string](p, fmt.Sprintf(`document.querySelector('#cases tr[data-id="%d"]').textContent`, id))
-		assert.Contains(t, row, "Hostile <script>window.__xss=1</script>")
-		assert.Contains(t, row, `</script><script>window.__xss=2</script> "><img src=x onerror=window.__xss=3>`)
-		assert.Contains(t, row, `<a href="javascript:window.__xss=4">441457</a>`)
-		// A score that does not apply (the payloads hide the question's
-		// gene from the understanding metric) shows as none, not as 0.
-		understanding := jsEval[string](p, fmt.Sprintf(
-			`document.querySelector('#cases tr[data-id="%d"] td[data-key="metric:understanding"]').textContent`, id))
-		if u := d.Cases[id].Record.Metrics.PromptUnderstanding; u.NotApplicable {
-			assert.Equal(t, "—", understanding)
-		} else {
-			assert.Equal(t, fmt.Sprintf("%.2f", u.Score), understanding)
-		}
-
-		p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#cases tr[data-id="%d"]`, id))))
-		p.waitFor(`!document.getElementById('detail').hidden`)
-		assert.Equal(t, "Hostile <script>window.__xss=1</script>", jsEval[string](p, `document.querySelector('#detail h2').textContent`))
-		body := jsEval[string](p, `document.querySelector('#detail .drawer-body').textContent`)
-		assert.Contains(t, body, `<a href="javascript:window.__xss=4">441457</a>`)
-		assert.Contains(t, jsEval[string](p, `document.querySelector('#detail .msg-user').textContent`),
-			`</script><script>window.__xss=2</script>`)
-		p.screenshot("real-run-hostile-case", "")
-		p.assertClean()
-		p.do(chromedp.KeyEvent("\u001b")) // Escape
-		p.waitFor(`document.getElementById('detail').hidden`)
 		p.assertClean()
 	})
 }
