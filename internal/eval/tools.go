@@ -9,7 +9,8 @@ type ToolSummary struct {
 	// every cache key.
 	Hash    string        `json:"hash"`
 	Servers []ServerTools `json:"servers"`
-	// Unknown holds the calls to tool names no server offers.
+	// Unknown holds the calls to tool names no server offers; each of
+	// them failed (Errors is Calls).
 	Unknown []ToolStats `json:"unknown,omitempty"`
 	// TokenLimit is the run's token limit for a tool result (0: none);
 	// ToolStats.OverLimit counts the results above it.

@@ -72,7 +72,9 @@ func New(servers []Server, tokenLimit int, counter *tokens.Counter) *Collector {
 
 // call is one tool call reduced to what the statistics need.
 type call struct {
-	argError, errorResult, refused, notRun bool
+	// unknown: no server offers the tool, so the call failed whatever its
+	// arguments.
+	argError, errorResult, refused, notRun, unknown bool
 	latencyMS                              float64
 	tokens                                 int
 }
@@ -113,7 +115,7 @@ func (c *Collector) measure(tc eval.ToolCall) call {
 		cl.argError = t.schema.check(tc.Arguments) != nil
 	} else {
 		_, err := decodeArgs(tc.Arguments)
-		cl.argError = err != nil
+		cl.argError, cl.unknown = err != nil, true
 	}
 	if tc.NotRun {
 		return cl // no server time, and the result is the harness's message
@@ -144,7 +146,7 @@ func (t *tally) add(caseName string, cl call, passed bool, tokenLimit int) {
 	if cl.refused {
 		t.refused++
 	}
-	if cl.argError || cl.errorResult || cl.refused {
+	if cl.argError || cl.errorResult || cl.refused || cl.unknown {
 		t.errors++
 	}
 	if cl.notRun {

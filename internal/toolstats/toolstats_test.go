@@ -143,7 +143,7 @@ func TestCollector(t *testing.T) {
 				"fail": {Name: "fail", Calls: 2, Cases: 1, Errors: 2, ErrorRate: 1, ErrorResults: 1, Refused: 1,
 					LatencyP50MS: 5, LatencyP95MS: 7, ResultTokensP50: 4, ResultTokensMax: 6},
 			},
-			wantUnknown: []eval.ToolStats{{Name: "nope", Calls: 1, Cases: 1, NotRun: 1}},
+			wantUnknown: []eval.ToolStats{{Name: "nope", Calls: 1, Cases: 1, Errors: 1, ErrorRate: 1, NotRun: 1}},
 			wantCovered: [2]int{2, 0},
 		},
 		{
