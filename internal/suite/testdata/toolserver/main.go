@@ -9,7 +9,7 @@
 //
 // With -variant 2, lookup_item has another description and a second
 // required argument, source ("local" or "remote"), and fails without it.
-// It serves stdio, or streamable HTTP at /mcp with -http ADDR.
+// It serves stdio.
 package main
 
 import (
@@ -17,7 +17,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"log"
 	"os"
 	"strings"
 
@@ -27,13 +26,8 @@ import (
 
 func main() {
 	variant := flag.Int("variant", 1, "1, or 2: lookup_item changes its description and schema")
-	addr := flag.String("http", "", "serve streamable HTTP at this address instead of stdio")
 	flag.Parse()
-	s := newServer(*variant)
-	if *addr != "" {
-		log.Fatal(server.NewStreamableHTTPServer(s).Start(*addr))
-	}
-	if err := server.ServeStdio(s); err != nil {
+	if err := server.ServeStdio(newServer(*variant)); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
