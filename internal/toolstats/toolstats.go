@@ -75,8 +75,8 @@ type call struct {
 	// unknown: no server offers the tool, so the call failed whatever its
 	// arguments.
 	argError, errorResult, refused, notRun, unknown bool
-	latencyMS                              float64
-	tokens                                 int
+	latencyMS                                       float64
+	tokens                                          int
 }
 
 // Add counts the tool calls of one finished record.
