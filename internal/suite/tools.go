@@ -35,6 +35,7 @@ func (s *Suite) compareSurface() {
 	cur := s.toolStats.Summary()
 	ch := tooldiff.Compare(prev.Summary.Tools, &cur)
 	ch.Since = cmp.Or(prev.Summary.RunID, prev.ID)
+	s.redactor.Value(&ch) // it is printed before the summary is redacted
 	if !s.Settings.Reference {
 		ch.InvalidatedPasses = s.invalidatedPasses(prev.Summary.Tools.Hash, max(prev.Summary.Repeats, 1))
 	}
