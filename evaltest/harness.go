@@ -133,6 +133,9 @@ func (s *Suite) main(m *testing.M) int {
 		}
 		fmt.Printf("mcpeval: estimated cost $%.4f of the budget $%.4f\n", usd, st.BudgetUSD)
 	}
+	if ch := s.run.ToolChanges(); ch != nil {
+		fmt.Println(suite.FormatToolChanges(ch, st.Reference))
+	}
 	code := m.Run()
 	touchRunMarker()
 

@@ -418,6 +418,45 @@ func TestReportInBrowser(t *testing.T) {
 		p.waitFor(`document.getElementById('detail').hidden`)
 		p.assertClean()
 	})
+	t.Run("tools view: a hostile server's text renders as text, sorting works", func(t *testing.T) {
+		p.t = t
+		require.NotNil(t, d.Run.Tools)
+		panel := jsEval[string](p, `document.getElementById('tools').textContent`)
+		for _, payload := range payloads {
+			assert.Contains(t, panel, payload)
+		}
+		assert.Contains(t, panel, "marrvel-mock: 2 of 3 exercised (66.7%)")
+		assert.Equal(t, "tag gate-fail", jsEval[string](p, `document.querySelector('#tools .coverage .tag').className`),
+			"below the run's minimum coverage")
+		changes := jsEval[string](p, `document.getElementById('tool-changes').textContent`)
+		assert.Contains(t, changes, "Changed since run 20261120T101500Z-3fa2c1")
+		assert.Contains(t, changes, "Description was: "+payloads[3])
+		assert.Contains(t, jsEval[string](p, `document.querySelector('#tool-changes .schema-diff').textContent`), "-"+payloads[1])
+		assert.Contains(t, changes, "3 cached passes were invalidated")
+
+		rows := func() []string {
+			return jsEval[[]string](p, `[...document.querySelectorAll('#tool-stats tbody tr')].map(r => r.dataset.tool)`)
+		}
+		assert.Equal(t, []string{"get_gene_by_symbol", payloads[0], payloads[1], payloads[4]}, rows(), "most calls first")
+		p.do(chromedp.Click(chromedp.CSS(`#tool-stats th[data-key="error_rate"]`)))
+		assert.Equal(t, []string{payloads[0], "get_gene_by_symbol", payloads[1], payloads[4]}, rows(), "highest error rate first, never called last")
+		p.do(chromedp.Click(chromedp.CSS(`#tool-stats th[data-key="error_rate"]`)))
+		assert.Equal(t, []string{payloads[4], payloads[1], "get_gene_by_symbol", payloads[0]}, rows(), "and the other way")
+		p.do(chromedp.Click(chromedp.CSS(`#tool-stats th[data-key="latency_p95_ms"]`)))
+		assert.Equal(t, "get_gene_by_symbol", rows()[0])
+		assert.Equal(t, "1,500", jsEval[string](p, `document.querySelector('#tool-stats tbody tr td[data-key="latency_p95_ms"]').textContent`))
+		assert.Equal(t, "150,000", jsEval[string](p, `document.querySelector('#tool-stats tbody tr td[data-key="result_tokens_max"]').textContent`))
+		assert.Equal(t, "no server offers it", jsEval[string](p, `document.querySelector('#tool-stats tr.unknown .unknown-tool').textContent`))
+		assert.True(t, jsEval[bool](p, `document.getElementById('more-tools').hidden`), "four tools: all shown")
+		heads := jsEval[int](p, `document.querySelectorAll('#tool-stats thead th').length`)
+		for _, n := range jsEval[[]int](p, `[...document.querySelectorAll('#tool-stats tbody tr')].map(r => r.cells.length)`) {
+			assert.Equal(t, heads, n)
+		}
+		jsEval[chromedp.Void](p, `document.querySelectorAll('#tool-stats details').forEach(d => d.open = true)`)
+		assert.Contains(t, jsEval[string](p, `document.querySelector('#tool-stats').textContent`), payloads[2], "a description")
+		p.screenshot("fixture-tools", "#tools")
+		p.assertClean()
+	})
 }
 
 // TestRepeatedRunInBrowser opens the report of a go test -count=2 run: a

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/stats"
+	"github.com/mcpeval/mcpeval/internal/tooldiff"
 )
 
 // Comparison is a run compared with a baseline run, case by case.
@@ -28,6 +29,9 @@ type Comparison struct {
 	// cases regressed significantly (McNemarP < Alpha, more regressions
 	// than fixes), or some case's repeats did (its FisherP < Alpha).
 	Significant bool
+	// Tools is how the tool surface changed since the baseline; nil when
+	// it did not, or a run did not record it.
+	Tools *eval.ToolChanges
 }
 
 // The changes of a case between two runs.
@@ -55,6 +59,10 @@ type CaseDiff struct {
 	// drop in pass rate with FisherP below the level.
 	FisherP     float64
 	Significant bool
+	// ToolChanges are the changes of the tool surface among the tools the
+	// case called in either run, which may explain a change of outcome:
+	// "get_gene: input schema changed".
+	ToolChanges []string
 }
 
 // CaseOutcome is how a case did in one run.
@@ -106,7 +114,7 @@ func Compare(base, cur *Data, alpha float64) (*Comparison, error) {
 		return nil, fmt.Errorf("the runs share no case (the baseline ran %d, this run %d): compare runs of the same case files", len(bo), len(co))
 	}
 
-	c := &Comparison{Base: base.Run, Current: cur.Run, Alpha: alpha}
+	c := &Comparison{Base: base.Run, Current: cur.Run, Alpha: alpha, Tools: toolChanges(base.Run, cur.Run)}
 	keys := map[key]bool{}
 	for k := range bo {
 		keys[k] = true
@@ -142,6 +150,9 @@ func Compare(base, cur *Data, alpha float64) (*Comparison, error) {
 			d.FisherP = stats.Fisher(b.Passes, b.Runs-b.Passes, n.Passes, n.Runs-n.Passes)
 			d.Significant = n.Rate < b.Rate && d.FisherP < alpha
 		}
+		if d.Change != Unchanged {
+			d.ToolChanges = tooldiff.Explain(c.Tools, calledTools(d))
+		}
 		c.Cases = append(c.Cases, d)
 	}
 	order := map[string]int{Regression: 0, Fix: 1, NewCase: 2, Removed: 3, Unchanged: 4}
@@ -156,6 +167,28 @@ func Compare(base, cur *Data, alpha float64) (*Comparison, error) {
 	}
 	c.Categories = categoryDeltas(c.Cases)
 	return c, nil
+}
+
+// toolChanges compares the tool surfaces the two runs recorded; nil when
+// one did not record it or they are the same.
+func toolChanges(base, cur eval.Summary) *eval.ToolChanges {
+	if base.Tools == nil || cur.Tools == nil || base.Tools.Hash == cur.Tools.Hash {
+		return nil
+	}
+	ch := tooldiff.Compare(base.Tools, cur.Tools)
+	ch.Since = base.RunID
+	return &ch
+}
+
+// calledTools are the names of the tools a case called in either run.
+func calledTools(d CaseDiff) []string {
+	var names []string
+	for _, o := range []*CaseOutcome{d.Base, d.Current} {
+		if o != nil {
+			names = append(names, o.Tools...)
+		}
+	}
+	return names
 }
 
 // outcomeOf is a group's outcome in its run.

@@ -6,6 +6,8 @@ import (
 	"html/template"
 	"io"
 	"strings"
+
+	"github.com/mcpeval/mcpeval/internal/tooldiff"
 )
 
 //go:embed assets/compare.css
@@ -28,6 +30,8 @@ var compareTemplate = template.Must(template.New("compare").Funcs(template.FuncM
 	"delta": func(a, b float64) string { return fmt.Sprintf("%+.1f", 100*(b-a)) },
 	"p":     func(p float64) string { return fmt.Sprintf("%.4g", p) },
 	"tools": func(t []string) string { return strings.Join(t, " → ") },
+	"what":  tooldiff.What,
+	"count": tooldiff.Count,
 	"outcome": func(o *CaseOutcome) string {
 		if o == nil {
 			return "—"
@@ -60,7 +64,18 @@ var compareTemplate = template.Must(template.New("compare").Funcs(template.FuncM
 <div><dt>Removed cases</dt><dd>{{.Count "removed"}}</dd></div>
 <div><dt>Tool trajectory changed</dt><dd>{{.ToolsChanged}}</dd></div>
 </dl>
-<h2>By category</h2>
+{{with .Tools}}<section class="surface" id="tool-changes">
+<h2>Tool surface changes since the baseline: {{count .}}</h2>
+<ul>
+{{range .Servers}}<li>server {{.Name}}: {{if .Added}}added ({{.NewVersion}}){{else if .Removed}}removed ({{.OldVersion}}){{else}}version {{.OldVersion}} → {{.NewVersion}}{{end}}</li>
+{{end}}{{range .Added}}<li>added: <code>{{.Tool}}</code> ({{.Server}})</li>
+{{end}}{{range .Removed}}<li>removed: <code>{{.Tool}}</code> ({{.Server}})</li>
+{{end}}{{range .Changed}}<li>changed: <code>{{.Tool}}</code> ({{.Server}}): {{what .}}
+{{if .DescriptionChanged}}<div>description was: {{.OldDescription}}</div><div>description now: {{.NewDescription}}</div>{{end}}
+{{if .SchemaDiff}}<pre>{{.SchemaDiff}}</pre>{{end}}</li>
+{{end}}</ul>
+</section>
+{{end}}<h2>By category</h2>
 <table id="categories">
 <thead><tr><th>Category</th><th class="num">Baseline</th><th class="num">Now</th><th class="num">Δ points</th></tr></thead>
 <tbody>{{range .Categories}}<tr><td>{{.Name}}</td><td class="num">{{pct .Base}}</td><td class="num">{{pct .Current}}</td><td class="num">{{delta .Base .Current}}</td></tr>
@@ -68,12 +83,13 @@ var compareTemplate = template.Must(template.New("compare").Funcs(template.FuncM
 </table>
 <h2>Cases</h2>
 <table id="cases">
-<thead><tr><th>Change</th><th>Case</th><th>Category</th><th>Baseline</th><th>Now</th><th class="num">Fisher p</th><th>Tools (baseline / now)</th></tr></thead>
+<thead><tr><th>Change</th><th>Case</th><th>Category</th><th>Baseline</th><th>Now</th><th class="num">Fisher p</th><th>Tools (baseline / now)</th><th>Tool changes</th></tr></thead>
 <tbody>{{range .Cases}}{{if or (ne .Change "unchanged") .ToolsChanged}}<tr>
 <td class="{{.Change}}">{{.Change}}{{if .Significant}} <span class="sig">significant</span>{{end}}</td>
 <td>{{.Name}}{{if .Model}} [{{.Model}}]{{end}}</td><td>{{.Category}}</td>
 <td>{{outcome .Base}}</td><td>{{outcome .Current}}</td><td class="num">{{p .FisherP}}</td>
 <td class="tools">{{if .ToolsChanged}}{{tools .Base.Tools}}<br>{{tools .Current.Tools}}{{end}}</td>
+<td class="why">{{range .ToolChanges}}<div>{{.}}</div>{{end}}</td>
 </tr>
 {{end}}{{end}}</tbody>
 </table>

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -273,6 +274,56 @@ func TestRealRunReportInBrowser(t *testing.T) {
 		p.assertClean()
 		p.do(chromedp.KeyEvent("\u001b")) // Escape
 		p.waitFor(`document.getElementById('detail').hidden`)
+		p.assertClean()
+	})
+
+	t.Run("tools view: coverage and a sortable table of the tools' health", func(t *testing.T) {
+		p.t = t
+		require.NotNil(t, summary.Tools, "the run records its tool surface")
+		require.Len(t, summary.Tools.Servers, 1)
+		srv := summary.Tools.Servers[0]
+		require.Equal(t, 1, srv.Exercised, "the three cases call one tool")
+		cov := jsEval[string](p, `document.querySelector('#tools .coverage').textContent`)
+		assert.Equal(t, fmt.Sprintf("bundled sample server (sampleserver): 1 of %d exercised (%.1f%%)", srv.Tools, srv.Coverage), cov)
+		never := jsEval[[]string](p, `[...document.querySelectorAll('#tools .never-called code')].map(c => c.textContent)`)
+		assert.Equal(t, srv.NeverCalled, never)
+		assert.NotContains(t, never, "get_gene_by_symbol")
+
+		rows := func() []string {
+			return jsEval[[]string](p, `[...document.querySelectorAll('#tool-stats tbody tr')].map(r => r.dataset.tool)`)
+		}
+		cell := func(tool, key string) string {
+			return jsEval[string](p, `document.querySelector('#tool-stats tr[data-tool=`+jsString(tool)+`] td[data-key=`+jsString(key)+`]').textContent`)
+		}
+		shown := rows()
+		require.Len(t, shown, 10, "a long list shows its first rows")
+		assert.Equal(t, "get_gene_by_symbol", shown[0], "sorted by calls, most first")
+		assert.Equal(t, "3", cell("get_gene_by_symbol", "calls"))
+		assert.Equal(t, "3", cell("get_gene_by_symbol", "cases"))
+		assert.Equal(t, "0.0%", cell("get_gene_by_symbol", "error_rate"))
+		assert.Equal(t, "66.7%", cell("get_gene_by_symbol", "pass_share"), "two of its three cases passed")
+		assert.Equal(t, "—", cell(shown[1], "error_rate"), "a tool never called has no rate")
+
+		// Sorting by name, both ways, then everything shown.
+		p.do(chromedp.Click(chromedp.CSS(`#tool-stats th[data-key="name"]`)))
+		names := make([]string, len(srv.Surface))
+		for i, tl := range srv.Surface {
+			names[i] = tl.Name
+		}
+		assert.Equal(t, names[:10], rows())
+		assert.Equal(t, "ascending", jsEval[string](p, `document.querySelector('#tool-stats th[data-key="name"]').getAttribute('aria-sort')`))
+		p.do(chromedp.Click(chromedp.CSS(`#tool-stats th[data-key="name"]`)))
+		assert.Equal(t, names[len(names)-1], rows()[0])
+		p.do(chromedp.Click(chromedp.CSS(`#more-tools`)))
+		assert.Len(t, rows(), srv.Tools)
+		assert.True(t, jsEval[bool](p, `document.getElementById('more-tools').hidden`))
+
+		// Each tool's description and input schema, as the server listed them.
+		jsEval[chromedp.Void](p, `document.querySelector('#tool-stats tr[data-tool="get_gene_by_symbol"] details').open = true`)
+		assert.Equal(t, srv.Surface[slices.IndexFunc(srv.Surface, func(tl eval.Tool) bool { return tl.Name == "get_gene_by_symbol" })].Description,
+			jsEval[string](p, `document.querySelector('#tool-stats tr[data-tool="get_gene_by_symbol"] .tool-desc').textContent`))
+		assert.Contains(t, jsEval[string](p, `document.querySelector('#tool-stats tr[data-tool="get_gene_by_symbol"] pre').textContent`), `"gene_symbol"`)
+		p.screenshot("real-run-tools", "#tools")
 		p.assertClean()
 	})
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
 	"github.com/mcpeval/mcpeval/internal/mcpconn"
+	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
 	"github.com/mcpeval/mcpeval/internal/tokens"
 )
@@ -179,7 +180,11 @@ func (b *bench) runSuite(casesPath, out string, stub *llmstub.Server, concurrenc
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.maxRSS = ru.Maxrss * 1024
 	}
-	data, err := os.ReadFile(filepath.Join(out, eval.SummaryFile))
+	dir, err := runs.Resolve(out, runs.Latest) // each run writes into out/runs/<id>
+	if err != nil {
+		return r, err
+	}
+	data, err := os.ReadFile(filepath.Join(dir, eval.SummaryFile))
 	if err != nil {
 		return r, err
 	}

@@ -41,6 +41,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
+	"github.com/mcpeval/mcpeval/internal/tooldiff"
 	"github.com/mcpeval/mcpeval/report"
 )
 
@@ -205,6 +206,12 @@ func compare(parent, dir, baseline string, alpha float64, cur *report.Data, stdo
 // printComparison prints the comparison as a table: the totals, the
 // categories and every case that changed.
 func printComparison(w io.Writer, c *report.Comparison, baseDir string) {
+	if c.Tools != nil {
+		fmt.Fprintf(w, "the tool surface changed since the baseline %s: %s\n", c.Tools.Since, tooldiff.Count(c.Tools))
+		for _, l := range tooldiff.Lines(c.Tools) {
+			fmt.Fprintln(w, l)
+		}
+	}
 	fmt.Fprintf(w, "comparison with %s: %d regressions, %d fixes (McNemar p = %.4g), %d new, %d removed, %d with other tool calls\n",
 		baseDir, c.Regressed, c.Fixed, c.McNemarP, c.Count(report.NewCase), c.Count(report.Removed), c.ToolsChanged())
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -214,7 +221,7 @@ func printComparison(w io.Writer, c *report.Comparison, baseDir string) {
 	}
 	tw.Flush()
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "change\tcase\tbaseline\tnow\tFisher p")
+	fmt.Fprintln(tw, "change\tcase\tbaseline\tnow\tFisher p\ttool changes")
 	for _, d := range c.Cases {
 		if d.Change == report.Unchanged && !d.ToolsChanged {
 			continue
@@ -226,7 +233,8 @@ func printComparison(w io.Writer, c *report.Comparison, baseDir string) {
 		if d.ToolsChanged {
 			change += ", tools changed"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.4g\n", change, d.Name, outcome(d.Base), outcome(d.Current), d.FisherP)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.4g\t%s\n", change, d.Name, outcome(d.Base), outcome(d.Current), d.FisherP,
+			strings.Join(d.ToolChanges, "; "))
 	}
 	tw.Flush()
 }

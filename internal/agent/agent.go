@@ -95,11 +95,12 @@ func Run(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg Config, 
 				continue
 			}
 			rec, err := execute(ctx, tools, call)
+			exact := measure(cfg, &rec)
 			if err != nil {
 				tr.reply(call, rec)
 				return tr, err
 			}
-			if tr.stopAtLimit(cfg, call, rec) {
+			if tr.stopAtLimit(cfg, call, rec, exact) {
 				return tr, nil
 			}
 			tr.reply(call, rec)
@@ -124,12 +125,28 @@ func toolMessage(call eval.MessageToolCall, content string) eval.Message {
 	return eval.Message{Role: "tool", ToolCallID: call.ID, Name: call.Function.Name, Content: content}
 }
 
+// measure counts the tokens of a tool result once, into its ResultTokens.
+// It reports whether the count is exact: a result far above the token
+// limit is counted on a prefix (see tokens.Counter.Measure).
+func measure(cfg Config, rec *eval.ToolCall) (exact bool) {
+	if cfg.Counter == nil {
+		return true
+	}
+	rec.ResultTokens, exact = cfg.Counter.Measure(rec.Result, cfg.TokenLimit)
+	return exact
+}
+
 // stopAtLimit records a tool result over the token limit, cut short, and
-// reports whether it was over: the case then ends as token_limit.
-func (tr *Transcript) stopAtLimit(cfg Config, call eval.MessageToolCall, rec eval.ToolCall) bool {
-	over, n := exceeds(cfg, rec.Result)
-	if !over {
+// reports whether it was over: the case then ends as token_limit. The
+// result's tokens are counted already (measure); exact says whether the
+// count covers the whole result.
+func (tr *Transcript) stopAtLimit(cfg Config, call eval.MessageToolCall, rec eval.ToolCall, exact bool) bool {
+	if cfg.TokenLimit <= 0 || rec.ResultTokens <= cfg.TokenLimit {
 		return false
+	}
+	n := thousands(rec.ResultTokens)
+	if !exact {
+		n = "more than " + n
 	}
 	tr.TokenLimit = fmt.Sprintf("token count exceeded: %s > %s (result of tool %s)", n, thousands(cfg.TokenLimit), call.Function.Name)
 	rec.ID, rec.Name, rec.Arguments = call.ID, call.Function.Name, call.Function.Arguments
@@ -164,11 +181,11 @@ func execute(ctx context.Context, tools *mcpconn.Set, call eval.MessageToolCall)
 	var fault *mcpconn.ServerError
 	switch {
 	case ctx.Err() != nil: // the case's time is up: the case ends, however the call failed
-		return eval.ToolCall{Result: errorJSON("the case ran out of time"), IsError: true, DurationMS: ms}, ctx.Err()
+		return eval.ToolCall{Result: errorJSON("the case ran out of time"), IsError: true, Refused: true, DurationMS: ms}, ctx.Err()
 	case errors.As(err, &fault):
-		return eval.ToolCall{Result: errorJSON(err.Error()), IsError: true, DurationMS: ms}, err
+		return eval.ToolCall{Result: errorJSON(err.Error()), IsError: true, Refused: true, DurationMS: ms}, err
 	case err != nil:
-		return eval.ToolCall{Result: errorJSON(err.Error()), IsError: true, DurationMS: ms}, nil
+		return eval.ToolCall{Result: errorJSON(err.Error()), IsError: true, Refused: true, DurationMS: ms}, nil
 	}
 	return eval.ToolCall{Result: res.Text, IsError: res.IsError, DurationMS: ms}, nil
 }

@@ -19,8 +19,9 @@ import (
 	"github.com/mcpeval/mcpeval/internal/tokens"
 )
 
-// toolServer serves three tools over real streamable HTTP: echo, boom (an
-// IsError result) and huge (about 200,000 tokens).
+// toolServer serves four tools over real streamable HTTP: echo, boom (an
+// IsError result), huge (about 200,000 tokens) and refuse (a handler error,
+// which reaches the client as an error instead of a result).
 func toolServer(t *testing.T) *mcpconn.Set {
 	t.Helper()
 	s := server.NewMCPServer("test", "1", server.WithInputSchemaValidation())
@@ -32,6 +33,9 @@ func toolServer(t *testing.T) *mcpconn.Set {
 	})
 	s.AddTool(mcp.NewTool("huge"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText(strings.Repeat("variant ", 200_000)), nil
+	})
+	s.AddTool(mcp.NewTool("refuse"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, errors.New("refused: the backend is down")
 	})
 	hs := httptest.NewServer(server.NewStreamableHTTPServer(s))
 	t.Cleanup(hs.Close)
@@ -81,32 +85,38 @@ func counter(t *testing.T) *tokens.Counter {
 func TestRunToolErrorsGoBackToTheModel(t *testing.T) {
 	tools := toolServer(t)
 	chat := &script{turns: []llm.Response{
-		calls([2]string{"echo", `{"text":"hi"}`}, [2]string{"boom", `{}`}, [2]string{"nope", `{}`}, [2]string{"echo", `{"text":`}, [2]string{"echo", `{}`}),
+		calls([2]string{"echo", `{"text":"hi"}`}, [2]string{"boom", `{}`}, [2]string{"nope", `{}`}, [2]string{"echo", `{"text":`}, [2]string{"echo", `{}`},
+			[2]string{"refuse", `{}`}),
 		answer("final answer"),
 	}}
 	tr, err := Run(context.Background(), chat, tools, Config{Model: "m", Counter: counter(t), TokenLimit: 100_000}, "question?")
 	require.NoError(t, err)
 	assert.Equal(t, "final answer", tr.Answer)
-	require.Len(t, tr.ToolCalls, 5)
+	require.Len(t, tr.ToolCalls, 6)
 
 	assert.Equal(t, "echo: hi", tr.ToolCalls[0].Result)
+	assert.Equal(t, 3, tr.ToolCalls[0].ResultTokens, "the result's tokens are counted once, as it arrives")
 	assert.False(t, tr.ToolCalls[0].IsError)
 	assert.Equal(t, "boom: no such gene", tr.ToolCalls[1].Result, "an IsError result reaches the model as is")
 	assert.True(t, tr.ToolCalls[1].IsError)
 	assert.Contains(t, tr.ToolCalls[2].Result, `unknown tool \"nope\"`)
 	assert.Contains(t, tr.ToolCalls[3].Result, "invalid JSON arguments")
 	assert.True(t, tr.ToolCalls[4].IsError, "schema validation: a missing required argument")
+	assert.Contains(t, tr.ToolCalls[5].Result, "refused: the backend is down")
+	assert.Equal(t, []bool{false, false, false, false, false, true}, refused(tr.ToolCalls),
+		"only the call the server answered with an error instead of a result is refused")
+	assert.Equal(t, []bool{false, false, true, true, false, false}, notRunCalls(tr.ToolCalls))
 
 	// The second request carries every tool result, matched by call id.
 	second := chat.got[1].Messages
-	require.Len(t, second, 2+1+5)
+	require.Len(t, second, 2+1+6)
 	for i, m := range second[3:] {
 		assert.Equal(t, "tool", m.Role)
 		assert.Equal(t, fmt.Sprintf("c%d", i), m.ToolCallID)
 	}
 	assert.Equal(t, 38, tr.Usage.TotalTokens)
 	assert.Equal(t, 2, tr.Usage.Requests)
-	assert.Len(t, chat.got[0].Tools, 3)
+	assert.Len(t, chat.got[0].Tools, 4)
 	assert.Equal(t, DefaultSystemPrompt, chat.got[0].Messages[0].Content)
 }
 
@@ -119,6 +129,23 @@ func TestRunStopsAtTokenLimit(t *testing.T) {
 	assert.Len(t, chat.got, 1, "no further request after the limit")
 	require.Len(t, tr.ToolCalls, 1)
 	assert.Less(t, len(tr.ToolCalls[0].Result), 3000, "the oversized result is not kept whole")
+	assert.Greater(t, tr.ToolCalls[0].ResultTokens, 100_000, "the count of the whole result, before the cut")
+}
+
+func refused(calls []eval.ToolCall) []bool {
+	out := make([]bool, len(calls))
+	for i, c := range calls {
+		out[i] = c.Refused
+	}
+	return out
+}
+
+func notRunCalls(calls []eval.ToolCall) []bool {
+	out := make([]bool, len(calls))
+	for i, c := range calls {
+		out[i] = c.NotRun
+	}
+	return out
 }
 
 func TestRunIterationLimitAndTurnLimit(t *testing.T) {

@@ -28,12 +28,13 @@ func Reference(ctx context.Context, tools *mcpconn.Set, cfg Config, c eval.Case)
 			Function: eval.FunctionCall{Name: ref.Tool, Arguments: string(argsJSON)}}
 		tr.Conversation = append(tr.Conversation, eval.Message{Role: "assistant", ToolCalls: []eval.MessageToolCall{call}})
 		rec, err := execute(ctx, tools, call)
+		exact := measure(cfg, &rec)
 		if err != nil {
 			tr.reply(call, rec)
 			tr.Fault = err
 			return tr
 		}
-		if tr.stopAtLimit(cfg, call, rec) {
+		if tr.stopAtLimit(cfg, call, rec, exact) {
 			return tr
 		}
 		tr.reply(call, rec)

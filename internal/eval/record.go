@@ -91,8 +91,16 @@ type ToolCall struct {
 	// as an attempt for must_not_call and max_calls, but satisfies neither
 	// must_call nor args.
 	NotRun bool `json:"not_run,omitempty"`
+	// Refused marks a call the server answered with an error instead of a
+	// result: a protocol error (such as invalid parameters), a timeout or
+	// a crash. IsError is set too.
+	Refused bool `json:"refused,omitempty"`
 	// DurationMS is the time the server took, in milliseconds.
 	DurationMS float64 `json:"duration_ms"`
+	// ResultTokens is the size of the result in tokens, counted once when
+	// it arrived (before any cut); for a result far above the token limit,
+	// the count of a prefix that was already above it.
+	ResultTokens int `json:"result_tokens,omitempty"`
 }
 
 // Message is one chat message in OpenAI's shape.

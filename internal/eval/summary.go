@@ -34,6 +34,9 @@ type Summary struct {
 	// ServerRestarts counts MCP server restarts after a crash or hang.
 	ServerRestarts int   `json:"server_restarts"`
 	Usage          Usage `json:"usage"`
+	// Tools is the tool surface the run saw, its coverage and each tool's
+	// health.
+	Tools *ToolSummary `json:"tools,omitempty"`
 
 	// MinPassRate and MinRunPassRate are the run's pass-rate gates (0:
 	// none).

@@ -139,6 +139,31 @@ type Run struct {
 	Summary *eval.Summary
 }
 
+// LatestFinished returns the run <parent>/latest names, with its summary;
+// ok is false when no run finished there or its summary cannot be read.
+func LatestFinished(parent string) (r Run, ok bool) {
+	dir, err := Resolve(parent, Latest)
+	if err != nil {
+		return Run{}, false
+	}
+	r = Run{ID: filepath.Base(dir), Dir: dir, Summary: readSummary(dir)}
+	return r, r.Summary != nil
+}
+
+// readSummary reads the summary of the run in dir; nil when it has none
+// or it cannot be read.
+func readSummary(dir string) *eval.Summary {
+	data, err := os.ReadFile(filepath.Join(dir, eval.SummaryFile))
+	if err != nil {
+		return nil
+	}
+	var s eval.Summary
+	if json.Unmarshal(data, &s) != nil {
+		return nil
+	}
+	return &s
+}
+
 // List returns the runs under parent, newest first. A run without a
 // readable summary (one still going, or killed) has none.
 func List(parent string) ([]Run, error) {
@@ -155,12 +180,7 @@ func List(parent string) ([]Run, error) {
 			continue
 		}
 		r := Run{ID: e.Name(), Dir: filepath.Join(parent, Dir, e.Name())}
-		if data, err := os.ReadFile(filepath.Join(r.Dir, eval.SummaryFile)); err == nil {
-			var s eval.Summary
-			if json.Unmarshal(data, &s) == nil {
-				r.Summary = &s
-			}
-		}
+		r.Summary = readSummary(r.Dir)
 		out = append(out, r)
 	}
 	slices.SortFunc(out, func(a, b Run) int { return strings.Compare(b.ID, a.ID) })

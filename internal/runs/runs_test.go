@@ -105,3 +105,20 @@ func TestPruneKeepsTheNewestAndLatest(t *testing.T) {
 	_, err = Prune(parent, -1)
 	require.Error(t, err)
 }
+
+func TestLatestFinished(t *testing.T) {
+	parent := t.TempDir()
+	_, ok := LatestFinished(parent)
+	assert.False(t, ok, "no run yet")
+
+	dir := writeRun(t, parent, "20260101T000000Z-aaaaaa", "m1")
+	require.NoError(t, MarkLatest(parent, dir))
+	r, ok := LatestFinished(parent)
+	require.True(t, ok)
+	assert.Equal(t, "20260101T000000Z-aaaaaa", r.ID)
+	assert.Equal(t, "m1", r.Summary.Model)
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, eval.SummaryFile), []byte("{not json"), 0o644))
+	_, ok = LatestFinished(parent)
+	assert.False(t, ok, "a summary that cannot be read")
+}

@@ -75,6 +75,9 @@ type Settings struct {
 	// it; MinRunPassRate fails the run below it overall. 0: no gate.
 	MinPassRate    float64
 	MinRunPassRate float64
+	// MinToolCoverage fails the run when some server has fewer of its
+	// tools called, in percent. 0: no gate.
+	MinToolCoverage float64
 }
 
 // setting is one configurable value: its flag, its variable, its default.
@@ -110,6 +113,7 @@ var settings = []setting{
 	{"run-id", "EVAL_RUN_ID", "", "name of the run's directory under <out>/runs (default: the UTC start time and a random suffix)"},
 	{"min-pass-rate", "EVAL_MIN_PASS_RATE", "0", "fail every case whose pass rate over its repeats (go test -count=N) is below this rate, from 0 to 1"},
 	{"min-run-pass-rate", "EVAL_MIN_RUN_PASS_RATE", "0", "fail the run when its pass rate over all cases is below this rate, from 0 to 1"},
+	{"min-tool-coverage", "EVAL_MIN_TOOL_COVERAGE", "0", "fail the run when some server has less than this percentage of its tools called, from 0 to 100, naming the tools never called"},
 }
 
 // Default paths, relative to the module root.
@@ -285,6 +289,14 @@ func build(root string, v, origin map[string]string, lookup func(string) (string
 	if len(st.Models) > 0 {
 		st.Model = st.Models[0] // -models names every model, the first is the main one
 	}
+	coverage, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v["min-tool-coverage"]), "%"), 64)
+	if err == nil && !(coverage >= 0 && coverage <= 100) {
+		err = errors.New("must be a percentage from 0 to 100")
+	}
+	if err != nil {
+		bad("min-tool-coverage", err)
+	}
+	st.MinToolCoverage = coverage
 	if st.RunID = strings.TrimSpace(v["run-id"]); st.RunID != "" && !runs.ValidID(st.RunID) {
 		bad("run-id", errors.New("must have the form 20060102T150405Z-a1b2c3 (UTC time, six hex digits)"))
 	}

@@ -196,3 +196,31 @@ func TestModelsPricesAndBudget(t *testing.T) {
 		require.ErrorContains(t, err, `EVAL_BUDGET_USD: invalid value "`+bad+`"`, bad)
 	}
 }
+
+func TestMinToolCoverage(t *testing.T) {
+	for _, tt := range []struct {
+		env  map[string]string
+		args []string
+		want float64
+	}{
+		{nil, nil, 0},
+		{map[string]string{"EVAL_MIN_TOOL_COVERAGE": "80"}, nil, 80},
+		{map[string]string{"EVAL_MIN_TOOL_COVERAGE": " 92.5% "}, nil, 92.5},
+		{map[string]string{"EVAL_MIN_TOOL_COVERAGE": "50"}, []string{"-min-tool-coverage", "100"}, 100},
+	} {
+		st, err := resolveWith(t, tt.env, "", tt.args...)
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, st.MinToolCoverage, "%v %v", tt.env, tt.args)
+	}
+	for _, tt := range []struct{ value, msg string }{
+		{"101", `EVAL_MIN_TOOL_COVERAGE: invalid value "101": must be a percentage from 0 to 100`},
+		{"-1", `EVAL_MIN_TOOL_COVERAGE: invalid value "-1": must be a percentage from 0 to 100`},
+		{"0.8x", `EVAL_MIN_TOOL_COVERAGE: invalid value "0.8x"`},
+		{"NaN", `EVAL_MIN_TOOL_COVERAGE: invalid value "NaN": must be a percentage`},
+	} {
+		_, err := resolveWith(t, map[string]string{"EVAL_MIN_TOOL_COVERAGE": tt.value}, "")
+		require.ErrorContains(t, err, tt.msg, tt.value)
+	}
+	_, err := resolveWith(t, nil, "", "-min-tool-coverage", "all")
+	require.ErrorContains(t, err, `-min-tool-coverage: invalid value "all"`)
+}

@@ -98,6 +98,7 @@ func FormatSummary(s eval.Summary, runDir string) string {
 		fmt.Fprintf(&b, "mcpeval: %d repeats: pass rate %.3f, pass@%d %.3f, pass^%d %.3f, %d flaky cases\n",
 			s.Repeats, o.PassRate, s.Repeats, last(o.PassAtK), s.Repeats, last(o.PassHatK), o.Flaky)
 	}
+	formatTools(&b, s.Tools)
 	fmt.Fprintf(&b, "mcpeval: results in %s: %s, %s, %s, %s (go run ./cmd/evalreport makes %s)", runDir,
 		eval.RecordsFile, eval.SummaryFile, eval.MetricsFile, eval.MetricsSummaryFile, eval.ReportFile)
 	if s.Reference {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/files"
+	"github.com/mcpeval/mcpeval/internal/toolstats"
 )
 
 // recordWriter appends one JSON line per finished case to results.jsonl,
@@ -21,23 +22,29 @@ type recordWriter struct {
 	slim []eval.Record // records without conversation, for the summary
 	// metrics are the scored records' metrics, for metrics.json.
 	metrics []eval.MetricsEntry
-	err     error
+	// tools counts each record's tool calls; nil: none.
+	tools *toolstats.Collector
+	err   error
 }
 
 // createRecords creates results.jsonl in the run directory dir; a run
-// directory holds one run, so the file must not exist yet.
-func createRecords(dir string, log io.Writer) (*recordWriter, error) {
+// directory holds one run, so the file must not exist yet. tools, when not
+// nil, counts the tool calls of every record written.
+func createRecords(dir string, log io.Writer, tools *toolstats.Collector) (*recordWriter, error) {
 	path := filepath.Join(dir, eval.RecordsFile)
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
-	return &recordWriter{f: f, log: log}, nil
+	return &recordWriter{f: f, log: log, tools: tools}, nil
 }
 
 // Write appends rec. The first write error is printed to log at once and
 // returned by Close.
 func (w *recordWriter) Write(rec eval.Record) {
+	if w.tools != nil {
+		w.tools.Add(rec)
+	}
 	line, err := json.Marshal(rec)
 	line = append(line, '\n')
 	w.mu.Lock()

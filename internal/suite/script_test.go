@@ -99,6 +99,9 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	//   leaky    plants $SECRET and the password in a tool's name, arguments and
 	//            answer; approves questions that contain "approve", rejects others
 	//            with a reason holding both
+	//   calls    makes, in its first turn, the calls a question lists one a line
+	//            as "call NAME ARGUMENTS" (arguments sent as written, valid
+	//            JSON or not), answers with their results, approves every answer
 	"stub": func(ts *testscript.TestScript, neg bool, args []string) {
 		if neg || len(args) == 0 {
 			ts.Fatalf("usage: stub BEHAVIOUR [-password P] [-latency D]")
@@ -185,12 +188,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	// pass-rate pass@2 pass^2 flaky", and a last line "run pass-rate flaky".
 	"summary": func(ts *testscript.TestScript, neg bool, args []string) {
 		out := ts.Stdout()
-		dir := newestRun(ts.Getenv("EVAL_OUT"))
-		if len(args) > 0 {
-			dir = ts.MkAbs(args[0])
-		}
-		var s eval.Summary
-		ts.Check(json.Unmarshal([]byte(ts.ReadFile(filepath.Join(dir, eval.SummaryFile))), &s))
+		s := scriptSummary(ts, args)
 		at := func(xs []float64, k int) string {
 			if len(xs) < k {
 				return "-"
@@ -273,6 +271,34 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		}
 		fmt.Fprintf(out, "spent %.4f saved %.4f\n", spent, saved)
 	},
+	// tools [DIR]: print the tools section of summary.json (default: the
+	// newest run's under $EVAL_OUT): per server "server NAME: E of T
+	// exercised, never called: ...", then per tool called (and per call to
+	// an unknown tool, marked so) "NAME calls=N cases=N errors=N rate=R
+	// results=N refused=N args=N notrun=N over=N tokens>0=B pass=R".
+	"tools": func(ts *testscript.TestScript, neg bool, args []string) {
+		out := ts.Stdout()
+		s := scriptSummary(ts, args)
+		if s.Tools == nil {
+			ts.Fatalf("summary.json has no tools")
+		}
+		line := func(prefix string, st eval.ToolStats) {
+			fmt.Fprintf(out, "%s%s calls=%d cases=%d errors=%d rate=%.2f results=%d refused=%d args=%d notrun=%d over=%d tokens>0=%v pass=%.2f\n",
+				prefix, st.Name, st.Calls, st.Cases, st.Errors, st.ErrorRate, st.ErrorResults, st.Refused, st.ArgumentErrors,
+				st.NotRun, st.OverLimit, st.ResultTokensMax > 0, st.PassShare)
+		}
+		for _, srv := range s.Tools.Servers {
+			fmt.Fprintf(out, "server %s: %d of %d exercised, never called: %s\n", srv.Name, srv.Exercised, srv.Tools, strings.Join(srv.NeverCalled, " "))
+			for _, st := range srv.Stats {
+				if st.Calls > 0 {
+					line("", st)
+				}
+			}
+		}
+		for _, st := range s.Tools.Unknown {
+			line("unknown ", st)
+		}
+	},
 	// count N PATTERN: the last command's stdout has exactly N lines
 	// matching the regular expression PATTERN.
 	"count": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -293,6 +319,47 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 			ts.Fatalf("%d lines match %q, want %d", got, args[1], want)
 		}
 	},
+}
+
+// listedCalls is the "calls" stub: it makes the calls its question lists
+// ("call NAME ARGUMENTS" lines) in its first turn, then answers with their
+// results; as judge it approves.
+func listedCalls(req llmstub.Request) llmstub.Reply {
+	if req.ForcedTool() == llmstub.JudgeTool {
+		return llmstub.Verdict("yes", "ok")
+	}
+	var results []string
+	for _, m := range req.Messages {
+		if m.Role == "tool" {
+			results = append(results, m.Content)
+		}
+	}
+	if len(results) > 0 {
+		return llmstub.Reply{Content: strings.Join(results, "\n")}
+	}
+	var calls []llmstub.Call
+	for _, line := range strings.Split(req.Question(), "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "call "); ok {
+			name, args, _ := strings.Cut(rest, " ")
+			calls = append(calls, llmstub.Call{Name: name, Arguments: args})
+		}
+	}
+	if len(calls) == 0 {
+		return llmstub.Reply{Content: "no calls listed"}
+	}
+	return llmstub.Reply{ToolCalls: calls}
+}
+
+// scriptSummary reads the summary.json of the run directory args[0], or
+// of the newest run under $EVAL_OUT.
+func scriptSummary(ts *testscript.TestScript, args []string) eval.Summary {
+	dir := newestRun(ts.Getenv("EVAL_OUT"))
+	if len(args) > 0 {
+		dir = ts.MkAbs(args[0])
+	}
+	var s eval.Summary
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(filepath.Join(dir, eval.SummaryFile))), &s))
+	return s
 }
 
 // stubKey keys the script's stubHolder in its values.
@@ -323,6 +390,8 @@ func stubBehaviour(ts *testscript.TestScript, name, password string) llmstub.Res
 		return func(llmstub.Request) llmstub.Reply { return llmstub.Reply{Status: 401} }
 	case "leaky":
 		return leakyModel(ts.Getenv("SECRET"), password)
+	case "calls":
+		return listedCalls
 	}
 	ts.Fatalf("unknown stub behaviour %q", name)
 	return nil

@@ -29,6 +29,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/settings"
 	"github.com/mcpeval/mcpeval/internal/stats"
 	"github.com/mcpeval/mcpeval/internal/tokens"
+	"github.com/mcpeval/mcpeval/internal/toolstats"
 	"github.com/mcpeval/mcpeval/scoring"
 )
 
@@ -54,6 +55,11 @@ type Suite struct {
 	servers  []string // display names
 	aborted  atomic.Pointer[string]
 	toolHash string
+	// toolStats gathers the statistics of the tool calls as records are
+	// written; toolChanges is how the surface differs from the previous
+	// run's (nil: it does not, or there was none).
+	toolStats   *toolstats.Collector
+	toolChanges *eval.ToolChanges
 	// cacheWarned counts the cache warnings already printed.
 	cacheWarned int
 
@@ -106,6 +112,7 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		return nil, fmt.Errorf("MCP server failed to start, no case was run: %s", s.redactor.String(err.Error()))
 	}
 	s.toolHash = s.tools.Hash()
+	s.toolStats = toolstats.New(s.toolServers(), st.MaxTokens, s.counters[st.Model])
 
 	s.limiter = llm.NewLimiter(st.Concurrency)
 	if !st.Reference {
@@ -135,8 +142,9 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 	if s.runID == "" {
 		s.runID = runs.NewID(s.started)
 	}
+	s.compareSurface() // before this run can become the latest
 	if s.RunDir, err = runs.Create(st.Out, s.runID); err == nil {
-		s.records, err = createRecords(s.RunDir, log)
+		s.records, err = createRecords(s.RunDir, log, s.toolStats)
 	}
 	if err != nil {
 		s.Close()
@@ -173,6 +181,12 @@ func (s *Suite) printCacheWarnings() {
 // key returns the cache key of a case's repeat with a model under this
 // run's settings.
 func (s *Suite) key(c eval.Case, model string, repeat int) (string, error) {
+	return s.keyWith(c, model, repeat, s.toolHash)
+}
+
+// keyWith returns the cache key of a case's repeat with a model under this
+// run's settings and the tool surface toolsHash.
+func (s *Suite) keyWith(c eval.Case, model string, repeat int, toolsHash string) (string, error) {
 	st := s.Settings
 	in := cache.KeyInput{
 		Question: c.Input, Expected: c.Expected,
@@ -185,7 +199,7 @@ func (s *Suite) key(c eval.Case, model string, repeat int) (string, error) {
 		}{c.Kind, c.Checks, c.Tools, c.Budget, s.maxRecovery(c)},
 		// The key holds no secret: the URL's credentials are left out.
 		Model: model, BaseURL: s.redactor.String(st.BaseURL), SystemPrompt: s.systemPrompt(c),
-		MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens, ToolsHash: s.toolHash, Repeat: repeat,
+		MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens, ToolsHash: toolsHash, Repeat: repeat,
 	}
 	if st.JudgeEnabled() {
 		in.JudgeModel, in.JudgePrompt = st.Judge, agent.JudgePrompt
@@ -482,6 +496,7 @@ func (s *Suite) Summary() eval.Summary {
 		sum.Repeats = max(sum.Repeats, c.Runs)
 	}
 	sum.ServerRestarts = s.tools.Restarts()
+	sum.Tools = s.toolSummary()
 	s.redactor.Value(&sum)
 	return sum
 }
@@ -519,8 +534,10 @@ func (s *Suite) spend(usd float64) {
 }
 
 // Gates returns, for a run's summary, one line for each gate it does not
-// pass: the cases whose pass rate is below MinPassRate, and the run's pass
-// rate below MinRunPassRate. No line: every gate passed.
+// pass: the cases whose pass rate is below MinPassRate, the run's pass
+// rate below MinRunPassRate, and each server whose tool coverage is below
+// MinToolCoverage (naming the tools never called). No line: every gate
+// passed.
 func Gates(sum eval.Summary, st settings.Settings) []string {
 	var out []string
 	if st.MinPassRate > 0 {
@@ -537,7 +554,7 @@ func Gates(sum eval.Summary, st settings.Settings) []string {
 	if st.MinRunPassRate > 0 && sum.Overall.PassRate < st.MinRunPassRate {
 		out = append(out, fmt.Sprintf("the run's pass rate %.3f is below the minimum %g", sum.Overall.PassRate, st.MinRunPassRate))
 	}
-	return out
+	return append(out, toolGates(sum, st)...)
 }
 
 // WriteMetrics writes metrics.json (one entry per scored case) and

@@ -85,20 +85,31 @@ func (c *Counter) encoding() *tiktoken.Tiktoken {
 
 // Exceeds reports whether text has more than limit tokens, and the count
 // when it had to count. Every token covers at least one byte, so text of at
-// most limit bytes is never counted. Text far above the limit (more than 16
-// bytes per allowed token) is judged on a prefix when that suffices, so a
-// 100 MB tool result costs no more than a 1.6 MB one: n is then the prefix's
-// count and exact is false.
+// most limit bytes is never counted. Text far above the limit is judged on
+// a prefix when that suffices (see Measure): n is then the prefix's count
+// and exact is false.
 func (c *Counter) Exceeds(text string, limit int) (over bool, n int, exact bool) {
 	if limit <= 0 || len(text) <= limit {
 		return false, 0, false
 	}
-	if prefixBytes := 16 * limit; len(text) > prefixBytes {
+	n, exact = c.Measure(text, limit)
+	return n > limit, n, exact
+}
+
+// Measure returns the number of tokens in text. Text far above limit (more
+// than 16 bytes per allowed token) is counted on a prefix when that prefix
+// is already above the limit, so a 100 MB tool result costs no more than a
+// 1.6 MB one: n is then the prefix's count and exact is false. A limit of
+// 0 or less counts the whole text.
+func (c *Counter) Measure(text string, limit int) (n int, exact bool) {
+	if text == "" {
+		return 0, true
+	}
+	if prefixBytes := 16 * limit; limit > 0 && len(text) > prefixBytes {
 		prefix := strings.ToValidUTF8(text[:prefixBytes], "")
 		if n := c.Count(prefix); n > limit {
-			return true, n, false
+			return n, false
 		}
 	}
-	n = c.Count(text)
-	return n > limit, n, true
+	return c.Count(text), true
 }

@@ -95,3 +95,29 @@ func TestExceedsJudgesHugeTextOnAPrefix(t *testing.T) {
 	assert.True(t, exact)
 	assert.Equal(t, c.Count(near), n)
 }
+
+func TestMeasure(t *testing.T) {
+	c, err := New(Default)
+	require.NoError(t, err)
+	words := func(n int) string { return strings.Repeat("word ", n) }
+	for _, tc := range []struct {
+		name      string
+		text      string
+		limit     int
+		want      int
+		wantExact bool
+	}{
+		{"empty", "", 100, 0, true},
+		{"short text under the limit is counted", "hello world", 100, 2, true},
+		{"no limit counts everything", words(5000), 0, 5001, true},
+		{"within 16 bytes per allowed token: whole", words(1200), 1000, 1201, true},
+		{"far above the limit: a prefix", words(100_000), 1000, c.Count(words(16 * 1000 / 5)), false},
+		{"far above in bytes, few tokens: whole", strings.Repeat(" ", 40_000), 1000, c.Count(strings.Repeat(" ", 40_000)), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n, exact := c.Measure(tc.text, tc.limit)
+			assert.Equal(t, tc.want, n)
+			assert.Equal(t, tc.wantExact, exact)
+		})
+	}
+}

@@ -523,6 +523,145 @@
     return s;
   }
 
+  // ---- tools: each server's coverage, each tool's health, the changes ----
+  // The columns of the tools table; sort gives the value sorted by.
+  const toolColumns = [
+    { key: 'name', label: 'Tool', sort: (r) => r.name.toLowerCase(), cell: (r) => toolCell(r) },
+    { key: 'calls', label: 'Calls', num: true, sort: (r) => r.calls, cell: (r) => fmtInt(r.calls) },
+    { key: 'cases', label: 'Cases', num: true, sort: (r) => r.cases, cell: (r) => fmtInt(r.cases) },
+    {
+      key: 'error_rate', label: 'Error rate', num: true, sort: (r) => (r.calls ? r.error_rate : -1),
+      cell: (r) => {
+        if (!r.calls) return el('span', 'empty', '—');
+        const e = el('span', r.errors ? 'tool-err' : '', fmtRate(100 * r.error_rate));
+        e.title = r.errors + ' of ' + r.calls + ' calls failed: ' + r.error_results + ' error results, ' + r.refused +
+          ' refused by the server, ' + r.argument_errors + ' with arguments against the schema';
+        return e;
+      },
+    },
+    { key: 'error_results', label: 'Error results', num: true, sort: (r) => r.error_results, cell: (r) => fmtInt(r.error_results) },
+    { key: 'refused', label: 'Refused', num: true, sort: (r) => r.refused, cell: (r) => fmtInt(r.refused) },
+    { key: 'argument_errors', label: 'Bad arguments', num: true, sort: (r) => r.argument_errors, cell: (r) => fmtInt(r.argument_errors) },
+    { key: 'latency_p50_ms', label: 'p50 ms', num: true, sort: (r) => r.latency_p50_ms, cell: (r) => (r.calls ? fmtMs(r.latency_p50_ms) : '—') },
+    { key: 'latency_p95_ms', label: 'p95 ms', num: true, sort: (r) => r.latency_p95_ms, cell: (r) => (r.calls ? fmtMs(r.latency_p95_ms) : '—') },
+    { key: 'result_tokens_p50', label: 'Tokens p50', num: true, sort: (r) => r.result_tokens_p50, cell: (r) => (r.calls ? fmtInt(r.result_tokens_p50) : '—') },
+    { key: 'result_tokens_max', label: 'Tokens max', num: true, sort: (r) => r.result_tokens_max, cell: (r) => (r.calls ? fmtInt(r.result_tokens_max) : '—') },
+    { key: 'over_limit', label: 'Over limit', num: true, sort: (r) => r.over_limit, cell: (r) => fmtInt(r.over_limit) },
+    { key: 'pass_share', label: 'Case passed', num: true, sort: (r) => (r.calls ? r.pass_share : -1), cell: (r) => (r.calls ? fmtRate(100 * r.pass_share) : '—') },
+  ];
+  const fmtMs = (ms) => (Number(ms || 0) >= 100 ? fmtInt(Math.round(ms)) : Number(ms || 0).toFixed(1));
+  // The tool's name and server, and its description and input schema to
+  // open.
+  function toolCell(r) {
+    const kids = [el('span', 'tn', toolName(r.name))];
+    if (r.unknown) kids.push(el('span', 'tag unknown-tool', 'no server offers it'));
+    if (r.showServer) kids.push(el('div', 'tool-server', r.server));
+    if (r.tool) {
+      const d = el('details', 'tool-surface', el('summary', '', 'Description and schema'));
+      d.appendChild(el('div', 'tool-desc', r.tool.description || '(no description)'));
+      d.appendChild(el('pre', 'code', JSON.stringify(r.tool.parameters, null, 2)));
+      if (r.schema_problem) d.appendChild(el('div', 'tool-problem', r.schema_problem));
+      kids.push(d);
+    }
+    return kids;
+  }
+  function toolsPanel() {
+    const t = run.tools;
+    if (!t || !t.servers || !t.servers.length) return null;
+    const rows = [];
+    t.servers.forEach((s) => {
+      (s.stats || []).forEach((st, i) => rows.push(Object.assign({}, st, { server: s.server, tool: (s.surface || [])[i], showServer: t.servers.length > 1 })));
+    });
+    for (const st of t.unknown || []) rows.push(Object.assign({}, st, { server: '', unknown: true, showServer: false }));
+    rows.forEach((r, i) => { r.index = i; });
+
+    const panel = el('section', 'panel tools-panel', el('h2', '', 'Tools'));
+    panel.id = 'tools';
+    if (t.changes) panel.appendChild(toolChanges(t.changes));
+    for (const s of t.servers) {
+      const line = el('div', 'coverage', el('span', 'cov-server', s.server), ': ',
+        el('strong', '', s.exercised + ' of ' + s.tools + ' exercised (' + Number(s.coverage || 0).toFixed(1) + '%)'));
+      line.dataset.server = s.server;
+      if (t.min_coverage) line.appendChild(el('span', s.coverage < t.min_coverage ? 'tag gate-fail' : 'tag gate-ok', 'minimum ' + t.min_coverage + '%'));
+      panel.appendChild(line);
+      if (s.never_called && s.never_called.length) {
+        const never = el('div', 'never-called', 'Never called: ', s.never_called.map((n, i) => [i ? ', ' : '', el('code', '', n)]));
+        panel.appendChild(never);
+      }
+    }
+
+    // A long list shows its first rows (in the chosen order) until asked.
+    const FEW = 10;
+    let showAll = rows.length <= FEW + 2;
+    const moreTools = button('btn', 'Show all ' + rows.length + ' tools', () => { showAll = true; render(); });
+    moreTools.id = 'more-tools';
+    const sort = { key: 'calls', dir: -1 };
+    const table = el('table', 'mini tools-table');
+    table.id = 'tool-stats';
+    const head = el('tr', '');
+    const body = el('tbody', '');
+    for (const col of toolColumns) {
+      const th = el('th', col.num ? 'num' : '', col.label);
+      th.dataset.key = col.key;
+      th.tabIndex = 0;
+      th.title = 'Sort by ' + col.label.toLowerCase();
+      const by = () => {
+        if (sort.key === col.key) sort.dir = -sort.dir;
+        else { sort.key = col.key; sort.dir = col.num ? -1 : 1; }
+        render();
+      };
+      th.addEventListener('click', by);
+      th.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); by(); } });
+      head.appendChild(th);
+    }
+    function render() {
+      const col = toolColumns.find((c) => c.key === sort.key);
+      const keyed = rows.map((r) => [col.sort(r), r]);
+      keyed.sort((a, b) => (a[0] < b[0] ? -sort.dir : a[0] > b[0] ? sort.dir : a[1].index - b[1].index));
+      body.textContent = '';
+      for (const [, r] of showAll ? keyed : keyed.slice(0, FEW)) {
+        const tr = el('tr', r.unknown ? 'unknown' : r.calls ? '' : 'never');
+        tr.dataset.tool = r.name;
+        for (const c of toolColumns) {
+          const td = el('td', c.num ? 'num' : '');
+          td.dataset.key = c.key;
+          add(td, c.cell(r));
+          tr.appendChild(td);
+        }
+        body.appendChild(tr);
+      }
+      for (const th of head.children) th.setAttribute('aria-sort', th.dataset.key === sort.key ? (sort.dir > 0 ? 'ascending' : 'descending') : 'none');
+      moreTools.hidden = showAll;
+    }
+    render();
+    table.append(el('thead', '', head), body);
+    panel.append(el('div', 'tools-wrap', table), el('div', 'more', moreTools));
+    return panel;
+  }
+  // toolChanges lists how the tool surface differs from the previous run's.
+  function toolChanges(ch) {
+    const box = el('div', 'tool-changes', el('h3', '', 'Changed since run ' + ch.since));
+    box.id = 'tool-changes';
+    const ul = el('ul', '');
+    for (const s of ch.servers || []) {
+      ul.appendChild(el('li', '', 'Server ', el('code', '', s.name), s.added ? ' added' : s.removed ? ' removed' : ': version ' + (s.old_version || '?') + ' → ' + (s.new_version || '?')));
+    }
+    for (const a of ch.added || []) ul.appendChild(el('li', 'added', 'Added: ', el('code', '', a.tool), ' (' + a.server + ')'));
+    for (const r of ch.removed || []) ul.appendChild(el('li', 'removed', 'Removed: ', el('code', '', r.tool), ' (' + r.server + ')'));
+    for (const c of ch.changed || []) {
+      const li = el('li', 'changed', 'Changed: ', el('code', '', c.tool), ' (' + c.server + ')');
+      if (c.description_changed) {
+        li.appendChild(el('div', 'desc-was', 'Description was: ' + (c.old_description || '(none)')));
+        li.appendChild(el('div', 'desc-now', 'Description now: ' + (c.new_description || '(none)')));
+      }
+      if (c.schema_diff) li.appendChild(el('pre', 'code schema-diff', c.schema_diff));
+      ul.appendChild(li);
+    }
+    box.appendChild(ul);
+    if (!run.reference) box.appendChild(el('p', 'invalidated', fmtInt(ch.invalidated_passes) + ' cached passes were invalidated by the change and ran again.'));
+    return box;
+  }
+
   // ---- cases table and controls ----
   const chipBox = el('div', 'chips');
   const catSelect = el('select', '');
@@ -677,7 +816,7 @@
     el('div', 'toolbar', el('h2', '', 'Cases'), chipBox, catSelect, search, shownLabel),
     tableBox, moreBox);
 
-  add(app, [header(), summary(), problems(), modelsView(), categories(), metricsSummary(), casesPanel]);
+  add(app, [header(), summary(), problems(), modelsView(), categories(), metricsSummary(), toolsPanel(), casesPanel]);
   fitMetricColumns();
 
   // ---- case view ----

@@ -1,0 +1,135 @@
+package eval
+
+// ToolSummary is the tool surface a run saw and how its cases used it:
+// per server, each tool's description and input schema, which tools were
+// called (coverage) and how each fared (health); the calls to tools no
+// server offers; and how the surface differs from the previous run's.
+type ToolSummary struct {
+	// Hash identifies the surface (tools and servers); it is part of
+	// every cache key.
+	Hash    string        `json:"hash"`
+	Servers []ServerTools `json:"servers"`
+	// Unknown holds the calls to tool names no server offers; each of
+	// them failed (Errors is Calls).
+	Unknown []ToolStats `json:"unknown,omitempty"`
+	// TokenLimit is the run's token limit for a tool result (0: none);
+	// ToolStats.OverLimit counts the results above it.
+	TokenLimit int `json:"token_limit"`
+	// MinCoverage is the run's coverage gate in percent (0: none).
+	MinCoverage float64 `json:"min_coverage,omitempty"`
+	// Changes says how the surface differs from the previous run's; nil
+	// when there was none to compare with.
+	Changes *ToolChanges `json:"changes,omitempty"`
+}
+
+// ServerTools is one server's tool surface and its coverage.
+type ServerTools struct {
+	// Server is the server as the run names it (its command line, URL or
+	// the bundled server's name); Name and Version come from its
+	// serverInfo.
+	Server  string `json:"server"`
+	Name    string `json:"name,omitempty"`
+	Version string `json:"version,omitempty"`
+	// Tools counts the tools the server offers, Exercised those the run
+	// called at least once; Coverage is Exercised in percent of Tools.
+	Tools     int     `json:"tools"`
+	Exercised int     `json:"exercised"`
+	Coverage  float64 `json:"coverage"`
+	// NeverCalled lists the tools no case called, by name.
+	NeverCalled []string `json:"never_called"`
+	// Surface holds each tool as the server listed it, sorted by name;
+	// Stats holds each tool's health, in the same order.
+	Surface []Tool      `json:"surface"`
+	Stats   []ToolStats `json:"stats"`
+}
+
+// ToolStats is the health of one tool over a run's cases.
+type ToolStats struct {
+	Name string `json:"name"`
+	// Calls counts every call the model made to the tool; Cases the cases
+	// (by name, repeats once) that made at least one.
+	Calls int `json:"calls"`
+	Cases int `json:"cases"`
+	// Errors counts the calls that failed in any of the ways below (a call
+	// counted once); ErrorRate is Errors / Calls.
+	Errors    int     `json:"errors"`
+	ErrorRate float64 `json:"error_rate"`
+	// ErrorResults counts results the tool flagged as errors (isError);
+	// Refused the calls the server answered with an error instead of a
+	// result (a protocol error, a timeout, a crash); ArgumentErrors the
+	// calls whose arguments were not a JSON object or did not match the
+	// tool's input schema.
+	ErrorResults   int `json:"error_results"`
+	Refused        int `json:"refused"`
+	ArgumentErrors int `json:"argument_errors"`
+	// NotRun counts the calls that never reached the server (arguments
+	// that are not JSON, one call too many in a turn).
+	NotRun int `json:"not_run,omitempty"`
+	// LatencyP50MS and LatencyP95MS are the server's time per call that
+	// reached it, in milliseconds.
+	LatencyP50MS float64 `json:"latency_p50_ms"`
+	LatencyP95MS float64 `json:"latency_p95_ms"`
+	// ResultTokensP50 and ResultTokensMax measure the results in tokens;
+	// OverLimit counts those above the token limit.
+	ResultTokensP50 int `json:"result_tokens_p50"`
+	ResultTokensMax int `json:"result_tokens_max"`
+	OverLimit       int `json:"over_limit"`
+	// PassShare is the share of the calls whose case passed.
+	PassShare float64 `json:"pass_share"`
+	// SchemaProblem says why the arguments could not be checked against
+	// the tool's input schema (it does not compile); "" when they were.
+	SchemaProblem string `json:"schema_problem,omitempty"`
+}
+
+// ToolChanges is how a run's tool surface differs from an earlier run's.
+type ToolChanges struct {
+	// Since is the id of the earlier run.
+	Since string `json:"since"`
+	// Added and Removed are tools offered by one run only.
+	Added   []ToolRef `json:"added,omitempty"`
+	Removed []ToolRef `json:"removed,omitempty"`
+	// Changed are the tools offered by both whose description or input
+	// schema differ.
+	Changed []ToolChange `json:"changed,omitempty"`
+	// Servers are the servers (by serverInfo name) that one run had and
+	// the other had not, or that changed version.
+	Servers []ServerChange `json:"servers,omitempty"`
+	// InvalidatedPasses counts the cached passes of the loaded cases that
+	// the change made unusable: the tool surface is part of the cache key,
+	// so those cases run again. Reference runs use no cache: 0.
+	InvalidatedPasses int `json:"invalidated_passes"`
+}
+
+// Empty reports whether nothing changed.
+func (c *ToolChanges) Empty() bool {
+	return c == nil || len(c.Added)+len(c.Removed)+len(c.Changed)+len(c.Servers) == 0
+}
+
+// ToolRef names a tool and the server that offers it.
+type ToolRef struct {
+	Tool   string `json:"tool"`
+	Server string `json:"server"`
+}
+
+// ToolChange is a tool whose description or input schema changed.
+type ToolChange struct {
+	ToolRef
+	// OldDescription and NewDescription are set when the description
+	// changed.
+	OldDescription     string `json:"old_description,omitempty"`
+	NewDescription     string `json:"new_description,omitempty"`
+	DescriptionChanged bool   `json:"description_changed,omitempty"`
+	// SchemaDiff is a unified diff of the two input schemas, indented
+	// JSON with sorted keys; "" when the schema did not change.
+	SchemaDiff string `json:"schema_diff,omitempty"`
+}
+
+// ServerChange is a server that appeared, disappeared or changed version.
+type ServerChange struct {
+	Name       string `json:"name"`
+	OldVersion string `json:"old_version,omitempty"`
+	NewVersion string `json:"new_version,omitempty"`
+	// Added and Removed say the server is in one run only.
+	Added   bool `json:"added,omitempty"`
+	Removed bool `json:"removed,omitempty"`
+}

@@ -1,0 +1,75 @@
+// Command toolserver is a small MCP server for the tests of tool coverage,
+// tool health and changes of the tool surface. Its tools:
+//
+//	lookup_item(id)  {"id": ..., "name": "item <id>"}; an error result for an id that is not a string
+//	fail_always()    always an error result
+//	refuse()         always a protocol error: the server answers with an error instead of a result
+//	big(words)       a result of that many words
+//	unused_tool(x)   never called by the tests
+//
+// With -variant 2, lookup_item has another description and a second
+// required argument, source ("local" or "remote"), and fails without it.
+// It serves stdio.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+func main() {
+	variant := flag.Int("variant", 1, "1, or 2: lookup_item changes its description and schema")
+	flag.Parse()
+	if err := server.ServeStdio(newServer(*variant)); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+func newServer(variant int) *server.MCPServer {
+	s := server.NewMCPServer("toolserver", "1.0", server.WithToolCapabilities(false))
+	lookup := mcp.NewTool("lookup_item",
+		mcp.WithDescription("Look up an item by its id."),
+		mcp.WithString("id", mcp.Required(), mcp.Description("the item's id")))
+	if variant == 2 {
+		lookup = mcp.NewTool("lookup_item",
+			mcp.WithDescription("Look up an item by its id in one of the item sources."),
+			mcp.WithString("id", mcp.Required(), mcp.Description("the item's id")),
+			mcp.WithString("source", mcp.Required(), mcp.Enum("local", "remote"), mcp.Description("where to look")))
+	}
+	s.AddTool(lookup, func(_ context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args := r.GetArguments()
+		id, ok := args["id"].(string)
+		if !ok {
+			return mcp.NewToolResultError("id must be a string"), nil
+		}
+		if _, given := args["source"]; variant == 2 && !given {
+			return mcp.NewToolResultError("source is required: local or remote"), nil
+		}
+		return mcp.NewToolResultText(fmt.Sprintf(`{"id":%q,"name":"item %s"}`, id, id)), nil
+	})
+	s.AddTool(mcp.NewTool("fail_always", mcp.WithDescription("Always fails.")),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultError("the backend said no"), nil
+		})
+	s.AddTool(mcp.NewTool("refuse", mcp.WithDescription("Always refused.")),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, errors.New("refused: the backend is down")
+		})
+	s.AddTool(mcp.NewTool("big", mcp.WithDescription("Returns many words."), mcp.WithNumber("words", mcp.Required())),
+		func(_ context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(strings.Repeat("word ", r.GetInt("words", 0))), nil
+		})
+	s.AddTool(mcp.NewTool("unused_tool", mcp.WithDescription("Never called."), mcp.WithString("x")),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("unused"), nil
+		})
+	return s
+}

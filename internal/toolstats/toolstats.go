@@ -1,0 +1,227 @@
+// Package toolstats measures how a run used its tool surface: per server,
+// which tools the cases called (coverage), and per tool its calls, the
+// cases that made them, its errors (results flagged as errors, calls the
+// server refused, arguments that are not a JSON object or do not match the
+// tool's input schema), its latency, the size of its results in tokens and
+// the share of its calls whose case passed.
+//
+// A Collector takes each record as it finishes and keeps a few numbers per
+// call, not the records, so a long run's memory does not grow with their
+// texts.
+package toolstats
+
+import (
+	"cmp"
+	"maps"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/tokens"
+)
+
+// Server is one server's tool surface: how the run names the server, its
+// serverInfo and the tools it listed.
+type Server struct {
+	Server, Name, Version string
+	Tools                 []eval.Tool
+}
+
+// Collector gathers the statistics of a run's tool calls. Its methods are
+// safe for concurrent use.
+type Collector struct {
+	servers    []Server
+	byName     map[string]*tool // every offered tool; not changed after New
+	tokenLimit int
+	counter    *tokens.Counter
+
+	mu      sync.Mutex
+	unknown map[string]*tally // calls to names no server offers
+}
+
+// tool is an offered tool: its schema, compiled on first use, and its calls.
+type tool struct {
+	schema *argsSchema
+	tally
+}
+
+// tally is what the calls to one tool name added up to.
+type tally struct {
+	calls, errors, errorResults, refused, argErrors, notRun, overLimit, passCalls int
+	cases                                                                         map[string]bool
+	latencies                                                                     []float64
+	resultTokens                                                                  []int
+}
+
+// New returns a collector for the tools of servers. tokenLimit is the
+// run's limit for a tool result (0: none). counter counts the results of
+// records that carry no count (ToolCall.ResultTokens), such as cached
+// records of older versions; nil leaves them uncounted.
+func New(servers []Server, tokenLimit int, counter *tokens.Counter) *Collector {
+	c := &Collector{servers: servers, byName: map[string]*tool{}, tokenLimit: tokenLimit, counter: counter, unknown: map[string]*tally{}}
+	for _, s := range servers {
+		for _, t := range s.Tools {
+			if _, dup := c.byName[t.Name]; !dup {
+				c.byName[t.Name] = &tool{schema: newArgsSchema(t.Parameters)}
+			}
+		}
+	}
+	return c
+}
+
+// call is one tool call reduced to what the statistics need.
+type call struct {
+	// unknown: no server offers the tool, so the call failed whatever its
+	// arguments.
+	argError, errorResult, refused, notRun, unknown bool
+	latencyMS                                       float64
+	tokens                                          int
+}
+
+// Add counts the tool calls of one finished record.
+func (c *Collector) Add(r eval.Record) {
+	if len(r.ToolCalls) == 0 {
+		return
+	}
+	calls := make([]call, len(r.ToolCalls))
+	for i, tc := range r.ToolCalls {
+		// The expensive parts (schema validation, token counting) run
+		// outside the lock.
+		calls[i] = c.measure(tc)
+	}
+	passed := r.Status == eval.Pass
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, tc := range r.ToolCalls {
+		var t *tally
+		if known := c.byName[tc.Name]; known != nil {
+			t = &known.tally
+		} else {
+			if c.unknown[tc.Name] == nil {
+				c.unknown[tc.Name] = &tally{}
+			}
+			t = c.unknown[tc.Name]
+		}
+		t.add(r.Name, calls[i], passed, c.tokenLimit)
+	}
+}
+
+// measure classifies one call and takes its latency and result size.
+func (c *Collector) measure(tc eval.ToolCall) call {
+	cl := call{notRun: tc.NotRun, refused: tc.Refused && !tc.NotRun}
+	cl.errorResult = tc.IsError && !tc.NotRun && !tc.Refused
+	if t := c.byName[tc.Name]; t != nil {
+		cl.argError = t.schema.check(tc.Arguments) != nil
+	} else {
+		_, err := decodeArgs(tc.Arguments)
+		cl.argError, cl.unknown = err != nil, true
+	}
+	if tc.NotRun {
+		return cl // no server time, and the result is the harness's message
+	}
+	cl.latencyMS = tc.DurationMS
+	cl.tokens = tc.ResultTokens
+	if cl.tokens == 0 && tc.Result != "" && c.counter != nil {
+		cl.tokens, _ = c.counter.Measure(tc.Result, c.tokenLimit)
+	}
+	return cl
+}
+
+func (t *tally) add(caseName string, cl call, passed bool, tokenLimit int) {
+	t.calls++
+	if t.cases == nil {
+		t.cases = map[string]bool{}
+	}
+	t.cases[caseName] = true
+	if passed {
+		t.passCalls++
+	}
+	if cl.argError {
+		t.argErrors++
+	}
+	if cl.errorResult {
+		t.errorResults++
+	}
+	if cl.refused {
+		t.refused++
+	}
+	if cl.argError || cl.errorResult || cl.refused || cl.unknown {
+		t.errors++
+	}
+	if cl.notRun {
+		t.notRun++
+		return
+	}
+	t.latencies = append(t.latencies, cl.latencyMS)
+	t.resultTokens = append(t.resultTokens, cl.tokens)
+	if tokenLimit > 0 && cl.tokens > tokenLimit {
+		t.overLimit++
+	}
+}
+
+// Summary returns the coverage and health of every server's tools, and the
+// calls to tools no server offers. Hash, MinCoverage and Changes are left
+// to the caller.
+func (c *Collector) Summary() eval.ToolSummary {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sum := eval.ToolSummary{Servers: make([]eval.ServerTools, len(c.servers)), TokenLimit: c.tokenLimit}
+	for i, s := range c.servers {
+		st := eval.ServerTools{Server: s.Server, Name: s.Name, Version: s.Version, NeverCalled: []string{},
+			Surface: slices.SortedFunc(slices.Values(s.Tools), func(a, b eval.Tool) int { return cmp.Compare(a.Name, b.Name) })}
+		st.Stats = make([]eval.ToolStats, len(st.Surface))
+		for j, t := range st.Surface {
+			known := c.byName[t.Name]
+			st.Stats[j] = known.stats(t.Name)
+			st.Stats[j].SchemaProblem = known.schema.problem
+			if st.Stats[j].Calls > 0 {
+				st.Exercised++
+			} else {
+				st.NeverCalled = append(st.NeverCalled, t.Name)
+			}
+		}
+		st.Tools = len(st.Surface)
+		if st.Tools > 0 {
+			st.Coverage = 100 * float64(st.Exercised) / float64(st.Tools)
+		}
+		sum.Servers[i] = st
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.unknown)) {
+		sum.Unknown = append(sum.Unknown, c.unknown[name].stats(name))
+	}
+	return sum
+}
+
+// stats turns a tally into a tool's statistics.
+func (t *tally) stats(name string) eval.ToolStats {
+	s := eval.ToolStats{
+		Name: name, Calls: t.calls, Cases: len(t.cases), Errors: t.errors,
+		ErrorResults: t.errorResults, Refused: t.refused, ArgumentErrors: t.argErrors, NotRun: t.notRun,
+		OverLimit: t.overLimit,
+	}
+	if t.calls == 0 {
+		return s
+	}
+	s.ErrorRate = float64(t.errors) / float64(t.calls)
+	s.PassShare = float64(t.passCalls) / float64(t.calls)
+	latencies := slices.Sorted(slices.Values(t.latencies))
+	s.LatencyP50MS, s.LatencyP95MS = Percentile(latencies, 50), Percentile(latencies, 95)
+	sizes := slices.Sorted(slices.Values(t.resultTokens))
+	s.ResultTokensP50 = Percentile(sizes, 50)
+	if len(sizes) > 0 {
+		s.ResultTokensMax = sizes[len(sizes)-1]
+	}
+	return s
+}
+
+// Percentile returns the p-th percentile (0 < p <= 100) of sorted values by
+// the nearest-rank method: the smallest value with at least p percent of
+// the values at or below it. It is 0 for no values.
+func Percentile[T int | float64](sorted []T, p float64) T {
+	if len(sorted) == 0 {
+		return 0
+	}
+	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
+	return sorted[min(max(rank, 1), len(sorted))-1]
+}

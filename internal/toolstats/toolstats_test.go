@@ -1,0 +1,262 @@
+package toolstats
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/tokens"
+)
+
+func TestPercentile(t *testing.T) {
+	for _, tc := range []struct {
+		values []float64
+		p      float64
+		want   float64
+	}{
+		{nil, 50, 0},
+		{[]float64{7}, 50, 7},
+		{[]float64{7}, 95, 7},
+		{[]float64{1, 2}, 50, 1},
+		{[]float64{1, 2, 3}, 50, 2},
+		{[]float64{1, 2, 3, 4}, 50, 2},
+		{[]float64{1, 2, 3, 4}, 95, 4},
+		{[]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}, 95, 19},
+		{[]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}, 100, 20},
+	} {
+		t.Run(fmt.Sprintf("p%g of %v", tc.p, tc.values), func(t *testing.T) {
+			assert.Equal(t, tc.want, Percentile(tc.values, tc.p))
+		})
+	}
+	assert.Equal(t, 3, Percentile([]int{1, 3, 9}, 50), "ints too")
+}
+
+const idSchema = `{"type":"object","properties":{"id":{"type":"string"},"limit":{"type":"integer","minimum":1}},"required":["id"]}`
+
+func TestArgumentCheck(t *testing.T) {
+	for _, tc := range []struct {
+		name, schema, args string
+		wantErr            string // "" for valid arguments
+		wantProblem        string
+	}{
+		{"matching", idSchema, `{"id":"a"}`, "", ""},
+		{"matching with an optional argument", idSchema, `{"id":"a","limit":3}`, "", ""},
+		{"wrong type", idSchema, `{"id":5}`, "string", ""},
+		{"below the minimum", idSchema, `{"id":"a","limit":0}`, "minimum", ""},
+		{"missing required", idSchema, `{}`, "missing property", ""},
+		{"empty text is the empty object", idSchema, ``, "missing property", ""},
+		{"not JSON", idSchema, `{"id":`, "not JSON", ""},
+		{"trailing text", idSchema, `{"id":"a"} x`, "not JSON", ""},
+		{"JSON but no object", idSchema, `["a"]`, "not a JSON object", ""},
+		{"null", idSchema, `null`, "not a JSON object", ""},
+		{"no schema: any object", ``, `{"x":1}`, "", ""},
+		{"no schema: still an object", ``, `"x"`, "not a JSON object", ""},
+		{"empty arguments with an open schema", `{"type":"object"}`, ``, "", ""},
+		{"a local reference resolves", `{"type":"object","$defs":{"n":{"type":"number"}},"properties":{"x":{"$ref":"#/$defs/n"}}}`, `{"x":"one"}`, "number", ""},
+		{"draft-07 schema", `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"x":{"type":"boolean"}}}`, `{"x":1}`, "boolean", ""},
+		{"a file reference is never read", `{"type":"object","properties":{"x":{"$ref":"file:///etc/passwd"}}}`, `{"x":1}`, "", "does not compile"},
+		{"a URL reference is never fetched", `{"type":"object","properties":{"x":{"$ref":"https://example.invalid/s.json"}}}`, `{"x":1}`, "", "does not compile"},
+		{"a schema that is not JSON", `{"type":`, `{"x":1}`, "", "not JSON"},
+		{"a schema with an invalid keyword value", `{"type":"object","minProperties":"two"}`, `{}`, "", "does not compile"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newArgsSchema([]byte(tc.schema))
+			err := s.check(tc.args)
+			if tc.wantErr == "" {
+				assert.NoError(t, err)
+			} else if assert.Error(t, err) {
+				assert.Contains(t, err.Error(), tc.wantErr)
+			}
+			if tc.wantProblem == "" {
+				assert.Empty(t, s.problem)
+			} else {
+				assert.Contains(t, s.problem, tc.wantProblem)
+			}
+		})
+	}
+}
+
+// surface is two servers: "genes" with lookup (idSchema), fail and quiet,
+// and "big" with dump.
+func surface() []Server {
+	return []Server{
+		{Server: "genes-cmd --stdio", Name: "genes", Version: "1.0", Tools: []eval.Tool{
+			{Name: "quiet", Description: "never called", Parameters: json.RawMessage(`{"type":"object"}`)},
+			{Name: "lookup", Description: "look up an item", Parameters: json.RawMessage(idSchema)},
+			{Name: "fail", Description: "always fails", Parameters: json.RawMessage(`{"type":"object"}`)},
+		}},
+		{Server: "http://127.0.0.1:9/mcp", Name: "big", Version: "2", Tools: []eval.Tool{
+			{Name: "dump", Description: "returns a lot", Parameters: json.RawMessage(`{"type":"object"}`)},
+		}},
+	}
+}
+
+func rec(name string, status eval.Status, calls ...eval.ToolCall) eval.Record {
+	return eval.Record{Name: name, Status: status, ToolCalls: calls}
+}
+
+func TestCollector(t *testing.T) {
+	ok := func(name, args string, ms float64, tokens int) eval.ToolCall {
+		return eval.ToolCall{Name: name, Arguments: args, Result: "r", DurationMS: ms, ResultTokens: tokens}
+	}
+	errorResult := func(name string, ms float64) eval.ToolCall {
+		return eval.ToolCall{Name: name, Arguments: `{}`, Result: `{"error":"no"}`, IsError: true, DurationMS: ms, ResultTokens: 4}
+	}
+	for _, tc := range []struct {
+		name    string
+		records []eval.Record
+		limit   int
+		// want holds the stats of the tools that were called, by name.
+		want        map[string]eval.ToolStats
+		wantUnknown []eval.ToolStats
+		wantCovered [2]int // exercised tools of each server
+	}{
+		{
+			name:        "no records",
+			want:        map[string]eval.ToolStats{},
+			wantCovered: [2]int{0, 0},
+		},
+		{
+			name: "every kind of error, counted once per call",
+			records: []eval.Record{
+				rec("A", eval.Pass,
+					ok("lookup", `{"id":"a"}`, 10, 100),
+					ok("lookup", `{"id":5}`, 20, 50), // against the schema, though the server answered
+					eval.ToolCall{Name: "lookup", Arguments: `{"id":`, Result: `{"error":"invalid JSON arguments"}`, IsError: true, NotRun: true},
+					eval.ToolCall{Name: "lookup", Arguments: `{}`, Result: `{"error":"missing id"}`, IsError: true, DurationMS: 30, ResultTokens: 5}, // schema and result
+				),
+				rec("B", eval.Fail,
+					errorResult("fail", 5),
+					eval.ToolCall{Name: "fail", Arguments: `{}`, Result: `{"error":"invalid params"}`, IsError: true, Refused: true, DurationMS: 7, ResultTokens: 6},
+					eval.ToolCall{Name: "nope", Arguments: `{}`, Result: `{"error":"unknown tool"}`, IsError: true, NotRun: true},
+				),
+			},
+			want: map[string]eval.ToolStats{
+				"lookup": {Name: "lookup", Calls: 4, Cases: 1, Errors: 3, ErrorRate: 0.75, ErrorResults: 1, ArgumentErrors: 3, NotRun: 1,
+					LatencyP50MS: 20, LatencyP95MS: 30, ResultTokensP50: 50, ResultTokensMax: 100, PassShare: 1},
+				"fail": {Name: "fail", Calls: 2, Cases: 1, Errors: 2, ErrorRate: 1, ErrorResults: 1, Refused: 1,
+					LatencyP50MS: 5, LatencyP95MS: 7, ResultTokensP50: 4, ResultTokensMax: 6},
+			},
+			wantUnknown: []eval.ToolStats{{Name: "nope", Calls: 1, Cases: 1, Errors: 1, ErrorRate: 1, NotRun: 1}},
+			wantCovered: [2]int{2, 0},
+		},
+		{
+			name:  "cases, repeats, pass share and the token limit",
+			limit: 1000,
+			records: []eval.Record{
+				rec("A", eval.Pass, ok("dump", `{}`, 100, 10)),
+				rec("A", eval.TokenLimit, ok("dump", `{}`, 300, 5000)), // a repeat of A
+				rec("B", eval.Pass, ok("dump", `{}`, 200, 1000), ok("dump", `{}`, 400, 1001)),
+				rec("C", eval.Error), // no calls
+			},
+			want: map[string]eval.ToolStats{
+				"dump": {Name: "dump", Calls: 4, Cases: 2, LatencyP50MS: 200, LatencyP95MS: 400, ResultTokensP50: 1000,
+					ResultTokensMax: 5000, OverLimit: 2, PassShare: 0.75},
+			},
+			wantCovered: [2]int{0, 1},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := New(surface(), tc.limit, nil)
+			for _, r := range tc.records {
+				c.Add(r)
+			}
+			sum := c.Summary()
+			assert.Equal(t, tc.limit, sum.TokenLimit)
+			require.Len(t, sum.Servers, 2)
+			got := map[string]eval.ToolStats{}
+			for i, s := range sum.Servers {
+				assert.Equal(t, surface()[i].Server, s.Server)
+				assert.Equal(t, len(surface()[i].Tools), s.Tools)
+				assert.Equal(t, tc.wantCovered[i], s.Exercised, s.Server)
+				assert.InDelta(t, 100*float64(tc.wantCovered[i])/float64(s.Tools), s.Coverage, 1e-9)
+				assert.Len(t, s.NeverCalled, s.Tools-s.Exercised)
+				require.Len(t, s.Stats, len(s.Surface))
+				for j, st := range s.Stats {
+					assert.Equal(t, s.Surface[j].Name, st.Name, "stats in the surface's order")
+					if st.Calls > 0 {
+						got[st.Name] = st
+						assert.NotContains(t, s.NeverCalled, st.Name)
+					} else {
+						assert.Equal(t, eval.ToolStats{Name: st.Name}, st, "a tool never called has no statistics")
+						assert.Contains(t, s.NeverCalled, st.Name)
+					}
+				}
+			}
+			assert.Equal(t, tc.want, got)
+			assert.Equal(t, tc.wantUnknown, sum.Unknown)
+		})
+	}
+}
+
+func TestSurfaceAndNeverCalledAreSortedByName(t *testing.T) {
+	sum := New(surface(), 0, nil).Summary()
+	var names []string
+	for _, tl := range sum.Servers[0].Surface {
+		names = append(names, tl.Name)
+	}
+	assert.Equal(t, []string{"fail", "lookup", "quiet"}, names)
+	assert.Equal(t, []string{"fail", "lookup", "quiet"}, sum.Servers[0].NeverCalled)
+	assert.Equal(t, "look up an item", sum.Servers[0].Surface[1].Description)
+	assert.JSONEq(t, idSchema, string(sum.Servers[0].Surface[1].Parameters))
+	assert.Equal(t, []eval.Tool{{Name: "quiet", Description: "never called", Parameters: json.RawMessage(`{"type":"object"}`)},
+		{Name: "lookup", Description: "look up an item", Parameters: json.RawMessage(idSchema)},
+		{Name: "fail", Description: "always fails", Parameters: json.RawMessage(`{"type":"object"}`)}},
+		surface()[0].Tools, "the caller's list is left as it was")
+}
+
+func TestSchemaProblemIsReported(t *testing.T) {
+	servers := []Server{{Server: "s", Tools: []eval.Tool{{Name: "x", Parameters: json.RawMessage(`{"type":"object","properties":{"a":{"$ref":"other.json"}}}`)}}}}
+	c := New(servers, 0, nil)
+	c.Add(rec("A", eval.Pass, eval.ToolCall{Name: "x", Arguments: `{"a":1}`, Result: "ok"}))
+	st := c.Summary().Servers[0].Stats[0]
+	assert.Contains(t, st.SchemaProblem, "does not compile")
+	assert.Contains(t, st.SchemaProblem, "other.json")
+	assert.Zero(t, st.ArgumentErrors, "arguments that are an object pass when the schema cannot be read")
+}
+
+func TestResultsWithoutACountAreCounted(t *testing.T) {
+	counter, err := tokens.New(tokens.Default)
+	require.NoError(t, err)
+	c := New(surface(), 10, counter)
+	result := strings.Repeat("word ", 40)
+	c.Add(rec("A", eval.Pass,
+		eval.ToolCall{Name: "dump", Arguments: `{}`, Result: result},                                                 // from an older cache entry
+		eval.ToolCall{Name: "dump", Arguments: `{}`, Result: "x", ResultTokens: 7},                                   // counted when it arrived
+		eval.ToolCall{Name: "dump", Arguments: `{"`, Result: strings.Repeat("y ", 900), IsError: true, NotRun: true}, // the harness's message
+	))
+	st := c.Summary().Servers[1].Stats[0]
+	want, _ := counter.Measure(result, 10)
+	assert.Equal(t, want, st.ResultTokensMax)
+	assert.Equal(t, 7, st.ResultTokensP50)
+	assert.Equal(t, 1, st.OverLimit)
+	assert.Equal(t, 3, st.Calls)
+}
+
+func TestConcurrentAdds(t *testing.T) {
+	c := New(surface(), 0, nil)
+	var wg sync.WaitGroup
+	for i := range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.Add(rec(fmt.Sprint("case ", i), eval.Pass,
+				eval.ToolCall{Name: "lookup", Arguments: `{"id":"x"}`, Result: "r", ResultTokens: 1, DurationMS: float64(i)},
+				eval.ToolCall{Name: "lookup", Arguments: `{"id":1}`, Result: "r", ResultTokens: 1, DurationMS: float64(i)}))
+		}()
+	}
+	wg.Wait()
+	st := c.Summary().Servers[0].Stats[1]
+	assert.Equal(t, "lookup", st.Name)
+	assert.Equal(t, 100, st.Calls)
+	assert.Equal(t, 50, st.Cases)
+	assert.Equal(t, 50, st.ArgumentErrors)
+	assert.InDelta(t, 0.5, st.ErrorRate, 1e-9)
+	assert.Equal(t, 24.0, st.LatencyP50MS)
+}
