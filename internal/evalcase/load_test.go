@@ -365,7 +365,27 @@ func TestParseErrorsNameFileAndLine(t *testing.T) {
 		{
 			name:    "negative budget",
 			content: caseYAML("a", "budget: {seconds: -3}"),
-			want:    `1: case "a": budget values must not be negative`,
+			want:    `5: case "a": budget.seconds must be a finite number of seconds, 0 or more, not -3`,
+		},
+		{
+			name:    "infinite budget",
+			content: caseYAML("a", "budget:", "  tokens: 100", "  seconds: .inf"),
+			want:    `7: case "a": budget.seconds must be a finite number of seconds, 0 or more, not +Inf`,
+		},
+		{
+			name:    "NaN budget",
+			content: caseYAML("a", "budget: {seconds: .NaN}"),
+			want:    `5: case "a": budget.seconds must be a finite number of seconds, 0 or more, not NaN`,
+		},
+		{
+			name:    "negative infinite budget",
+			content: caseYAML("a", "budget: {seconds: -.inf}"),
+			want:    `5: case "a": budget.seconds must be a finite number of seconds, 0 or more, not -Inf`,
+		},
+		{
+			name:    "negative token budget",
+			content: caseYAML("a", "budget:", "  tokens: -1"),
+			want:    `6: case "a": budget.tokens must not be negative, not -1`,
 		},
 		{
 			name:    "raw control character",
