@@ -227,3 +227,30 @@ func TestGoTestTimeoutKeepsFinishedResults(t *testing.T) {
 		assert.Contains(t, rec.Reason, "go test -timeout is about to expire", "it says what to raise")
 	}
 }
+
+// A model's answer and a judge's reason full of terminal control sequences
+// reach the test output (terminal, CI log) escaped: nothing clears the
+// screen, sets the window title, erases text or reverses what follows.
+func TestControlCharactersInModelTextAreEscapedInTestOutput(t *testing.T) {
+	const hostile = "before\x1b[2J\x1b]0;pwned\x07\x00nul\bback\u202egnp.exe\u009b31m after"
+	stub := llmstub.Start(func(req llmstub.Request) llmstub.Reply {
+		if req.ForcedTool() == llmstub.JudgeTool {
+			return llmstub.Verdict("no", "judge says "+hostile)
+		}
+		return llmstub.Reply{Content: "answer " + hostile}
+	}, llmstub.Options{})
+	defer stub.Close()
+	e := stubEnv(stub)
+	e["EVAL_SERVER"] = faultServer(t)
+	r := runSuite(t, t.TempDir(), caseYAML("terminal"), e)
+	rec := r.records["terminal"]
+	require.Equal(t, eval.Fail, rec.Status, r.output)
+	assert.Equal(t, "answer "+hostile, rec.Response, "the record keeps the answer as it was")
+
+	for _, raw := range []string{"\x1b", "\x07", "\x00", "\b", "\u202e", "\u009b"} {
+		assert.False(t, strings.Contains(r.output, raw), "%q reached the test output", raw)
+	}
+	escaped := `before\x1b[2J\x1b]0;pwned\x07\x00nul\x08back\u202egnp.exe\x9b31m after`
+	assert.Contains(t, r.output, "answer: answer "+escaped)
+	assert.Contains(t, r.output, "fail (judge: no): judge says "+escaped)
+}
