@@ -129,6 +129,7 @@ func (tr *Transcript) stopAtLimit(cfg Config, call eval.MessageToolCall, rec eva
 	}
 	tr.TokenLimit = fmt.Sprintf("token count exceeded: %s > %s (result of tool %s)", n, thousands(cfg.TokenLimit), call.Function.Name)
 	rec.ID, rec.Name, rec.Arguments = call.ID, call.Function.Name, call.Function.Arguments
+	rec.ResultBytes = len(rec.Result)
 	rec.Result = truncate(rec.Result, 2000) + fmt.Sprintf("\n[... result cut: %s tokens]", n)
 	tr.ToolCalls = append(tr.ToolCalls, rec)
 	return true

@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -136,7 +137,7 @@ func (t *retryTransport) once(req *http.Request, attempt int) (*http.Response, e
 		}
 		return nil, err
 	}
-	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	resp.Body = &cancelOnClose{ReadCloser: &limitedBody{body: resp.Body, left: MaxResponseBytes}, cancel: cancel}
 	return resp, nil
 }
 
@@ -208,3 +209,55 @@ func (c *cancelOnClose) Close() error {
 	c.cancel()
 	return err
 }
+
+// MaxResponseBytes bounds the body of a provider's response that is read
+// (8 MiB, millions of tokens: no model's reply comes near it). A larger
+// body is not decoded, so that a hostile or broken endpoint cannot make
+// the run hold it in memory: reading it fails with *ResponseTooLargeError.
+const MaxResponseBytes = 8 << 20
+
+// ResponseTooLargeError is a response body larger than MaxResponseBytes.
+type ResponseTooLargeError struct {
+	// Bytes is the size of the body: all of it when Complete, else as much
+	// as arrived within the request's time limit.
+	Bytes    int64
+	Complete bool
+}
+
+func (e *ResponseTooLargeError) Error() string {
+	size := fmt.Sprintf("%d bytes", e.Bytes)
+	if !e.Complete {
+		size = "more than " + size
+	}
+	return fmt.Sprintf("the response of %s is larger than the %d MiB a response may have", size, MaxResponseBytes>>20)
+}
+
+// limitedBody passes on the first MaxResponseBytes of a body; past them it
+// reads the rest only to count it, and fails.
+type limitedBody struct {
+	body io.ReadCloser
+	left int64
+	read int64
+	err  error
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.body.Read(p)
+	b.read += int64(n)
+	if int64(n) <= b.left {
+		b.left -= int64(n)
+		return n, err
+	}
+	// One byte beyond the limit: count the rest, hold nothing of it.
+	rest, drainErr := io.Copy(io.Discard, b.body)
+	b.err = &ResponseTooLargeError{Bytes: b.read + rest, Complete: err == io.EOF || drainErr == nil}
+	return 0, b.err
+}
+
+func (b *limitedBody) Close() error { return b.body.Close() }

@@ -254,3 +254,67 @@ func TestControlCharactersInModelTextAreEscapedInTestOutput(t *testing.T) {
 	assert.Contains(t, r.output, "answer: answer "+escaped)
 	assert.Contains(t, r.output, "fail (judge: no): judge says "+escaped)
 }
+
+// Enormous answers and an enormous tool result are stored cut, with their
+// full sizes, and a reply beyond what any model sends is not read at all:
+// results.jsonl and the cache stay small.
+func TestEnormousAnswersAndToolResultsAreStoredCut(t *testing.T) {
+	const answerBytes, hostileBytes = 4 << 20, 50 << 20
+	answer := strings.Repeat("enormous answer ", answerBytes/16)
+	hostile := strings.Repeat("hostile answer! ", hostileBytes/16)
+	plan := map[string]llmstub.Reply{"huge-tool": {ToolCalls: []llmstub.Call{{Name: "huge", Arguments: `{}`}}}}
+	stub := llmstub.Start(toolThenAnswer(plan, func(q string) string {
+		switch q {
+		case "huge-tool":
+			return "short answer"
+		case "hostile":
+			return hostile
+		}
+		return answer
+	}), llmstub.Options{})
+	defer stub.Close()
+	e := stubEnv(stub)
+	e["EVAL_SERVER"] = faultServer(t)
+	e["EVAL_MAX_TOKENS"] = "0" // no token limit: every text reaches the judge and the records
+	dir := t.TempDir()
+	r := runSuite(t, dir, caseYAML("answer-1", "answer-2", "answer-3", "hostile", "huge-tool"), e)
+	require.Len(t, r.records, 5, r.output)
+
+	for _, name := range []string{"answer-1", "answer-2", "answer-3"} {
+		rec := r.records[name]
+		assert.Equal(t, eval.Pass, rec.Status, "%s: %s", name, rec.Reason)
+		assert.Equal(t, answerBytes, rec.ResponseBytes, "%s: the full size is recorded", name)
+		assert.LessOrEqual(t, len(rec.Response), eval.MaxStoredText)
+		assert.True(t, strings.HasSuffix(rec.Response, fmt.Sprintf("\n[cut: %d bytes in all, the first %d kept]",
+			answerBytes, eval.MaxStoredText-64)), "%s: the cut is marked", name)
+		final := rec.Conversation[len(rec.Conversation)-1]
+		assert.Equal(t, answerBytes, final.ContentBytes)
+		assert.Equal(t, rec.Response, final.Content)
+	}
+	rec := r.records["hostile"]
+	assert.Equal(t, eval.Fail, rec.Status)
+	assert.Contains(t, rec.Reason, "the model's reply was not read: the response of")
+	assert.Contains(t, rec.Reason, "is larger than the 8 MiB a response may have")
+	assert.Greater(t, rec.ResponseBytes, hostileBytes, "the size of the whole response is recorded")
+	assert.Empty(t, rec.Response)
+
+	rec = r.records["huge-tool"]
+	require.Len(t, rec.ToolCalls, 1)
+	assert.Greater(t, rec.ToolCalls[0].ResultBytes, eval.MaxStoredText)
+	assert.LessOrEqual(t, len(rec.ToolCalls[0].Result), eval.MaxStoredText)
+	assert.Contains(t, rec.ToolCalls[0].Result, fmt.Sprintf("[cut: %d bytes in all", rec.ToolCalls[0].ResultBytes))
+	assert.Equal(t, rec.ToolCalls[0].ResultBytes, rec.Conversation[3].ContentBytes)
+
+	// Five cases, each storing a few texts of at most MaxStoredText.
+	records, err := os.Stat(filepath.Join(r.out, eval.RecordsFile))
+	require.NoError(t, err)
+	assert.Less(t, records.Size(), int64(5*4*eval.MaxStoredText))
+	var cached int64
+	for _, name := range []string{"cache.json", "cache.json.journal"} {
+		if info, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			cached += info.Size()
+		}
+	}
+	assert.Positive(t, cached, "the passes are cached")
+	assert.Less(t, cached, int64(5*4*eval.MaxStoredText))
+}

@@ -252,12 +252,16 @@ func (s *Suite) Run(ctx context.Context, c eval.Case, test string) (eval.Record,
 	cancel()
 	s.limiter.Release()
 	rec.Seconds = time.Since(start).Seconds()
+	s.redactor.Value(&rec)
+	// Stored texts are bounded (redaction came first, so that no cut
+	// leaves part of a secret behind), and so is the work of scoring them.
+	rec.Limit(eval.MaxStoredText)
 	// Metrics judge the model: a harness or provider error says nothing of it.
 	if rec.Status != eval.Error {
 		m := s.score(c, rec, tr)
+		s.redactor.Value(&m)
 		rec.Metrics = &m
 	}
-	s.redactor.Value(&rec)
 
 	// A reference run is not a model result: it neither adds to nor removes
 	// from the cache. An error (a provider or server failure) says nothing
@@ -308,6 +312,7 @@ func (s *Suite) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *ag
 		tr, err = agent.Run(ctx, s.chat, s.tools, cfg, c.Input)
 	}
 	var fault *mcpconn.ServerError
+	var tooLarge *llm.ResponseTooLargeError
 	rec.Response, rec.Conversation, rec.ToolCalls, rec.Usage = tr.Answer, tr.Conversation, tr.ToolCalls, tr.Usage
 	if rec.ToolCalls == nil {
 		rec.ToolCalls = []eval.ToolCall{}
@@ -316,6 +321,11 @@ func (s *Suite) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *ag
 	case errors.As(err, &fault):
 		rec.Status, rec.Reason = eval.Error, "MCP server fault: "+err.Error()
 		rec.ServerStderr = fault.Stderr
+		return tr
+	case errors.As(err, &tooLarge) && ctx.Err() == nil:
+		// A reply no model gives: the model's fault, not the provider's.
+		rec.Status, rec.Reason = eval.Fail, "the model's reply was not read: "+tooLarge.Error()
+		rec.ResponseBytes = int(tooLarge.Bytes)
 		return tr
 	case err != nil:
 		rec.Status, rec.Reason = eval.Error, s.providerError(ctx, err)
