@@ -34,9 +34,14 @@ type Config struct {
 	Model         string
 	SystemPrompt  string
 	MaxIterations int // default 10
-	// TokenLimit bounds every tool result (and the judge prompt); 0 disables it.
-	TokenLimit int
-	Counter    *tokens.Counter
+	// TokenLimit bounds every tool result (and the judge prompt); 0 disables
+	// it. LimitCounter counts for it: cl100k_base, as upstream did, whatever
+	// the model.
+	TokenLimit   int
+	LimitCounter *tokens.Counter
+	// Counter estimates the usage of a request the provider reported none
+	// for, in the encoding of the model asked (Model).
+	Counter *tokens.Counter
 }
 
 // Transcript is what one run of the loop produced.
@@ -193,15 +198,15 @@ func usageOf(resp llm.Response, sent []eval.Message, counter *tokens.Counter) ev
 }
 
 // exceeds reports whether text is over the token limit, with its token
-// count written out ("123,456", or "more than 123,456" when only a prefix
-// was counted).
+// count written out ("123,456", or "about 123,456" when a long run without
+// a place to split it was counted in parts, see tokens.Counter.Measure).
 func exceeds(cfg Config, text string) (bool, string) {
-	if cfg.Counter == nil {
+	if cfg.LimitCounter == nil {
 		return false, ""
 	}
-	over, n, exact := cfg.Counter.Exceeds(text, cfg.TokenLimit)
+	over, n, exact := cfg.LimitCounter.Exceeds(text, cfg.TokenLimit)
 	if !exact {
-		return over, "more than " + thousands(n)
+		return over, "about " + thousands(n)
 	}
 	return over, thousands(n)
 }

@@ -318,3 +318,52 @@ func TestEnormousAnswersAndToolResultsAreStoredCut(t *testing.T) {
 	assert.Positive(t, cached, "the passes are cached")
 	assert.Less(t, cached, int64(5*4*eval.MaxStoredText))
 }
+
+// The token limit counts in cl100k_base, as documented, whatever the model,
+// and reports a huge result's whole count; usage the provider did not
+// report is estimated in the encoding of the model asked.
+func TestTokensAreCountedAsDocumented(t *testing.T) {
+	chinese := strings.Repeat("遗传学研究助理", 1000) // 12,000 tokens in cl100k_base, 6,012 in o200k_base
+	t.Run("token limit", func(t *testing.T) {
+		plan := map[string]llmstub.Reply{"huge-tool": {ToolCalls: []llmstub.Call{{Name: "huge", Arguments: `{}`}}}}
+		stub := llmstub.Start(toolThenAnswer(plan, func(string) string { return chinese }), llmstub.Options{})
+		defer stub.Close()
+		e := stubEnv(stub)
+		e["EVAL_SERVER"] = faultServer(t)
+		e["EVAL_MODEL"] = "openai/gpt-4o" // o200k_base
+		e["EVAL_MAX_TOKENS"] = "9000"
+		r := runSuite(t, t.TempDir(), caseYAML("huge-tool", "chinese-answer"), e)
+		rec := r.records["huge-tool"]
+		assert.Equal(t, eval.TokenLimit, rec.Status)
+		assert.Equal(t, "token count exceeded: 510,002 > 9,000 (result of tool huge)", rec.Reason, "the whole result's count")
+		rec = r.records["chinese-answer"]
+		assert.Equal(t, eval.TokenLimit, rec.Status, "over the limit in cl100k_base, not in o200k_base: %s", rec.Reason)
+		assert.Regexp(t, `^evaluation skipped: judge prompt token count exceeded: 12,\d{3} > 9,000$`, rec.Reason)
+	})
+	t.Run("usage estimates", func(t *testing.T) {
+		// The same unreported usage, judged by models of two encodings.
+		estimated := func(judge string) int {
+			stub := llmstub.Start(func(req llmstub.Request) llmstub.Reply {
+				if req.ForcedTool() == llmstub.JudgeTool {
+					reply := llmstub.Verdict("yes", chinese)
+					reply.NoUsage = true
+					return reply
+				}
+				return llmstub.Reply{Content: chinese, NoUsage: true}
+			}, llmstub.Options{})
+			defer stub.Close()
+			e := stubEnv(stub)
+			e["EVAL_SERVER"] = faultServer(t)
+			e["EVAL_JUDGE_MODEL"] = judge
+			r := runSuite(t, t.TempDir(), caseYAML("estimated"), e)
+			rec := r.records["estimated"]
+			require.Equal(t, eval.Pass, rec.Status, rec.Reason)
+			require.True(t, rec.Usage.Estimated)
+			return rec.Usage.TotalTokens
+		}
+		cl100k, o200k := estimated("judge-of-cl100k"), estimated("openai/gpt-4o")
+		// The judge reads the answer and writes it back as its reason: some
+		// 12,000 tokens fewer in o200k_base each way.
+		assert.Greater(t, cl100k-o200k, 2*5000, "cl100k_base judge %d tokens, o200k_base judge %d", cl100k, o200k)
+	})
+}

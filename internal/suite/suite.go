@@ -39,7 +39,10 @@ type Suite struct {
 	tools    *mcpconn.Set
 	chat     llm.Chatter
 	limiter  *llm.Limiter
-	counter  *tokens.Counter
+	// counter, judgeCounter and limitCounter count tokens for usage
+	// estimates of the agent's and the judge's requests and for the token
+	// limit.
+	counter, judgeCounter, limitCounter *tokens.Counter
 	cache    *cache.Cache
 	records  *recordWriter
 	redactor *redact.Redactor
@@ -72,11 +75,19 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 	for i, name := range evalcase.SubtestNames(cases) {
 		s.Names[cases[i].Name] = name
 	}
-	counter, err := tokens.ForModel(st.Model)
-	if err != nil {
+	// The token limit counts in cl100k_base, as upstream did; usage the
+	// provider did not report is estimated in the encoding of the model
+	// asked, the agent's or the judge's.
+	var err error
+	if s.limitCounter, err = tokens.New(tokens.Default); err != nil {
 		return nil, err
 	}
-	s.counter = counter
+	if s.counter, err = tokens.ForModel(st.Model); err != nil {
+		return nil, err
+	}
+	if s.judgeCounter, err = tokens.ForModel(st.Judge); err != nil {
+		return nil, err
+	}
 
 	specs, opts := st.Servers, mcpconn.Options{CallTimeout: st.ToolTimeout}
 	s.servers = specs
@@ -295,7 +306,8 @@ func (s *Suite) score(c eval.Case, rec eval.Record, tr *agent.Transcript) eval.M
 // agent's transcript.
 func (s *Suite) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *agent.Transcript {
 	st := s.Settings
-	cfg := agent.Config{Model: st.Model, SystemPrompt: st.SystemPrompt, MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens, Counter: s.counter}
+	cfg := agent.Config{Model: st.Model, SystemPrompt: st.SystemPrompt, MaxIterations: st.MaxIterations,
+		TokenLimit: st.MaxTokens, LimitCounter: s.limitCounter, Counter: s.counter}
 	var retries atomic.Int64
 	ctx = llm.WithRetryCounter(ctx, &retries)
 	defer func() { rec.Retries = int(retries.Load()) }()
@@ -356,7 +368,7 @@ func (s *Suite) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *ag
 		return tr
 	}
 	jcfg := cfg
-	jcfg.Model = st.Judge
+	jcfg.Model, jcfg.Counter = st.Judge, s.judgeCounter
 	v, err := agent.Judge(ctx, s.chat, jcfg, c.Input, c.Expected, tr.Answer)
 	rec.Usage.Add(v.Usage)
 	switch {
