@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -81,6 +82,10 @@ type Responder func(Request) Reply
 
 // Options inject latency and faults.
 type Options struct {
+	// Models, when set, are the models the stub serves: GET /models lists
+	// them, and a chat request for another model is answered 404, as
+	// OpenAI answers it. Unset, every model is served and /models is not.
+	Models     []string
 	Latency    time.Duration
 	Rate429    float64 // share of requests answered 429
 	Rate500    float64 // share of requests answered 500
@@ -144,6 +149,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	defer s.inFlight.Add(-1)
 	for p := s.peak.Load(); n > p && !s.peak.CompareAndSwap(p, n); p = s.peak.Load() {
 	}
+	if strings.HasSuffix(r.URL.Path, "/models") && r.Method == http.MethodGet && len(s.opts.Models) > 0 {
+		writeModels(w, s.opts.Models)
+		return
+	}
 	if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 		http.Error(w, `{"error":{"message":"not found"}}`, http.StatusNotFound)
 		return
@@ -151,6 +160,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	var req Request
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		writeError(w, http.StatusBadRequest, "", "invalid JSON body: "+err.Error())
+		return
+	}
+	if len(s.opts.Models) > 0 && !slices.Contains(s.opts.Models, req.Model) {
+		writeError(w, http.StatusNotFound, "", fmt.Sprintf("The model `%s` does not exist or you do not have access to it.", req.Model))
 		return
 	}
 	if !sleep(r, s.opts.Latency) {
@@ -228,6 +241,16 @@ func writeError(w http.ResponseWriter, status int, retryAfter, msg string) {
 	}
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": "stub_error", "code": status}})
+}
+
+// writeModels answers GET /models as OpenAI does.
+func writeModels(w http.ResponseWriter, models []string) {
+	data := make([]map[string]any, len(models))
+	for i, m := range models {
+		data[i] = map[string]any{"id": m, "object": "model", "owned_by": "llmstub"}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
 }
 
 var ids atomic.Int64

@@ -56,6 +56,10 @@ type Suite struct {
 
 	repeatMu sync.Mutex
 	repeats  map[string]int // runs so far, by case name
+
+	// checkProvider checks the provider once, before the first case that
+	// needs it; a failure stops the run.
+	checkProvider func(ctx context.Context) error
 }
 
 // Server describes how to start the MCP servers when Settings.Servers is
@@ -105,10 +109,12 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		if retries == 0 {
 			retries = -1 // RetryPolicy: negative means none, zero means the default
 		}
-		s.chat = llm.New(llm.Config{
+		client := llm.New(llm.Config{
 			BaseURL: st.BaseURL, APIKey: st.APIKey, Headers: st.Headers, Limiter: s.limiter, Timeout: st.RequestTimeout,
 			Retry: llm.RetryPolicy{MaxRetries: retries, Initial: st.RetryWait, Max: st.RetryMaxWait},
 		})
+		s.chat = client
+		s.checkProvider = s.providerCheck(client)
 	}
 
 	if s.cache, err = cache.Open(st.Cache); err != nil {
@@ -247,6 +253,16 @@ func (s *Suite) Run(ctx context.Context, c eval.Case, test string) (eval.Record,
 		}
 	}
 
+	if s.checkProvider != nil {
+		if err := s.checkProvider(ctx); err != nil {
+			if s.Aborted() != "" {
+				return rec, ErrStopped
+			}
+			rec.Status, rec.Reason = eval.Error, "not started: "+describeCtx(ctx, err)
+			s.records.Write(rec)
+			return rec, nil
+		}
+	}
 	if err := s.limiter.Acquire(ctx); err != nil {
 		rec.Status, rec.Reason = eval.Error, "not started: "+describeCtx(ctx, err)
 		s.records.Write(rec)
@@ -385,6 +401,64 @@ func (s *Suite) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *ag
 		}
 	}
 	return tr
+}
+
+// providerCheck returns the check of the provider that runs before the
+// first case needing it: once, whichever case comes first, the others
+// waiting for its outcome. A provider that cannot be reached, refuses the
+// key or does not serve the model stops the run with one message that
+// names the setting to fix.
+func (s *Suite) providerCheck(client *llm.Client) func(ctx context.Context) error {
+	var once sync.Once
+	var failed error
+	done := make(chan struct{})
+	return func(ctx context.Context) error {
+		once.Do(func() {
+			defer close(done)
+			st := s.Settings
+			models := []string{st.Model}
+			if st.JudgeEnabled() && st.Judge != st.Model {
+				models = append(models, st.Judge)
+			}
+			// The check is the run's, not the case's: it is not cut short
+			// by the first case's time limit.
+			err := client.Check(context.WithoutCancel(ctx), models...)
+			if err == nil {
+				return
+			}
+			failed = err
+			stop := s.redactor.String(s.describeCheck(err))
+			s.aborted.CompareAndSwap(nil, &stop)
+		})
+		select {
+		case <-done:
+			return failed
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// describeCheck says what a failed provider check means and which setting
+// to fix.
+func (s *Suite) describeCheck(err error) string {
+	st := s.Settings
+	var unreachable *llm.UnreachableError
+	var rejected *llm.RejectedKeyError
+	var unknown *llm.UnknownModelError
+	switch {
+	case errors.As(err, &unreachable) && st.Provider == "custom":
+		return fmt.Sprintf("%v. Check OPENAI_BASE_URL (or -base-url): no case was run", err)
+	case errors.As(err, &unreachable):
+		return fmt.Sprintf("%v. Check the network connection (the endpoint comes with %s; OPENAI_BASE_URL sets another): no case was run", err, st.KeyVar)
+	case errors.As(err, &rejected):
+		return fmt.Sprintf("%v. Check %s: no case was run", err, orDefault(st.KeyVar, "the API key"))
+	case errors.As(err, &unknown) && unknown.Model == st.Model:
+		return fmt.Sprintf("%v at %s. Check EVAL_MODEL (or -model): no case was run", err, st.BaseURL)
+	case errors.As(err, &unknown):
+		return fmt.Sprintf("%v at %s. Check EVAL_JUDGE_MODEL (or -judge-model): no case was run", err, st.BaseURL)
+	}
+	return err.Error()
 }
 
 // providerError describes a provider failure; an authentication failure
