@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -708,4 +711,134 @@ func TestCloseDuringRestart(t *testing.T) {
 	require.ErrorAs(t, <-crashed, &serverErr)
 	_, err = srv.Call(context.Background(), "echo", map[string]any{"text": "x"})
 	require.ErrorContains(t, err, "is closed")
+}
+
+// awayServer serves the test tools over streamable HTTP on a fixed address
+// and can go away and come back there, as a restarted or redeployed server
+// does: the new one forgets every session.
+type awayServer struct {
+	t    *testing.T
+	addr string
+	mu   sync.Mutex
+	srv  *http.Server
+}
+
+func startAwayServer(t *testing.T) *awayServer {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	a := &awayServer{t: t, addr: ln.Addr().String()}
+	a.serve(ln)
+	t.Cleanup(a.down)
+	return a
+}
+
+func (a *awayServer) spec() string { return "http://" + a.addr + "/mcp" }
+
+func (a *awayServer) serve(ln net.Listener) {
+	srv := &http.Server{Handler: server.NewStreamableHTTPServer(newTestServer(modeTools, false), server.WithStateful(true))}
+	a.mu.Lock()
+	a.srv = srv
+	a.mu.Unlock()
+	go srv.Serve(ln)
+}
+
+// down closes the listener and every connection.
+func (a *awayServer) down() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.srv != nil {
+		a.srv.Close()
+		a.srv = nil
+	}
+}
+
+// up listens on the same address again.
+func (a *awayServer) up() {
+	var ln net.Listener
+	var err error
+	for range 50 { // the port may take a moment to be free again
+		if ln, err = net.Listen("tcp", a.addr); err == nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	require.NoError(a.t, err)
+	a.serve(ln)
+}
+
+// An HTTP server away for 3 s: the calls made while it is away wait for it
+// to come back, and every later call succeeds; the restarts are not used
+// up by the refused connections.
+func TestHTTPServerAwayForSecondsIsReconnected(t *testing.T) {
+	t.Parallel()
+	away := startAwayServer(t)
+	set := connect(t, []string{away.spec()}, Options{ReconnectFor: time.Minute})
+	assert.Equal(t, "a", call(t, set, "echo", map[string]any{"text": "a"}).Text)
+
+	away.down()
+	back := make(chan struct{})
+	go func() {
+		time.Sleep(3 * time.Second)
+		away.up()
+		close(back)
+	}()
+	// The first call meets the closed server: a server fault, like a call
+	// in flight when a server crashes.
+	_, err := set.Call(context.Background(), "echo", map[string]any{"text": "b"})
+	var serverErr *ServerError
+	require.ErrorAs(t, err, &serverErr)
+
+	// Calls made while it is away wait for it.
+	const waiting = 8
+	errs := make(chan error, waiting)
+	for i := range waiting {
+		go func() {
+			res, err := set.Call(context.Background(), "echo", map[string]any{"text": fmt.Sprint(i)})
+			if err == nil && res.Text != fmt.Sprint(i) {
+				err = fmt.Errorf("call %d answered %q", i, res.Text)
+			}
+			errs <- err
+		}()
+	}
+	for range waiting {
+		require.NoError(t, <-errs)
+	}
+	<-back
+	for i := range 30 {
+		assert.Equal(t, fmt.Sprint(i), call(t, set, "echo", map[string]any{"text": fmt.Sprint(i)}).Text)
+	}
+	assert.Equal(t, 1, set.Restarts(), "one restart, however many connections were refused")
+}
+
+// A network server that does not come back within ReconnectFor fails the
+// calls waiting for it, and Close ends a reconnection at once.
+func TestHTTPServerThatStaysAway(t *testing.T) {
+	t.Parallel()
+	away := startAwayServer(t)
+	set := connect(t, []string{away.spec()}, Options{ReconnectFor: 500 * time.Millisecond, MaxRestarts: 1})
+	away.down()
+	_, err := set.Call(context.Background(), "echo", map[string]any{"text": "b"})
+	var serverErr *ServerError
+	require.ErrorAs(t, err, &serverErr)
+	_, err = set.Call(context.Background(), "echo", map[string]any{"text": "c"})
+	require.ErrorAs(t, err, &serverErr)
+	assert.Contains(t, err.Error(), "connection refused")
+
+	// Closing during a reconnection returns without waiting it out.
+	other := startAwayServer(t)
+	srv, err := Connect(context.Background(), other.spec(), Options{ReconnectFor: time.Hour})
+	require.NoError(t, err)
+	other.down()
+	_, err = srv.Call(context.Background(), "echo", map[string]any{"text": "b"})
+	require.ErrorAs(t, err, &serverErr)
+	closed := make(chan struct{})
+	go func() {
+		srv.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(time.Minute):
+		t.Fatal("Close waited for the reconnection")
+	}
 }

@@ -93,7 +93,7 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		return nil, err
 	}
 
-	specs, opts := st.Servers, mcpconn.Options{CallTimeout: st.ToolTimeout}
+	specs, opts := st.Servers, mcpconn.Options{CallTimeout: st.ToolTimeout, ReconnectFor: st.CaseTimeout}
 	s.servers = specs
 	if len(specs) == 0 {
 		specs, opts.Env, s.servers = []string{bundled.Spec}, bundled.Env, []string{bundled.Display}
