@@ -62,7 +62,7 @@ func TestCheck(t *testing.T) {
 		{name: "not listed, but served", script: []http.HandlerFunc{models("other"), completion("OK")}, models: []string{"m"},
 			requests: []string{"/v1/models", "/v1/chat/completions"}},
 		{name: "not served: 404", script: []http.HandlerFunc{models("other"), apiError(404, "The model `m` does not exist")}, models: []string{"m"},
-			want: `the provider does not serve the model "m" (provider returned HTTP 404: error, status code: 404, status: 404 Not Found, message: The model ` + "`m`" + ` does not exist)`,
+			want:     `the provider does not serve the model "m" (provider returned HTTP 404: error, status code: 404, status: 404 Not Found, message: The model ` + "`m`" + ` does not exist)`,
 			requests: []string{"/v1/models", "/v1/chat/completions"}},
 		{name: "not served: invalid model id", script: []http.HandlerFunc{models("other"), apiError(400, "x/y is not a valid model ID")}, models: []string{"x/y"},
 			want: `the provider does not serve the model "x/y"`, requests: []string{"/v1/models", "/v1/chat/completions"}},

@@ -123,11 +123,11 @@ func (e *ServerError) Unwrap() error { return e.Err }
 // Server is one connected MCP server. A server that crashes or hangs during a
 // call is restarted (see Options.MaxRestarts).
 type Server struct {
-	Spec   string
-	opts   Options
+	Spec string
+	opts Options
 	// life ends when the server is closed: it stops a reconnection.
-	life context.Context
-	stop context.CancelFunc
+	life   context.Context
+	stop   context.CancelFunc
 	stderr *tailBuffer        // every process started for this server
 	tools  []eval.Tool        // listed at Connect
 	info   mcp.Implementation // serverInfo of the first initialize

@@ -36,21 +36,21 @@ type Suite struct {
 	// Names holds each case's subtest name, by case name.
 	Names map[string]string
 
-	tools    *mcpconn.Set
-	chat     llm.Chatter
-	limiter  *llm.Limiter
+	tools   *mcpconn.Set
+	chat    llm.Chatter
+	limiter *llm.Limiter
 	// counter, judgeCounter and limitCounter count tokens for usage
 	// estimates of the agent's and the judge's requests and for the token
 	// limit.
 	counter, judgeCounter, limitCounter *tokens.Counter
-	cache    *cache.Cache
-	records  *recordWriter
-	redactor *redact.Redactor
-	started  time.Time
-	log      io.Writer
-	servers  []string // display names
-	aborted  atomic.Pointer[string]
-	toolHash string
+	cache                               *cache.Cache
+	records                             *recordWriter
+	redactor                            *redact.Redactor
+	started                             time.Time
+	log                                 io.Writer
+	servers                             []string // display names
+	aborted                             atomic.Pointer[string]
+	toolHash                            string
 	// cacheWarned counts the cache warnings already printed.
 	cacheWarned int
 
