@@ -82,13 +82,20 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	counter, _ := ctx.Value(retryCounterKey{}).(*atomic.Int64)
 	var waited time.Duration
 	for attempt := 0; ; attempt++ {
+		var tk ticket
+		if t.limiter != nil {
+			var err error
+			if tk, err = t.limiter.admit(ctx, req.ContentLength); err != nil {
+				return nil, err
+			}
+		}
 		resp, err := t.once(req, attempt)
 		retry, after := t.retryable(resp, err)
+		if t.limiter != nil {
+			t.limiter.observe(tk, resp, after)
+		}
 		// The caller's own context ending is final, not a transient failure.
 		if !retry || attempt >= t.policy.MaxRetries || ctx.Err() != nil {
-			if err == nil && resp.StatusCode < 300 && t.limiter != nil {
-				t.limiter.succeeded()
-			}
 			return resp, err
 		}
 		wait := t.policy.backoff(attempt)
@@ -156,16 +163,22 @@ func (t *retryTransport) retryable(resp *http.Response, err error) (bool, time.D
 		return false, 0
 	}
 	switch resp.StatusCode {
-	case http.StatusTooManyRequests:
-		if t.limiter != nil {
-			t.limiter.throttled()
-		}
-		return true, retryAfter(resp.Header.Get("Retry-After"))
-	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable,
-		http.StatusGatewayTimeout, 529:
-		return true, retryAfter(resp.Header.Get("Retry-After"))
+	case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
+		http.StatusServiceUnavailable, http.StatusGatewayTimeout, 529:
+		return true, retryAfterOf(resp.Header)
 	}
 	return false, 0
+}
+
+// retryAfterOf returns the wait a response asks for: retry-after-ms (OpenAI,
+// Azure) when given, else Retry-After.
+func retryAfterOf(h http.Header) time.Duration {
+	if ms := h.Get("Retry-After-Ms"); ms != "" {
+		if n, err := strconv.ParseFloat(ms, 64); err == nil && n >= 0 && n < math.MaxInt64/float64(time.Millisecond) {
+			return time.Duration(n * float64(time.Millisecond))
+		}
+	}
+	return retryAfter(h.Get("Retry-After"))
 }
 
 // retryAfter parses a Retry-After header: seconds or an HTTP date. Values

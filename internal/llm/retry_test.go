@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -317,25 +318,32 @@ func TestNonJSON429Exhausted(t *testing.T) {
 	assert.False(t, IsAuthError(err))
 }
 
+// A provider that answers nothing but 429s, without rate-limit headers, is
+// over its limit: the run's concurrency halves, and grows back with
+// successes.
 func TestLimiterSlowsDownOnThrottling(t *testing.T) {
 	throttle := apiError(429, "slow down", "Retry-After", "0")
-	p := startProvider(t, throttle, throttle, throttle, completion("ok"))
-	lim := newTestLimiter(8)
-	c := p.client(func(c *Config) { c.Limiter = lim })
+	script := []http.HandlerFunc{}
+	for range window / 2 {
+		script = append(script, throttle)
+	}
+	p := startProvider(t, append(script, completion("ok"))...)
+	lim := NewLimiter(8)
+	c := p.client(func(c *Config) { c.Limiter, c.Retry.MaxRetries = lim, window })
 
 	_, err := c.Chat(context.Background(), question())
 	require.NoError(t, err)
 	cur, lowest := lim.Limit()
-	assert.Equal(t, 1, cur, "three 429s halve 8 to 1")
-	assert.Equal(t, 1, lowest)
+	assert.Equal(t, 4, cur, "%d 429s in a row halve 8", window/2)
+	assert.Equal(t, 4, lowest)
 
-	for range 2 * recoverAfter {
+	for range 2*recoverAfter - 1 {
 		_, err := c.Chat(context.Background(), question())
 		require.NoError(t, err)
 	}
 	cur, lowest = lim.Limit()
-	assert.Equal(t, 3, cur, "every %d successes raise the limit by one", recoverAfter)
-	assert.Equal(t, 1, lowest)
+	assert.Equal(t, 6, cur, "every %d successes raise the limit by one", recoverAfter)
+	assert.Equal(t, 4, lowest)
 }
 
 // Against the project's stub injecting 429s and 500s, every fault is retried
@@ -347,7 +355,7 @@ func TestStubFaultsAreRetriedUnderLimiter(t *testing.T) {
 	t.Cleanup(stub.Close)
 
 	const cases, limit = 24, 4
-	lim := newTestLimiter(limit)
+	lim := NewLimiter(limit)
 	c := New(Config{BaseURL: stub.BaseURL(), APIKey: testKey, Limiter: lim,
 		Retry: RetryPolicy{MaxRetries: 25, Initial: time.Millisecond, Max: 2 * time.Millisecond}})
 	var retries atomic.Int64
@@ -375,8 +383,6 @@ func TestStubFaultsAreRetriedUnderLimiter(t *testing.T) {
 	assert.EqualValues(t, stub.Faults(), retries.Load(), "one retry per injected fault")
 	assert.Equal(t, cases+stub.Faults(), stub.Requests())
 	assert.LessOrEqual(t, stub.PeakInFlight(), limit)
-	_, lowest := lim.Limit()
-	assert.Less(t, lowest, limit, "429s lowered the limit")
 }
 
 func TestBackoffWindow(t *testing.T) {
@@ -470,4 +476,81 @@ func TestTimeoutErrorIsATimeout(t *testing.T) {
 	var ne net.Error
 	require.ErrorAs(t, err, &ne)
 	assert.True(t, ne.Timeout())
+}
+
+// inFlightMeter wraps a handler and records how many requests were in
+// progress whenever one arrived.
+type inFlightMeter struct {
+	next      http.Handler
+	now       atomic.Int64
+	sum, seen atomic.Int64
+}
+
+func (m *inFlightMeter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	m.sum.Add(m.now.Add(1))
+	m.seen.Add(1)
+	defer m.now.Add(-1)
+	m.next.ServeHTTP(w, r)
+}
+
+func (m *inFlightMeter) mean() float64 { return float64(m.sum.Load()) / float64(max(m.seen.Load(), 1)) }
+
+// runCases runs cases that each hold a limiter slot for three requests.
+func runCases(t *testing.T, c *Client, lim *Limiter, cases int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make([]error, cases)
+	for i := range cases {
+		wg.Go(func() {
+			if errs[i] = lim.Acquire(context.Background()); errs[i] != nil {
+				return
+			}
+			defer lim.Release()
+			for range 3 {
+				if _, errs[i] = c.Chat(context.Background(), question()); errs[i] != nil {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		require.NoError(t, err, "case %d", i)
+	}
+}
+
+// 20% 429s and 5% 500s at random are noise, not a rate limit: the run keeps
+// its concurrency (each request waits and retries on its own).
+func TestNoiseKeepsTheConcurrency(t *testing.T) {
+	stub := llmstub.New(func(llmstub.Request) llmstub.Reply { return llmstub.Reply{Content: "ok"} },
+		llmstub.Options{Latency: 20 * time.Millisecond, Rate429: 0.2, Rate500: 0.05, RetryAfter: "0", Seed: 11})
+	meter := &inFlightMeter{next: stub}
+	server := httptest.NewServer(meter)
+	t.Cleanup(server.Close)
+	const limit = 16
+	lim := NewLimiter(limit)
+	c := New(Config{BaseURL: server.URL + "/v1", APIKey: testKey, Limiter: lim,
+		Retry: RetryPolicy{MaxRetries: 20, Initial: time.Millisecond, Max: 2 * time.Millisecond}})
+	runCases(t, c, lim, 10*limit)
+	assert.Positive(t, stub.Faults())
+	t.Logf("%d requests, %d faults, %.1f in flight on average", stub.Requests(), stub.Faults(), meter.mean())
+	assert.Greater(t, meter.mean(), 0.6*limit, "requests in flight when one arrives, on average")
+}
+
+// Against a provider that enforces 100 requests per second and says so in
+// its rate-limit headers, requests are paced: hardly any is refused.
+func TestRateLimitHeadersPaceTheRequests(t *testing.T) {
+	const rate = 100
+	stub := llmstub.Start(func(llmstub.Request) llmstub.Reply { return llmstub.Reply{Content: "ok"} },
+		llmstub.Options{Latency: 10 * time.Millisecond, RateLimit: rate})
+	t.Cleanup(stub.Close)
+	lim := NewLimiter(16)
+	c := New(Config{BaseURL: stub.BaseURL(), APIKey: testKey, Limiter: lim,
+		Retry: RetryPolicy{MaxRetries: 5, Initial: 10 * time.Millisecond, Max: time.Second}})
+	const cases = 100 // 300 requests: 3 s at the provider's rate
+	runCases(t, c, lim, cases)
+	t.Logf("%d requests, %d refused by the rate limit", stub.Requests(), stub.Throttled())
+	assert.Less(t, stub.Throttled(), 3*cases/20, "refused requests: fewer than 5%")
+	cur, _ := lim.Limit()
+	assert.Equal(t, 16, cur, "429s the headers explain leave the concurrency to the pacing")
 }

@@ -8,10 +8,12 @@ package llmstub
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -91,6 +93,13 @@ type Options struct {
 	Rate500    float64 // share of requests answered 500
 	RetryAfter string  // Retry-After sent with 429s (default "0")
 	Seed       uint64
+	// RateLimit, when set, enforces that many chat requests per second,
+	// as a provider's rate limit does: a budget of one second's requests
+	// that refills continuously, counted as requests arrive. Every
+	// response carries OpenAI's x-ratelimit-limit-requests, -remaining-
+	// and -reset-requests headers; a request beyond the budget is answered
+	// 429 at once, with Retry-After and retry-after-ms.
+	RateLimit float64
 }
 
 // Server is a stub. Start runs one on a loopback port; a Server is also an
@@ -107,6 +116,11 @@ type Server struct {
 	total, faults atomic.Int64
 	inFlight      atomic.Int64
 	peak          atomic.Int64
+
+	// The rate limit's budget (see Options.RateLimit).
+	bucket     float64
+	refilledAt time.Time
+	throttled  atomic.Int64
 }
 
 // New returns a stub handler, not yet serving.
@@ -132,6 +146,10 @@ func (s *Server) Requests() int { return int(s.total.Load()) }
 
 // Faults returns the number of injected 429 and 500 responses.
 func (s *Server) Faults() int { return int(s.faults.Load()) }
+
+// Throttled returns the number of requests answered 429 by the rate limit
+// (Options.RateLimit).
+func (s *Server) Throttled() int { return int(s.throttled.Load()) }
 
 // PeakInFlight returns the most requests that were in progress at once.
 func (s *Server) PeakInFlight() int { return int(s.peak.Load()) }
@@ -164,6 +182,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(s.opts.Models) > 0 && !slices.Contains(s.opts.Models, req.Model) {
 		writeError(w, http.StatusNotFound, "", fmt.Sprintf("The model `%s` does not exist or you do not have access to it.", req.Model))
+		return
+	}
+	if s.opts.RateLimit > 0 && !s.admit(w.Header()) {
+		s.throttled.Add(1)
+		writeError(w, http.StatusTooManyRequests, "", "Rate limit reached for requests")
 		return
 	}
 	if !sleep(r, s.opts.Latency) {
@@ -216,6 +239,38 @@ func sleep(r *http.Request, d time.Duration) bool {
 	case <-r.Context().Done():
 		return false
 	}
+}
+
+// admit takes one request from the rate limit's budget and sets the
+// rate-limit headers; it reports false, with Retry-After set, when the
+// budget is spent.
+func (s *Server) admit(h http.Header) bool {
+	rate := s.opts.RateLimit
+	size := max(rate, 1)
+	s.mu.Lock()
+	now := time.Now()
+	if s.refilledAt.IsZero() {
+		s.bucket = size
+	} else {
+		s.bucket = min(size, s.bucket+rate*now.Sub(s.refilledAt).Seconds())
+	}
+	s.refilledAt = now
+	ok := s.bucket >= 1
+	if ok {
+		s.bucket--
+	}
+	level := s.bucket
+	s.mu.Unlock()
+	seconds := func(x float64) time.Duration { return time.Duration(x / rate * float64(time.Second)).Round(time.Millisecond) }
+	h.Set("X-Ratelimit-Limit-Requests", strconv.FormatFloat(size, 'f', -1, 64))
+	h.Set("X-Ratelimit-Remaining-Requests", strconv.Itoa(int(level)))
+	h.Set("X-Ratelimit-Reset-Requests", seconds(size-level).String())
+	if !ok {
+		next := seconds(1 - level)
+		h.Set("Retry-After", strconv.Itoa(int(math.Ceil(next.Seconds()))))
+		h.Set("Retry-After-Ms", strconv.FormatInt(next.Milliseconds(), 10))
+	}
+	return ok
 }
 
 func (s *Server) fault() int {
