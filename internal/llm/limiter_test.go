@@ -57,8 +57,6 @@ func TestNewLimiterAtLeastOne(t *testing.T) {
 	}
 }
 
-
-
 func TestLimiterRaisedLimitWakesWaiter(t *testing.T) {
 	lim := NewLimiter(2)
 	throttle(lim, 1) // limit 1
@@ -211,8 +209,6 @@ func TestLimiterFIFO(t *testing.T) {
 	}
 	assert.Equal(t, []int{0, 1, 2, 3, 4, 5}, got)
 }
-
-
 
 // response is a response of the given status with header pairs (name,
 // value, ...).

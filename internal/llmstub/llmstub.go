@@ -261,7 +261,9 @@ func (s *Server) admit(h http.Header) bool {
 	}
 	level := s.bucket
 	s.mu.Unlock()
-	seconds := func(x float64) time.Duration { return time.Duration(x / rate * float64(time.Second)).Round(time.Millisecond) }
+	seconds := func(x float64) time.Duration {
+		return time.Duration(x / rate * float64(time.Second)).Round(time.Millisecond)
+	}
 	h.Set("X-Ratelimit-Limit-Requests", strconv.FormatFloat(size, 'f', -1, 64))
 	h.Set("X-Ratelimit-Remaining-Requests", strconv.Itoa(int(level)))
 	h.Set("X-Ratelimit-Reset-Requests", seconds(size-level).String())
