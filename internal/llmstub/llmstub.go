@@ -2,7 +2,9 @@
 // benchmarks and key-less demos. A Responder decides each reply; Replay
 // answers like a correct agent by replaying each case's reference tool calls
 // and approving every answer as judge. Options inject latency, 429s with
-// Retry-After and 500s; counters report requests and peak concurrency.
+// Retry-After and 500s, enforce a rate limit with OpenAI's rate-limit
+// headers, and serve a list of models; counters report requests, faults,
+// throttled requests and peak concurrency.
 package llmstub
 
 import (
@@ -92,7 +94,11 @@ type Options struct {
 	Rate429    float64 // share of requests answered 429
 	Rate500    float64 // share of requests answered 500
 	RetryAfter string  // Retry-After sent with 429s (default "0")
-	Seed       uint64
+	// ThrottleStatus, when set, answers the Rate429 share with this status
+	// instead (503, say), Retry-After included: the same requests and
+	// waits without a sign of throttling, to compare with.
+	ThrottleStatus int
+	Seed           uint64
 	// RateLimit, when set, enforces that many chat requests per second,
 	// as a provider's rate limit does: a budget of one second's requests
 	// that refills continuously, counted as requests arrive. Every
@@ -192,10 +198,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if !sleep(r, s.opts.Latency) {
 		return
 	}
-	if status := s.fault(); status != 0 {
+	if status, throttle := s.fault(); status != 0 {
 		s.faults.Add(1)
 		retryAfter := ""
-		if status == http.StatusTooManyRequests {
+		if throttle {
 			retryAfter = s.opts.RetryAfter
 			if retryAfter == "" {
 				retryAfter = "0"
@@ -275,20 +281,25 @@ func (s *Server) admit(h http.Header) bool {
 	return ok
 }
 
-func (s *Server) fault() int {
+// fault draws whether to inject a fault: its status, and whether it is
+// of the Rate429 share.
+func (s *Server) fault() (status int, throttle bool) {
 	if s.opts.Rate429 == 0 && s.opts.Rate500 == 0 {
-		return 0
+		return 0, false
 	}
 	s.mu.Lock()
 	x := s.rng.Float64()
 	s.mu.Unlock()
 	switch {
 	case x < s.opts.Rate429:
-		return http.StatusTooManyRequests
+		if s.opts.ThrottleStatus != 0 {
+			return s.opts.ThrottleStatus, true
+		}
+		return http.StatusTooManyRequests, true
 	case x < s.opts.Rate429+s.opts.Rate500:
-		return http.StatusInternalServerError
+		return http.StatusInternalServerError, false
 	}
-	return 0
+	return 0, false
 }
 
 func writeError(w http.ResponseWriter, status int, retryAfter, msg string) {
