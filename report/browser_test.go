@@ -466,7 +466,8 @@ func TestRepeatedRunInBrowser(t *testing.T) {
 
 // TestLargeReportInBrowser opens a 10,000-case report with 20 KB
 // conversations and checks that it loads, pages, filters, searches and
-// opens a case in reasonable time.
+// opens a case; it logs how long each took (cmd/evalbench measures the
+// report's speed, which a busy machine would make a test's limit about).
 func TestLargeReportInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("opens a 10,000-case report")
@@ -479,9 +480,7 @@ func TestLargeReportInBrowser(t *testing.T) {
 	p := openBrowser(t)
 	start := time.Now()
 	p.open(path)
-	loaded := time.Since(start)
-	t.Logf("10,000 cases: table shown in %v", loaded)
-	assert.Less(t, loaded, 30*time.Second)
+	t.Logf("10,000 cases: table shown in %v", time.Since(start))
 	p.waitFor(`document.readyState === 'complete'`)
 	t.Logf("10,000 cases: whole page loaded in %v", time.Since(start))
 
@@ -495,7 +494,6 @@ func TestLargeReportInBrowser(t *testing.T) {
 		t.Helper()
 		ms := jsEval[float64](p, `(() => { const t0 = performance.now(); `+expr+`; return performance.now() - t0; })()`)
 		t.Logf("%s: %.0f ms", what, ms)
-		assert.Less(t, ms, 3000.0, what)
 	}
 	timed("filter by status", `document.querySelector('.chip[data-status="fail"]').click()`)
 	assert.Len(t, rowIDs(p), 200)
@@ -504,7 +502,6 @@ func TestLargeReportInBrowser(t *testing.T) {
 	p.search("case 09999")
 	p.waitForRows(9999)
 	t.Logf("search (with its 120 ms debounce): %v", time.Since(searchStart))
-	assert.Less(t, time.Since(searchStart), 3*time.Second)
 	timed("open a case", `document.querySelector('#cases tr[data-id="9999"]').click()`)
 	assert.Equal(t, len(d.Cases[9999].Record.Conversation), jsEval[int](p, `document.querySelectorAll('#detail .msg').length`))
 	p.assertClean()

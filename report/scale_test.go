@@ -89,8 +89,10 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 }
 
 // TestWriteScalesLinearly writes reports of 1,000 and 10,000 cases: ten
-// times the cases must cost far less than a hundred times the time (which a
-// quadratic step would), and the 10,000-case report must stay in budget.
+// times the cases must cost far less than a hundred times the work (which a
+// quadratic step would). The work is the process's CPU time, which other
+// processes on the machine do not inflate; how long a report takes is
+// measured by cmd/evalbench.
 func TestWriteScalesLinearly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes a 10,000-case report")
@@ -101,19 +103,18 @@ func TestWriteScalesLinearly(t *testing.T) {
 		var size int64
 		for range 2 {
 			cw := &countingWriter{}
-			start := time.Now()
+			start := cpuTime(t)
 			require.NoError(t, Write(cw, d))
-			best = min(best, time.Since(start))
+			best = min(best, cpuTime(t)-start)
 			size = cw.n
 		}
 		return best, size
 	}
 	small, _ := timeWrite(syntheticData(1000, convBytes))
 	big, size := timeWrite(syntheticData(10000, convBytes))
-	t.Logf("1,000 cases: %v; 10,000 cases: %v for %d MB", small, big, size>>20)
+	t.Logf("1,000 cases: %v CPU; 10,000 cases: %v CPU for %d MB", small, big, size>>20)
 	require.Greater(t, size, int64(10000*convBytes), "every case's tool results are in the report")
-	require.Less(t, big, 30*small, "10x the cases took more than 30x the time: something is worse than linear")
-	require.Less(t, big, 20*time.Second, "10,000 cases took far longer than the 5 s budget")
+	require.Less(t, big, 30*small, "10x the cases took more than 30x the CPU time: something is worse than linear")
 }
 
 var _ io.Writer = (*countingWriter)(nil)
