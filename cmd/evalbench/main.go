@@ -10,6 +10,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -557,12 +559,34 @@ func (b *bench) tokenSpeed() ([]row, error) {
 	start := time.Now()
 	n := c.Count(text)
 	d := time.Since(start)
-	return []row{{
+	rows := []row{{
 		name:     fmt.Sprintf("token counting, cl100k_base, %.1f MiB of text", float64(len(text))/(1<<20)),
 		target:   "(measured)",
 		measured: fmt.Sprintf("%.2f M tokens/s (%d tokens in %s)", float64(n)/d.Seconds()/1e6, n, d.Round(time.Millisecond)),
 		ok:       true,
-	}}, nil
+	}}
+	// Tool results far over the token limit get their whole count.
+	var varied strings.Builder
+	for i := 0; varied.Len() < 100<<20; i++ {
+		fmt.Fprintf(&varied, `{"id":%d,"gene":"G%x","variant":"chr%d:%d A>G","score":%d.%03d},`, i, i*7919, i%22+1, i*13, i%97, i%1000)
+	}
+	random := make([]byte, 15<<20)
+	rand.Read(random)
+	for _, huge := range []struct{ name, text string }{
+		{"100 MB of varied JSON", varied.String()},
+		{"20 MB of random base64 (nothing repeats)", base64.StdEncoding.EncodeToString(random)},
+	} {
+		start := time.Now()
+		n, exact := c.Measure(huge.text)
+		d := time.Since(start)
+		rows = append(rows, row{
+			name:     "whole count of a tool result of " + huge.name + ", cl100k_base, all cores",
+			target:   "(measured)",
+			measured: fmt.Sprintf("%s (%d tokens, exact: %v; %.1f MB/s)", d.Round(10*time.Millisecond), n, exact, float64(len(huge.text))/d.Seconds()/1e6),
+			ok:       true,
+		})
+	}
+	return rows, nil
 }
 
 func tail(s string, n int) string {
