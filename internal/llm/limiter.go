@@ -53,6 +53,9 @@ type Limiter struct {
 }
 
 const (
+	// maxHold bounds how long a Retry-After holds every request (the
+	// request that got it waits as its retry policy allows).
+	maxHold      = time.Minute
 	recoverAfter = 10
 	// window is how many recent responses tell a rate limit from noise;
 	// a rate limit is half of them or more.
@@ -179,7 +182,7 @@ func (l *Limiter) observe(t ticket, resp *http.Response, retryAfter time.Duratio
 	case resp.StatusCode == http.StatusTooManyRequests:
 		limited := exhausted || l.noteLocked(true)
 		if limited && retryAfter > 0 {
-			l.hold = maxTime(l.hold, now.Add(retryAfter))
+			l.hold = maxTime(l.hold, now.Add(min(retryAfter, maxHold)))
 		}
 	case resp.StatusCode < 300:
 		l.noteLocked(false)

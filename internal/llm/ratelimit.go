@@ -96,14 +96,14 @@ func resetIn(v string, now time.Time) (time.Duration, bool) {
 	}
 	if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 && !math.IsInf(f, 0) {
 		switch {
+		case f >= 1e15: // no time a reset names
+			return 0, false
 		case f > 1e12: // Unix milliseconds
 			return max(time.UnixMilli(int64(f)).Sub(now), 0), true
 		case f > 1e9: // Unix seconds
 			return max(time.Unix(int64(f), 0).Sub(now), 0), true
-		case f < math.MaxInt64/float64(time.Second):
-			return time.Duration(f * float64(time.Second)), true
 		}
-		return 0, false
+		return time.Duration(f * float64(time.Second)), true
 	}
 	for _, layout := range []string{time.RFC3339, http.TimeFormat} {
 		if at, err := time.Parse(layout, v); err == nil {
