@@ -132,22 +132,31 @@ func (c *Cache) readJournal() error {
 }
 
 // replayJournal applies the lines between journalRead and size. A last
-// line without its newline was cut short by a writer that died: as the
-// caller holds the file lock, no writer is still at work on it, so it is
-// truncated away and the next append starts on a line of its own.
+// line without its newline was either cut short by a writer that died or
+// lost only its newline (a writer killed between the two, an edit by
+// hand). As the caller holds the file lock, no writer is still at work on
+// it: a complete line gets its newline and is applied, a cut-off one is
+// truncated away, and either way the next append starts on a line of its
+// own.
 func (c *Cache) replayJournal(size int64) error {
 	lines := bufio.NewReaderSize(io.NewSectionReader(c.journal, c.journalRead, size-c.journalRead), 64<<10)
 	for {
 		line, err := lines.ReadBytes('\n')
 		if errors.Is(err, io.EOF) {
-			if len(line) > 0 {
+			if len(line) == 0 {
+				return nil
+			}
+			if _, _, decodeErr := decodeLine(line); decodeErr != nil {
 				if err := c.journal.Truncate(c.journalRead); err != nil {
 					return fmt.Errorf("drop cut-off line of cache journal: %w", err)
 				}
+				return nil
 			}
-			return nil
-		}
-		if err != nil {
+			if _, err := c.journal.Write([]byte{'\n'}); err != nil {
+				return fmt.Errorf("end the last line of cache journal: %w", err)
+			}
+			line = append(line, '\n')
+		} else if err != nil {
 			return fmt.Errorf("read cache journal: %w", err)
 		}
 		start := c.journalRead

@@ -77,6 +77,46 @@ func TestTornLastJournalLineIsDropped(t *testing.T) {
 	assert.Len(t, journalLines(t, path), 3)
 }
 
+func TestCompleteLastJournalLineWithoutNewlineIsKept(t *testing.T) {
+	path := cachePath(t)
+	c := openClean(t, path)
+	require.NoError(t, c.Put("k1", testRecord("a", eval.Pass, 10)))
+	line := bytes.Replace(firstJournalLine(t, path), []byte(`"k1"`), []byte(`"k2"`), 1)
+	whole := line[:len(line)-1] // the whole line but its newline
+
+	// A Cache opened after it reads it, and ends it with its newline.
+	appendToJournal(t, path, whole)
+	reopened := openClean(t, path)
+	for _, key := range []string{"k1", "k2"} {
+		got, ok := reopened.Get(key)
+		if assert.True(t, ok, key) {
+			assert.Equal(t, "a", got.Name)
+		}
+	}
+	require.NoError(t, reopened.Put("k3", testRecord("c", eval.Pass, 10)))
+	lines := journalLines(t, path) // requires every line to be whole
+	require.Len(t, lines, 3)
+	assert.Equal(t, []string{"k1", "k2", "k3"}, []string{lines[0].Key, lines[1].Key, lines[2].Key})
+
+	// A Cache that was open before reads it when it next reads the journal.
+	appendToJournal(t, path, bytes.Replace(whole, []byte(`"k2"`), []byte(`"k4"`), 1))
+	require.NoError(t, c.Put("k5", testRecord("e", eval.Pass, 10)))
+	_, ok := c.Get("k4")
+	assert.True(t, ok, "k4")
+	lines = journalLines(t, path)
+	require.Len(t, lines, 5)
+	assert.Equal(t, "k5", lines[4].Key)
+	assert.Empty(t, c.Warnings())
+	assert.Empty(t, reopened.Warnings())
+
+	require.NoError(t, c.Close())
+	require.NoError(t, reopened.Close())
+	entries := fileEntries(t, path)
+	for _, key := range []string{"k1", "k2", "k3", "k4", "k5"} {
+		assert.Contains(t, entries, key, "merged into the file")
+	}
+}
+
 func TestUnreadableJournalLinesAreSkippedAndSavedAside(t *testing.T) {
 	path := cachePath(t)
 	c := openClean(t, path)

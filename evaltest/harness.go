@@ -341,11 +341,15 @@ func (s *Suite) RunOther(t *testing.T) {
 // -timeout is about to expire.
 var errTestTimeout = errors.New("go test -timeout is about to expire: finished cases are saved; raise it (e.g. -timeout 2h) to finish the run")
 
+// notRun is the skip message of the cases a stopped run did not run; the
+// run prints why it stopped once, at its end.
+const notRun = "not run: the run stopped (why is the last line of the run's output)"
+
 func (s *Suite) runCase(t *testing.T, c eval.Case, model string) {
 	t.Parallel()
 	ev := s.run
-	if reason := ev.Aborted(); reason != "" {
-		t.Skip("run stopped: " + reason)
+	if ev.Aborted() != "" {
+		t.Skip(notRun)
 	}
 	ctx := context.Background()
 	if deadline, ok := t.Deadline(); ok {
@@ -360,7 +364,7 @@ func (s *Suite) runCase(t *testing.T, c eval.Case, model string) {
 	}
 	rec, err := ev.Run(ctx, c, model, t.Name())
 	if err != nil {
-		t.Skip(err.Error() + ": " + ev.Aborted())
+		t.Skip(notRun)
 	}
 	if rec.Status == eval.NotRun {
 		t.Skip(rec.Reason)

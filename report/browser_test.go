@@ -502,7 +502,8 @@ func TestRepeatedRunInBrowser(t *testing.T) {
 
 // TestLargeReportInBrowser opens a 10,000-case report with 20 KB
 // conversations and checks that it loads, pages, filters, searches and
-// opens a case in reasonable time.
+// opens a case; it logs how long each took (cmd/evalbench measures the
+// report's speed, which a busy machine would make a test's limit about).
 func TestLargeReportInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("opens a 10,000-case report")
@@ -515,8 +516,7 @@ func TestLargeReportInBrowser(t *testing.T) {
 	p := openBrowser(t)
 	start := time.Now()
 	p.open(path)
-	loaded := time.Since(start)
-	t.Logf("10,000 cases: table shown in %v", loaded)
+	t.Logf("10,000 cases: table shown in %v", time.Since(start))
 	p.waitFor(`document.readyState === 'complete'`)
 	t.Logf("10,000 cases: whole page loaded in %v", time.Since(start))
 
@@ -612,5 +612,63 @@ func TestModelsInBrowser(t *testing.T) {
 	p.do(chromedp.Click(chromedp.CSS(`#matrix tbody tr td.clickable`)))
 	p.waitFor(`!document.getElementById('detail').hidden`)
 	assert.Contains(t, jsEval[string](p, `document.querySelector('#detail h2').textContent`), "case <b>")
+	p.assertClean()
+}
+
+// hiddenChars matches, in JavaScript, the characters the report must never
+// show raw: control characters but tab and line breaks, and bidirectional
+// formatting characters.
+const hiddenChars = `/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/`
+
+// TestHiddenCharactersShownInBrowser opens a report whose model answers,
+// reasons, case names, categories and tool arguments hold terminal control
+// sequences, NUL, backspaces and bidirectional overrides: every one of them
+// shows as a marked escape, none acts on the text around it.
+func TestHiddenCharactersShownInBrowser(t *testing.T) {
+	chromiumPath(t)
+	recs := syntheticRecords(3, 2000)
+	const answer = "answer \x1b[2J\x1b]0;pwned\x07 nul\x00 back\b\b\bspace \u009b31m"
+	rec := &recs[1]
+	rec.Name = "hidden \u202egnp.exe"
+	rec.Category = "Category \u2067isolate"
+	rec.Status, rec.Response, rec.Reason = eval.Fail, answer, "reason \u202edesrever"
+	rec.Conversation[len(rec.Conversation)-1].Content = answer
+	rec.ToolCalls[0].Arguments = `{"gene_symbol":"G1\u202e"}`
+	rec.Conversation[2].ToolCalls[0].Function.Arguments = rec.ToolCalls[0].Arguments
+	rec.Model = "model \x1b]0;pwned\x07"
+	in := inputs{events: &events{}, records: recs}
+	d := in.build()
+	path := filepath.Join(t.TempDir(), "report.html")
+	writeFile(t, path, d)
+
+	p := openBrowser(t)
+	p.cases = len(d.Cases)
+	p.open(path)
+	id := caseIndex(t, d, rec.Name)
+	noneRaw := func(where string) {
+		t.Helper()
+		assert.False(t, jsEval[bool](p, hiddenChars+`.test(`+where+`)`), "a hidden character shows raw in %s", where)
+	}
+
+	noneRaw(`document.getElementById('app').textContent`)
+	noneRaw(`document.title`)
+	noneRaw(`[...document.querySelectorAll('#category option')].map(o => o.text).join()`)
+	row := jsEval[string](p, fmt.Sprintf(`document.querySelector('#cases tr[data-id="%d"]').textContent`, id))
+	assert.Contains(t, row, `hidden \u202egnp.exe`)
+	assert.Contains(t, row, `reason \u202edesrever`)
+	assert.Contains(t, jsEval[string](p, `[...document.querySelectorAll('#category option')].map(o => o.text).join()`), `Category \u2067isolate`)
+	marks := jsEval[[]map[string]string](p, fmt.Sprintf(`[...document.querySelectorAll('#cases tr[data-id="%d"] .ctl')]
+		.map(m => ({text: m.textContent, title: m.title}))`, id))
+	require.NotEmpty(t, marks, "the escapes are marked")
+	assert.Contains(t, marks, map[string]string{"text": `\u202e`, "title": "U+202E: a bidirectional formatting character, shown escaped"})
+
+	p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#cases tr[data-id="%d"]`, id))))
+	p.waitFor(`!document.getElementById('detail').hidden`)
+	noneRaw(`document.getElementById('detail').textContent`)
+	chat := jsEval[string](p, `document.querySelector('#detail .chat').textContent`)
+	assert.Contains(t, chat, `answer \x1b[2J\x1b]0;pwned\x07 nul\x00 back\x08\x08\x08space \x9b31m`)
+	assert.Contains(t, jsEval[string](p, `document.querySelector('#detail .chat .ctl[title^="U+001B"]').textContent`), `\x1b`)
+	p.do(chromedp.Click(chromedp.CSS(`#detail .tab[data-tab="tools"]`)))
+	assert.Contains(t, jsEval[string](p, `document.querySelector('#detail .pane[data-tab="tools"]').textContent`), `"G1\u202e"`)
 	p.assertClean()
 }

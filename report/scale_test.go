@@ -88,18 +88,33 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// TestWriteLargeReport writes a report of 10,000 cases with 20 KB
-// conversations: every case's tool results are in it. (How long it takes
-// is measured by BenchmarkWrite10000 and cmd/evalbench, not here.)
-func TestWriteLargeReport(t *testing.T) {
+// TestWriteScalesLinearly writes reports of 1,000 and 10,000 cases: ten
+// times the cases must cost far less than a hundred times the work (which a
+// quadratic step would). The work is the process's CPU time, which other
+// processes on the machine do not inflate; how long a report takes is
+// measured by cmd/evalbench.
+func TestWriteScalesLinearly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes a 10,000-case report")
 	}
 	const convBytes = 20 << 10
-	cw := &countingWriter{}
-	require.NoError(t, Write(cw, syntheticData(10000, convBytes)))
-	t.Logf("10,000 cases: %d MB", cw.n>>20)
-	require.Greater(t, cw.n, int64(10000*convBytes), "every case's tool results are in the report")
+	timeWrite := func(d *Data) (time.Duration, int64) {
+		best := time.Duration(1<<63 - 1)
+		var size int64
+		for range 2 {
+			cw := &countingWriter{}
+			start := cpuTime(t)
+			require.NoError(t, Write(cw, d))
+			best = min(best, cpuTime(t)-start)
+			size = cw.n
+		}
+		return best, size
+	}
+	small, _ := timeWrite(syntheticData(1000, convBytes))
+	big, size := timeWrite(syntheticData(10000, convBytes))
+	t.Logf("1,000 cases: %v CPU; 10,000 cases: %v CPU for %d MB", small, big, size>>20)
+	require.Greater(t, size, int64(10000*convBytes), "every case's tool results are in the report")
+	require.Less(t, big, 30*small, "10x the cases took more than 30x the CPU time: something is worse than linear")
 }
 
 var _ io.Writer = (*countingWriter)(nil)

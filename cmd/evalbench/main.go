@@ -10,10 +10,14 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,7 +46,7 @@ type row struct {
 }
 
 func main() {
-	only := flag.String("only", "", "comma-separated measurements: overhead,cached,memory,report,tools,tokens (default all)")
+	only := flag.String("only", "", "comma-separated measurements: overhead,faults,ratelimit,cached,memory,report,tools,tokens (default all)")
 	flag.Parse()
 	if err := run(*only); err != nil {
 		fmt.Fprintln(os.Stderr, "evalbench:", err)
@@ -72,7 +76,8 @@ func run(only string) error {
 		name string
 		f    func() ([]row, error)
 	}{
-		{"overhead", b.overhead}, {"cached", b.cachedRerun}, {"memory", b.memoryAndReport},
+		{"overhead", b.overhead}, {"faults", b.faultMix}, {"ratelimit", b.rateLimit},
+		{"cached", b.cachedRerun}, {"memory", b.memoryAndReport},
 		{"tools", b.toolLatency}, {"tokens", b.tokenSpeed},
 	}
 	for _, s := range steps {
@@ -217,6 +222,120 @@ func (b *bench) overhead() ([]row, error) {
 		measured: fmt.Sprintf("%.3f (wall %.2fs, %d requests, peak %d in flight)", ratio, r.wall.Seconds(), stub.Requests(), stub.PeakInFlight()),
 		ok:       ratio <= 1.10,
 	}}, nil
+}
+
+// faultMix runs 200 cases against a provider answering 20% of requests 429
+// (Retry-After: 1) and 5% 500, and the same requests and waits with the 429
+// share answered 503 instead, which nothing takes for throttling: the run
+// must not take much longer than at fixed concurrency.
+func (b *bench) faultMix() ([]row, error) {
+	const n, conc, latency = 200, 16, 100 * time.Millisecond
+	path, cases, err := b.writeCases("faults", n)
+	if err != nil {
+		return nil, err
+	}
+	run := func(name string, throttleStatus int) (runResult, *llmstub.Server, error) {
+		stub := llmstub.Start(llmstub.Replay(cases), llmstub.Options{Latency: latency, Rate429: 0.2, Rate500: 0.05,
+			RetryAfter: "1", ThrottleStatus: throttleStatus, Seed: 42})
+		defer stub.Close()
+		r, err := b.runSuite(path, filepath.Join(b.work, name), stub, conc)
+		if err == nil && r.summary.Passed != n {
+			err = fmt.Errorf("%s: %d of %d cases passed", name, r.summary.Passed, n)
+		}
+		return r, stub, err
+	}
+	fixed, _, err := run("faults-fixed", http.StatusServiceUnavailable)
+	if err != nil {
+		return nil, err
+	}
+	adaptive, stub, err := run("faults-429", 0)
+	if err != nil {
+		return nil, err
+	}
+	ratio := adaptive.wall.Seconds() / fixed.wall.Seconds()
+	return []row{{
+		name:   fmt.Sprintf("%d cases x 4 requests, %s latency, concurrency %d, 20%% 429 (Retry-After 1 s) and 5%% 500: wall / the same at fixed concurrency", n, latency, conc),
+		target: "<= 1.5",
+		measured: fmt.Sprintf("%.2f (%.1fs / %.1fs; %d requests, %d faults, %d retries)", ratio, adaptive.wall.Seconds(), fixed.wall.Seconds(),
+			stub.Requests(), stub.Faults(), adaptive.summary.Retries),
+		ok: ratio <= 1.5,
+	}}, nil
+}
+
+// rateLimit runs 200 cases against a provider that serves R requests per
+// second and says so in its rate-limit headers: the run must keep close to
+// R, with every case passing.
+func (b *bench) rateLimit() ([]row, error) {
+	const n, conc, latency, rate = 200, 16, 100 * time.Millisecond, 80.0
+	path, cases, err := b.writeCases("ratelimit", n)
+	if err != nil {
+		return nil, err
+	}
+	stub := llmstub.New(llmstub.Replay(cases), llmstub.Options{Latency: latency, RateLimit: rate})
+	meter := &servedMeter{next: stub}
+	server := httptest.NewServer(meter)
+	defer server.Close()
+	stub.Server = server
+	r, err := b.runSuite(path, filepath.Join(b.work, "ratelimit"), stub, conc)
+	if err != nil {
+		return nil, err
+	}
+	if r.summary.Passed != n {
+		return nil, fmt.Errorf("%d of %d cases passed", r.summary.Passed, n)
+	}
+	// The provider's budget starts whole, one second's worth: the rate
+	// is that of the requests served beyond it.
+	served, span := meter.result()
+	throughput := float64(served-int(rate)) / span.Seconds()
+	return []row{{
+		name: fmt.Sprintf("%d cases x 4 requests, %s latency, concurrency %d, provider serving %.0f requests/s (rate-limit headers): throughput / R, every case passing",
+			n, latency, conc, rate),
+		target: ">= 0.90",
+		measured: fmt.Sprintf("%.2f (%.1f requests/s over %.1fs; %d of %d requests refused with 429, %d retries)", throughput/rate, throughput, span.Seconds(),
+			stub.Throttled(), stub.Requests(), r.summary.Retries),
+		ok: throughput >= 0.9*rate && r.summary.Passed == n,
+	}}, nil
+}
+
+// servedMeter records the successful chat requests a handler served: how
+// many, from the first request's arrival to the last success.
+type servedMeter struct {
+	next        http.Handler
+	mu          sync.Mutex
+	first, last time.Time
+	served      int
+}
+
+func (m *servedMeter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	m.mu.Lock()
+	if m.first.IsZero() && strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		m.first = time.Now()
+	}
+	m.mu.Unlock()
+	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+	m.next.ServeHTTP(sw, r)
+	if sw.status == http.StatusOK && strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		m.mu.Lock()
+		m.served++
+		m.last = time.Now()
+		m.mu.Unlock()
+	}
+}
+
+func (m *servedMeter) result() (int, time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.served, m.last.Sub(m.first)
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(status int) {
+	w.status = status
+	w.ResponseWriter.WriteHeader(status)
 }
 
 func (b *bench) cachedRerun() ([]row, error) {
@@ -445,12 +564,34 @@ func (b *bench) tokenSpeed() ([]row, error) {
 	start := time.Now()
 	n := c.Count(text)
 	d := time.Since(start)
-	return []row{{
+	rows := []row{{
 		name:     fmt.Sprintf("token counting, cl100k_base, %.1f MiB of text", float64(len(text))/(1<<20)),
 		target:   "(measured)",
 		measured: fmt.Sprintf("%.2f M tokens/s (%d tokens in %s)", float64(n)/d.Seconds()/1e6, n, d.Round(time.Millisecond)),
 		ok:       true,
-	}}, nil
+	}}
+	// Tool results far over the token limit get their whole count.
+	var varied strings.Builder
+	for i := 0; varied.Len() < 100<<20; i++ {
+		fmt.Fprintf(&varied, `{"id":%d,"gene":"G%x","variant":"chr%d:%d A>G","score":%d.%03d},`, i, i*7919, i%22+1, i*13, i%97, i%1000)
+	}
+	random := make([]byte, 15<<20)
+	rand.Read(random)
+	for _, huge := range []struct{ name, text string }{
+		{"100 MB of varied JSON", varied.String()},
+		{"20 MB of random base64 (nothing repeats)", base64.StdEncoding.EncodeToString(random)},
+	} {
+		start := time.Now()
+		n, exact := c.Measure(huge.text)
+		d := time.Since(start)
+		rows = append(rows, row{
+			name:     "whole count of a tool result of " + huge.name + ", cl100k_base, all cores",
+			target:   "(measured)",
+			measured: fmt.Sprintf("%s (%d tokens, exact: %v; %.1f MB/s)", d.Round(10*time.Millisecond), n, exact, float64(len(huge.text))/d.Seconds()/1e6),
+			ok:       true,
+		})
+	}
+	return rows, nil
 }
 
 func tail(s string, n int) string {

@@ -7,8 +7,8 @@
 //	go run ./cmd/evalstub -addr 127.0.0.1:8099 &
 //	OPENAI_BASE_URL=http://127.0.0.1:8099/v1 EVAL_MODEL=stub make eval
 //
-// -latency, -rate429 and -rate500 add delay and faults, for trying the
-// suite's retries and throttling.
+// -latency, -rate429 and -rate500 add delay and faults, and -rate-limit a
+// provider's rate limit, for trying the suite's retries and throttling.
 package main
 
 import (
@@ -31,8 +31,10 @@ func main() {
 	latency := flag.Duration("latency", 0, "delay added to every reply")
 	rate429 := flag.Float64("rate429", 0, "share of requests answered 429 (with Retry-After)")
 	rate500 := flag.Float64("rate500", 0, "share of requests answered 500")
+	rateLimit := flag.Float64("rate-limit", 0, "requests per second served, with OpenAI's rate-limit headers; beyond it, 429 (0: no limit)")
 	flag.Parse()
-	if err := run(*addr, *cases, llmstub.Options{Latency: *latency, Rate429: *rate429, Rate500: *rate500, RetryAfter: "1", Seed: uint64(time.Now().UnixNano())}); err != nil {
+	opts := llmstub.Options{Latency: *latency, Rate429: *rate429, Rate500: *rate500, RetryAfter: "1", Seed: uint64(time.Now().UnixNano()), RateLimit: *rateLimit}
+	if err := run(*addr, *cases, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "evalstub:", err)
 		os.Exit(1)
 	}

@@ -35,9 +35,14 @@ type Config struct {
 	Model         string
 	SystemPrompt  string
 	MaxIterations int // default 10
-	// TokenLimit bounds every tool result (and the judge prompt); 0 disables it.
-	TokenLimit int
-	Counter    *tokens.Counter
+	// TokenLimit bounds every tool result (and the judge prompt); 0 disables
+	// it. LimitCounter counts for it: cl100k_base, as upstream did, whatever
+	// the model.
+	TokenLimit   int
+	LimitCounter *tokens.Counter
+	// Counter estimates the usage of a request the provider reported none
+	// for, in the encoding of the model asked (Model).
+	Counter *tokens.Counter
 	// Prices costs the requests whose provider reports no cost; nil prices
 	// nothing.
 	Prices *prices.Table
@@ -125,31 +130,32 @@ func toolMessage(call eval.MessageToolCall, content string) eval.Message {
 	return eval.Message{Role: "tool", ToolCallID: call.ID, Name: call.Function.Name, Content: content}
 }
 
-// measure counts the tokens of a tool result once, into its ResultTokens.
-// It reports whether the count is exact: a result far above the token
-// limit is counted on a prefix (see tokens.Counter.Measure).
+// measure counts the tokens of a tool result once, into its ResultTokens,
+// in the token limit's encoding. It reports whether the count is exact (see
+// tokens.Counter.Measure).
 func measure(cfg Config, rec *eval.ToolCall) (exact bool) {
-	if cfg.Counter == nil {
+	if cfg.LimitCounter == nil {
 		return true
 	}
-	rec.ResultTokens, exact = cfg.Counter.Measure(rec.Result, cfg.TokenLimit)
+	rec.ResultTokens, exact = cfg.LimitCounter.Measure(rec.Result)
 	return exact
 }
 
 // stopAtLimit records a tool result over the token limit, cut short, and
 // reports whether it was over: the case then ends as token_limit. The
 // result's tokens are counted already (measure); exact says whether the
-// count covers the whole result.
+// count is exact.
 func (tr *Transcript) stopAtLimit(cfg Config, call eval.MessageToolCall, rec eval.ToolCall, exact bool) bool {
 	if cfg.TokenLimit <= 0 || rec.ResultTokens <= cfg.TokenLimit {
 		return false
 	}
 	n := thousands(rec.ResultTokens)
 	if !exact {
-		n = "more than " + n
+		n = "about " + n
 	}
 	tr.TokenLimit = fmt.Sprintf("token count exceeded: %s > %s (result of tool %s)", n, thousands(cfg.TokenLimit), call.Function.Name)
 	rec.ID, rec.Name, rec.Arguments = call.ID, call.Function.Name, call.Function.Arguments
+	rec.ResultBytes = len(rec.Result)
 	rec.Result = truncate(rec.Result, 2000) + fmt.Sprintf("\n[... result cut: %s tokens]", n)
 	tr.ToolCalls = append(tr.ToolCalls, rec)
 	return true
@@ -230,15 +236,15 @@ func tokenUsage(resp llm.Response, sent []eval.Message, counter *tokens.Counter)
 }
 
 // exceeds reports whether text is over the token limit, with its token
-// count written out ("123,456", or "more than 123,456" when only a prefix
-// was counted).
+// count written out ("123,456", or "about 123,456" when a long run without
+// a place to split it was counted in parts, see tokens.Counter.Measure).
 func exceeds(cfg Config, text string) (bool, string) {
-	if cfg.Counter == nil {
+	if cfg.LimitCounter == nil {
 		return false, ""
 	}
-	over, n, exact := cfg.Counter.Exceeds(text, cfg.TokenLimit)
+	over, n, exact := cfg.LimitCounter.Exceeds(text, cfg.TokenLimit)
 	if !exact {
-		return over, "more than " + thousands(n)
+		return over, "about " + thousands(n)
 	}
 	return over, thousands(n)
 }

@@ -89,7 +89,7 @@ func TestRunToolErrorsGoBackToTheModel(t *testing.T) {
 			[2]string{"refuse", `{}`}),
 		answer("final answer"),
 	}}
-	tr, err := Run(context.Background(), chat, tools, Config{Model: "m", Counter: counter(t), TokenLimit: 100_000}, "question?")
+	tr, err := Run(context.Background(), chat, tools, Config{Model: "m", LimitCounter: counter(t), TokenLimit: 100_000}, "question?")
 	require.NoError(t, err)
 	assert.Equal(t, "final answer", tr.Answer)
 	require.Len(t, tr.ToolCalls, 6)
@@ -123,7 +123,7 @@ func TestRunToolErrorsGoBackToTheModel(t *testing.T) {
 func TestRunStopsAtTokenLimit(t *testing.T) {
 	tools := toolServer(t)
 	chat := &script{turns: []llm.Response{calls([2]string{"huge", `{}`})}}
-	tr, err := Run(context.Background(), chat, tools, Config{Counter: counter(t), TokenLimit: 100_000}, "q")
+	tr, err := Run(context.Background(), chat, tools, Config{LimitCounter: counter(t), TokenLimit: 100_000}, "q")
 	require.NoError(t, err)
 	assert.Regexp(t, `^token count exceeded: 200,00\d > 100,000 \(result of tool huge\)$`, tr.TokenLimit)
 	assert.Len(t, chat.got, 1, "no further request after the limit")
@@ -199,13 +199,13 @@ func TestReference(t *testing.T) {
 	tr = Reference(context.Background(), tools, Config{}, c)
 	assert.Contains(t, tr.Incomplete, "reference call 1 (boom) failed")
 
-	tr = Reference(context.Background(), tools, Config{Counter: counter(t), TokenLimit: 1000}, eval.Case{Reference: []eval.RefCall{{Tool: "huge"}}})
+	tr = Reference(context.Background(), tools, Config{LimitCounter: counter(t), TokenLimit: 1000}, eval.Case{Reference: []eval.RefCall{{Tool: "huge"}}})
 	assert.Contains(t, tr.TokenLimit, "> 1,000")
 }
 
 func TestJudgeSkipsOversizedPrompt(t *testing.T) {
 	chat := &script{}
-	v, err := Judge(context.Background(), chat, Config{Counter: counter(t), TokenLimit: 50}, "q", "e", strings.Repeat("long answer ", 100))
+	v, err := Judge(context.Background(), chat, Config{LimitCounter: counter(t), TokenLimit: 50}, "q", "e", strings.Repeat("long answer ", 100))
 	require.NoError(t, err)
 	assert.Contains(t, v.Skipped, "evaluation skipped: judge prompt token count exceeded")
 	assert.False(t, v.Pass)

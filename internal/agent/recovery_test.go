@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/stretchr/testify/assert"
@@ -34,7 +35,11 @@ func pandasServer(t *testing.T) *mcpconn.Set {
 	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "datasets"))
 	require.NoError(t, err)
 	s := server.NewMCPServer("pandas", "1", server.WithInputSchemaValidation())
-	s.AddTools(sampleserver.NewPandas(sampleserver.PandasConfig{Datasets: dir}).Tools()...)
+	// No test here is about the time limit: a loaded machine (other tests,
+	// other builds) can take more than the default 10 s to start Python and
+	// import pandas, which must not turn a correct run into a timeout.
+	cfg := sampleserver.PandasConfig{Datasets: dir, Timeout: 2 * time.Minute}
+	s.AddTools(sampleserver.NewPandas(cfg).Tools()...)
 	hs := httptest.NewServer(server.NewStreamableHTTPServer(s))
 	t.Cleanup(hs.Close)
 	set, err := mcpconn.ConnectAll(context.Background(), []string{hs.URL + "/mcp"}, mcpconn.Options{})

@@ -43,6 +43,9 @@ type Record struct {
 	Question string `json:"question"`
 	Expected string `json:"expected"`
 	Response string `json:"response"`
+	// ResponseBytes is the full size of an answer that was cut to
+	// MaxStoredText (see Record.Limit); 0 when it was stored whole.
+	ResponseBytes int `json:"response_bytes,omitempty"`
 
 	// Verdict is "yes" or "no" from the judge, or "" when no judge ran.
 	Verdict string `json:"verdict,omitempty"`
@@ -86,6 +89,10 @@ type ToolCall struct {
 	Arguments string `json:"arguments"` // raw JSON as the model sent it
 	Result    string `json:"result"`
 	IsError   bool   `json:"is_error"`
+	// ArgumentsBytes and ResultBytes are the full sizes of arguments and a
+	// result that were cut (see Record.Limit); 0 when stored whole.
+	ArgumentsBytes int `json:"arguments_bytes,omitempty"`
+	ResultBytes    int `json:"result_bytes,omitempty"`
 	// NotRun marks a call that never reached a server: an unknown tool,
 	// arguments that are not JSON, or one call too many in a turn. It counts
 	// as an attempt for must_not_call and max_calls, but satisfies neither
@@ -110,6 +117,9 @@ type Message struct {
 	Name       string            `json:"name,omitempty"`
 	ToolCallID string            `json:"tool_call_id,omitempty"`
 	ToolCalls  []MessageToolCall `json:"tool_calls,omitempty"`
+	// ContentBytes is the full size of a content that was cut (see
+	// Record.Limit); 0 when stored whole.
+	ContentBytes int `json:"content_bytes,omitempty"`
 }
 
 // MessageToolCall is a tool call inside an assistant message.
@@ -123,6 +133,9 @@ type MessageToolCall struct {
 type FunctionCall struct {
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
+	// ArgumentsBytes is the full size of arguments that were cut (see
+	// Record.Limit); 0 when stored whole.
+	ArgumentsBytes int `json:"arguments_bytes,omitempty"`
 }
 
 // Usage counts tokens over every model request of a case (agent and judge).

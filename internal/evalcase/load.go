@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -77,13 +78,71 @@ func caseFiles(dir string) ([]string, error) {
 	return files, nil
 }
 
-// LoadFile loads the cases of one YAML file.
+// MaxFileSize is the largest case file loaded (16 MiB, some 40,000 cases).
+const MaxFileSize = 16 << 20
+
+// LoadFile loads the cases of one YAML file. Only regular files (or links
+// to them) of at most MaxFileSize bytes are read: a FIFO, a device or a
+// file growing without end is refused rather than waited for.
 func LoadFile(path string) ([]eval.Case, error) {
-	data, err := os.ReadFile(path)
+	data, err := readCaseFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("load cases: %w", err)
 	}
 	return Parse(path, data)
+}
+
+// readCaseFile reads a regular file of at most MaxFileSize bytes.
+func readCaseFile(path string) ([]byte, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file (%s): case files must be regular files", path, fileKind(info.Mode()))
+	}
+	if info.Size() > MaxFileSize {
+		return nil, fmt.Errorf("%s: %d bytes is more than the limit of %d MiB for a case file; split it into several files", path, info.Size(), MaxFileSize>>20)
+	}
+	// O_NONBLOCK: should the path have become a FIFO since Stat, opening
+	// it does not wait for a writer. The file may also have grown: check
+	// what was opened, and read no more than the limit.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if info, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file (%s): case files must be regular files", path, fileKind(info.Mode()))
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("%s: more than the limit of %d MiB for a case file; split it into several files", path, MaxFileSize>>20)
+	}
+	return data, nil
+}
+
+// fileKind names the type of a file that is not a regular file.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "type " + m.Type().String()
 }
 
 // Parse decodes the cases of one file's content; path is used in messages
@@ -112,8 +171,13 @@ func Parse(path string, data []byte) ([]eval.Case, error) {
 	for i, item := range items {
 		c := item.Case
 		// The line of the item's `case:` key.
-		c.File, c.Line = path, resolve(top.Content[i]).Content[0].Line
+		item := resolve(top.Content[i])
+		c.File, c.Line = path, item.Content[0].Line
 		if err := validate(&c); err != nil {
+			var fe *fieldError
+			if errors.As(err, &fe) {
+				return nil, fmt.Errorf("%s:%d: %w", path, fieldLine(resolve(item.Content[1]), c.Line, fe.path...), err)
+			}
 			return nil, fmt.Errorf("%s: %w", c.Where(), err)
 		}
 		if c.Category == "" {
@@ -249,10 +313,56 @@ func validate(c *eval.Case) error {
 	if c.Tools.MaxCalls < 0 {
 		return fmt.Errorf("%s: tools.max_calls must not be negative", label(c))
 	}
-	if b := c.Budget; b.Seconds < 0 || b.Tokens < 0 || b.ToolCalls < 0 {
-		return fmt.Errorf("%s: budget values must not be negative", label(c))
+	return validateBudget(c)
+}
+
+// validateBudget refuses budget values that no measurement can be
+// compared with: negative ones, and seconds that are infinite or NaN.
+func validateBudget(c *eval.Case) error {
+	b := c.Budget
+	switch {
+	case math.IsNaN(b.Seconds) || math.IsInf(b.Seconds, 0) || b.Seconds < 0:
+		return &fieldError{path: []string{"budget", "seconds"},
+			err: fmt.Errorf("%s: budget.seconds must be a finite number of seconds, 0 or more, not %v", label(c), b.Seconds)}
+	case b.Tokens < 0:
+		return &fieldError{path: []string{"budget", "tokens"}, err: fmt.Errorf("%s: budget.tokens must not be negative, not %d", label(c), b.Tokens)}
+	case b.ToolCalls < 0:
+		return &fieldError{path: []string{"budget", "tool_calls"}, err: fmt.Errorf("%s: budget.tool_calls must not be negative, not %d", label(c), b.ToolCalls)}
 	}
 	return nil
+}
+
+// fieldError is a problem with one field of a case; path names the field
+// (budget, seconds), so that the message can give the field's own line.
+type fieldError struct {
+	path []string
+	err  error
+}
+
+func (e *fieldError) Error() string { return e.err.Error() }
+func (e *fieldError) Unwrap() error { return e.err }
+
+// fieldLine returns the line of the value at path below a case's mapping
+// node, or of the deepest part of path found, or def.
+func fieldLine(n *yaml.Node, def int, path ...string) int {
+	line := def
+	for _, key := range path {
+		if n.Kind != yaml.MappingNode {
+			return line
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				next = resolve(n.Content[i+1])
+				line = n.Content[i].Line
+			}
+		}
+		if next == nil {
+			return line
+		}
+		n = next
+	}
+	return line
 }
 
 // label names the case in messages.

@@ -19,8 +19,8 @@ type costTransport struct {
 }
 
 // maxCostBody bounds the response bodies read for their cost; a larger
-// response is passed on unread.
-const maxCostBody = 64 << 20
+// response is passed on unread (and refused by the retry transport).
+const maxCostBody = MaxResponseBytes
 
 type costKey struct{}
 
@@ -49,11 +49,18 @@ func (t *costTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		!strings.Contains(resp.Header.Get("Content-Type"), "json") || resp.ContentLength > maxCostBody {
 		return resp, err
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxCostBody))
-	resp.Body.Close()
-	if err != nil {
-		return nil, err
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxCostBody+1))
+	if err != nil || len(data) > maxCostBody {
+		// Too large to be read here, or failing: the reader of the response
+		// gets all of it, the failure included.
+		rest := resp.Body
+		if err != nil {
+			rest = io.NopCloser(failingReader{err})
+		}
+		resp.Body = readCloser{io.MultiReader(bytes.NewReader(data), rest), resp.Body}
+		return resp, nil
 	}
+	resp.Body.Close()
 	resp.Body = io.NopCloser(bytes.NewReader(data))
 	var body struct {
 		Usage struct {
@@ -65,6 +72,17 @@ func (t *costTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	return resp, nil
 }
+
+// readCloser reads from one reader and closes another.
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// failingReader fails every read with err.
+type failingReader struct{ err error }
+
+func (r failingReader) Read([]byte) (int, error) { return 0, r.err }
 
 // withUsageAccounting adds "usage": {"include": true} to a JSON request
 // body; ok is false when the body is not a JSON object.

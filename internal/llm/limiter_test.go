@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -23,7 +24,7 @@ func (l *Limiter) state() (inUse, waiting int) {
 func TestLimiterBoundsConcurrency(t *testing.T) {
 	for _, limit := range []int{1, 3, 8} {
 		t.Run(fmt.Sprint("limit ", limit), func(t *testing.T) {
-			lim := newTestLimiter(limit)
+			lim := NewLimiter(limit)
 			var inFlight, peak atomic.Int64
 			var wg sync.WaitGroup
 			for range 6 * limit {
@@ -50,87 +51,27 @@ func TestLimiterBoundsConcurrency(t *testing.T) {
 
 func TestNewLimiterAtLeastOne(t *testing.T) {
 	for _, n := range []int{-5, 0, 1} {
-		cur, lowest := newTestLimiter(n).Limit()
+		cur, lowest := NewLimiter(n).Limit()
 		assert.Equal(t, 1, cur)
 		assert.Equal(t, 1, lowest)
 	}
 }
 
-func TestLimiterThrottledHalves(t *testing.T) {
-	tests := []struct {
-		start     int
-		throttles int
-		want      int
-	}{
-		{start: 8, throttles: 1, want: 4},
-		{start: 8, throttles: 2, want: 2},
-		{start: 8, throttles: 3, want: 1},
-		{start: 8, throttles: 10, want: 1},
-		{start: 7, throttles: 1, want: 3},
-		{start: 1, throttles: 1, want: 1},
-	}
-	for _, tt := range tests {
-		lim := newTestLimiter(tt.start)
-		for range tt.throttles {
-			lim.throttled()
-		}
-		cur, lowest := lim.Limit()
-		assert.Equal(t, tt.want, cur, "%d halved %d times", tt.start, tt.throttles)
-		assert.Equal(t, tt.want, lowest)
-	}
-}
-
-func TestLimiterRecovers(t *testing.T) {
-	lim := newTestLimiter(6)
-	lim.throttled()
-	lim.throttled() // 6 → 3 → 1
-	succeed := func(n int) {
-		for range n {
-			lim.succeeded()
-		}
-	}
-	steps := []struct {
-		successes, throttles int
-		want                 int
-	}{
-		{successes: recoverAfter - 1, want: 1},
-		{successes: 1, want: 2},
-		{successes: recoverAfter, want: 3},
-		{successes: recoverAfter - 1, throttles: 1, want: 1}, // a throttle restarts the count
-		{successes: 1, want: 1},
-		{successes: recoverAfter - 1, want: 2},
-		{successes: 5 * recoverAfter, want: 6}, // up to max, never beyond
-		{successes: 3 * recoverAfter, want: 6},
-		{throttles: 1, want: 3},
-	}
-	for i, s := range steps {
-		succeed(s.successes)
-		for range s.throttles {
-			lim.throttled()
-		}
-		cur, lowest := lim.Limit()
-		assert.Equal(t, s.want, cur, "step %d", i)
-		assert.Equal(t, 1, lowest, "step %d", i)
-	}
-}
-
 func TestLimiterRaisedLimitWakesWaiter(t *testing.T) {
-	lim := newTestLimiter(2)
-	lim.throttled() // limit 1
+	lim := NewLimiter(2)
+	throttle(lim, 1) // limit 1
 	require.NoError(t, lim.Acquire(context.Background()))
 	got := make(chan error, 1)
 	go func() { got <- lim.Acquire(context.Background()) }()
 	require.Eventually(t, func() bool { _, w := lim.state(); return w == 1 }, time.Second, time.Millisecond)
 
-	for range recoverAfter - 1 {
-		lim.succeeded()
-	}
+	succeed(lim, recoverAfter-1)
 	select {
 	case <-got:
 		t.Fatal("acquired before the limit rose")
 	case <-time.After(20 * time.Millisecond):
 	}
-	lim.succeeded()
+	succeed(lim, 1)
 	select {
 	case err := <-got:
 		require.NoError(t, err)
@@ -142,11 +83,11 @@ func TestLimiterRaisedLimitWakesWaiter(t *testing.T) {
 }
 
 func TestLimiterThrottleDoesNotRevokeHeldSlots(t *testing.T) {
-	lim := newTestLimiter(4)
+	lim := NewLimiter(4)
 	for range 4 {
 		require.NoError(t, lim.Acquire(context.Background()))
 	}
-	lim.throttled() // limit 2 while 4 are held
+	throttle(lim, 1) // limit 2 while 4 are held
 	got := make(chan error, 1)
 	go func() { got <- lim.Acquire(context.Background()) }()
 	require.Eventually(t, func() bool { _, w := lim.state(); return w == 1 }, time.Second, time.Millisecond)
@@ -167,7 +108,7 @@ func TestLimiterThrottleDoesNotRevokeHeldSlots(t *testing.T) {
 
 func TestLimiterAcquireHonoursContext(t *testing.T) {
 	const limit = 2
-	lim := newTestLimiter(limit)
+	lim := NewLimiter(limit)
 	for range limit {
 		require.NoError(t, lim.Acquire(context.Background()))
 	}
@@ -210,7 +151,7 @@ func TestLimiterAcquireHonoursContext(t *testing.T) {
 // lost or doubled.
 func TestLimiterCancellationRaceKeepsSlots(t *testing.T) {
 	const limit = 3
-	lim := newTestLimiter(limit)
+	lim := NewLimiter(limit)
 	var inFlight, peak, granted atomic.Int64
 	var wg sync.WaitGroup
 	for g := range 40 {
@@ -243,7 +184,7 @@ func TestLimiterCancellationRaceKeepsSlots(t *testing.T) {
 }
 
 func TestLimiterFIFO(t *testing.T) {
-	lim := newTestLimiter(1)
+	lim := NewLimiter(1)
 	require.NoError(t, lim.Acquire(context.Background()))
 	const waiters = 6
 	order := make(chan int, waiters)
@@ -269,20 +210,102 @@ func TestLimiterFIFO(t *testing.T) {
 	assert.Equal(t, []int{0, 1, 2, 3, 4, 5}, got)
 }
 
-// newTestLimiter returns a limiter that halves on every 429, so tests can
-// throttle it step by step.
-func newTestLimiter(n int) *Limiter {
-	l := NewLimiter(n)
-	l.settle = 0
-	return l
+// response is a response of the given status with header pairs (name,
+// value, ...).
+func response(status int, header ...string) *http.Response {
+	h := http.Header{}
+	for i := 0; i+1 < len(header); i += 2 {
+		h.Set(header[i], header[i+1])
+	}
+	return &http.Response{StatusCode: status, Header: h}
 }
 
-func TestLimiterBurstOf429sCountsOnce(t *testing.T) {
-	lim := NewLimiter(8)
-	for range 5 {
-		lim.throttled()
+// throttle halves the limiter's limit n times with runs of 429s that no
+// header explains.
+func throttle(l *Limiter, n int) {
+	for range n {
+		cur, _ := l.Limit()
+		for range window {
+			l.observe(ticket{}, response(http.StatusTooManyRequests), 0)
+			if now, _ := l.Limit(); now < cur {
+				break
+			}
+		}
 	}
-	cur, lowest := lim.Limit()
-	assert.Equal(t, 4, cur, "simultaneous 429s are one signal")
+}
+
+// succeed records n successful responses.
+func succeed(l *Limiter, n int) {
+	for range n {
+		l.observe(ticket{}, response(http.StatusOK), 0)
+	}
+}
+
+// Scattered 429s among successes are noise: the limit stays. Half or more
+// 429s over the window are a rate limit: it halves, once per half window,
+// and grows back by one every recoverAfter successes.
+func TestLimiterTellsARateLimitFromNoise(t *testing.T) {
+	// 20% 429s and 5% 500s at random are noise: over 10,000 responses the
+	// limit is at its maximum nearly all the time, and seldom halved (a
+	// run of 429s as long as a rate limit's happens by chance too, about
+	// once per 10,000 responses), and then only once, and soon back.
+	rng := rand.New(rand.NewPCG(5, 5))
+	noisy := NewLimiter(16)
+	atMax := 0
+	for range 10_000 {
+		switch x := rng.Float64(); {
+		case x < 0.20:
+			noisy.observe(ticket{}, response(http.StatusTooManyRequests, "Retry-After", "1"), time.Second)
+		case x < 0.25:
+			noisy.observe(ticket{}, response(http.StatusInternalServerError), 0)
+		default:
+			noisy.observe(ticket{}, response(http.StatusOK), 0)
+		}
+		if cur, _ := noisy.Limit(); cur == 16 {
+			atMax++
+		}
+	}
+	_, lowest := noisy.Limit()
+	assert.GreaterOrEqual(t, atMax, 9_700, "responses with the limit at its maximum")
+	assert.GreaterOrEqual(t, lowest, 8)
+	var cur int
+
+	limited := NewLimiter(16)
+	for range window/2 - 1 {
+		limited.observe(ticket{}, response(http.StatusTooManyRequests), 0)
+	}
+	cur, _ = limited.Limit()
+	assert.Equal(t, 16, cur, "too few responses to tell")
+	limited.observe(ticket{}, response(http.StatusTooManyRequests, "Retry-After", "2"), 2*time.Second)
+	cur, _ = limited.Limit()
+	assert.Equal(t, 8, cur, "half of the window is a rate limit")
+	assert.WithinDuration(t, time.Now().Add(2*time.Second), limited.hold, time.Second, "its Retry-After holds every request")
+	for range window/2 - 1 {
+		limited.observe(ticket{}, response(http.StatusTooManyRequests), 0)
+	}
+	cur, _ = limited.Limit()
+	assert.Equal(t, 8, cur, "once per half window")
+	limited.observe(ticket{}, response(http.StatusTooManyRequests), 0)
+	cur, _ = limited.Limit()
+	assert.Equal(t, 4, cur)
+
+	succeed(limited, recoverAfter-1)
+	cur, _ = limited.Limit()
+	assert.Equal(t, 4, cur)
+	succeed(limited, 1)
+	cur, lowest = limited.Limit()
+	assert.Equal(t, 5, cur, "every %d successes raise the limit by one", recoverAfter)
 	assert.Equal(t, 4, lowest)
+	succeed(limited, 100*recoverAfter)
+	cur, _ = limited.Limit()
+	assert.Equal(t, 16, cur, "up to the maximum, never beyond")
+
+	// 429s that the rate-limit headers explain are left to the pacing.
+	explained := NewLimiter(16)
+	for range 3 * window {
+		explained.observe(ticket{cost: [kinds]float64{requests: 1}},
+			response(http.StatusTooManyRequests, "X-Ratelimit-Remaining-Requests", "0", "X-Ratelimit-Reset-Requests", "1s"), 0)
+	}
+	cur, _ = explained.Limit()
+	assert.Equal(t, 16, cur)
 }

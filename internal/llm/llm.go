@@ -65,8 +65,11 @@ type Config struct {
 
 // Client is a Chatter over HTTP.
 type Client struct {
-	oa     *openai.Client
-	apiKey string
+	oa      *openai.Client
+	apiKey  string
+	baseURL string
+	// plain sends requests without retries or limits (Check).
+	plain *http.Client
 }
 
 // New returns a client for cfg.
@@ -78,13 +81,15 @@ func New(cfg Config) *Client {
 	if cfg.BaseURL != "" {
 		oc.BaseURL = cfg.BaseURL
 	}
+	headers := &headerTransport{base: http.DefaultTransport, headers: cfg.Headers}
 	oc.HTTPClient = &http.Client{Transport: &costTransport{askUsage: cfg.UsageAccounting, base: &retryTransport{
-		base:    &headerTransport{base: http.DefaultTransport, headers: cfg.Headers},
+		base:    headers,
 		policy:  cfg.Retry.withDefaults(),
 		timeout: cfg.Timeout,
 		limiter: cfg.Limiter,
 	}}}
-	return &Client{oa: openai.NewClientWithConfig(oc), apiKey: cfg.APIKey}
+	return &Client{oa: openai.NewClientWithConfig(oc), apiKey: cfg.APIKey,
+		baseURL: strings.TrimSuffix(oc.BaseURL, "/"), plain: &http.Client{Transport: headers}}
 }
 
 // Chat sends req and returns the first choice.

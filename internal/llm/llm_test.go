@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -399,4 +400,40 @@ func TestChatReadsTheReportedCost(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "not asked", resp.Message.Content, "only usage accounting asks")
 	assert.False(t, resp.CostReported, "no cost reported is no cost known")
+}
+
+// A response body beyond MaxResponseBytes is counted, not held: Chat fails
+// with its size. One of exactly MaxResponseBytes is read.
+func TestResponseBodyIsBounded(t *testing.T) {
+	// body is a completion of exactly size bytes, its answer padded.
+	body := func(size int) string {
+		b := `{"id":"c","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"fits%s"},"finish_reason":"stop"}]}`
+		return fmt.Sprintf(b, strings.Repeat(" ", size-len(b)+2))
+	}
+	tests := []struct {
+		name string
+		body string
+	}{
+		{"at the limit", body(MaxResponseBytes)},
+		{"one byte over", body(MaxResponseBytes + 1)},
+		{"far over", body(3 * MaxResponseBytes)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := startProvider(t, reply(http.StatusOK, tt.body, "Content-Type", "application/json"))
+			resp, err := p.client().Chat(context.Background(), question())
+			if len(tt.body) <= MaxResponseBytes {
+				require.NoError(t, err)
+				assert.Equal(t, MaxResponseBytes, len(tt.body))
+				assert.Equal(t, "fits", strings.TrimSpace(resp.Message.Content))
+				return
+			}
+			var tooLarge *ResponseTooLargeError
+			require.ErrorAs(t, err, &tooLarge)
+			assert.Equal(t, int64(len(tt.body)), tooLarge.Bytes)
+			assert.True(t, tooLarge.Complete)
+			assert.Equal(t, fmt.Sprintf("the response of %d bytes is larger than the 8 MiB a response may have", len(tt.body)), tooLarge.Error())
+			assert.Equal(t, 1, p.count(), "not retried")
+		})
+	}
 }

@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -81,13 +82,20 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	counter, _ := ctx.Value(retryCounterKey{}).(*atomic.Int64)
 	var waited time.Duration
 	for attempt := 0; ; attempt++ {
+		var tk ticket
+		if t.limiter != nil {
+			var err error
+			if tk, err = t.limiter.admit(ctx, req.ContentLength); err != nil {
+				return nil, err
+			}
+		}
 		resp, err := t.once(req, attempt)
 		retry, after := t.retryable(resp, err)
+		if t.limiter != nil {
+			t.limiter.observe(tk, resp, after)
+		}
 		// The caller's own context ending is final, not a transient failure.
 		if !retry || attempt >= t.policy.MaxRetries || ctx.Err() != nil {
-			if err == nil && resp.StatusCode < 300 && t.limiter != nil {
-				t.limiter.succeeded()
-			}
 			return resp, err
 		}
 		wait := t.policy.backoff(attempt)
@@ -136,7 +144,7 @@ func (t *retryTransport) once(req *http.Request, attempt int) (*http.Response, e
 		}
 		return nil, err
 	}
-	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	resp.Body = &cancelOnClose{ReadCloser: &limitedBody{body: resp.Body, left: MaxResponseBytes}, cancel: cancel}
 	return resp, nil
 }
 
@@ -155,16 +163,22 @@ func (t *retryTransport) retryable(resp *http.Response, err error) (bool, time.D
 		return false, 0
 	}
 	switch resp.StatusCode {
-	case http.StatusTooManyRequests:
-		if t.limiter != nil {
-			t.limiter.throttled()
-		}
-		return true, retryAfter(resp.Header.Get("Retry-After"))
-	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable,
-		http.StatusGatewayTimeout, 529:
-		return true, retryAfter(resp.Header.Get("Retry-After"))
+	case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
+		http.StatusServiceUnavailable, http.StatusGatewayTimeout, 529:
+		return true, retryAfterOf(resp.Header)
 	}
 	return false, 0
+}
+
+// retryAfterOf returns the wait a response asks for: retry-after-ms (OpenAI,
+// Azure) when given, else Retry-After.
+func retryAfterOf(h http.Header) time.Duration {
+	if ms := h.Get("Retry-After-Ms"); ms != "" {
+		if n, err := strconv.ParseFloat(ms, 64); err == nil && n >= 0 && n < math.MaxInt64/float64(time.Millisecond) {
+			return time.Duration(n * float64(time.Millisecond))
+		}
+	}
+	return retryAfter(h.Get("Retry-After"))
 }
 
 // retryAfter parses a Retry-After header: seconds or an HTTP date. Values
@@ -208,3 +222,55 @@ func (c *cancelOnClose) Close() error {
 	c.cancel()
 	return err
 }
+
+// MaxResponseBytes bounds the body of a provider's response that is read
+// (8 MiB, millions of tokens: no model's reply comes near it). A larger
+// body is not decoded, so that a hostile or broken endpoint cannot make
+// the run hold it in memory: reading it fails with *ResponseTooLargeError.
+const MaxResponseBytes = 8 << 20
+
+// ResponseTooLargeError is a response body larger than MaxResponseBytes.
+type ResponseTooLargeError struct {
+	// Bytes is the size of the body: all of it when Complete, else as much
+	// as arrived within the request's time limit.
+	Bytes    int64
+	Complete bool
+}
+
+func (e *ResponseTooLargeError) Error() string {
+	size := fmt.Sprintf("%d bytes", e.Bytes)
+	if !e.Complete {
+		size = "more than " + size
+	}
+	return fmt.Sprintf("the response of %s is larger than the %d MiB a response may have", size, MaxResponseBytes>>20)
+}
+
+// limitedBody passes on the first MaxResponseBytes of a body; past them it
+// reads the rest only to count it, and fails.
+type limitedBody struct {
+	body io.ReadCloser
+	left int64
+	read int64
+	err  error
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.body.Read(p)
+	b.read += int64(n)
+	if int64(n) <= b.left {
+		b.left -= int64(n)
+		return n, err
+	}
+	// One byte beyond the limit: count the rest, hold nothing of it.
+	rest, drainErr := io.Copy(io.Discard, b.body)
+	b.err = &ResponseTooLargeError{Bytes: b.read + rest, Complete: err == io.EOF || drainErr == nil}
+	return 0, b.err
+}
+
+func (b *limitedBody) Close() error { return b.body.Close() }

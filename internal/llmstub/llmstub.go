@@ -2,15 +2,20 @@
 // benchmarks and key-less demos. A Responder decides each reply; Replay
 // answers like a correct agent by replaying each case's reference tool calls
 // and approving every answer as judge. Options inject latency, 429s with
-// Retry-After and 500s; counters report requests and peak concurrency.
+// Retry-After and 500s, enforce a rate limit with OpenAI's rate-limit
+// headers, and serve a list of models; counters report requests, faults,
+// throttled requests and peak concurrency.
 package llmstub
 
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -87,11 +92,26 @@ type Responder func(Request) Reply
 
 // Options inject latency and faults.
 type Options struct {
+	// Models, when set, are the models the stub serves: GET /models lists
+	// them, and a chat request for another model is answered 404, as
+	// OpenAI answers it. Unset, every model is served and /models is not.
+	Models     []string
 	Latency    time.Duration
 	Rate429    float64 // share of requests answered 429
 	Rate500    float64 // share of requests answered 500
 	RetryAfter string  // Retry-After sent with 429s (default "0")
-	Seed       uint64
+	// ThrottleStatus, when set, answers the Rate429 share with this status
+	// instead (503, say), Retry-After included: the same requests and
+	// waits without a sign of throttling, to compare with.
+	ThrottleStatus int
+	Seed           uint64
+	// RateLimit, when set, enforces that many chat requests per second,
+	// as a provider's rate limit does: a budget of one second's requests
+	// that refills continuously, counted as requests arrive. Every
+	// response carries OpenAI's x-ratelimit-limit-requests, -remaining-
+	// and -reset-requests headers; a request beyond the budget is answered
+	// 429 at once, with Retry-After and retry-after-ms.
+	RateLimit float64
 }
 
 // Server is a stub. Start runs one on a loopback port; a Server is also an
@@ -108,6 +128,11 @@ type Server struct {
 	total, faults atomic.Int64
 	inFlight      atomic.Int64
 	peak          atomic.Int64
+
+	// The rate limit's budget (see Options.RateLimit).
+	bucket     float64
+	refilledAt time.Time
+	throttled  atomic.Int64
 }
 
 // New returns a stub handler, not yet serving.
@@ -134,6 +159,10 @@ func (s *Server) Requests() int { return int(s.total.Load()) }
 // Faults returns the number of injected 429 and 500 responses.
 func (s *Server) Faults() int { return int(s.faults.Load()) }
 
+// Throttled returns the number of requests answered 429 by the rate limit
+// (Options.RateLimit).
+func (s *Server) Throttled() int { return int(s.throttled.Load()) }
+
 // PeakInFlight returns the most requests that were in progress at once.
 func (s *Server) PeakInFlight() int { return int(s.peak.Load()) }
 
@@ -150,6 +179,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	defer s.inFlight.Add(-1)
 	for p := s.peak.Load(); n > p && !s.peak.CompareAndSwap(p, n); p = s.peak.Load() {
 	}
+	if strings.HasSuffix(r.URL.Path, "/models") && r.Method == http.MethodGet && len(s.opts.Models) > 0 {
+		writeModels(w, s.opts.Models)
+		return
+	}
 	if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 		http.Error(w, `{"error":{"message":"not found"}}`, http.StatusNotFound)
 		return
@@ -159,13 +192,22 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "", "invalid JSON body: "+err.Error())
 		return
 	}
+	if len(s.opts.Models) > 0 && !slices.Contains(s.opts.Models, req.Model) {
+		writeError(w, http.StatusNotFound, "", fmt.Sprintf("The model `%s` does not exist or you do not have access to it.", req.Model))
+		return
+	}
+	if s.opts.RateLimit > 0 && !s.admit(w.Header()) {
+		s.throttled.Add(1)
+		writeError(w, http.StatusTooManyRequests, "", "Rate limit reached for requests")
+		return
+	}
 	if !sleep(r, s.opts.Latency) {
 		return
 	}
-	if status := s.fault(); status != 0 {
+	if status, throttle := s.fault(); status != 0 {
 		s.faults.Add(1)
 		retryAfter := ""
-		if status == http.StatusTooManyRequests {
+		if throttle {
 			retryAfter = s.opts.RetryAfter
 			if retryAfter == "" {
 				retryAfter = "0"
@@ -211,20 +253,59 @@ func sleep(r *http.Request, d time.Duration) bool {
 	}
 }
 
-func (s *Server) fault() int {
+// admit takes one request from the rate limit's budget and sets the
+// rate-limit headers; it reports false, with Retry-After set, when the
+// budget is spent.
+func (s *Server) admit(h http.Header) bool {
+	rate := s.opts.RateLimit
+	size := max(rate, 1)
+	s.mu.Lock()
+	now := time.Now()
+	if s.refilledAt.IsZero() {
+		s.bucket = size
+	} else {
+		s.bucket = min(size, s.bucket+rate*now.Sub(s.refilledAt).Seconds())
+	}
+	s.refilledAt = now
+	ok := s.bucket >= 1
+	if ok {
+		s.bucket--
+	}
+	level := s.bucket
+	s.mu.Unlock()
+	seconds := func(x float64) time.Duration {
+		return time.Duration(x / rate * float64(time.Second)).Round(time.Millisecond)
+	}
+	h.Set("X-Ratelimit-Limit-Requests", strconv.FormatFloat(size, 'f', -1, 64))
+	h.Set("X-Ratelimit-Remaining-Requests", strconv.Itoa(int(level)))
+	h.Set("X-Ratelimit-Reset-Requests", seconds(size-level).String())
+	if !ok {
+		next := seconds(1 - level)
+		h.Set("Retry-After", strconv.Itoa(int(math.Ceil(next.Seconds()))))
+		h.Set("Retry-After-Ms", strconv.FormatInt(next.Milliseconds(), 10))
+	}
+	return ok
+}
+
+// fault draws whether to inject a fault: its status, and whether it is
+// of the Rate429 share.
+func (s *Server) fault() (status int, throttle bool) {
 	if s.opts.Rate429 == 0 && s.opts.Rate500 == 0 {
-		return 0
+		return 0, false
 	}
 	s.mu.Lock()
 	x := s.rng.Float64()
 	s.mu.Unlock()
 	switch {
 	case x < s.opts.Rate429:
-		return http.StatusTooManyRequests
+		if s.opts.ThrottleStatus != 0 {
+			return s.opts.ThrottleStatus, true
+		}
+		return http.StatusTooManyRequests, true
 	case x < s.opts.Rate429+s.opts.Rate500:
-		return http.StatusInternalServerError
+		return http.StatusInternalServerError, false
 	}
-	return 0
+	return 0, false
 }
 
 func writeError(w http.ResponseWriter, status int, retryAfter, msg string) {
@@ -234,6 +315,16 @@ func writeError(w http.ResponseWriter, status int, retryAfter, msg string) {
 	}
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": "stub_error", "code": status}})
+}
+
+// writeModels answers GET /models as OpenAI does.
+func writeModels(w http.ResponseWriter, models []string) {
+	data := make([]map[string]any, len(models))
+	for i, m := range models {
+		data[i] = map[string]any{"id": m, "object": "model", "owned_by": "llmstub"}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
 }
 
 var ids atomic.Int64

@@ -107,3 +107,55 @@ func TestBadRequests(t *testing.T) {
 	resp, _ = post(t, s, map[string]any{"model": "m"})
 	assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "a responder's status is sent")
 }
+
+func TestRateLimitAndItsHeaders(t *testing.T) {
+	s := Start(func(Request) Reply { return Reply{Content: "ok"} }, Options{RateLimit: 0.5}) // one request per two seconds
+	defer s.Close()
+	body := map[string]any{"model": "m", "messages": []eval.Message{{Role: "user", Content: "q"}}}
+	resp, _ := post(t, s, body)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "1", resp.Header.Get("X-Ratelimit-Limit-Requests"))
+	assert.Equal(t, "0", resp.Header.Get("X-Ratelimit-Remaining-Requests"))
+	reset, err := time.ParseDuration(resp.Header.Get("X-Ratelimit-Reset-Requests"))
+	require.NoError(t, err)
+	assert.InDelta(t, 2*time.Second, reset, float64(100*time.Millisecond), "the budget is whole again in two seconds")
+
+	resp, _ = post(t, s, body)
+	require.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
+	assert.Equal(t, "0", resp.Header.Get("X-Ratelimit-Remaining-Requests"))
+	assert.Equal(t, "2", resp.Header.Get("Retry-After"), "whole seconds, rounded up")
+	ms, err := time.ParseDuration(resp.Header.Get("Retry-After-Ms") + "ms")
+	require.NoError(t, err)
+	assert.Greater(t, ms, time.Second)
+	assert.LessOrEqual(t, ms, 2*time.Second)
+	assert.Equal(t, 1, s.Throttled())
+	assert.Zero(t, s.Faults(), "a rate limit is not an injected fault")
+}
+
+func TestModels(t *testing.T) {
+	s := Start(func(Request) Reply { return Reply{Content: "ok"} }, Options{Models: []string{"m1", "m2"}})
+	defer s.Close()
+	resp, err := http.Get(s.BaseURL() + "/models")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var list struct {
+		Data []struct{ ID string } `json:"data"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&list))
+	require.Len(t, list.Data, 2)
+	assert.Equal(t, []string{"m1", "m2"}, []string{list.Data[0].ID, list.Data[1].ID})
+
+	msgs := []eval.Message{{Role: "user", Content: "q"}}
+	ok, _ := post(t, s, map[string]any{"model": "m2", "messages": msgs})
+	assert.Equal(t, http.StatusOK, ok.StatusCode)
+	unknown, _ := post(t, s, map[string]any{"model": "m3", "messages": msgs})
+	assert.Equal(t, http.StatusNotFound, unknown.StatusCode)
+
+	// Without a list every model is served and /models is not.
+	all := Start(func(Request) Reply { return Reply{Content: "ok"} }, Options{})
+	defer all.Close()
+	resp, err = http.Get(all.BaseURL() + "/models")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+}

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"slices"
@@ -60,6 +61,12 @@ type Options struct {
 	// whose names end in _API_KEY (OPENROUTER_API_KEY, OPENAI_API_KEY, ...)
 	// reach a server only when Env names them.
 	Env []string
+	// ReconnectFor bounds how long the restart of an HTTP or SSE server
+	// keeps trying to reach it again, with backoff (default 60 s; the suite
+	// gives the case timeout): a server away for some seconds (a deploy,
+	// a restart) is back for the next calls. Calls wait for the restart,
+	// each as long as its own context allows.
+	ReconnectFor time.Duration
 }
 
 // successesToForgiveRestarts is how many successful calls since the last
@@ -75,6 +82,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.CallTimeout <= 0 {
 		o.CallTimeout = 120 * time.Second
+	}
+	if o.ReconnectFor <= 0 {
+		o.ReconnectFor = 60 * time.Second
 	}
 	switch {
 	case o.MaxRestarts == 0:
@@ -113,8 +123,11 @@ func (e *ServerError) Unwrap() error { return e.Err }
 // Server is one connected MCP server. A server that crashes or hangs during a
 // call is restarted (see Options.MaxRestarts).
 type Server struct {
-	Spec   string
-	opts   Options
+	Spec string
+	opts Options
+	// life ends when the server is closed: it stops a reconnection.
+	life   context.Context
+	stop   context.CancelFunc
 	stderr *tailBuffer        // every process started for this server
 	tools  []eval.Tool        // listed at Connect
 	info   mcp.Implementation // serverInfo of the first initialize
@@ -161,8 +174,10 @@ func (cn *conn) close(force bool) {
 // error that carries the tail of its stderr.
 func Connect(ctx context.Context, spec string, opts Options) (*Server, error) {
 	s := &Server{Spec: spec, opts: opts.withDefaults(), stderr: newTailBuffer(8 << 10)}
+	s.life, s.stop = context.WithCancel(context.Background())
 	cn, err := s.dial(ctx, 1)
 	if err != nil {
+		s.stop()
 		return nil, err
 	}
 	s.conn, s.tools, s.info, s.generation = cn, cn.tools, cn.info, 1
@@ -235,13 +250,15 @@ func (s *Server) newClient(stderr *tailBuffer) (*client.Client, error) {
 	opts := []client.ClientOption{client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION)}
 	switch {
 	case strings.HasPrefix(s.Spec, "http://"), strings.HasPrefix(s.Spec, "https://"):
-		t, err := transport.NewStreamableHTTP(s.Spec)
+		// The transport logs to stderr what the calls report anyway (a
+		// session that cannot be closed on a server that went away).
+		t, err := transport.NewStreamableHTTP(s.Spec, transport.WithHTTPLogger(quiet))
 		if err != nil {
 			return nil, err
 		}
 		return client.NewClient(t, opts...), nil
 	case strings.HasPrefix(s.Spec, "sse:"):
-		t, err := transport.NewSSE(strings.TrimPrefix(s.Spec, "sse:"))
+		t, err := transport.NewSSE(strings.TrimPrefix(s.Spec, "sse:"), transport.WithSSELogger(quiet))
 		if err != nil {
 			return nil, err
 		}
@@ -263,6 +280,9 @@ func (s *Server) newClient(stderr *tailBuffer) (*client.Client, error) {
 	t := transport.NewStdioWithOptions(argv[0], s.opts.Env, argv[1:], transport.WithCommandFunc(command))
 	return client.NewClient(t, opts...), nil
 }
+
+// quiet is the logger of the network transports.
+var quiet = slog.New(slog.DiscardHandler)
 
 // childEnv is the environment of a stdio server: parent without API keys,
 // then extra (NAME=value entries, or bare names of parent variables to pass
@@ -475,8 +495,47 @@ func (s *Server) restart(generation int, cause error) {
 	s.restarting = done
 	s.mu.Unlock()
 
+	if s.network() {
+		// The server may be away for a while: reconnect in the background,
+		// calls waiting for it as long as their contexts allow.
+		go func() {
+			cn, err := s.reconnect(generation)
+			s.finishRestart(done, cn, err)
+		}()
+		return
+	}
 	cn, err := s.dial(context.Background(), generation)
+	s.finishRestart(done, cn, err)
+}
 
+// network reports whether the server is reached over HTTP or SSE rather
+// than started as a process.
+func (s *Server) network() bool {
+	return strings.HasPrefix(s.Spec, "http://") || strings.HasPrefix(s.Spec, "https://") || strings.HasPrefix(s.Spec, "sse:")
+}
+
+// reconnect dials a network server until it answers, with a backoff from
+// 100 ms doubling to 2 s, for up to ReconnectFor or until it is closed.
+func (s *Server) reconnect(generation int) (*conn, error) {
+	deadline := time.Now().Add(s.opts.ReconnectFor)
+	wait := 100 * time.Millisecond
+	for {
+		cn, err := s.dial(s.life, generation)
+		if err == nil || time.Now().Add(wait).After(deadline) {
+			return cn, err
+		}
+		select {
+		case <-s.life.Done():
+			return nil, err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 2*time.Second)
+	}
+}
+
+// finishRestart installs the connection a restart made, or records why it
+// failed, and wakes the calls waiting for it.
+func (s *Server) finishRestart(done chan struct{}, cn *conn, err error) {
 	s.mu.Lock()
 	s.restarting = nil
 	closed := s.closed
@@ -500,6 +559,7 @@ func (s *Server) restart(generation int, cause error) {
 // Close ends the connection (and the stdio subprocess), after any restart in
 // progress.
 func (s *Server) Close() error {
+	s.stop()
 	s.mu.Lock()
 	s.closed = true
 	cn, done := s.conn, s.restarting

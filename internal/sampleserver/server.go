@@ -21,7 +21,8 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// Name and Version identify the server in the MCP handshake.
+// Name and Version identify the server in the MCP handshake; the version
+// it serves also names its data (ServedVersion).
 const (
 	Name    = "marrvel-sample"
 	Version = "1.0.0"
@@ -46,7 +47,8 @@ func New() *server.MCPServer {
 	if err != nil {
 		panic(fmt.Sprintf("sampleserver: %v", err))
 	}
-	s := server.NewMCPServer(Name, Version,
+	pandas := NewPandas(PandasConfig{}) // run_pandas and list_datasets (pandas.go)
+	s := server.NewMCPServer(Name, ServedVersion(pandas.cfg.Datasets),
 		server.WithInstructions(instructions),
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(false, false),
@@ -57,7 +59,7 @@ func New() *server.MCPServer {
 	for _, group := range [][]server.ServerTool{h.geneTools(), h.variantTools(), h.diseaseTools(), h.orthologTools()} {
 		s.AddTools(group...)
 	}
-	s.AddTools(NewPandas(PandasConfig{}).Tools()...) // run_pandas and list_datasets (pandas.go)
+	s.AddTools(pandas.Tools()...)
 	s.AddResource(mcp.NewResource(ExampleGenesURI, "example-genes",
 		mcp.WithResourceDescription("Gene symbols and Entrez IDs covered by the sample dataset."),
 		mcp.WithMIMEType("application/json"),

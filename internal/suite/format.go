@@ -3,6 +3,8 @@ package suite
 import (
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/settings"
@@ -33,7 +35,7 @@ func FormatFailure(r eval.Record) string {
 	if r.Response != "" {
 		fmt.Fprintf(&b, "answer: %s\n", oneLine(r.Response, 300))
 	}
-	fmt.Fprintf(&b, "tokens: %d, %.1fs, %s:%d", r.Usage.TotalTokens, r.Seconds, r.File, r.Line)
+	fmt.Fprintf(&b, "tokens: %d, %.1fs, %s:%d", r.Usage.TotalTokens, r.Seconds, escapeHidden(r.File), r.Line)
 	if r.ServerStderr != "" {
 		fmt.Fprintf(&b, "\nserver stderr: %s", oneLine(r.ServerStderr, 600))
 	}
@@ -59,12 +61,46 @@ func toolList(calls []eval.ToolCall) string {
 	return strings.Join(parts, ", ")
 }
 
+// oneLine folds s to one line of at most n characters, its hidden
+// characters escaped (escapeHidden).
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
+		s = string(r[:n]) + "…"
 	}
-	return s
+	return escapeHidden(s)
+}
+
+// escapeHidden writes the characters of s that a terminal or a CI log
+// would act on or hide as Go-style escapes: control characters but tab and
+// line feed (ESC[2J would clear the screen, an OSC sequence set the
+// window's title, backspaces erase text), bidirectional formatting
+// characters (U+202E reverses what follows) and invalid UTF-8 bytes. A
+// model's answer then shows as what it is.
+func escapeHidden(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, hidden) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case hidden(r) && r < 0x100:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case hidden(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+func hidden(r rune) bool {
+	return (unicode.IsControl(r) && r != '\t' && r != '\n') || unicode.Is(unicode.Bidi_Control, r)
 }
 
 // FormatSummary is the summary printed at the end of a run that wrote into

@@ -133,13 +133,14 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 			ts.Setenv("OPENAI_API_KEY", "sk-test-secret-key-123456")
 		}
 	},
-	// requests: print how many requests the stub received.
+	// requests: print how many chat requests the stub received (the
+	// provider check's model list is not one).
 	"requests": func(ts *testscript.TestScript, neg bool, args []string) {
 		stub := ts.Value(stubKey{}).(*stubHolder).stub
 		if stub == nil {
 			ts.Fatalf("requests: no stub started")
 		}
-		fmt.Fprintln(ts.Stdout(), stub.Requests())
+		fmt.Fprintln(ts.Stdout(), len(stub.Received()))
 	},
 	// ran: print, sorted, the case subtests that ran according to the go
 	// test -json stream in the last command's stdout.

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,16 +46,19 @@ type Suite struct {
 	tools    *mcpconn.Set
 	chat     llm.Chatter
 	limiter  *llm.Limiter
-	counters map[string]*tokens.Counter // by model
-	prices   *prices.Table
-	cache    *cache.Cache
-	records  *recordWriter
-	redactor *redact.Redactor
-	started  time.Time
-	log      io.Writer
-	servers  []string // display names
-	aborted  atomic.Pointer[string]
-	toolHash string
+	counters map[string]*tokens.Counter // by model: usage the provider did not report is estimated in its encoding
+	// limitCounter counts for the token limit: cl100k_base, as upstream
+	// did, whatever the model.
+	limitCounter *tokens.Counter
+	prices       *prices.Table
+	cache        *cache.Cache
+	records      *recordWriter
+	redactor     *redact.Redactor
+	started      time.Time
+	log          io.Writer
+	servers      []string // display names
+	aborted      atomic.Pointer[string]
+	toolHash     string
 	// toolStats gathers the statistics of the tool calls as records are
 	// written; toolChanges is how the surface differs from the previous
 	// run's (nil: it does not, or there was none).
@@ -69,6 +73,10 @@ type Suite struct {
 
 	spendMu sync.Mutex
 	spent   float64 // US dollars this run's finished cases cost
+
+	// checkProvider checks the provider once, before the first case that
+	// needs it; a failure stops the run.
+	checkProvider func(ctx context.Context) error
 }
 
 // repeatKey names a case's runs with one model.
@@ -91,6 +99,10 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 	for i, name := range evalcase.SubtestNames(cases) {
 		s.Names[cases[i].Name] = name
 	}
+	var err error
+	if s.limitCounter, err = tokens.New(tokens.Default); err != nil {
+		return nil, err
+	}
 	for _, model := range append([]string{st.Model, st.Judge}, st.Models...) {
 		counter, err := tokens.ForModel(model)
 		if err != nil {
@@ -98,12 +110,11 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		}
 		s.counters[model] = counter
 	}
-	var err error
 	if s.prices, err = prices.Load(st.Prices); err != nil {
 		return nil, err
 	}
 
-	specs, opts := st.Servers, mcpconn.Options{CallTimeout: st.ToolTimeout}
+	specs, opts := st.Servers, mcpconn.Options{CallTimeout: st.ToolTimeout, ReconnectFor: st.CaseTimeout}
 	s.servers = specs
 	if len(specs) == 0 {
 		specs, opts.Env, s.servers = []string{bundled.Spec}, bundled.Env, []string{bundled.Display}
@@ -112,7 +123,7 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		return nil, fmt.Errorf("MCP server failed to start, no case was run: %s", s.redactor.String(err.Error()))
 	}
 	s.toolHash = s.tools.Hash()
-	s.toolStats = toolstats.New(s.toolServers(), st.MaxTokens, s.counters[st.Model])
+	s.toolStats = toolstats.New(s.toolServers(), st.MaxTokens, s.limitCounter)
 
 	s.limiter = llm.NewLimiter(st.Concurrency)
 	if !st.Reference {
@@ -120,11 +131,13 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		if retries == 0 {
 			retries = -1 // RetryPolicy: negative means none, zero means the default
 		}
-		s.chat = llm.New(llm.Config{
+		client := llm.New(llm.Config{
 			BaseURL: st.BaseURL, APIKey: st.APIKey, Headers: st.Headers, Limiter: s.limiter, Timeout: st.RequestTimeout,
 			Retry:           llm.RetryPolicy{MaxRetries: retries, Initial: st.RetryWait, Max: st.RetryMaxWait},
 			UsageAccounting: st.Provider == "openrouter" || strings.Contains(st.BaseURL, "openrouter.ai"),
 		})
+		s.chat = client
+		s.checkProvider = s.providerCheck(client)
 	}
 
 	if s.cache, err = cache.Open(st.Cache); err != nil {
@@ -285,6 +298,16 @@ func (s *Suite) Run(ctx context.Context, c eval.Case, model, test string) (eval.
 		}
 	}
 
+	if s.checkProvider != nil {
+		if err := s.checkProvider(ctx); err != nil {
+			if s.Aborted() != "" {
+				return rec, ErrStopped
+			}
+			rec.Status, rec.Reason = eval.Error, "not started: "+describeCtx(ctx, err)
+			s.records.Write(rec)
+			return rec, nil
+		}
+	}
 	if err := s.limiter.Acquire(ctx); err != nil {
 		rec.Status, rec.Reason = eval.Error, "not started: "+describeCtx(ctx, err)
 		s.records.Write(rec)
@@ -306,15 +329,21 @@ func (s *Suite) Run(ctx context.Context, c eval.Case, model, test string) (eval.
 		fmt.Errorf("timed out: the case took longer than EVAL_CASE_TIMEOUT (%s)", st.CaseTimeout))
 	tr := s.evaluate(caseCtx, c, &rec)
 	cancel()
+	// The spend counts before the slot is free: the next case to take it
+	// sees this one's cost.
+	s.spend(rec.Usage.CostUSD)
 	s.limiter.Release()
 	rec.Seconds = time.Since(start).Seconds()
+	s.redactor.Value(&rec)
+	// Stored texts are bounded (redaction came first, so that no cut
+	// leaves part of a secret behind), and so is the work of scoring them.
+	rec.Limit(eval.MaxStoredText)
 	// Metrics judge the model: a harness or provider error says nothing of it.
 	if rec.Status != eval.Error {
 		m := s.score(c, rec, tr)
+		s.redactor.Value(&m)
 		rec.Metrics = &m
 	}
-	s.redactor.Value(&rec)
-	s.spend(rec.Usage.CostUSD)
 
 	// A reference run is not a model result: it neither adds to nor removes
 	// from the cache. An error (a provider or server failure) says nothing
@@ -349,7 +378,7 @@ func (s *Suite) score(c eval.Case, rec eval.Record, tr *agent.Transcript) eval.M
 func (s *Suite) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *agent.Transcript {
 	st := s.Settings
 	cfg := agent.Config{Model: rec.Model, SystemPrompt: st.SystemPrompt, MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens,
-		Counter: s.counters[rec.Model], Prices: s.prices}
+		LimitCounter: s.limitCounter, Counter: s.counters[rec.Model], Prices: s.prices}
 	var retries atomic.Int64
 	ctx = llm.WithRetryCounter(ctx, &retries)
 	defer func() { rec.Retries = int(retries.Load()) }()
@@ -366,6 +395,7 @@ func (s *Suite) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *ag
 		tr, err = agent.Run(ctx, s.chat, s.tools, cfg, c.Input)
 	}
 	var fault *mcpconn.ServerError
+	var tooLarge *llm.ResponseTooLargeError
 	rec.Response, rec.Conversation, rec.ToolCalls, rec.Usage = tr.Answer, tr.Conversation, tr.ToolCalls, tr.Usage
 	if rec.ToolCalls == nil {
 		rec.ToolCalls = []eval.ToolCall{}
@@ -374,6 +404,11 @@ func (s *Suite) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *ag
 	case errors.As(err, &fault):
 		rec.Status, rec.Reason = eval.Error, "MCP server fault: "+err.Error()
 		rec.ServerStderr = fault.Stderr
+		return tr
+	case errors.As(err, &tooLarge) && ctx.Err() == nil:
+		// A reply no model gives: the model's fault, not the provider's.
+		rec.Status, rec.Reason = eval.Fail, "the model's reply was not read: "+tooLarge.Error()
+		rec.ResponseBytes = int(tooLarge.Bytes)
 		return tr
 	case err != nil:
 		rec.Status, rec.Reason = eval.Error, s.providerError(ctx, err)
@@ -421,6 +456,66 @@ func (s *Suite) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *ag
 		}
 	}
 	return tr
+}
+
+// providerCheck returns the check of the provider that runs before the
+// first case needing it: once, whichever case comes first, the others
+// waiting for its outcome. A provider that cannot be reached, refuses the
+// key or does not serve the model stops the run with one message that
+// names the setting to fix.
+func (s *Suite) providerCheck(client *llm.Client) func(ctx context.Context) error {
+	var once sync.Once
+	var failed error
+	done := make(chan struct{})
+	return func(ctx context.Context) error {
+		once.Do(func() {
+			defer close(done)
+			st := s.Settings
+			models := slices.Clone(st.Models)
+			if st.JudgeEnabled() && !slices.Contains(models, st.Judge) {
+				models = append(models, st.Judge)
+			}
+			// The check is the run's, not the case's: it is not cut short
+			// by the first case's time limit.
+			err := client.Check(context.WithoutCancel(ctx), models...)
+			if err == nil {
+				return
+			}
+			failed = err
+			stop := s.redactor.String(s.describeCheck(err))
+			s.aborted.CompareAndSwap(nil, &stop)
+		})
+		select {
+		case <-done:
+			return failed
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// describeCheck says what a failed provider check means and which setting
+// to fix.
+func (s *Suite) describeCheck(err error) string {
+	st := s.Settings
+	var unreachable *llm.UnreachableError
+	var rejected *llm.RejectedKeyError
+	var unknown *llm.UnknownModelError
+	switch {
+	case errors.As(err, &unreachable) && st.Provider == "custom":
+		return fmt.Sprintf("%v. Check OPENAI_BASE_URL (or -base-url): no case was run", err)
+	case errors.As(err, &unreachable):
+		return fmt.Sprintf("%v. Check the network connection (the endpoint comes with %s; OPENAI_BASE_URL sets another): no case was run", err, st.KeyVar)
+	case errors.As(err, &rejected):
+		return fmt.Sprintf("%v. Check %s: no case was run", err, orDefault(st.KeyVar, "the API key"))
+	case errors.As(err, &unknown) && slices.Contains(st.Models, unknown.Model) && len(st.Models) > 1:
+		return fmt.Sprintf("%v at %s. Check EVAL_MODELS (or -models): no case was run", err, st.BaseURL)
+	case errors.As(err, &unknown) && unknown.Model == st.Model:
+		return fmt.Sprintf("%v at %s. Check EVAL_MODEL (or -model): no case was run", err, st.BaseURL)
+	case errors.As(err, &unknown):
+		return fmt.Sprintf("%v at %s. Check EVAL_JUDGE_MODEL (or -judge-model): no case was run", err, st.BaseURL)
+	}
+	return err.Error()
 }
 
 // providerError describes a provider failure; an authentication failure

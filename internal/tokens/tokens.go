@@ -8,6 +8,7 @@ package tokens
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -24,12 +25,22 @@ const Default = "cl100k_base"
 // milliseconds), so a run that never needs to count pays nothing.
 type Counter struct {
 	Encoding string
-	load     func() (*tiktoken.Tiktoken, error)
+	load     func() (*encoding, error)
+}
+
+// encoding is a loaded encoding.
+type encoding struct {
+	tk *tiktoken.Tiktoken
+	// digitsByThree is true when the encoding cuts a run of ASCII digits
+	// into groups of three from its start, each a single token
+	// (cl100k_base and o200k_base): the run's count is then known without
+	// tokenizing it.
+	digitsByThree bool
 }
 
 var (
 	setLoader sync.Once
-	encodings sync.Map // encoding name -> func() (*tiktoken.Tiktoken, error)
+	encodings sync.Map // encoding name -> func() (*encoding, error)
 )
 
 // known lists the encodings embedded in tiktoken-go-loader.
@@ -37,15 +48,39 @@ var known = []string{"cl100k_base", "o200k_base", "p50k_base", "r50k_base"}
 
 // New returns a counter for the named encoding (cl100k_base, o200k_base,
 // p50k_base or r50k_base).
-func New(encoding string) (*Counter, error) {
-	if !slices.Contains(known, encoding) {
-		return nil, fmt.Errorf("tokens: unknown encoding %s (known: %s)", encoding, strings.Join(known, ", "))
+func New(name string) (*Counter, error) {
+	if !slices.Contains(known, name) {
+		return nil, fmt.Errorf("tokens: unknown encoding %s (known: %s)", name, strings.Join(known, ", "))
 	}
-	load, _ := encodings.LoadOrStore(encoding, sync.OnceValues(func() (*tiktoken.Tiktoken, error) {
-		setLoader.Do(func() { tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader()) })
-		return tiktoken.GetEncoding(encoding)
+	load, _ := encodings.LoadOrStore(name, sync.OnceValues(func() (*encoding, error) {
+		return loadEncoding(name)
 	}))
-	return &Counter{Encoding: encoding, load: load.(func() (*tiktoken.Tiktoken, error))}, nil
+	return &Counter{Encoding: name, load: load.(func() (*encoding, error))}, nil
+}
+
+// loadEncoding loads the named encoding from the embedded files and finds
+// out how it counts digits.
+func loadEncoding(name string) (*encoding, error) {
+	setLoader.Do(func() { tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader()) })
+	tk, err := tiktoken.GetEncoding(name)
+	if err != nil {
+		return nil, err
+	}
+	enc := &encoding{tk: tk, digitsByThree: true}
+	for n := range 1000 {
+		for _, digits := range []string{strconv.Itoa(n), fmt.Sprintf("%02d", n), fmt.Sprintf("%03d", n)} {
+			if len(digits) <= 3 && len(tk.EncodeOrdinary(digits)) != 1 {
+				enc.digitsByThree = false
+				return enc, nil
+			}
+		}
+	}
+	for _, run := range []string{"1234", "12345", "123456", "1234567890123"} {
+		if len(tk.EncodeOrdinary(run)) != (len(run)+2)/3 {
+			enc.digitsByThree = false
+		}
+	}
+	return enc, nil
 }
 
 // ForModel returns a counter for the encoding a model uses.
@@ -68,14 +103,15 @@ func encodingFor(model string) string {
 	return Default
 }
 
-// Count returns the number of tokens in text.
+// Count returns the number of tokens in text (see Measure).
 func (c *Counter) Count(text string) int {
-	return len(c.encoding().EncodeOrdinary(text))
+	n, _ := c.Measure(text)
+	return n
 }
 
 // encoding returns the loaded tables. They are embedded in the binary, so a
 // failure to load them is a broken build, not a run-time condition.
-func (c *Counter) encoding() *tiktoken.Tiktoken {
+func (c *Counter) encoding() *encoding {
 	enc, err := c.load()
 	if err != nil {
 		panic(fmt.Sprintf("tokens: load embedded encoding %s: %v", c.Encoding, err))
@@ -83,33 +119,13 @@ func (c *Counter) encoding() *tiktoken.Tiktoken {
 	return enc
 }
 
-// Exceeds reports whether text has more than limit tokens, and the count
-// when it had to count. Every token covers at least one byte, so text of at
-// most limit bytes is never counted. Text far above the limit is judged on
-// a prefix when that suffices (see Measure): n is then the prefix's count
-// and exact is false.
+// Exceeds reports whether text has more than limit tokens, and its count
+// (see Measure) when it had to count: every token covers at least one byte,
+// so text of at most limit bytes is never counted.
 func (c *Counter) Exceeds(text string, limit int) (over bool, n int, exact bool) {
 	if limit <= 0 || len(text) <= limit {
 		return false, 0, false
 	}
-	n, exact = c.Measure(text, limit)
+	n, exact = c.Measure(text)
 	return n > limit, n, exact
-}
-
-// Measure returns the number of tokens in text. Text far above limit (more
-// than 16 bytes per allowed token) is counted on a prefix when that prefix
-// is already above the limit, so a 100 MB tool result costs no more than a
-// 1.6 MB one: n is then the prefix's count and exact is false. A limit of
-// 0 or less counts the whole text.
-func (c *Counter) Measure(text string, limit int) (n int, exact bool) {
-	if text == "" {
-		return 0, true
-	}
-	if prefixBytes := 16 * limit; limit > 0 && len(text) > prefixBytes {
-		prefix := strings.ToValidUTF8(text[:prefixBytes], "")
-		if n := c.Count(prefix); n > limit {
-			return n, false
-		}
-	}
-	return c.Count(text), true
 }

@@ -123,7 +123,7 @@ func (c *Collector) measure(tc eval.ToolCall) call {
 	cl.latencyMS = tc.DurationMS
 	cl.tokens = tc.ResultTokens
 	if cl.tokens == 0 && tc.Result != "" && c.counter != nil {
-		cl.tokens, _ = c.counter.Measure(tc.Result, c.tokenLimit)
+		cl.tokens, _ = c.counter.Measure(tc.Result)
 	}
 	return cl
 }

@@ -232,7 +232,7 @@ func TestResultsWithoutACountAreCounted(t *testing.T) {
 		eval.ToolCall{Name: "dump", Arguments: `{"`, Result: strings.Repeat("y ", 900), IsError: true, NotRun: true}, // the harness's message
 	))
 	st := c.Summary().Servers[1].Stats[0]
-	want, _ := counter.Measure(result, 10)
+	want, _ := counter.Measure(result)
 	assert.Equal(t, want, st.ResultTokensMax)
 	assert.Equal(t, 7, st.ResultTokensP50)
 	assert.Equal(t, 1, st.OverLimit)

@@ -32,7 +32,44 @@
   function add(parent, kid) {
     if (kid === null || kid === undefined || kid === false) return;
     if (Array.isArray(kid)) { for (const k of kid) add(parent, k); return; }
-    parent.appendChild(kid instanceof Node ? kid : document.createTextNode(String(kid)));
+    if (kid instanceof Node) { parent.appendChild(kid); return; }
+    // An option shows plain text only: its hidden characters are escaped
+    // in the text itself.
+    parent.appendChild(parent.tagName === 'OPTION' ? document.createTextNode(escapeHidden(kid)) : visible(kid));
+  }
+
+  // Characters that hide or rearrange text instead of showing: control
+  // characters (escape sequences, NUL, backspace, ...) but tab and line
+  // breaks, and the bidirectional formatting characters, which reorder
+  // what follows them (U+202E shows "gnp.exe" as "exe.png"). Text from the
+  // data shows each of them as a marked escape, \x1b or \u202e.
+  const HIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+  const HIDDEN_ALL = new RegExp(HIDDEN.source, 'g');
+  function escapeChar(ch) {
+    const code = ch.charCodeAt(0);
+    return code < 0x100 ? '\\x' + code.toString(16).padStart(2, '0') : '\\u' + code.toString(16).padStart(4, '0');
+  }
+  const escapeHidden = (text) => String(text).replace(HIDDEN_ALL, escapeChar);
+  // visible returns text as DOM nodes, its hidden characters as marked
+  // escapes.
+  function visible(text) {
+    text = String(text);
+    if (!HIDDEN.test(text)) return document.createTextNode(text);
+    const frag = document.createDocumentFragment();
+    let last = 0;
+    for (const m of text.matchAll(HIDDEN_ALL)) {
+      if (m.index > last) frag.appendChild(document.createTextNode(text.slice(last, m.index)));
+      const mark = document.createElement('span');
+      mark.className = 'ctl';
+      mark.textContent = escapeChar(m[0]);
+      mark.title = 'U+' + m[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0') +
+        (/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(m[0]) ? ': a bidirectional formatting character' : ': a control character') +
+        ', shown escaped';
+      frag.appendChild(mark);
+      last = m.index + m[0].length;
+    }
+    if (last < text.length) frag.appendChild(document.createTextNode(text.slice(last)));
+    return frag;
   }
   function button(cls, label, onClick) {
     const b = el('button', cls, label);
@@ -123,10 +160,10 @@
     const box = el('div');
     const body = el(isCode ? 'pre' : 'div', cls);
     box.appendChild(body);
-    if (text.length <= LONG) { body.textContent = text; return box; }
-    body.textContent = text.slice(0, LONG) + '…';
+    if (text.length <= LONG) { body.replaceChildren(visible(text)); return box; }
+    body.replaceChildren(visible(text.slice(0, LONG) + '…'));
     const more = button('expand', 'Show all ' + fmtInt(text.length) + ' characters', () => {
-      body.textContent = text;
+      body.replaceChildren(visible(text));
       more.remove();
     });
     box.appendChild(more);
@@ -243,14 +280,14 @@
   app.removeAttribute('aria-busy');
   const run = data.run;
   const totals = data.totals;
-  document.title = 'Evaluation report' + (run.model ? ' · ' + run.model : '') + ' · ' + fmtRate(totals.rate);
+  document.title = 'Evaluation report' + (run.model ? ' · ' + escapeHidden(run.model) : '') + ' · ' + fmtRate(totals.rate);
 
   function header() {
     const meta = el('dl', 'meta');
     const item = (label, value, title) => {
       if (value === undefined || value === null || value === '') return;
       const d = el('div', '', el('dt', '', label), el('dd', '', value));
-      if (title) d.title = title;
+      if (title) d.title = escapeHidden(title);
       meta.appendChild(d);
     };
     item('Started', run.started ? fmtDate(run.started) : '');
@@ -337,7 +374,7 @@
       dot.setAttribute('cy', y(p.pass_rate).toFixed(1));
       dot.setAttribute('r', i === h.length - 1 ? '3' : '2');
       const t = document.createElementNS(NS, 'title');
-      t.textContent = String(p.run_id) + ': ' + fmtRate(100 * p.pass_rate);
+      t.textContent = escapeHidden(p.run_id) + ': ' + fmtRate(100 * p.pass_rate);
       dot.appendChild(t);
       svg.appendChild(dot);
     });
@@ -351,7 +388,7 @@
   function svgEl(tag, attrs, text) {
     const e = document.createElementNS(NS, tag);
     for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, String(v));
-    if (text !== undefined) e.textContent = String(text);
+    if (text !== undefined) e.textContent = escapeHidden(text);
     return e;
   }
   const fmtUSD = (v) => '$' + Number(v || 0).toFixed(4);

@@ -1,0 +1,98 @@
+package llm
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// closedURL returns the base URL of a port nothing listens on.
+func closedURL(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	return "http://" + addr + "/v1"
+}
+
+func models(ids ...string) http.HandlerFunc {
+	body := `{"object":"list","data":[`
+	for i, id := range ids {
+		if i > 0 {
+			body += ","
+		}
+		body += `{"id":"` + id + `","object":"model"}`
+	}
+	return reply(http.StatusOK, body+`]}`, "Content-Type", "application/json")
+}
+
+func TestCheckUnreachable(t *testing.T) {
+	for name, url := range map[string]string{
+		"connection refused":    closedURL(t),
+		"name does not resolve": "http://no-such-provider.invalid/v1",
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := New(Config{BaseURL: url, APIKey: testKey})
+			err := c.Check(context.Background(), "m")
+			var unreachable *UnreachableError
+			require.ErrorAs(t, err, &unreachable)
+			assert.Contains(t, err.Error(), "the provider at "+url+" cannot be reached: ")
+			assert.NotContains(t, err.Error(), testKey)
+		})
+	}
+}
+
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		name   string
+		script []http.HandlerFunc
+		models []string
+		// want is the error's type and text, "" for none; requests are the
+		// paths asked, in order.
+		want     string
+		requests []string
+	}{
+		{name: "listed", script: []http.HandlerFunc{models("m", "judge")}, models: []string{"m", "judge"},
+			requests: []string{"/v1/models"}},
+		{name: "not listed, but served", script: []http.HandlerFunc{models("other"), completion("OK")}, models: []string{"m"},
+			requests: []string{"/v1/models", "/v1/chat/completions"}},
+		{name: "not served: 404", script: []http.HandlerFunc{models("other"), apiError(404, "The model `m` does not exist")}, models: []string{"m"},
+			want:     `the provider does not serve the model "m" (provider returned HTTP 404: error, status code: 404, status: 404 Not Found, message: The model ` + "`m`" + ` does not exist)`,
+			requests: []string{"/v1/models", "/v1/chat/completions"}},
+		{name: "not served: invalid model id", script: []http.HandlerFunc{models("other"), apiError(400, "x/y is not a valid model ID")}, models: []string{"x/y"},
+			want: `the provider does not serve the model "x/y"`, requests: []string{"/v1/models", "/v1/chat/completions"}},
+		{name: "the judge not served", script: []http.HandlerFunc{models("m"), apiError(404, "model judge not found")}, models: []string{"m", "judge"},
+			want: `the provider does not serve the model "judge"`, requests: []string{"/v1/models", "/v1/chat/completions"}},
+		{name: "key refused", script: []http.HandlerFunc{apiError(401, "Incorrect API key provided: "+testKey)}, models: []string{"m"},
+			want: "the provider rejected the API key (HTTP 401: Incorrect API key provided: [redacted])", requests: []string{"/v1/models"}},
+		{name: "no list", script: []http.HandlerFunc{apiError(404, "not found")}, models: []string{"m"},
+			requests: []string{"/v1/models"}},
+		{name: "list fails", script: []http.HandlerFunc{apiError(503, "busy")}, models: []string{"m"},
+			requests: []string{"/v1/models"}},
+		{name: "another 400 is for the cases to meet", script: []http.HandlerFunc{models(), apiError(400, "messages: too short")}, models: []string{"m"},
+			requests: []string{"/v1/models", "/v1/chat/completions"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := startProvider(t, tt.script...)
+			err := p.client().Check(context.Background(), tt.models...)
+			if tt.want == "" {
+				require.NoError(t, err)
+			} else {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.want)
+			}
+			var paths []string
+			for _, r := range p.requests() {
+				paths = append(paths, r.path)
+				assert.Equal(t, "Bearer "+testKey, r.header.Get("Authorization"))
+			}
+			assert.Equal(t, tt.requests, paths)
+		})
+	}
+}
