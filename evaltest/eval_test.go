@@ -10,7 +10,6 @@ import (
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
-	"github.com/mcpeval/mcpeval/internal/sampleserver"
 	"github.com/mcpeval/mcpeval/internal/suite"
 )
 
@@ -79,13 +78,12 @@ func runCase(t *testing.T, c eval.Case) {
 		ctx, cancel = context.WithDeadlineCause(ctx, deadline.Add(-5*time.Second), errTestTimeout)
 		defer cancel()
 	}
-	if c.Kind == eval.KindCode && len(ev.Settings.Servers) == 0 {
-		if _, err := sampleserver.PythonWithPandas(); err != nil {
-			t.Skip("code case: the bundled server cannot run pandas: " + err.Error())
-		}
-	}
 	rec, err := ev.Run(ctx, c, t.Name())
-	if err != nil {
+	var skip *suite.SkipError
+	switch {
+	case errors.As(err, &skip):
+		t.Skip(skip.Reason)
+	case err != nil:
 		t.Skip(err.Error() + ": " + ev.Aborted())
 	}
 	t.Attr("eval.status", string(rec.Status))

@@ -78,7 +78,8 @@ func run(m *testing.M) int {
 	bundled := suite.Server{
 		Spec:    strconv.Quote(os.Args[0]),
 		Env:     []string{serveSampleEnv + "=1"},
-		Display: "bundled sample server (sampleserver)",
+		Display:   "bundled sample server (sampleserver)",
+		CodeCheck: sampleserver.CheckPandas,
 	}
 	ev, err = suite.New(context.Background(), st, allCases, bundled, os.Stderr)
 	if err != nil {

@@ -89,8 +89,12 @@ type ToolCall struct {
 	// as an attempt for must_not_call and max_calls, but satisfies neither
 	// must_call nor args.
 	NotRun bool `json:"not_run,omitempty"`
-	// DurationMS is the time the server took, in milliseconds.
+	// DurationMS is the time the call took, in milliseconds, as the suite
+	// measured it (transport and server included).
 	DurationMS float64 `json:"duration_ms"`
+	// Execution is what a code-running tool reported about the code it ran
+	// (see CodeExecutionMeta); nil for other tools.
+	Execution *CodeExecution `json:"execution,omitempty"`
 }
 
 // Message is one chat message in OpenAI's shape.
@@ -151,7 +155,12 @@ type Attempt struct {
 	Dataset string
 	// Output is the result text, or the error text (with its exception
 	// type, "KeyError: 'age'") when Failed.
-	Output  string
-	Failed  bool
+	Output string
+	Failed bool
+	// Seconds is the duration of the tool call.
 	Seconds float64
+	// Execution is what the server reported about the run: the code's own
+	// execution time and the reading of its syntax tree. Nil when the
+	// server reported nothing.
+	Execution *CodeExecution
 }
