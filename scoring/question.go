@@ -250,15 +250,14 @@ func mentionAt(toks []string, i int, name []string, plural bool) bool {
 	return true
 }
 
-// mentioned returns the columns the question names, in the given order.
+// mentioned returns the columns the question names, in the given order: by
+// name, or through one of their listed values ("based in Boston" names the
+// city column).
 func (q question) mentioned(columns []string) []string {
 	out := []string{}
 	for _, c := range columns {
-		for i, col := range q.cols {
-			if col == c && q.toks[i] == columnMark {
-				out = append(out, c)
-				break
-			}
+		if slices.Contains(q.cols, c) {
+			out = append(out, c)
 		}
 	}
 	return out

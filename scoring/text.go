@@ -279,29 +279,3 @@ func (s pySource) codeLines() int {
 	}
 	return len(seen)
 }
-
-// callArgs returns the string literals inside the parentheses of every call
-// to one of the named functions or methods, e.g. groupby(['a', 'b']).
-func (s pySource) callArgs(funcs ...string) []string {
-	var out []string
-	for i, t := range s.tokens {
-		if t.kind != pyName || !slices.Contains(funcs, t.text) ||
-			i+1 >= len(s.tokens) || s.tokens[i+1].text != "(" {
-			continue
-		}
-		depth := 0
-		for _, u := range s.tokens[i+1:] {
-			if u.kind == pyOp && strings.ContainsAny(u.text, "([{") {
-				depth++
-			} else if u.kind == pyOp && strings.ContainsAny(u.text, ")]}") {
-				depth--
-			} else if u.kind == pyString {
-				out = append(out, u.text)
-			}
-			if depth == 0 {
-				break
-			}
-		}
-	}
-	return out
-}

@@ -48,7 +48,7 @@ var statisticalOperations = []intent{
 		done: doesAny("mean", "average")},
 	{name: "sum", asked: askedPhrase("sum", "sums", "total", "totals", "summed", "add up"),
 		done: doesAny("sum", "cumsum")},
-	{name: "max", asked: askedPhrase("max", "maximum", "highest", "largest", "greatest", "biggest"),
+	{name: "max", asked: askedPhrase("max", "maximum", "highest", "largest", "greatest", "biggest", "most"),
 		done: func(c code, _ question) bool { return c.does("max", "idxmax", "nlargest", "cummax") || c.ranks("desc", 0) }},
 	{name: "min", asked: askedPhrase("min", "minimum", "lowest", "smallest", "fewest"),
 		done: func(c code, _ question) bool { return c.does("min", "idxmin", "nsmallest", "cummin") || c.ranks("asc", 0) }},

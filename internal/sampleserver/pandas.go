@@ -412,23 +412,33 @@ type Dataset struct {
 }
 
 func (p *Pandas) listDatasets(_ context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	names, err := p.names()
+	datasets, err := p.Datasets()
 	if err != nil {
 		return errResult(err)
 	}
-	out := struct {
+	return jsonResult(struct {
 		Datasets []Dataset `json:"datasets"`
 		Usage    string    `json:"usage"`
-	}{Usage: `run_pandas(code, dataset="employees") loads the dataset as df; dataset="employees,departments" loads df and df2.`}
+	}{datasets, `run_pandas(code, dataset="employees") loads the dataset as df; dataset="employees,departments" loads df and df2.`})
+}
+
+// Datasets describes the datasets run_pandas can load, as list_datasets
+// lists them.
+func (p *Pandas) Datasets() ([]Dataset, error) {
+	names, err := p.names()
+	if err != nil {
+		return nil, err
+	}
+	var out []Dataset
 	for _, name := range names {
 		d, err := describeCSV(filepath.Join(p.cfg.Datasets, name+".csv"))
 		if err != nil {
-			return errResult(err)
+			return nil, err
 		}
 		d.Name = name
-		out.Datasets = append(out.Datasets, d)
+		out = append(out, d)
 	}
-	return jsonResult(out)
+	return out, nil
 }
 
 // describeCSV reads a CSV file's header and infers each column's dtype the

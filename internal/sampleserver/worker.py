@@ -43,7 +43,7 @@ FLIPPED = {">": "<", ">=": "<=", "<": ">", "<=": ">="}
 # Attributes that pass the column of what they are read on through.
 ACCESSORS = {"str", "dt", "cat", "loc", "iloc", "at", "iat", "values", "array", "index", "T", "plot"}
 # Attributes that are no column: the frame's own.
-FRAME_ATTRIBUTES = {"shape", "columns", "dtypes", "empty", "ndim", "size", "name", "names", "axes"}
+FRAME_ATTRIBUTES = {"shape", "columns", "dtypes", "empty", "ndim", "size", "names", "axes"}
 # Methods whose result carries none of the columns of what they are called on.
 RESHAPING = {"merge", "join", "concat", "groupby", "pivot_table", "crosstab", "size", "value_counts", "count",
              "reset_index", "describe"}
@@ -191,9 +191,11 @@ class Reader:
             return unique(self.selected(node.left, seen) + self.selected(node.right, seen))
         if isinstance(node, ast.UnaryOp):
             return self.selected(node.operand, seen)
-        if isinstance(node, ast.BoolOp):
+        if isinstance(node, (ast.BoolOp, ast.List, ast.Tuple, ast.Compare)):
+            parts = node.values if isinstance(node, ast.BoolOp) else (
+                node.elts if not isinstance(node, ast.Compare) else [node.left] + node.comparators)
             out = []
-            for v in node.values:
+            for v in parts:
                 out += self.selected(v, seen)
             return unique(out)
         return []
@@ -258,6 +260,8 @@ class Reader:
             return out
         if isinstance(node, ast.Name) and node.id in self.assigned:
             return self.literal(self.assigned[node.id], seen)
+        if isinstance(node, ast.BinOp):  # 0.9 * budget holds 0.9
+            return self.literal(node.left, seen) + self.literal(node.right, seen)
         if isinstance(node, ast.Call) and (self.is_module(getattr(node.func, "value", None)) or
                                             isinstance(node.func, ast.Name)):
             out = []
@@ -278,7 +282,7 @@ class Reader:
             elif rcols and not lcols:
                 self.add_filter(rcols, FLIPPED.get(name, name), self.literal(left))
             elif lcols and rcols:
-                self.add_filter(unique(lcols + rcols), name, [])
+                self.add_filter(unique(lcols + rcols), name, self.literal(left) + self.literal(right))
             left = right
 
     def compared(self, node, query):
@@ -371,7 +375,11 @@ class Reader:
             self.group_bys.append({"method": name, "keys": unique(keys)})
             self.add_aggregation("count", [])
         elif name == "value_counts" and receiver is not None:
-            keys = self.keys(kw["subset"]) if "subset" in kw else self.with_sources(self.selected(receiver))
+            subset = kw.get("subset")
+            if subset is None and node.args and not isinstance(node.args[0], ast.Constant) or \
+                    node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+                subset = node.args[0]  # DataFrame.value_counts(subset); a Series' first argument is a bool
+            keys = self.keys(subset) if subset is not None else self.with_sources(self.selected(receiver))
             self.group_bys.append({"method": name, "keys": keys})
             self.add_aggregation("count", keys)
             if not (isinstance(kw.get("sort"), ast.Constant) and kw["sort"].value is False):
@@ -557,12 +565,16 @@ def constant_bool(node, default, invert=False):
 
 
 def constant_int(node, default):
+    """The value of a constant int argument, the default when absent, or 0
+    when it cannot be read."""
+    if node is None:
+        return default
     if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
         return node.value
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
             and isinstance(node.operand.value, int):
         return -node.operand.value
-    return default
+    return 0
 
 
 def text(value):
