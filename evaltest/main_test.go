@@ -76,8 +76,8 @@ func run(m *testing.M) int {
 		fmt.Println("mcpeval:", settings.MissingKeyHelp)
 	}
 	bundled := suite.Server{
-		Spec:    strconv.Quote(os.Args[0]),
-		Env:     []string{serveSampleEnv + "=1"},
+		Spec:      strconv.Quote(os.Args[0]),
+		Env:       []string{serveSampleEnv + "=1"},
 		Display:   "bundled sample server (sampleserver)",
 		CodeCheck: sampleserver.CheckPandas,
 	}

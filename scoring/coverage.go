@@ -45,7 +45,9 @@ func codeCoverage(questionText string, s schema, facts *eval.CodeFacts) eval.Cov
 	q := parseQuestion(questionText, s)
 	c := code{*facts}
 	d := &eval.CoverageDetails{MissingRequirements: []string{}, Requirements: []string{}}
-	asks := func(format string, args ...any) { d.Requirements = append(d.Requirements, fmt.Sprintf(format, args...)) }
+	asks := func(format string, args ...any) {
+		d.Requirements = append(d.Requirements, fmt.Sprintf(format, args...))
+	}
 	missing := func(format string, args ...any) {
 		d.MissingRequirements = append(d.MissingRequirements, fmt.Sprintf(format, args...))
 	}

@@ -78,8 +78,12 @@ func (c code) ranks(order string, n int) bool {
 		return true
 	}
 	other := map[string]string{"asc": "desc", "desc": "asc"}[order]
-	return slices.ContainsFunc(c.Sorts, func(s eval.CodeSort) bool { return s.Method != "nlargest" && s.Method != "nsmallest" && sortOrder(s, order) }) && c.keeps(n, false) ||
-		slices.ContainsFunc(c.Sorts, func(s eval.CodeSort) bool { return s.Method != "nlargest" && s.Method != "nsmallest" && sortOrder(s, other) }) && c.keeps(n, true)
+	return slices.ContainsFunc(c.Sorts, func(s eval.CodeSort) bool {
+		return s.Method != "nlargest" && s.Method != "nsmallest" && sortOrder(s, order)
+	}) && c.keeps(n, false) ||
+		slices.ContainsFunc(c.Sorts, func(s eval.CodeSort) bool {
+			return s.Method != "nlargest" && s.Method != "nsmallest" && sortOrder(s, other)
+		}) && c.keeps(n, true)
 }
 
 // groupKeys returns every column the code groups by.

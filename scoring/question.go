@@ -547,7 +547,7 @@ var (
 		"in each", "in every", "each", "every", "across")
 	// sortWords before "by" in its clause make it a sort key: "sort them by
 	// salary"; so do words like "divided".
-	sortWords    = []string{"sort", "sorted", "sorting", "order", "ordered", "ordering", "rank", "ranked", "ranking", "arrange", "arranged"}
+	sortWords         = []string{"sort", "sorted", "sorting", "order", "ordered", "ordering", "rank", "ranked", "ranking", "arrange", "arranged"}
 	notGroupingBefore = []string{"divided", "multiplied", "increased", "decreased", "followed", "caused", "measured"}
 	// rankingWords before "by" in the same clause make it a ranking key:
 	// "the top employees by salary"; so do countedRanks followed by a number

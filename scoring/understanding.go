@@ -49,9 +49,13 @@ var statisticalOperations = []intent{
 	{name: "sum", asked: askedPhrase("sum", "sums", "total", "totals", "summed", "add up"),
 		done: doesAny("sum", "cumsum")},
 	{name: "max", asked: askedPhrase("max", "maximum", "highest", "largest", "greatest", "biggest", "most"),
-		done: func(c code, _ question) bool { return c.does("max", "idxmax", "nlargest", "cummax") || c.ranks("desc", 0) }},
+		done: func(c code, _ question) bool {
+			return c.does("max", "idxmax", "nlargest", "cummax") || c.ranks("desc", 0)
+		}},
 	{name: "min", asked: askedPhrase("min", "minimum", "lowest", "smallest", "fewest"),
-		done: func(c code, _ question) bool { return c.does("min", "idxmin", "nsmallest", "cummin") || c.ranks("asc", 0) }},
+		done: func(c code, _ question) bool {
+			return c.does("min", "idxmin", "nsmallest", "cummin") || c.ranks("asc", 0)
+		}},
 	{name: "count", asked: askedPhrase("count", "counts", "how many", "number of", "frequency", "frequencies"),
 		done: doesAny("count", "size", "len", "value_counts", "nunique", "shape")},
 	{name: "groupby", asked: func(q question) bool {

@@ -225,8 +225,8 @@ type RecoveryMetric struct {
 	HasError     bool   `json:"has_error"`
 	ErrorMessage string `json:"error_message"`
 	// ErrorClass is the class of the first error.
-	ErrorClass            string  `json:"error_class,omitempty"`
-	RecoveryAttemptsCount int `json:"recovery_attempts_count"`
+	ErrorClass            string `json:"error_class,omitempty"`
+	RecoveryAttemptsCount int    `json:"recovery_attempts_count"`
 	// SuccessfulRecoveries counts the attempts that succeeded (at most one
 	// for a code case, whose loop stops at the first success).
 	SuccessfulRecoveries int `json:"successful_recoveries"`
@@ -236,8 +236,8 @@ type RecoveryMetric struct {
 	// RecoverySuccessRate is SuccessfulRecoveries / RecoveryAttemptsCount,
 	// the guide's successful_recoveries / total_attempts (0 without attempts).
 	RecoverySuccessRate float64 `json:"recovery_success_rate"`
-	ErrorFixQuality       float64 `json:"error_fix_quality"`
-	RecoveryScore         float64 `json:"recovery_score"`
+	ErrorFixQuality     float64 `json:"error_fix_quality"`
+	RecoveryScore       float64 `json:"recovery_score"`
 	// MaxRecoveryAttempts is the limit the attempts were counted against
 	// (code cases only).
 	MaxRecoveryAttempts int               `json:"max_recovery_attempts,omitempty"`
