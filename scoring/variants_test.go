@@ -4,9 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -175,4 +178,64 @@ func schemaOf(datasets []sampleserver.Dataset, arg string) ([]string, map[string
 		}
 	}
 	return columns, values
+}
+
+// The same code scores the same performance with the machine idle and with
+// every core busy: the time scored is the CPU time of the code's own
+// execution, which the load does not change (the duration of the whole call
+// does, and is logged for comparison).
+func TestPerformanceDoesNotDependOnTheLoad(t *testing.T) {
+	if _, err := sampleserver.PythonWithPandas(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err.Error())
+	}
+	root, err := filepath.Abs("..")
+	require.NoError(t, err)
+	cases, err := evalcase.LoadFile(filepath.Join(root, "cases", "code.yaml"))
+	require.NoError(t, err)
+	pandas := sampleserver.NewPandas(sampleserver.PandasConfig{Datasets: filepath.Join(root, "testdata", "datasets"),
+		MaxConcurrent: 1})
+	t.Cleanup(pandas.Close)
+
+	measure := func() (scores []float64, calls []time.Duration) {
+		for _, c := range cases {
+			ref := c.Reference[len(c.Reference)-1]
+			code, dataset := ref.Args["code"].(string), ref.Args["dataset"].(string)
+			start := time.Now()
+			out, err := pandas.Run(context.Background(), code, dataset)
+			calls = append(calls, time.Since(start))
+			require.NoError(t, err)
+			require.False(t, out.Failed, out.Text)
+			m := scoring.ScoreCode(scoring.CodeCase{Question: c.Input, Attempts: []eval.Attempt{
+				{Code: code, Dataset: dataset, Output: out.Text, Seconds: time.Since(start).Seconds(), Execution: out.Execution}}})
+			scores = append(scores, m.Performance.Score)
+		}
+		return scores, calls
+	}
+	measure() // the workers start
+	idle, idleCalls := measure()
+
+	ctx, stop := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for range 2 * runtime.NumCPU() {
+		wg.Go(func() {
+			for n := 0; ctx.Err() == nil; n++ {
+				_ = n * n
+			}
+		})
+	}
+	busy, busyCalls := measure()
+	stop()
+	wg.Wait()
+
+	assert.Equal(t, idle, busy, "performance scores, idle and busy")
+	t.Logf("tool call p50: idle %s, busy %s", median(idleCalls), median(busyCalls))
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
 }

@@ -5,6 +5,7 @@
 //
 //	go run ./cmd/evalbench            # all measurements (make bench)
 //	go run ./cmd/evalbench -only overhead,cached
+//	go run ./cmd/evalbench -only pandas,load,bundled   # run_pandas and the bundled cases
 package main
 
 import (
@@ -41,7 +42,7 @@ type row struct {
 }
 
 func main() {
-	only := flag.String("only", "", "comma-separated measurements: overhead,cached,memory,report,tools,tokens (default all)")
+	only := flag.String("only", "", "comma-separated measurements: overhead,cached,memory,report,tools,tokens,pandas,load,bundled (default all)")
 	flag.Parse()
 	if err := run(*only); err != nil {
 		fmt.Fprintln(os.Stderr, "evalbench:", err)
@@ -73,6 +74,7 @@ func run(only string) error {
 	}{
 		{"overhead", b.overhead}, {"cached", b.cachedRerun}, {"memory", b.memoryAndReport},
 		{"tools", b.toolLatency}, {"tokens", b.tokenSpeed},
+		{"pandas", b.pandasLatency}, {"load", b.performanceUnderLoad}, {"bundled", b.cachedBundled},
 	}
 	for _, s := range steps {
 		if !want(s.name) && !(s.name == "memory" && want("report")) {
