@@ -43,27 +43,7 @@ const (
 // questionWords splits text into words as written (letters, digits and
 // underscores; a '.' between digits stays inside a number) and marks:
 // , . ; : ? ! ( ) and %.
-func questionWords(s string) []string {
-	rs := []rune(s)
-	var out []string
-	for i := 0; i < len(rs); {
-		switch r := rs[i]; {
-		case isWordRune(r):
-			j := i + 1
-			for j < len(rs) && (isWordRune(rs[j]) || isDecimalPoint(rs, j)) {
-				j++
-			}
-			out = append(out, string(rs[i:j]))
-			i = j
-		case strings.ContainsRune(",.;:?!()%", r):
-			out = append(out, string(r))
-			i++
-		default:
-			i++
-		}
-	}
-	return out
-}
+func questionWords(s string) []string { return splitWords(s, ",.;:?!()%") }
 
 // parseQuestion reads a question about tables with the given schema.
 //

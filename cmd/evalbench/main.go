@@ -392,38 +392,14 @@ func (b *bench) toolLatency() ([]row, error) {
 	defer set.Close()
 	args := map[string]any{"gene_symbol": "NUTM2G"}
 	const calls, conc = 4000, 16
-	var mu sync.Mutex
-	latencies := make([]time.Duration, 0, calls)
-	var wg sync.WaitGroup
-	next := make(chan struct{}, calls)
-	for range calls {
-		next <- struct{}{}
+	latencies, wall, err := callConcurrently(calls, conc, func(int) error {
+		_, err := set.Call(context.Background(), "get_gene_by_symbol", args)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	close(next)
-	start := time.Now()
-	var callErr error
-	for range conc {
-		wg.Go(func() {
-			for range next {
-				t := time.Now()
-				_, err := set.Call(context.Background(), "get_gene_by_symbol", args)
-				d := time.Since(t)
-				mu.Lock()
-				latencies = append(latencies, d)
-				if err != nil && callErr == nil {
-					callErr = err
-				}
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	wall := time.Since(start)
-	if callErr != nil {
-		return nil, callErr
-	}
-	slices.Sort(latencies)
-	p := func(q float64) time.Duration { return latencies[int(q*float64(len(latencies)-1))] }
+	p := func(q float64) time.Duration { return percentile(latencies, q) }
 	return []row{{
 		name:     fmt.Sprintf("tool call over stdio to the sample server, concurrency %d, %d calls", conc, calls),
 		target:   "(measured)",
