@@ -202,7 +202,7 @@ func (b *bench) performanceUnderLoad() ([]row, error) {
 		}
 	}
 	return []row{{
-		name: fmt.Sprintf("performance score of the %d bundled reference solutions, idle vs %d CPUs busy", len(runs), runtime.NumCPU()),
+		name:   fmt.Sprintf("performance score of the %d bundled reference solutions, idle vs %d CPUs busy", len(runs), runtime.NumCPU()),
 		target: "all equal",
 		measured: fmt.Sprintf("%d of %d equal (call p50 idle %s, busy %s; code CPU p50 idle %s, busy %s)", same, len(runs),
 			percentile(idleCalls, 0.5).Round(100*time.Microsecond), percentile(busyCalls, 0.5).Round(100*time.Microsecond),
