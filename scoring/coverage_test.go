@@ -232,6 +232,8 @@ func TestFilterWordsNeedContext(t *testing.T) {
 		{"Salary and bonus per department", nil},
 		{"Salary at least 10 and at most 20, not in Sales", []string{"at least 10", "at most 20", "Sales"}},
 		{"Hires from 2020 on", []string{"from 2020 on"}},
+		{"How many employees were hired in 2023?", []string{"in 2023"}},
+		{"How many employees are in each department?", nil},
 		{"Staff aged 45 and over", []string{"45 and over"}},
 		{"Departments that spend more than 90% of their budget", []string{"more than 90 %"}},
 		{"Where revenue is units times price, what is the revenue?", nil},

@@ -3,6 +3,7 @@ package scoring
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -434,6 +435,11 @@ func (q question) filters() []askedFilter {
 			i += l
 			continue
 		}
+		if (q.toks[i] == "in" || q.toks[i] == "during") && i+1 < len(q.toks) && isYear(q.toks[i+1]) {
+			out = append(out, askedFilter{text: q.span(i, i+2), numbers: [][]string{{q.toks[i+1]}}})
+			i += 2
+			continue
+		}
 		if isCount(q.toks[i]) && i+2 < len(q.toks) && (q.toks[i+1] == "or" || q.toks[i+1] == "and") &&
 			slices.Contains(laterWords, q.toks[i+2]) {
 			out = append(out, askedFilter{text: q.span(i, i+3), numbers: [][]string{numberForms(q.toks[i], false)}})
@@ -450,6 +456,12 @@ func (q question) filters() []askedFilter {
 		}
 	}
 	return out
+}
+
+// isYear reports whether a word is a year: "in 2023" asks for a filter.
+func isYear(w string) bool {
+	n, err := strconv.Atoi(w)
+	return err == nil && len(w) == 4 && n >= 1000 && n < 3000
 }
 
 // valueFilter reads the condition a value mention starts: values of one
