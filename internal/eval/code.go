@@ -12,7 +12,8 @@ const CodeExecutionMeta = "mcpeval/code_execution"
 type CodeExecution struct {
 	// Seconds is the wall time of the code's own execution: the code, not
 	// the process start, the import of pandas, the loading of the data or
-	// the rendering of the result. CPUSeconds is the CPU time it used.
+	// the rendering of the result. CPUSeconds is the CPU time of the thread
+	// that ran it.
 	Seconds    float64 `json:"seconds"`
 	CPUSeconds float64 `json:"cpu_seconds"`
 	// TimedOut is true when the code was stopped at the time limit.
