@@ -723,7 +723,7 @@ type askedSort struct {
 	keys []string
 }
 
-var sortCues = phrases("sort", "sorted", "sorting", "order by", "ordered", "in order", "ascending", "descending",
+var sortCues = phrases("sort", "sorted", "sorting", "order by", "ordered", "ascending", "descending",
 	"rank", "ranked", "ranking", "arrange", "arranged")
 
 // sorting returns the ordering the question asks for, or nil: a sort cue,

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/evalcase"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
 	"github.com/mcpeval/mcpeval/internal/mcpconn"
+	"github.com/mcpeval/mcpeval/internal/settings"
 	"github.com/mcpeval/mcpeval/scoring"
 )
 
@@ -243,10 +245,30 @@ func (b *bench) cachedBundled() ([]row, error) {
 		walls = append(walls, r.wall)
 	}
 	worst := slices.Max(walls)
-	return []row{{
+	rows := []row{{
 		name:     fmt.Sprintf("fully cached run of the %d bundled cases (suite process, start included; worst of 3)", len(cases)),
 		target:   "< 1s",
 		measured: fmt.Sprintf("%.2fs (first run %.1fs)", worst.Seconds(), first.wall.Seconds()),
 		ok:       worst < time.Second,
-	}}, nil
+	}}
+
+	// The same through make eval: go test's build and link, gotestsum and
+	// the report (go run ./cmd/evalreport) come on top of the run.
+	cmd := exec.Command("make", "eval", "OUT="+out)
+	cmd.Dir = b.root
+	cmd.Env = append(settings.IsolatedEnv(), "EVAL_CASES="+casesDir, "EVAL_CACHE="+filepath.Join(out, "cache.json"),
+		"OPENAI_BASE_URL="+stub.BaseURL(), "EVAL_MODEL=bench-model", "EVAL_CONCURRENCY=4")
+	start := time.Now()
+	if output, err := cmd.CombinedOutput(); err != nil {
+		return rows, fmt.Errorf("make eval: %v\n%s", err, tail(string(output), 2000))
+	}
+	if stub.Requests() != before {
+		return rows, fmt.Errorf("make eval sent %d requests: not served from the cache", stub.Requests()-before)
+	}
+	return append(rows, row{
+		name:     fmt.Sprintf("fully cached make eval of the %d bundled cases (go test build and link, gotestsum, report included)", len(cases)),
+		target:   "(measured)",
+		measured: fmt.Sprintf("%.2fs", time.Since(start).Seconds()),
+		ok:       true,
+	}), nil
 }
