@@ -248,3 +248,42 @@ func TestAnalyzeCode(t *testing.T) {
 	assert.Contains(t, facts[1].SyntaxError, "SyntaxError")
 	assert.False(t, facts[2].Parsed, "too deeply nested to parse is an answer, not a crash")
 }
+
+// Code cases are skipped only when pandas is certainly missing: a check
+// that crashes or cannot finish says nothing, and the cases run.
+func TestCheckPandasSkipsOnlyForCertain(t *testing.T) {
+	python, err := sampleserver.Python()
+	if err != nil {
+		t.Skip(err.Error())
+	}
+	dir := t.TempDir()
+	script := func(name, body string) string {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), 0o755))
+		return path
+	}
+	tests := []struct {
+		name    string
+		python  string
+		missing bool
+	}{
+		{"no such interpreter", filepath.Join(dir, "nowhere", "python3"), true},
+		{"an interpreter without pandas", script("nopandas", "exec "+python+" -S \"$@\""), true},
+		{"a check killed under load", script("killed", "kill -9 $$"), false},
+		{"a check that fails otherwise", script("broken", "echo 'MemoryError' >&2; exit 1"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv(sampleserver.PythonEnv, tt.python)
+			_, err := sampleserver.PythonWithPandas()
+			require.Error(t, err)
+			assert.Equal(t, tt.missing, errors.Is(err, sampleserver.ErrNoPandas), err.Error())
+			if tt.missing {
+				assert.ErrorIs(t, sampleserver.CheckPandas(), sampleserver.ErrNoPandas)
+				assert.Contains(t, sampleserver.CheckPandas().Error(), "apt-get install python3-pandas")
+			} else {
+				assert.NoError(t, sampleserver.CheckPandas(), "no skip for a reason that may be false")
+			}
+		})
+	}
+}
