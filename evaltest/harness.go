@@ -19,7 +19,6 @@ import (
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
-	"github.com/mcpeval/mcpeval/internal/sampleserver"
 	"github.com/mcpeval/mcpeval/internal/settings"
 	"github.com/mcpeval/mcpeval/internal/suite"
 )
@@ -34,6 +33,10 @@ type Config struct {
 	// configured (EVAL_SERVER): the test binary serves it itself, started
 	// again as a stdio subprocess, as a real server would be.
 	Server func() *server.MCPServer
+	// CodeCheck, when set with Server, tells whether that server can run
+	// code cases on this machine; an error skips them with its message. It
+	// runs once, for the first code case the cache does not hold.
+	CodeCheck func() error
 }
 
 // A Suite wires an evaluation to go test: Main runs from TestMain, Run
@@ -112,7 +115,8 @@ func (s *Suite) main(m *testing.M) int {
 	}
 	var bundled suite.Server
 	if s.config.Server != nil {
-		bundled = suite.Server{Spec: strconv.Quote(os.Args[0]), Env: []string{serveEnv + "=1"}, Display: "bundled sample server (sampleserver)"}
+		bundled = suite.Server{Spec: strconv.Quote(os.Args[0]), Env: []string{serveEnv + "=1"}, Display: "bundled sample server (sampleserver)",
+			CodeCheck: s.config.CodeCheck}
 	}
 	s.run, err = suite.New(context.Background(), st, s.cases, bundled, os.Stderr)
 	if err != nil {
@@ -357,13 +361,12 @@ func (s *Suite) runCase(t *testing.T, c eval.Case, model string) {
 		ctx, cancel = context.WithDeadlineCause(ctx, deadline.Add(-5*time.Second), errTestTimeout)
 		defer cancel()
 	}
-	if c.Kind == eval.KindCode && len(ev.Settings.Servers) == 0 {
-		if _, err := sampleserver.PythonWithPandas(); err != nil {
-			t.Skip("code case: the bundled server cannot run pandas: " + err.Error())
-		}
-	}
 	rec, err := ev.Run(ctx, c, model, t.Name())
-	if err != nil {
+	var skip *suite.SkipError
+	switch {
+	case errors.As(err, &skip):
+		t.Skip(skip.Reason)
+	case err != nil:
 		t.Skip(notRun)
 	}
 	if rec.Status == eval.NotRun {

@@ -8,7 +8,7 @@ import (
 
 // evaluation is this repository's suite: the cases in cases/ against the
 // bundled sample server, unless configured otherwise.
-var evaluation = New(Config{Generated: generatedCategories, Server: sampleserver.New})
+var evaluation = New(Config{Generated: generatedCategories, Server: sampleserver.New, CodeCheck: sampleserver.CheckPandas})
 
 func TestMain(m *testing.M) { evaluation.Main(m) }
 

@@ -57,7 +57,7 @@ func metricColumns(cases []Case) []string {
 
 // metricTiles are the tiles of a metrics summary: the overall score and
 // every metric's average where it applied somewhere, then the counts and
-// the recovery success rate, which means nothing without errors.
+// the recovery success rate, which means nothing without recovery attempts.
 func metricTiles(s eval.MetricsSummary) []Metric {
 	tiles := []Metric{{Name: overall, Kind: Score, Value: s.AverageOverallScore}}
 	for _, name := range eval.MetricNames {
@@ -74,7 +74,7 @@ func metricTiles(s eval.MetricsSummary) []Metric {
 		{Name: "total_recovery_attempts", Label: "Recovery attempts", Kind: Count, Value: float64(s.TotalRecoveryAttempts)},
 		{Name: "successful_recoveries", Label: "Successful recoveries", Kind: Count, Value: float64(s.SuccessfulRecoveries)},
 		{Name: "recovery_success_rate", Label: "Recovery success rate", Kind: Rate, Value: s.RecoverySuccessRate,
-			NotApplicable: s.ErrorsEncountered == 0},
+			NotApplicable: s.TotalRecoveryAttempts == 0},
 	}
 	return slices.Concat(tiles, counts)
 }

@@ -16,44 +16,50 @@ const (
 	joinWeight    = 0.2
 )
 
-var (
-	sortCues  = phrases("sort", "sorted", "sorting", "order by", "ordered", "ascending", "descending", "rank", "ranked", "ranking", "top", "bottom")
-	sortWords = []string{"sort_values", "sort_index", "sorted", "sort", "nlargest", "nsmallest", "rank", "idxmax", "idxmin"}
-	joinCues  = phrases("join", "joined", "joining", "merge", "merged", "merging", "combine", "combined", "combining", "match", "matched", "matching")
-	joinNames = []string{"merge", "join", "concat"}
-)
-
-// codeCoverage scores whether code covers every requirement of a question about
-// a table with the given columns (columns may be nil; group-by items are then
-// read as plain words). Each part is the share of what was asked that the
-// code does; a part not asked for is fully covered:
+// codeCoverage scores whether code covers every requirement of a question
+// about tables with the given schema, from the reading of the code's syntax
+// tree (facts; nil makes the metric not applicable). Each part is the share
+// of what was asked that the code does; a part not asked for is fully
+// covered:
 //
-//   - filter conditions (0.3): comparisons in the code (==, >, .isin(),
-//     .between(), comparisons inside .query(), ...) / conditions asked for;
-//   - group-by columns (0.3): asked group-by columns found in .groupby(...)
-//     or .pivot_table(...) / asked group-by columns;
-//   - sorting (0.2): 1 if asked and the code sorts (sort_values, nlargest,
-//     idxmax, ...), else 0;
-//   - join conditions (0.2): merge/join/concat calls / joins asked for.
-func codeCoverage(questionText string, columns []string, code string) eval.CoverageMetric {
-	q := parseQuestion(questionText, columns)
-	src := lexPython(code)
-	d := &eval.CoverageDetails{MissingRequirements: []string{}}
+//   - filter conditions (0.3): the conditions asked for that the code's
+//     filters carry out. A condition with a number ("more than 150000",
+//     "before 2015", "90%") needs a filter comparing with that number; one
+//     with listed values ("in Sales or Marketing") a filter on those values;
+//     one without either ("above average", "where ...") any filter not
+//     counted for another condition.
+//   - group-by columns (0.3): the asked group-by columns among the columns
+//     the code groups by (groupby, pivot_table, crosstab, value_counts; a key
+//     made from a column, such as pd.cut(df['age']), counts as that column).
+//   - sorting (0.2): that the code sorts, in the asked order, by the asked
+//     key columns (each a requirement of its own).
+//   - join conditions (0.2): the joins asked for (merge, join, concat) and
+//     the join keys the question names.
+//
+// MissingRequirements says what is missing; Requirements lists what the
+// question was read to ask.
+func codeCoverage(questionText string, s schema, facts *eval.CodeFacts) eval.CoverageMetric {
+	if facts == nil {
+		return eval.CoverageMetric{NotApplicable: true}
+	}
+	q := parseQuestion(questionText, s)
+	c := code{*facts}
+	d := &eval.CoverageDetails{MissingRequirements: []string{}, Requirements: []string{}}
+	asks := func(format string, args ...any) {
+		d.Requirements = append(d.Requirements, fmt.Sprintf(format, args...))
+	}
 	missing := func(format string, args ...any) {
 		d.MissingRequirements = append(d.MissingRequirements, fmt.Sprintf(format, args...))
 	}
 
-	asked, found := q.filterConditions(), filterOperations(src)
-	d.FilterConditionsCoverage = share(found, asked)
-	if found < asked {
-		missing("Filter conditions missing: %d asked, %d in code", asked, found)
-	}
+	d.FilterConditionsCoverage = filterCoverage(q.filters(), c, asks, missing)
 
 	items := q.groupItems()
-	grouped := groupedColumns(src, q.known)
+	keys := c.groupKeys()
 	var absent []string
 	for _, item := range items {
-		if !slices.ContainsFunc(grouped, func(g string) bool { return sameGroupItem(item, g, q.known) }) {
+		asks("group by: %s", item)
+		if !slices.ContainsFunc(keys, func(k string) bool { return sameGroupItem(item, k, q.known) }) {
 			absent = append(absent, item)
 		}
 	}
@@ -62,19 +68,25 @@ func codeCoverage(questionText string, columns []string, code string) eval.Cover
 		missing("Group-by columns missing: %s", strings.Join(absent, ", "))
 	}
 
-	d.SortingCoverage = 1
-	if hasPhrase(q.toks, sortCues) || q.hasBeforeCount("largest", "smallest", "highest", "lowest") {
-		if !hasWord(src.names(), sortWords...) {
-			d.SortingCoverage = 0
-			missing("Sorting missing")
-		}
-	}
+	d.SortingCoverage = sortCoverage(q, c, asks, missing)
 
-	asked, found = countPhrases(q.toks, joinCues), countNames(src, joinNames...)
-	d.JoinConditionsCoverage = share(found, asked)
-	if found < asked {
+	joins, joinKeys := q.joins()
+	met := min(len(c.Joins), joins)
+	if joins > 0 {
+		asks("join: %d", joins)
+	}
+	if met < joins {
 		missing("Join/merge operation missing")
 	}
+	for _, k := range joinKeys {
+		asks("join on: %s", k)
+		if len(c.Joins) > 0 && c.joinsOn(k) {
+			met++
+		} else {
+			missing("Join key missing: %s", k)
+		}
+	}
+	d.JoinConditionsCoverage = share(met, joins+len(joinKeys))
 
 	return eval.CoverageMetric{
 		Score: unit(filterWeight*d.FilterConditionsCoverage + groupByWeight*d.GroupbyColumnsCoverage +
@@ -83,74 +95,83 @@ func codeCoverage(questionText string, columns []string, code string) eval.Cover
 	}
 }
 
-// filterOperations counts the filter conditions in code: comparison
-// operators, .isin()/.str.contains()/.isna()-style tests, .between() as two,
-// and the comparisons inside .query() strings (at least one per query).
-func filterOperations(src pySource) int {
-	n := 0
-	for _, t := range src.tokens {
+// filterCoverage is the share of the asked conditions the code carries out.
+func filterCoverage(asked []askedFilter, c code, asks, missing func(string, ...any)) float64 {
+	matched, vague := 0, 0
+	for _, f := range asked {
+		asks("filter: %s", f.text)
 		switch {
-		case t.kind == pyOp && isComparison(t.text):
-			n++
-		case t.kind == pyName && t.text == "between":
-			n += 2
-		case t.kind == pyName && slices.Contains([]string{"isin", "contains", "startswith", "endswith",
-			"isna", "notna", "isnull", "notnull"}, t.text):
-			n++
+		case f.vague():
+			vague++
+		case c.matchesFilter(f):
+			matched++
+		default:
+			missing("Filter missing: %s", f.text)
 		}
 	}
-	for _, expr := range src.callArgs("query") {
-		inner := 0
-		for _, t := range lexPython(expr).tokens {
-			if t.kind == pyOp && isComparison(t.text) {
-				inner++
-			}
-		}
-		n += max(inner, 1)
+	spare := max(len(c.Filters)-matched, 0)
+	if vague > spare {
+		missing("Filter conditions missing: %d asked without a value, %d other filters in the code", vague, spare)
 	}
-	return n
+	return share(matched+min(vague, spare), len(asked))
 }
 
-func isComparison(op string) bool {
-	return slices.Contains([]string{"==", "!=", ">=", "<=", ">", "<"}, op)
-}
-
-func countNames(src pySource, names ...string) int {
-	n := 0
-	for _, name := range src.names() {
-		if slices.Contains(names, name) {
-			n++
+// sortCoverage is the share of the asked sorting requirements met: that the
+// code sorts, its order, its keys.
+func sortCoverage(q question, c code, asks, missing func(string, ...any)) float64 {
+	s := q.sorting()
+	if s == nil {
+		return 1
+	}
+	wanted, met := 1, 0
+	asks("sort")
+	if len(c.Sorts) > 0 {
+		met++
+	} else {
+		missing("Sorting missing")
+	}
+	if s.order != "" {
+		wanted++
+		asks("sort order: %s", orderName(s.order))
+		if c.sorts(s.order) {
+			met++
+		} else if len(c.Sorts) > 0 {
+			missing("Sort order: %s asked, the code sorts the other way", orderName(s.order))
 		}
 	}
-	return n
-}
-
-// groupedColumns returns the string literals given to groupby, pivot_table
-// and crosstab calls; without known columns they are normalised to words.
-func groupedColumns(src pySource, known bool) []string {
-	cols := src.callArgs("groupby", "pivot_table", "crosstab")
-	if !known {
-		for i, c := range cols {
-			cols[i] = strings.Join(words(strings.ReplaceAll(c, "_", " ")), " ")
+	for _, k := range s.keys {
+		wanted++
+		asks("sort by: %s", k)
+		if len(c.Sorts) > 0 && c.sortsBy(k) {
+			met++
+		} else if len(c.Sorts) > 0 {
+			missing("Sort key missing: %s", k)
 		}
 	}
-	return cols
+	return share(met, wanted)
+}
+
+func orderName(order string) string {
+	if order == "asc" {
+		return "ascending"
+	}
+	return "descending"
 }
 
 // sameGroupItem reports whether a group-by item from the question is the
-// grouped column g. With known columns both are exact column names; else
-// they are word phrases and one may extend the other ("department name"
-// matches "department"), allowing a plural "s".
+// grouped column g. With known columns both are column names; else they
+// are word phrases and one may extend the other ("department name" matches
+// "department"), allowing a plural "s".
 func sameGroupItem(item, g string, known bool) bool {
 	if known {
-		return item == g
+		return sameColumn(item, g)
 	}
-	a, b := strings.Fields(item), strings.Fields(g)
+	a, b := strings.Fields(item), words(strings.ReplaceAll(g, "_", " "))
 	if len(a) > len(b) {
 		a, b = b, a
 	}
 	for i := 0; i+len(a) <= len(b); i++ {
-		if mentionAt(b, i, a) || mentionAt(a, 0, b[i:i+len(a)]) {
+		if mentionAt(b, i, a, true) || mentionAt(a, 0, b[i:i+len(a)], true) {
 			return true
 		}
 	}

@@ -28,7 +28,7 @@ func TestCoverage(t *testing.T) {
 			question: "Employees older than 30 with salary above 50000",
 			code:     "result = df[df['age'] > 30]",
 			filter:   0.5, group: 1, sort: 1, join: 1,
-			missing: []string{"Filter conditions missing: 2 asked, 1 in code"},
+			missing: []string{"Filter missing: above 50000"},
 		},
 		{
 			name:     "two conditions asked, both in a query",
@@ -38,9 +38,23 @@ func TestCoverage(t *testing.T) {
 			missing: []string{},
 		},
 		{
-			name:     "between counts as two conditions",
+			name:     "a condition on another number is not the one asked",
+			question: "Employees older than 30 with salary above 50000",
+			code:     "result = df[(df['age'] > 30) & (df['salary'] > 5000)]",
+			filter:   0.5, group: 1, sort: 1, join: 1,
+			missing: []string{"Filter missing: above 50000"},
+		},
+		{
+			name:     "between counts its two bounds",
 			question: "Employees aged between 30 and 40",
 			code:     "result = df[df['age'].between(30, 40)]",
+			filter:   1, group: 1, sort: 1, join: 1,
+			missing: []string{},
+		},
+		{
+			name:     "a condition without a value is met by any filter",
+			question: "Employees whose salary is above average",
+			code:     "result = df[df['salary'] > df['salary'].mean()]",
 			filter:   1, group: 1, sort: 1, join: 1,
 			missing: []string{},
 		},
@@ -59,11 +73,39 @@ func TestCoverage(t *testing.T) {
 			missing: []string{},
 		},
 		{
+			name:     "group by a key made from a column",
+			question: "Average salary for each age group: under 30, 30 to 44, and 45 and over",
+			code:     "groups = pd.cut(df['age'], bins=[0, 29, 44, 200])\nresult = df.groupby(groups)['salary'].mean()",
+			filter:   1, group: 1, sort: 1, join: 1,
+			missing: []string{},
+		},
+		{
 			name:     "sorting asked, missing",
 			question: "List the names sorted by age in descending order",
 			code:     "result = df[['name', 'age']]",
 			filter:   1, group: 1, sort: 0, join: 1,
 			missing: []string{"Sorting missing"},
+		},
+		{
+			name:     "sorted the other way",
+			question: "List the names sorted by age in descending order",
+			code:     "result = df.sort_values('age')[['name', 'age']]",
+			filter:   1, group: 1, sort: 2.0 / 3, join: 1,
+			missing: []string{"Sort order: descending asked, the code sorts the other way"},
+		},
+		{
+			name:     "sorted by another key",
+			question: "List the names sorted by age in descending order",
+			code:     "result = df.sort_values('salary', ascending=False)[['name', 'age']]",
+			filter:   1, group: 1, sort: 2.0 / 3, join: 1,
+			missing: []string{"Sort key missing: age"},
+		},
+		{
+			name:     "a sort key is no grouping",
+			question: "Sort them by salary",
+			code:     "result = df.sort_values('salary')",
+			filter:   1, group: 1, sort: 1, join: 1,
+			missing: []string{},
 		},
 		{
 			name:     "top N by a key is a sort, not a grouping",
@@ -77,12 +119,31 @@ func TestCoverage(t *testing.T) {
 			question: "Merge the table with itself on department",
 			code:     "result = df",
 			filter:   1, group: 1, sort: 1, join: 0,
-			missing: []string{"Join/merge operation missing"},
+			missing: []string{"Join/merge operation missing", "Join key missing: department"},
+		},
+		{
+			name:     "join on the asked key",
+			question: "Merge the table with itself on department",
+			code:     "result = pd.merge(df, df, on='department')",
+			filter:   1, group: 1, sort: 1, join: 1,
+			missing: []string{},
+		},
+		{
+			name:     "a definition is no filter",
+			question: "Where total sales is salary times 2, what is the total sales by department?",
+			code:     "df['total_sales'] = df['salary'] * 2\nresult = df.groupby('department')['total_sales'].sum()",
+			filter:   1, group: 1, sort: 1, join: 1,
+			missing: []string{},
 		},
 	}
-	for _, tt := range tests {
+	codes := make([]string, len(tests))
+	for i, tt := range tests {
+		codes[i] = tt.code
+	}
+	facts := readCode(t, codes...)
+	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := codeCoverage(tt.question, staffColumns, tt.code)
+			c := codeCoverage(tt.question, staff, facts[i])
 			require.NotNil(t, c.Details)
 			d := c.Details
 			assert.InDelta(t, tt.filter, d.FilterConditionsCoverage, 1e-4, "filter")
@@ -95,11 +156,38 @@ func TestCoverage(t *testing.T) {
 	}
 }
 
+// A value the dataset lists for a column, named in the question, asks for a
+// filter on it: the code must compare with that value.
+func TestCoverageOfListedValues(t *testing.T) {
+	s := schema{columns: staffColumns, values: map[string][]string{"department": {"Sales", "Marketing", "Engineering"}},
+		datasets: []string{"sales"}}
+	question := "Using the sales dataset, which employees work in Engineering and earn more than 150000?"
+	facts := readCode(t,
+		"result = df[(df['department'] == 'Engineering') & (df['salary'] > 150000)]",
+		"result = df[df['department'] == 'Engineering']",
+		"result = df[df['salary'] > 150000]",
+		`result = df.query("department == 'Engineering' and salary > 150000")`,
+		"result = df[df['department'].str.contains('Eng') & df.salary.gt(150000)]",
+	)
+	want := []float64{1, 0.5, 0.5, 1, 1}
+	for i, f := range facts {
+		c := codeCoverage(question, s, f)
+		assert.InDelta(t, want[i], c.Details.FilterConditionsCoverage, 1e-4, "code %d: %v", i, c.Details.MissingRequirements)
+	}
+	assert.Equal(t, []string{"filter: Engineering", "filter: more than 150000"}, codeCoverage(question, s, facts[0]).Details.Requirements,
+		"the dataset name sales is no value")
+
+	or := codeCoverage("Which employees work in Sales or Marketing?", s,
+		readCode(t, "result = df[df['department'].isin(['Sales', 'Marketing'])]")[0])
+	assert.Equal(t, 1.0, or.Details.FilterConditionsCoverage)
+	assert.Equal(t, []string{"filter: Sales or Marketing"}, or.Details.Requirements, "one condition with two values")
+}
+
 // Upstream read "or" in "for" and "in" in "minimum" as filter keywords and
 // reported a missing filter.
 func TestCoverageMinimumForEachIsNoFilter(t *testing.T) {
-	c := codeCoverage("What is the minimum salary for each department?", staffColumns,
-		"result = df.groupby('department')['salary'].min()")
+	c := codeCoverage("What is the minimum salary for each department?", staff,
+		readCode(t, "result = df.groupby('department')['salary'].min()")[0])
 	assert.Equal(t, 1.0, c.Details.FilterConditionsCoverage)
 	assert.Empty(t, c.Details.MissingRequirements)
 	assert.Equal(t, 1.0, c.Score)
@@ -109,11 +197,11 @@ func TestCoverageMinimumForEachIsNoFilter(t *testing.T) {
 func TestCoverageGuideExample(t *testing.T) {
 	c := codeCoverage("Merge the orders with customers where total sales are above 100, then join the "+
 		"regions, and show the average total sales per department sorted descending",
-		staffColumns, `
+		staff, readCode(t, `
 m = orders.merge(customers, on='id')
 m = m[m['total_sales'] > 100]
 result = m.groupby('department')['total_sales'].mean().sort_values(ascending=False)
-`)
+`)[0])
 	d := c.Details
 	assert.Equal(t, 1.0, d.FilterConditionsCoverage)
 	assert.Equal(t, 1.0, d.GroupbyColumnsCoverage)
@@ -124,27 +212,44 @@ result = m.groupby('department')['total_sales'].mean().sort_values(ascending=Fal
 }
 
 func TestCoverageWithoutColumns(t *testing.T) {
-	c := codeCoverage("Average price by product category and region", nil,
-		"result = df.groupby(['Product_Category'])['price'].mean()")
+	c := codeCoverage("Average price by product category and region", schema{},
+		readCode(t, "result = df.groupby(['Product_Category'])['price'].mean()")[0])
 	assert.InDelta(t, 0.5, c.Details.GroupbyColumnsCoverage, 1e-9)
 	assert.Equal(t, []string{"Group-by columns missing: region"}, c.Details.MissingRequirements)
 }
 
 func TestFilterWordsNeedContext(t *testing.T) {
+	s := schema{columns: staffColumns, values: map[string][]string{"department": {"Sales"}}}
 	tests := []struct {
 		question string
-		want     int
+		want     []string
 	}{
-		{"Sales over time", 0},
-		{"Employees over 30", 1},
-		{"Salary greater than or equal to 5000", 1},
-		{"Employees where the department is Sales", 1},
-		{"Salary and bonus per department", 0},
-		{"Salary at least 10 and at most 20, not in Sales", 3},
+		{"Revenue over time", nil},
+		{"Employees over 30", []string{"over 30"}},
+		{"Salary greater than or equal to 5000", []string{"greater than or equal to 5000"}},
+		{"Employees where the department is Sales", []string{"Sales"}},
+		{"Employees where the department is large", []string{"where"}},
+		{"Salary and bonus per department", nil},
+		{"Salary at least 10 and at most 20, not in Sales", []string{"at least 10", "at most 20", "Sales"}},
+		{"Hires from 2020 on", []string{"from 2020 on"}},
+		{"How many employees were hired in 2023?", []string{"in 2023"}},
+		{"How many employees are in each department?", nil},
+		{"Staff aged 45 and over", []string{"45 and over"}},
+		{"Departments that spend more than 90% of their budget", []string{"more than 90 %"}},
+		{"Where revenue is units times price, what is the revenue?", nil},
+		{"What is the average salary for each age group: under 30, 30 to 44, and 45 and over?", nil},
+		{"Using the sales dataset, what are the total sales?", nil},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, parseQuestion(tt.question, staffColumns).filterConditions(), tt.question)
+		var got []string
+		for _, f := range parseQuestion(tt.question, s).filters() {
+			got = append(got, f.text)
+		}
+		assert.Equal(t, tt.want, got, tt.question)
 	}
+	percent := parseQuestion("more than 90% of it", s).filters()
+	require.Len(t, percent, 1)
+	assert.Equal(t, [][]string{{"90", "0.9"}}, percent[0].numbers, "a percentage is also its fraction")
 }
 
 func TestGroupItems(t *testing.T) {
@@ -156,34 +261,87 @@ func TestGroupItems(t *testing.T) {
 		{"Average salary for each department", []string{"department"}},
 		{"Average salary by department and the total sales", []string{"department"}},
 		{"Names sorted descending by salary", nil},
+		{"Sort them by salary in descending order", nil},
 		{"The top 5 employees by salary", nil},
 		{"The first 10 rows by hire date", nil},
 		{"The highest salary by department", []string{"department"}},
 		{"Salary divided by age", nil},
 		{"Average salary by city", nil}, // city is no column of the table
+		{"Average salary for each age group: under 30, 30 to 44", []string{"age"}},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, parseQuestion(tt.question, staffColumns).groupItems(), tt.question)
+		assert.Equal(t, tt.want, parseQuestion(tt.question, staff).groupItems(), tt.question)
 	}
 }
 
-// Every code metric stays within [0, 1] whatever the input.
+func TestSortingAsked(t *testing.T) {
+	tests := []struct {
+		question string
+		want     *askedSort
+	}{
+		{"What is the mean salary?", nil},
+		{"Sort them by salary in descending order", &askedSort{order: "desc", keys: []string{"salary"}}},
+		{"List the departments sorted by salary in ascending order", &askedSort{order: "asc", keys: []string{"salary"}}},
+		{"Average salary of each department? Sort from highest to lowest.", &askedSort{order: "desc"}},
+		{"Sort from youngest to oldest", &askedSort{order: "asc"}},
+		{"Names and salaries, highest first", &askedSort{order: "desc"}},
+		{"Which 4 employees are the youngest? Give the bottom 4 by age", &askedSort{order: "asc", keys: []string{"age"}}},
+		{"Which 3 employees brought in the most sales?", &askedSort{order: "desc"}},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, parseQuestion(tt.question, staff).sorting(), tt.question)
+	}
+}
+
+func TestJoinsAsked(t *testing.T) {
+	s := schema{columns: []string{"employee_id", "id", "department"}, datasets: []string{"sales", "employees"}}
+	tests := []struct {
+		question string
+		joins    int
+		keys     []string
+	}{
+		{"Join the employees and departments datasets on department.", 1, []string{"department"}},
+		{"Join the employees and departments datasets to find the total paid on each floor.", 1, nil},
+		{"Using the sales and employees datasets (sales.employee_id matches employees.id), who sold most?", 1,
+			[]string{"employee_id", "id"}},
+		{"Combine the two datasets.", 1, nil},
+		{"What is the mean?", 0, nil},
+	}
+	for _, tt := range tests {
+		n, keys := parseQuestion(tt.question, s).joins()
+		assert.Equal(t, tt.joins, n, tt.question)
+		assert.Equal(t, tt.keys, keys, tt.question)
+	}
+}
+
+// Every code metric stays within [0, 1] whatever the question, the code
+// and its reading.
 func FuzzCodeMetricsStayInUnitRange(f *testing.F) {
 	f.Add("What is the average salary by department, top 5, older than 30?", "result = df.groupby('department')['salary'].mean()", 0.5)
 	f.Add("between between between more than", "df.query('a > 1 > 2 > 3') if x: for a in b: for c in d: pass", 9.0)
 	f.Add("", "'''unterminated", -1.0)
+	f.Add("for each x group: under 30 (5 and over) from highest to lowest", "result = df.nlargest(-3, 'x').head(0)", 0.0)
 	f.Fuzz(func(t *testing.T, question, code string, seconds float64) {
-		for _, s := range []float64{
-			codeUnderstanding(question, staffColumns, code).Score,
-			codeCoverage(question, staffColumns, code).Score,
-			codeCoverage(question, nil, code).Score,
-			codeQuality(code, true).Score,
-			codePerformance(seconds, code, true).Score,
-			ScoreCode(CodeCase{Question: question, Columns: staffColumns,
-				Attempts: []eval.Attempt{{Code: code, Failed: true, Output: question}, {Code: code}}}).Overall.Score,
-		} {
-			if s < 0 || s > 1 {
-				t.Fatalf("score %v out of [0, 1]", s)
+		facts := []*eval.CodeFacts{nil, {}, {Parsed: true, Columns: []string{"salary", question},
+			Filters:  []eval.CodeFilter{{Columns: []string{question}, Op: ">", Values: []string{question, "30"}}},
+			GroupBys: []eval.CodeGroupBy{{Keys: []string{question}}}, Limits: []eval.CodeLimit{{Method: "head", N: -1}},
+			Sorts: []eval.CodeSort{{Method: "nlargest", N: 0}}, Joins: []eval.CodeJoin{{Keys: []string{question}}},
+			Operations: []string{question, "mean"}}}
+		s := schema{columns: staffColumns, values: map[string][]string{"department": {question, "Sales"}}, datasets: []string{question}}
+		for _, fa := range facts {
+			for _, score := range []float64{
+				codeUnderstanding(question, s, fa).Score,
+				codeCoverage(question, s, fa).Score,
+				codeCoverage(question, schema{}, fa).Score,
+				codeQuality(code, true).Score,
+				codePerformance(eval.Attempt{Code: code, Seconds: seconds}, true).Score,
+				ScoreCode(CodeCase{Question: question, Columns: staffColumns,
+					Attempts: []eval.Attempt{{Code: code, Failed: true, Output: question},
+						{Code: code, Execution: &eval.CodeExecution{CPUSeconds: seconds, Facts: fa}}}}).Overall.Score,
+			} {
+				if score < 0 || score > 1 {
+					t.Fatalf("score %v out of [0, 1]", score)
+				}
 			}
 		}
 	})

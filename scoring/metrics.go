@@ -2,6 +2,7 @@ package scoring
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 )
@@ -51,9 +52,16 @@ func overallScore(scores map[string]float64) eval.OverallMetric {
 // CodeCase is a question about a table answered with pandas code.
 type CodeCase struct {
 	Question string
-	Columns  []string
+	// Columns are the columns of the datasets the final code ran on.
+	Columns []string
+	// Values lists, by column, the values of text columns with few
+	// distinct values (list_datasets gives them); a question that names one
+	// asks for a filter on it.
+	Values map[string][]string
 	// Attempts are the first execution and the recovery attempts, in order;
-	// the last one holds the final code.
+	// the last one holds the final code. Their Execution (what the server
+	// measured and read of the code) feeds performance, understanding and
+	// coverage; without it understanding and coverage are not applicable.
 	Attempts []eval.Attempt
 	// ResultMatches is true when the final result matches the expected answer.
 	ResultMatches bool
@@ -62,7 +70,7 @@ type CodeCase struct {
 	MaxRecoveryAttempts int
 }
 
-// ScoreCode computes all six metrics of a code case. codeUnderstanding,
+// ScoreCode computes all six metrics of a code case. Understanding,
 // coverage, quality and performance judge the final code (the last counted
 // attempt); recovery judges the way there.
 func ScoreCode(c CodeCase) eval.Metrics {
@@ -78,20 +86,40 @@ func ScoreCode(c CodeCase) eval.Metrics {
 	if len(attempts) > 0 {
 		final = attempts[len(attempts)-1]
 	}
+	var facts *eval.CodeFacts
+	if final.Execution != nil {
+		facts = final.Execution.Facts
+	}
 	ran := len(attempts) > 0 && !final.Failed
 	parses := ran || len(attempts) > 0 && ClassifyError(final.Output) != SyntaxError
+	if facts != nil {
+		parses = facts.Parsed
+	}
+	s := schema{columns: c.Columns, values: c.Values, datasets: datasetNames(final.Dataset)}
 	quality := codeQuality(final.Code, parses)
 	m := eval.Metrics{
 		Kind:                eval.KindCode,
 		Correctness:         codeCorrectness(parses, ran, c.ResultMatches && ran),
 		Quality:             &quality,
-		Performance:         codePerformance(final.Seconds, final.Code, ran),
-		PromptUnderstanding: codeUnderstanding(c.Question, c.Columns, final.Code),
-		RequirementCoverage: codeCoverage(c.Question, c.Columns, final.Code),
+		Performance:         codePerformance(final, ran),
+		PromptUnderstanding: codeUnderstanding(c.Question, s, facts),
+		RequirementCoverage: codeCoverage(c.Question, s, facts),
 		ErrorRecovery:       codeRecovery(attempts, maxAttempts),
 	}
 	m.Overall = overallScore(m.Scores())
 	return m
+}
+
+// datasetNames splits a run_pandas dataset argument ("employees,
+// departments.csv") into lower-case names.
+func datasetNames(arg string) []string {
+	var names []string
+	for _, n := range strings.Split(arg, ",") {
+		if n = strings.ToLower(strings.TrimSuffix(strings.TrimSpace(n), ".csv")); n != "" {
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 // ScoreTool computes the metrics of a finished tool case from its record;
@@ -112,7 +140,7 @@ func ScoreTool(c eval.Case, r eval.Record) eval.Metrics {
 		Performance:         toolPerformance(r.Seconds, r.Usage.TotalTokens, len(r.ToolCalls), c.Budget),
 		PromptUnderstanding: toolUnderstanding(r.Question, r.ToolCalls),
 		RequirementCoverage: toolCoverage(r.Response, r.ToolCalls, expected, c.Checks.Contains),
-		ErrorRecovery:       toolRecovery(r.ToolCalls, passed),
+		ErrorRecovery:       toolRecovery(r.ToolCalls),
 	}
 	m.Overall = overallScore(m.Scores())
 	return m

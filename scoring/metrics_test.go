@@ -35,12 +35,13 @@ func TestOverall(t *testing.T) {
 }
 
 func TestScoreCode(t *testing.T) {
+	final := "result = df.groupby('department')['salary'].mean()"
 	c := CodeCase{
 		Question: "What is the average salary by department?",
 		Columns:  staffColumns,
 		Attempts: []eval.Attempt{
 			{Code: "result = df.groupby('dept')['salary'].mean()", Failed: true, Output: "KeyError: 'dept'"},
-			{Code: "result = df.groupby('department')['salary'].mean()", Seconds: 0.02},
+			ran(final, readCode(t, final)[0], 0.02),
 		},
 		ResultMatches: true,
 	}
@@ -67,6 +68,17 @@ func TestScoreCode(t *testing.T) {
 	none := ScoreCode(CodeCase{Question: c.Question, Columns: staffColumns})
 	assert.Equal(t, 0.0, none.Correctness.Score)
 	assert.False(t, none.ErrorRecovery.HasError)
+
+	unread := ScoreCode(CodeCase{Question: c.Question, Columns: staffColumns,
+		Attempts: []eval.Attempt{{Code: final, Seconds: 0.02}}, ResultMatches: true})
+	assert.Equal(t, []string{eval.MetricUnderstanding, eval.MetricCoverage}, unread.Overall.NotApplicable,
+		"without the server's reading of the code, understanding and coverage are not applicable")
+
+	broken := ScoreCode(CodeCase{Question: c.Question, Columns: staffColumns, Attempts: []eval.Attempt{
+		{Code: "result = df[", Failed: true, Output: "SyntaxError: '[' was never closed (line 1)",
+			Execution: &eval.CodeExecution{Facts: readCode(t, "result = df[")[0]}}}})
+	assert.False(t, broken.Correctness.Details.Parses)
+	assert.Less(t, broken.PromptUnderstanding.Score, 1.0, "code that does not parse understands nothing asked")
 }
 
 func TestScoreCodeMatchNeedsARun(t *testing.T) {
@@ -100,7 +112,7 @@ func TestMetricsJSON(t *testing.T) {
 		Attempts: []eval.Attempt{
 			{Code: "x", Failed: true, Output: "KeyError: 'age'"},
 			{Code: "y", Failed: true, Output: "KeyError: 'age'"},
-			{Code: "result = df.groupby('department')['salary'].mean()"},
+			ran("result = df.groupby('department')['salary'].mean()", &eval.CodeFacts{Parsed: true}, 0.001),
 		},
 	})
 	data, err := json.Marshal(m)
@@ -143,12 +155,12 @@ func TestMetricsJSON(t *testing.T) {
 }
 
 func TestSummarize(t *testing.T) {
+	counted := ran("result = len(df)", &eval.CodeFacts{Parsed: true, Operations: []string{"len"}}, 0.001)
 	recovered := ScoreCode(CodeCase{Question: "How many rows?", Attempts: []eval.Attempt{
-		{Code: "x", Failed: true, Output: "KeyError: 'a'"}, {Code: "result = len(df)"}}, ResultMatches: true})
+		{Code: "x", Failed: true, Output: "KeyError: 'a'"}, counted}, ResultMatches: true})
 	unrecovered := ScoreCode(CodeCase{Question: "How many rows?", Attempts: []eval.Attempt{
 		{Code: "x", Failed: true, Output: "KeyError: 'a'"}, {Code: "y", Failed: true, Output: "TypeError: b"}, {Code: "z", Failed: true, Output: "TypeError: c"}}})
-	clean := ScoreCode(CodeCase{Question: "How many rows?", Attempts: []eval.Attempt{
-		{Code: "result = len(df)"}}, ResultMatches: true})
+	clean := ScoreCode(CodeCase{Question: "How many rows?", Attempts: []eval.Attempt{counted}, ResultMatches: true})
 	tool := ScoreTool(eval.Case{}, eval.Record{Question: "Does TP53 matter?", Response: "yes", Status: eval.Pass,
 		ToolCalls: []eval.ToolCall{call("get_gene_by_symbol", map[string]any{"gene_symbol": "TP53"})}})
 	entries := []eval.MetricsEntry{
@@ -164,14 +176,17 @@ func TestSummarize(t *testing.T) {
 	assert.Equal(t, 1, s.SuccessfulRecoveries)
 	assert.Equal(t, 3, s.TotalRecoveryAttempts)
 	// Upstream divided error-free entries by failing ones: (4-2)/... here
-	// the rate is successful recoveries / errors encountered.
-	assert.Equal(t, 0.5, s.RecoverySuccessRate)
+	// the rate is the guide's successful recoveries / attempts, and the
+	// share of errors recovered is a rate of its own.
+	assert.Equal(t, 0.3333, s.RecoverySuccessRate, "1 successful recovery in 3 attempts")
+	assert.Equal(t, 1, s.RecoveredErrors)
+	assert.Equal(t, 0.5, s.ErrorRecoveryRate, "1 of 2 errors recovered")
 	assert.InDelta(t, (recovered.ErrorRecovery.RecoveryScore+unrecovered.ErrorRecovery.RecoveryScore+1+1)/4,
 		s.AverageRecoveryScore, 1e-4)
-	assert.InDelta(t, (recovered.PromptUnderstanding.Score+unrecovered.PromptUnderstanding.Score+
-		clean.PromptUnderstanding.Score+tool.PromptUnderstanding.Score)/4, s.AverageUnderstandingScore, 1e-4)
-	assert.InDelta(t, (recovered.RequirementCoverage.Score+unrecovered.RequirementCoverage.Score+
-		clean.RequirementCoverage.Score)/3, s.AverageCoverageScore, 1e-4, "the tool case states no requirement")
+	assert.InDelta(t, (recovered.PromptUnderstanding.Score+clean.PromptUnderstanding.Score+tool.PromptUnderstanding.Score)/3,
+		s.AverageUnderstandingScore, 1e-4, "the unrecovered case's code was never read")
+	assert.InDelta(t, (recovered.RequirementCoverage.Score+clean.RequirementCoverage.Score)/2, s.AverageCoverageScore, 1e-4,
+		"the tool case states no requirement")
 	assert.InDelta(t, (recovered.Overall.Score+unrecovered.Overall.Score+clean.Overall.Score+tool.Overall.Score)/4,
 		s.AverageOverallScore, 1e-4)
 
@@ -184,6 +199,32 @@ func TestSummarize(t *testing.T) {
 	empty := Summarize(nil)
 	assert.Equal(t, 0.0, empty.RecoverySuccessRate)
 	assert.Equal(t, 0, empty.Entries)
+}
+
+// Successful recoveries never exceed attempts: a tool case that worked
+// around an error without a retry made no attempt and counts no success
+// (upstream's port counted 12 successful recoveries in 11 attempts).
+func TestSummarizeSuccessesNeverAboveAttempts(t *testing.T) {
+	failed := eval.ToolCall{Name: "get_gene_by_symbol", IsError: true, Result: "500"}
+	workedAround := ScoreTool(eval.Case{}, eval.Record{Question: "q", Status: eval.Pass,
+		ToolCalls: []eval.ToolCall{failed, {Name: "search_genes"}}})
+	retried := ScoreTool(eval.Case{}, eval.Record{Question: "q", Status: eval.Pass,
+		ToolCalls: []eval.ToolCall{failed, failed, {Name: "get_gene_by_symbol"}}})
+	code := ScoreCode(CodeCase{Question: "q", Attempts: []eval.Attempt{fail("KeyError: 'a'"), ok}})
+	var entries []eval.MetricsEntry
+	for _, m := range []eval.Metrics{workedAround, workedAround, retried, code} {
+		entries = append(entries, eval.MetricsEntry{Metrics: m})
+	}
+	s := Summarize(entries)
+	assert.Equal(t, 4, s.ErrorsEncountered)
+	assert.Equal(t, 3, s.TotalRecoveryAttempts, "two retries and one code fix")
+	assert.Equal(t, 2, s.SuccessfulRecoveries)
+	assert.LessOrEqual(t, s.SuccessfulRecoveries, s.TotalRecoveryAttempts)
+	assert.Equal(t, 0.6667, s.RecoverySuccessRate)
+	assert.Equal(t, 2, s.RecoveredErrors)
+	assert.Equal(t, 0.5, s.ErrorRecoveryRate)
+	assert.False(t, workedAround.ErrorRecovery.RecoverySuccess)
+	assert.Equal(t, 0, workedAround.ErrorRecovery.RecoveryAttemptsCount)
 }
 
 // recovery_success_rate stays within [0, 1] however many clean entries there are.

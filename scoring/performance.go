@@ -29,8 +29,8 @@ var (
 	rowLoopNames = []string{"iterrows", "itertuples", "apply", "applymap"}
 )
 
-// codePerformance scores code by its execution and a guess of its complexity
-// (a number in [0, 1]):
+// codePerformance scores the final attempt's code by its execution and a
+// guess of its complexity (a number in [0, 1]):
 //
 //	execution time, only if the code ran: ≤ 0.1 s 0.3, ≤ 1 s 0.25, ≤ 5 s 0.15, else 0.05
 //	+ 0.3 × time complexity + 0.2 × space complexity
@@ -40,13 +40,23 @@ var (
 //	+ 0.1 for short code (≤ 10 lines; 0.05 for ≤ 20)
 //	+ 0.1 if it ran.
 //
-// Upstream also gave the time points to code that failed; a failed run's
-// time says nothing, so it scores 0.
-func codePerformance(execSeconds float64, code string, ran bool) eval.PerformanceMetric {
-	src := lexPython(code)
-	d := &eval.PerformanceDetails{ExecutionSeconds: execSeconds, Ran: ran, CodeLines: src.codeLines()}
+// The execution time is the CPU time of the code's own execution as the
+// server reported it (eval.CodeExecution): not the interpreter's start, the
+// import of pandas, the loading of the data or the rendering of the result,
+// and not the time the code waited for a CPU, so the same code scores the
+// same on an idle and on a busy machine. A server that reports nothing is
+// timed by the whole tool call (Timing says which). Upstream also gave the
+// time points to code that failed; a failed run's time says nothing, so it
+// scores 0.
+func codePerformance(final eval.Attempt, ran bool) eval.PerformanceMetric {
+	src := lexPython(final.Code)
+	d := &eval.PerformanceDetails{ExecutionSeconds: final.Seconds, Timing: eval.TimingToolCall, Ran: ran,
+		CodeLines: src.codeLines()}
+	if e := final.Execution; e != nil {
+		d.ExecutionSeconds, d.WallSeconds, d.Timing = e.CPUSeconds, e.Seconds, eval.TimingCodeCPU
+	}
 	if ran {
-		switch {
+		switch execSeconds := d.ExecutionSeconds; {
 		case execSeconds <= 0.1:
 			d.ExecutionTimeScore = 0.3
 		case execSeconds <= 1:
@@ -94,6 +104,10 @@ func complexity(src pySource) (timeClass, spaceClass string) {
 		spaceClass = "O(n)"
 	}
 	return timeClass, spaceClass
+}
+
+func isComparison(op string) bool {
+	return slices.Contains([]string{"==", "!=", ">=", "<=", ">", "<"}, op)
 }
 
 // loopDepth is the deepest nesting of Python-level loops: for/while

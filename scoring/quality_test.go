@@ -110,7 +110,7 @@ func TestPerformance(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := codePerformance(tt.seconds, tt.code, tt.ran)
+			p := codePerformance(eval.Attempt{Code: tt.code, Seconds: tt.seconds}, tt.ran)
 			d := p.Details
 			assert.Equal(t, tt.timePoints, d.ExecutionTimeScore)
 			assert.Equal(t, tt.timeClass, d.TimeComplexity)
@@ -121,4 +121,21 @@ func TestPerformance(t *testing.T) {
 			assert.LessOrEqual(t, p.Score, 1.0)
 		})
 	}
+}
+
+// The time scored is the CPU time of the code's own execution when the
+// server reports it, not the duration of the whole tool call.
+func TestPerformanceTimesTheCode(t *testing.T) {
+	call := eval.Attempt{Code: "result = len(df)", Seconds: 6.3}
+	p := codePerformance(call, true)
+	assert.Equal(t, eval.TimingToolCall, p.Details.Timing)
+	assert.Equal(t, 6.3, p.Details.ExecutionSeconds)
+	assert.Equal(t, 0.05, p.Details.ExecutionTimeScore)
+
+	call.Execution = &eval.CodeExecution{Seconds: 0.004, CPUSeconds: 0.003}
+	p = codePerformance(call, true)
+	assert.Equal(t, eval.TimingCodeCPU, p.Details.Timing)
+	assert.Equal(t, 0.003, p.Details.ExecutionSeconds)
+	assert.Equal(t, 0.004, p.Details.WallSeconds)
+	assert.Equal(t, 0.3, p.Details.ExecutionTimeScore, "the fastest tier is reachable")
 }

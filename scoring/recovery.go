@@ -24,16 +24,21 @@ const (
 //
 // No error (attempts[0] succeeded, or no attempts): has_error false, score
 // 1.0, success rate 0 (nothing to recover). With an error, scoring starts at
-// the first failure:
+// the first failure, with the guide's definitions:
 //
-//	recovery_score = 0.5 × success + 0.3 × mean fix quality + 0.2 × min(attempts/3, 1)
+//	recovery_success_rate = successful recoveries / recovery attempts
+//	error_fix_quality     = mean fix quality of the attempts
+//	recovery_score        = 0.5 × recovery_success_rate + 0.3 × error_fix_quality
+//	                        + 0.2 × min(attempts / 3, 1)
 //
-// where success (recovery_success_rate) is 1 if an attempt succeeded, else 0;
-// an attempt's fix quality is 1.0 on success, 0.5 when its error class differs
-// from the error it set out to fix (progress), 0.1 when the class is the same;
-// the mean is 0 without attempts. A recovered case scores at most 0.9 and more
-// than 0.73, an unrecovered one at most 0.35, so clean > recovered >
-// unrecovered always holds.
+// An attempt's fix quality is 1.0 on success, 0.5 when its error class
+// differs from the error it set out to fix (progress), 0.1 when the class is
+// the same; the rate and the mean are 0 without attempts. As the loop stops
+// at the first success, a case has at most one successful recovery, so its
+// rate is 1/attempts when it recovered and 0 when not: the guide's example
+// (a failed fix, then a good one) has rate 1/2. Up to 6 allowed attempts,
+// a clean run (1.0) scores above any recovered one, which scores above any
+// unrecovered one.
 func codeRecovery(attempts []eval.Attempt, maxAttempts int) eval.RecoveryMetric {
 	if maxAttempts <= 0 {
 		maxAttempts = defaultMaxRecoveryAttempts
@@ -72,19 +77,23 @@ func fixQuality(previousClass, class string) float64 {
 	return fixChangedError
 }
 
-// finish fills the counts and scores from RecoverySuccess and
-// RecoveryDetails, with the guide's formula.
+// finishRecovery fills the counts, the rate and the scores from
+// RecoveryDetails, with the guide's formula. Successful recoveries are the
+// successful attempts, so they never exceed the attempts.
 func finishRecovery(m *eval.RecoveryMetric) {
 	m.RecoveryAttemptsCount = len(m.RecoveryDetails)
-	if m.RecoverySuccess {
-		m.RecoverySuccessRate = 1
+	m.SuccessfulRecoveries = 0
+	total := 0.0
+	for _, a := range m.RecoveryDetails {
+		total += a.FixQuality
+		if a.Success {
+			m.SuccessfulRecoveries++
+		}
 	}
 	if m.RecoveryAttemptsCount > 0 {
-		total := 0.0
-		for _, a := range m.RecoveryDetails {
-			total += a.FixQuality
-		}
-		m.ErrorFixQuality = unit(total / float64(m.RecoveryAttemptsCount))
+		n := float64(m.RecoveryAttemptsCount)
+		m.RecoverySuccessRate = unit(float64(m.SuccessfulRecoveries) / n)
+		m.ErrorFixQuality = unit(total / n)
 	}
 	m.RecoveryScore = unit(0.5*m.RecoverySuccessRate + 0.3*m.ErrorFixQuality +
 		0.2*min(float64(m.RecoveryAttemptsCount)/3, 1))

@@ -92,7 +92,10 @@ func TestRecovery(t *testing.T) {
 			assert.Equal(t, tt.attempts[0].Output, r.ErrorMessage)
 			rate, mean := 0.0, 0.0
 			if tt.recovered {
-				rate = 1
+				rate = 1 / float64(len(tt.qualities)) // the one success among the attempts
+				assert.Equal(t, 1, r.SuccessfulRecoveries)
+			} else {
+				assert.Equal(t, 0, r.SuccessfulRecoveries)
 			}
 			for i, q := range tt.qualities {
 				assert.Equal(t, i+1, r.RecoveryDetails[i].AttemptNumber)
@@ -102,32 +105,42 @@ func TestRecovery(t *testing.T) {
 			}
 			n := float64(len(tt.qualities))
 			assert.Equal(t, len(tt.qualities), r.RecoveryAttemptsCount)
-			assert.Equal(t, rate, r.RecoverySuccessRate)
+			assert.InDelta(t, rate, r.RecoverySuccessRate, 1e-4)
 			assert.InDelta(t, mean, r.ErrorFixQuality, 1e-4)
 			assert.InDelta(t, 0.5*rate+0.3*mean+0.2*min(n/3, 1), r.RecoveryScore, 1e-4)
 		})
 	}
 }
 
-// The guide's example (KeyError, a failed fix of the same class, then
-// success) lists recovery_success_rate 0.5, error_fix_quality 0.75 and
-// recovery_score 0.65. Those numbers do not follow from its own formula:
-// the mean of the fix qualities 0.1 and 1.0 is 0.55, and with its rate 0.5
-// (successes / attempts) the score would be 0.25 + 0.165 + 0.133 = 0.548.
-// Here the rate is 1 (the error was recovered), which gives 0.798.
+// The guide's example: a KeyError, a fix that fails with a KeyError again
+// (fix quality 0.1), then one that works (1.0). Its output lists
+// recovery_attempts_count 2, recovery_success_rate 0.5, error_fix_quality
+// 0.75 and recovery_score 0.65. The rate follows from the guide's formula,
+// successful_recoveries / total_attempts = 1 / 2 = 0.5. The other two do
+// not: the mean fix quality is (0.1 + 1.0) / 2 = 0.55, not 0.75, and the
+// score is
+//
+//	0.5 × 0.5 + 0.3 × 0.55 + 0.2 × min(2/3, 1) = 0.25 + 0.165 + 0.1333 = 0.5483
+//
+// (with the example's own 0.75 it would be 0.25 + 0.225 + 0.1333 = 0.6083,
+// still not 0.65).
 func TestRecoveryGuideExample(t *testing.T) {
 	r := codeRecovery([]eval.Attempt{fail("KeyError: 'age'"), fail("KeyError: 'Age'"), ok}, defaultMaxRecoveryAttempts)
 	assert.True(t, r.HasError)
 	assert.Equal(t, "KeyError: 'age'", r.ErrorMessage)
 	assert.Equal(t, ColumnError, r.ErrorClass)
 	assert.Equal(t, 2, r.RecoveryAttemptsCount)
+	assert.Equal(t, 1, r.SuccessfulRecoveries)
 	assert.True(t, r.RecoverySuccess)
-	assert.Equal(t, 1.0, r.RecoverySuccessRate)
-	assert.InDelta(t, (0.1+1.0)/2, r.ErrorFixQuality, 1e-9)
-	assert.InDelta(t, 0.5*1+0.3*0.55+0.2*2.0/3, r.RecoveryScore, 1e-4)
+	assert.Equal(t, 0.5, r.RecoverySuccessRate, "the guide's own 0.5")
+	assert.Equal(t, 0.55, r.ErrorFixQuality, "(0.1 + 1.0) / 2")
+	assert.Equal(t, 0.5483, r.RecoveryScore, "0.5 × 0.5 + 0.3 × 0.55 + 0.2 × 2/3")
+	assert.NotEqual(t, 0.75, r.ErrorFixQuality)
 	assert.NotEqual(t, 0.65, r.RecoveryScore)
 	require.Len(t, r.RecoveryDetails, 2)
+	assert.Equal(t, 0.1, r.RecoveryDetails[0].FixQuality)
 	assert.Equal(t, "KeyError: 'Age'", *r.RecoveryDetails[0].Error)
+	assert.Equal(t, 1.0, r.RecoveryDetails[1].FixQuality)
 	assert.Nil(t, r.RecoveryDetails[1].Error)
 }
 
@@ -145,9 +158,11 @@ func failedRun(n int, changing bool) []eval.Attempt {
 	return run
 }
 
-// A recovered error used to score exactly like no error.
+// A recovered error used to score exactly like no error. With the guide's
+// rate (1/attempts for a recovery), clean > recovered > unrecovered holds
+// for every limit up to 6 attempts.
 func TestRecoveryOrdering(t *testing.T) {
-	for _, limit := range []int{1, 2, 3, 5, 10} {
+	for _, limit := range []int{1, 2, 3, 4, 5, 6} {
 		clean := codeRecovery([]eval.Attempt{ok}, limit).RecoveryScore
 		worstRecovered, bestUnrecovered := 1.0, 0.0
 		for n := 0; n <= limit; n++ {

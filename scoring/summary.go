@@ -21,11 +21,12 @@ func Summarize(entries []eval.MetricsEntry) eval.MetricsSummary {
 			g.groups[g.key].add(e.Metrics)
 		}
 		r := e.Metrics.ErrorRecovery
-		s.TotalRecoveryAttempts += r.RecoveryAttemptsCount
 		if r.HasError {
 			s.ErrorsEncountered++
+			s.TotalRecoveryAttempts += r.RecoveryAttemptsCount
+			s.SuccessfulRecoveries += min(r.SuccessfulRecoveries, r.RecoveryAttemptsCount)
 			if r.RecoverySuccess {
-				s.SuccessfulRecoveries++
+				s.RecoveredErrors++
 			}
 		}
 	}
@@ -34,8 +35,11 @@ func Summarize(entries []eval.MetricsEntry) eval.MetricsSummary {
 	s.AverageCoverageScore = s.AverageScores[eval.MetricCoverage]
 	s.AverageRecoveryScore = s.AverageScores[eval.MetricRecovery]
 	s.AverageOverallScore = all.overall()
+	if s.TotalRecoveryAttempts > 0 {
+		s.RecoverySuccessRate = unit(float64(s.SuccessfulRecoveries) / float64(s.TotalRecoveryAttempts))
+	}
 	if s.ErrorsEncountered > 0 {
-		s.RecoverySuccessRate = unit(float64(s.SuccessfulRecoveries) / float64(s.ErrorsEncountered))
+		s.ErrorRecoveryRate = unit(float64(s.RecoveredErrors) / float64(s.ErrorsEncountered))
 	}
 	for key, a := range categories {
 		s.ByCategory[key] = a.group()

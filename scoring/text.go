@@ -12,8 +12,12 @@ import (
 // underscores; a '.' between two digits stays inside the word, so "0.35" is
 // one word) and clause marks (, . ; : ? !), which are kept as their own tokens
 // so that phrases never match across them. Everything else separates words.
-func words(s string) []string {
-	rs := []rune(strings.ToLower(s))
+func words(s string) []string { return splitWords(strings.ToLower(s), ",.;:?!") }
+
+// splitWords splits s into words, as written, and the single-character
+// marks listed in marks; everything else separates words.
+func splitWords(s, marks string) []string {
+	rs := []rune(s)
 	var out []string
 	for i := 0; i < len(rs); {
 		switch r := rs[i]; {
@@ -24,7 +28,7 @@ func words(s string) []string {
 			}
 			out = append(out, string(rs[i:j]))
 			i = j
-		case strings.ContainsRune(",.;:?!", r):
+		case strings.ContainsRune(marks, r):
 			out = append(out, string(r))
 			i++
 		default:
@@ -278,30 +282,4 @@ func (s pySource) codeLines() int {
 		seen[t.line] = true
 	}
 	return len(seen)
-}
-
-// callArgs returns the string literals inside the parentheses of every call
-// to one of the named functions or methods, e.g. groupby(['a', 'b']).
-func (s pySource) callArgs(funcs ...string) []string {
-	var out []string
-	for i, t := range s.tokens {
-		if t.kind != pyName || !slices.Contains(funcs, t.text) ||
-			i+1 >= len(s.tokens) || s.tokens[i+1].text != "(" {
-			continue
-		}
-		depth := 0
-		for _, u := range s.tokens[i+1:] {
-			if u.kind == pyOp && strings.ContainsAny(u.text, "([{") {
-				depth++
-			} else if u.kind == pyOp && strings.ContainsAny(u.text, ")]}") {
-				depth--
-			} else if u.kind == pyString {
-				out = append(out, u.text)
-			}
-			if depth == 0 {
-				break
-			}
-		}
-	}
-	return out
 }

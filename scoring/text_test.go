@@ -81,9 +81,3 @@ func TestLexPython(t *testing.T) {
 	assert.Equal(t, 4, src.codeLines())
 	assert.Equal(t, 4, src.tokens[len(src.tokens)-1].line, "lines count through a multi-line string")
 }
-
-func TestCallArgs(t *testing.T) {
-	src := lexPython(`df.groupby(['dept', "gender"])['salary'].agg('mean'); x.groupby(key)`)
-	assert.Equal(t, []string{"dept", "gender"}, src.callArgs("groupby"))
-	assert.Equal(t, []string{"mean"}, src.callArgs("agg"))
-}

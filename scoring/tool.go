@@ -160,15 +160,15 @@ func classifyToolError(msg string) string {
 }
 
 // toolRecovery scores recovery from failed tool calls with the formula of
-// codeRecovery. Every failed call of a tool opens an error; the later calls of
-// the same tool are its recovery attempts, up to its first success (fix
-// quality 1.0, else 0.5 when the error class changed, 0.1 when not). The
-// case recovered when every failed tool later succeeded, or when the case
-// passed anyway; a case that passed without retrying has fix quality 1.0
-// (the answer worked around the error). No failed call: has_error false,
-// score 1.0. Unlike code cases, tool retries are not capped: the budget
-// covers their cost.
-func toolRecovery(calls []eval.ToolCall, passed bool) eval.RecoveryMetric {
+// codeRecovery, counting only real attempts. Every failed call of a tool
+// opens an error; the later calls of the same tool are its recovery
+// attempts, up to its first success (fix quality 1.0, else 0.5 when the
+// error class changed, 0.1 when not). The case recovered when every failed
+// tool later succeeded. A failed tool never called again made no attempt:
+// whatever the answer did instead, it is no recovery (the verdict judges the
+// answer). No failed call: has_error false, score 1.0. Unlike code cases,
+// tool retries are not capped: the budget covers their cost.
+func toolRecovery(calls []eval.ToolCall) eval.RecoveryMetric {
 	m := eval.RecoveryMetric{RecoveryDetails: []eval.RecoveryAttempt{}}
 	open := map[string]string{} // failed tool -> class of its last error
 	for _, c := range calls {
@@ -200,12 +200,8 @@ func toolRecovery(calls []eval.ToolCall, passed bool) eval.RecoveryMetric {
 		m.RecoveryScore = 1
 		return m
 	}
-	m.RecoverySuccess = len(open) == 0 || passed
+	m.RecoverySuccess = len(open) == 0
 	finishRecovery(&m)
-	if m.RecoverySuccess && m.RecoveryAttemptsCount == 0 {
-		m.ErrorFixQuality = fixSucceeded
-		m.RecoveryScore = unit(0.5 + 0.3*fixSucceeded)
-	}
 	return m
 }
 

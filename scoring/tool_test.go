@@ -202,32 +202,37 @@ func TestToolRecovery(t *testing.T) {
 	tests := []struct {
 		name      string
 		calls     []eval.ToolCall
-		passed    bool
 		hasError  bool
 		recovered bool
 		qualities []float64
+		successes int
 		score     float64
 	}{
-		{name: "no error", calls: []eval.ToolCall{{Name: "a"}, {Name: "b"}}, passed: false, score: 1},
-		{name: "retried and recovered",
+		{name: "no error", calls: []eval.ToolCall{{Name: "a"}, {Name: "b"}}, score: 1},
+		{name: "retried and recovered: one success in two attempts",
 			calls:    []eval.ToolCall{failedCall("a", "invalid argument"), failedCall("a", "invalid argument"), {Name: "a"}},
-			hasError: true, recovered: true, qualities: []float64{0.1, 1.0},
-			score: 0.5 + 0.3*0.55 + 0.2*2.0/3},
-		{name: "error class changed, never recovered, case failed",
+			hasError: true, recovered: true, qualities: []float64{0.1, 1.0}, successes: 1,
+			score: 0.5*0.5 + 0.3*0.55 + 0.2*2.0/3},
+		{name: "error class changed, never recovered",
 			calls:    []eval.ToolCall{failedCall("a", "invalid argument"), failedCall("a", "not found"), {Name: "b"}},
 			hasError: true, qualities: []float64{0.5}, score: 0.3*0.5 + 0.2/3},
-		{name: "worked around without retry, case passed",
-			calls:  []eval.ToolCall{failedCall("a", "timeout"), {Name: "b"}},
-			passed: true, hasError: true, recovered: true, score: 0.5 + 0.3},
-		{name: "two tools failed, one recovered",
+		// Upstream's port counted this as a successful recovery without an
+		// attempt, so a run reported more successes than attempts.
+		{name: "worked around without a retry: no attempt, no recovery",
+			calls:    []eval.ToolCall{failedCall("a", "timeout"), {Name: "b"}},
+			hasError: true, score: 0},
+		{name: "two tools failed, one retried with success",
 			calls:    []eval.ToolCall{failedCall("a", "500"), failedCall("b", "404"), {Name: "a"}},
-			hasError: true, qualities: []float64{1.0}, score: 0.3 + 0.2/3},
+			hasError: true, qualities: []float64{1.0}, successes: 1, score: 0.5 + 0.3 + 0.2/3},
+		{name: "two tools failed, both retried with success",
+			calls:    []eval.ToolCall{failedCall("a", "500"), failedCall("b", "404"), {Name: "b"}, {Name: "a"}},
+			hasError: true, recovered: true, qualities: []float64{1.0, 1.0}, successes: 2, score: 0.5 + 0.3 + 0.2*2.0/3},
 		{name: "unrecovered and not retried", calls: []eval.ToolCall{failedCall("a", "boom")},
 			hasError: true, score: 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := toolRecovery(tt.calls, tt.passed)
+			r := toolRecovery(tt.calls)
 			assert.Equal(t, tt.hasError, r.HasError)
 			assert.Equal(t, tt.recovered, r.RecoverySuccess)
 			assert.InDelta(t, tt.score, r.RecoveryScore, 1e-4)
@@ -236,11 +241,15 @@ func TestToolRecovery(t *testing.T) {
 				assert.Equal(t, q, r.RecoveryDetails[i].FixQuality)
 				assert.NotEmpty(t, r.RecoveryDetails[i].Tool)
 			}
-			assert.LessOrEqual(t, r.RecoverySuccessRate, 1.0)
+			assert.Equal(t, tt.successes, r.SuccessfulRecoveries)
+			assert.LessOrEqual(t, r.SuccessfulRecoveries, r.RecoveryAttemptsCount, "successes are attempts")
+			if r.RecoveryAttemptsCount > 0 {
+				assert.InDelta(t, float64(tt.successes)/float64(r.RecoveryAttemptsCount), r.RecoverySuccessRate, 1e-4)
+			}
 		})
 	}
-	assert.Equal(t, "a: invalid argument", toolRecovery(tests[1].calls, false).ErrorMessage)
-	assert.Equal(t, toolErrInvalidArguments, toolRecovery(tests[1].calls, false).ErrorClass)
+	assert.Equal(t, "a: invalid argument", toolRecovery(tests[1].calls).ErrorMessage)
+	assert.Equal(t, toolErrInvalidArguments, toolRecovery(tests[1].calls).ErrorClass)
 }
 
 func TestToolPerformance(t *testing.T) {

@@ -17,82 +17,126 @@ const (
 type intent struct {
 	name  string
 	asked func(question) bool
-	// done lists code words (names and string contents) that carry it out;
-	// doneBy, when set, decides instead.
-	done   []string
-	doneBy func(pySource) bool
-}
-
-func (in intent) isDone(src pySource) bool {
-	if in.doneBy != nil {
-		return in.doneBy(src)
-	}
-	return hasWord(src.words(), in.done...)
+	done  func(code, question) bool
 }
 
 func askedPhrase(list ...string) func(question) bool {
 	p := phrases(list...)
-	return func(q question) bool { return hasPhrase(q.toks, p) }
+	return func(q question) bool { return hasPhrase(q.freeToks(), p) }
 }
 
-// statisticalOperations are the guide's six operations.
+func doesAny(ops ...string) func(code, question) bool {
+	return func(c code, _ question) bool { return c.does(ops...) }
+}
+
+// freeToks returns the question's words with the masked ones blanked.
+func (q question) freeToks() []string {
+	out := slices.Clone(q.toks)
+	for i := range out {
+		if !q.free(i) {
+			out[i] = ""
+		}
+	}
+	return out
+}
+
+// statisticalOperations are the guide's six operations. A maximum is also
+// taken by keeping the top rows of a descending sort, a minimum by keeping
+// the bottom ones.
 var statisticalOperations = []intent{
 	{name: "mean", asked: askedPhrase("mean", "average", "averages", "avg"),
-		done: []string{"mean", "average"}},
+		done: doesAny("mean", "average")},
 	{name: "sum", asked: askedPhrase("sum", "sums", "total", "totals", "summed", "add up"),
-		done: []string{"sum", "cumsum"}},
-	{name: "max", asked: askedPhrase("max", "maximum", "highest", "largest", "greatest", "biggest"),
-		done: []string{"max", "idxmax", "nlargest", "cummax"}},
+		done: doesAny("sum", "cumsum")},
+	{name: "max", asked: askedPhrase("max", "maximum", "highest", "largest", "greatest", "biggest", "most"),
+		done: func(c code, _ question) bool {
+			return c.does("max", "idxmax", "nlargest", "cummax") || c.ranks("desc", 0)
+		}},
 	{name: "min", asked: askedPhrase("min", "minimum", "lowest", "smallest", "fewest"),
-		done: []string{"min", "idxmin", "nsmallest", "cummin"}},
+		done: func(c code, _ question) bool {
+			return c.does("min", "idxmin", "nsmallest", "cummin") || c.ranks("asc", 0)
+		}},
 	{name: "count", asked: askedPhrase("count", "counts", "how many", "number of", "frequency", "frequencies"),
-		done: []string{"count", "size", "len", "value_counts", "nunique", "shape"}},
+		done: doesAny("count", "size", "len", "value_counts", "nunique", "shape")},
 	{name: "groupby", asked: func(q question) bool {
-		return len(q.groupItems()) > 0 || hasWord(q.toks, "group", "grouped", "groupby", "grouping")
-	}, done: []string{"groupby", "pivot_table", "crosstab", "resample"}},
+		return len(q.groupItems()) > 0 || hasWord(q.freeToks(), "group", "grouped", "groupby", "grouping")
+	}, done: func(c code, _ question) bool { return len(c.GroupBys) > 0 }},
+}
+
+// rankingIntent asks for the top, bottom or first N rows; it is carried out
+// when the code keeps that many rows in that order (see code.ranks).
+func rankingIntent(name, kind string) intent {
+	return intent{name: name,
+		asked: func(q question) bool {
+			return slices.ContainsFunc(q.rankings(), func(r ranking) bool { return r.kind == kind })
+		},
+		done: func(c code, q question) bool {
+			for _, r := range q.rankings() {
+				if r.kind != kind {
+					continue
+				}
+				ok := false
+				switch kind {
+				case "top":
+					ok = c.ranks("desc", r.n)
+				case "bottom":
+					ok = c.ranks("asc", r.n)
+				case "first":
+					ok = c.keeps(r.n, false)
+				}
+				if !ok {
+					return false
+				}
+			}
+			return true
+		}}
 }
 
 // nlPatterns are the guide's natural-language phrasings.
 var nlPatterns = []intent{
-	{name: "top_n", asked: func(q question) bool {
-		return q.hasBeforeCount("top", "largest", "highest", "biggest", "greatest")
-	}, done: []string{"nlargest", "head", "sort_values"}},
-	{name: "first_n", asked: func(q question) bool { return q.hasBeforeCount("first") },
-		done: []string{"head", "iloc"}},
-	{name: "bottom_n", asked: func(q question) bool {
-		return q.hasBeforeCount("bottom", "smallest", "lowest", "last")
-	}, done: []string{"nsmallest", "tail", "sort_values"}},
-	{name: "filtering", asked: func(q question) bool { return q.filterConditions() > 0 },
-		doneBy: func(src pySource) bool { return filterOperations(src) > 0 }},
+	rankingIntent("top_n", "top"),
+	rankingIntent("first_n", "first"),
+	rankingIntent("bottom_n", "bottom"),
+	{name: "filtering", asked: func(q question) bool { return len(q.filters()) > 0 },
+		done: func(c code, _ question) bool { return len(c.Filters) > 0 }},
 	{name: "visualization", asked: askedPhrase("plot", "plots", "chart", "charts", "graph",
 		"visualize", "visualise", "visualization", "visualisation", "histogram", "scatter", "pie", "draw"),
-		done: []string{"plot", "plt", "sns", "hist", "bar", "barh", "scatter", "pie", "figure",
-			"subplots", "histplot", "barplot", "boxplot", "lineplot", "scatterplot"}},
+		done: doesAny("plot", "plt", "sns", "hist", "bar", "barh", "scatter", "pie", "figure",
+			"subplots", "histplot", "barplot", "boxplot", "lineplot", "scatterplot", "heatmap", "countplot")},
 }
 
-// codeUnderstanding scores how well code answers the intent of a question about a
-// table with the given columns (a number in [0, 1]):
+// codeUnderstanding scores how well code answers the intent of a question
+// about tables with the given schema (a number in [0, 1]), from the reading
+// of the code's syntax tree (facts; nil makes the metric not applicable):
 //
-//   - column extraction (0.4): 0.4 × mentioned columns the code uses / mentioned
-//     columns; 0.2 when the question names no column but the code uses some
-//     (it cannot be checked); 0.4 when neither names a column.
-//   - natural-language parsing (0.3): 0.3 × phrasings carried out / phrasings
-//     asked for (top N, first N rows, bottom N, filtering, visualization).
-//   - statistical understanding (0.3): 0.3 × operations performed / operations
-//     asked for (mean, sum, max, min, count, group by).
+//   - column extraction (0.4): 0.4 × mentioned columns the code uses /
+//     mentioned columns; 0.2 when the question names no column but the code
+//     uses some (it cannot be checked); 0.4 when neither names a column.
+//   - natural-language parsing (0.3): 0.3 × phrasings carried out /
+//     phrasings asked for: top N (the code keeps N rows of a descending
+//     order: nlargest, or a sort and head), first N rows, bottom N,
+//     filtering, visualization.
+//   - statistical understanding (0.3): 0.3 × operations performed /
+//     operations asked for (mean, sum, max, min, count, group by).
 //
-// A part that the question does not ask for scores its full weight.
-func codeUnderstanding(questionText string, columns []string, code string) eval.UnderstandingMetric {
-	q := parseQuestion(questionText, columns)
-	src := lexPython(code)
+// A part that the question does not ask for scores its full weight. Words
+// that state a sort order ("from highest to lowest") ask for no maximum or
+// minimum; a definition ("where revenue is units times unit_price") asks
+// for nothing.
+func codeUnderstanding(questionText string, s schema, facts *eval.CodeFacts) eval.UnderstandingMetric {
+	if facts == nil {
+		return eval.UnderstandingMetric{NotApplicable: true}
+	}
+	q := parseQuestion(questionText, s)
+	c := code{*facts}
 	d := &eval.UnderstandingDetails{
-		ExtractedColumns: usedColumns(src, columns),
-		MentionedColumns: q.mentioned(columns),
+		ExtractedColumns: c.usedColumns(s.columns),
+		MentionedColumns: q.mentioned(s.columns),
 	}
 	d.ColumnExtractionScore = columnExtraction(d.MentionedColumns, d.ExtractedColumns)
-	d.RequestedPatterns, d.NLPatterns = intents(nlPatterns, q, src)
+	d.RequestedPatterns, d.NLPatterns = intents(nlPatterns, q, c)
 	d.NLParsingScore = unit(nlParsingWeight * share(len(d.NLPatterns), len(d.RequestedPatterns)))
-	d.RequestedOperations, d.StatisticalOperations = intents(statisticalOperations, q, src)
+	d.RequestedOperations, d.StatisticalOperations = intents(statisticalOperations, q, c)
 	d.StatisticalUnderstandingScore = unit(statisticalWeight *
 		share(len(d.StatisticalOperations), len(d.RequestedOperations)))
 	return eval.UnderstandingMetric{
@@ -120,38 +164,15 @@ func columnExtraction(mentioned, used []string) float64 {
 
 // intents returns the names of the intents the question asks for and of
 // those the code carries out.
-func intents(list []intent, q question, src pySource) (asked, done []string) {
+func intents(list []intent, q question, c code) (asked, done []string) {
 	asked, done = []string{}, []string{}
 	for _, in := range list {
 		if in.asked(q) {
 			asked = append(asked, in.name)
-			if in.isDone(src) {
+			if in.done(c, q) {
 				done = append(done, in.name)
 			}
 		}
 	}
 	return asked, done
-}
-
-// usedColumns returns the dataset columns the code uses, in the given order:
-// those written as string literals (df['x'], df[['x', 'y']], groupby('x'),
-// sort_values(by='x'), ...) or as attributes (df.x, when not a method call).
-func usedColumns(src pySource, columns []string) []string {
-	seen := map[string]bool{}
-	for i, t := range src.tokens {
-		switch {
-		case t.kind == pyString:
-			seen[t.text] = true
-		case t.kind == pyName && i > 0 && src.tokens[i-1].text == "." &&
-			(i+1 >= len(src.tokens) || src.tokens[i+1].text != "("):
-			seen[t.text] = true
-		}
-	}
-	out := []string{}
-	for _, c := range columns {
-		if seen[c] {
-			out = append(out, c)
-		}
-	}
-	return out
 }

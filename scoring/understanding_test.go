@@ -7,9 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var staffColumns = []string{"name", "department", "salary", "age", "gender", "hire_date", "total_sales",
-	"min_price", "address"}
-
 func TestUnderstanding(t *testing.T) {
 	tests := []struct {
 		name                  string
@@ -43,6 +40,30 @@ func TestUnderstanding(t *testing.T) {
 			operations: []string{"max"}, requested: []string{"max"},
 		},
 		{
+			name:     "top N by a sort and head is a maximum too",
+			question: "Who are the 3 highest paid employees?",
+			code:     "result = df.sort_values('salary', ascending=False).head(3)",
+			column:   0.2, nl: 0.3, stat: 0.3,
+			extracted: []string{"salary"}, mentioned: []string{},
+			operations: []string{"max"}, requested: []string{"max"},
+		},
+		{
+			name:     "head without a sort is no top N",
+			question: "Who are the top 3 employees by salary?",
+			code:     "result = df.head(3)[['name', 'salary']]",
+			column:   0.4, nl: 0, stat: 0.3,
+			extracted: []string{"name", "salary"}, mentioned: []string{"salary"},
+			operations: []string{}, requested: []string{},
+		},
+		{
+			name:     "top N sorted the wrong way",
+			question: "Who are the top 3 employees by salary?",
+			code:     "result = df.sort_values('salary').head(3)",
+			column:   0.4, nl: 0, stat: 0.3,
+			extracted: []string{"salary"}, mentioned: []string{"salary"},
+			operations: []string{}, requested: []string{},
+		},
+		{
 			name:     "filter asked, not done",
 			question: "Count the employees older than 40",
 			code:     "result = len(df)",
@@ -67,17 +88,46 @@ func TestUnderstanding(t *testing.T) {
 			operations: []string{}, requested: []string{},
 		},
 		{
-			name:     "plural column mention",
-			question: "List the departments",
-			code:     "result = df['department'].unique()",
+			name:     "plural column mentions",
+			question: "List the departments and their salaries",
+			code:     "result = df[['department', 'salary']]",
+			column:   0.4, nl: 0.3, stat: 0.3,
+			extracted: []string{"department", "salary"}, mentioned: []string{"department", "salary"},
+			operations: []string{}, requested: []string{},
+		},
+		{
+			name:     "an abbreviation names its column",
+			question: "Which dept has the most employees?",
+			code:     "result = df['department'].value_counts().head(1)",
 			column:   0.4, nl: 0.3, stat: 0.3,
 			extracted: []string{"department"}, mentioned: []string{"department"},
+			operations: []string{"max"}, requested: []string{"max"},
+		},
+		{
+			name:     "a sort order asks for no maximum or minimum",
+			question: "What is the average salary of each department? Sort from highest to lowest.",
+			code:     "result = df.groupby('department')['salary'].mean().sort_values(ascending=False)",
+			column:   0.4, nl: 0.3, stat: 0.3,
+			extracted: []string{"department", "salary"}, mentioned: []string{"department", "salary"},
+			operations: []string{"mean", "groupby"}, requested: []string{"mean", "groupby"},
+		},
+		{
+			name:     "a sort key is no grouping",
+			question: "Which employees are older than 40? Sort them by salary.",
+			code:     "result = df[df['age'] > 40].sort_values('salary')",
+			column:   0.4, nl: 0.3, stat: 0.3,
+			extracted: []string{"salary", "age"}, mentioned: []string{"salary"},
 			operations: []string{}, requested: []string{},
 		},
 	}
-	for _, tt := range tests {
+	codes := make([]string, len(tests))
+	for i, tt := range tests {
+		codes[i] = tt.code
+	}
+	facts := readCode(t, codes...)
+	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			u := codeUnderstanding(tt.question, staffColumns, tt.code)
+			u := codeUnderstanding(tt.question, staff, facts[i])
 			require.NotNil(t, u.Details)
 			d := u.Details
 			assert.InDelta(t, tt.column, d.ColumnExtractionScore, 1e-4, "column extraction")
@@ -92,6 +142,15 @@ func TestUnderstanding(t *testing.T) {
 	}
 }
 
+// Without the server's reading of the code there is nothing to compare the
+// question with.
+func TestUnderstandingWithoutFactsIsNotApplicable(t *testing.T) {
+	u := codeUnderstanding("What is the average salary?", staff, nil)
+	assert.True(t, u.NotApplicable)
+	c := codeCoverage("What is the average salary?", staff, nil)
+	assert.True(t, c.NotApplicable)
+}
+
 // Upstream gave 0.1 per statistical operation (six of them: 0.6) on top of
 // 0.7 for the rest, so a rich question scored above 1.
 func TestUnderstandingNeverExceedsOne(t *testing.T) {
@@ -103,7 +162,7 @@ g = sub.groupby('department')['salary'].agg(['mean', 'sum', 'max', 'min', 'count
 top = g.nlargest(5, 'mean'); low = g.nsmallest(5, 'mean'); first = df.head(10)
 fig = g.plot(kind='bar')
 `
-	u := codeUnderstanding(question, staffColumns, code)
+	u := codeUnderstanding(question, staff, readCode(t, code)[0])
 	assert.Equal(t, []string{"mean", "sum", "max", "min", "count", "groupby"}, u.Details.RequestedOperations)
 	assert.Equal(t, u.Details.RequestedOperations, u.Details.StatisticalOperations)
 	assert.Len(t, u.Details.NLPatterns, 5)
@@ -124,19 +183,35 @@ func TestUnderstandingIgnoresWordsInsideWordsAndColumns(t *testing.T) {
 		{"Show the total sales and min price columns", "result = df[['total_sales', 'min_price']]"},
 	}
 	for _, tt := range tests {
-		u := codeUnderstanding(tt.question, staffColumns, tt.code)
+		u := codeUnderstanding(tt.question, staff, readCode(t, tt.code)[0])
 		assert.Empty(t, u.Details.RequestedOperations, tt.question)
 		assert.InDelta(t, 0.3, u.Details.StatisticalUnderstandingScore, 1e-9, tt.question)
 	}
 }
 
-func TestUnderstandingCountsColumnsFromCodeOnly(t *testing.T) {
-	code := "# uses salary\nresult = df[df['department'] == 'salary'].shape[0]"
-	u := codeUnderstanding("How many in each department?", []string{"department", "salary"}, code)
-	assert.Equal(t, []string{"department", "salary"}, u.Details.ExtractedColumns,
-		"a string literal equal to a column name counts as use")
-	u = codeUnderstanding("How many?", []string{"department", "salary"}, "# salary\nresult = len(df)")
-	assert.Empty(t, u.Details.ExtractedColumns, "comments are not code")
+// The syntax tree tells a column from a value compared with, printed text
+// or a comment.
+func TestUnderstandingReadsColumnsFromTheSyntaxTree(t *testing.T) {
+	columns := schema{columns: []string{"department", "salary"}}
+	facts := readCode(t,
+		"# uses salary\nresult = df[df['department'] == 'salary'].shape[0]",
+		"print('salary')\nresult = len(df)",
+		`result = df.query("salary > 5")`,
+		"result = df.salary.sum()",
+	)
+	tests := []struct {
+		facts int
+		want  []string
+	}{
+		{0, []string{"department"}},
+		{1, []string{}},
+		{2, []string{"salary"}},
+		{3, []string{"salary"}},
+	}
+	for _, tt := range tests {
+		u := codeUnderstanding("How many?", columns, facts[tt.facts])
+		assert.Equal(t, tt.want, u.Details.ExtractedColumns, "code %d", tt.facts)
+	}
 }
 
 // The guide's example shows column extraction 0.4, natural-language parsing
@@ -147,7 +222,7 @@ func TestUnderstandingCountsColumnsFromCodeOnly(t *testing.T) {
 // full 0.3, for a total of 0.9 instead of the guide's 0.85.
 func TestUnderstandingGuideExample(t *testing.T) {
 	u := codeUnderstanding("What is the average salary and the number of people by age?",
-		[]string{"age", "salary"}, "result = df.groupby('age')['salary'].mean()")
+		schema{columns: []string{"age", "salary"}}, readCode(t, "result = df.groupby('age')['salary'].mean()")[0])
 	d := u.Details
 	assert.Equal(t, 0.4, d.ColumnExtractionScore)
 	assert.Equal(t, 0.2, d.StatisticalUnderstandingScore)

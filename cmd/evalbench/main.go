@@ -5,6 +5,7 @@
 //
 //	go run ./cmd/evalbench            # all measurements (make bench)
 //	go run ./cmd/evalbench -only overhead,cached
+//	go run ./cmd/evalbench -only pandas,load,bundled   # run_pandas and the bundled cases
 package main
 
 import (
@@ -46,7 +47,7 @@ type row struct {
 }
 
 func main() {
-	only := flag.String("only", "", "comma-separated measurements: overhead,faults,ratelimit,cached,memory,report,tools,tokens (default all)")
+	only := flag.String("only", "", "comma-separated measurements: overhead,faults,ratelimit,cached,memory,report,tools,tokens,pandas,load,bundled (default all)")
 	flag.Parse()
 	if err := run(*only); err != nil {
 		fmt.Fprintln(os.Stderr, "evalbench:", err)
@@ -79,6 +80,7 @@ func run(only string) error {
 		{"overhead", b.overhead}, {"faults", b.faultMix}, {"ratelimit", b.rateLimit},
 		{"cached", b.cachedRerun}, {"memory", b.memoryAndReport},
 		{"tools", b.toolLatency}, {"tokens", b.tokenSpeed},
+		{"pandas", b.pandasLatency}, {"load", b.performanceUnderLoad}, {"bundled", b.cachedBundled},
 	}
 	for _, s := range steps {
 		if !want(s.name) && !(s.name == "memory" && want("report")) {
@@ -514,38 +516,14 @@ func (b *bench) toolLatency() ([]row, error) {
 	defer set.Close()
 	args := map[string]any{"gene_symbol": "NUTM2G"}
 	const calls, conc = 4000, 16
-	var mu sync.Mutex
-	latencies := make([]time.Duration, 0, calls)
-	var wg sync.WaitGroup
-	next := make(chan struct{}, calls)
-	for range calls {
-		next <- struct{}{}
+	latencies, wall, err := callConcurrently(calls, conc, func(int) error {
+		_, err := set.Call(context.Background(), "get_gene_by_symbol", args)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	close(next)
-	start := time.Now()
-	var callErr error
-	for range conc {
-		wg.Go(func() {
-			for range next {
-				t := time.Now()
-				_, err := set.Call(context.Background(), "get_gene_by_symbol", args)
-				d := time.Since(t)
-				mu.Lock()
-				latencies = append(latencies, d)
-				if err != nil && callErr == nil {
-					callErr = err
-				}
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	wall := time.Since(start)
-	if callErr != nil {
-		return nil, callErr
-	}
-	slices.Sort(latencies)
-	p := func(q float64) time.Duration { return latencies[int(q*float64(len(latencies)-1))] }
+	p := func(q float64) time.Duration { return percentile(latencies, q) }
 	return []row{{
 		name:     fmt.Sprintf("tool call over stdio to the sample server, concurrency %d, %d calls", conc, calls),
 		target:   "(measured)",

@@ -61,10 +61,13 @@ type Transcript struct {
 	Incomplete string
 	// Fault is a server fault that ended a reference run.
 	Fault error
-	// Attempts and Columns describe a code case (RunCode): the executions
-	// that led to its final code, and the columns of that code's datasets.
+	// Attempts, Columns and Values describe a code case (RunCode): the
+	// executions that led to its final code, the columns of that code's
+	// datasets, and the values list_datasets lists for their text columns
+	// with few distinct values, by column.
 	Attempts []eval.Attempt
 	Columns  []string
+	Values   map[string][]string
 }
 
 // Run runs the loop for one question. The error is a provider failure, a
@@ -193,7 +196,7 @@ func execute(ctx context.Context, tools *mcpconn.Set, call eval.MessageToolCall)
 	case err != nil:
 		return eval.ToolCall{Result: errorJSON(err.Error()), IsError: true, Refused: true, DurationMS: ms}, nil
 	}
-	return eval.ToolCall{Result: res.Text, IsError: res.IsError, DurationMS: ms}, nil
+	return eval.ToolCall{Result: res.Text, IsError: res.IsError, DurationMS: ms, Execution: res.Execution}, nil
 }
 
 // usageOf returns the usage of one request: as the API reported it, or a

@@ -20,6 +20,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
@@ -43,8 +44,9 @@ type CodeConfig struct {
 // RunCode runs a code case: the agent or the reference trajectory, then, if
 // the final code failed and a model is evaluated, the recovery loop. The
 // transcript's answer is the final code's result text, its Attempts the
-// chain that led there and Columns the columns of the final code's
-// datasets; when the final code failed, Incomplete says so. The error is as
+// chain that led there, Columns the columns of the final code's datasets
+// and Values their listed values; when the final code failed, Incomplete
+// says so. The error is as
 // Run's.
 func RunCode(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg CodeConfig, c eval.Case) (*Transcript, error) {
 	if cfg.SystemPrompt == "" {
@@ -67,7 +69,7 @@ func RunCode(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg Code
 	}
 	datasets := listDatasets(ctx, tools)
 	last := tr.Attempts[len(tr.Attempts)-1]
-	tr.Columns = datasets.columns(last.Dataset)
+	tr.Columns, tr.Values = datasets.columns(last.Dataset), datasets.values(last.Dataset)
 	if err != nil || tr.TokenLimit != "" {
 		return tr, err
 	}
@@ -118,8 +120,9 @@ func attemptChain(execs []eval.Attempt) []eval.Attempt {
 type datasetSchemas map[string][]schemaColumn
 
 type schemaColumn struct {
-	Name  string `json:"name"`
-	Dtype string `json:"dtype"`
+	Name   string   `json:"name"`
+	Dtype  string   `json:"dtype"`
+	Values []string `json:"values"`
 }
 
 // listDatasets asks the server for the datasets' columns; a server without
@@ -172,6 +175,22 @@ func (d datasetSchemas) columns(arg string) []string {
 		}
 	}
 	return cols
+}
+
+// values returns the listed values of the named datasets' columns, by
+// column (a column in two datasets has the values of both).
+func (d datasetSchemas) values(arg string) map[string][]string {
+	out := map[string][]string{}
+	for _, name := range datasetNames(arg) {
+		for _, c := range d[name] {
+			for _, v := range c.Values {
+				if !slices.Contains(out[c.Name], v) {
+					out[c.Name] = append(out[c.Name], v)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // describe lists the named datasets' columns and dtypes for a prompt:

@@ -35,7 +35,7 @@ func attempts(calls []eval.ToolCall) []eval.Attempt {
 		}
 		_ = json.Unmarshal([]byte(c.Arguments), &args) // unreadable arguments leave empty code; the call failed anyway
 		out = append(out, eval.Attempt{Code: args.Code, Dataset: args.Dataset, Output: c.Result, Failed: c.IsError,
-			Seconds: c.DurationMS / 1000})
+			Seconds: c.DurationMS / 1000, Execution: c.Execution})
 	}
 	return out
 }
@@ -99,7 +99,8 @@ func recoverCode(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg 
 			return rec, fault
 		}
 
-		latest = eval.Attempt{Code: code, Dataset: latest.Dataset, Output: ran.Result, Failed: ran.IsError, Seconds: ran.DurationMS / 1000}
+		latest = eval.Attempt{Code: code, Dataset: latest.Dataset, Output: ran.Result, Failed: ran.IsError,
+			Seconds: ran.DurationMS / 1000, Execution: ran.Execution}
 		rec.Attempts = append(rec.Attempts, latest)
 		if !latest.Failed {
 			break

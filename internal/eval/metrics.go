@@ -106,8 +106,16 @@ type PerformanceMetric struct {
 
 // PerformanceDetails explains a code case's performance score.
 type PerformanceDetails struct {
+	// ExecutionSeconds is the time scored: with Timing "code_cpu" the CPU
+	// time of the code's own execution as the server reported it, with
+	// "tool_call" the duration of the whole tool call (the server reported
+	// none).
 	ExecutionSeconds float64 `json:"execution_seconds"`
-	Ran              bool    `json:"ran"`
+	Timing           string  `json:"timing"`
+	// WallSeconds is the wall time of the code's own execution, when the
+	// server reported it.
+	WallSeconds float64 `json:"wall_seconds,omitempty"`
+	Ran         bool    `json:"ran"`
 	// ExecutionTimeScore is the time part, out of 0.3.
 	ExecutionTimeScore float64 `json:"execution_time_score"`
 	// TimeComplexity and SpaceComplexity are guesses from the code ("O(n)").
@@ -117,6 +125,12 @@ type PerformanceDetails struct {
 	SpaceComplexityScore float64 `json:"space_complexity_score"`
 	CodeLines            int     `json:"code_lines"`
 }
+
+// How a code case's execution was timed (PerformanceDetails.Timing).
+const (
+	TimingCodeCPU  = "code_cpu"
+	TimingToolCall = "tool_call"
+)
 
 // ToolPerformanceDetails explains a tool case's performance score.
 type ToolPerformanceDetails struct {
@@ -191,6 +205,9 @@ type CoverageDetails struct {
 	SortingCoverage          float64  `json:"sorting_coverage"`
 	JoinConditionsCoverage   float64  `json:"join_conditions_coverage"`
 	MissingRequirements      []string `json:"missing_requirements"`
+	// Requirements are what the question was read to ask ("filter: more
+	// than 150000", "group by: department", "sort order: descending").
+	Requirements []string `json:"requirements"`
 }
 
 // ToolCoverageDetails explains a tool case's coverage score.
@@ -208,12 +225,19 @@ type RecoveryMetric struct {
 	HasError     bool   `json:"has_error"`
 	ErrorMessage string `json:"error_message"`
 	// ErrorClass is the class of the first error.
-	ErrorClass            string  `json:"error_class,omitempty"`
-	RecoveryAttemptsCount int     `json:"recovery_attempts_count"`
-	RecoverySuccess       bool    `json:"recovery_success"`
-	RecoverySuccessRate   float64 `json:"recovery_success_rate"`
-	ErrorFixQuality       float64 `json:"error_fix_quality"`
-	RecoveryScore         float64 `json:"recovery_score"`
+	ErrorClass            string `json:"error_class,omitempty"`
+	RecoveryAttemptsCount int    `json:"recovery_attempts_count"`
+	// SuccessfulRecoveries counts the attempts that succeeded (at most one
+	// for a code case, whose loop stops at the first success).
+	SuccessfulRecoveries int `json:"successful_recoveries"`
+	// RecoverySuccess is true when the error was recovered: the last code
+	// attempt succeeded, or every failed tool was later called successfully.
+	RecoverySuccess bool `json:"recovery_success"`
+	// RecoverySuccessRate is SuccessfulRecoveries / RecoveryAttemptsCount,
+	// the guide's successful_recoveries / total_attempts (0 without attempts).
+	RecoverySuccessRate float64 `json:"recovery_success_rate"`
+	ErrorFixQuality     float64 `json:"error_fix_quality"`
+	RecoveryScore       float64 `json:"recovery_score"`
 	// MaxRecoveryAttempts is the limit the attempts were counted against
 	// (code cases only).
 	MaxRecoveryAttempts int               `json:"max_recovery_attempts,omitempty"`
@@ -257,13 +281,20 @@ type MetricsSummary struct {
 	AverageOverallScore       float64 `json:"average_overall_score"`
 	// ErrorsEncountered counts entries whose first execution (code) or some
 	// tool call (tool) failed.
-	ErrorsEncountered     int `json:"errors_encountered"`
+	ErrorsEncountered int `json:"errors_encountered"`
+	// TotalRecoveryAttempts and SuccessfulRecoveries add up the entries'
+	// recovery attempts and the successful ones among them, so successful
+	// recoveries never exceed attempts.
 	TotalRecoveryAttempts int `json:"total_recovery_attempts"`
-	// SuccessfulRecoveries counts entries with an error that recovered.
-	SuccessfulRecoveries int `json:"successful_recoveries"`
-	// RecoverySuccessRate is SuccessfulRecoveries / ErrorsEncountered (0
-	// without errors).
+	SuccessfulRecoveries  int `json:"successful_recoveries"`
+	// RecoverySuccessRate is SuccessfulRecoveries / TotalRecoveryAttempts,
+	// the guide's definition (0 without attempts).
 	RecoverySuccessRate float64 `json:"recovery_success_rate"`
+	// RecoveredErrors counts the entries with an error that recovered;
+	// ErrorRecoveryRate is RecoveredErrors / ErrorsEncountered (0 without
+	// errors).
+	RecoveredErrors   int     `json:"recovered_errors"`
+	ErrorRecoveryRate float64 `json:"error_recovery_rate"`
 	// AverageScores holds every metric's average over the entries where it
 	// applies; a metric that applies nowhere is absent.
 	AverageScores map[string]float64      `json:"average_scores"`

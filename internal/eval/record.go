@@ -102,12 +102,15 @@ type ToolCall struct {
 	// result: a protocol error (such as invalid parameters), a timeout or
 	// a crash. IsError is set too.
 	Refused bool `json:"refused,omitempty"`
-	// DurationMS is the time the server took, in milliseconds.
+	// DurationMS is the time the call took, in milliseconds, as the suite
+	// measured it (transport and server included).
 	DurationMS float64 `json:"duration_ms"`
-	// ResultTokens is the size of the result in tokens, counted once when
-	// it arrived (before any cut); for a result far above the token limit,
-	// the count of a prefix that was already above it.
+	// ResultTokens is the size of the result in tokens (cl100k_base, the
+	// token limit's encoding), counted once when it arrived, before any cut.
 	ResultTokens int `json:"result_tokens,omitempty"`
+	// Execution is what a code-running tool reported about the code it ran
+	// (see CodeExecutionMeta); nil for other tools.
+	Execution *CodeExecution `json:"execution,omitempty"`
 }
 
 // Message is one chat message in OpenAI's shape.
@@ -182,7 +185,12 @@ type Attempt struct {
 	Dataset string
 	// Output is the result text, or the error text (with its exception
 	// type, "KeyError: 'age'") when Failed.
-	Output  string
-	Failed  bool
+	Output string
+	Failed bool
+	// Seconds is the duration of the tool call.
 	Seconds float64
+	// Execution is what the server reported about the run: the code's own
+	// execution time and the reading of its syntax tree. Nil when the
+	// server reported nothing.
+	Execution *CodeExecution
 }

@@ -37,6 +37,9 @@ import (
 type Result struct {
 	Text    string
 	IsError bool
+	// Execution is what a code-running tool reported about the code it
+	// ran, in the result's _meta under eval.CodeExecutionMeta; nil if none.
+	Execution *eval.CodeExecution
 }
 
 // Options tune connections.
@@ -370,7 +373,7 @@ func (s *Server) Call(ctx context.Context, name string, args map[string]any) (Re
 	res, err := cn.client.CallTool(callCtx, req)
 	if err == nil {
 		s.succeeded()
-		return Result{Text: resultText(res), IsError: res.IsError}, nil
+		return Result{Text: resultText(res), IsError: res.IsError, Execution: codeExecution(res)}, nil
 	}
 	var transportErr *transport.Error
 	switch {
@@ -584,6 +587,28 @@ func lastLine(text string, max int) string {
 		text = strings.ToValidUTF8(text[:max], "") + "…"
 	}
 	return text
+}
+
+// codeExecution reads the eval.CodeExecution a tool result's _meta carries.
+// mcp-go decodes _meta into generic values, so the entry is encoded again to
+// be read typed; an entry that does not fit is ignored.
+func codeExecution(res *mcp.CallToolResult) *eval.CodeExecution {
+	if res.Meta == nil {
+		return nil
+	}
+	v, ok := res.Meta.AdditionalFields[eval.CodeExecutionMeta]
+	if !ok {
+		return nil
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	var e eval.CodeExecution
+	if json.Unmarshal(data, &e) != nil {
+		return nil
+	}
+	return &e
 }
 
 // resultText flattens a tool result into text for the model.

@@ -4,30 +4,37 @@ package sampleserver
 // datasets, list_datasets shows the datasets' schemas. They serve the code
 // cases (kind: code) of the evaluation.
 //
-// Limits of run_pandas, as they are: the code runs in python3 as a
-// subprocess, in a fresh temporary directory (its working directory, HOME
-// and TMPDIR) that is removed afterwards, with a wall-clock limit (10 s by
-// default; the process is killed), a CPU-time limit, a 1 GiB address-space
-// limit and a file-size limit (setrlimit, on Unix), and with an environment
-// built from scratch (no proxy variables, no credentials; python -I ignores
-// PYTHON* variables and the user's site-packages). Its result text is capped
-// (64 KB by default), and so is its printed output.
+// run_pandas keeps a small pool of long-lived Python workers (worker.py),
+// started on first use: each has pandas imported and the datasets loaded
+// once (a dataset file that changes is read again). Every request runs in a
+// process forked from a worker for that request alone, so each starts from
+// the same state: a fresh namespace with its own copy of the frames, no
+// module changed by earlier code, and a fresh temporary working directory
+// (also HOME and TMPDIR) that is removed afterwards. Its limits: a wall-clock
+// time limit (10 s by default; the run and its process group are killed),
+// a CPU-time limit, an address-space limit (the worker's own plus 1 GiB by
+// default), a file-size limit, and an environment built from scratch (no
+// proxy variables, no credentials; python -I ignores PYTHON* variables and
+// the user's site-packages). A worker that does not answer within the time
+// limit plus a grace period, or whose request is cancelled, is killed and
+// replaced. The result text is capped (64 KB by default), and so is the
+// printed output. The result's _meta carries the code's own execution time
+// (wall and CPU, not the start-up, loading or rendering around it) and the
+// reading of its syntax tree (eval.CodeExecution).
 //
-// Network: a Python preamble replaces socket creation and name resolution
-// (socket and _socket) with a PermissionError before the code runs, so
-// ordinary network use (socket, urllib, requests, pandas reading a URL) fails.
-// That guard is Python-level and can be bypassed deliberately (ctypes, a
-// subprocess). Where `unshare --net --map-root-user` works (Linux with
-// unprivileged user namespaces), the interpreter also runs in an empty
-// network namespace, which no code can leave. Files outside the temporary
-// directory stay readable and writable as the server's user: run_pandas is
-// an evaluation aid for trusted operators, not a sandbox for hostile code.
+// Network: socket creation and name resolution are replaced with a
+// PermissionError in the worker before any code runs, so ordinary network
+// use (socket, urllib, requests, pandas reading a URL) fails. That guard is
+// Python-level and can be bypassed deliberately (ctypes, a subprocess). Where
+// `unshare --net --map-root-user` works (Linux with unprivileged user
+// namespaces), the workers also run in an empty network namespace, which no
+// code can leave. Files outside the temporary directory stay readable and
+// writable as the server's user: run_pandas is an evaluation aid for trusted
+// operators, not a sandbox for hostile code.
 
 import (
-	"bytes"
 	"context"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -39,12 +46,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/files"
 )
 
@@ -53,19 +62,24 @@ import (
 // directory at or above the working directory that holds go.mod).
 const DatasetsEnv = "MARRVEL_SAMPLE_DATASETS"
 
+// PythonEnv names the Python interpreter the pandas tools use. Unset, they
+// use /usr/bin/python3 if it can import pandas, else python3 on PATH.
+const PythonEnv = "MARRVEL_SAMPLE_PYTHON"
+
 // Defaults of PandasConfig.
 const (
 	DefaultPandasTimeout   = 10 * time.Second
 	DefaultPandasMaxOutput = 64 << 10
+	DefaultPandasMemory    = 1 << 30
 	defaultMaxConcurrent   = 4
 	maxDatasets            = 4
-	memoryLimit            = 1 << 30
 	maxPrinted             = 8 << 10
 	maxErrorText           = 4000
 )
 
 // ErrNoPandas is the error when no interpreter can import pandas.
-var ErrNoPandas = errors.New("python3 with pandas is not installed: apt-get install python3-pandas")
+var ErrNoPandas = errors.New("python3 with pandas is not installed: apt-get install python3-pandas (or set " +
+	PythonEnv + " to a python3 that has pandas)")
 
 // PandasConfig configures the pandas tools; zero fields take the defaults.
 type PandasConfig struct {
@@ -76,22 +90,27 @@ type PandasConfig struct {
 	Timeout time.Duration
 	// MaxOutput caps the result text in bytes (default 64 KB).
 	MaxOutput int
+	// Memory is what one execution may allocate beyond what its worker
+	// already holds (default 1 GiB).
+	Memory int64
 	// Interpreters are tried in order; the first that imports pandas is
-	// used (default: /usr/bin/python3, then python3 on PATH).
+	// used (default: $MARRVEL_SAMPLE_PYTHON alone if set, else
+	// /usr/bin/python3, then python3 on PATH).
 	Interpreters []string
-	// MaxConcurrent bounds executions running at once (default 4).
+	// MaxConcurrent bounds executions running at once: the number of
+	// workers in the pool (default 4).
 	MaxConcurrent int
 }
 
 // Pandas serves run_pandas and list_datasets. The interpreter is looked
-// up once, on first use.
+// up, and the worker pool made, on first use.
 type Pandas struct {
 	cfg     PandasConfig
 	dirErr  error
-	slots   chan struct{}
 	once    sync.Once
 	command []string // interpreter command prefix
 	findErr error
+	pool    *workerPool
 }
 
 // NewPandas returns the pandas tools for cfg.
@@ -103,17 +122,27 @@ func NewPandas(cfg PandasConfig) *Pandas {
 	if p.cfg.MaxOutput <= 0 {
 		p.cfg.MaxOutput = DefaultPandasMaxOutput
 	}
+	if p.cfg.Memory <= 0 {
+		p.cfg.Memory = DefaultPandasMemory
+	}
 	if len(p.cfg.Interpreters) == 0 {
-		p.cfg.Interpreters = []string{"/usr/bin/python3", "python3"}
+		p.cfg.Interpreters = defaultInterpreters()
 	}
 	if p.cfg.MaxConcurrent <= 0 {
 		p.cfg.MaxConcurrent = defaultMaxConcurrent
 	}
-	p.slots = make(chan struct{}, p.cfg.MaxConcurrent)
 	if p.cfg.Datasets == "" {
 		p.cfg.Datasets, p.dirErr = defaultDatasets()
 	}
 	return p
+}
+
+// defaultInterpreters are the interpreters tried by default.
+func defaultInterpreters() []string {
+	if python := os.Getenv(PythonEnv); python != "" {
+		return []string{python}
+	}
+	return []string{"/usr/bin/python3", "python3"}
 }
 
 // defaultDatasets returns $MARRVEL_SAMPLE_DATASETS or testdata/datasets
@@ -143,20 +172,51 @@ func (p *Pandas) Tools() []server.ServerTool {
 			mcp.WithString("dataset", mcp.Required(), mcp.Description(`dataset name, or comma-separated names: "employees" or "employees,departments"`))),
 			Handler: p.runPandas},
 		{Tool: newTool("list_datasets",
-			"List the CSV datasets run_pandas can load: name, row count, and every column with its pandas dtype."),
+			"List the CSV datasets run_pandas can load: name, row count, and every column with its pandas dtype "+
+				"(and, for text columns with few distinct values, those values)."),
 			Handler: p.listDatasets},
 	}
 }
 
 // PythonWithPandas returns the interpreter run_pandas uses by default: the
-// absolute path of /usr/bin/python3 if it can import pandas, else of python3
-// on PATH if it can, else ErrNoPandas.
+// absolute path of $MARRVEL_SAMPLE_PYTHON if set and it can import pandas;
+// else of /usr/bin/python3 if it can, else of python3 on PATH if it can. The
+// error wraps ErrNoPandas only when that is certain: no interpreter was
+// found, or each one found ran and could not import pandas. A check that
+// could not finish (a timeout, a crash) gives another error.
 func PythonWithPandas() (string, error) {
-	return findPython([]string{"/usr/bin/python3", "python3"})
+	return findPython(defaultInterpreters())
+}
+
+// CheckPandas tells whether the bundled server can run code cases: an error
+// wrapping ErrNoPandas when python3 with pandas is certainly missing, else
+// nil. A check that could not finish is no reason to skip code cases: the
+// server's run_pandas then reports what went wrong.
+func CheckPandas() error {
+	if _, err := PythonWithPandas(); errors.Is(err, ErrNoPandas) {
+		return err
+	}
+	return nil
+}
+
+// Python returns a python3 for reading code's syntax tree, which needs no
+// pandas: $MARRVEL_SAMPLE_PYTHON if set, else /usr/bin/python3, else python3
+// on PATH, as an absolute path.
+func Python() (string, error) {
+	var tried []string
+	for _, c := range defaultInterpreters() {
+		path, err := exec.LookPath(c)
+		if err == nil {
+			return path, nil
+		}
+		tried = append(tried, c)
+	}
+	return "", fmt.Errorf("no python3 found (tried %s): apt-get install python3, or set %s", strings.Join(tried, ", "), PythonEnv)
 }
 
 func findPython(candidates []string) (string, error) {
 	var tried []string
+	certain := true
 	for _, c := range candidates {
 		path, err := exec.LookPath(c)
 		if err != nil {
@@ -166,18 +226,31 @@ func findPython(candidates []string) (string, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		cmd := exec.CommandContext(ctx, path, "-I", "-c", "import sys, pandas; sys.stdout.write(sys.executable)")
 		cmd.Env = withoutProxies(os.Environ()) // interpreter shims may need the caller's environment
+		var stderr tailWriter
+		stderr.max = maxErrorText
+		cmd.Stderr = &stderr
 		out, err := cmd.Output()
 		cancel()
 		if exe := strings.TrimSpace(string(out)); err == nil && filepath.IsAbs(exe) {
 			return exe, nil
 		}
-		tried = append(tried, fmt.Sprintf("%s: cannot import pandas", c))
+		var exit *exec.ExitError
+		switch {
+		case errors.As(err, &exit) && exit.Exited() && strings.Contains(stderr.String(), "Error: No module named"):
+			tried = append(tried, fmt.Sprintf("%s: cannot import pandas", c))
+		default:
+			certain = false
+			tried = append(tried, fmt.Sprintf("%s: the check failed: %v %s", c, err, lastLine(stderr.String())))
+		}
+	}
+	if !certain {
+		return "", fmt.Errorf("could not check for python3 with pandas (tried %s)", strings.Join(tried, "; "))
 	}
 	return "", fmt.Errorf("%w (tried %s)", ErrNoPandas, strings.Join(tried, "; "))
 }
 
-// interpreter returns the command prefix that runs the runner script: the
-// python executable, inside an empty network namespace when unshare allows.
+// interpreter returns the command prefix that runs the worker: the python
+// executable, inside an empty network namespace when unshare allows.
 func (p *Pandas) interpreter() ([]string, error) {
 	p.once.Do(func() {
 		python, err := findPython(p.cfg.Interpreters)
@@ -196,8 +269,44 @@ func (p *Pandas) interpreter() ([]string, error) {
 				p.command = isolated
 			}
 		}
+		p.pool = newWorkerPool(p.command, workerConfig{
+			Preload: p.preload(), CPUSeconds: int(p.cfg.Timeout.Seconds()) + 1,
+			Memory: p.cfg.Memory, FileSize: int64(max(16<<20, 8*p.cfg.MaxOutput)),
+		}, p.cfg.MaxConcurrent)
 	})
 	return p.command, p.findErr
+}
+
+// preload lists the datasets a worker loads when it starts.
+func (p *Pandas) preload() []string {
+	names, err := p.names()
+	if err != nil {
+		return nil
+	}
+	var paths []string
+	for _, name := range names {
+		path := filepath.Join(p.cfg.Datasets, name+".csv")
+		if info, err := os.Stat(path); err == nil && info.Size() <= maxPreload {
+			paths = append(paths, path)
+		}
+	}
+	return paths
+}
+
+// Close stops the workers. Later runs fail.
+func (p *Pandas) Close() {
+	p.once.Do(func() { p.findErr = errPoolClosed })
+	if p.pool != nil {
+		p.pool.close()
+	}
+}
+
+// WorkerPIDs returns the process ids of the live workers.
+func (p *Pandas) WorkerPIDs() []int {
+	if p.pool == nil {
+		return nil
+	}
+	return p.pool.pids()
 }
 
 // NetworkIsolated reports whether executions run in an empty network
@@ -280,11 +389,20 @@ func (p *Pandas) exampleNames() string {
 	return strings.Join(names, ", ")
 }
 
-// Column is one column of a dataset with its pandas dtype.
+// Column is one column of a dataset with its pandas dtype, and for a text
+// column with few distinct values (at most maxListedValues), those values.
 type Column struct {
-	Name  string `json:"name"`
-	Dtype string `json:"dtype"`
+	Name   string   `json:"name"`
+	Dtype  string   `json:"dtype"`
+	Values []string `json:"values,omitempty"`
 }
+
+// Text columns with at most this many distinct values, none longer than
+// maxListedValueLen, have their values listed.
+const (
+	maxListedValues   = 12
+	maxListedValueLen = 64
+)
 
 // Dataset describes one CSV file as list_datasets reports it.
 type Dataset struct {
@@ -294,23 +412,33 @@ type Dataset struct {
 }
 
 func (p *Pandas) listDatasets(_ context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	names, err := p.names()
+	datasets, err := p.Datasets()
 	if err != nil {
 		return errResult(err)
 	}
-	out := struct {
+	return jsonResult(struct {
 		Datasets []Dataset `json:"datasets"`
 		Usage    string    `json:"usage"`
-	}{Usage: `run_pandas(code, dataset="employees") loads the dataset as df; dataset="employees,departments" loads df and df2.`}
+	}{datasets, `run_pandas(code, dataset="employees") loads the dataset as df; dataset="employees,departments" loads df and df2.`})
+}
+
+// Datasets describes the datasets run_pandas can load, as list_datasets
+// lists them.
+func (p *Pandas) Datasets() ([]Dataset, error) {
+	names, err := p.names()
+	if err != nil {
+		return nil, err
+	}
+	var out []Dataset
 	for _, name := range names {
 		d, err := describeCSV(filepath.Join(p.cfg.Datasets, name+".csv"))
 		if err != nil {
-			return errResult(err)
+			return nil, err
 		}
 		d.Name = name
-		out.Datasets = append(out.Datasets, d)
+		out = append(out, d)
 	}
-	return jsonResult(out)
+	return out, nil
 }
 
 // describeCSV reads a CSV file's header and infers each column's dtype the
@@ -343,14 +471,21 @@ func describeCSV(path string) (Dataset, error) {
 		}
 	}
 	for i, name := range header {
-		d.Columns = append(d.Columns, Column{Name: name, Dtype: kinds[i].dtype()})
+		col := Column{Name: name, Dtype: kinds[i].dtype()}
+		if col.Dtype == "object" && !kinds[i].tooMany {
+			col.Values = kinds[i].distinct
+		}
+		d.Columns = append(d.Columns, col)
 	}
 	return d, nil
 }
 
-// valueKind accumulates what the values of one column could be.
+// valueKind accumulates what the values of one column could be, and its
+// first distinct values.
 type valueKind struct {
 	seen, notInt, notFloat, notBool, empty bool
+	distinct                               []string
+	tooMany                                bool
 }
 
 func (k *valueKind) see(v string) {
@@ -360,6 +495,10 @@ func (k *valueKind) see(v string) {
 		return
 	}
 	k.seen = true
+	if !k.tooMany && !slices.Contains(k.distinct, v) {
+		k.distinct = append(k.distinct, v)
+		k.tooMany = len(k.distinct) > maxListedValues || len(v) > maxListedValueLen
+	}
 	if _, err := strconv.ParseInt(v, 10, 64); err != nil {
 		k.notInt = true
 	}
@@ -386,99 +525,118 @@ func (k valueKind) dtype() string {
 }
 
 func (p *Pandas) runPandas(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	code := req.GetString("code", "")
-	files, err := p.datasetFiles(req.GetString("dataset", ""))
-	if err != nil {
-		return errResult(err)
-	}
-	command, err := p.interpreter()
-	if err != nil {
-		return errResult(err)
-	}
-	select {
-	case p.slots <- struct{}{}:
-		defer func() { <-p.slots }()
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	text, failed, err := p.execute(ctx, command, code, files)
+	out, err := p.Run(ctx, req.GetString("code", ""), req.GetString("dataset", ""))
 	if err != nil {
 		return nil, err
 	}
-	if failed {
-		return mcp.NewToolResultError(text), nil
+	res := mcp.NewToolResultText(out.Text)
+	if out.Failed {
+		res = mcp.NewToolResultError(out.Text)
 	}
-	return mcp.NewToolResultText(text), nil
+	if out.Execution != nil {
+		res.Meta = mcp.NewMetaFromMap(map[string]any{eval.CodeExecutionMeta: out.Execution})
+	}
+	return res, nil
 }
 
-// runStatus is what the runner script writes when it finishes.
-type runStatus struct {
-	OK     bool   `json:"ok"`
-	Text   string `json:"text"`
-	Length int    `json:"length"` // of the full text, in characters
+// Execution is the outcome of one run_pandas call.
+type Execution struct {
+	// Text is the result text, or the error text when Failed.
+	Text   string
+	Failed bool
+	// Execution is what the worker measured and read of the code; nil when
+	// the code never reached a worker (a bad dataset name, no pandas).
+	Execution *eval.CodeExecution
 }
 
-const statusFile = "run_pandas_status.json"
-
-// execute runs code in a fresh temporary directory and returns the result
-// text, or the error text with failed set. err is a harness failure.
-func (p *Pandas) execute(ctx context.Context, command []string, code string, files []string) (text string, failed bool, err error) {
+// Run runs code on the named datasets (run_pandas). A problem with the
+// code or the arguments is a failed Execution; the error is the context
+// ending.
+func (p *Pandas) Run(ctx context.Context, code, dataset string) (Execution, error) {
+	files, err := p.datasetFiles(dataset)
+	if err != nil {
+		return Execution{Text: err.Error(), Failed: true}, nil
+	}
+	if _, err := p.interpreter(); err != nil {
+		return Execution{Text: err.Error(), Failed: true}, nil
+	}
 	dir, err := os.MkdirTemp("", "run-pandas-")
 	if err != nil {
-		return "", false, fmt.Errorf("run_pandas: create work directory: %w", err)
+		return Execution{Text: fmt.Sprintf("run_pandas: create work directory: %v", err), Failed: true}, nil
 	}
 	defer os.RemoveAll(dir)
 
-	runCtx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
-	defer cancel()
-	cpuSeconds := int(p.cfg.Timeout.Seconds()) + 1
-	fileLimit := max(16<<20, 8*p.cfg.MaxOutput)
-	args := append(slices.Clone(command[1:]), "-I", "-c", runnerScript,
-		filepath.Join(dir, statusFile), strconv.Itoa(p.cfg.MaxOutput), strconv.Itoa(cpuSeconds),
-		strconv.Itoa(memoryLimit), strconv.Itoa(fileLimit))
-	args = append(args, files...)
-	cmd := exec.CommandContext(runCtx, command[0], args...)
-	cmd.Dir, cmd.Env = dir, runEnv(dir)
-	cmd.Stdin = strings.NewReader(code)
-	printed, stderr := &cappedBuffer{max: maxPrinted}, &cappedBuffer{max: maxPrinted}
-	cmd.Stdout, cmd.Stderr = printed, stderr
-	cmd.WaitDelay = time.Second // a leftover child holding the pipes does not hold the call
-	runErr := cmd.Run()
+	reply, err := p.pool.run(ctx, workerRequest{Code: code, Files: files, Dir: dir, Timeout: p.cfg.Timeout.Seconds(),
+		Cap: p.cfg.MaxOutput}, p.cfg.Timeout+workerGrace)
+	switch {
+	case ctx.Err() != nil:
+		return Execution{}, ctx.Err()
+	case err != nil:
+		return Execution{Text: "RuntimeError: " + err.Error(), Failed: true}, nil
+	}
+	exec := &eval.CodeExecution{Seconds: reply.Seconds, CPUSeconds: reply.CPUSeconds, TimedOut: reply.TimedOut,
+		Facts: reply.Facts}
+	switch {
+	case reply.TimedOut:
+		return Execution{Text: fmt.Sprintf("TimeoutError: the code did not finish within the %s limit and was stopped",
+			p.cfg.Timeout), Failed: true, Execution: exec}, nil
+	case reply.Ended != "":
+		msg := "RuntimeError: the Python process ended without a result (" + reply.Ended + ")"
+		if tail := strings.TrimSpace(readTail(filepath.Join(dir, "stderr.txt"), maxErrorText)); tail != "" {
+			msg += "\n" + tail
+		}
+		return Execution{Text: msg, Failed: true, Execution: exec}, nil
+	case !reply.OK:
+		return Execution{Text: limitText(reply.Text, maxErrorText, reply.Length, true), Failed: true, Execution: exec}, nil
+	}
+	text := limitText(reply.Text, p.cfg.MaxOutput, reply.Length, false)
+	if printed, dropped := readPrinted(filepath.Join(dir, "printed.txt")); printed != "" {
+		text += "\n\n[printed output]\n" + printed
+		if dropped > 0 {
+			text += fmt.Sprintf("\n[printed output cut: %d more bytes]", dropped)
+		}
+	}
+	return Execution{Text: text, Execution: exec}, nil
+}
 
-	if errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-		return fmt.Sprintf("TimeoutError: the code did not finish within the %s limit and was stopped", p.cfg.Timeout), true, nil
+// readPrinted returns what the code printed (at most maxPrinted bytes,
+// without trailing newlines) and how many bytes were left out. The file is
+// not followed if the code replaced it with a link.
+func readPrinted(path string) (string, int64) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return "", 0
 	}
-	if ctx.Err() != nil {
-		return "", false, ctx.Err()
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		return "", 0
 	}
-	data, readErr := readCapped(filepath.Join(dir, statusFile), int64(fileLimit))
-	var st runStatus
-	if readErr != nil || json.Unmarshal(data, &st) != nil {
-		msg := "RuntimeError: the Python process ended without a result"
-		if runErr != nil {
-			msg += " (" + runErr.Error() + ")"
-		}
-		if tail := strings.TrimSpace(stderr.String()); tail != "" {
-			msg += "\n" + lastChars(tail, maxErrorText)
-		}
-		return msg, true, nil
+	data, _ := io.ReadAll(io.LimitReader(f, maxPrinted))
+	return strings.TrimRight(strings.ToValidUTF8(string(data), "\uFFFD"), "\n"), max(info.Size()-int64(len(data)), 0)
+}
+
+// readTail returns the last n bytes of a regular file, or "".
+func readTail(path string, n int) string {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return ""
 	}
-	if !st.OK {
-		return limitText(st.Text, maxErrorText, st.Length, true), true, nil
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		return ""
 	}
-	text = limitText(st.Text, p.cfg.MaxOutput, st.Length, false)
-	if out := strings.TrimRight(printed.String(), "\n"); out != "" {
-		text += "\n\n[printed output]\n" + out
-		if printed.dropped > 0 {
-			text += fmt.Sprintf("\n[printed output cut: %d more bytes]", printed.dropped)
-		}
+	if size := info.Size(); size > int64(n) {
+		f.Seek(size-int64(n), io.SeekStart)
 	}
-	return text, false, nil
+	data, _ := io.ReadAll(io.LimitReader(f, int64(n)))
+	return strings.ToValidUTF8(string(data), "")
 }
 
 // limitText cuts text to max bytes (at a character boundary) and says so.
-// length is the full text's length in characters, as the runner measured it
-// before its own cut.
+// length is the full text's length in characters, as the worker measured
+// it before its own cut.
 func limitText(text string, max, length int, isError bool) string {
 	if len(text) <= max && utf8.RuneCountInString(text) >= length {
 		return text
@@ -493,148 +651,8 @@ func limitText(text string, max, length int, isError bool) string {
 	return cut + fmt.Sprintf("\n[output truncated: the result has %d characters; the limit is %d bytes. Return a smaller result, e.g. .head(20) or an aggregate]", length, max)
 }
 
-func lastChars(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[len(s)-n:], "")
+// lastLine returns the last non-empty line of text.
+func lastLine(text string) string {
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	return lines[len(lines)-1]
 }
-
-func readCapped(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, limit))
-}
-
-// cappedBuffer keeps the first max bytes written and counts the rest.
-type cappedBuffer struct {
-	bytes.Buffer
-	max     int
-	dropped int
-}
-
-func (b *cappedBuffer) Write(p []byte) (int, error) {
-	n := len(p)
-	if room := max(b.max-b.Len(), 0); room < n {
-		b.dropped += n - room
-		p = p[:room]
-	}
-	b.Buffer.Write(p)
-	return n, nil
-}
-
-// runnerScript runs the code read from stdin. Arguments: the status file,
-// the result cap, the CPU-time, address-space and file-size limits, then
-// the CSV files (loaded as df, df2, ...). It writes {"ok", "text",
-// "length"} to the status file; the code's own prints go to stdout.
-const runnerScript = `
-import json, sys
-
-def main():
-    status_path, cap, cpu, memory, fsize = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-    files = sys.argv[6:]
-    code = sys.stdin.read()
-
-    def finish(ok, text):
-        text = str(text)
-        with open(status_path, "w", encoding="utf-8") as f:
-            json.dump({"ok": ok, "text": text[:cap + 1], "length": len(text)}, f, ensure_ascii=False)
-
-    import numpy as np
-    import pandas as pd
-    frames = {}
-    for i, path in enumerate(files):
-        frames["df" if i == 0 else "df%d" % (i + 1)] = pd.read_csv(path)
-    limit_resources(cpu, memory, fsize)
-    block_network()
-
-    try:
-        compiled = compile(code, "<code>", "exec")
-    except SyntaxError as e:
-        where = "  line %s: %s\n" % (e.lineno, (e.text or "").rstrip()) if e.lineno else ""
-        return finish(False, "%s%s: %s (line %s)" % (where, type(e).__name__, e.msg, e.lineno))
-    scope = {"__name__": "__main__", "pd": pd, "np": np, "json": json}
-    scope.update(frames)
-    try:
-        exec(compiled, scope)
-    except BaseException as e:
-        return finish(False, describe(e, code))
-    if "result" not in scope:
-        return finish(False, "NameError: the code did not assign the answer to a variable named result")
-    try:
-        text = render(scope["result"], pd, np)
-    except BaseException as e:
-        return finish(False, "while rendering result: " + describe(e, code))
-    finish(True, text)
-
-def describe(e, code):
-    # The code's own frames, innermost last, then "Type: message" as the
-    # last line, like a traceback.
-    lines = code.splitlines()
-    where = []
-    tb = e.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == "<code>":
-            n = tb.tb_lineno
-            src = lines[n - 1].strip() if 0 < n <= len(lines) else ""
-            where.append("  line %d: %s" % (n, src))
-        tb = tb.tb_next
-    msg = str(e)
-    head = "\n".join(where[-3:])
-    text = type(e).__name__ + (": " + msg if msg else "")
-    return head + "\n" + text if head else text
-
-def render(value, pd, np):
-    if isinstance(value, (pd.DataFrame, pd.Series)):
-        return value.to_string()
-    if isinstance(value, (pd.Index, np.ndarray)):
-        value = value.tolist()
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, (dict, list, tuple)):
-        try:
-            return json.dumps(value, ensure_ascii=False, default=plain)
-        except (TypeError, ValueError):
-            return repr(value)
-    return str(value)
-
-def plain(v):
-    if hasattr(v, "item"):
-        return v.item()
-    if hasattr(v, "tolist"):
-        return v.tolist()
-    return str(v)
-
-def limit_resources(cpu, memory, fsize):
-    try:
-        import resource
-    except ImportError:
-        return
-    for limit, value in ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_AS, memory), (resource.RLIMIT_FSIZE, fsize)):
-        try:
-            resource.setrlimit(limit, (value, value))
-        except (ValueError, OSError):
-            pass
-
-def block_network():
-    import socket, _socket
-
-    def refuse(*args, **kwargs):
-        raise PermissionError("network access is disabled in run_pandas")
-
-    class BlockedSocket(socket.socket):
-        def __init__(self, *args, **kwargs):
-            refuse()
-
-    for module in (socket, _socket):
-        module.socket = BlockedSocket
-        for name in ("create_connection", "create_server", "socketpair", "fromfd", "getaddrinfo",
-                     "gethostbyname", "gethostbyname_ex", "gethostbyaddr", "getnameinfo"):
-            if hasattr(module, name):
-                setattr(module, name, refuse)
-
-main()
-`

@@ -97,6 +97,9 @@ func TestToolsHappyPath(t *testing.T) {
 			c := tr.connect(t)
 			for i, hp := range happyPaths {
 				t.Run(fmt.Sprintf("%02d_%s", i, hp.tool), func(t *testing.T) {
+					if hp.tool == "run_pandas" {
+						requirePandas(t)
+					}
 					doc := callJSON(t, c, hp.tool, hp.args)
 					for path, want := range hp.want {
 						assert.Equal(t, want, requirePath(t, doc, path), "path %s", path)

@@ -117,17 +117,19 @@ func codeModel(req llmstub.Request) llmstub.Reply {
 }
 
 // recoveryScore is the guide's formula, computed here from the attempts'
-// fix qualities: 0.5 × recovered + 0.3 × mean fix quality + 0.2 ×
-// min(attempts/3, 1).
+// fix qualities: 0.5 × successful recoveries / attempts + 0.3 × mean fix
+// quality + 0.2 × min(attempts/3, 1); the loop stops at the first success,
+// so a recovered case has one successful recovery.
 func recoveryScore(recovered bool, fixQualities ...float64) float64 {
+	n := float64(len(fixQualities))
 	rate, sum := 0.0, 0.0
 	if recovered {
-		rate = 1
+		rate = 1 / n
 	}
 	for _, q := range fixQualities {
 		sum += q
 	}
-	return 0.5*rate + 0.3*sum/float64(len(fixQualities)) + 0.2*math.Min(float64(len(fixQualities))/3, 1)
+	return 0.5*rate + 0.3*sum/n + 0.2*math.Min(n/3, 1)
 }
 
 // Fix qualities of the guide: success, a different error class, the same class.
@@ -189,9 +191,12 @@ func TestCodeCasesRecoveryLoop(t *testing.T) {
 	assert.True(t, er.HasError)
 	assert.Equal(t, "column_error", er.ErrorClass)
 	assert.Contains(t, er.ErrorMessage, "KeyError: 'dept'", "scored from the first failure on")
+	// The guide's example, end to end: an error, a failed fix, a good one.
 	assert.Equal(t, 2, er.RecoveryAttemptsCount)
+	assert.Equal(t, 1, er.SuccessfulRecoveries)
 	assert.True(t, er.RecoverySuccess)
-	assert.Equal(t, 1.0, er.RecoverySuccessRate)
+	assert.Equal(t, 0.5, er.RecoverySuccessRate, "the guide's 0.5: 1 successful recovery / 2 attempts")
+	assert.Equal(t, 0.5483, er.RecoveryScore, "0.5 × 0.5 + 0.3 × 0.55 + 0.2 × 2/3")
 	require.Len(t, er.RecoveryDetails, 2)
 	assert.InDelta(t, fixSameClass, er.RecoveryDetails[0].FixQuality, 1e-9, "KeyError again: same class")
 	assert.InDelta(t, fixSuccess, er.RecoveryDetails[1].FixQuality, 1e-9)
@@ -235,13 +240,17 @@ func TestCodeCasesRecoveryLoop(t *testing.T) {
 			TotalRecoveryAttempts int     `json:"total_recovery_attempts"`
 			SuccessfulRecoveries  int     `json:"successful_recoveries"`
 			RecoverySuccessRate   float64 `json:"recovery_success_rate"`
+			RecoveredErrors       int     `json:"recovered_errors"`
+			ErrorRecoveryRate     float64 `json:"error_recovery_rate"`
 		} `json:"summary"`
 	}
 	readJSON(t, filepath.Join(r.out, eval.MetricsSummaryFile), &summary)
 	assert.Equal(t, 3, summary.Summary.ErrorsEncountered)
 	assert.Equal(t, 5, summary.Summary.TotalRecoveryAttempts, "2 + 2 + 1")
 	assert.Equal(t, 2, summary.Summary.SuccessfulRecoveries)
-	assert.InDelta(t, 2.0/3, summary.Summary.RecoverySuccessRate, 1e-4)
+	assert.Equal(t, 0.4, summary.Summary.RecoverySuccessRate, "2 successful recoveries / 5 attempts")
+	assert.Equal(t, 2, summary.Summary.RecoveredErrors)
+	assert.InDelta(t, 2.0/3, summary.Summary.ErrorRecoveryRate, 1e-4)
 	assert.NotContains(t, r.output, "sk-test-secret-key-123456")
 }
 

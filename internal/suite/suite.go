@@ -77,6 +77,8 @@ type Suite struct {
 	// checkProvider checks the provider once, before the first case that
 	// needs it; a failure stops the run.
 	checkProvider func(ctx context.Context) error
+	// codeReady runs the bundled server's CodeCheck once, on first need.
+	codeReady func() error
 }
 
 // repeatKey names a case's runs with one model.
@@ -88,7 +90,20 @@ type Server struct {
 	Spec    string
 	Env     []string
 	Display string
+	// CodeCheck, when set, tells whether the server can run code cases; an
+	// error skips them with its message. It runs once per run, for the
+	// first code case that is not served from the cache, within the
+	// concurrency limit.
+	CodeCheck func() error
 }
+
+// SkipError is the error of a case that was not run because the run cannot
+// run it (a code case without pandas); the case is skipped, not failed.
+type SkipError struct {
+	Reason string
+}
+
+func (e *SkipError) Error() string { return e.Reason }
 
 // New connects the servers and the provider, opens the cache and the
 // records file. log receives notices (cache warnings, the reference-run
@@ -118,6 +133,9 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 	s.servers = specs
 	if len(specs) == 0 {
 		specs, opts.Env, s.servers = []string{bundled.Spec}, bundled.Env, []string{bundled.Display}
+		if bundled.CodeCheck != nil {
+			s.codeReady = sync.OnceValue(bundled.CodeCheck)
+		}
 	}
 	if s.tools, err = mcpconn.ConnectAll(ctx, specs, opts); err != nil {
 		return nil, fmt.Errorf("MCP server failed to start, no case was run: %s", s.redactor.String(err.Error()))
@@ -267,10 +285,11 @@ var ErrStopped = errors.New("run stopped")
 
 // Run evaluates one case with one model and records it. test is the go
 // test name of the case's subtest. Every problem with the model, the tools
-// or the case becomes the record's status and reason; the only error is
-// ErrStopped. A case that does not start because the budget is spent is a
-// record with status NotRun. The record returned, like everything
-// written, holds no secret of the run.
+// or the case becomes the record's status and reason; the only errors are
+// ErrStopped and a *SkipError, for cases that were not run. A case that
+// does not start because the budget is spent is a record with status
+// NotRun. The record returned, like everything written, holds no secret of
+// the run.
 func (s *Suite) Run(ctx context.Context, c eval.Case, model, test string) (eval.Record, error) {
 	st := s.Settings
 	if st.Reference {
@@ -324,6 +343,12 @@ func (s *Suite) Run(ctx context.Context, c eval.Case, model, test string) (eval.
 		s.records.Write(rec)
 		return rec, nil
 	}
+	if c.Kind == eval.KindCode && s.codeReady != nil {
+		if err := s.codeReady(); err != nil {
+			s.limiter.Release()
+			return rec, &SkipError{Reason: "code case: the bundled server cannot run pandas: " + err.Error()}
+		}
+	}
 	start := time.Now()
 	caseCtx, cancel := context.WithTimeoutCause(ctx, st.CaseTimeout,
 		fmt.Errorf("timed out: the case took longer than EVAL_CASE_TIMEOUT (%s)", st.CaseTimeout))
@@ -365,7 +390,7 @@ func (s *Suite) score(c eval.Case, rec eval.Record, tr *agent.Transcript) eval.M
 		return scoring.ScoreTool(c, rec)
 	}
 	return scoring.ScoreCode(scoring.CodeCase{
-		Question: c.Input, Columns: tr.Columns, Attempts: tr.Attempts,
+		Question: c.Input, Columns: tr.Columns, Values: tr.Values, Attempts: tr.Attempts,
 		ResultMatches: rec.Status == eval.Pass,
 		// Every attempt made counts: the model may have fixed its code
 		// within its own loop more often than the recovery budget allows.

@@ -1,0 +1,101 @@
+package eval
+
+// What a code-running tool reports about one execution besides its result
+// text. The bundled server's run_pandas sends it in the tool result's _meta
+// under CodeExecutionMeta; other servers may send the same.
+
+// CodeExecutionMeta is the _meta key of a tool result that carries a
+// CodeExecution.
+const CodeExecutionMeta = "mcpeval/code_execution"
+
+// CodeExecution is what the server measured and read of the code it ran.
+type CodeExecution struct {
+	// Seconds is the wall time of the code's own execution: the code, not
+	// the process start, the import of pandas, the loading of the data or
+	// the rendering of the result. CPUSeconds is the CPU time of the thread
+	// that ran it.
+	Seconds    float64 `json:"seconds"`
+	CPUSeconds float64 `json:"cpu_seconds"`
+	// TimedOut is true when the code was stopped at the time limit.
+	TimedOut bool `json:"timed_out,omitempty"`
+	// Facts is the reading of the code's syntax tree; nil when the server
+	// gave none.
+	Facts *CodeFacts `json:"facts,omitempty"`
+}
+
+// CodeFacts is what the syntax tree of pandas code shows it does. Column
+// lists hold names as the code writes them, columns the code made itself
+// followed by the columns they were made from (age_group, then age).
+type CodeFacts struct {
+	// Parsed is false when the code is not valid Python; SyntaxError then
+	// says why and the lists are empty.
+	Parsed      bool   `json:"parsed"`
+	SyntaxError string `json:"syntax_error,omitempty"`
+	// Columns are the names the code uses as columns, in order of first
+	// use: string subscripts (df['a'], df[['a', 'b']]), attributes (df.a),
+	// key arguments (by=, on=, ...) and the names inside query strings;
+	// values compared with and printed text are left out.
+	Columns []string `json:"columns"`
+	// Operations are the functions and methods called, the frame attributes
+	// read (shape) and the aggregation names given as strings (agg('mean')).
+	Operations   []string          `json:"operations"`
+	Filters      []CodeFilter      `json:"filters"`
+	GroupBys     []CodeGroupBy     `json:"group_bys"`
+	Sorts        []CodeSort        `json:"sorts"`
+	Limits       []CodeLimit       `json:"limits"`
+	Joins        []CodeJoin        `json:"joins"`
+	Aggregations []CodeAggregation `json:"aggregations"`
+}
+
+// CodeFilter is one condition: a comparison of columns (df['a'] > 5), a
+// test (isin, between, str.contains, isna, ...) or a comparison inside a
+// query string.
+type CodeFilter struct {
+	Columns []string `json:"columns"`
+	// Op is the comparison (">", "==", "in", "between", "contains",
+	// "isna", ...), flipped when the column is on the right.
+	Op string `json:"op"`
+	// Values are the literal values compared with, as text; empty when the
+	// other side is no literal (another column, a mean).
+	Values []string `json:"values"`
+}
+
+// CodeGroupBy is a grouping: groupby, pivot_table, crosstab, value_counts
+// or resample, with the columns its keys come from.
+type CodeGroupBy struct {
+	Method string   `json:"method"`
+	Keys   []string `json:"keys"`
+}
+
+// CodeSort is an ordering: sort_values, sort_index, nlargest, nsmallest,
+// value_counts (which sorts by count) or sorted.
+type CodeSort struct {
+	Method string `json:"method"`
+	// Keys are the columns sorted by; empty when the values are counts or
+	// the key cannot be read.
+	Keys []string `json:"keys"`
+	// Ascending is the order, nil when it cannot be read.
+	Ascending *bool `json:"ascending"`
+	// N is how many rows nlargest and nsmallest keep (0 for the others).
+	N int `json:"n"`
+}
+
+// CodeLimit keeps the first or last rows: head, tail, iloc[:n], [:n].
+type CodeLimit struct {
+	Method string `json:"method"`
+	N      int    `json:"n"`
+}
+
+// CodeJoin is a merge, join or concat, with its key columns (on, left_on,
+// right_on); no keys means the default (the common columns, or the index).
+type CodeJoin struct {
+	Method string   `json:"method"`
+	Keys   []string `json:"keys"`
+}
+
+// CodeAggregation is an aggregation (mean, sum, max, count, ...) and the
+// columns it applies to, as far as they can be read.
+type CodeAggregation struct {
+	Func    string   `json:"func"`
+	Columns []string `json:"columns"`
+}
