@@ -5,15 +5,20 @@ import "time"
 // Summary describes a whole run; the suite writes it as summary.json and the
 // report shows it in its header.
 type Summary struct {
-	Started    time.Time `json:"started,omitzero"`
-	Finished   time.Time `json:"finished,omitzero"`
-	Seconds    float64   `json:"seconds"`
-	Model      string    `json:"model"`
-	JudgeModel string    `json:"judge_model"`
-	Provider   string    `json:"provider"` // base URL, never a key or password
-	Servers    []string  `json:"servers"`
-	Cases      string    `json:"cases"` // case source path
-	GitCommit  string    `json:"git_commit,omitempty"`
+	Started  time.Time `json:"started,omitzero"`
+	Finished time.Time `json:"finished,omitzero"`
+	Seconds  float64   `json:"seconds"`
+	Model    string    `json:"model"`
+	// JudgeModel names the judge model, or the judge models separated by
+	// commas; JudgeMode says how several judges decide ("majority" or
+	// "unanimous"); JudgePromptHash identifies the judge's instructions.
+	JudgeModel      string   `json:"judge_model"`
+	JudgeMode       string   `json:"judge_mode,omitempty"`
+	JudgePromptHash string   `json:"judge_prompt_hash,omitempty"`
+	Provider        string   `json:"provider"` // base URL, never a key or password
+	Servers         []string `json:"servers"`
+	Cases           string   `json:"cases"` // case source path
+	GitCommit       string   `json:"git_commit,omitempty"`
 	// Reference is true for an offline reference run (no model evaluated).
 	Reference bool `json:"reference,omitempty"`
 
@@ -23,8 +28,14 @@ type Summary struct {
 	Errors     int `json:"errors"`
 	TokenLimit int `json:"token_limit"`
 	Cached     int `json:"cached"`
-	// NotRun counts loaded cases that were not selected or did not finish.
+	// Skipped counts cases the run could not evaluate and said why (a
+	// reference run skips a case without a reference trajectory).
+	Skipped int `json:"skipped,omitempty"`
+	// NotRun counts loaded cases that were not selected, not skipped, or
+	// did not finish.
 	NotRun int `json:"not_run"`
+	// JudgeDisagreements counts the cases whose judges did not all agree.
+	JudgeDisagreements int `json:"judge_disagreements,omitempty"`
 	// Retries and Usage count this run's requests: cached cases add none.
 	Retries int `json:"retries"`
 	// ServerRestarts counts MCP server restarts after a crash or hang.
@@ -45,6 +56,9 @@ func (s *Summary) Count(r Record) {
 	case Error:
 		s.Errors++
 	}
+	if r.JudgeDisagreement {
+		s.JudgeDisagreements++
+	}
 	if r.Cached {
 		s.Cached++ // its tokens and retries were spent by an earlier run
 		return
@@ -59,5 +73,6 @@ const (
 	SummaryFile        = "summary.json"
 	MetricsFile        = "metrics.json"
 	MetricsSummaryFile = "metrics_summary.json"
+	CalibrationFile    = "calibration.json"
 	ReportFile         = "report.html"
 )

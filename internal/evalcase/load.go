@@ -24,7 +24,8 @@ import (
 )
 
 // LoadPath loads the cases of one file, or of every *.yaml and *.yml file
-// below a directory (in lexical order). eval.Case names must be unique across all
+// below a directory (in lexical order) except label files (*.labels.yaml,
+// see LoadLabels). eval.Case names must be unique across all
 // files loaded together.
 func LoadPath(path string) ([]eval.Case, error) {
 	info, err := os.Stat(path)
@@ -65,7 +66,7 @@ func caseFiles(dir string) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		if !d.IsDir() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
+		if !d.IsDir() && isYAML(p) && !IsLabelFile(p) {
 			files = append(files, p)
 		}
 		return nil
@@ -210,6 +211,7 @@ func validate(c *eval.Case) error {
 		{"checks.contains", c.Checks.Contains},
 		{"checks.not_contains", c.Checks.NotContains},
 		{"checks.regexp", c.Checks.Regexp},
+		{"checks.not_regexp", c.Checks.NotRegexp},
 		{"tools.must_call", c.Tools.MustCall},
 		{"tools.must_not_call", c.Tools.MustNotCall},
 	} {
@@ -217,9 +219,14 @@ func validate(c *eval.Case) error {
 			return fmt.Errorf("%s: %s: an item is empty", label(c), list.field)
 		}
 	}
-	for _, p := range c.Checks.Regexp {
-		if _, err := regexp.Compile(p); err != nil {
-			return fmt.Errorf("%s: checks.regexp: %w", label(c), err)
+	for _, list := range []struct {
+		field    string
+		patterns []string
+	}{{"checks.regexp", c.Checks.Regexp}, {"checks.not_regexp", c.Checks.NotRegexp}} {
+		for _, p := range list.patterns {
+			if _, err := regexp.Compile(p); err != nil {
+				return fmt.Errorf("%s: %s: %w", label(c), list.field, err)
+			}
 		}
 	}
 	for _, n := range c.Checks.Numbers {
@@ -228,6 +235,11 @@ func validate(c *eval.Case) error {
 		}
 		if n.Tolerance < 0 {
 			return fmt.Errorf("%s: checks.numbers: negative tolerance %v for value %v", label(c), n.Tolerance, n.Value)
+		}
+		for _, u := range n.Unit {
+			if strings.TrimSpace(u) == "" {
+				return fmt.Errorf("%s: checks.numbers: value %v: a unit is empty", label(c), n.Value)
+			}
 		}
 	}
 	for i, a := range c.Tools.Args {
@@ -392,6 +404,7 @@ var sections = map[string]struct {
 	"eval.ArgMatch":    {"tools.args item", reflect.TypeFor[eval.ArgMatch]()},
 	"eval.RefCall":     {"reference item", reflect.TypeFor[eval.RefCall]()},
 	"eval.Budget":      {"budget", reflect.TypeFor[eval.Budget]()},
+	"eval.Label":       {"label", reflect.TypeFor[eval.Label]()},
 }
 
 // humanize rewrites the decoder's messages about unknown fields and wrong
