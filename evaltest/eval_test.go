@@ -79,6 +79,9 @@ func runCase(t *testing.T, c eval.Case) {
 		ctx, cancel = context.WithDeadlineCause(ctx, deadline.Add(-5*time.Second), errTestTimeout)
 		defer cancel()
 	}
+	if reason := ev.Skip(c); reason != "" {
+		t.Skip(reason)
+	}
 	if c.Kind == eval.KindCode && len(ev.Settings.Servers) == 0 {
 		if _, err := sampleserver.PythonWithPandas(); err != nil {
 			t.Skip("code case: the bundled server cannot run pandas: " + err.Error())

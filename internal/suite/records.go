@@ -81,6 +81,7 @@ func slim(r eval.Record) eval.Record {
 	return eval.Record{
 		Name: r.Name, Category: r.Category, Kind: r.Kind, Status: r.Status, Cached: r.Cached,
 		Reference: r.Reference, Usage: r.Usage, Seconds: r.Seconds, Retries: r.Retries,
+		JudgeDisagreement: r.JudgeDisagreement,
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -47,6 +48,8 @@ type Suite struct {
 	log      io.Writer
 	servers  []string // display names
 	aborted  atomic.Pointer[string]
+	// skipped counts the cases Skip told to skip.
+	skipped  atomic.Int64
 	toolHash string
 	// cacheWarned counts the cache warnings already printed.
 	cacheWarned int
@@ -90,14 +93,7 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 
 	s.limiter = llm.NewLimiter(st.Concurrency)
 	if !st.Reference {
-		retries := st.MaxRetries
-		if retries == 0 {
-			retries = -1 // RetryPolicy: negative means none, zero means the default
-		}
-		s.chat = llm.New(llm.Config{
-			BaseURL: st.BaseURL, APIKey: st.APIKey, Headers: st.Headers, Limiter: s.limiter, Timeout: st.RequestTimeout,
-			Retry: llm.RetryPolicy{MaxRetries: retries, Initial: st.RetryWait, Max: st.RetryMaxWait},
-		})
+		s.chat = NewChat(st, s.limiter)
 	}
 
 	if s.cache, err = cache.Open(st.Cache); err != nil {
@@ -116,6 +112,39 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		return nil, err
 	}
 	return s, nil
+}
+
+// NewChat returns the provider client the settings describe; limiter, when
+// set, slows the run down on throttling.
+func NewChat(st settings.Settings, limiter *llm.Limiter) llm.Chatter {
+	retries := st.MaxRetries
+	if retries == 0 {
+		retries = -1 // RetryPolicy: negative means none, zero means the default
+	}
+	return llm.New(llm.Config{
+		BaseURL: st.BaseURL, APIKey: st.APIKey, Headers: st.Headers, Limiter: limiter, Timeout: st.RequestTimeout,
+		Retry: llm.RetryPolicy{MaxRetries: retries, Initial: st.RetryWait, Max: st.RetryMaxWait},
+	})
+}
+
+// Panel returns the judges the settings configure (no model when the judge
+// is off).
+func Panel(st settings.Settings) agent.Panel {
+	return agent.Panel{Models: st.JudgeModels(), Mode: st.JudgeMode}
+}
+
+// JudgeKey returns the judge part of a cache key: the judge models as a set
+// (sorted: their order does not change a verdict), the mode when several
+// decide, and the judge prompt; all empty when no judge runs.
+func JudgeKey(st settings.Settings) (models, mode, prompt string) {
+	set := slices.Sorted(slices.Values(st.JudgeModels()))
+	if len(set) == 0 {
+		return "", "", ""
+	}
+	if len(set) > 1 {
+		mode = st.JudgeMode
+	}
+	return strings.Join(set, ","), mode, agent.JudgePrompt
 }
 
 // Close ends the servers and closes the records file and the cache.
@@ -151,17 +180,16 @@ func (s *Suite) key(c eval.Case, repeat int) (string, error) {
 		Expectations: struct {
 			Kind        eval.Kind       `json:"kind"`
 			Checks      eval.Checks     `json:"checks"`
+			CheckRules  int             `json:"check_rules"`
 			Tools       eval.ToolExpect `json:"tools"`
 			Budget      eval.Budget     `json:"budget"`
 			MaxRecovery int             `json:"max_recovery,omitempty"`
-		}{c.Kind, c.Checks, c.Tools, c.Budget, s.maxRecovery(c)},
+		}{c.Kind, c.Checks, evalcase.CheckVersion, c.Tools, c.Budget, s.maxRecovery(c)},
 		// The key holds no secret: the URL's credentials are left out.
 		Model: st.Model, BaseURL: s.redactor.String(st.BaseURL), SystemPrompt: s.systemPrompt(c),
 		MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens, ToolsHash: s.toolHash, Repeat: repeat,
 	}
-	if st.JudgeEnabled() {
-		in.JudgeModel, in.JudgePrompt = st.Judge, agent.JudgePrompt
-	}
+	in.JudgeModel, in.JudgeMode, in.JudgePrompt = JudgeKey(st)
 	return cache.Key(in)
 }
 
@@ -204,6 +232,17 @@ func (s *Suite) Aborted() string {
 	return ""
 }
 
+// Skip returns why the run cannot evaluate a case, or "": a reference run
+// has nothing to replay for a case without a reference trajectory. The
+// caller skips the case, saying why; the summary counts it as skipped.
+func (s *Suite) Skip(c eval.Case) string {
+	if !s.Settings.Reference || len(c.Reference) > 0 {
+		return ""
+	}
+	s.skipped.Add(1)
+	return "reference run: the case has no reference trajectory to replay (add `reference:` tool calls to the case, or configure a model to evaluate it)"
+}
+
 // ErrStopped is returned for cases not run because the run was stopped
 // (see Aborted).
 var ErrStopped = errors.New("run stopped")
@@ -219,9 +258,7 @@ func (s *Suite) Run(ctx context.Context, c eval.Case, test string) (eval.Record,
 		Question: c.Input, Expected: c.Expected, Reference: st.Reference,
 		Model: st.Model, StartedAt: time.Now().UTC(), Repeat: s.nextRepeat(c.Name),
 	}
-	if st.JudgeEnabled() {
-		rec.JudgeModel = st.Judge
-	}
+	rec.JudgeModel = strings.Join(st.JudgeModels(), ",")
 	key, keyErr := s.key(c, rec.Repeat)
 	if keyErr != nil {
 		fmt.Fprintf(s.log, "warning: case %q cannot be cached: %v\n", c.Name, keyErr)
@@ -345,10 +382,9 @@ func (s *Suite) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *ag
 		rec.Status, rec.Reason = eval.Pass, fmt.Sprintf("all %d deterministic checks hold", len(rec.Checks))
 		return tr
 	}
-	jcfg := cfg
-	jcfg.Model = st.Judge
-	v, err := agent.Judge(ctx, s.chat, jcfg, c.Input, c.Expected, tr.Answer)
+	v, err := Panel(st).Judge(ctx, s.chat, cfg, c.Input, c.Expected, tr.Answer)
 	rec.Usage.Add(v.Usage)
+	rec.Judges, rec.JudgeDisagreement = v.Judges, v.Disagreement
 	switch {
 	case err != nil:
 		rec.Status, rec.Reason = eval.Error, "judge: "+s.providerError(ctx, err)
@@ -413,8 +449,11 @@ func (s *Suite) Summary() eval.Summary {
 		Started: s.started.UTC(), Finished: time.Now().UTC(), Model: st.Model, Cases: st.Cases,
 		Servers: s.servers, Reference: st.Reference, Provider: st.BaseURL, GitCommit: gitCommit(st.Root),
 	}
-	if st.JudgeEnabled() {
-		sum.JudgeModel = st.Judge
+	if models := st.JudgeModels(); len(models) > 0 {
+		sum.JudgeModel, sum.JudgePromptHash = strings.Join(models, ","), agent.JudgePromptHash()
+		if len(models) > 1 {
+			sum.JudgeMode = st.JudgeMode
+		}
 	}
 	sum.Seconds = sum.Finished.Sub(sum.Started).Seconds()
 	ran := map[string]bool{}
@@ -422,7 +461,8 @@ func (s *Suite) Summary() eval.Summary {
 		sum.Count(r)
 		ran[r.Name] = true
 	}
-	sum.NotRun = len(s.Cases) - len(ran)
+	sum.Skipped = int(s.skipped.Load())
+	sum.NotRun = len(s.Cases) - len(ran) - sum.Skipped
 	sum.ServerRestarts = s.tools.Restarts()
 	s.redactor.Value(&sum)
 	return sum
