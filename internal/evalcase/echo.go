@@ -1,29 +1,45 @@
 package evalcase
 
 import (
+	"math"
 	"strings"
 	"unicode"
 )
 
-// echoWords is how many consecutive words of the question an answer must
-// repeat for the repetition to count as an echo of the question.
-const echoWords = 5
+// An echo is a span of the answer that repeats at least echoWords
+// consecutive words of the question and at least echoShare of its words, or
+// that repeats a whole sentence of the question of at least sentenceWords
+// words. A shorter question is an echo only when repeated whole.
+const (
+	echoWords     = 5
+	echoShare     = 0.6
+	sentenceWords = 3
+)
 
-// withoutEcho returns answer without the spans that repeat the question:
-// every run of at least echoWords consecutive words (or of the whole
-// question, when it is shorter) that also occur consecutively in the
-// question. Words compare ignoring case and the punctuation around them, so
-// "Is Chr9:99694174 C>T present in gnomAD?" is found in "is
-// chr9:99694174 C>T present in gnomAD". Each span is replaced by a line
-// break. onlyEcho is true when spans were removed and no letter or digit is
-// left.
+// withoutEcho returns answer without the spans that repeat the question
+// (see echoWords). Words compare ignoring case and the punctuation around
+// them, so "Is Chr9:99694174 C>T present in gnomAD?" is found in "is
+// chr9:99694174 C>T present in gnomAD". A restatement of part of the
+// question ("no interaction between NUTM2G and MECP2") is not an echo.
+// Each span is replaced by a line break. onlyEcho is true when spans were
+// removed and no letter or digit is left.
 func withoutEcho(question, answer string) (text string, onlyEcho bool) {
 	q := words(question)
 	if len(q) == 0 {
 		return answer, false
 	}
 	a := words(answer)
-	need := min(echoWords, len(q))
+	need := min(len(q), max(echoWords, int(math.Ceil(echoShare*float64(len(q))))))
+	// sentence[j] is the number of words of the question's sentence that
+	// ends at word j, 0 when no sentence ends there.
+	sentence := make([]int, len(q))
+	start := 0
+	for j, w := range q {
+		if j == len(q)-1 || w.endsSentence {
+			sentence[j] = j - start + 1
+			start = j + 1
+		}
+	}
 
 	// run[j] is the length of the longest run of answer words ending at
 	// the current word that equals question words ending at q[j].
@@ -34,15 +50,21 @@ func withoutEcho(question, answer string) (text string, onlyEcho bool) {
 		longest := 0
 		for j := range q {
 			run[j] = 0
-			if a[i].norm == q[j].norm {
-				run[j] = 1
-				if j > 0 {
-					run[j] = prev[j-1] + 1
-				}
+			if a[i].norm != q[j].norm {
+				continue
+			}
+			run[j] = 1
+			if j > 0 {
+				run[j] = prev[j-1] + 1
+			}
+			if run[j] >= need {
 				longest = max(longest, run[j])
 			}
+			if n := sentence[j]; n >= sentenceWords && run[j] >= n {
+				longest = max(longest, n)
+			}
 		}
-		if longest >= need {
+		if longest > 0 {
 			found = true
 			for k := i - longest + 1; k <= i; k++ {
 				covered[k] = true
@@ -79,6 +101,9 @@ func withoutEcho(question, answer string) (text string, onlyEcho bool) {
 type word struct {
 	start, end int
 	norm       string
+	// endsSentence is true when the word ends with a full stop, question
+	// or exclamation mark.
+	endsSentence bool
 }
 
 // words splits text into words, leaving out those with no letter or digit.
@@ -89,9 +114,11 @@ func words(text string) []word {
 		if start < 0 {
 			return
 		}
-		w := strings.TrimFunc(text[start:end], func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		raw := text[start:end]
+		w := strings.TrimFunc(raw, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 		if w != "" {
-			out = append(out, word{start, end, strings.ToLower(w)})
+			tail := strings.TrimRight(raw, `"')]”’`)
+			out = append(out, word{start, end, strings.ToLower(w), strings.HasSuffix(tail, ".") || strings.HasSuffix(tail, "?") || strings.HasSuffix(tail, "!")})
 		}
 		start = -1
 	}

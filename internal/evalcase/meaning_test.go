@@ -116,9 +116,10 @@ func TestWithoutEcho(t *testing.T) {
 		{"8.103", "8.103", false},
 		{q, "\n", true},
 		{"The CADD phred score for the variant NM_001045477.4:c.187C>T is 8.103.", "\n is 8.103.", false},
-		{"CADD phred score: 8.103", "CADD phred score: 8.103", false}, // four words only
-		{"what IS the cadd PHRED score?!", "\n", true},                // case and punctuation do not matter
-		{"score for the variant NM_001045477.4:c.187C>T — unknown", "\n — unknown", false},
+		{"CADD phred score: 8.103", "CADD phred score: 8.103", false},                                                                 // four words only
+		{"what IS the cadd PHRED score?!", "\n", true},                                                                                // case and punctuation do not matter
+		{"score for the variant NM_001045477.4:c.187C>T — unknown", "score for the variant NM_001045477.4:c.187C>T — unknown", false}, // half the question is a restatement
+		{"the CADD phred score for the variant is 8.103", "\n is 8.103", false},                                                       // six words, 60% of the question
 		{"", "", false},
 	}
 	for _, tt := range tests {
@@ -131,6 +132,12 @@ func TestWithoutEcho(t *testing.T) {
 	short := "Gene of rs28934906?"
 	got, only := withoutEcho(short, "Gene of rs28934906: MECP2")
 	assert.Equal(t, "\n MECP2", got, "a question shorter than five words is an echo when repeated whole")
+	assert.False(t, only)
+	got, _ = withoutEcho("Is there an interaction between NUTM2G and MECP2 in STRING?", "No. STRING has no interaction between NUTM2G and MECP2.")
+	assert.Equal(t, "No. STRING has no interaction between NUTM2G and MECP2.", got, "a restatement of part of the question is the answer's own")
+	two := "Tell me about the variant NM_001045477.4:c.187C>T. According to REVEL, how is this variant classified?"
+	got, only = withoutEcho(two, "According to REVEL, how is this variant classified? Benign, 0.027.")
+	assert.Equal(t, "\n Benign, 0.027.", got, "a whole sentence of the question is an echo")
 	assert.False(t, only)
 	got, _ = withoutEcho("", "anything")
 	assert.Equal(t, "anything", got)

@@ -105,9 +105,5 @@ func (w *recordWriter) Close() error {
 
 // writeJSONFile writes v as indented JSON to dir/name, atomically.
 func writeJSONFile(dir, name string, v any) error {
-	return files.WriteAtomic(filepath.Join(dir, name), 0o644, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
-	})
+	return files.WriteJSON(filepath.Join(dir, name), v)
 }
