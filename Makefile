@@ -4,6 +4,8 @@
 #               (make eval OPEN=1 opens the report; EVALFLAGS="-run Gene -force" passes suite flags)
 #   make test   the project's tests (offline)
 #   make ci     the suite under gotestsum: JUnit, JSON stream and report in one run
+#   make calibrate  how far verdicts can be trusted: the checks and the judge on
+#               labelled answers (calibration.json, shown by the report)
 #   make bench  benchmarks with a table of measured values against targets
 
 GO       ?= go
@@ -11,7 +13,7 @@ OUT      ?= evaltest/out
 GOTESTSUM = $(GO) tool gotestsum
 EVALFLAGS ?=
 
-.PHONY: eval test ci bench generate vet
+.PHONY: eval test ci bench generate vet calibrate
 
 eval:
 	@mkdir -p $(OUT)
@@ -35,6 +37,9 @@ ci:
 	EVAL_OUT=$(OUT) $(GOTESTSUM) --format testname --junitfile $(OUT)/junit.xml --jsonfile $(OUT)/test.json \
 		--post-run-command "$(GO) run ./cmd/evalreport -out $(OUT)" \
 		-- ./evaltest -count=1 -timeout 0 $(EVALFLAGS)
+
+calibrate:
+	EVAL_OUT=$(OUT) $(GO) run ./cmd/evalcalibrate $(EVALFLAGS)
 
 generate:
 	$(GO) run ./cmd/evalgen -cases cases -o evaltest/categories_test.go

@@ -50,9 +50,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	noJudge := "EVAL_JUDGE_MODEL=none"
+	noJudge := "EVAL_JUDGE_MODEL=none turns the judge off."
 	if st.Reference {
-		noJudge = "no provider configured; " + settings.MissingKeyHelp
+		noJudge = "no provider is configured (or EVAL_REFERENCE is set). " + settings.MissingKeyHelp
 	}
 	fmt.Fprint(stdout, calibrate.Format(cal, noJudge))
 	fmt.Fprintln(stdout, "calibrate: wrote", path)

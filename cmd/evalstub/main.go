@@ -8,7 +8,11 @@
 //	OPENAI_BASE_URL=http://127.0.0.1:8099/v1 EVAL_MODEL=stub make eval
 //
 // -latency, -rate429 and -rate500 add delay and faults, for trying the
-// suite's retries and throttling.
+// suite's retries and throttling. -reject-judge names judge models that say
+// no to every answer instead, so that several judges disagree:
+//
+//	go run ./cmd/evalstub -reject-judge b &
+//	OPENAI_BASE_URL=http://127.0.0.1:8099/v1 EVAL_MODEL=stub EVAL_JUDGE_MODEL=a,b,c make eval
 package main
 
 import (
@@ -18,6 +22,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/mcpeval/mcpeval/internal/evalcase"
@@ -31,14 +36,25 @@ func main() {
 	latency := flag.Duration("latency", 0, "delay added to every reply")
 	rate429 := flag.Float64("rate429", 0, "share of requests answered 429 (with Retry-After)")
 	rate500 := flag.Float64("rate500", 0, "share of requests answered 500")
+	reject := flag.String("reject-judge", "", "judge `models` (comma-separated) that say no to every answer")
 	flag.Parse()
-	if err := run(*addr, *cases, llmstub.Options{Latency: *latency, Rate429: *rate429, Rate500: *rate500, RetryAfter: "1", Seed: uint64(time.Now().UnixNano())}); err != nil {
+	if err := run(*addr, *cases, splitList(*reject), llmstub.Options{Latency: *latency, Rate429: *rate429, Rate500: *rate500, RetryAfter: "1", Seed: uint64(time.Now().UnixNano())}); err != nil {
 		fmt.Fprintln(os.Stderr, "evalstub:", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr, cases string, opts llmstub.Options) error {
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+func run(addr, cases string, rejectingJudges []string, opts llmstub.Options) error {
 	if cases == "" {
 		root, err := files.ModuleRoot()
 		if err != nil {
@@ -55,5 +71,10 @@ func run(addr, cases string, opts llmstub.Options) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "evalstub: replaying %d cases from %s; OPENAI_BASE_URL=http://%s/v1\n", len(loaded), cases, ln.Addr())
-	return http.Serve(ln, llmstub.New(llmstub.Replay(loaded), opts))
+	respond := llmstub.Replay(loaded)
+	if len(rejectingJudges) > 0 {
+		respond = llmstub.RejectingJudges(respond, rejectingJudges...)
+		fmt.Fprintf(os.Stderr, "evalstub: judge models %s say no to every answer\n", strings.Join(rejectingJudges, ", "))
+	}
+	return http.Serve(ln, llmstub.New(respond, opts))
 }

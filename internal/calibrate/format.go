@@ -34,7 +34,7 @@ func Format(cal eval.Calibration, noJudge string) string {
 	}
 	j := cal.Judge
 	if j == nil {
-		fmt.Fprintf(&b, "calibrate: judge: none (%s)\n", noJudge)
+		fmt.Fprintf(&b, "calibrate: judge: none: %s\n", noJudge)
 		return b.String()
 	}
 	mode := ""
