@@ -51,6 +51,7 @@ type inputs struct {
 	records        []eval.Record
 	summary        *eval.Summary
 	metricsSummary *eval.MetricsSummary
+	calibration    *eval.Calibration
 	problems       []string
 }
 
@@ -89,6 +90,14 @@ func (in *inputs) readOutDir(dir string) error {
 		in.metricsSummary = &ms.Summary
 	}
 	in.dropForeignSummaries()
+
+	var cal eval.Calibration
+	switch ok, err := readJSONFile(filepath.Join(dir, eval.CalibrationFile), &cal); {
+	case err != nil:
+		in.problems = append(in.problems, err.Error())
+	case ok:
+		in.calibration = &cal
+	}
 	return nil
 }
 
@@ -263,6 +272,7 @@ func (in *inputs) build() *Data {
 	d.MetricNames = metricColumns(d.Cases)
 	d.Totals, d.Categories = count(d.Cases)
 	d.Run, d.FromSummary = in.run()
+	d.Trust = trustOf(d.Run, in.calibration)
 	d.Problems = append(in.packageProblems(), in.problems...)
 	return d
 }

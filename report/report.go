@@ -44,6 +44,10 @@ type Data struct {
 	// MetricsSummary holds the tiles of metrics_summary.json: scores first
 	// ("overall" first), then counts and rates.
 	MetricsSummary []Metric
+	// Trust says how far the verdicts can be trusted: the calibration of
+	// the run's judge (or of the checks, without a judge), from
+	// calibration.json.
+	Trust Trust
 	// Problems are run-level findings shown above the cases: build errors,
 	// failed non-case tests, test binary panics and timeouts, unreadable
 	// input lines.
@@ -63,6 +67,8 @@ type Totals struct {
 	Cached     int `json:"cached"`
 	// NoRecord counts cases that ran but are known only from test events.
 	NoRecord int `json:"no_record"`
+	// Split counts the cases whose judges did not all agree.
+	Split int `json:"split"`
 	// Tokens is the sum of the total tokens of the cases run now: cached
 	// cases are left out, as in summary.json's usage.
 	Tokens int `json:"tokens"`
@@ -96,6 +102,9 @@ func (t *Totals) count(c Case) {
 			t.NoRecord++
 		}
 		return
+	}
+	if c.Record.JudgeDisagreement {
+		t.Split++
 	}
 	if c.Record.Cached {
 		t.Cached++

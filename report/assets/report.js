@@ -90,6 +90,23 @@
     return t.is_error ? el('span', 'err-mark', '✕ failed') : null;
   }
   const repeatTag = (c) => (c.repeat ? el('span', 'tag repeat', 'repeat ' + c.repeat) : null);
+  // One judge's verdict: yes, no, or an unusable reply or failed request.
+  function judgeVerdict(j) {
+    if (j.failed || j.error) return el('span', 'jv failed', 'error');
+    if (j.verdict === 'yes' || j.verdict === 'no') return el('span', 'jv ' + j.verdict, j.verdict);
+    return el('span', 'jv unusable', 'unusable');
+  }
+  // Each judge's verdict of a case judged by several, marked when they split.
+  function judgeMarks(c) {
+    const box = el('span', 'judges');
+    for (const j of c.judges) {
+      const m = judgeVerdict(j);
+      m.title = j.model + ': ' + m.textContent;
+      box.appendChild(m);
+    }
+    if (c.split) box.appendChild(el('span', 'tag split', 'judges split'));
+    return box;
+  }
 
   function badge(status) {
     return el('span', 'badge b-' + statusClass(status), statusInfo(status).label);
@@ -149,6 +166,7 @@
       cell: (c) => {
         const d = el('div', 'clamp');
         if (c.verdict) d.appendChild(el('span', 'verdict ' + (c.verdict === 'yes' ? 'yes' : 'no'), c.verdict));
+        if (c.judges && c.judges.length) d.appendChild(judgeMarks(c));
         add(d, c.reason || (c.verdict ? '' : '—'));
         return d;
       },
@@ -200,6 +218,7 @@
   }
   function matches(c, words) {
     if (state.status === 'cached') { if (!c.cached) return false; }
+    else if (state.status === 'split') { if (!c.split) return false; }
     else if (state.status === 'no_record') { if (!c.no_record) return false; }
     else if (state.status !== 'all' && c.status !== state.status) return false;
     if (state.category !== null && c.category !== state.category) return false;
@@ -245,7 +264,7 @@
     item('Started', run.started ? fmtDate(run.started) : '');
     item('Duration', run.seconds ? fmtDuration(run.seconds) : '');
     item('Model', run.reference ? 'reference agent (no model)' : run.model);
-    item('Judge', run.judge_model);
+    item('Judge', run.judge_model ? run.judge_model + (run.judge_mode ? ' (' + run.judge_mode + ')' : '') : '');
     item('Provider', run.provider);
     item('Servers', (run.servers || []).join(', '));
     item('Cases', run.cases);
@@ -292,10 +311,55 @@
     card('token_limit', 'Token limit', totals.token_limit, 'token_limit');
     if (totals.skipped) card('skip', 'Skipped', totals.skipped, 'skip');
     card('cached', 'Cached', totals.cached, 'cached');
+    if (totals.split) card('split', 'Judges split', totals.split, 'split');
     if (totals.no_record) card('no_record', 'No record', totals.no_record, 'no_record');
     card('tokens', 'Tokens (this run)', totals.tokens, '');
     counts.lastChild.title = 'Tokens of the cases run now; cached cases are not counted';
     return el('section', 'summary', rateCard, counts);
+  }
+
+  // How far the verdicts can be trusted: the judge's calibration (make
+  // calibrate) beside the run's verdicts, said plainly when there is none or
+  // when it is weak.
+  function trust() {
+    const t = data.trust;
+    if (!t || !t.level) return null;
+    const titles = { measured: 'Judge calibrated', weak: 'Judge not trustworthy alone', none: 'Judge not calibrated', checks: 'Verdicts from the deterministic checks' };
+    const p = el('section', 'panel trust t-' + (['measured', 'weak', 'none', 'checks'].includes(t.level) ? t.level : 'none'),
+      el('h2', '', titles[t.level] || 'Judge calibration'), el('p', 'trust-message', t.message));
+    p.id = 'trust';
+    p.dataset.level = t.level;
+    const a = t.judge || (t.level === 'checks' ? t.checks : null);
+    if (a) {
+      const dl = el('dl', 'facts');
+      const f = (label, value, key) => { const d = el('div', '', el('dt', '', label), el('dd', '', value)); d.dataset.fact = key; dl.appendChild(d); };
+      const pct = (v) => (typeof v === 'number' ? fmtRate(100 * v) : 'n/a');
+      f('Kappa', typeof a.kappa === 'number' ? a.kappa.toFixed(2) : 'undefined', 'kappa');
+      f('Agreement', pct(a.agreement), 'agreement');
+      f('True-positive rate', pct(a.tpr), 'tpr');
+      f('True-negative rate', pct(a.tnr), 'tnr');
+      f('Labelled answers', fmtInt(a.items), 'items');
+      if (t.judge) {
+        f('Unusable replies', fmtInt(t.judge.unusable), 'unusable');
+        if (t.judge.models && t.judge.models.length > 1) f('Judges split', fmtInt(t.judge.disagreements), 'disagreements');
+        f('Judge prompt', String(t.judge.prompt_hash || '').replace(/^sha256:/, '').slice(0, 12), 'prompt');
+        dl.lastChild.title = 'SHA-256 of the judge prompt: ' + String(t.judge.prompt_hash || '');
+      }
+      if (t.calibrated && !t.calibrated.startsWith('0001')) f('Calibrated', fmtDate(t.calibrated), 'calibrated');
+      p.appendChild(dl);
+      const c = a.confusion || {};
+      const m = el('table', 'mini confusion');
+      m.appendChild(el('thead', '', el('tr', '', el('th', '', 'Label'), el('th', 'num', 'Verdict yes'), el('th', 'num', 'Verdict no'))));
+      m.appendChild(el('tbody', '',
+        el('tr', '', el('td', '', 'yes (accept)'), el('td', 'num', fmtInt(c.label_yes_verdict_yes)), el('td', 'num', fmtInt(c.label_yes_verdict_no))),
+        el('tr', '', el('td', '', 'no (reject)'), el('td', 'num', fmtInt(c.label_no_verdict_yes)), el('td', 'num', fmtInt(c.label_no_verdict_no)))));
+      p.appendChild(m);
+    }
+    if (t.judge && t.checks) {
+      p.appendChild(el('p', 'trust-checks', 'Deterministic checks on the same labelled answers: agreement ' + fmtRate(100 * t.checks.agreement) +
+        ', kappa ' + (typeof t.checks.kappa === 'number' ? t.checks.kappa.toFixed(2) : 'undefined') + ' (' + fmtInt(t.checks.items) + ' answers).'));
+    }
+    return p;
   }
 
   function problems() {
@@ -406,8 +470,8 @@
   moreBtn.id = 'more';
   const moreBox = el('div', 'more', moreBtn);
 
-  const filters = [['all', 'All'], ['pass', 'Pass'], ['fail', 'Fail'], ['error', 'Error'], ['token_limit', 'Token limit'], ['skip', 'Skipped'], ['cached', 'Cached'], ['no_record', 'No record']];
-  const filterCount = { all: totals.total, pass: totals.passed, fail: totals.failed, error: totals.errors, token_limit: totals.token_limit, skip: totals.skipped, cached: totals.cached, no_record: totals.no_record };
+  const filters = [['all', 'All'], ['pass', 'Pass'], ['fail', 'Fail'], ['error', 'Error'], ['token_limit', 'Token limit'], ['skip', 'Skipped'], ['cached', 'Cached'], ['split', 'Judges split'], ['no_record', 'No record']];
+  const filterCount = { all: totals.total, pass: totals.passed, fail: totals.failed, error: totals.errors, token_limit: totals.token_limit, skip: totals.skipped, cached: totals.cached, split: totals.split, no_record: totals.no_record };
   for (const [key, label] of filters) {
     if (key !== 'all' && !filterCount[key] && key !== 'pass' && key !== 'fail') continue;
     const chip = button('chip', [label, el('span', 'c', fmtInt(filterCount[key]))], () => setStatus(key));
@@ -501,7 +565,7 @@
     el('div', 'toolbar', el('h2', '', 'Cases'), chipBox, catSelect, search, shownLabel),
     tableBox, moreBox);
 
-  add(app, [header(), summary(), problems(), categories(), metricsSummary(), casesPanel]);
+  add(app, [header(), summary(), trust(), problems(), categories(), metricsSummary(), casesPanel]);
   fitMetricColumns();
 
   // ---- case view ----
@@ -578,6 +642,7 @@
     const reasonBlock = section(c.verdict ? 'Judge (' + c.verdict + ')' : 'Reason', c.reason || '—');
     reasonBlock.classList.add('reason-' + statusClass(c.status));
     body.appendChild(reasonBlock);
+    if (rec && rec.judges && rec.judges.length > 1) body.appendChild(judgesBlock(rec));
     if (rec) {
       body.appendChild(section('Question', rec.question || '—'));
       body.appendChild(section('Expected', rec.expected || '—'));
@@ -642,6 +707,20 @@
     document.body.classList.remove('noscroll');
     try { history.replaceState(null, '', location.pathname + location.search); } catch (e) { /* ignore */ }
     if (lastFocus && document.contains(lastFocus)) lastFocus.focus();
+  }
+
+  // Each judge's verdict, reason and, for an unusable reply, the reply.
+  function judgesBlock(rec) {
+    const ul = el('ul', 'judge-list');
+    for (const j of rec.judges) {
+      const li = el('li', '', el('span', 'mono', j.model), judgeVerdict(j), el('span', 'detail', j.error || j.reason || ''));
+      if (j.raw) li.appendChild(el('pre', 'code', j.raw));
+      ul.appendChild(li);
+    }
+    const title = 'Judges' + (rec.judge_disagreement ? ' (split)' : ' (unanimous)');
+    const b = el('div', 'block judges-block', el('h3', '', title), ul);
+    b.id = 'judges';
+    return b;
   }
 
   function section(title, text, code) {
