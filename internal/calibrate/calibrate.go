@@ -284,4 +284,3 @@ func relative(root, path string) string {
 	}
 	return path
 }
-
