@@ -75,30 +75,29 @@ func (in *inputs) readOutDir(dir string) error {
 	}
 
 	var s eval.Summary
-	switch ok, err := readJSONFile(filepath.Join(dir, eval.SummaryFile), &s); {
-	case err != nil:
-		in.problems = append(in.problems, err.Error())
-	case ok:
+	if in.readOptional(filepath.Join(dir, eval.SummaryFile), &s) {
 		in.summary = &s
 	}
-
 	var ms eval.MetricsFileSummary
-	switch ok, err := readJSONFile(filepath.Join(dir, eval.MetricsSummaryFile), &ms); {
-	case err != nil:
-		in.problems = append(in.problems, err.Error())
-	case ok:
+	if in.readOptional(filepath.Join(dir, eval.MetricsSummaryFile), &ms) {
 		in.metricsSummary = &ms.Summary
 	}
 	in.dropForeignSummaries()
-
 	var cal eval.Calibration
-	switch ok, err := readJSONFile(filepath.Join(dir, eval.CalibrationFile), &cal); {
-	case err != nil:
-		in.problems = append(in.problems, err.Error())
-	case ok:
+	if in.readOptional(filepath.Join(dir, eval.CalibrationFile), &cal) {
 		in.calibration = &cal
 	}
 	return nil
+}
+
+// readOptional decodes the JSON file at path into v and reports whether it
+// did; a missing file is fine, an unreadable one is a problem.
+func (in *inputs) readOptional(path string, v any) bool {
+	ok, err := readJSONFile(path, v)
+	if err != nil {
+		in.problems = append(in.problems, err.Error())
+	}
+	return ok && err == nil
 }
 
 // readRecords decodes one record per line, in order. A line that is not a

@@ -1,14 +1,11 @@
 package evalcase
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -52,20 +49,10 @@ func LabelFiles(path string) ([]string, error) {
 	case !info.IsDir():
 		return []string{path}, nil
 	}
-	var files []string
-	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && IsLabelFile(p) {
-			files = append(files, p)
-		}
-		return nil
-	})
+	files, err := filesUnder(path, IsLabelFile)
 	if err != nil {
 		return nil, fmt.Errorf("load labels from %s: %w", path, err)
 	}
-	sort.Strings(files)
 	return files, nil
 }
 
@@ -120,14 +107,9 @@ func ParseLabels(path string, data []byte) ([]eval.Label, error) {
 	if top.Kind != yaml.SequenceNode {
 		return nil, fmt.Errorf("%s:%d: expected a list of labelled answers, found %s", path, top.Line, kindName(top))
 	}
-	var labels []eval.Label
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&labels); err != nil && !errors.Is(err, io.EOF) {
-		return nil, yamlError(path, data, err)
-	}
-	if len(labels) != len(top.Content) {
-		return nil, fmt.Errorf("%s:%d: decoded %d labels from a list of %d items", path, top.Line, len(labels), len(top.Content))
+	labels, err := decodeList[eval.Label](path, data, top, "labels")
+	if err != nil {
+		return nil, err
 	}
 	for i := range labels {
 		l := &labels[i]

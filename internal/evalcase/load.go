@@ -61,21 +61,28 @@ func LoadPath(path string) ([]eval.Case, error) {
 }
 
 func caseFiles(dir string) ([]string, error) {
+	files, err := filesUnder(dir, func(p string) bool { return isYAML(p) && !IsLabelFile(p) })
+	if err != nil {
+		return nil, fmt.Errorf("load cases from %s: %w", dir, err)
+	}
+	return files, nil
+}
+
+// filesUnder returns the files below dir that keep accepts, in lexical
+// order.
+func filesUnder(dir string, keep func(path string) bool) ([]string, error) {
 	var files []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if !d.IsDir() && isYAML(p) && !IsLabelFile(p) {
+		if !d.IsDir() && keep(p) {
 			files = append(files, p)
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("load cases from %s: %w", dir, err)
-	}
 	sort.Strings(files)
-	return files, nil
+	return files, err
 }
 
 // LoadFile loads the cases of one YAML file.
@@ -95,17 +102,11 @@ func Parse(path string, data []byte) ([]eval.Case, error) {
 		return nil, err
 	}
 
-	// Strict decoding reports unknown fields and type mismatches with lines.
-	var items []struct {
+	items, err := decodeList[struct {
 		Case eval.Case `yaml:"case"`
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&items); err != nil && !errors.Is(err, io.EOF) {
-		return nil, yamlError(path, data, err)
-	}
-	if len(items) != len(top.Content) {
-		return nil, fmt.Errorf("%s:%d: decoded %d cases from a list of %d items", path, top.Line, len(items), len(top.Content))
+	}](path, data, top, "cases")
+	if err != nil {
+		return nil, err
 	}
 
 	cases := make([]eval.Case, 0, len(items))
@@ -127,6 +128,22 @@ func Parse(path string, data []byte) ([]eval.Case, error) {
 		cases = append(cases, c)
 	}
 	return cases, nil
+}
+
+// decodeList decodes data, a list whose node is top, into items of type T.
+// Decoding is strict: unknown fields and type mismatches are errors with
+// their lines. what names the items in messages.
+func decodeList[T any](path string, data []byte, top *yaml.Node, what string) ([]T, error) {
+	var items []T
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&items); err != nil && !errors.Is(err, io.EOF) {
+		return nil, yamlError(path, data, err)
+	}
+	if len(items) != len(top.Content) {
+		return nil, fmt.Errorf("%s:%d: decoded %d %s from a list of %d items", path, top.Line, len(items), what, len(top.Content))
+	}
+	return items, nil
 }
 
 // caseList parses data into YAML nodes and checks the file's shape: one
