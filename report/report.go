@@ -3,8 +3,9 @@
 //
 // Its inputs are the run's `go test -json` event stream (one or several
 // shards, read with gotestsum's testjson package) and the output directory
-// the suite wrote: results.jsonl (one eval.Record per case), summary.json
-// and, when scoring ran, metrics_summary.json. Test events say which case
+// the suite wrote: results.jsonl (one eval.Record per case), summary.json,
+// when scoring ran, metrics_summary.json and, when make calibrate wrote one,
+// calibration.json (see Trust). Test events say which case
 // tests passed, failed, were skipped or never finished; records carry the
 // question, answer, judge verdict, tool calls, conversation and typed
 // metrics. The two are joined on the subtest name (Record.Test) and, for go

@@ -58,6 +58,8 @@ func TestParseVerdict(t *testing.T) {
 		{"neutral text beside the call", both("Here is my verdict.", `{"verdict":"no","reason":"r"}`), "no", "r"},
 		{"the answer is correct beside yes", both("The answer is correct.", `{"verdict":"yes","reason":"r"}`), "yes", "r"},
 		{"reason that starts with No as a word", toolCall(`{"verdict":"yes","reason":"No discrepancy: it states 8.103."}`), "yes", "No discrepancy: it states 8.103."},
+		{"reason with a verdict word in passing", toolCall(`{"verdict":"yes","reason":"The verdict is no surprise: it states 8.103."}`), "yes", "The verdict is no surprise: it states 8.103."},
+		{"reason with actually in passing", toolCall(`{"verdict":"yes","reason":"Actually no detail is missing."}`), "yes", "Actually no detail is missing."},
 		{"reason about the expected answer", text(`{"verdict":"no","reason":"The expected answer is 8.103; the answer gives 81.03."}`), "no", "The expected answer is 8.103; the answer gives 81.03."},
 		// Not a verdict at all.
 		{"free text yes", text("Yes, the answer is consistent."), "", ""},

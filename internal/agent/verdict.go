@@ -175,15 +175,19 @@ func jsonKind(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
+// verdictEnd ends a verdict word: a quote or punctuation, or the end of
+// the text ("verdict: no," but not "the verdict is no surprise").
+const verdictEnd = `(?:["'”]|\s*(?:[.,;:!)—–]|-\s|$))`
+
 // Phrases that state a verdict. Each pattern's first group is the verdict
 // word.
 var (
 	// verdictWordRE: "verdict: no", "verdict is yes", "\"verdict\": \"no\"".
-	verdictWordRE = regexp.MustCompile(`(?i)\bverdict\b["'”]?\s*(?:[:=]|\bis\b|\bshould be\b|\bwould be\b)\s*[:=]?\s*["'“]?\s*(yes|no)\b`)
+	verdictWordRE = regexp.MustCompile(`(?i)\bverdict\b["'”]?\s*(?:[:=]|\bis\b|\bshould be\b|\bwould be\b)\s*[:=]?\s*["'“]?\s*(yes|no)` + verdictEnd)
 	// leadingWordRE: a text that opens with "Yes." or "No," or is only that word.
 	leadingWordRE = regexp.MustCompile(`(?i)^[\s*_#>"'“]*(yes|no)[*_"'”]*\s*(?:[.,!:;—–]|-\s|$)`)
 	// actuallyRE: "Actually, no".
-	actuallyRE = regexp.MustCompile(`(?i)\b(?:actually|on reflection|on second thought)\s*,?\s*(yes|no)\b`)
+	actuallyRE = regexp.MustCompile(`(?i)\b(?:actually|on reflection|on second thought)\s*,?\s*(yes|no)` + verdictEnd)
 	// answerIsRE: "the answer is wrong", "the answer is correct."; the word
 	// before "answer" tells an expected answer from the graded one.
 	answerIsRE = regexp.MustCompile(`(?i)\b(\w+)?\s*answer\s+(?:is|was)\s+(?:(?:factually|clearly|completely|entirely|simply|therefore|thus|fully)\s+)?(incorrect|wrong|not correct|inaccurate|unacceptable|not acceptable|correct|right|acceptable|accurate)\b`)
