@@ -28,8 +28,8 @@ type Summary struct {
 	Errors     int `json:"errors"`
 	TokenLimit int `json:"token_limit"`
 	Cached     int `json:"cached"`
-	// Skipped counts cases the run could not evaluate and said why (a
-	// reference run skips a case without a reference trajectory).
+	// Skipped counts the runs of cases the run could not evaluate and said
+	// why (a reference run skips a case without a reference trajectory).
 	Skipped int `json:"skipped,omitempty"`
 	// NotRun counts loaded cases that were not selected, not skipped, or
 	// did not finish.

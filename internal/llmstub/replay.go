@@ -77,11 +77,14 @@ func (r Request) Graded() (g Graded, ok bool) {
 }
 
 // JudgeWith answers judge requests with judge(model, graded texts) and
-// every other request with next.
+// every other request with next ("I do not know." when next is nil).
 func JudgeWith(next Responder, judge func(model string, g Graded) Reply) Responder {
 	return func(req Request) Reply {
 		if g, ok := req.Graded(); ok {
 			return judge(req.Model, g)
+		}
+		if next == nil {
+			return Reply{Content: "I do not know."}
 		}
 		return next(req)
 	}

@@ -118,8 +118,11 @@ func TestReferenceRunSkipsCasesWithoutATrajectory(t *testing.T) {
     expected: "1080"
     checks: {contains: ["1080"]}
 `
-	r = runSuite(t, t.TempDir(), mixed, env{})
+	r = runSuite(t, t.TempDir(), mixed, env{}, "-count=2")
 	require.NoError(t, r.err, r.output)
 	assert.Equal(t, "skip", r.status("TestGeneAndVariantUtilities/No_trajectory"))
 	assert.Equal(t, eval.Pass, r.records["NUTM2G symbol"].Status)
+	readJSON(t, filepath.Join(r.out, eval.SummaryFile), &sum)
+	assert.Equal(t, []int{4, 4, 2, 0}, []int{sum.Total, sum.Passed, sum.Skipped, sum.NotRun},
+		"two runs of each case: two cases pass twice, one is skipped twice, none is left out")
 }

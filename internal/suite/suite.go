@@ -48,14 +48,13 @@ type Suite struct {
 	log      io.Writer
 	servers  []string // display names
 	aborted  atomic.Pointer[string]
-	// skipped counts the cases Skip told to skip.
-	skipped  atomic.Int64
 	toolHash string
 	// cacheWarned counts the cache warnings already printed.
 	cacheWarned int
 
 	repeatMu sync.Mutex
 	repeats  map[string]int // runs so far, by case name
+	skips    map[string]int // runs Skip told to skip, by case name
 }
 
 // Server describes how to start the MCP servers when Settings.Servers is
@@ -70,7 +69,7 @@ type Server struct {
 // records file. log receives notices (cache warnings, the reference-run
 // banner). bundled is used when no server is configured.
 func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled Server, log io.Writer) (*Suite, error) {
-	s := &Suite{Settings: st, Cases: cases, started: time.Now(), log: log, Names: map[string]string{}, repeats: map[string]int{},
+	s := &Suite{Settings: st, Cases: cases, started: time.Now(), log: log, Names: map[string]string{}, repeats: map[string]int{}, skips: map[string]int{},
 		redactor: st.Redactor(os.Environ())}
 	for i, name := range evalcase.SubtestNames(cases) {
 		s.Names[cases[i].Name] = name
@@ -239,7 +238,9 @@ func (s *Suite) Skip(c eval.Case) string {
 	if !s.Settings.Reference || len(c.Reference) > 0 {
 		return ""
 	}
-	s.skipped.Add(1)
+	s.repeatMu.Lock()
+	s.skips[c.Name]++
+	s.repeatMu.Unlock()
 	return "reference run: the case has no reference trajectory to replay (add `reference:` tool calls to the case, or configure a model to evaluate it)"
 }
 
@@ -461,8 +462,13 @@ func (s *Suite) Summary() eval.Summary {
 		sum.Count(r)
 		ran[r.Name] = true
 	}
-	sum.Skipped = int(s.skipped.Load())
-	sum.NotRun = len(s.Cases) - len(ran) - sum.Skipped
+	s.repeatMu.Lock()
+	for name, n := range s.skips {
+		sum.Skipped += n
+		ran[name] = true
+	}
+	s.repeatMu.Unlock()
+	sum.NotRun = len(s.Cases) - len(ran)
 	sum.ServerRestarts = s.tools.Restarts()
 	s.redactor.Value(&sum)
 	return sum
