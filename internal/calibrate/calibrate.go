@@ -42,6 +42,8 @@ type Inputs struct {
 	Files  []string
 	Labels []eval.Label
 	Cases  []*eval.Case
+	// Warnings name the labels that could not be joined to their case.
+	Warnings []string
 }
 
 // Load reads the labels of st.Labels and those next to the cases of
@@ -77,7 +79,7 @@ func Load(st settings.Settings) (Inputs, error) {
 	if in.Labels, err = evalcase.LoadLabels(in.Files); err != nil {
 		return Inputs{}, err
 	}
-	if in.Cases, err = evalcase.LinkLabels(in.Labels, cases); err != nil {
+	if in.Cases, in.Warnings, err = evalcase.LinkLabels(in.Labels, cases); err != nil {
 		return Inputs{}, err
 	}
 	return in, nil
@@ -87,6 +89,9 @@ func Load(st settings.Settings) (Inputs, error) {
 // the judges on the inputs. log receives progress and warnings.
 func Run(ctx context.Context, st settings.Settings, in Inputs, log io.Writer) (eval.Calibration, error) {
 	cal := eval.Calibration{Generated: time.Now().UTC(), Items: len(in.Labels), Results: make([]eval.LabelResult, len(in.Labels))}
+	for _, w := range in.Warnings {
+		fmt.Fprintln(log, "calibrate: warning:", w)
+	}
 	root := st.Root
 	for _, f := range in.Files {
 		cal.Labels = append(cal.Labels, relative(root, f))

@@ -38,6 +38,7 @@ func TestBundledChecksAgreeWithEveryLabel(t *testing.T) {
 	st := bundled(t)
 	in, err := Load(st)
 	require.NoError(t, err)
+	assert.Empty(t, in.Warnings, "every bundled label matches its case")
 	cal, err := Run(context.Background(), st, in, io.Discard)
 	require.NoError(t, err)
 
@@ -280,7 +281,19 @@ func TestLoadErrors(t *testing.T) {
 	require.NoError(t, os.MkdirAll(st.Labels, 0o755))
 	stale := "- case: a\n  question: q\n  expected: another answer\n  answer: x\n  verdict: no\n  why: w\n"
 	require.NoError(t, os.WriteFile(filepath.Join(st.Labels, "a.labels.yaml"), []byte(stale), 0o644))
+	in, err := Load(st)
+	require.NoError(t, err)
+	require.Len(t, in.Warnings, 1)
+	assert.Contains(t, in.Warnings[0], "a.labels.yaml:1: the label's expected answer differs from that of case \"a\"")
+	var log strings.Builder
+	cal, err := Run(context.Background(), st, in, &log)
+	require.NoError(t, err)
+	assert.Contains(t, log.String(), "calibrate: warning: "+in.Warnings[0])
+	assert.Nil(t, cal.Checks, "a stale label is not measured on the case's checks")
+
+	bad := "- case: a\n  answer: x\n  verdict: maybe\n  why: w\n"
+	require.NoError(t, os.WriteFile(filepath.Join(st.Labels, "a.labels.yaml"), []byte(bad), 0o644))
 	_, err = Load(st)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "a.labels.yaml:1: the label's expected answer differs from the expected of case \"a\"")
+	assert.Contains(t, err.Error(), `a.labels.yaml:1: label: verdict must be "yes" or "no", not "maybe"`)
 }

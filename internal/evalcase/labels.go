@@ -149,40 +149,54 @@ func validateLabel(l *eval.Label) error {
 
 // LinkLabels joins labels to the loaded cases they name. A label of a
 // loaded case takes the case's question and expected answer when it gives
-// none, and must repeat them exactly when it gives them (otherwise the
-// label was written for another version of the case). A label of a case
-// not loaded stands alone and needs its own question and expected answer.
-// The result holds each label's case, or nil.
-func LinkLabels(labels []eval.Label, cases []eval.Case) ([]*eval.Case, error) {
+// none. A label that gives them must repeat the case's exactly: one that
+// differs was written for another version of the case (or for another
+// case of the same name) and stands alone, with a warning naming its file
+// and line. A label that stands alone needs its own question and expected
+// answer; one without is an error. The result holds each label's case, or
+// nil.
+func LinkLabels(labels []eval.Label, cases []eval.Case) (links []*eval.Case, warnings []string, err error) {
 	byName := make(map[string]*eval.Case, len(cases))
 	for i := range cases {
 		byName[cases[i].Name] = &cases[i]
 	}
-	links := make([]*eval.Case, len(labels))
+	links = make([]*eval.Case, len(labels))
 	var errs []error
 	for i := range labels {
 		l := &labels[i]
 		c := byName[l.Case]
-		if l.Case == "" || c == nil {
+		if c != nil {
+			if differs := differsFrom(*l, *c); differs != "" {
+				warnings = append(warnings, fmt.Sprintf("%s: the label's %s differs from that of case %q (%s): it is measured on the judge only; update the label or the case", l.Where(), differs, c.Name, c.Where()))
+				c = nil
+			}
+		}
+		if c == nil {
 			if strings.TrimSpace(l.Question) == "" || strings.TrimSpace(l.Expected) == "" {
 				errs = append(errs, fmt.Errorf("%s: label names case %q, which is not loaded, and gives no question and expected answer of its own", l.Where(), l.Case))
 			}
 			continue
 		}
-		for _, f := range []struct {
-			name       string
-			label      *string
-			caseValue  string
-			caseFields string
-		}{{"question", &l.Question, c.Input, "input"}, {"expected answer", &l.Expected, c.Expected, "expected"}} {
-			switch {
-			case strings.TrimSpace(*f.label) == "":
-				*f.label = f.caseValue
-			case strings.TrimSpace(*f.label) != strings.TrimSpace(f.caseValue):
-				errs = append(errs, fmt.Errorf("%s: the label's %s differs from the %s of case %q (%s): update the label or the case", l.Where(), f.name, f.caseFields, c.Name, c.Where()))
-			}
+		if strings.TrimSpace(l.Question) == "" {
+			l.Question = c.Input
+		}
+		if strings.TrimSpace(l.Expected) == "" {
+			l.Expected = c.Expected
 		}
 		links[i] = c
 	}
-	return links, errors.Join(errs...)
+	return links, warnings, errors.Join(errs...)
+}
+
+// differsFrom names what a label gives that differs from its case: "question",
+// "expected answer", or "" when nothing does.
+func differsFrom(l eval.Label, c eval.Case) string {
+	var parts []string
+	if q := strings.TrimSpace(l.Question); q != "" && q != strings.TrimSpace(c.Input) {
+		parts = append(parts, "question")
+	}
+	if e := strings.TrimSpace(l.Expected); e != "" && e != strings.TrimSpace(c.Expected) {
+		parts = append(parts, "expected answer")
+	}
+	return strings.Join(parts, " and ")
 }

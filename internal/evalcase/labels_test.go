@@ -58,18 +58,23 @@ func TestLinkLabels(t *testing.T) {
 		{Case: "other", Question: "q", Expected: "e", Answer: "a", File: "l.yaml", Line: 3},
 		{Question: "q", Expected: "e", Answer: "a", File: "l.yaml", Line: 4},
 	}
-	links, err := LinkLabels(labels, cases)
+	links, warnings, err := LinkLabels(labels, cases)
 	require.NoError(t, err)
+	assert.Empty(t, warnings)
 	assert.Equal(t, []*eval.Case{&cases[0], &cases[0], nil, nil}, links)
 	assert.Equal(t, "Which gene?", labels[0].Question, "a label takes its case's question")
 	assert.Equal(t, "NUTM2G", labels[0].Expected)
 
-	_, err = LinkLabels([]eval.Label{{Case: "gene", Question: "Which protein?", Answer: "a", File: "l.yaml", Line: 9}}, cases)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), `l.yaml:9: the label's question differs from the input of case "gene" (c.yaml:3)`)
-	_, err = LinkLabels([]eval.Label{{Case: "missing", Answer: "a", File: "l.yaml", Line: 5}}, cases)
+	stale := []eval.Label{{Case: "gene", Question: "Which protein?", Expected: "NUTM2G", Answer: "a", File: "l.yaml", Line: 9}}
+	links, warnings, err = LinkLabels(stale, cases)
+	require.NoError(t, err, "a label of another version of the case still measures the judge")
+	assert.Equal(t, []*eval.Case{nil}, links)
+	assert.Equal(t, []string{`l.yaml:9: the label's question differs from that of case "gene" (c.yaml:3): it is measured on the judge only; update the label or the case`}, warnings)
+	_, _, err = LinkLabels([]eval.Label{{Case: "missing", Answer: "a", File: "l.yaml", Line: 5}}, cases)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `l.yaml:5: label names case "missing", which is not loaded`)
+	_, _, err = LinkLabels([]eval.Label{{Case: "gene", Expected: "BRCA1", Answer: "a", File: "l.yaml", Line: 6}}, cases)
+	require.Error(t, err, "a stale label without a question of its own cannot stand alone")
 }
 
 // Label files sit beside case files without being loaded as cases.
