@@ -5,6 +5,8 @@
 #   make test        the project's tests (offline)
 #   make ci          the suite under gotestsum: JUnit, JSON stream and report in one run
 #                    (make ci BASELINE=latest also compares with the run before and fails on a significant regression)
+#   make calibrate   how far verdicts can be trusted: the checks and the judge on
+#                    labelled answers (calibration.json, shown by the report)
 #   make bench       benchmarks with a table of measured values against targets
 #   make clean-runs  delete all but the KEEP newest runs (default 10)
 #
@@ -21,7 +23,7 @@ RUN_ID   := $(shell date -u +%Y%m%dT%H%M%SZ)-$(shell od -An -N3 -tx1 /dev/urando
 RUN_DIR   = $(OUT)/runs/$(RUN_ID)
 SUITE_ENV = EVAL_OUT=$(OUT) EVAL_RUN_ID=$(RUN_ID)
 
-.PHONY: eval test ci bench generate vet clean-runs
+.PHONY: eval test ci bench generate vet clean-runs calibrate
 
 eval:
 	@mkdir -p $(RUN_DIR)
@@ -48,6 +50,9 @@ ci:
 
 clean-runs:
 	$(GO) run ./cmd/evalreport -out $(OUT) -clean-runs $(KEEP)
+
+calibrate:
+	EVAL_OUT=$(OUT) $(GO) run ./cmd/evalcalibrate $(EVALFLAGS)
 
 generate:
 	$(GO) run ./cmd/evalgen -cases cases -o evaltest/categories_test.go

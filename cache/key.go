@@ -34,8 +34,11 @@ type KeyInput struct {
 	SystemPrompt string
 	// MaxIterations bounds the agent loop.
 	MaxIterations int
-	// JudgeModel and JudgePrompt configure the judge ("" when none runs).
+	// JudgeModel and JudgePrompt configure the judge ("" when none runs);
+	// with several judges JudgeModel names them all and JudgeMode says how
+	// they decide.
 	JudgeModel  string
+	JudgeMode   string
 	JudgePrompt string
 	// TokenLimit is the per-result token limit.
 	TokenLimit int
@@ -59,6 +62,7 @@ type KeyInput struct {
 //	system_prompt   the agent's system prompt
 //	max_iterations  the agent loop bound
 //	judge_model     the judge model
+//	judge_mode      how several judges decide (left out when empty)
 //	judge_prompt    the judge prompt
 //	token_limit     the token limit
 //	tools_hash      the MCP servers' tool surface
@@ -82,6 +86,7 @@ func Key(k KeyInput) (string, error) {
 		SystemPrompt  string          `json:"system_prompt"`
 		MaxIterations int             `json:"max_iterations"`
 		JudgeModel    string          `json:"judge_model"`
+		JudgeMode     string          `json:"judge_mode,omitempty"`
 		JudgePrompt   string          `json:"judge_prompt"`
 		TokenLimit    int             `json:"token_limit"`
 		ToolsHash     string          `json:"tools_hash"`
@@ -96,6 +101,7 @@ func Key(k KeyInput) (string, error) {
 		SystemPrompt:  k.SystemPrompt,
 		MaxIterations: k.MaxIterations,
 		JudgeModel:    k.JudgeModel,
+		JudgeMode:     k.JudgeMode,
 		JudgePrompt:   k.JudgePrompt,
 		TokenLimit:    k.TokenLimit,
 		ToolsHash:     k.ToolsHash,

@@ -31,6 +31,8 @@ type (
 	Status = eval.Status
 	// ToolCall is one tool call of a record, with its result.
 	ToolCall = eval.ToolCall
+	// JudgeVerdict is one judge's verdict and reason in a record.
+	JudgeVerdict = eval.JudgeVerdict
 	// Metrics are a record's six metrics and overall score.
 	Metrics = eval.Metrics
 	// Summary describes a run: summary.json.
@@ -39,6 +41,10 @@ type (
 	MetricsEntry = eval.MetricsEntry
 	// MetricsSummary aggregates a run's metrics: metrics_summary.json.
 	MetricsSummary = eval.MetricsSummary
+	// Label is a labelled answer, one item of a *.labels.yaml file.
+	Label = eval.Label
+	// Calibration is calibration.json, written by make calibrate.
+	Calibration = eval.Calibration
 )
 
 // The kinds and outcomes of a case.

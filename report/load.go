@@ -20,6 +20,7 @@ import (
 	"gotest.tools/gotestsum/testjson"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/stats"
 )
 
@@ -52,6 +53,7 @@ type inputs struct {
 	records        []eval.Record
 	summary        *eval.Summary
 	metricsSummary *eval.MetricsSummary
+	calibration    *eval.Calibration
 	problems       []string
 }
 
@@ -75,22 +77,34 @@ func (in *inputs) readOutDir(dir string) error {
 	}
 
 	var s eval.Summary
-	switch ok, err := readJSONFile(filepath.Join(dir, eval.SummaryFile), &s); {
-	case err != nil:
-		in.problems = append(in.problems, err.Error())
-	case ok:
+	if in.readOptional(filepath.Join(dir, eval.SummaryFile), &s) {
 		in.summary = &s
 	}
-
 	var ms eval.MetricsFileSummary
-	switch ok, err := readJSONFile(filepath.Join(dir, eval.MetricsSummaryFile), &ms); {
-	case err != nil:
-		in.problems = append(in.problems, err.Error())
-	case ok:
+	if in.readOptional(filepath.Join(dir, eval.MetricsSummaryFile), &ms) {
 		in.metricsSummary = &ms.Summary
 	}
 	in.dropForeignSummaries()
+	// make calibrate writes calibration.json into the output directory,
+	// beside the runs it applies to; one in the run's own directory wins.
+	for _, d := range []string{dir, runs.Parent(dir)} {
+		var cal eval.Calibration
+		if d != "" && in.readOptional(filepath.Join(d, eval.CalibrationFile), &cal) {
+			in.calibration = &cal
+			break
+		}
+	}
 	return nil
+}
+
+// readOptional decodes the JSON file at path into v and reports whether it
+// did; a missing file is fine, an unreadable one is a problem.
+func (in *inputs) readOptional(path string, v any) bool {
+	ok, err := readJSONFile(path, v)
+	if err != nil {
+		in.problems = append(in.problems, err.Error())
+	}
+	return ok && err == nil
 }
 
 // readRecords decodes one record per line, in order. A line that is not a
@@ -266,6 +280,7 @@ func (in *inputs) build() *Data {
 	d.Totals, d.Categories = count(d.Cases)
 	d.Models, d.ModelPairs = modelsOf(d.Cases, in.summary)
 	d.Run, d.FromSummary = in.run()
+	d.Trust = trustOf(d.Run, in.calibration)
 	d.Problems = append(in.packageProblems(), in.problems...)
 	return d
 }

@@ -73,6 +73,13 @@ func moduleRoot(t *testing.T) string {
 // developer's environment, and the project's .env, never reach it.
 func runRealSuite(t *testing.T, casesYAML string) (outDir, streamPath string) {
 	t.Helper()
+	return runSuiteWith(t, casesYAML, "EVAL_REFERENCE=1")
+}
+
+// runSuiteWith runs the project's suite on the cases in casesYAML with the
+// given settings (NAME=value) besides an isolated environment.
+func runSuiteWith(t *testing.T, casesYAML string, env ...string) (outDir, streamPath string) {
+	t.Helper()
 	dir := t.TempDir()
 	casePath := filepath.Join(dir, "cases.yaml")
 	require.NoError(t, os.WriteFile(casePath, []byte(casesYAML), 0o644))
@@ -81,8 +88,9 @@ func runRealSuite(t *testing.T, casesYAML string) (outDir, streamPath string) {
 
 	cmd := exec.Command("go", "test", "./evaltest", "-json", "-count=1")
 	cmd.Dir = moduleRoot(t)
-	cmd.Env = append(settings.IsolatedEnv(), "EVAL_REFERENCE=1", "EVAL_CASES="+casePath,
+	cmd.Env = append(settings.IsolatedEnv(), "EVAL_CASES="+casePath,
 		"EVAL_OUT="+outDir, "EVAL_CACHE="+filepath.Join(dir, "cache.json"))
+	cmd.Env = append(cmd.Env, env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stream, err := cmd.Output()

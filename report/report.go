@@ -3,8 +3,9 @@
 //
 // Its inputs are the run's `go test -json` event stream (one or several
 // shards, read with gotestsum's testjson package) and the output directory
-// the suite wrote: results.jsonl (one eval.Record per case), summary.json
-// and, when scoring ran, metrics_summary.json. Test events say which case
+// the suite wrote: results.jsonl (one eval.Record per case), summary.json,
+// when scoring ran, metrics_summary.json and, when make calibrate wrote one,
+// calibration.json (see Trust). Test events say which case
 // tests passed, failed, were skipped or never finished; records carry the
 // question, answer, judge verdict, tool calls, conversation and typed
 // metrics. The two are joined on the subtest name (Record.Test) and, for go
@@ -47,6 +48,10 @@ type Data struct {
 	// MetricsSummary holds the tiles of metrics_summary.json: scores first
 	// ("overall" first), then counts and rates.
 	MetricsSummary []Metric
+	// Trust says how far the verdicts can be trusted: the calibration of
+	// the run's judge (or of the checks, without a judge), from
+	// calibration.json.
+	Trust Trust
 	// Problems are run-level findings shown above the cases: build errors,
 	// failed non-case tests, test binary panics and timeouts, unreadable
 	// input lines.
@@ -81,6 +86,8 @@ type Totals struct {
 	Cached     int `json:"cached"`
 	// NoRecord counts cases that ran but are known only from test events.
 	NoRecord int `json:"no_record"`
+	// Split counts the cases whose judges did not all agree.
+	Split int `json:"split"`
 	// Tokens is the sum of the total tokens of the cases run now: cached
 	// cases are left out, as in summary.json's usage.
 	Tokens int `json:"tokens"`
@@ -114,6 +121,9 @@ func (t *Totals) count(c Case) {
 			t.NoRecord++
 		}
 		return
+	}
+	if c.Record.JudgeDisagreement {
+		t.Split++
 	}
 	if c.Record.Cached {
 		t.Cached++

@@ -102,6 +102,7 @@ type overview struct {
 	MetricKeys     []string         `json:"metric_keys"`
 	MetricLabels   []string         `json:"metric_labels"`
 	MetricsSummary []Metric         `json:"metrics_summary"`
+	Trust          Trust            `json:"trust"`
 	Problems       []string         `json:"problems"`
 	Cases          []rowJSON        `json:"cases"`
 	History        []HistoryPoint   `json:"history"`
@@ -132,6 +133,8 @@ type rowJSON struct {
 	Cached          bool               `json:"cached"`
 	NoRecord        bool               `json:"no_record"`
 	Verdict         string             `json:"verdict"`
+	Judges          []judgeRowJSON     `json:"judges,omitempty"`
+	Split           bool               `json:"split,omitempty"`
 	Reason          string             `json:"reason"`
 	Question        string             `json:"question"`
 	Expected        string             `json:"expected"`
@@ -141,6 +144,14 @@ type rowJSON struct {
 	TokensEstimated bool               `json:"tokens_estimated"`
 	Seconds         float64            `json:"seconds"`
 	Metrics         map[string]float64 `json:"metrics,omitempty"`
+}
+
+// judgeRowJSON is one judge's verdict as the table shows it, when several
+// judged: "yes", "no", "" for an unusable reply.
+type judgeRowJSON struct {
+	Model   string `json:"model"`
+	Verdict string `json:"verdict"`
+	Failed  bool   `json:"failed,omitempty"`
 }
 
 type toolJSON struct {
@@ -160,6 +171,7 @@ func newOverview(d *Data) overview {
 		Categories:     append([]CategoryTotals{}, d.Categories...),
 		MetricKeys:     append([]string{}, d.MetricNames...),
 		MetricsSummary: append([]Metric{}, d.MetricsSummary...),
+		Trust:          d.Trust,
 		Problems:       append([]string{}, d.Problems...),
 		Cases:          make([]rowJSON, len(d.Groups)),
 		History:        append([]HistoryPoint{}, d.History...),
@@ -198,9 +210,19 @@ func newRow(id int, g Group, cases []Case) rowJSON {
 			row.Marks = append(row.Marks, cases[i].Status)
 		}
 	}
+	for _, i := range g.Runs {
+		if r := cases[i].Record; r != nil && r.JudgeDisagreement {
+			row.Split = true // in any run: the filter finds the case
+		}
+	}
 	if r := c.Record; r != nil {
 		row.Cached = r.Cached
 		row.Verdict = r.Verdict
+		if len(r.Judges) > 1 {
+			for _, j := range r.Judges {
+				row.Judges = append(row.Judges, judgeRowJSON{Model: j.Model, Verdict: j.Verdict, Failed: j.Error != ""})
+			}
+		}
 		row.Question = r.Question
 		row.Expected = r.Expected
 		row.Response = r.Response

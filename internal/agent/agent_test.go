@@ -205,14 +205,15 @@ func TestReference(t *testing.T) {
 
 func TestJudgeSkipsOversizedPrompt(t *testing.T) {
 	chat := &script{}
-	v, err := Judge(context.Background(), chat, Config{LimitCounter: counter(t), TokenLimit: 50}, "q", "e", strings.Repeat("long answer ", 100))
+	judge := Panel{Models: []string{"judge"}}
+	v, err := judge.Judge(context.Background(), chat, Config{LimitCounter: counter(t), TokenLimit: 50}, "q", "e", strings.Repeat("long answer ", 100))
 	require.NoError(t, err)
 	assert.Contains(t, v.Skipped, "evaluation skipped: judge prompt token count exceeded")
 	assert.False(t, v.Pass)
 	assert.Empty(t, chat.got, "the oversized prompt is not sent")
 
 	chat = &script{turns: []llm.Response{{Message: eval.Message{Role: "assistant", ToolCalls: []eval.MessageToolCall{{ID: "1", Function: eval.FunctionCall{Name: verdictTool, Arguments: `{"verdict":"yes","reason":"ok"}`}}}}}}}
-	v, err = Judge(context.Background(), chat, Config{Model: "judge"}, "q", "e", "a")
+	v, err = judge.Judge(context.Background(), chat, Config{Model: "the evaluated model"}, "q", "e", "a")
 	require.NoError(t, err)
 	assert.True(t, v.Pass)
 	require.Len(t, chat.got, 1)

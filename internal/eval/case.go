@@ -2,6 +2,8 @@ package eval
 
 import (
 	"strconv"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // Case is one evaluation case, as a case file states it.
@@ -39,22 +41,61 @@ const (
 	KindCode Kind = "code"
 )
 
-// Checks are deterministic checks on the final answer; all must hold.
+// Checks are deterministic checks on the final answer; all must hold. They
+// read the answer without the question's own text: a span of the question
+// repeated in the answer is no evidence for or against it.
 type Checks struct {
-	// Contains lists texts that must occur in the answer (case-insensitive).
+	// Contains lists words or phrases that must occur in the answer
+	// (case-insensitive), as whole words: "pathogenic" is not found in
+	// "nonpathogenic", "10,452" not in "110,452".
 	Contains []string `yaml:"contains" json:"contains,omitempty"`
-	// NotContains lists texts that must not occur (case-insensitive).
+	// NotContains lists words or phrases that must not occur, matched like
+	// Contains.
 	NotContains []string `yaml:"not_contains" json:"not_contains,omitempty"`
+	// Substring makes Contains and NotContains match anywhere, inside
+	// longer words too.
+	Substring bool `yaml:"substring" json:"substring,omitempty"`
 	// Regexp lists RE2 patterns that must match the answer.
 	Regexp []string `yaml:"regexp" json:"regexp,omitempty"`
+	// NotRegexp lists RE2 patterns that must not match the answer.
+	NotRegexp []string `yaml:"not_regexp" json:"not_regexp,omitempty"`
 	// Numbers lists values some number in the answer must equal within tolerance.
 	Numbers []NumberCheck `yaml:"numbers" json:"numbers,omitempty"`
 }
 
-// NumberCheck asks for a number equal to Value within Tolerance.
+// NumberCheck asks for a number equal to Value within Tolerance, and when
+// Unit is set, for a number in that unit.
 type NumberCheck struct {
 	Value     float64 `yaml:"value" json:"value"`
 	Tolerance float64 `yaml:"tolerance" json:"tolerance"`
+	// Unit lists the accepted spellings of the number's unit ("TPM",
+	// "transcripts per million"); a case file may give one as a plain
+	// text. A number followed by another unit ("63.18 RPKM") does not
+	// count; a bare number counts when the answer names the unit elsewhere
+	// ("median TPM: 63.18").
+	Unit Units `yaml:"unit" json:"unit,omitempty"`
+}
+
+// Units are the accepted spellings of a unit. In YAML it is one text or a
+// list of texts.
+type Units []string
+
+// UnmarshalYAML accepts a single text as a list of one.
+func (u *Units) UnmarshalYAML(value *yaml.Node) error {
+	if value.Kind == yaml.ScalarNode {
+		var s string
+		if err := value.Decode(&s); err != nil {
+			return err
+		}
+		*u = Units{s}
+		return nil
+	}
+	var list []string
+	if err := value.Decode(&list); err != nil {
+		return err
+	}
+	*u = list
+	return nil
 }
 
 // ToolExpect states expectations on the tool calls the model made.

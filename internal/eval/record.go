@@ -47,14 +47,22 @@ type Record struct {
 	// MaxStoredText (see Record.Limit); 0 when it was stored whole.
 	ResponseBytes int `json:"response_bytes,omitempty"`
 
-	// Verdict is "yes" or "no" from the judge, or "" when no judge ran.
+	// Verdict is "yes" or "no" from the judge (with several judges, their
+	// combined verdict), or "" when no judge ran or none gave a usable
+	// verdict.
 	Verdict string `json:"verdict,omitempty"`
 	// Reason explains the status: the judge's reason, the failed check,
 	// the token-limit message or the error.
 	Reason string `json:"reason"`
 	// JudgeRaw is the judge's unparsed reply, kept when it was not usable.
-	JudgeRaw string        `json:"judge_raw,omitempty"`
-	Checks   []CheckResult `json:"checks,omitempty"`
+	JudgeRaw string `json:"judge_raw,omitempty"`
+	// Judges holds each judge's own verdict and reason, in the order the
+	// judge models were configured.
+	Judges []JudgeVerdict `json:"judges,omitempty"`
+	// JudgeDisagreement is true when the judges did not all give the same
+	// verdict (an unusable reply counts as a verdict of its own).
+	JudgeDisagreement bool          `json:"judge_disagreement,omitempty"`
+	Checks            []CheckResult `json:"checks,omitempty"`
 
 	ToolCalls    []ToolCall `json:"tool_calls"`
 	Conversation []Message  `json:"conversation"`
@@ -62,7 +70,9 @@ type Record struct {
 	// Seconds is the wall time of the case (agent, tools and judge).
 	Seconds float64 `json:"seconds"`
 
-	Model      string    `json:"model,omitempty"`
+	Model string `json:"model,omitempty"`
+	// JudgeModel names the judge model, or the judge models separated by
+	// commas.
 	JudgeModel string    `json:"judge_model,omitempty"`
 	StartedAt  time.Time `json:"started_at"`
 	// Retries counts provider requests that were retried for this case.
@@ -73,6 +83,17 @@ type Record struct {
 	// Metrics are the case's six metrics; nil for an error, which says
 	// nothing of the model.
 	Metrics *Metrics `json:"metrics,omitempty"`
+}
+
+// JudgeVerdict is one judge's decision on one answer.
+type JudgeVerdict struct {
+	Model string `json:"model"`
+	// Verdict is "yes" or "no", or "" when the reply held no usable
+	// verdict (Raw keeps it) or the request failed (Error says why).
+	Verdict string `json:"verdict"`
+	Reason  string `json:"reason"`
+	Raw     string `json:"raw,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
 // CheckResult is the outcome of one deterministic check.

@@ -6,14 +6,19 @@ import "time"
 // report shows it in its header.
 type Summary struct {
 	// RunID names the run's directory (see package runs).
-	RunID      string    `json:"run_id,omitempty"`
-	Started    time.Time `json:"started,omitzero"`
-	Finished   time.Time `json:"finished,omitzero"`
-	Seconds    float64   `json:"seconds"`
-	Model      string    `json:"model"`
-	JudgeModel string    `json:"judge_model"`
-	Provider   string    `json:"provider"` // base URL, never a key or password
-	Servers    []string  `json:"servers"`
+	RunID    string    `json:"run_id,omitempty"`
+	Started  time.Time `json:"started,omitzero"`
+	Finished time.Time `json:"finished,omitzero"`
+	Seconds  float64   `json:"seconds"`
+	Model    string    `json:"model"`
+	// JudgeModel names the judge model, or the judge models separated by
+	// commas; JudgeMode says how several judges decide ("majority" or
+	// "unanimous"); JudgePromptHash identifies the judge's instructions.
+	JudgeModel      string   `json:"judge_model"`
+	JudgeMode       string   `json:"judge_mode,omitempty"`
+	JudgePromptHash string   `json:"judge_prompt_hash,omitempty"`
+	Provider        string   `json:"provider"` // base URL, never a key or password
+	Servers         []string `json:"servers"`
 	// CaseFiles is the case file or directory the run loaded.
 	CaseFiles string `json:"case_files"`
 	GitCommit string `json:"git_commit,omitempty"`
@@ -26,9 +31,16 @@ type Summary struct {
 	Errors     int `json:"errors"`
 	TokenLimit int `json:"token_limit"`
 	Cached     int `json:"cached"`
-	// NotRun counts the loaded cases (once per model) that did not run: not
-	// selected, not finished, or not started for the budget.
+	// Skipped counts the runs of cases the run could not evaluate and said
+	// why (a reference run skips a case without a reference trajectory, a
+	// run without pandas a code case).
+	Skipped int `json:"skipped,omitempty"`
+	// NotRun counts the loaded cases (once per model) that did not run and
+	// were not skipped: not selected, not finished, or not started for the
+	// budget.
 	NotRun int `json:"not_run"`
+	// JudgeDisagreements counts the cases whose judges did not all agree.
+	JudgeDisagreements int `json:"judge_disagreements,omitempty"`
 	// Retries and Usage count this run's requests: cached cases add none.
 	Retries int `json:"retries"`
 	// ServerRestarts counts MCP server restarts after a crash or hang.
@@ -158,6 +170,9 @@ func (s *Summary) Count(r Record) {
 	case Error:
 		s.Errors++
 	}
+	if r.JudgeDisagreement {
+		s.JudgeDisagreements++
+	}
 	if r.Cached {
 		s.Cached++ // its tokens and retries were spent by an earlier run
 		s.SavedUSD += r.Usage.CostUSD
@@ -174,5 +189,6 @@ const (
 	SummaryFile        = "summary.json"
 	MetricsFile        = "metrics.json"
 	MetricsSummaryFile = "metrics_summary.json"
+	CalibrationFile    = "calibration.json"
 	ReportFile         = "report.html"
 )

@@ -25,7 +25,8 @@ import (
 )
 
 // LoadPath loads the cases of one file, or of every *.yaml and *.yml file
-// below a directory (in lexical order). eval.Case names must be unique across all
+// below a directory (in lexical order) except label files (*.labels.yaml,
+// see LoadLabels). eval.Case names must be unique across all
 // files loaded together.
 func LoadPath(path string) ([]eval.Case, error) {
 	info, err := os.Stat(path)
@@ -61,21 +62,28 @@ func LoadPath(path string) ([]eval.Case, error) {
 }
 
 func caseFiles(dir string) ([]string, error) {
+	files, err := filesUnder(dir, func(p string) bool { return isYAML(p) && !IsLabelFile(p) })
+	if err != nil {
+		return nil, fmt.Errorf("load cases from %s: %w", dir, err)
+	}
+	return files, nil
+}
+
+// filesUnder returns the files below dir that keep accepts, in lexical
+// order.
+func filesUnder(dir string, keep func(path string) bool) ([]string, error) {
 	var files []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if !d.IsDir() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
+		if !d.IsDir() && keep(p) {
 			files = append(files, p)
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("load cases from %s: %w", dir, err)
-	}
 	sort.Strings(files)
-	return files, nil
+	return files, err
 }
 
 // MaxFileSize is the largest case file loaded (16 MiB, some 40,000 cases).
@@ -153,17 +161,11 @@ func Parse(path string, data []byte) ([]eval.Case, error) {
 		return nil, err
 	}
 
-	// Strict decoding reports unknown fields and type mismatches with lines.
-	var items []struct {
+	items, err := decodeList[struct {
 		Case eval.Case `yaml:"case"`
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&items); err != nil && !errors.Is(err, io.EOF) {
-		return nil, yamlError(path, data, err)
-	}
-	if len(items) != len(top.Content) {
-		return nil, fmt.Errorf("%s:%d: decoded %d cases from a list of %d items", path, top.Line, len(items), len(top.Content))
+	}](path, data, top, "cases")
+	if err != nil {
+		return nil, err
 	}
 
 	cases := make([]eval.Case, 0, len(items))
@@ -190,6 +192,22 @@ func Parse(path string, data []byte) ([]eval.Case, error) {
 		cases = append(cases, c)
 	}
 	return cases, nil
+}
+
+// decodeList decodes data, a list whose node is top, into items of type T.
+// Decoding is strict: unknown fields and type mismatches are errors with
+// their lines. what names the items in messages.
+func decodeList[T any](path string, data []byte, top *yaml.Node, what string) ([]T, error) {
+	var items []T
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&items); err != nil && !errors.Is(err, io.EOF) {
+		return nil, yamlError(path, data, err)
+	}
+	if len(items) != len(top.Content) {
+		return nil, fmt.Errorf("%s:%d: decoded %d %s from a list of %d items", path, top.Line, len(items), what, len(top.Content))
+	}
+	return items, nil
 }
 
 // caseList parses data into YAML nodes and checks the file's shape: one
@@ -274,6 +292,7 @@ func validate(c *eval.Case) error {
 		{"checks.contains", c.Checks.Contains},
 		{"checks.not_contains", c.Checks.NotContains},
 		{"checks.regexp", c.Checks.Regexp},
+		{"checks.not_regexp", c.Checks.NotRegexp},
 		{"tools.must_call", c.Tools.MustCall},
 		{"tools.must_not_call", c.Tools.MustNotCall},
 	} {
@@ -281,9 +300,14 @@ func validate(c *eval.Case) error {
 			return fmt.Errorf("%s: %s: an item is empty", label(c), list.field)
 		}
 	}
-	for _, p := range c.Checks.Regexp {
-		if _, err := regexp.Compile(p); err != nil {
-			return fmt.Errorf("%s: checks.regexp: %w", label(c), err)
+	for _, list := range []struct {
+		field    string
+		patterns []string
+	}{{"checks.regexp", c.Checks.Regexp}, {"checks.not_regexp", c.Checks.NotRegexp}} {
+		for _, p := range list.patterns {
+			if _, err := regexp.Compile(p); err != nil {
+				return fmt.Errorf("%s: %s: %w", label(c), list.field, err)
+			}
 		}
 	}
 	for _, n := range c.Checks.Numbers {
@@ -292,6 +316,11 @@ func validate(c *eval.Case) error {
 		}
 		if n.Tolerance < 0 {
 			return fmt.Errorf("%s: checks.numbers: negative tolerance %v for value %v", label(c), n.Tolerance, n.Value)
+		}
+		for _, u := range n.Unit {
+			if strings.TrimSpace(u) == "" {
+				return fmt.Errorf("%s: checks.numbers: value %v: a unit is empty", label(c), n.Value)
+			}
 		}
 	}
 	for i, a := range c.Tools.Args {
@@ -502,6 +531,7 @@ var sections = map[string]struct {
 	"eval.ArgMatch":    {"tools.args item", reflect.TypeFor[eval.ArgMatch]()},
 	"eval.RefCall":     {"reference item", reflect.TypeFor[eval.RefCall]()},
 	"eval.Budget":      {"budget", reflect.TypeFor[eval.Budget]()},
+	"eval.Label":       {"label", reflect.TypeFor[eval.Label]()},
 }
 
 // humanize rewrites the decoder's messages about unknown fields and wrong

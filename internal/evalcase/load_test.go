@@ -220,7 +220,7 @@ func TestParseErrorsNameFileAndLine(t *testing.T) {
 		{
 			name:    "unknown field in checks",
 			content: caseYAML("a", "checks:", "  contain: [x]"),
-			want:    `6: unknown field "contain" in checks (known fields: contains, not_contains, regexp, numbers)`,
+			want:    `6: unknown field "contain" in checks (known fields: contains, not_contains, substring, regexp, not_regexp, numbers)`,
 		},
 		{
 			name:    "unknown field in a reference call",

@@ -3,6 +3,7 @@
 package files
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -73,6 +74,15 @@ func WriteAtomic(path string, perm os.FileMode, write func(io.Writer) error) err
 		return err
 	}
 	return t.Close()
+}
+
+// WriteJSON replaces the file at path with v as indented JSON, atomically.
+func WriteJSON(path string, v any) error {
+	return WriteAtomic(path, 0o644, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	})
 }
 
 // syncDir makes a rename in dir durable. Systems that cannot sync a

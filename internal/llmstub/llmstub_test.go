@@ -159,3 +159,32 @@ func TestModels(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
 }
+
+func TestJudgesThatDisagree(t *testing.T) {
+	c := eval.Case{Input: "q?", Reference: []eval.RefCall{{Tool: "good"}}}
+	s := Start(RejectingJudges(Replay([]eval.Case{c}), "b"), Options{})
+	defer s.Close()
+	graded := `Grade actual_answer against expected_answer.` + "\n\n" + `{"question": "q?", "expected_answer": "e", "actual_answer": "a"}`
+	judge := func(model string) map[string]any {
+		return map[string]any{"model": model, "messages": []eval.Message{{Role: "system", Content: "grade"}, {Role: "user", Content: graded}},
+			"tool_choice": map[string]any{"type": "function", "function": map[string]string{"name": JudgeTool}}}
+	}
+	verdict := func(r chatReply) string {
+		var v struct{ Verdict string }
+		require.NoError(t, json.Unmarshal([]byte(r.Choices[0].Message.ToolCalls[0].Function.Arguments), &v))
+		return v.Verdict
+	}
+	_, r := post(t, s, judge("a"))
+	assert.Equal(t, "yes", verdict(r))
+	_, r = post(t, s, judge("b"))
+	assert.Equal(t, "no", verdict(r))
+	_, r = post(t, s, map[string]any{"model": "b", "messages": []eval.Message{{Role: "user", Content: "q?"}}})
+	assert.Equal(t, "good", r.Choices[0].Message.ToolCalls[0].Function.Name, "the agent requests of model b are answered as before")
+
+	got := Request{Messages: []eval.Message{{Role: "user", Content: graded}}, ToolChoice: json.RawMessage(`{"type":"function","function":{"name":"submit_verdict"}}`)}
+	g, ok := got.Graded()
+	require.True(t, ok)
+	assert.Equal(t, Graded{Question: "q?", Expected: "e", Answer: "a"}, g)
+	_, ok = Request{Messages: []eval.Message{{Role: "user", Content: graded}}}.Graded()
+	assert.False(t, ok, "not a judge request")
+}

@@ -2,6 +2,7 @@ package llmstub
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
@@ -52,4 +53,51 @@ func Replay(cases []eval.Case) Responder {
 func Verdict(verdict, reason string) Reply {
 	args, _ := json.Marshal(map[string]string{"verdict": verdict, "reason": reason})
 	return Reply{ToolCalls: []Call{{Name: JudgeTool, Arguments: string(args)}}}
+}
+
+// Graded is what a judge request asks to grade.
+type Graded struct {
+	Question string `json:"question"`
+	Expected string `json:"expected_answer"`
+	Answer   string `json:"actual_answer"`
+}
+
+// Graded returns the texts a judge request grades: the JSON object of its
+// user message. ok is false for a request that is not the judge's.
+func (r Request) Graded() (g Graded, ok bool) {
+	if r.ForcedTool() != JudgeTool {
+		return Graded{}, false
+	}
+	q := r.Question()
+	i := strings.Index(q, "{")
+	if i < 0 || json.Unmarshal([]byte(q[i:]), &g) != nil {
+		return Graded{}, false
+	}
+	return g, true
+}
+
+// JudgeWith answers judge requests with judge(model, graded texts) and
+// every other request with next ("I do not know." when next is nil).
+func JudgeWith(next Responder, judge func(model string, g Graded) Reply) Responder {
+	return func(req Request) Reply {
+		if g, ok := req.Graded(); ok {
+			return judge(req.Model, g)
+		}
+		if next == nil {
+			return Reply{Content: "I do not know."}
+		}
+		return next(req)
+	}
+}
+
+// RejectingJudges makes the named judge models say no to every answer;
+// other requests go to next. With EVAL_JUDGE_MODEL naming them among
+// others, the judges disagree.
+func RejectingJudges(next Responder, models ...string) Responder {
+	return func(req Request) Reply {
+		if req.ForcedTool() == JudgeTool && slices.Contains(models, req.Model) {
+			return Verdict("no", "the answer does not match the expected answer")
+		}
+		return next(req)
+	}
 }

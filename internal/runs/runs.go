@@ -66,6 +66,16 @@ func Create(parent, id string) (string, error) {
 	return dir, nil
 }
 
+// Parent returns the output directory that holds the run directory dir
+// (<parent>/runs/<id>), or "" when dir is not inside one.
+func Parent(dir string) string {
+	runsDir := filepath.Dir(filepath.Clean(dir))
+	if filepath.Base(runsDir) != Dir || !ValidID(filepath.Base(dir)) {
+		return ""
+	}
+	return filepath.Dir(runsDir)
+}
+
 // MarkLatest makes <parent>/latest name the run directory dir, replacing
 // what it named before in one step.
 func MarkLatest(parent, dir string) error {

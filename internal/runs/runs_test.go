@@ -122,3 +122,16 @@ func TestLatestFinished(t *testing.T) {
 	_, ok = LatestFinished(parent)
 	assert.False(t, ok, "a summary that cannot be read")
 }
+
+func TestParent(t *testing.T) {
+	for _, tt := range []struct{ dir, want string }{
+		{"/out/runs/20261124T084601Z-a1b2c3", "/out"},
+		{"/out/runs/20261124T084601.250Z-a1b2c3/", "/out"},
+		{"out/runs/20261124T084601Z-a1b2c3", "out"},
+		{"/out/other/20261124T084601Z-a1b2c3", ""},
+		{"/out/runs/not-a-run", ""},
+		{"/out", ""},
+	} {
+		assert.Equal(t, tt.want, Parent(tt.dir), tt.dir)
+	}
+}

@@ -38,8 +38,15 @@ type Settings struct {
 	Model   string
 	// Models are the models to evaluate, side by side (-models); one model
 	// when only Model is named. Model is the first.
-	Models  []string
-	Judge   string // judge model; "" means the first model, "none" disables the judge
+	Models []string
+	// Judge names the judge model, or several separated by commas; "" means
+	// the first model, "none" disables the judge.
+	Judge string
+	// JudgeMode says how several judges decide: "majority" or "unanimous".
+	JudgeMode string
+	// Labels is the file or directory of the labelled answers that
+	// calibrate the judge, besides those next to the cases.
+	Labels  string
 	BaseURL string
 	APIKey  string `json:"-"`
 	// secrets are the values Redactor removes besides the environment's.
@@ -92,7 +99,9 @@ var settings = []setting{
 	{"cache", "EVAL_CACHE", defaultCache, "result cache file"},
 	{"model", "EVAL_MODEL", "", "model to evaluate (default: google/gemini-2.5-flash on OpenRouter, gpt-4.1-mini on OpenAI)"},
 	{"models", "EVAL_MODELS", "", "models to evaluate side by side, comma-separated: every case runs once per model (replaces -model)"},
-	{"judge-model", "EVAL_JUDGE_MODEL", "", "judge model (default: the evaluated model, the first of -models; 'none' leaves the verdict to the deterministic checks)"},
+	{"judge-model", "EVAL_JUDGE_MODEL", "", "judge model, or an odd number of them separated by commas, whose majority decides (default: the evaluated model, the first of -models; 'none' leaves the verdict to the deterministic checks)"},
+	{"judge-mode", "EVAL_JUDGE_MODE", "majority", "how several judges decide: 'majority' or 'unanimous' (every judge must accept)"},
+	{"labels", "EVAL_LABELS", "testdata/calibration", "labelled answers (*.labels.yaml file or directory) that make calibrate measures the judge on, besides those next to the cases"},
 	{"base-url", "OPENAI_BASE_URL", "", "OpenAI-compatible base URL (Ollama, vLLM, llama.cpp server, LM Studio, a proxy)"},
 	{"max-tokens", "EVAL_MAX_TOKENS", "100000", "token limit for every tool result and the judge prompt (0 disables)"},
 	{"max-iterations", "EVAL_MAX_ITERATIONS", "10", "model turns per case"},
@@ -301,6 +310,10 @@ func build(root string, v, origin map[string]string, lookup func(string) (string
 		bad("run-id", errors.New("must have the form 20060102T150405Z-a1b2c3 (UTC time, six hex digits)"))
 	}
 	st.Cases = abs(root, v["cases"])
+	st.Labels = abs(root, v["labels"])
+	if err := st.setJudges(v["judge-mode"]); err != nil {
+		errs = append(errs, err)
+	}
 	st.Out = abs(root, v["out"])
 	st.Cache = abs(root, v["cache"])
 	for _, spec := range strings.Split(v["server"], ";") {
@@ -370,6 +383,51 @@ func (st Settings) Gated() bool { return st.MinPassRate > 0 || st.MinRunPassRate
 // JudgeEnabled reports whether a judge model will be asked.
 func (st Settings) JudgeEnabled() bool {
 	return !st.Reference && st.Judge != "" && st.Judge != "none"
+}
+
+// JudgeModels returns the judge models, in the order given.
+func (st Settings) JudgeModels() []string {
+	if !st.JudgeEnabled() {
+		return nil
+	}
+	var models []string
+	for _, m := range strings.Split(st.Judge, ",") {
+		if m = strings.TrimSpace(m); m != "" {
+			models = append(models, m)
+		}
+	}
+	return models
+}
+
+// The values of EVAL_JUDGE_MODE.
+const (
+	JudgeMajority  = "majority"
+	JudgeUnanimous = "unanimous"
+)
+
+// setJudges checks the judge models and mode: several judges in majority
+// mode must be an odd number, so that there is always a majority.
+func (st *Settings) setJudges(mode string) error {
+	st.JudgeMode = strings.ToLower(strings.TrimSpace(mode))
+	if st.JudgeMode != JudgeMajority && st.JudgeMode != JudgeUnanimous {
+		return fmt.Errorf("EVAL_JUDGE_MODE must be %q or %q, not %q", JudgeMajority, JudgeUnanimous, mode)
+	}
+	parts := strings.Split(st.Judge, ",")
+	if len(parts) == 1 {
+		return nil
+	}
+	for _, p := range parts {
+		switch strings.TrimSpace(p) {
+		case "":
+			return fmt.Errorf("EVAL_JUDGE_MODEL %q names an empty judge model: separate model names with single commas", st.Judge)
+		case "none":
+			return fmt.Errorf("EVAL_JUDGE_MODEL %q: 'none' turns the judge off and cannot be one of several judges", st.Judge)
+		}
+	}
+	if st.JudgeMode == JudgeMajority && len(parts)%2 == 0 {
+		return fmt.Errorf("EVAL_JUDGE_MODEL names %d judge models: a majority needs an odd number (add or remove one, or set EVAL_JUDGE_MODE=unanimous)", len(parts))
+	}
+	return nil
 }
 
 // MissingKeyHelp explains how to evaluate a model; printed by reference runs.

@@ -224,3 +224,48 @@ func TestMinToolCoverage(t *testing.T) {
 	_, err := resolveWith(t, nil, "", "-min-tool-coverage", "all")
 	require.ErrorContains(t, err, `-min-tool-coverage: invalid value "all"`)
 }
+
+func TestJudges(t *testing.T) {
+	key := map[string]string{"OPENROUTER_API_KEY": "or-key-123456", "EVAL_MODEL": "m"}
+	with := func(extra map[string]string) map[string]string {
+		env := map[string]string{}
+		for k, v := range key {
+			env[k] = v
+		}
+		for k, v := range extra {
+			env[k] = v
+		}
+		return env
+	}
+	tests := []struct {
+		name   string
+		env    map[string]string
+		models []string
+		mode   string
+		err    string
+	}{
+		{"the evaluated model by default", with(nil), []string{"m"}, JudgeMajority, ""},
+		{"one judge", with(map[string]string{"EVAL_JUDGE_MODEL": "j"}), []string{"j"}, JudgeMajority, ""},
+		{"three judges", with(map[string]string{"EVAL_JUDGE_MODEL": " a, b ,c "}), []string{"a", "b", "c"}, JudgeMajority, ""},
+		{"unanimous", with(map[string]string{"EVAL_JUDGE_MODEL": "a,b", "EVAL_JUDGE_MODE": "Unanimous"}), []string{"a", "b"}, JudgeUnanimous, ""},
+		{"none", with(map[string]string{"EVAL_JUDGE_MODEL": "none"}), nil, JudgeMajority, ""},
+		{"an even number for a majority", with(map[string]string{"EVAL_JUDGE_MODEL": "a,b"}), nil, "", "EVAL_JUDGE_MODEL names 2 judge models: a majority needs an odd number"},
+		{"an empty name", with(map[string]string{"EVAL_JUDGE_MODEL": "a,,b"}), nil, "", "names an empty judge model"},
+		{"none among others", with(map[string]string{"EVAL_JUDGE_MODEL": "a,none,b"}), nil, "", "'none' turns the judge off"},
+		{"unknown mode", with(map[string]string{"EVAL_JUDGE_MODE": "average"}), nil, "", `EVAL_JUDGE_MODE must be "majority" or "unanimous", not "average"`},
+		{"reference run has no judge", map[string]string{"EVAL_JUDGE_MODEL": "a,b,c"}, nil, JudgeMajority, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st, err := resolveWith(t, tt.env, "")
+			if tt.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.models, st.JudgeModels())
+			assert.Equal(t, tt.mode, st.JudgeMode)
+		})
+	}
+}

@@ -27,7 +27,7 @@ const everythingCases = `
 - case:
     name: "echo"
     category: "Everything"
-    input: "Echo hello."
+    input: "Call the echo tool."
     expected: "hello"
     checks: {contains: ["hello from mcpeval"]}
     reference:

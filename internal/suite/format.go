@@ -31,6 +31,9 @@ func FormatFailure(r eval.Record) string {
 	if r.JudgeRaw != "" {
 		fmt.Fprintf(&b, "judge replied: %s\n", oneLine(r.JudgeRaw, 300))
 	}
+	if len(r.Judges) > 1 {
+		fmt.Fprintf(&b, "judges: %s\n", judgeList(r.Judges))
+	}
 	fmt.Fprintf(&b, "tools: %s\n", toolList(r.ToolCalls))
 	if r.Response != "" {
 		fmt.Fprintf(&b, "answer: %s\n", oneLine(r.Response, 300))
@@ -40,6 +43,22 @@ func FormatFailure(r eval.Record) string {
 		fmt.Fprintf(&b, "\nserver stderr: %s", oneLine(r.ServerStderr, 600))
 	}
 	return b.String()
+}
+
+// judgeList shows each judge's verdict: "a yes, b no (split)".
+func judgeList(judges []eval.JudgeVerdict) string {
+	parts := make([]string, len(judges))
+	for i, j := range judges {
+		switch {
+		case j.Error != "":
+			parts[i] = j.Model + " error"
+		case j.Verdict == "":
+			parts[i] = j.Model + " unusable reply"
+		default:
+			parts[i] = j.Model + " " + j.Verdict
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func toolList(calls []eval.ToolCall) string {
@@ -112,6 +131,9 @@ func FormatSummary(s eval.Summary, runDir string) string {
 		what = "REFERENCE RUN (no model evaluated)"
 	}
 	fmt.Fprintf(&b, "mcpeval: %s: %d cases: %d passed, %d failed, %d errors, %d token-limit, %d cached", what, s.Total, s.Passed, s.Failed, s.Errors, s.TokenLimit, s.Cached)
+	if s.Skipped > 0 {
+		fmt.Fprintf(&b, ", %d skipped", s.Skipped)
+	}
 	if s.NotRun > 0 {
 		fmt.Fprintf(&b, ", %d not run", s.NotRun)
 	}
@@ -125,6 +147,9 @@ func FormatSummary(s eval.Summary, runDir string) string {
 			fmt.Fprintf(&b, "mcpeval: %s vs %s on %d cases: %d passed only by %s, %d only by %s (McNemar p = %.4g)\n",
 				p.A, p.B, p.Cases, p.OnlyA, p.A, p.OnlyB, p.B, p.McNemarP)
 		}
+	}
+	if s.JudgeDisagreements > 0 {
+		fmt.Fprintf(&b, "mcpeval: the judges (%s, %s) disagreed on %d cases\n", s.JudgeModel, s.JudgeMode, s.JudgeDisagreements)
 	}
 	if s.ServerRestarts > 0 {
 		fmt.Fprintf(&b, "mcpeval: MCP servers restarted %d times after a crash or hang\n", s.ServerRestarts)

@@ -78,6 +78,7 @@ func slim(r eval.Record) eval.Record {
 		Name: r.Name, Category: r.Category, Kind: r.Kind, Status: r.Status, Cached: r.Cached, Model: r.Model,
 		Repeat: r.Repeat, File: r.File, Line: r.Line, ToolCalls: slimCalls(r.ToolCalls),
 		Reference: r.Reference, Usage: r.Usage, Seconds: r.Seconds, Retries: r.Retries,
+		JudgeDisagreement: r.JudgeDisagreement,
 	}
 }
 
@@ -111,9 +112,5 @@ func (w *recordWriter) Close() error {
 
 // writeJSONFile writes v as indented JSON to dir/name, atomically.
 func writeJSONFile(dir, name string, v any) error {
-	return files.WriteAtomic(filepath.Join(dir, name), 0o644, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
-	})
+	return files.WriteJSON(filepath.Join(dir, name), v)
 }

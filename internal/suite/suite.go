@@ -70,6 +70,7 @@ type Suite struct {
 	runID    string
 	repeatMu sync.Mutex
 	repeats  map[repeatKey]int // runs so far, by case and model
+	skips    map[repeatKey]int // runs skipped (see SkipError), by case and model
 
 	spendMu sync.Mutex
 	spent   float64 // US dollars this run's finished cases cost
@@ -98,7 +99,8 @@ type Server struct {
 }
 
 // SkipError is the error of a case that was not run because the run cannot
-// run it (a code case without pandas); the case is skipped, not failed.
+// run it (a reference run without a reference trajectory, a code case
+// without pandas); the case is skipped, not failed, and counted as skipped.
 type SkipError struct {
 	Reason string
 }
@@ -109,7 +111,8 @@ func (e *SkipError) Error() string { return e.Reason }
 // records file. log receives notices (cache warnings, the reference-run
 // banner). bundled is used when no server is configured.
 func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled Server, log io.Writer) (*Suite, error) {
-	s := &Suite{Settings: st, Cases: cases, started: time.Now(), log: log, Names: map[string]string{}, repeats: map[repeatKey]int{},
+	s := &Suite{Settings: st, Cases: cases, started: time.Now(), log: log, Names: map[string]string{},
+		repeats: map[repeatKey]int{}, skips: map[repeatKey]int{},
 		redactor: st.Redactor(os.Environ()), counters: map[string]*tokens.Counter{}}
 	for i, name := range evalcase.SubtestNames(cases) {
 		s.Names[cases[i].Name] = name
@@ -118,7 +121,7 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 	if s.limitCounter, err = tokens.New(tokens.Default); err != nil {
 		return nil, err
 	}
-	for _, model := range append([]string{st.Model, st.Judge}, st.Models...) {
+	for _, model := range append(append([]string{st.Model}, st.Models...), st.JudgeModels()...) {
 		counter, err := tokens.ForModel(model)
 		if err != nil {
 			return nil, err
@@ -145,15 +148,7 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 
 	s.limiter = llm.NewLimiter(st.Concurrency)
 	if !st.Reference {
-		retries := st.MaxRetries
-		if retries == 0 {
-			retries = -1 // RetryPolicy: negative means none, zero means the default
-		}
-		client := llm.New(llm.Config{
-			BaseURL: st.BaseURL, APIKey: st.APIKey, Headers: st.Headers, Limiter: s.limiter, Timeout: st.RequestTimeout,
-			Retry:           llm.RetryPolicy{MaxRetries: retries, Initial: st.RetryWait, Max: st.RetryMaxWait},
-			UsageAccounting: st.Provider == "openrouter" || strings.Contains(st.BaseURL, "openrouter.ai"),
-		})
+		client := NewChat(st, s.limiter)
 		s.chat = client
 		s.checkProvider = s.providerCheck(client)
 	}
@@ -182,6 +177,40 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		return nil, err
 	}
 	return s, nil
+}
+
+// NewChat returns the provider client the settings describe; limiter, when
+// set, slows the run down on throttling.
+func NewChat(st settings.Settings, limiter *llm.Limiter) *llm.Client {
+	retries := st.MaxRetries
+	if retries == 0 {
+		retries = -1 // RetryPolicy: negative means none, zero means the default
+	}
+	return llm.New(llm.Config{
+		BaseURL: st.BaseURL, APIKey: st.APIKey, Headers: st.Headers, Limiter: limiter, Timeout: st.RequestTimeout,
+		Retry:           llm.RetryPolicy{MaxRetries: retries, Initial: st.RetryWait, Max: st.RetryMaxWait},
+		UsageAccounting: st.Provider == "openrouter" || strings.Contains(st.BaseURL, "openrouter.ai"),
+	})
+}
+
+// Panel returns the judges the settings configure (no model when the judge
+// is off).
+func Panel(st settings.Settings) agent.Panel {
+	return agent.Panel{Models: st.JudgeModels(), Mode: st.JudgeMode}
+}
+
+// JudgeKey returns the judge part of a cache key: the judge models as a set
+// (sorted: their order does not change a verdict), the mode when several
+// decide, and the judge prompt; all empty when no judge runs.
+func JudgeKey(st settings.Settings) (models, mode, prompt string) {
+	set := slices.Sorted(slices.Values(st.JudgeModels()))
+	if len(set) == 0 {
+		return "", "", ""
+	}
+	if len(set) > 1 {
+		mode = st.JudgeMode
+	}
+	return strings.Join(set, ","), mode, agent.JudgePrompt
 }
 
 // Close ends the servers and closes the records file and the cache.
@@ -224,17 +253,16 @@ func (s *Suite) keyWith(c eval.Case, model string, repeat int, toolsHash string)
 		Expectations: struct {
 			Kind        eval.Kind       `json:"kind"`
 			Checks      eval.Checks     `json:"checks"`
+			CheckRules  int             `json:"check_rules"`
 			Tools       eval.ToolExpect `json:"tools"`
 			Budget      eval.Budget     `json:"budget"`
 			MaxRecovery int             `json:"max_recovery,omitempty"`
-		}{c.Kind, c.Checks, c.Tools, c.Budget, s.maxRecovery(c)},
+		}{c.Kind, c.Checks, evalcase.CheckVersion, c.Tools, c.Budget, s.maxRecovery(c)},
 		// The key holds no secret: the URL's credentials are left out.
 		Model: model, BaseURL: s.redactor.String(st.BaseURL), SystemPrompt: s.systemPrompt(c),
 		MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens, ToolsHash: toolsHash, Repeat: repeat,
 	}
-	if st.JudgeEnabled() {
-		in.JudgeModel, in.JudgePrompt = st.Judge, agent.JudgePrompt
-	}
+	in.JudgeModel, in.JudgeMode, in.JudgePrompt = JudgeKey(st)
 	return cache.Key(in)
 }
 
@@ -279,6 +307,15 @@ func (s *Suite) Aborted() string {
 	return ""
 }
 
+// skip counts a run of a case the run cannot evaluate and returns the
+// *SkipError that says why.
+func (s *Suite) skip(c eval.Case, model, reason string) error {
+	s.repeatMu.Lock()
+	s.skips[repeatKey{c.Name, model}]++
+	s.repeatMu.Unlock()
+	return &SkipError{Reason: reason}
+}
+
 // ErrStopped is returned for cases not run because the run was stopped
 // (see Aborted).
 var ErrStopped = errors.New("run stopped")
@@ -294,15 +331,16 @@ func (s *Suite) Run(ctx context.Context, c eval.Case, model, test string) (eval.
 	st := s.Settings
 	if st.Reference {
 		model = st.Model
+		if len(c.Reference) == 0 {
+			return eval.Record{}, s.skip(c, model, "reference run: the case has no reference trajectory to replay (add `reference:` tool calls to the case, or configure a model to evaluate it)")
+		}
 	}
 	rec := eval.Record{
 		Name: c.Name, Category: c.Category, Test: test, File: c.File, Line: c.Line, Kind: c.Kind,
 		Question: c.Input, Expected: c.Expected, Reference: st.Reference,
 		Model: model, StartedAt: time.Now().UTC(), Repeat: s.nextRepeat(c.Name, model),
 	}
-	if st.JudgeEnabled() {
-		rec.JudgeModel = st.Judge
-	}
+	rec.JudgeModel = strings.Join(st.JudgeModels(), ",")
 	key, keyErr := s.key(c, model, rec.Repeat)
 	if keyErr != nil {
 		fmt.Fprintf(s.log, "warning: case %q cannot be cached: %v\n", c.Name, keyErr)
@@ -346,7 +384,7 @@ func (s *Suite) Run(ctx context.Context, c eval.Case, model, test string) (eval.
 	if c.Kind == eval.KindCode && s.codeReady != nil {
 		if err := s.codeReady(); err != nil {
 			s.limiter.Release()
-			return rec, &SkipError{Reason: "code case: the bundled server cannot run pandas: " + err.Error()}
+			return rec, s.skip(c, model, "code case: the bundled server cannot run pandas: "+err.Error())
 		}
 	}
 	start := time.Now()
@@ -463,10 +501,11 @@ func (s *Suite) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *ag
 		rec.Status, rec.Reason = eval.Pass, fmt.Sprintf("all %d deterministic checks hold", len(rec.Checks))
 		return tr
 	}
-	jcfg := cfg
-	jcfg.Model, jcfg.Counter = st.Judge, s.counters[st.Judge]
-	v, err := agent.Judge(ctx, s.chat, jcfg, c.Input, c.Expected, tr.Answer)
+	panel := Panel(st)
+	panel.Counters = s.counters
+	v, err := panel.Judge(ctx, s.chat, cfg, c.Input, c.Expected, tr.Answer)
 	rec.Usage.Add(v.Usage)
+	rec.Judges, rec.JudgeDisagreement = v.Judges, v.Disagreement
 	switch {
 	case err != nil:
 		rec.Status, rec.Reason = eval.Error, "judge: "+s.providerError(ctx, err)
@@ -497,8 +536,10 @@ func (s *Suite) providerCheck(client *llm.Client) func(ctx context.Context) erro
 			defer close(done)
 			st := s.Settings
 			models := slices.Clone(st.Models)
-			if st.JudgeEnabled() && !slices.Contains(models, st.Judge) {
-				models = append(models, st.Judge)
+			for _, judge := range st.JudgeModels() {
+				if !slices.Contains(models, judge) {
+					models = append(models, judge)
+				}
 			}
 			// The check is the run's, not the case's: it is not cut short
 			// by the first case's time limit.
@@ -592,8 +633,11 @@ func (s *Suite) Summary() eval.Summary {
 		Servers: s.servers, Reference: st.Reference, Provider: st.BaseURL, GitCommit: gitCommit(st.Root),
 		MinPassRate: st.MinPassRate, MinRunPassRate: st.MinRunPassRate, BudgetUSD: st.BudgetUSD,
 	}
-	if st.JudgeEnabled() {
-		sum.JudgeModel = st.Judge
+	if models := st.JudgeModels(); len(models) > 0 {
+		sum.JudgeModel, sum.JudgePromptHash = strings.Join(models, ","), agent.JudgePromptHash()
+		if len(models) > 1 {
+			sum.JudgeMode = st.JudgeMode
+		}
 	}
 	sum.Seconds = sum.Finished.Sub(sum.Started).Seconds()
 	records := s.records.records()
@@ -615,6 +659,15 @@ func (s *Suite) Summary() eval.Summary {
 	for _, c := range sum.Cases {
 		sum.Repeats = max(sum.Repeats, c.Runs)
 	}
+	s.repeatMu.Lock()
+	for k, n := range s.skips {
+		sum.Skipped += n
+		if !ran[k] {
+			ran[k] = true
+			sum.NotRun--
+		}
+	}
+	s.repeatMu.Unlock()
 	sum.ServerRestarts = s.tools.Restarts()
 	sum.Tools = s.toolSummary()
 	s.redactor.Value(&sum)
@@ -729,10 +782,10 @@ func (s *Suite) Estimate(cases []eval.Case, repeats int) (usd float64, err error
 					return 0, fmt.Errorf("cannot estimate the cost of case %q with model %s: it never ran and %s has no price for the model; add one (USD per million input and output tokens)", c.Name, model, st.Prices)
 				}
 				usd += agentUSD
-				if st.JudgeEnabled() {
-					judgeUSD, ok := s.prices.Cost(st.Judge, estimateJudge)
+				for _, judge := range st.JudgeModels() {
+					judgeUSD, ok := s.prices.Cost(judge, estimateJudge)
 					if !ok {
-						return 0, fmt.Errorf("cannot estimate the judge's cost: %s has no price for the judge model %s; add one", st.Prices, st.Judge)
+						return 0, fmt.Errorf("cannot estimate the judge's cost: %s has no price for the judge model %s; add one", st.Prices, judge)
 					}
 					usd += judgeUSD
 				}

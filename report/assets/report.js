@@ -137,6 +137,23 @@
     return box;
   }
   const flakyTag = (c) => (c.flaky ? el('span', 'tag flaky', 'flaky') : null);
+  // One judge's verdict: yes, no, or an unusable reply or failed request.
+  function judgeVerdict(j) {
+    if (j.failed || j.error) return el('span', 'jv failed', 'error');
+    if (j.verdict === 'yes' || j.verdict === 'no') return el('span', 'jv ' + j.verdict, j.verdict);
+    return el('span', 'jv unusable', 'unusable');
+  }
+  // Each judge's verdict of a case judged by several, marked when they split.
+  function judgeMarks(c) {
+    const box = el('span', 'judges');
+    for (const j of c.judges) {
+      const m = judgeVerdict(j);
+      m.title = j.model + ': ' + m.textContent;
+      box.appendChild(m);
+    }
+    if (c.split) box.appendChild(el('span', 'tag split', 'judges split'));
+    return box;
+  }
 
   function badge(status) {
     return el('span', 'badge b-' + statusClass(status), statusInfo(status).label);
@@ -196,6 +213,7 @@
       cell: (c) => {
         const d = el('div', 'clamp');
         if (c.verdict) d.appendChild(el('span', 'verdict ' + (c.verdict === 'yes' ? 'yes' : 'no'), c.verdict));
+        if (c.judges && c.judges.length) d.appendChild(judgeMarks(c));
         add(d, c.reason || (c.verdict ? '' : '—'));
         return d;
       },
@@ -247,6 +265,7 @@
   }
   function matches(c, words) {
     if (state.status === 'cached') { if (!c.cached) return false; }
+    else if (state.status === 'split') { if (!c.split) return false; }
     else if (state.status === 'no_record') { if (!c.no_record) return false; }
     else if (state.status === 'flaky') { if (!c.flaky) return false; }
     else if (state.status !== 'all' && c.status !== state.status) return false;
@@ -295,7 +314,7 @@
     const modelNames = (data.models || []).map((m) => m.model);
     if (modelNames.length > 1) item('Models', modelNames.join(', '));
     else item('Model', run.reference ? 'reference agent (no model)' : run.model);
-    item('Judge', run.judge_model);
+    item('Judge', run.judge_model ? run.judge_model + (run.judge_mode ? ' (' + run.judge_mode + ')' : '') : '');
     item('Provider', run.provider);
     item('Servers', (run.servers || []).join(', '));
     item('Cases', run.case_files);
@@ -344,6 +363,7 @@
     if (totals.skipped) card('skip', 'Skipped', totals.skipped, 'skip');
     if (filterCount.flaky) card('flaky', 'Flaky cases', filterCount.flaky, 'flaky');
     card('cached', 'Cached', totals.cached, 'cached');
+    if (filterCount.split) card('split', 'Judges split', filterCount.split, 'split');
     if (totals.no_record) card('no_record', 'No record', totals.no_record, 'no_record');
     card('tokens', 'Tokens (this run)', totals.tokens, '');
     counts.lastChild.title = 'Tokens of the cases run now; cached cases are not counted';
@@ -502,6 +522,51 @@
     }
     t.appendChild(tb);
     return t;
+
+  }
+
+  // How far the verdicts can be trusted: the judge's calibration (make
+  // calibrate) beside the run's verdicts, said plainly when there is none or
+  // when it is weak.
+  function trust() {
+    const t = data.trust;
+    if (!t || !t.level) return null;
+    const titles = { measured: 'Judge calibrated', weak: 'Judge not trustworthy alone', none: 'Judge not calibrated', checks: 'Verdicts from the deterministic checks' };
+    const p = el('section', 'panel trust t-' + (['measured', 'weak', 'none', 'checks'].includes(t.level) ? t.level : 'none'),
+      el('h2', '', titles[t.level] || 'Judge calibration'), el('p', 'trust-message', t.message));
+    p.id = 'trust';
+    p.dataset.level = t.level;
+    const a = t.judge || (t.level === 'checks' ? t.checks : null);
+    if (a) {
+      const dl = el('dl', 'facts');
+      const f = (label, value, key) => { const d = el('div', '', el('dt', '', label), el('dd', '', value)); d.dataset.fact = key; dl.appendChild(d); };
+      const pct = (v) => (typeof v === 'number' ? fmtRate(100 * v) : 'n/a');
+      f('Kappa', typeof a.kappa === 'number' ? a.kappa.toFixed(2) : 'undefined', 'kappa');
+      f('Agreement', pct(a.agreement), 'agreement');
+      f('True-positive rate', pct(a.tpr), 'tpr');
+      f('True-negative rate', pct(a.tnr), 'tnr');
+      f('Labelled answers', fmtInt(a.items), 'items');
+      if (t.judge) {
+        f('Unusable replies', fmtInt(t.judge.unusable), 'unusable');
+        if (t.judge.models && t.judge.models.length > 1) f('Judges split', fmtInt(t.judge.disagreements), 'disagreements');
+        f('Judge prompt', String(t.judge.prompt_hash || '').replace(/^sha256:/, '').slice(0, 12), 'prompt');
+        dl.lastChild.title = 'SHA-256 of the judge prompt: ' + String(t.judge.prompt_hash || '');
+      }
+      if (t.calibrated && !t.calibrated.startsWith('0001')) f('Calibrated', fmtDate(t.calibrated), 'calibrated');
+      p.appendChild(dl);
+      const c = a.confusion || {};
+      const m = el('table', 'mini confusion');
+      m.appendChild(el('thead', '', el('tr', '', el('th', '', 'Label'), el('th', 'num', 'Verdict yes'), el('th', 'num', 'Verdict no'))));
+      m.appendChild(el('tbody', '',
+        el('tr', '', el('td', '', 'yes (accept)'), el('td', 'num', fmtInt(c.label_yes_verdict_yes)), el('td', 'num', fmtInt(c.label_yes_verdict_no))),
+        el('tr', '', el('td', '', 'no (reject)'), el('td', 'num', fmtInt(c.label_no_verdict_yes)), el('td', 'num', fmtInt(c.label_no_verdict_no)))));
+      p.appendChild(m);
+    }
+    if (t.judge && t.checks) {
+      p.appendChild(el('p', 'trust-checks', 'Deterministic checks on the same labelled answers: agreement ' + fmtRate(100 * t.checks.agreement) +
+        ', kappa ' + (typeof t.checks.kappa === 'number' ? t.checks.kappa.toFixed(2) : 'undefined') + ' (' + fmtInt(t.checks.items) + ' answers).'));
+    }
+    return p;
   }
 
   function problems() {
@@ -751,13 +816,14 @@
   moreBtn.id = 'more';
   const moreBox = el('div', 'more', moreBtn);
 
-  const filters = [['all', 'All'], ['pass', 'Pass'], ['fail', 'Fail'], ['error', 'Error'], ['token_limit', 'Token limit'], ['skip', 'Skipped'], ['flaky', 'Flaky'], ['cached', 'Cached'], ['no_record', 'No record']];
+  const filters = [['all', 'All'], ['pass', 'Pass'], ['fail', 'Fail'], ['error', 'Error'], ['token_limit', 'Token limit'], ['skip', 'Skipped'], ['flaky', 'Flaky'], ['cached', 'Cached'], ['split', 'Judges split'], ['no_record', 'No record']];
   // Filters count rows: a case run several times is one row.
-  const filterCount = { all: cases.length, pass: 0, fail: 0, error: 0, token_limit: 0, skip: 0, flaky: 0, cached: 0, no_record: 0 };
+  const filterCount = { all: cases.length, pass: 0, fail: 0, error: 0, token_limit: 0, skip: 0, flaky: 0, cached: 0, split: 0, no_record: 0 };
   for (const c of cases) {
     if (Object.hasOwn(filterCount, c.status)) filterCount[c.status]++;
     if (c.flaky) filterCount.flaky++;
     if (c.cached) filterCount.cached++;
+    if (c.split) filterCount.split++;
     if (c.no_record) filterCount.no_record++;
   }
   for (const [key, label] of filters) {
@@ -853,7 +919,7 @@
     el('div', 'toolbar', el('h2', '', 'Cases'), chipBox, catSelect, search, shownLabel),
     tableBox, moreBox);
 
-  add(app, [header(), summary(), problems(), modelsView(), categories(), metricsSummary(), toolsPanel(), casesPanel]);
+  add(app, [header(), summary(), trust(), problems(), modelsView(), categories(), metricsSummary(), toolsPanel(), casesPanel]);
   fitMetricColumns();
 
   // ---- case view ----
@@ -937,6 +1003,7 @@
     const reasonBlock = section(verdict ? 'Judge (' + verdict + ')' : 'Reason', reason || '—');
     reasonBlock.classList.add('reason-' + statusClass(runStatus));
     body.appendChild(reasonBlock);
+    if (rec && rec.judges && rec.judges.length > 1) body.appendChild(judgesBlock(rec));
     if (rec) {
       body.appendChild(section('Question', rec.question || '—'));
       body.appendChild(section('Expected', rec.expected || '—'));
@@ -1016,6 +1083,20 @@
     document.body.classList.remove('noscroll');
     try { history.replaceState(null, '', location.pathname + location.search); } catch (e) { /* ignore */ }
     if (lastFocus && document.contains(lastFocus)) lastFocus.focus();
+  }
+
+  // Each judge's verdict, reason and, for an unusable reply, the reply.
+  function judgesBlock(rec) {
+    const ul = el('ul', 'judge-list');
+    for (const j of rec.judges) {
+      const li = el('li', '', el('span', 'mono', j.model), judgeVerdict(j), el('span', 'detail', j.error || j.reason || ''));
+      if (j.raw) li.appendChild(el('pre', 'code', j.raw));
+      ul.appendChild(li);
+    }
+    const title = 'Judges' + (rec.judge_disagreement ? ' (split)' : ' (unanimous)');
+    const b = el('div', 'block judges-block', el('h3', '', title), ul);
+    b.id = 'judges';
+    return b;
   }
 
   function section(title, text, code) {

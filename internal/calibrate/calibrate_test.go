@@ -1,0 +1,299 @@
+package calibrate
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/evalcase"
+	"github.com/mcpeval/mcpeval/internal/files"
+	"github.com/mcpeval/mcpeval/internal/llmstub"
+	"github.com/mcpeval/mcpeval/internal/settings"
+)
+
+// bundled is the settings of a reference run over the bundled cases and
+// labels.
+func bundled(t *testing.T) settings.Settings {
+	t.Helper()
+	root, err := files.ModuleRoot()
+	require.NoError(t, err)
+	return settings.Settings{Root: root, Cases: filepath.Join(root, "cases"), Labels: filepath.Join(root, "testdata", "calibration"),
+		Reference: true, JudgeMode: settings.JudgeMajority, Concurrency: 4}
+}
+
+// The bundled labels: at least 80 answers to the bundled cases, half to
+// accept and half to reject, of every kind the judge must handle; the
+// bundled cases' checks agree with every one of them.
+func TestBundledChecksAgreeWithEveryLabel(t *testing.T) {
+	st := bundled(t)
+	in, err := Load(st)
+	require.NoError(t, err)
+	assert.Empty(t, in.Warnings, "every bundled label matches its case")
+	cal, err := Run(context.Background(), st, in, io.Discard)
+	require.NoError(t, err)
+
+	require.GreaterOrEqual(t, cal.Items, 80)
+	kinds := map[string]map[string]int{"yes": {}, "no": {}}
+	for i, r := range cal.Results {
+		kinds[r.Verdict][r.Kind]++
+		require.NotNil(t, in.Cases[i], "%s: names no bundled case", r.Where())
+		assert.NotEmpty(t, r.Checks, "%s: its case %q checks its answer", r.Where(), r.Case)
+		assert.Equal(t, r.Verdict, r.Checks, "%s (%s, %s): %q\n%v", r.Where(), r.Case, r.Why, r.Answer, evalcase.Failed(r.CheckDetail))
+	}
+	yes, no := 0, 0
+	for _, n := range kinds["yes"] {
+		yes += n
+	}
+	for _, n := range kinds["no"] {
+		no += n
+	}
+	assert.Equal(t, yes, no, "half to accept, half to reject")
+	for _, k := range []string{"paraphrase", "extra correct detail", "number formatting", "units spelled out", "different order"} {
+		assert.Positive(t, kinds["yes"][k], "answers to accept: %s", k)
+	}
+	for _, k := range []string{"negation", "right digits, wrong number", "wrong unit", "wrong entity", "half an answer",
+		"hedging both ways", "refusal", "tells the judge to say yes", "confident wrong extra claim"} {
+		assert.Positive(t, kinds["no"][k], "answers to reject: %s", k)
+	}
+	require.NotNil(t, cal.Checks)
+	assert.Equal(t, 1.0, cal.Checks.Agreement)
+	assert.Equal(t, cal.Items, cal.Checks.Items)
+	assert.Nil(t, cal.Judge, "a reference run asks no judge")
+}
+
+// Every bundled case's own expected answer passes its answer checks.
+func TestBundledExpectedAnswersPassTheirChecks(t *testing.T) {
+	cases, err := evalcase.LoadPath(bundled(t).Cases)
+	require.NoError(t, err)
+	for _, c := range cases {
+		for _, f := range evalcase.Failed(evalcase.CheckAnswer(c, c.Expected)) {
+			t.Errorf("%s (%s): the expected answer fails %s: %s", c.Where(), c.Name, f.Check, f.Detail)
+		}
+	}
+}
+
+func ptr(v float64) *float64 { return &v }
+
+func TestAgree(t *testing.T) {
+	p := func(label, verdict string, n int) []pair {
+		out := make([]pair, n)
+		for i := range out {
+			out[i] = pair{label, verdict}
+		}
+		return out
+	}
+	join := func(parts ...[]pair) []pair {
+		var out []pair
+		for _, x := range parts {
+			out = append(out, x...)
+		}
+		return out
+	}
+	tests := []struct {
+		name  string
+		pairs []pair
+		want  eval.Agreement
+	}{
+		{"none", nil, eval.Agreement{}},
+		{"perfect", join(p("yes", "yes", 5), p("no", "no", 5)),
+			eval.Agreement{Items: 10, Agreement: 1, TPR: ptr(1), TNR: ptr(1), Kappa: ptr(1), Confusion: eval.Confusion{YesYes: 5, NoNo: 5}}},
+		{"says yes to everything", join(p("yes", "yes", 5), p("no", "yes", 5)),
+			eval.Agreement{Items: 10, Agreement: 0.5, TPR: ptr(1), TNR: ptr(0), Kappa: ptr(0), Confusion: eval.Confusion{YesYes: 5, NoYes: 5}}},
+		{"always wrong", join(p("yes", "no", 4), p("no", "yes", 4)),
+			eval.Agreement{Items: 8, Agreement: 0, TPR: ptr(0), TNR: ptr(0), Kappa: ptr(-1), Confusion: eval.Confusion{YesNo: 4, NoYes: 4}}},
+		// po = 0.85, pe = 0.5*0.55 + 0.5*0.45 = 0.5: kappa = 0.7.
+		{"mostly right", join(p("yes", "yes", 9), p("yes", "no", 1), p("no", "yes", 2), p("no", "no", 8)),
+			eval.Agreement{Items: 20, Agreement: 0.85, TPR: ptr(0.9), TNR: ptr(0.8), Kappa: ptr(0.7), Confusion: eval.Confusion{YesYes: 9, YesNo: 1, NoYes: 2, NoNo: 8}}},
+		{"only yes labels, only yes verdicts", p("yes", "yes", 3),
+			eval.Agreement{Items: 3, Agreement: 1, TPR: ptr(1), Confusion: eval.Confusion{YesYes: 3}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Agree(tt.pairs)
+			assert.Equal(t, tt.want.Items, got.Items)
+			assert.InDelta(t, tt.want.Agreement, got.Agreement, 1e-9)
+			assert.Equal(t, tt.want.Confusion, got.Confusion)
+			for name, pair := range map[string][2]*float64{"tpr": {tt.want.TPR, got.TPR}, "tnr": {tt.want.TNR, got.TNR}, "kappa": {tt.want.Kappa, got.Kappa}} {
+				if pair[0] == nil {
+					assert.Nil(t, pair[1], name)
+					continue
+				}
+				require.NotNil(t, pair[1], name)
+				assert.InDelta(t, *pair[0], *pair[1], 1e-9, name)
+			}
+		})
+	}
+}
+
+const labelFile = `
+- question: "What is the CADD phred score of X?"
+  expected: "8.103"
+  answer: "8.103"
+  verdict: yes
+  why: "same"
+- question: "What is the CADD phred score of X?"
+  expected: "8.103"
+  answer: "81.03"
+  verdict: no
+  why: "wrong number"
+- case: gene
+  question: "Which gene?"
+  expected: "NUTM2G"
+  answer: "NUTM2G, the NUT family member 2G"
+  verdict: "yes"
+  why: "extra detail"
+- case: gene
+  answer: "NUTM2F"
+  verdict: "no"
+  why: "wrong gene"
+`
+
+// stubSettings configures a judge run against a stub: cases and labels of
+// the test's own, the cache in dir.
+func stubSettings(t *testing.T, dir string, stub *llmstub.Server, judges string) settings.Settings {
+	t.Helper()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "cases.yaml"), []byte(`
+- case:
+    name: "gene"
+    input: "Which gene?"
+    expected: "NUTM2G"
+    checks: {contains: [NUTM2G]}
+`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "cases.labels.yaml"), []byte(labelFile), 0o644))
+	return settings.Settings{Root: dir, Cases: filepath.Join(dir, "cases.yaml"), Labels: filepath.Join(dir, "none"),
+		Cache: filepath.Join(dir, "cache.json"), Out: dir, BaseURL: stub.BaseURL(), Model: "m", Judge: judges,
+		JudgeMode: settings.JudgeMajority, Concurrency: 2, RequestTimeout: 10 * time.Second, RetryWait: time.Millisecond,
+		RetryMaxWait: time.Millisecond, MaxRetries: 1}
+}
+
+// fairJudge accepts exactly the answers that contain the expected answer
+// and nothing that looks like another value.
+func fairJudge(_ string, g llmstub.Graded) llmstub.Reply {
+	if strings.HasPrefix(g.Answer, g.Expected) {
+		return llmstub.Verdict("yes", "contains the expected answer")
+	}
+	return llmstub.Verdict("no", "differs")
+}
+
+func TestJudgeCalibrationAgainstAStub(t *testing.T) {
+	var asked atomic.Int64
+	stub := llmstub.Start(llmstub.JudgeWith(nil, func(model string, g llmstub.Graded) llmstub.Reply {
+		asked.Add(1)
+		if model == "yes-man" {
+			return llmstub.Verdict("yes", "fine")
+		}
+		if model == "mumbler" {
+			return llmstub.Reply{Content: "I think it is fine."}
+		}
+		return fairJudge(model, g)
+	}), llmstub.Options{})
+	defer stub.Close()
+	dir := t.TempDir()
+
+	st := stubSettings(t, dir, stub, "fair")
+	in, err := Load(st)
+	require.NoError(t, err)
+	require.Len(t, in.Labels, 4, "labels next to the case file are found")
+	cal, err := Run(context.Background(), st, in, io.Discard)
+	require.NoError(t, err)
+	require.NotNil(t, cal.Judge)
+	assert.Equal(t, []string{"fair"}, cal.Judge.Models)
+	assert.Regexp(t, `^sha256:[0-9a-f]{64}$`, cal.Judge.PromptHash)
+	assert.Equal(t, 4, cal.Judge.Items)
+	require.NotNil(t, cal.Judge.Kappa)
+	assert.InDelta(t, 1.0, *cal.Judge.Kappa, 1e-9)
+	assert.Equal(t, int64(4), asked.Load())
+	require.NotNil(t, cal.Checks, "the two labels of the loaded case are checked")
+	assert.Equal(t, 2, cal.Checks.Items)
+
+	// A second calibration reuses every verdict; -force asks again.
+	cal, err = Run(context.Background(), st, in, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, 4, cal.Judge.Cached)
+	assert.Equal(t, int64(4), asked.Load(), "cached verdicts cost nothing")
+	st.Force = true
+	cal, err = Run(context.Background(), st, in, io.Discard)
+	require.NoError(t, err)
+	assert.Zero(t, cal.Judge.Cached)
+	assert.Equal(t, int64(8), asked.Load())
+	st.Force = false
+
+	// A judge that accepts everything has a kappa of 0.
+	st.Judge = "yes-man"
+	cal, err = Run(context.Background(), st, in, io.Discard)
+	require.NoError(t, err)
+	require.NotNil(t, cal.Judge.Kappa)
+	assert.InDelta(t, 0.0, *cal.Judge.Kappa, 1e-9)
+	assert.Contains(t, Format(cal, ""), "kappa 0.00 is below 0.8: do not trust this judge's verdicts alone")
+
+	// Unusable replies count as "no" and are asked again next time.
+	st.Judge = "mumbler"
+	cal, err = Run(context.Background(), st, in, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, 4, cal.Judge.Unusable)
+	assert.Equal(t, eval.Confusion{YesNo: 2, NoNo: 2}, cal.Judge.Confusion)
+	cal, err = Run(context.Background(), st, in, io.Discard)
+	require.NoError(t, err)
+	assert.Zero(t, cal.Judge.Cached)
+
+	// Three judges: the fair pair outvotes the yes-man; they split on the
+	// two answers to reject.
+	st.Judge, st.JudgeMode = "fair,yes-man,fair2", settings.JudgeMajority
+	cal, err = Run(context.Background(), st, in, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"fair", "yes-man", "fair2"}, cal.Judge.Models)
+	assert.Equal(t, settings.JudgeMajority, cal.Judge.Mode)
+	assert.InDelta(t, 1.0, *cal.Judge.Kappa, 1e-9)
+	assert.Equal(t, 2, cal.Judge.Disagreements)
+	for _, r := range cal.Results {
+		require.Len(t, r.Judges, 3)
+	}
+
+	path, err := Write(dir, cal)
+	require.NoError(t, err)
+	var back eval.Calibration
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &back))
+	assert.Equal(t, cal.Judge.Agreement, back.Judge.Agreement)
+	assert.Equal(t, len(cal.Results), len(back.Results))
+}
+
+func TestLoadErrors(t *testing.T) {
+	dir := t.TempDir()
+	st := settings.Settings{Root: dir, Cases: filepath.Join(dir, "cases.yaml"), Labels: filepath.Join(dir, "labels")}
+	require.NoError(t, os.WriteFile(st.Cases, []byte("- case: {name: a, input: q, expected: e}\n"), 0o644))
+	_, err := Load(st)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "no labelled answers")
+	assert.Contains(t, err.Error(), "EVAL_LABELS")
+
+	require.NoError(t, os.MkdirAll(st.Labels, 0o755))
+	stale := "- case: a\n  question: q\n  expected: another answer\n  answer: x\n  verdict: no\n  why: w\n"
+	require.NoError(t, os.WriteFile(filepath.Join(st.Labels, "a.labels.yaml"), []byte(stale), 0o644))
+	in, err := Load(st)
+	require.NoError(t, err)
+	require.Len(t, in.Warnings, 1)
+	assert.Contains(t, in.Warnings[0], "a.labels.yaml:1: the label's expected answer differs from that of case \"a\"")
+	var log strings.Builder
+	cal, err := Run(context.Background(), st, in, &log)
+	require.NoError(t, err)
+	assert.Contains(t, log.String(), "calibrate: warning: "+in.Warnings[0])
+	assert.Nil(t, cal.Checks, "a stale label is not measured on the case's checks")
+
+	bad := "- case: a\n  answer: x\n  verdict: maybe\n  why: w\n"
+	require.NoError(t, os.WriteFile(filepath.Join(st.Labels, "a.labels.yaml"), []byte(bad), 0o644))
+	_, err = Load(st)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `a.labels.yaml:1: label: verdict must be "yes" or "no", not "maybe"`)
+}

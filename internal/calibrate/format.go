@@ -1,0 +1,108 @@
+package calibrate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
+)
+
+// TrustedKappa is the kappa below which a judge's verdicts should not be
+// trusted alone.
+const TrustedKappa = 0.8
+
+// maxListed bounds the disagreeing answers listed per side.
+const maxListed = 10
+
+// Format describes a calibration in a few lines: the labels, the checks'
+// agreement and the judge's, with the answers each side got wrong.
+// noJudge says why no judge ran when none did.
+func Format(cal eval.Calibration, noJudge string) string {
+	var b strings.Builder
+	yes := 0
+	for _, r := range cal.Results {
+		if r.Verdict == "yes" {
+			yes++
+		}
+	}
+	fmt.Fprintf(&b, "calibrate: %d labelled answers (%d to accept, %d to reject) from %s\n", cal.Items, yes, cal.Items-yes, strings.Join(cal.Labels, ", "))
+	if cal.Checks == nil {
+		fmt.Fprintln(&b, "calibrate: deterministic checks: no labelled answer belongs to a loaded case with answer checks")
+	} else {
+		fmt.Fprintf(&b, "calibrate: deterministic checks, on the %d answers whose case checks its answer: %s\n", cal.Checks.Items, Describe(*cal.Checks))
+		listWrong(&b, cal.Results, func(r eval.LabelResult) string { return r.Checks }, "checks")
+	}
+	j := cal.Judge
+	if j == nil {
+		fmt.Fprintf(&b, "calibrate: judge: none: %s\n", noJudge)
+		return b.String()
+	}
+	mode := ""
+	if j.Mode != "" {
+		mode = ", " + j.Mode
+	}
+	fmt.Fprintf(&b, "calibrate: judge %s%s (prompt %s) on %d answers: %s\n", strings.Join(j.Models, ","), mode, ShortHash(j.PromptHash), j.Items, Describe(j.Agreement))
+	fmt.Fprintf(&b, "calibrate: judge: %d unusable replies (counted as no), %d reused from the cache", j.Unusable, j.Cached)
+	if len(j.Models) > 1 {
+		fmt.Fprintf(&b, ", judges split on %d answers", j.Disagreements)
+	}
+	if j.Errors > 0 {
+		fmt.Fprintf(&b, ", %d not decided (errors or token limit, left out)", j.Errors)
+	}
+	b.WriteString("\n")
+	switch {
+	case j.Kappa == nil:
+		fmt.Fprintln(&b, "calibrate: judge: kappa is undefined (every label or every verdict the same): this calibration says nothing")
+	case *j.Kappa < TrustedKappa:
+		fmt.Fprintf(&b, "calibrate: judge: kappa %.2f is below %.1f: do not trust this judge's verdicts alone\n", *j.Kappa, TrustedKappa)
+	}
+	listWrong(&b, cal.Results, func(r eval.LabelResult) string { return r.Judge }, "judge")
+	return b.String()
+}
+
+// Describe states an agreement in one line.
+func Describe(a eval.Agreement) string {
+	return fmt.Sprintf("agreement %s, TPR %s, TNR %s, kappa %s (confusion: label yes → %d yes, %d no; label no → %d yes, %d no)",
+		percent(&a.Agreement), percent(a.TPR), percent(a.TNR), twoPlaces(a.Kappa),
+		a.Confusion.YesYes, a.Confusion.YesNo, a.Confusion.NoYes, a.Confusion.NoNo)
+}
+
+// listWrong lists the answers whose verdict (by side) differs from the label.
+func listWrong(b *strings.Builder, results []eval.LabelResult, verdict func(eval.LabelResult) string, side string) {
+	n := 0
+	for _, r := range results {
+		v := verdict(r)
+		if v == "" || v == r.Verdict {
+			continue
+		}
+		if n++; n > maxListed {
+			continue
+		}
+		fmt.Fprintf(b, "calibrate:   %s said %s, label %s: %s (%s): %s\n", side, v, r.Verdict, r.Where(), r.Case, r.Why)
+	}
+	if n > maxListed {
+		fmt.Fprintf(b, "calibrate:   ... and %d more (see calibration.json)\n", n-maxListed)
+	}
+}
+
+// ShortHash shortens "sha256:<64 hex>" for display.
+func ShortHash(h string) string {
+	if len(h) > len("sha256:")+12 {
+		return h[:len("sha256:")+12]
+	}
+	return h
+}
+
+func percent(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f%%", 100**v)
+}
+
+func twoPlaces(v *float64) string {
+	if v == nil {
+		return "undefined"
+	}
+	return fmt.Sprintf("%.2f", *v)
+}

@@ -1,0 +1,64 @@
+package calibrate
+
+import (
+	"github.com/mcpeval/mcpeval/internal/eval"
+)
+
+// pair is one labelled answer's label and the verdict it got, each "yes"
+// or "no".
+type pair struct {
+	label, verdict string
+}
+
+// Agree compares verdicts with labels, "yes" being the positive class.
+func Agree(pairs []pair) eval.Agreement {
+	var a eval.Agreement
+	c := &a.Confusion
+	for _, p := range pairs {
+		switch {
+		case p.label == "yes" && p.verdict == "yes":
+			c.YesYes++
+		case p.label == "yes":
+			c.YesNo++
+		case p.verdict == "yes":
+			c.NoYes++
+		default:
+			c.NoNo++
+		}
+	}
+	n := c.YesYes + c.YesNo + c.NoYes + c.NoNo
+	a.Items = n
+	if n == 0 {
+		return a
+	}
+	a.Agreement = float64(c.YesYes+c.NoNo) / float64(n)
+	a.TPR = ratio(c.YesYes, c.YesYes+c.YesNo)
+	a.TNR = ratio(c.NoNo, c.NoNo+c.NoYes)
+	a.Kappa = kappa(*c)
+	return a
+}
+
+// kappa is Cohen's kappa, (po - pe) / (1 - pe): po the observed agreement,
+// pe the agreement expected by chance from the rates of "yes" among labels
+// and among verdicts. It is nil when pe is 1 (every label and every verdict
+// the same), where kappa is undefined.
+func kappa(c eval.Confusion) *float64 {
+	n := float64(c.YesYes + c.YesNo + c.NoYes + c.NoNo)
+	po := float64(c.YesYes+c.NoNo) / n
+	labelYes := float64(c.YesYes+c.YesNo) / n
+	verdictYes := float64(c.YesYes+c.NoYes) / n
+	pe := labelYes*verdictYes + (1-labelYes)*(1-verdictYes)
+	if pe >= 1 {
+		return nil
+	}
+	k := (po - pe) / (1 - pe)
+	return &k
+}
+
+func ratio(a, b int) *float64 {
+	if b == 0 {
+		return nil
+	}
+	r := float64(a) / float64(b)
+	return &r
+}

@@ -1,0 +1,115 @@
+package eval
+
+import (
+	"strconv"
+	"time"
+)
+
+// Label is a labelled answer: a candidate answer to a question, with the
+// verdict a fair judge must give it and why. Labelled answers measure how
+// far the judge, and the deterministic checks, can be trusted.
+type Label struct {
+	// Case names the case the answer was written for; when that case is
+	// loaded, its deterministic checks are measured on the answer too.
+	Case     string `yaml:"case" json:"case,omitempty"`
+	Question string `yaml:"question" json:"question"`
+	Expected string `yaml:"expected" json:"expected"`
+	Answer   string `yaml:"answer" json:"answer"`
+	// Verdict is "yes" (a fair judge accepts the answer) or "no".
+	Verdict string `yaml:"verdict" json:"verdict"`
+	Why     string `yaml:"why" json:"why"`
+	// Kind says what the answer tries ("paraphrase", "negation",
+	// "wrong unit", ...); optional.
+	Kind string `yaml:"kind" json:"kind,omitempty"`
+
+	// File and Line locate the label in its source file.
+	File string `yaml:"-" json:"file"`
+	Line int    `yaml:"-" json:"line"`
+}
+
+// Where returns "file:line" for messages.
+func (l Label) Where() string {
+	return l.File + ":" + strconv.Itoa(l.Line)
+}
+
+// Calibration is the content of calibration.json: how often the judge, and
+// the deterministic checks, give labelled answers the verdict they must
+// get.
+type Calibration struct {
+	Generated time.Time `json:"generated"`
+	// Labels are the label files read.
+	Labels []string `json:"labels"`
+	Items  int      `json:"items"`
+	// Checks measures the deterministic checks on the labelled answers
+	// whose case is loaded and has answer checks; nil when none has.
+	Checks *Agreement `json:"checks,omitempty"`
+	// Judge measures the judge; nil when no judge was configured.
+	Judge   *JudgeCalibration `json:"judge,omitempty"`
+	Results []LabelResult     `json:"results"`
+}
+
+// JudgeCalibration is the agreement of one judge configuration with the
+// labels.
+type JudgeCalibration struct {
+	// Models are the judge models, Mode how several decide, PromptHash
+	// identifies the judge prompt and Provider is the endpoint's URL.
+	Models     []string `json:"models"`
+	Mode       string   `json:"mode,omitempty"`
+	PromptHash string   `json:"prompt_hash"`
+	Provider   string   `json:"provider,omitempty"`
+	// Unusable counts the labelled answers on which the judge gave no
+	// usable verdict; they count as "no", as in a run.
+	Unusable int `json:"unusable"`
+	// Disagreements counts the labelled answers on which several judges
+	// did not all agree.
+	Disagreements int `json:"disagreements,omitempty"`
+	// Cached counts the verdicts reused from the result cache.
+	Cached int `json:"cached"`
+	Agreement
+}
+
+// Agreement compares verdicts with labels; "yes" is the positive class.
+type Agreement struct {
+	// Items counts the labelled answers decided; Errors those that could
+	// not be (a provider failure, a token limit), which are left out.
+	Items  int `json:"items"`
+	Errors int `json:"errors,omitempty"`
+	// Agreement is the share of verdicts equal to the label.
+	Agreement float64 `json:"agreement"`
+	// TPR is the share of answers labelled "yes" that got "yes"; TNR the
+	// share labelled "no" that got "no". Each is null without such labels.
+	TPR *float64 `json:"tpr"`
+	TNR *float64 `json:"tnr"`
+	// Kappa is Cohen's kappa: agreement beyond what chance gives with the
+	// same rates of "yes"; null when chance alone would agree on every
+	// answer (every label and every verdict the same).
+	Kappa     *float64  `json:"kappa"`
+	Confusion Confusion `json:"confusion"`
+}
+
+// Confusion is the confusion matrix of verdicts against labels.
+type Confusion struct {
+	// YesYes counts answers labelled "yes" that got "yes", YesNo those
+	// labelled "yes" that got "no", and so on.
+	YesYes int `json:"label_yes_verdict_yes"`
+	YesNo  int `json:"label_yes_verdict_no"`
+	NoYes  int `json:"label_no_verdict_yes"`
+	NoNo   int `json:"label_no_verdict_no"`
+}
+
+// LabelResult is what the checks and the judge said of one labelled answer.
+type LabelResult struct {
+	Label
+	// Checks is the deterministic checks' verdict ("yes" when all held),
+	// "" when the label's case is not loaded or has no answer checks.
+	Checks      string        `json:"checks,omitempty"`
+	CheckDetail []CheckResult `json:"check_results,omitempty"`
+	// Judge is the judge's verdict ("no" for an unusable reply), "" when
+	// no judge ran or it failed (Error says why).
+	Judge       string         `json:"judge,omitempty"`
+	JudgeReason string         `json:"judge_reason,omitempty"`
+	Judges      []JudgeVerdict `json:"judges,omitempty"`
+	Unusable    bool           `json:"unusable,omitempty"`
+	Cached      bool           `json:"cached,omitempty"`
+	Error       string         `json:"error,omitempty"`
+}

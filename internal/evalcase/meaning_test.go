@@ -1,0 +1,146 @@
+package evalcase
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
+)
+
+// Checks mean what they say: whole words, units, negative patterns, and no
+// evidence taken from the question repeated in the answer.
+func TestChecksMeanWhatTheySay(t *testing.T) {
+	tests := []struct {
+		name     string
+		question string
+		checks   []string // YAML lines under `checks:`
+		answer   string
+		passed   []bool
+	}{
+		{"whole word found", "", []string{`contains: [pathogenic]`}, "It is Pathogenic.", []bool{true}},
+		{"inside a longer word", "", []string{`contains: [pathogenic]`}, "It is nonpathogenic.", []bool{false}},
+		{"hyphen ends a word", "", []string{`contains: [Rett]`}, "Rett-like features", []bool{true}},
+		{"digits inside a longer number", "", []string{`contains: ["10,452"]`}, "110,452 homozygotes", []bool{false}},
+		{"digits as the number", "", []string{`contains: ["10,452"]`}, "10,452 homozygotes", []bool{true}},
+		{"gene symbol inside a longer symbol", "", []string{`contains: [Nutm2]`}, "The ortholog is Nutm2f.", []bool{false}},
+		{"phrase across a line break", "", []string{`contains: ["likely benign"]`}, "likely\n  benign", []bool{true}},
+		{"phrase ending in punctuation", "", []string{`contains: ["p.P63S)"]`}, "change (p.P63S)", []bool{true}},
+		{"identifier with colon", "", []string{`contains: ["HP:0001878"]`}, `"id":"HP:0001878"`, []bool{true}},
+		{"identifier prefix of a longer one", "", []string{`contains: ["HP:000187"]`}, `HP:0001878`, []bool{false}},
+		{"substring asked for", "", []string{`contains: [pathogenic]`, `substring: true`}, "nonpathogenic", []bool{true}},
+		{"not_contains is whole-word too", "", []string{`not_contains: [tolerant]`}, "intolerant", []bool{true}},
+		{"not_contains substring", "", []string{`not_contains: [tolerant]`, `substring: true`}, "intolerant", []bool{false}},
+		{"not_regexp absent", "", []string{`not_regexp: ['(?i)\bnot\s+pathogenic']`}, "Pathogenic for Rett syndrome", []bool{true}},
+		{"not_regexp present", "", []string{`not_regexp: ['(?i)\bnot\s+pathogenic']`}, "It is not pathogenic.", []bool{false}},
+		{"unit attached", "", []string{`numbers: [{value: 63.18, tolerance: 0.005, unit: TPM}]`}, "63.18 TPM in pancreas", []bool{true}},
+		{"unit attached without space", "", []string{`numbers: [{value: 63.18, tolerance: 0.005, unit: TPM}]`}, "63.18TPM", []bool{true}},
+		{"unit in parentheses", "", []string{`numbers: [{value: 63.18, tolerance: 0.005, unit: TPM}]`}, "pancreas, 63.18 (TPM)", []bool{true}},
+		{"unit spelled out", "", []string{`numbers: [{value: 63.18, tolerance: 0.005, unit: [TPM, transcripts per million]}]`}, "63.18 transcripts  per million", []bool{true}},
+		{"other unit attached", "", []string{`numbers: [{value: 63.18, tolerance: 0.005, unit: TPM}]`}, "63.18 RPKM (not TPM)", []bool{false}},
+		{"bare number, unit named elsewhere", "", []string{`numbers: [{value: 63.18, tolerance: 0.005, unit: TPM}]`}, "median TPM: pancreas 63.18", []bool{true}},
+		{"bare number, unit in JSON", "", []string{`numbers: [{value: 63.18, tolerance: 0.005, unit: TPM}]`}, `{"unit":"median TPM","data":{"Pancreas":63.18}}`, []bool{true}},
+		{"bare number, no unit anywhere", "", []string{`numbers: [{value: 63.18, tolerance: 0.005, unit: TPM}]`}, "pancreas: 63.18", []bool{false}},
+		{"number followed by a plain word", "", []string{`numbers: [{value: 63.18, tolerance: 0.005, unit: TPM}]`}, "63.18 in the pancreas (TPM)", []bool{true}},
+		{"percent", "", []string{`numbers: [{value: 1.7, tolerance: 0.05, unit: ["%", percent]}]`}, "about 1.7% of alleles", []bool{true}},
+		{"percent spelled out", "", []string{`numbers: [{value: 1.7, tolerance: 0.05, unit: ["%", percent]}]`}, "about 1.7 percent", []bool{true}},
+		{"fraction is not percent", "", []string{`numbers: [{value: 1.7, tolerance: 0.05, unit: ["%", percent]}]`}, "frequency 1.7 per thousand", []bool{false}},
+		{"unit on another number only", "", []string{`numbers: [{value: 63.18, tolerance: 0.005, unit: TPM}]`}, "63.18 RPKM, 6.12 TPM", []bool{false}},
+		{
+			"question echoed back", "Is Chr9:99694174 C>T present in gnomAD?",
+			[]string{`regexp: ['(?i)present']`}, "Is Chr9:99694174 C>T present in gnomAD?", []bool{false},
+		},
+		{
+			"question echoed back fails negative checks too", "Is Chr9:99694174 C>T present in gnomAD?",
+			[]string{`not_contains: [absent]`, `not_regexp: [xyz]`}, "  is chr9:99694174 c>t PRESENT in gnomAD ", []bool{false, false},
+		},
+		{
+			"echo plus a real answer", "Is Chr9:99694174 C>T present in gnomAD?",
+			[]string{`regexp: ['(?i)present']`}, "Is Chr9:99694174 C>T present in gnomAD? Yes, it is present: 4 alleles.", []bool{true},
+		},
+		{
+			"echo plus a non-answer", "Is Chr9:99694174 C>T present in gnomAD?",
+			[]string{`regexp: ['(?i)present']`}, "You asked: is Chr9:99694174 C>T present in gnomAD. I cannot tell.", []bool{false},
+		},
+		{
+			"a term of the question repeated in a real answer", "Which tissue expresses NUTM2G the most according to GTEx?",
+			[]string{`contains: [NUTM2G]`}, "NUTM2G is most expressed in the testis.", []bool{true},
+		},
+		{
+			"negation inside the echo does not count", "How many alleles are pathogenic (not likely pathogenic) in ClinVar?",
+			[]string{`not_regexp: ['(?i)likely pathogenic']`, `numbers: [{value: 33}]`},
+			"How many alleles are pathogenic (not likely pathogenic) in ClinVar? 33.", []bool{true, true},
+		},
+		{
+			"numbers of the question are no evidence", "What is the hg38 position of chr9:99694174 on chromosome 9?",
+			[]string{`numbers: [{value: 99694174}]`}, "the hg38 position of chr9:99694174 on chromosome 9 is unknown", []bool{false},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := parseOne(t, append([]string{"checks:"}, indent(tt.checks)...)...)
+			c.Input = tt.question
+			got := CheckAnswer(c, tt.answer)
+			require.Len(t, got, len(tt.passed))
+			for i, r := range got {
+				assert.Equal(t, tt.passed[i], r.Passed, "%s: %s", r.Check, r.Detail)
+				if !r.Passed {
+					assert.NotEmpty(t, r.Detail)
+				}
+			}
+		})
+	}
+}
+
+func TestCheckNamesSayWhatIsChecked(t *testing.T) {
+	c := parseOne(t, "checks:", `  contains: [a]`, `  substring: true`, `  not_regexp: ['b+']`,
+		`  numbers: [{value: 63.18, tolerance: 0.005, unit: [TPM, transcripts per million]}]`)
+	got := CheckAnswer(c, "a bbb 63.18 RPKM")
+	assert.Equal(t, []eval.CheckResult{
+		{Check: `contains "a" (substring)`, Passed: true},
+		{Check: `not_regexp "b+"`, Passed: false, Detail: `matches "bbb" in the answer`},
+		{Check: "number 63.18 ± 0.005 TPM or transcripts per million", Passed: false, Detail: `no such number in "TPM" in the answer`},
+	}, got)
+	echo := CheckAnswer(eval.Case{Input: "Is it a, b or c today?", Checks: eval.Checks{Contains: []string{"a"}}}, "is it a, b or c today")
+	assert.Equal(t, []eval.CheckResult{{Check: `contains "a"`, Detail: "the answer only repeats the question"}}, echo)
+}
+
+func TestWithoutEcho(t *testing.T) {
+	q := "What is the CADD phred score for the variant NM_001045477.4:c.187C>T?"
+	tests := []struct {
+		answer, want string
+		onlyEcho     bool
+	}{
+		{"8.103", "8.103", false},
+		{q, "\n", true},
+		{"The CADD phred score for the variant NM_001045477.4:c.187C>T is 8.103.", "\n is 8.103.", false},
+		{"CADD phred score: 8.103", "CADD phred score: 8.103", false},                                                                 // four words only
+		{"what IS the cadd PHRED score?!", "\n", true},                                                                                // case and punctuation do not matter
+		{"score for the variant NM_001045477.4:c.187C>T — unknown", "score for the variant NM_001045477.4:c.187C>T — unknown", false}, // half the question is a restatement
+		{"the CADD phred score for the variant is 8.103", "\n is 8.103", false},                                                       // six words, 60% of the question
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.answer, func(t *testing.T) {
+			got, only := withoutEcho(q, tt.answer)
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.onlyEcho, only)
+		})
+	}
+	short := "Gene of rs28934906?"
+	got, only := withoutEcho(short, "Gene of rs28934906: MECP2")
+	assert.Equal(t, "\n MECP2", got, "a question shorter than five words is an echo when repeated whole")
+	assert.False(t, only)
+	got, _ = withoutEcho("Is there an interaction between NUTM2G and MECP2 in STRING?", "No. STRING has no interaction between NUTM2G and MECP2.")
+	assert.Equal(t, "No. STRING has no interaction between NUTM2G and MECP2.", got, "a restatement of part of the question is the answer's own")
+	two := "Tell me about the variant NM_001045477.4:c.187C>T. According to REVEL, how is this variant classified?"
+	got, only = withoutEcho(two, "According to REVEL, how is this variant classified? Benign, 0.027.")
+	assert.Equal(t, "\n Benign, 0.027.", got, "a whole sentence of the question is an echo")
+	assert.False(t, only)
+	got, _ = withoutEcho("", "anything")
+	assert.Equal(t, "anything", got)
+	big := strings.Repeat("word ", 200_000)
+	require.NotPanics(t, func() { withoutEcho(q, big) })
+}

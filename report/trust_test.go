@@ -1,0 +1,55 @@
+package report
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
+)
+
+func TestTrust(t *testing.T) {
+	k := func(v float64) *float64 { return &v }
+	judge := func(models []string, mode, hash string, kappa *float64) *eval.Calibration {
+		return &eval.Calibration{Items: 100, Checks: &eval.Agreement{Items: 96, Agreement: 1, Kappa: k(1)},
+			Judge: &eval.JudgeCalibration{Models: models, Mode: mode, PromptHash: hash,
+				Agreement: eval.Agreement{Items: 100, Agreement: 0.95, TPR: k(0.96), TNR: k(0.94), Kappa: kappa}}}
+	}
+	run := eval.Summary{JudgeModel: "gpt", JudgePromptHash: "sha256:aaaa"}
+	panel := eval.Summary{JudgeModel: "a,b,c", JudgeMode: "majority", JudgePromptHash: "sha256:aaaa"}
+	tests := []struct {
+		name    string
+		run     eval.Summary
+		cal     *eval.Calibration
+		level   string
+		message string
+	}{
+		{"calibrated", run, judge([]string{"gpt"}, "", "sha256:aaaa", k(0.9)), TrustMeasured,
+			"The judge gpt has a kappa of 0.90 on 100 labelled answers: agreement 95.0%, true-positive rate 96.0%, true-negative rate 94.0%."},
+		{"weak", run, judge([]string{"gpt"}, "", "sha256:aaaa", k(0.79)), TrustWeak, "has a kappa of 0.79, below 0.8"},
+		{"undefined kappa", run, judge([]string{"gpt"}, "", "sha256:aaaa", nil), TrustWeak, "has an undefined kappa"},
+		{"no calibration", run, nil, TrustNone, "The judge gpt has no calibration: nobody knows how often its verdicts are right."},
+		{"checks only", run, &eval.Calibration{Items: 10, Checks: &eval.Agreement{Items: 10}}, TrustNone, "calibration.json measured the deterministic checks only"},
+		{"another judge", run, judge([]string{"claude"}, "", "sha256:aaaa", k(0.9)), TrustNone, "calibration.json measured the judge claude"},
+		{"another prompt", run, judge([]string{"gpt"}, "", "sha256:bbbb", k(0.9)), TrustNone, "with another judge prompt (sha256:bbbb, this run's is sha256:aaaa)"},
+		{"prompt unknown to the run", eval.Summary{JudgeModel: "gpt"}, judge([]string{"gpt"}, "", "sha256:bbbb", k(0.9)), TrustMeasured, "kappa of 0.90"},
+		{"panel in any order", panel, judge([]string{"c", "a", "b"}, "majority", "sha256:aaaa", k(0.85)), TrustMeasured, "The judge a,b,c (majority) has a kappa of 0.85"},
+		{"panel in another mode", panel, judge([]string{"a", "b", "c"}, "unanimous", "sha256:aaaa", k(0.85)), TrustNone, "the judges in unanimous mode"},
+		{"part of the panel", panel, judge([]string{"a"}, "", "sha256:aaaa", k(0.85)), TrustNone, "measured the judge a."},
+		{"no judge, checks calibrated", eval.Summary{Reference: true}, judge([]string{"gpt"}, "", "sha256:aaaa", k(0.9)), TrustChecks,
+			"No judge: the deterministic checks decided every verdict. On 96 labelled answers they agree 100.0% with the labels (kappa 1.00)."},
+		{"no judge, no calibration", eval.Summary{Reference: true}, nil, TrustChecks, "They have no calibration: run make calibrate"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := trustOf(tt.run, tt.cal)
+			assert.Equal(t, tt.level, got.Level)
+			assert.Contains(t, got.Message, tt.message)
+			if tt.level == TrustMeasured || tt.level == TrustWeak {
+				assert.Equal(t, tt.cal.Judge, got.Judge)
+			} else {
+				assert.Nil(t, got.Judge, "a calibration of another judge is not this run's")
+			}
+		})
+	}
+}
