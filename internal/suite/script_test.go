@@ -83,7 +83,7 @@ func goEnvironment(t *testing.T) []string {
 
 // scriptCmds are the commands the scripts add to testscript's own.
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
-	// stub BEHAVIOUR [-password P] [-latency D]: serve a stub model for the
+	// stub BEHAVIOUR [-password P] [-latency D] [-served M1,M2]: serve a stub model for the
 	// rest of the script and point the suite at it (OPENAI_BASE_URL,
 	// EVAL_MODEL, OPENAI_API_KEY unless already set). With -password, the
 	// base URL carries user credentials; -latency delays every reply.
@@ -104,7 +104,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	//            JSON or not), answers with their results, approves every answer
 	"stub": func(ts *testscript.TestScript, neg bool, args []string) {
 		if neg || len(args) == 0 {
-			ts.Fatalf("usage: stub BEHAVIOUR [-password P] [-latency D]")
+			ts.Fatalf("usage: stub BEHAVIOUR [-password P] [-latency D] [-served M1,M2]")
 		}
 		password, opts := "", llmstub.Options{}
 		for i := 1; i+1 < len(args); i += 2 {
@@ -115,6 +115,8 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 				d, err := time.ParseDuration(args[i+1])
 				ts.Check(err)
 				opts.Latency = d
+			case "-served":
+				opts.Models = strings.Split(args[i+1], ",")
 			default:
 				ts.Fatalf("stub: unknown option %s", args[i])
 			}
