@@ -14,15 +14,26 @@
 //
 //	go run ./cmd/evalstub -reject-judge b &
 //	OPENAI_BASE_URL=http://127.0.0.1:8099/v1 EVAL_MODEL=stub EVAL_JUDGE_MODEL=a,b,c make eval
+//
+// -wrong makes one model answer a known subset of the cases wrong, -cost
+// makes a model report what each request cost, and -served lists the
+// models the stub serves (any other gets a 404), for trying several models
+// side by side:
+//
+//	go run ./cmd/evalstub -served good,bad -wrong 'bad=(?i)gene' -cost good=0.002 &
+//	OPENAI_BASE_URL=http://127.0.0.1:8099/v1 OPENAI_API_KEY=x go test ./evaltest -models good,bad
 package main
 
 import (
 	"flag"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,9 +50,15 @@ func main() {
 	rate500 := flag.Float64("rate500", 0, "share of requests answered 500")
 	rateLimit := flag.Float64("rate-limit", 0, "requests per second served, with OpenAI's rate-limit headers; beyond it, 429 (0: no limit)")
 	reject := flag.String("reject-judge", "", "judge `models` (comma-separated) that say no to every answer")
+	served := flag.String("served", "", "the `models` served, comma-separated, listed at /models; any other gets a 404 (default: every model)")
+	var b behaviour
+	flag.Func("wrong", "`model=regexp`: the model answers every question the regular expression matches wrong (repeatable)", b.addWrong)
+	flag.Func("cost", "`model=usd`: every reply to the model reports this cost in US dollars (repeatable)", b.addCost)
 	flag.Parse()
-	opts := llmstub.Options{Latency: *latency, Rate429: *rate429, Rate500: *rate500, RetryAfter: "1", Seed: uint64(time.Now().UnixNano()), RateLimit: *rateLimit}
-	if err := run(*addr, *cases, splitList(*reject), opts); err != nil {
+	b.rejectingJudges = splitList(*reject)
+	opts := llmstub.Options{Latency: *latency, Rate429: *rate429, Rate500: *rate500, RetryAfter: "1", Seed: uint64(time.Now().UnixNano()),
+		RateLimit: *rateLimit, Models: splitList(*served)}
+	if err := run(*addr, *cases, b, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "evalstub:", err)
 		os.Exit(1)
 	}
@@ -57,7 +74,37 @@ func splitList(s string) []string {
 	return out
 }
 
-func run(addr, cases string, rejectingJudges []string, opts llmstub.Options) error {
+// behaviour is how the stub departs from a correct agent.
+type behaviour struct {
+	rejectingJudges []string
+	wrong           []func(llmstub.Responder) llmstub.Responder
+	costs           []func(llmstub.Responder) llmstub.Responder
+}
+
+func (b *behaviour) addWrong(v string) error {
+	model, expr, ok := strings.Cut(v, "=")
+	if !ok || model == "" {
+		return fmt.Errorf("want model=regexp, not %q", v)
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return err
+	}
+	b.wrong = append(b.wrong, func(next llmstub.Responder) llmstub.Responder { return llmstub.Wrong(next, model, re) })
+	return nil
+}
+
+func (b *behaviour) addCost(v string) error {
+	model, amount, ok := strings.Cut(v, "=")
+	usd, err := strconv.ParseFloat(amount, 64)
+	if !ok || model == "" || err != nil || !(usd >= 0) || math.IsInf(usd, 0) {
+		return fmt.Errorf("want model=usd with a cost of 0 or more, not %q", v)
+	}
+	b.costs = append(b.costs, func(next llmstub.Responder) llmstub.Responder { return llmstub.Priced(next, model, usd) })
+	return nil
+}
+
+func run(addr, cases string, b behaviour, opts llmstub.Options) error {
 	if cases == "" {
 		root, err := files.ModuleRoot()
 		if err != nil {
@@ -75,9 +122,12 @@ func run(addr, cases string, rejectingJudges []string, opts llmstub.Options) err
 	}
 	fmt.Fprintf(os.Stderr, "evalstub: replaying %d cases from %s; OPENAI_BASE_URL=http://%s/v1\n", len(loaded), cases, ln.Addr())
 	respond := llmstub.Replay(loaded)
-	if len(rejectingJudges) > 0 {
-		respond = llmstub.RejectingJudges(respond, rejectingJudges...)
-		fmt.Fprintf(os.Stderr, "evalstub: judge models %s say no to every answer\n", strings.Join(rejectingJudges, ", "))
+	if len(b.rejectingJudges) > 0 {
+		respond = llmstub.RejectingJudges(respond, b.rejectingJudges...)
+		fmt.Fprintf(os.Stderr, "evalstub: judge models %s say no to every answer\n", strings.Join(b.rejectingJudges, ", "))
+	}
+	for _, wrap := range append(b.wrong, b.costs...) {
+		respond = wrap(respond)
 	}
 	return http.Serve(ln, llmstub.New(respond, opts))
 }

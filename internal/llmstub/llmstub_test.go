@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"regexp"
+	"strconv"
 	"testing"
 	"time"
 
@@ -24,7 +26,8 @@ type chatReply struct {
 		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
 	Usage *struct {
-		TotalTokens int `json:"total_tokens"`
+		TotalTokens int      `json:"total_tokens"`
+		Cost        *float64 `json:"cost"`
 	} `json:"usage"`
 }
 
@@ -187,4 +190,33 @@ func TestJudgesThatDisagree(t *testing.T) {
 	assert.Equal(t, Graded{Question: "q?", Expected: "e", Answer: "a"}, g)
 	_, ok = Request{Messages: []eval.Message{{Role: "user", Content: graded}}}.Graded()
 	assert.False(t, ok, "not a judge request")
+}
+
+func TestWrongAndPricedModels(t *testing.T) {
+	cases := []eval.Case{{Input: "gene q?", Reference: []eval.RefCall{{Tool: "t"}}}, {Input: "other q?", Reference: []eval.RefCall{{Tool: "t"}}}}
+	s := Start(Priced(Wrong(Replay(cases), "bad", regexp.MustCompile(`gene`)), "good", 0.002), Options{})
+	defer s.Close()
+	ask := func(model, question string) chatReply {
+		_, r := post(t, s, map[string]any{"model": model, "messages": []eval.Message{{Role: "user", Content: question}}})
+		return r
+	}
+	judge := func(answer string) string {
+		graded := "Grade.\n\n" + `{"question": "q", "expected_answer": "e", "actual_answer": ` + strconv.Quote(answer) + `}`
+		_, r := post(t, s, map[string]any{"model": "good", "messages": []eval.Message{{Role: "user", Content: graded}},
+			"tool_choice": map[string]any{"type": "function", "function": map[string]string{"name": JudgeTool}}})
+		var v struct{ Verdict string }
+		require.NoError(t, json.Unmarshal([]byte(r.Choices[0].Message.ToolCalls[0].Function.Arguments), &v))
+		return v.Verdict
+	}
+
+	bad := ask("bad", "gene q?")
+	assert.Equal(t, WrongAnswer, bad.Choices[0].Message.Content, "bad is wrong on the matching questions")
+	assert.Nil(t, bad.Usage.Cost, "bad reports no cost")
+	assert.Equal(t, "t", ask("bad", "other q?").Choices[0].Message.ToolCalls[0].Function.Name, "and right on the others")
+	good := ask("good", "gene q?")
+	assert.Equal(t, "t", good.Choices[0].Message.ToolCalls[0].Function.Name, "good is right")
+	require.NotNil(t, good.Usage.Cost)
+	assert.Equal(t, 0.002, *good.Usage.Cost)
+	assert.Equal(t, "no", judge(WrongAnswer), "every judge rejects the wrong answer")
+	assert.Equal(t, "yes", judge("a right answer"))
 }

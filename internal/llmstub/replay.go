@@ -2,6 +2,7 @@ package llmstub
 
 import (
 	"encoding/json"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -99,5 +100,39 @@ func RejectingJudges(next Responder, models ...string) Responder {
 			return Verdict("no", "the answer does not match the expected answer")
 		}
 		return next(req)
+	}
+}
+
+// WrongAnswer is what a model made wrong by Wrong answers.
+const WrongAnswer = "I could not find that."
+
+// Wrong makes model answer WrongAnswer, at once, to every question that
+// wrong matches, and makes every judge reject that answer; other requests
+// go to next. Two model names on one stub then give two models, one right
+// on every case and one wrong on a known subset.
+func Wrong(next Responder, model string, wrong *regexp.Regexp) Responder {
+	return func(req Request) Reply {
+		if g, ok := req.Graded(); ok {
+			if g.Answer == WrongAnswer {
+				return Verdict("no", "the answer does not give the expected information")
+			}
+			return next(req)
+		}
+		if req.Model == model && wrong.MatchString(req.Question()) {
+			return Reply{Content: WrongAnswer}
+		}
+		return next(req)
+	}
+}
+
+// Priced makes every reply to model report usd as its cost, as OpenRouter
+// reports usage.cost; other replies are next's.
+func Priced(next Responder, model string, usd float64) Responder {
+	return func(req Request) Reply {
+		reply := next(req)
+		if req.Model == model {
+			reply.CostUSD = &usd
+		}
+		return reply
 	}
 }

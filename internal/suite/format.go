@@ -127,6 +127,13 @@ func hidden(r rune) bool {
 func FormatSummary(s eval.Summary, runDir string) string {
 	var b strings.Builder
 	what := "model " + s.Model
+	if len(s.Models) > 1 {
+		names := make([]string, len(s.Models))
+		for i, m := range s.Models {
+			names[i] = m.Model
+		}
+		what = "models " + strings.Join(names, ", ")
+	}
 	if s.Reference {
 		what = "REFERENCE RUN (no model evaluated)"
 	}
@@ -140,8 +147,12 @@ func FormatSummary(s eval.Summary, runDir string) string {
 	fmt.Fprintf(&b, "; %d tokens, %s, %d retries, %.1fs\n", s.Usage.TotalTokens, costLine(s), s.Retries, s.Seconds)
 	if len(s.Models) > 1 {
 		for _, m := range s.Models {
-			fmt.Fprintf(&b, "mcpeval: model %s: %d/%d passed (%.1f%%, 95%% interval %.1f-%.1f%%), $%.4f, $%.4f per pass\n",
-				m.Model, m.Passes, m.Runs, 100*m.PassRate, 100*m.Low, 100*m.High, m.CostUSD, m.CostPerPass)
+			unpriced := ""
+			if m.Unpriced > 0 {
+				unpriced = fmt.Sprintf(" (and %d requests without a price)", m.Unpriced)
+			}
+			fmt.Fprintf(&b, "mcpeval: model %s: %d/%d passed (%.1f%%, 95%% interval %.1f-%.1f%%), $%.4f%s, $%.4f per pass\n",
+				m.Model, m.Passes, m.Runs, 100*m.PassRate, 100*m.Low, 100*m.High, m.CostUSD, unpriced, m.CostPerPass)
 		}
 		for _, p := range s.ModelPairs {
 			fmt.Fprintf(&b, "mcpeval: %s vs %s on %d cases: %d passed only by %s, %d only by %s (McNemar p = %.4g)\n",
