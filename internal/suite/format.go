@@ -144,7 +144,11 @@ func FormatSummary(s eval.Summary, runDir string) string {
 	if s.NotRun > 0 {
 		fmt.Fprintf(&b, ", %d not run", s.NotRun)
 	}
-	fmt.Fprintf(&b, "; %d tokens, %s, %d retries, %.1fs\n", s.Usage.TotalTokens, costLine(s), s.Retries, s.Seconds)
+	if s.Reference { // no model, nothing spent
+		fmt.Fprintf(&b, "; %.1fs\n", s.Seconds)
+	} else {
+		fmt.Fprintf(&b, "; %d tokens, %s, %d retries, %.1fs\n", s.Usage.TotalTokens, costLine(s), s.Retries, s.Seconds)
+	}
 	if len(s.Models) > 1 {
 		for _, m := range s.Models {
 			unpriced := ""
