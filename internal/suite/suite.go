@@ -84,11 +84,17 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 	s.counter = counter
 
 	specs, opts := st.Servers, mcpconn.Options{CallTimeout: st.ToolTimeout}
-	s.servers = specs
-	if len(specs) == 0 {
-		specs, opts.Env, s.servers = []string{bundled.Spec}, bundled.Env, []string{bundled.Display}
+	for _, spec := range specs {
+		s.servers = append(s.servers, spec.Display())
 	}
-	if s.tools, err = mcpconn.ConnectAll(ctx, specs, opts); err != nil {
+	if len(specs) == 0 {
+		spec, err := mcpconn.ParseSpec(bundled.Spec)
+		if err != nil {
+			return nil, fmt.Errorf("bundled server: %w", err)
+		}
+		specs, opts.Env, s.servers = []mcpconn.Spec{spec}, bundled.Env, []string{bundled.Display}
+	}
+	if s.tools, err = mcpconn.ConnectSpecs(ctx, specs, opts); err != nil {
 		return nil, fmt.Errorf("MCP server failed to start, no case was run: %s", s.redactor.String(err.Error()))
 	}
 	s.toolHash = s.tools.Hash()
