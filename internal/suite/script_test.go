@@ -45,6 +45,7 @@ func TestScripts(t *testing.T) {
 				"EVAL_OUT="+filepath.Join(e.WorkDir, "out"),
 				"EVAL_CACHE="+filepath.Join(e.WorkDir, "cache.json"),
 				"EVAL_DOTENV=off",
+				"EVAL_PROGRESS=off",
 			)
 			e.Values[stubKey{}] = &stubHolder{}
 			e.Cd = root

@@ -222,6 +222,10 @@ func (s *Suite) Aborted() string {
 	return ""
 }
 
+// Stop stops the run for the given reason: cases not started yet are not
+// run (Run returns ErrStopped). The first reason given stays.
+func (s *Suite) Stop(reason string) { s.aborted.CompareAndSwap(nil, &reason) }
+
 // ErrStopped is returned for cases not run because the run was stopped
 // (see Aborted).
 var ErrStopped = errors.New("run stopped")
