@@ -20,7 +20,7 @@ import (
 
 // Counts is how far a run is.
 type Counts struct {
-	Total, Done                  int
+	Total, Done                 int
 	Pass, Fail, Errors, Skipped int
 }
 
