@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 	gotestsum "gotest.tools/gotestsum/cmd"
 
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
 )
@@ -67,6 +68,12 @@ func runEval(args []string, ci bool) error {
 		return testErr
 	}
 
+	if _, err := os.Stat(filepath.Join(dir, eval.RecordsFile)); err != nil {
+		// The suite stopped before its first case (its output says why):
+		// there is nothing to report, and no run to keep.
+		os.RemoveAll(dir)
+		return exitCode(gotestsum.ExitCodeWithDefault(testErr))
+	}
 	report := []string{"run", mcpevalModule + "/cmd/evalreport", "-out", st.Out, "-run", dir, "-json", stream}
 	if ci {
 		report = append(report, "-junit", filepath.Join(dir, "junit.xml"))

@@ -33,7 +33,7 @@ var templates embed.FS
 var templateNames = map[string]string{"mcp.json.tmpl": ".mcp.json", "gitignore.tmpl": ".gitignore"}
 
 // runInit writes an evaluation module into a directory: go.mod requiring
-// mcpeval, evaltest/main_test.go (TestMain and TestOtherCategories), the
+// mcpeval (with its commands as tools), evaltest/main_test.go (TestMain and TestOtherCategories), the
 // category functions (go generate), a sample case file, .mcp.json naming
 // the bundled sample server, a Makefile with eval and ci, and .gitignore.
 // Then go mod tidy completes go.mod and go.sum.
@@ -56,7 +56,7 @@ func runInit(args []string, stdout io.Writer) error {
 	if *modPath == "" {
 		*modPath = moduleName(filepath.Base(dir))
 	}
-	if err := module.CheckPath(*modPath); err != nil {
+	if err := module.CheckImportPath(*modPath); err != nil {
 		return fmt.Errorf("module path %q: %v (give one with -module)", *modPath, err)
 	}
 	if *replace != "" {
@@ -95,10 +95,13 @@ func runInit(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "mcpeval: next: cd %s && go mod tidy && go generate ./evaltest && go test ./evaltest\n", dir)
 		return nil
 	}
-	steps := [][]string{{"go", "mod", "tidy"}, {"go", "generate", "./evaltest"}}
-	if *replace == "" {
-		steps = append([][]string{{"go", "get", mcpevalModule + "@" + ownVersion()}}, steps...)
+	var steps [][]string
+	if *replace == "" && ownVersion() == "latest" {
+		for _, tool := range tools {
+			steps = append(steps, []string{"go", "get", "-tool", tool + "@latest"})
+		}
 	}
+	steps = append(steps, []string{"go", "mod", "tidy"}, []string{"go", "generate", "./evaltest"})
 	for _, step := range steps {
 		fmt.Fprintf(stdout, "mcpeval: %s\n", strings.Join(step, " "))
 		cmd := exec.Command(step[0], step[1:]...)
@@ -137,22 +140,34 @@ func initFiles(modPath, replace string) (map[string][]byte, error) {
 		files[filepath.FromSlash(strings.TrimSuffix(rel, ".tmpl"))] = data
 		return nil
 	})
-	files["go.mod"] = []byte(goMod(modPath, replace))
+	files["go.mod"] = []byte(goMod(modPath, ownVersion(), replace))
 	return files, err
 }
 
-// goMod is the new module's go.mod: mcpeval is added by go get (or, with
-// a replace, required at a placeholder version).
-func goMod(modPath, replace string) string {
+// tools are mcpeval's commands the new module runs with go tool: its
+// Makefile's, its go:generate line's.
+var tools = []string{mcpevalModule + "/cmd/evalgen", mcpevalModule + "/cmd/evalreport", mcpevalModule + "/cmd/mcpeval"}
+
+// goMod is the new module's go.mod: it requires mcpeval at version (a
+// placeholder with a replace) and names its commands as tools. With the
+// version "latest" it names nothing: go get adds both.
+func goMod(modPath, version, replace string) string {
 	text := fmt.Sprintf("module %s\n\ngo %s\n", modPath, goVersion)
 	if replace != "" {
-		text += fmt.Sprintf("\nrequire %s v0.0.0-00010101000000-000000000000\n\nreplace %s => %s\n", mcpevalModule, mcpevalModule, replace)
+		version = "v0.0.0-00010101000000-000000000000"
+	}
+	if version == "latest" {
+		return text
+	}
+	text += fmt.Sprintf("\nrequire %s %s\n\ntool (\n\t%s\n)\n", mcpevalModule, version, strings.Join(tools, "\n\t"))
+	if replace != "" {
+		text += fmt.Sprintf("\nreplace %s => %s\n", mcpevalModule, replace)
 	}
 	return text
 }
 
 // ownVersion is the version of mcpeval this command was built from, or
-// "latest" for a build from a checkout.
+// "latest" for a build from a checkout (go get then picks the newest).
 func ownVersion() string {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {

@@ -233,29 +233,9 @@ const DotEnvVar = "EVAL_DOTENV"
 // resolve is Resolve with the project root and the environment (NAME=value
 // entries) given.
 func resolve(fs *flag.FlagSet, root string, environ []string) (Settings, error) {
-	env := map[string]string{}
-	for _, kv := range environ {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			env[k] = v
-		}
-	}
-	dotenvPath := filepath.Join(root, ".env")
-	if p := env[DotEnvVar]; p != "" {
-		dotenvPath = abs(root, p)
-		if p == "off" {
-			dotenvPath = ""
-		}
-	}
-	dotenv, err := readDotEnv(dotenvPath)
+	env, dotenv, dotenvPath, lookup, err := variables(root, environ)
 	if err != nil {
 		return Settings{}, err
-	}
-	lookup := func(name string) (string, bool) {
-		if v, ok := env[name]; ok && v != "" {
-			return v, true
-		}
-		v, ok := dotenv[name]
-		return v, ok
 	}
 	if err := unknownVariables(env, dotenv, dotenvPath); err != nil {
 		return Settings{}, err
@@ -364,6 +344,56 @@ func build(root string, v, origin map[string]string, lookup func(string) (string
 		errs = append(errs, err)
 	}
 	return st, errors.Join(errs...)
+}
+
+// variables reads the environment (NAME=value entries) and the .env file
+// of the project root (or EVAL_DOTENV's): lookup gives a variable's value
+// from the environment, else from the .env file.
+func variables(root string, environ []string) (env, dotenv map[string]string, dotenvPath string, lookup func(string) (string, bool), err error) {
+	env = map[string]string{}
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	dotenvPath = filepath.Join(root, ".env")
+	if p := env[DotEnvVar]; p != "" {
+		dotenvPath = abs(root, p)
+		if p == "off" {
+			dotenvPath = ""
+		}
+	}
+	if dotenv, err = readDotEnv(dotenvPath); err != nil {
+		return nil, nil, "", nil, err
+	}
+	lookup = func(name string) (string, bool) {
+		if v, ok := env[name]; ok && v != "" {
+			return v, true
+		}
+		v, ok := dotenv[name]
+		return v, ok
+	}
+	return env, dotenv, dotenvPath, lookup, nil
+}
+
+// OutDir is the output directory as the suite resolves it when no flag
+// gives one: EVAL_OUT from the environment (getenv) or the .env file, else
+// the default, relative to the project root.
+func OutDir(getenv func(string) string) (string, error) {
+	root, err := files.ModuleRoot()
+	if err != nil {
+		return "", err
+	}
+	environ := []string{"EVAL_OUT=" + getenv("EVAL_OUT"), DotEnvVar + "=" + getenv(DotEnvVar)}
+	_, _, _, lookup, err := variables(root, environ)
+	if err != nil {
+		return "", err
+	}
+	out, ok := lookup("EVAL_OUT")
+	if !ok || out == "" {
+		out = DefaultOut
+	}
+	return abs(root, out), nil
 }
 
 // chooseServers reads the MCP servers: command lines and URLs, or the
