@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -66,10 +65,6 @@ type Suite struct {
 	names    map[string]string
 	selected map[string]bool
 	progress *progress.Reporter
-	// failFast is go test's -failfast; stoppedAfter names the failed case
-	// that stopped the run.
-	failFast     bool
-	stoppedAfter atomic.Pointer[string]
 }
 
 // New returns a Suite with the given configuration.
@@ -159,7 +154,7 @@ func (s *Suite) main(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "mcpeval: error: %v\n", err)
 		return 1
 	}
-	s.failFast = flagValue("test.failfast") == "true"
+	s.run.FailFast = flagValue("test.failfast") == "true"
 	count, _ := strconv.Atoi(flagValue("test.count"))
 	s.progress = progress.Start(progress.Options{
 		Total: selected * max(count, 1), Off: st.Progress == settings.ProgressOff, Every: st.ProgressEvery,
@@ -185,8 +180,8 @@ func (s *Suite) main(m *testing.M) int {
 		problems = append(problems, "mcpeval: FAIL: "+line)
 	}
 	notices := []string{}
-	if after := s.stoppedAfter.Load(); after != nil {
-		notices = append(notices, fmt.Sprintf("mcpeval: -failfast: no case started after %q failed (%d not run)", *after, sum.NotRun))
+	if after := s.run.FailedFast(); after != "" {
+		notices = append(notices, fmt.Sprintf("mcpeval: -failfast: no case started after %q failed (%d not run)", after, sum.NotRun))
 	} else if reason := s.run.Aborted(); reason != "" {
 		problems = append(problems, "mcpeval: error: run stopped: "+reason)
 	}
@@ -430,9 +425,6 @@ func (s *Suite) runCase(t *testing.T, c eval.Case) {
 		// (in Main), not each repeat.
 		t.Log(suite.FormatFailure(rec))
 	default:
-		if s.failFast && s.stoppedAfter.CompareAndSwap(nil, &c.Name) {
-			ev.Stop(fmt.Sprintf("-failfast: case %q failed", c.Name))
-		}
 		t.Error(suite.FormatFailure(rec))
 	}
 }

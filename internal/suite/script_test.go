@@ -226,6 +226,17 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		}
 		ts.Fatalf("no run reached %d records within a minute", n)
 	},
+	// manycases N: write N cases of category "Gene and Variant Utilities"
+	// to $EVAL_CASES, whose answers the stub "yes" passes.
+	"manycases": func(ts *testscript.TestScript, neg bool, args []string) {
+		n, err := strconv.Atoi(args[0])
+		ts.Check(err)
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "- case: {name: \"case %03d\", category: \"Gene and Variant Utilities\", input: \"question %d\", expected: \"x\"}\n", i, i)
+		}
+		ts.Check(os.WriteFile(ts.Getenv("EVAL_CASES"), []byte(b.String()), 0o644))
+	},
 	// count N PATTERN: the last command's stdout has exactly N lines
 	// matching the regular expression PATTERN.
 	"count": func(ts *testscript.TestScript, neg bool, args []string) {

@@ -55,6 +55,11 @@ type Suite struct {
 	// cacheWarned counts the cache warnings already printed.
 	cacheWarned int
 
+	// FailFast stops the run at the first case that fails (go test
+	// -failfast): cases not started yet are not run.
+	FailFast   bool
+	failedFast atomic.Pointer[string]
+
 	runID    string
 	repeatMu sync.Mutex
 	repeats  map[string]int // runs so far, by case name
@@ -226,6 +231,15 @@ func (s *Suite) Aborted() string {
 // run (Run returns ErrStopped). The first reason given stays.
 func (s *Suite) Stop(reason string) { s.aborted.CompareAndSwap(nil, &reason) }
 
+// FailedFast names the case whose failure stopped the run under FailFast,
+// or gives "".
+func (s *Suite) FailedFast() string {
+	if p := s.failedFast.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
 // ErrStopped is returned for cases not run because the run was stopped
 // (see Aborted).
 var ErrStopped = errors.New("run stopped")
@@ -272,6 +286,10 @@ func (s *Suite) Run(ctx context.Context, c eval.Case, test string) (eval.Record,
 		fmt.Errorf("timed out: the case took longer than EVAL_CASE_TIMEOUT (%s)", st.CaseTimeout))
 	tr := s.evaluate(caseCtx, c, &rec)
 	cancel()
+	// Before the slot goes to a waiting case.
+	if s.FailFast && rec.Status != eval.Pass && !st.Gated() && s.failedFast.CompareAndSwap(nil, &c.Name) {
+		s.Stop(fmt.Sprintf("-failfast: case %q failed", c.Name))
+	}
 	s.limiter.Release()
 	rec.Seconds = time.Since(start).Seconds()
 	// Metrics judge the model: a harness or provider error says nothing of it.
