@@ -93,6 +93,8 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	//   flaky    answers "x"; as judge approves a question whose text holds
 	//            "k of n" on k of its first n judgements, and any other always
 	//   unauthorized  answers every request with 401
+	//   mixed    answers "x", or HTTP 500 to a question holding "(error)";
+	//            as judge rejects a question holding "(fail)", approves others
 	//   leaky    plants $SECRET and the password in a tool's name, arguments and
 	//            answer; approves questions that contain "approve", rejects others
 	//            with a reason holding both
@@ -285,6 +287,19 @@ func stubBehaviour(ts *testscript.TestScript, name, password string) llmstub.Res
 		return func(llmstub.Request) llmstub.Reply { return llmstub.Reply{Status: 401} }
 	case "leaky":
 		return leakyModel(ts.Getenv("SECRET"), password)
+	case "mixed":
+		return func(req llmstub.Request) llmstub.Reply {
+			q := req.Messages[len(req.Messages)-1].Content
+			switch {
+			case req.ForcedTool() == llmstub.JudgeTool && strings.Contains(q, "(fail)"):
+				return llmstub.Verdict("no", "the answer is wrong")
+			case req.ForcedTool() == llmstub.JudgeTool:
+				return llmstub.Verdict("yes", "ok")
+			case strings.Contains(q, "(error)"):
+				return llmstub.Reply{Status: 500}
+			}
+			return llmstub.Reply{Content: "x"}
+		}
 	}
 	ts.Fatalf("unknown stub behaviour %q", name)
 	return nil
