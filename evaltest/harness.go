@@ -136,13 +136,13 @@ func (s *Suite) main(m *testing.M) int {
 	}
 	widenParallel(st.Concurrency, selected)
 	if other := s.otherCategories(); len(other) > 0 {
-		fmt.Printf("mcpeval: categories without a test function of their own run as %s/<category> (make generate gives them one): %s\n", OtherCategoriesTest, strings.Join(other, ", "))
+		fmt.Printf("mcpeval: notice: categories without a test function of their own run as %s/<category> (make generate gives them one): %s\n", OtherCategoriesTest, strings.Join(other, ", "))
 	}
 	if testing.Short() {
-		fmt.Println("mcpeval: -short: the reference run, which sends no model request.")
+		fmt.Println("mcpeval: notice: -short: the reference run, which sends no model request.")
 	}
 	if st.Reference {
-		fmt.Println("mcpeval: REFERENCE RUN, not a model evaluation: each case's reference tool calls run on the real server and the deterministic checks judge the answer.")
+		fmt.Println("mcpeval: notice: REFERENCE RUN, not a model evaluation: each case's reference tool calls run on the real server and the deterministic checks judge the answer.")
 		fmt.Println("mcpeval:", settings.MissingKeyHelp)
 	}
 	var bundled suite.Server
@@ -181,7 +181,7 @@ func (s *Suite) main(m *testing.M) int {
 	}
 	notices := []string{}
 	if after := s.run.FailedFast(); after != "" {
-		notices = append(notices, fmt.Sprintf("mcpeval: -failfast: no case started after %q failed (%d not run)", after, sum.NotRun))
+		notices = append(notices, fmt.Sprintf("mcpeval: notice: -failfast: no case started after %q failed (%d not run)", after, sum.NotRun))
 	} else if reason := s.run.Aborted(); reason != "" {
 		problems = append(problems, "mcpeval: error: run stopped: "+reason)
 	}
@@ -321,7 +321,7 @@ func widenParallel(concurrency, cases int) {
 	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
 	if explicit {
 		if p, _ := strconv.Atoi(flag.Lookup("test.parallel").Value.String()); p < concurrency {
-			fmt.Fprintf(os.Stderr, "mcpeval: -parallel %d caps EVAL_CONCURRENCY %d: at most %d cases run at once\n", p, concurrency, p)
+			fmt.Fprintf(os.Stderr, "mcpeval: notice: -parallel %d caps EVAL_CONCURRENCY %d: at most %d cases run at once\n", p, concurrency, p)
 		}
 		return
 	}

@@ -254,6 +254,18 @@ func TestReportInBrowser(t *testing.T) {
 		assert.Contains(t, jsEval[string](p, `document.getElementById('problems').textContent`), "TestServerStarts failed")
 	})
 
+	t.Run("failures first", func(t *testing.T) {
+		p.t = t
+		assert.Equal(t, "ascending", jsEval[string](p, `document.querySelector('#cases th[data-key="status"]').getAttribute('aria-sort')`))
+		order := map[eval.Status]int{eval.Error: 0, eval.TokenLimit: 1, eval.Fail: 2, Skip: 3, eval.Pass: 4}
+		var ranks []int
+		for _, id := range rowIDs(p) {
+			ranks = append(ranks, order[d.Groups[id].Status])
+		}
+		assert.IsNonDecreasing(t, ranks, "errors, token limits and failures come before passes")
+		assert.NotEqual(t, eval.Pass, d.Groups[rowIDs(p)[0]].Status)
+	})
+
 	t.Run("header", func(t *testing.T) {
 		p.t = t
 		items := jsEval[map[string]string](p, `Object.fromEntries([...document.querySelectorAll('.meta > div')]
@@ -534,4 +546,25 @@ func caseIndex(t *testing.T, d *Data, name string) int {
 	}
 	t.Fatalf("no case %q", name)
 	return -1
+}
+
+// Notices show as notices, apart from the run problems.
+func TestNoticesInBrowser(t *testing.T) {
+	d := syntheticData(3, 0)
+	d.Notices = []string{"categories without a test function of their own run as TestOtherCategories/<category>: Gene Magic",
+		"TestOtherCategories says:\nharness.go:9: a note"}
+	d.Problems = []string{"TestSetup failed.\nthe fixture is missing"}
+	path := filepath.Join(t.TempDir(), "report.html")
+	writeFile(t, path, d)
+	p := openBrowser(t)
+	p.cases = len(d.Groups)
+	p.open(path)
+	assert.Equal(t, "Notices (2)", jsEval[string](p, `document.querySelector('#notices h2').textContent`))
+	assert.Equal(t, []string{"categories without a test function of their own run as TestOtherCategories/<category>: Gene Magic", "TestOtherCategories says:"},
+		jsEval[[]string](p, `[...document.querySelectorAll('#notices summary')].map(s => s.textContent)`))
+	assert.Equal(t, "Run problems (1)", jsEval[string](p, `document.querySelector('#problems h2').textContent`))
+	assert.NotContains(t, jsEval[string](p, `document.getElementById('problems').textContent`), "Gene Magic")
+	assert.NotEqual(t, jsEval[string](p, `getComputedStyle(document.querySelector('#problems h2')).color`),
+		jsEval[string](p, `getComputedStyle(document.querySelector('#notices h2')).color`), "a notice is not shown as a problem")
+	p.assertClean()
 }

@@ -103,6 +103,7 @@ type overview struct {
 	MetricLabels   []string         `json:"metric_labels"`
 	MetricsSummary []Metric         `json:"metrics_summary"`
 	Problems       []string         `json:"problems"`
+	Notices        []string         `json:"notices"`
 	Cases          []rowJSON        `json:"cases"`
 	History        []HistoryPoint   `json:"history"`
 	// Repeats is the most runs a case had.
@@ -158,6 +159,7 @@ func newOverview(d *Data) overview {
 		MetricKeys:     append([]string{}, d.MetricNames...),
 		MetricsSummary: append([]Metric{}, d.MetricsSummary...),
 		Problems:       append([]string{}, d.Problems...),
+		Notices:        append([]string{}, d.Notices...),
 		Cases:          make([]rowJSON, len(d.Groups)),
 		History:        append([]HistoryPoint{}, d.History...),
 	}

@@ -134,7 +134,9 @@
   }
 
   // ---- state ----
-  const state = { status: 'all', category: null, query: '', sortKey: '', sortDir: 1, shown: PAGE, filtered: cases.slice(), open: -1 };
+  // Failures first: the table starts sorted by status (errors, token
+  // limits, failures, skipped, passes), each in the order of the case files.
+  const state = { status: 'all', category: null, query: '', sortKey: 'status', sortDir: 1, shown: PAGE, filtered: cases.slice(), open: -1 };
 
   // ---- columns: one list drives both header and body cells ----
   const textCol = (key, label) => ({
@@ -357,6 +359,20 @@
     return p;
   }
 
+  // Notices are what the run said that is no problem, shown as such.
+  function notices() {
+    if (!data.notices || !data.notices.length) return null;
+    const p = el('section', 'panel notices', el('h2', '', 'Notices (' + data.notices.length + ')'));
+    p.id = 'notices';
+    for (const text of data.notices) {
+      const nl = text.indexOf('\n');
+      const d = el('details', '', el('summary', '', nl < 0 ? text : text.slice(0, nl)));
+      if (nl >= 0) d.appendChild(el('pre', 'code', text.slice(nl + 1)));
+      p.appendChild(d);
+    }
+    return p;
+  }
+
   function categories() {
     if (!data.categories || data.categories.length < 1) return null;
     const table = el('table', 'mini');
@@ -417,7 +433,8 @@
   const headRow = el('tr', '');
   for (const col of columns) {
     colgroup.appendChild(el('col', col.w));
-    const th = el('th', (col.num ? 'num' : '') + (col.metric ? ' metric' : ''), col.label);
+    // Metric names stand upright, so that every metric column is narrow.
+    const th = el('th', (col.num ? 'num' : '') + (col.metric ? ' metric' : ''), col.metric ? el('span', 'rot', col.label) : col.label);
     th.dataset.key = col.key;
     th.tabIndex = 0;
     th.setAttribute('aria-sort', 'none');
@@ -430,20 +447,6 @@
     th.addEventListener('click', sortBy);
     th.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); sortBy(); } });
     headRow.appendChild(th);
-  }
-  // Metric columns are as wide as their names, measured once the table is
-  // on the page; the table scrolls sideways inside its card rather than
-  // squeeze the text columns, and the status and case columns stay in view
-  // (see the stylesheet).
-  function fitMetricColumns() {
-    const metric = [];
-    columns.forEach((col, i) => { if (col.metric) metric.push(i); });
-    if (!metric.length) return;
-    // At 1px, a header's scroll width is what its name needs.
-    for (const i of metric) colgroup.children[i].style.width = '1px';
-    const need = metric.map((i) => Math.max(64, headRow.children[i].scrollWidth + 2));
-    metric.forEach((i, k) => { colgroup.children[i].style.width = need[k] + 'px'; });
-    table.style.minWidth = (1060 + need.reduce((a, b) => a + b, 0)) + 'px';
   }
   const tbody = el('tbody', '');
   table.append(colgroup, el('thead', '', headRow), tbody);
@@ -553,8 +556,7 @@
     el('div', 'toolbar', el('h2', '', 'Cases'), chipBox, catSelect, search, shownLabel),
     tableBox, moreBox);
 
-  add(app, [header(), summary(), problems(), categories(), metricsSummary(), casesPanel]);
-  fitMetricColumns();
+  add(app, [header(), summary(), problems(), notices(), categories(), metricsSummary(), casesPanel]);
 
   // ---- case view ----
   const overlay = el('div', 'overlay');
@@ -823,6 +825,7 @@
   });
 
   apply();
+  performance.mark('mcpeval:table-shown'); // make bench measures from it
   if (document.readyState === 'loading') {
     shownLabel.textContent += ' · loading case details…';
     document.addEventListener('DOMContentLoaded', renderControls, { once: true });
