@@ -265,6 +265,25 @@ func (s *Suite) selectCases() (*selection.Pattern, int, error) {
 	if run != nil && len(funcs) > 0 {
 		flag.Set("test.run", run.Text+"|^(?:"+strings.Join(funcs, "|")+")$")
 	}
+	// The category functions with nothing to run are left out, not
+	// reported as skipped.
+	var idle []string
+	for _, f := range append(slices.Clone(s.config.Generated), "") {
+		name := OtherCategoriesTest
+		if f != "" {
+			name = evalcase.FuncName(f)
+		}
+		if q := regexp.QuoteMeta(name); !slices.Contains(funcs, q) && !slices.Contains(idle, q) {
+			idle = append(idle, q)
+		}
+	}
+	if len(idle) > 0 && len(funcs) > 0 {
+		pattern := "^(?:" + strings.Join(idle, "|") + ")$"
+		if skip != nil {
+			pattern = skip.Text + "|" + pattern
+		}
+		flag.Set("test.skip", pattern)
+	}
 	return run, len(s.selected), nil
 }
 
