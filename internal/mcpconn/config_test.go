@@ -54,7 +54,10 @@ func TestParseSpec(t *testing.T) {
 		assert.Equal(t, tt.want, got)
 		assert.Equal(t, tt.text, got.Display())
 	}
-	_, err := ParseSpec(`python "unclosed`)
+	spec, err := ParseSpec(`env SERVER_API_KEY=sk-cmdline-123 LOG=debug server --token=tok-456789`)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"sk-cmdline-123", "tok-456789"}, spec.Secrets(), "secret-looking NAME=value words of a command line")
+	_, err = ParseSpec(`python "unclosed`)
 	assert.ErrorContains(t, err, "cannot parse command line")
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/google/shlex"
+
+	"github.com/mcpeval/mcpeval/internal/redact"
 )
 
 // Spec says how to reach one MCP server: a command started as a stdio
@@ -45,10 +47,17 @@ func (s Spec) Display() string {
 	return s.Name + " (" + target + ")"
 }
 
-// Secrets returns the values the spec's environment and headers give:
-// they may be keys, so a run treats them as secrets.
+// Secrets returns the values the spec's environment and headers give
+// (they may be keys, so a run treats them as secrets), and the values of
+// NAME=value words of its command line whose names look secret, as in
+// `env SERVER_API_KEY=... server`.
 func (s Spec) Secrets() []string {
 	var out []string
+	for _, word := range append([]string{s.Command}, s.Args...) {
+		if name, value, ok := strings.Cut(word, "="); ok && redact.SecretName(name) {
+			out = append(out, value)
+		}
+	}
 	for _, kv := range s.Env {
 		if _, v, ok := strings.Cut(kv, "="); ok {
 			out = append(out, v)

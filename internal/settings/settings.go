@@ -407,6 +407,9 @@ func (st *Settings) chooseServers(v, origin map[string]string, lookup func(strin
 			return fmt.Errorf("%s: %w", origin["server"], err)
 		}
 		st.Servers = specs
+		for _, s := range specs {
+			st.secrets = append(st.secrets, s.Secrets()...)
+		}
 		return nil
 	}
 	st.ServersFile = abs(st.Root, v["servers-file"])
