@@ -114,16 +114,16 @@ func TestRedactAndServers(t *testing.T) {
 	}
 	assert.Equal(t, []string{"python -m marrvel_mcp", "http://localhost:8000/mcp"}, names)
 	assert.Equal(t, []string{"-m", "marrvel_mcp"}, st.Servers[0].Args)
-
-	st, err = resolveWith(t, map[string]string{"EVAL_SERVER": "env MARRVEL_API_KEY=mk-cmdline-secret python -m marrvel_mcp"}, "")
-	require.NoError(t, err)
-	assert.Equal(t, "env MARRVEL_API_KEY=[REDACTED] python -m marrvel_mcp", st.Redactor(nil).String(st.Servers[0].Display()),
-		"a key given on the command line does not reach the summary")
 	assert.Equal(t, "key [REDACTED] rejected", st.Redactor(nil).String("key sk-secret-abcdef rejected"))
 
 	st, err = resolveWith(t, map[string]string{"OPENAI_API_KEY": "k", "EVAL_JUDGE_MODEL": "none"}, "")
 	require.NoError(t, err)
 	assert.False(t, st.JudgeEnabled())
+
+	st, err = resolveWith(t, map[string]string{"EVAL_SERVER": "env MARRVEL_API_KEY=mk-cmdline-secret python -m marrvel_mcp"}, "")
+	require.NoError(t, err)
+	assert.Equal(t, "env MARRVEL_API_KEY=[REDACTED] python -m marrvel_mcp", st.Redactor(nil).String(st.Servers[0].Display()),
+		"a key given on the command line does not reach the summary")
 }
 
 // The redactor knows every secret of the run: both keys, whichever is used,
