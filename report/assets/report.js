@@ -577,11 +577,12 @@
   }
 
   // The case blocks follow this script; while the browser still parses
-  // them, opening a case waits for the page to finish loading.
-  function caseDetail(id) {
-    const block = document.getElementById('case-' + id);
-    if (!block) return { record: null };
-    const detail = JSON.parse(block.textContent);
+  // them, opening a case waits for the page to finish loading. A block is
+  // the case's JSON, or (in a large report) that JSON gzip-compressed in
+  // base64, which is inflated when the case is opened.
+  function parseDetail(text) {
+    if (text === null) return { record: null };
+    const detail = JSON.parse(text);
     const rec = detail.record;
     if (rec) {
       const results = new Map();
@@ -592,6 +593,11 @@
     }
     return detail;
   }
+  function inflate(base64) {
+    const bytes = Uint8Array.from(atob(base64.trim()), (ch) => ch.charCodeAt(0));
+    return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).text();
+  }
+  let opening = 0; // the latest openCase: an earlier one still inflating is dropped
 
   // openCase shows the row id, at its run runId (a case-N block; default:
   // the run the row shows).
@@ -604,7 +610,22 @@
       document.addEventListener('DOMContentLoaded', () => { document.body.classList.remove('waiting'); openCase(id, runId); }, { once: true });
       return;
     }
-    const detail = caseDetail(runId);
+    const block = document.getElementById('case-' + runId);
+    const ticket = ++opening;
+    if (!block || block.type !== 'application/gzip') {
+      showCase(id, runId, parseDetail(block ? block.textContent : null));
+      return;
+    }
+    document.body.classList.add('waiting');
+    inflate(block.textContent).then(parseDetail).catch((err) => ({ record: null, output: 'The case could not be read: ' + err }))
+      .then((detail) => {
+        document.body.classList.remove('waiting');
+        if (ticket === opening) showCase(id, runId, detail);
+      });
+  }
+
+  function showCase(id, runId, detail) {
+    const c = cases[id];
     if (drawer.hidden) lastFocus = document.activeElement;
     state.open = id;
     drawer.textContent = '';
