@@ -181,7 +181,7 @@ func (s *Suite) main(m *testing.M) int {
 	}
 	notices := []string{}
 	if after := s.run.FailedFast(); after != "" {
-		notices = append(notices, fmt.Sprintf("mcpeval: notice: -failfast: no case started after %q failed (%d not run)", after, sum.NotRun))
+		notices = append(notices, fmt.Sprintf("mcpeval: notice: -failfast: no case started after %q failed (%d skipped)", after, s.progress.Counts().Skipped))
 	} else if reason := s.run.Aborted(); reason != "" {
 		problems = append(problems, "mcpeval: error: run stopped: "+reason)
 	}
