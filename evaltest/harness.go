@@ -158,7 +158,7 @@ func (s *Suite) main(m *testing.M) int {
 	count, _ := strconv.Atoi(flagValue("test.count"))
 	s.progress = progress.Start(progress.Options{
 		Total: selected * max(count, 1), Off: st.Progress == settings.ProgressOff, Every: st.ProgressEvery,
-		JSON: flagValue("test.v") == "test2json",
+		JSON: flagValue("test.v") == "test2json", Verbose: flagValue("test.v") == "true",
 	})
 	code := m.Run()
 	s.progress.Stop()

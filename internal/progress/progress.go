@@ -1,8 +1,8 @@
 // Package progress shows how far a run is while it goes: on a terminal, a
 // live line `[37/100] 34 pass, 3 fail, 0 errors, ETA 1m10s` written to the
 // terminal itself (go test buffers a test binary's output, so its standard
-// output would show nothing until the end); without one (CI), the same
-// line every 30 seconds on standard output. Lines a test binary prints while
+// output would show nothing until the end); without one (CI), or under
+// go test -v, the same line every 30 seconds on standard output. Lines a test binary prints while
 // go test converts its output to JSON are framed so that go test reports
 // them as the package's output, not as some running test's.
 package progress
@@ -73,6 +73,10 @@ type Options struct {
 	// JSON is set when go test converts the binary's output to JSON
 	// (-test.v=test2json): lines are then framed as the package's output.
 	JSON bool
+	// Verbose is set under go test -v, which streams the binary's output
+	// (a line per case) to the terminal from another process: a live line
+	// would mix with it, so lines go into the output instead.
+	Verbose bool
 	// Terminal is where the live line goes; nil opens /dev/tty. Tests give
 	// their own.
 	Terminal io.Writer
@@ -104,7 +108,7 @@ func Start(o Options) *Reporter {
 		return r
 	}
 	every := o.Every
-	if every == 0 {
+	if every == 0 && !o.Verbose {
 		r.tty = o.Terminal
 		if r.tty == nil {
 			r.tty, r.ttyF = openTerminal()
@@ -114,8 +118,8 @@ func Start(o Options) *Reporter {
 	case r.tty != nil:
 		every = time.Second // the estimate counts down
 		if isTerminal(os.Stdout) {
-			// go test streams to the terminal (-v): the live line stays
-			// below the lines go test prints.
+			// The binary's output goes to the terminal itself (a test
+			// binary run directly): the live line stays below it.
 			r.tap = newTap(r.redraw)
 		}
 	case every == 0:

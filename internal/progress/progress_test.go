@@ -157,3 +157,15 @@ func TestOff(t *testing.T) {
 	r.Stop()
 	assert.Equal(t, 1, r.Counts().Pass)
 }
+
+// Under go test -v another process copies the binary's output to the
+// terminal: no live line there, lines in the output.
+func TestVerboseGivesLines(t *testing.T) {
+	out := captureStdout(t)
+	var tty syncBuffer
+	r := Start(Options{Total: 2, Terminal: &tty, Verbose: true, Every: 10 * time.Millisecond})
+	r.Done(Pass)
+	waitFor(t, "a progress line", func() bool { return strings.Contains(out(), "mcpeval: [1/2] 1 pass") })
+	r.Stop()
+	assert.Empty(t, tty.String(), "nothing on the terminal")
+}
