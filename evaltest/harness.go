@@ -158,7 +158,7 @@ func (s *Suite) main(m *testing.M) int {
 	count, _ := strconv.Atoi(flagValue("test.count"))
 	s.progress = progress.Start(progress.Options{
 		Total: selected * max(count, 1), Off: st.Progress == settings.ProgressOff, Every: st.ProgressEvery,
-		JSON: flagValue("test.v") == "test2json", Verbose: flagValue("test.v") == "true",
+		JSON: flagValue("test.v") == "test2json", Verbose: flagValue("test.v") == "true", Live: st.Progress == settings.ProgressLive,
 	})
 	code := m.Run()
 	s.progress.Stop()
@@ -315,7 +315,8 @@ func (s *Suite) noCaseSelected(run *selection.Pattern) string {
 // benchmark of the package that is not a category's, asking the test
 // binary for its list (-test.list).
 func (s *Suite) selectsOtherTests(run *selection.Pattern) bool {
-	out, err := exec.Command(os.Args[0], "-test.list", run.TopLevel()).Output()
+	args := append([]string{"-test.list", run.TopLevel()}, settings.SettingsArgs(os.Args[1:])...)
+	out, err := exec.Command(os.Args[0], args...).Output()
 	if err != nil {
 		return false
 	}

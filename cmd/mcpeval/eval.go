@@ -58,7 +58,12 @@ func runEval(args []string, ci bool) error {
 	if *format == "" {
 		*format = "testname"
 		if term.IsTerminal(int(os.Stdout.Fd())) {
+			// gotestsum prints only failures and the closing lines; the
+			// suite's live line shows the cases as they finish.
 			*format = "standard-quiet"
+			if st.Progress == settings.ProgressAuto {
+				os.Setenv("EVAL_PROGRESS", settings.ProgressLive)
+			}
 		}
 	}
 	stream := filepath.Join(dir, "test.json")

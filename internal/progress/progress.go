@@ -75,8 +75,10 @@ type Options struct {
 	JSON bool
 	// Verbose is set under go test -v, which streams the binary's output
 	// (a line per case) to the terminal from another process: a live line
-	// would mix with it, so lines go into the output instead.
-	Verbose bool
+	// would mix with it, so lines go into the output instead. The same
+	// goes for JSON, whose consumer may print to the terminal, unless Live
+	// says that it leaves the terminal to the live line.
+	Verbose, Live bool
 	// Terminal is where the live line goes; nil opens /dev/tty. Tests give
 	// their own.
 	Terminal io.Writer
@@ -108,7 +110,7 @@ func Start(o Options) *Reporter {
 		return r
 	}
 	every := o.Every
-	if every == 0 && !o.Verbose {
+	if every == 0 && (o.Live || !o.Verbose && !o.JSON) {
 		r.tty = o.Terminal
 		if r.tty == nil {
 			r.tty, r.ttyF = openTerminal()

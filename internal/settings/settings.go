@@ -83,9 +83,12 @@ type Settings struct {
 	ProgressEvery time.Duration
 }
 
-// The progress modes (see Settings.Progress).
+// The progress modes (see Settings.Progress). ProgressLive draws the live
+// line on the terminal even when go test writes JSON for a consumer that
+// leaves the terminal to it (make eval).
 const (
 	ProgressAuto  = "auto"
+	ProgressLive  = "live"
 	ProgressOff   = "off"
 	ProgressLines = "lines"
 )
@@ -121,7 +124,7 @@ var settings = []setting{
 	{"run-id", "EVAL_RUN_ID", "", "name of the run's directory under <out>/runs (default: the UTC start time and a random suffix)"},
 	{"min-pass-rate", "EVAL_MIN_PASS_RATE", "0", "fail every case whose pass rate over its repeats (go test -count=N) is below this rate, from 0 to 1"},
 	{"min-run-pass-rate", "EVAL_MIN_RUN_PASS_RATE", "0", "fail the run when its pass rate over all cases is below this rate, from 0 to 1"},
-	{"progress", "EVAL_PROGRESS", ProgressAuto, "progress while the run goes: auto (a live line on the terminal, else a line every 30s), off, or a duration (a line at that interval)"},
+	{"progress", "EVAL_PROGRESS", ProgressAuto, "progress while the run goes: auto (a live line on the terminal, else a line every 30s), live (the live line also under go test -json), off, or a duration (a line at that interval)"},
 }
 
 // otherVars are the suite's variables that are not settings of the table.
@@ -329,14 +332,14 @@ func build(root string, v, origin map[string]string, lookup func(string) (string
 		errs = append(errs, err)
 	}
 	switch st.Progress = strings.TrimSpace(v["progress"]); st.Progress {
-	case ProgressAuto, ProgressOff:
+	case ProgressAuto, ProgressLive, ProgressOff:
 	default:
 		d, err := time.ParseDuration(st.Progress)
 		if err == nil && d <= 0 {
 			err = errors.New("must be positive")
 		}
 		if err != nil {
-			bad("progress", fmt.Errorf("give auto, off or a duration such as 10s: %v", err))
+			bad("progress", fmt.Errorf("give auto, live, off or a duration such as 10s: %v", err))
 		}
 		st.Progress, st.ProgressEvery = ProgressLines, d
 	}

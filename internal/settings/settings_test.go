@@ -264,7 +264,7 @@ func TestProgressSetting(t *testing.T) {
 		value, mode string
 		every       time.Duration
 	}{
-		{"", ProgressAuto, 0}, {"off", ProgressOff, 0}, {"10s", ProgressLines, 10 * time.Second},
+		{"", ProgressAuto, 0}, {"live", ProgressLive, 0}, {"off", ProgressOff, 0}, {"10s", ProgressLines, 10 * time.Second},
 	} {
 		env := map[string]string{}
 		if tt.value != "" {
@@ -276,7 +276,7 @@ func TestProgressSetting(t *testing.T) {
 		assert.Equal(t, tt.every, st.ProgressEvery)
 	}
 	_, err := resolveWith(t, map[string]string{"EVAL_PROGRESS": "often"}, "")
-	assert.ErrorContains(t, err, `EVAL_PROGRESS: invalid value "often": give auto, off or a duration`)
+	assert.ErrorContains(t, err, `EVAL_PROGRESS: invalid value "often": give auto, live, off or a duration`)
 }
 
 // The settings among a go test command line's arguments, as the suite
