@@ -10,32 +10,26 @@
 #   make bench       benchmarks with a table of measured values against targets
 #   make clean-runs  delete all but the KEEP newest runs (default 10)
 #
-# Each run writes into $(OUT)/runs/<id>/; $(OUT)/latest names the newest finished run.
+# Each run writes into <out>/runs/<id>/ (EVAL_OUT, default evaltest/out);
+# <out>/latest names the newest finished run. make eval and make ci read
+# every setting (EVAL_*, the provider's variables, the .env file) as go test
+# does: cmd/mcpeval resolves them with the suite's own code.
 
 GO       ?= go
-OUT      ?= $(or $(EVAL_OUT),evaltest/out)
-GOTESTSUM = $(GO) tool gotestsum
+MCPEVAL   = $(GO) run ./cmd/mcpeval
 EVALFLAGS ?=
 KEEP     ?= 10
-# One id per make invocation: the suite, the go test stream and the report
-# of a run share its directory.
-RUN_ID   := $(shell date -u +%Y%m%dT%H%M%SZ)-$(shell od -An -N3 -tx1 /dev/urandom | tr -d ' \n')
-RUN_DIR   = $(OUT)/runs/$(RUN_ID)
-SUITE_ENV = EVAL_OUT=$(OUT) EVAL_RUN_ID=$(RUN_ID)
 
 .PHONY: eval test ci bench generate vet clean-runs calibrate
 
 eval:
-	@mkdir -p $(RUN_DIR)
-	$(SUITE_ENV) $(GOTESTSUM) --format testname --jsonfile $(RUN_DIR)/test.json \
-		--post-run-command "$(GO) run ./cmd/evalreport -out $(OUT) -run $(RUN_DIR) $(if $(OPEN),-open)" \
-		-- ./evaltest -count=1 -timeout 0 $(EVALFLAGS)
+	$(MCPEVAL) eval $(if $(OPEN),-open) -- $(EVALFLAGS)
 
 # The suite's own drift check (./evaltest, a reference run) writes to a
 # temporary directory, so make test never touches evaltest/out or the cache.
 test: vet
 	@out=$$(mktemp -d) && trap 'rm -rf "$$out"' EXIT && \
-	EVAL_REFERENCE=1 EVAL_DOTENV=off EVAL_OUT=$$out EVAL_CACHE=$$out/cache.json EVAL_RUN_ID= \
+	EVAL_REFERENCE=1 EVAL_DOTENV=off EVAL_PROGRESS=off EVAL_OUT=$$out EVAL_CACHE=$$out/cache.json EVAL_RUN_ID= \
 		$(GO) test -count=1 -timeout 15m ./...
 
 vet:
@@ -43,13 +37,10 @@ vet:
 	$(GO) vet ./...
 
 ci:
-	@mkdir -p $(RUN_DIR)
-	$(SUITE_ENV) $(GOTESTSUM) --format testname --jsonfile $(RUN_DIR)/test.json \
-		--post-run-command "$(GO) run ./cmd/evalreport -out $(OUT) -run $(RUN_DIR) -junit $(RUN_DIR)/junit.xml $(if $(BASELINE),-baseline $(BASELINE))" \
-		-- ./evaltest -count=1 -timeout 0 $(EVALFLAGS)
+	$(MCPEVAL) ci $(if $(BASELINE),-baseline $(BASELINE)) -- $(EVALFLAGS)
 
 clean-runs:
-	$(GO) run ./cmd/evalreport -out $(OUT) -clean-runs $(KEEP)
+	$(GO) run ./cmd/evalreport -clean-runs $(KEEP)
 
 calibrate:
 	EVAL_OUT=$(OUT) $(GO) run ./cmd/evalcalibrate $(EVALFLAGS)

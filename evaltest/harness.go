@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
@@ -19,6 +20,9 @@ import (
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
+	"github.com/mcpeval/mcpeval/internal/progress"
+	"github.com/mcpeval/mcpeval/internal/sampleserver"
+	"github.com/mcpeval/mcpeval/internal/selection"
 	"github.com/mcpeval/mcpeval/internal/settings"
 	"github.com/mcpeval/mcpeval/internal/suite"
 )
@@ -29,15 +33,23 @@ type Config struct {
 	// own (the file evalgen writes declares it); the others run under
 	// RunOther.
 	Generated []string
+	// ServersFile, when set, is a client configuration file (.mcp.json:
+	// the mcpServers object) whose servers are evaluated when none is
+	// configured (EVAL_SERVER, EVAL_SERVERS_FILE). A relative path is
+	// taken from the module root.
+	ServersFile string
 	// Server, when set, is the MCP server to evaluate when none is
-	// configured (EVAL_SERVER): the test binary serves it itself, started
-	// again as a stdio subprocess, as a real server would be.
+	// configured: the test binary serves it itself, started again as a
+	// stdio subprocess, as a real server would be.
 	Server func() *server.MCPServer
 	// CodeCheck, when set with Server, tells whether that server can run
 	// code cases on this machine; an error skips them with its message. It
 	// runs once, for the first code case the cache does not hold.
 	CodeCheck func() error
 }
+
+// OtherCategoriesTest is the name of the test function that calls RunOther.
+const OtherCategoriesTest = "TestOtherCategories"
 
 // A Suite wires an evaluation to go test: Main runs from TestMain, Run
 // from each category's test function and RunOther from the function that
@@ -52,14 +64,20 @@ type Suite struct {
 	config Config
 	run    *suite.Suite
 	cases  []eval.Case
+	// names are the cases' subtest names and selected the cases that -run
+	// and -skip select, by case name.
+	names    map[string]string
+	selected map[string]bool
+	// runPattern and skipPattern are -run and -skip as given; categories
+	// describes each category as they see it, by name: they select the
+	// models of a case too.
+	runPattern, skipPattern *selection.Pattern
+	categoryOf              map[string]selection.Category
+	progress                *progress.Reporter
 }
 
 // New returns a Suite with the given configuration.
 func New(c Config) *Suite { return &Suite{config: c} }
-
-// serveEnv makes the test binary serve Config.Server over stdio instead of
-// running tests.
-const serveEnv = "EVAL_SERVE_SAMPLE"
 
 // defaultMemoryLimit is the Go runtime's soft memory limit for a run: a run
 // is I/O-bound, and trading some GC work for a small footprint keeps
@@ -72,7 +90,7 @@ const defaultMemoryLimit = 224 << 20
 // summary and metrics and prints its closing lines. The exit status fails
 // for a failed case, a gate not passed or a run that stopped.
 func (s *Suite) Main(m *testing.M) {
-	if os.Getenv(serveEnv) == "1" && s.config.Server != nil {
+	if os.Getenv(settings.ServeVar) == "1" && s.config.Server != nil {
 		if err := server.ServeStdio(s.config.Server(), server.WithWorkerPoolSize(64)); err != nil {
 			fmt.Fprintln(os.Stderr, "MCP server:", err)
 			os.Exit(1)
@@ -88,7 +106,15 @@ func (s *Suite) Main(m *testing.M) {
 }
 
 func (s *Suite) main(m *testing.M) int {
+	if testing.Short() {
+		// -short is go test's "quick and free": the reference run, which
+		// sends no model request.
+		flag.Set("reference", "true")
+	}
 	st, err := settings.Resolve(flag.CommandLine)
+	if err == nil {
+		err = st.UseServersFile(s.config.ServersFile)
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mcpeval: error: configuration: %v\n", err)
 		return 1
@@ -98,24 +124,39 @@ func (s *Suite) main(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "mcpeval: error: %v\n", err)
 		return 1
 	}
-	if f := flag.Lookup("test.list"); f != nil && f.Value.String() != "" {
+	if flagValue("test.list") != "" {
 		return m.Run()
 	}
-	if f := flag.Lookup("test.count"); f != nil && f.Value.String() == "0" {
+	if flagValue("test.count") == "0" {
 		fmt.Fprintln(os.Stderr, "mcpeval: error: -count=0 runs no case: give -count=N with N of 1 or more (the runs of each case)")
 		return 1
 	}
-	widenParallel(st.Concurrency, len(s.cases))
+	run, selected, err := s.selectCases()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mcpeval: error: %v\n", err)
+		return 1
+	}
+	if selected == 0 {
+		if why := s.noCaseSelected(run); why != "" {
+			fmt.Fprintln(os.Stderr, "mcpeval: error:", why)
+			return 1
+		}
+		return m.Run() // the pattern selects other tests of the package, or none on purpose
+	}
+	widenParallel(st.Concurrency, selected)
 	if other := s.otherCategories(); len(other) > 0 {
-		fmt.Printf("mcpeval: categories without a test function of their own run as TestOtherCategories/<category> (make generate gives them one): %s\n", strings.Join(other, ", "))
+		fmt.Printf("mcpeval: notice: categories without a test function of their own run as %s/<category> (make generate gives them one): %s\n", OtherCategoriesTest, strings.Join(other, ", "))
+	}
+	if testing.Short() {
+		fmt.Println("mcpeval: notice: -short: the reference run, which sends no model request.")
 	}
 	if st.Reference {
-		fmt.Println("mcpeval: REFERENCE RUN, not a model evaluation: each case's reference tool calls run on the real server and the deterministic checks judge the answer.")
+		fmt.Println("mcpeval: notice: REFERENCE RUN, not a model evaluation: each case's reference tool calls run on the real server and the deterministic checks judge the answer.")
 		fmt.Println("mcpeval:", settings.MissingKeyHelp)
 	}
 	var bundled suite.Server
 	if s.config.Server != nil {
-		bundled = suite.Server{Spec: strconv.Quote(os.Args[0]), Env: []string{serveEnv + "=1"}, Display: "bundled sample server (sampleserver)",
+		bundled = suite.Server{Spec: strconv.Quote(os.Args[0]), Env: []string{settings.ServeVar + "=1", sampleserver.DatasetsEnv}, Display: "bundled sample server (sampleserver)",
 			CodeCheck: s.config.CodeCheck}
 	}
 	s.run, err = suite.New(context.Background(), st, s.cases, bundled, os.Stderr)
@@ -124,11 +165,16 @@ func (s *Suite) main(m *testing.M) int {
 		return 1
 	}
 	if st.BudgetUSD > 0 {
-		selected := s.selected()
-		usd, err := s.run.Estimate(selected, testCount())
+		var chosen []eval.Case
+		for _, c := range s.cases {
+			if s.selected[c.Name] {
+				chosen = append(chosen, c)
+			}
+		}
+		usd, err := s.run.Estimate(chosen, testCount())
 		if err == nil && usd > st.BudgetUSD {
 			err = fmt.Errorf("the run is estimated at $%.4f (%d cases, %d models, %d runs each; cached passes cost nothing), above the budget of $%.4f: no request was sent",
-				usd, len(selected), len(s.models()), testCount(), st.BudgetUSD)
+				usd, len(chosen), len(s.models()), testCount(), st.BudgetUSD)
 		}
 		if err != nil {
 			s.run.Close()
@@ -140,120 +186,194 @@ func (s *Suite) main(m *testing.M) int {
 	if ch := s.run.ToolChanges(); ch != nil {
 		fmt.Println(suite.FormatToolChanges(ch, st.Reference))
 	}
+	s.run.FailFast = flagValue("test.failfast") == "true"
+	s.progress = progress.Start(progress.Options{
+		Total: s.selectedRuns() * testCount(), Off: st.Progress == settings.ProgressOff, Every: st.ProgressEvery,
+		JSON: flagValue("test.v") == "test2json", Verbose: flagValue("test.v") == "true", Live: st.Progress == settings.ProgressLive,
+	})
 	code := m.Run()
+	s.progress.Stop()
+	defer s.progress.Close()
 	touchRunMarker()
 
 	sum := s.run.Summary()
+	var problems []string
 	if err := s.run.WriteMetrics(); err != nil {
-		fmt.Fprintln(os.Stderr, "mcpeval: error:", err)
-		code = 1
+		problems = append(problems, "mcpeval: error: "+err.Error())
 	}
 	if err := s.run.WriteSummary(sum); err != nil {
-		fmt.Fprintln(os.Stderr, "mcpeval: error:", err)
-		code = 1
+		problems = append(problems, "mcpeval: error: "+err.Error())
 	}
 	if err := s.run.Close(); err != nil {
-		fmt.Fprintln(os.Stderr, "mcpeval: error:", err)
-		code = 1
+		problems = append(problems, "mcpeval: error: "+err.Error())
 	}
-	fmt.Println(suite.FormatSummary(sum, s.run.RunDir))
 	for _, line := range suite.Gates(sum, st) {
-		fmt.Fprintln(os.Stderr, "mcpeval: FAIL:", line)
+		problems = append(problems, "mcpeval: FAIL: "+line)
+	}
+	notices := []string{}
+	if after := s.run.FailedFast(); after != "" {
+		notices = append(notices, fmt.Sprintf("mcpeval: notice: -failfast: no case started after %q failed (%d skipped)", after, s.progress.Counts().Skipped))
+	} else if reason := s.run.Aborted(); reason != "" {
+		problems = append(problems, "mcpeval: error: run stopped: "+reason)
+	}
+	if len(problems) > 0 {
 		code = 1
 	}
-	if reason := s.run.Aborted(); reason != "" {
-		fmt.Fprintln(os.Stderr, "mcpeval: error: run stopped:", reason)
-		code = 1
+	// A failed package's output is shown by go test anyway.
+	s.progress.Closing(strings.Join(append([]string{suite.FormatSummary(sum, s.run.RunDir)}, notices...), "\n"), code != 0)
+	for _, p := range problems {
+		fmt.Fprintln(os.Stderr, p)
 	}
 	return code
 }
 
 // testCount is go test's -count: how many times every case runs.
 func testCount() int {
-	if f := flag.Lookup("test.count"); f != nil {
-		if n, err := strconv.Atoi(f.Value.String()); err == nil && n > 0 {
-			return n
-		}
+	if n, err := strconv.Atoi(flagValue("test.count")); err == nil && n > 0 {
+		return n
 	}
 	return 1
 }
 
-// selected returns the loaded cases that go test's -run pattern selects.
-func (s *Suite) selected() []eval.Case {
-	pattern := ""
-	if f := flag.Lookup("test.run"); f != nil {
-		pattern = f.Value.String()
+// flagValue is the value of a flag of the test binary ("" if undefined).
+func flagValue(name string) string {
+	if f := flag.Lookup(name); f != nil {
+		return f.Value.String()
 	}
-	var out []eval.Case
-	other := s.otherCategories()
-	otherNames := map[string]string{}
-	for i, name := range evalcase.SubtestNames(categoriesAsCases(other)) {
-		otherNames[other[i]] = name
-	}
-	for _, c := range s.cases {
-		levels := []string{evalcase.FuncName(c.Category), s.run.Names[c.Name]}
-		if sub, ok := otherNames[c.Category]; ok {
-			levels = []string{"TestOtherCategories", sub, s.run.Names[c.Name]}
-		}
-		if runSelects(pattern, levels) {
-			out = append(out, c)
-		}
-	}
-	return out
+	return ""
 }
 
-// runSelects reports whether go test's -run pattern selects a test whose
-// name has the given levels: each '/'-separated element of the pattern is
-// an unanchored regular expression for the level at its place; levels
-// beyond the pattern's match anything.
-func runSelects(pattern string, levels []string) bool {
-	if pattern == "" {
-		return true
+// categories describes the loaded categories as go test sees them, in the
+// order of the case files, with their cases.
+func (s *Suite) categories() ([]selection.Category, [][]eval.Case) {
+	names := evalcase.SubtestNames(s.cases)
+	s.names = map[string]string{}
+	for i, c := range s.cases {
+		s.names[c.Name] = names[i]
 	}
-	for i, elem := range splitPattern(pattern) {
-		if i >= len(levels) {
+	var cats []selection.Category
+	var cases [][]eval.Case
+	index := map[string]int{}
+	for _, c := range s.cases {
+		i, ok := index[c.Category]
+		if !ok {
+			i = len(cats)
+			index[c.Category] = i
+			cats = append(cats, selection.Category{Name: c.Category, Func: evalcase.FuncName(c.Category)})
+			cases = append(cases, nil)
+		}
+		cats[i].Cases = append(cats[i].Cases, s.names[c.Name])
+		cases[i] = append(cases[i], c)
+	}
+	other := s.otherCategoryNames()
+	for i := range cats {
+		if j := slices.Index(other, cats[i].Name); j >= 0 {
+			cats[i].Func, cats[i].Sub = OtherCategoriesTest, otherSubtests(other)[j]
+		}
+	}
+	return cats, cases
+}
+
+// selectCases applies -run and -skip to the cases, by test names and by
+// category names (see package selection), and rewrites -run so that go
+// test runs the test functions of the selected cases whole: Run and
+// RunOther start only the selected cases. The pattern's other tests stay
+// selected as they were.
+func (s *Suite) selectCases() (*selection.Pattern, int, error) {
+	run, err := selection.Parse("-run", flagValue("test.run"))
+	if err != nil {
+		return nil, 0, err
+	}
+	skip, err := selection.Parse("-skip", flagValue("test.skip"))
+	if err != nil {
+		return nil, 0, err
+	}
+	cats, cases := s.categories()
+	s.runPattern, s.skipPattern = run, skip
+	s.categoryOf = map[string]selection.Category{}
+	for _, c := range cats {
+		s.categoryOf[c.Name] = c
+	}
+	s.selected = map[string]bool{}
+	var funcs []string
+	for i, chosen := range selection.Select(run, skip, cats, evalcase.FuncName) {
+		for j, ok := range chosen {
+			if ok {
+				s.selected[cases[i][j].Name] = true
+				if f := regexp.QuoteMeta(cats[i].Func); !slices.Contains(funcs, f) {
+					funcs = append(funcs, f)
+				}
+			}
+		}
+	}
+	if run != nil && len(funcs) > 0 {
+		flag.Set("test.run", run.Text+"|^(?:"+strings.Join(funcs, "|")+")$")
+	}
+	// The category functions with nothing to run are left out, not
+	// reported as skipped.
+	var idle []string
+	for _, f := range append(slices.Clone(s.config.Generated), "") {
+		name := OtherCategoriesTest
+		if f != "" {
+			name = evalcase.FuncName(f)
+		}
+		if q := regexp.QuoteMeta(name); !slices.Contains(funcs, q) && !slices.Contains(idle, q) {
+			idle = append(idle, q)
+		}
+	}
+	if len(idle) > 0 && len(funcs) > 0 {
+		pattern := "^(?:" + strings.Join(idle, "|") + ")$"
+		if skip != nil {
+			pattern = skip.Text + "|" + pattern
+		}
+		flag.Set("test.skip", pattern)
+	}
+	return run, len(s.selected), nil
+}
+
+// noCaseSelected explains a -run that selects no case, or gives "" when
+// that is on purpose: benchmarks or fuzzing alone (-run '^$'), or other
+// tests of the package that the pattern selects.
+func (s *Suite) noCaseSelected(run *selection.Pattern) string {
+	if run == nil || run.Text == "^$" || flagValue("test.bench") != "" || flagValue("test.fuzz") != "" || s.selectsOtherTests(run) {
+		return ""
+	}
+	cats, cases := s.categories()
+	var b strings.Builder
+	fmt.Fprintf(&b, "-run %q", run.Text)
+	if skip := flagValue("test.skip"); skip != "" {
+		fmt.Fprintf(&b, " with -skip %q", skip)
+	}
+	b.WriteString(" selects no case. The categories, by name and test function (-run takes either, and a case after a /):")
+	for i, c := range cats {
+		test := c.Func
+		if c.Sub != "" {
+			test += "/" + c.Sub
+		}
+		fmt.Fprintf(&b, "\n  %-40s %s (%d cases)", c.Name, test, len(cases[i]))
+	}
+	return b.String()
+}
+
+// selectsOtherTests reports whether the pattern selects a test, example or
+// benchmark of the package that is not a category's, asking the test
+// binary for its list (-test.list).
+func (s *Suite) selectsOtherTests(run *selection.Pattern) bool {
+	args := append([]string{"-test.list", run.TopLevel()}, settings.SettingsArgs(os.Args[1:])...)
+	out, err := exec.Command(os.Args[0], args...).Output()
+	if err != nil {
+		return false
+	}
+	ours := []string{OtherCategoriesTest}
+	for _, c := range s.config.Generated {
+		ours = append(ours, evalcase.FuncName(c))
+	}
+	for _, name := range strings.Fields(string(out)) {
+		if !slices.Contains(ours, name) && !strings.HasPrefix(name, "ok ") {
 			return true
 		}
-		re, err := regexp.Compile(elem)
-		if err != nil || !re.MatchString(levels[i]) {
-			return false
-		}
 	}
-	return true
-}
-
-// splitPattern splits a -run pattern at the slashes outside brackets and
-// parentheses, as go test does.
-func splitPattern(pattern string) []string {
-	var elems []string
-	depth, start := 0, 0
-	for i := 0; i < len(pattern); i++ {
-		switch pattern[i] {
-		case '[', '(':
-			depth++
-		case ']', ')':
-			if depth > 0 {
-				depth--
-			}
-		case '\\':
-			i++
-		case '/':
-			if depth == 0 {
-				elems = append(elems, pattern[start:i])
-				start = i + 1
-			}
-		}
-	}
-	return append(elems, pattern[start:])
-}
-
-// categoriesAsCases turns category names into cases, for their subtest names.
-func categoriesAsCases(names []string) []eval.Case {
-	out := make([]eval.Case, len(names))
-	for i, name := range names {
-		out[i].Name = name
-	}
-	return out
+	return false
 }
 
 // widenParallel lets the suite's own limit (EVAL_CONCURRENCY) decide how
@@ -265,15 +385,15 @@ func widenParallel(concurrency, cases int) {
 	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
 	if explicit {
 		if p, _ := strconv.Atoi(flag.Lookup("test.parallel").Value.String()); p < concurrency {
-			fmt.Fprintf(os.Stderr, "mcpeval: -parallel %d caps EVAL_CONCURRENCY %d: at most %d cases run at once\n", p, concurrency, p)
+			fmt.Fprintf(os.Stderr, "mcpeval: notice: -parallel %d caps EVAL_CONCURRENCY %d: at most %d cases run at once\n", p, concurrency, p)
 		}
 		return
 	}
 	flag.Set("test.parallel", strconv.Itoa(max(concurrency, cases+1)))
 }
 
-// Run runs the cases of one category as parallel subtests: call it from
-// the category's test function.
+// Run runs the selected cases of one category as parallel subtests: call
+// it from the category's test function.
 func (s *Suite) Run(t *testing.T, category string) {
 	t.Parallel()
 	markUncacheable()
@@ -282,7 +402,9 @@ func (s *Suite) Run(t *testing.T, category string) {
 		t.Skipf("no loaded case has category %q", category)
 	}
 	for _, c := range cases {
-		s.runModels(t, c)
+		if s.selected[c.Name] {
+			s.runModels(t, c)
+		}
 	}
 }
 
@@ -291,15 +413,36 @@ func (s *Suite) Run(t *testing.T, category string) {
 func (s *Suite) runModels(t *testing.T, c eval.Case) {
 	models := s.models()
 	if len(models) == 1 {
-		t.Run(s.run.Names[c.Name], func(t *testing.T) { s.runCase(t, c, models[0].model) })
+		t.Run(s.names[c.Name], func(t *testing.T) { s.runCase(t, c, models[0].model) })
 		return
 	}
-	t.Run(s.run.Names[c.Name], func(t *testing.T) {
+	t.Run(s.names[c.Name], func(t *testing.T) {
 		t.Parallel()
 		for _, m := range models {
-			t.Run(m.subtest, func(t *testing.T) { s.runCase(t, c, m.model) })
+			// -run and -skip may name the model's subtest; go test runs
+			// the selected category's function whole (see selectCases).
+			if s.categoryOf[c.Category].Selects(s.runPattern, s.skipPattern, evalcase.FuncName, s.names[c.Name], m.subtest) {
+				t.Run(m.subtest, func(t *testing.T) { s.runCase(t, c, m.model) })
+			}
 		}
 	})
+}
+
+// selectedRuns counts the selected cases' runs with the selected models.
+func (s *Suite) selectedRuns() int {
+	models := s.models()
+	if len(models) == 1 {
+		return len(s.selected)
+	}
+	n := 0
+	for _, c := range s.cases {
+		for _, m := range models {
+			if s.selected[c.Name] && s.categoryOf[c.Category].Selects(s.runPattern, s.skipPattern, evalcase.FuncName, s.names[c.Name], m.subtest) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // model is an evaluated model and the name of its subtests.
@@ -314,31 +457,51 @@ func (s *Suite) models() []model {
 		return []model{{model: st.Model}}
 	}
 	out := make([]model, len(st.Models))
-	for i, name := range evalcase.SubtestNames(categoriesAsCases(st.Models)) {
+	for i, name := range otherSubtests(st.Models) {
 		out[i] = model{st.Models[i], name}
 	}
 	return out
 }
 
-// RunOther runs every loaded category that has no test function of its
-// own, one subtest each, so that no case is ever left out: call it from
-// TestOtherCategories.
+// RunOther runs the selected cases of every loaded category that has no
+// test function of its own, one subtest per category, so that no case is
+// ever left out: call it from TestOtherCategories.
 func (s *Suite) RunOther(t *testing.T) {
+	if t.Name() != OtherCategoriesTest {
+		t.Fatalf("call RunOther from func %s(t *testing.T), not from %s: -run finds the categories it runs by that name", OtherCategoriesTest, t.Name())
+	}
 	t.Parallel()
 	markUncacheable()
-	other := s.otherCategories()
+	other := s.otherCategoryNames()
 	if len(other) == 0 {
 		t.Skip("every loaded category has a test function of its own")
 	}
-	subtests := evalcase.SubtestNames(categoriesAsCases(other))
-	for i, name := range other {
-		t.Logf("category %q has no test function of its own; it runs here (run `make generate` to give it one)", name)
-		t.Run(subtests[i], func(t *testing.T) {
-			for _, c := range s.casesOf(name) {
+	for i, name := range otherSubtests(other) {
+		var cases []eval.Case
+		for _, c := range s.casesOf(other[i]) {
+			if s.selected[c.Name] {
+				cases = append(cases, c)
+			}
+		}
+		if len(cases) == 0 {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			for _, c := range cases {
 				s.runModels(t, c)
 			}
 		})
 	}
+}
+
+// otherSubtests are the subtest names of categories under RunOther, and
+// of models under a case.
+func otherSubtests(names []string) []string {
+	asCases := make([]eval.Case, len(names))
+	for i, name := range names {
+		asCases[i].Name = name
+	}
+	return evalcase.SubtestNames(asCases)
 }
 
 // errTestTimeout is the cause given to cases still running when go test's
@@ -353,6 +516,7 @@ func (s *Suite) runCase(t *testing.T, c eval.Case, model string) {
 	t.Parallel()
 	ev := s.run
 	if ev.Aborted() != "" {
+		s.progress.Done(progress.Skipped)
 		t.Skip(notRun)
 	}
 	ctx := context.Background()
@@ -365,17 +529,20 @@ func (s *Suite) runCase(t *testing.T, c eval.Case, model string) {
 	var skip *suite.SkipError
 	switch {
 	case errors.As(err, &skip):
+		s.progress.Done(progress.Skipped)
 		t.Skip(skip.Reason)
 	case err != nil:
+		s.progress.Done(progress.Skipped)
 		t.Skip(notRun)
-	}
-	if rec.Status == eval.NotRun {
+	case rec.Status == eval.NotRun:
+		s.progress.Done(progress.Skipped)
 		t.Skip(rec.Reason)
 	}
 	t.Attr("eval.status", string(rec.Status))
 	if rec.Cached {
 		t.Attr("eval.cached", "true")
 	}
+	s.progress.Done(outcome(rec.Status))
 	switch {
 	case rec.Status == eval.Pass:
 		t.Log(suite.FormatLine(rec))
@@ -386,6 +553,17 @@ func (s *Suite) runCase(t *testing.T, c eval.Case, model string) {
 	default:
 		t.Error(suite.FormatFailure(rec))
 	}
+}
+
+// outcome is how the progress counts a status.
+func outcome(st eval.Status) progress.Outcome {
+	switch st {
+	case eval.Pass:
+		return progress.Pass
+	case eval.Error:
+		return progress.Error
+	}
+	return progress.Fail
 }
 
 // casesOf returns the loaded cases of a category.
@@ -399,9 +577,9 @@ func (s *Suite) casesOf(category string) []eval.Case {
 	return out
 }
 
-// otherCategories lists the loaded categories without a test function of
-// their own, in the order of the case files.
-func (s *Suite) otherCategories() []string {
+// otherCategoryNames lists the loaded categories without a test function
+// of their own, in the order of the case files.
+func (s *Suite) otherCategoryNames() []string {
 	var other []string
 	for _, c := range s.cases {
 		if !slices.Contains(s.config.Generated, c.Category) && !slices.Contains(other, c.Category) {
@@ -409,6 +587,18 @@ func (s *Suite) otherCategories() []string {
 		}
 	}
 	return other
+}
+
+// otherCategories lists the other categories (see otherCategoryNames)
+// that have selected cases.
+func (s *Suite) otherCategories() []string {
+	var out []string
+	for _, name := range s.otherCategoryNames() {
+		if slices.ContainsFunc(s.casesOf(name), func(c eval.Case) bool { return s.selected[c.Name] }) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // runMarker is a file in the test package's directory that Main rewrites

@@ -1,5 +1,10 @@
-// Package evaltest is the evaluation suite: every YAML case is a parallel
-// subtest of the test function of its category.
+// Package evaltest runs evaluation cases as go test subtests: every YAML
+// case is a parallel subtest of its category's test function.
+//
+// A module of its own (mcpeval init writes one) declares a Suite and wires
+// it to go test in a few lines (see the example): TestMain calls Main, one
+// function per category calls Run, TestOtherCategories calls RunOther.
+// This package's own tests are mcpeval's suite, the same way:
 //
 //	go test ./evaltest                      # every case
 //	go test ./evaltest -run Gene -force     # categories containing "Gene", ignoring the cache

@@ -157,7 +157,7 @@ func (p *browserPage) assertClean() {
 	assert.Equal(p.t, []string{}, jsEval[[]string](p, `window.__csp`), "Content-Security-Policy violations")
 	assert.Equal(p.t, 0, jsEval[int](p, `document.querySelectorAll('img, iframe, object, embed, a[href], svg:not(#history, #rate-chart, #cost-chart), svg image, svg foreignObject, svg a').length`),
 		"elements from data (the report's own charts aside)")
-	assert.Equal(p.t, 1, jsEval[int](p, `[...document.scripts].filter(s => s.type !== 'application/json').length`),
+	assert.Equal(p.t, 1, jsEval[int](p, `[...document.scripts].filter(s => s.type !== 'application/json' && s.type !== 'application/gzip').length`),
 		"scripts other than the report's own")
 }
 
@@ -252,6 +252,18 @@ func TestReportInBrowser(t *testing.T) {
 		assert.Len(t, rowIDs(p), len(d.Cases))
 		assert.Equal(t, len(d.Categories), jsEval[int](p, `document.querySelectorAll('#categories tbody tr').length`))
 		assert.Contains(t, jsEval[string](p, `document.getElementById('problems').textContent`), "TestServerStarts failed")
+	})
+
+	t.Run("failures first", func(t *testing.T) {
+		p.t = t
+		assert.Equal(t, "ascending", jsEval[string](p, `document.querySelector('#cases th[data-key="status"]').getAttribute('aria-sort')`))
+		order := map[eval.Status]int{eval.Error: 0, eval.TokenLimit: 1, eval.Fail: 2, Skip: 3, eval.Pass: 4}
+		var ranks []int
+		for _, id := range rowIDs(p) {
+			ranks = append(ranks, order[d.Groups[id].Status])
+		}
+		assert.IsNonDecreasing(t, ranks, "errors, token limits and failures come before passes")
+		assert.NotEqual(t, eval.Pass, d.Groups[rowIDs(p)[0]].Status)
 	})
 
 	t.Run("header", func(t *testing.T) {
@@ -538,8 +550,17 @@ func TestLargeReportInBrowser(t *testing.T) {
 	p.search("case 09999")
 	p.waitForRows(9999)
 	t.Logf("search (with its 120 ms debounce): %v", time.Since(searchStart))
-	timed("open a case", `document.querySelector('#cases tr[data-id="9999"]').click()`)
+	// Its details are compressed in a report this large: the case opens once
+	// they are inflated.
+	require.Equal(t, "application/gzip", jsEval[string](p, `document.getElementById('case-9999').type`))
+	openStart := time.Now()
+	jsEval[chromedp.Void](p, `document.querySelector('#cases tr[data-id="9999"]').click()`)
+	p.waitFor(`document.querySelectorAll('#detail .msg').length > 0`)
+	t.Logf("open a case: %v", time.Since(openStart))
 	assert.Equal(t, len(d.Cases[9999].Record.Conversation), jsEval[int](p, `document.querySelectorAll('#detail .msg').length`))
+	assert.Equal(t, d.Cases[9999].Record.Name, jsEval[string](p, `document.querySelector('#detail h2').textContent`))
+	conv := d.Cases[9999].Record.Conversation
+	assert.Contains(t, jsEval[string](p, `document.querySelector('#detail .chat').textContent`), conv[len(conv)-1].Content, "the inflated conversation")
 	p.assertClean()
 }
 
@@ -670,5 +691,26 @@ func TestHiddenCharactersShownInBrowser(t *testing.T) {
 	assert.Contains(t, jsEval[string](p, `document.querySelector('#detail .chat .ctl[title^="U+001B"]').textContent`), `\x1b`)
 	p.do(chromedp.Click(chromedp.CSS(`#detail .tab[data-tab="tools"]`)))
 	assert.Contains(t, jsEval[string](p, `document.querySelector('#detail .pane[data-tab="tools"]').textContent`), `"G1\u202e"`)
+	p.assertClean()
+}
+
+// Notices show as notices, apart from the run problems.
+func TestNoticesInBrowser(t *testing.T) {
+	d := syntheticData(3, 0)
+	d.Notices = []string{"categories without a test function of their own run as TestOtherCategories/<category>: Gene Magic",
+		"TestOtherCategories says:\nharness.go:9: a note"}
+	d.Problems = []string{"TestSetup failed.\nthe fixture is missing"}
+	path := filepath.Join(t.TempDir(), "report.html")
+	writeFile(t, path, d)
+	p := openBrowser(t)
+	p.cases = len(d.Groups)
+	p.open(path)
+	assert.Equal(t, "Notices (2)", jsEval[string](p, `document.querySelector('#notices h2').textContent`))
+	assert.Equal(t, []string{"categories without a test function of their own run as TestOtherCategories/<category>: Gene Magic", "TestOtherCategories says:"},
+		jsEval[[]string](p, `[...document.querySelectorAll('#notices summary')].map(s => s.textContent)`))
+	assert.Equal(t, "Run problems (1)", jsEval[string](p, `document.querySelector('#problems h2').textContent`))
+	assert.NotContains(t, jsEval[string](p, `document.getElementById('problems').textContent`), "Gene Magic")
+	assert.NotEqual(t, jsEval[string](p, `getComputedStyle(document.querySelector('#problems h2')).color`),
+		jsEval[string](p, `getComputedStyle(document.querySelector('#notices h2')).color`), "a notice is not shown as a problem")
 	p.assertClean()
 }

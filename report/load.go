@@ -55,6 +55,7 @@ type inputs struct {
 	metricsSummary *eval.MetricsSummary
 	calibration    *eval.Calibration
 	problems       []string
+	notices        []string
 }
 
 func (in *inputs) readOutDir(dir string) error {
@@ -236,9 +237,16 @@ func (in *inputs) build() *Data {
 
 	tests := in.events.tests()
 	parents := map[string]bool{}
+	// failedBelow holds the tests with a failed subtest.
+	failedBelow := map[string]bool{}
 	for _, t := range tests {
+		failed := false
+		for _, run := range t.runs {
+			failed = failed || run.action == testjson.ActionFail
+		}
 		for p := testjson.TestName(t.name).Parent(); p != ""; p = testjson.TestName(p).Parent() {
 			parents[t.pkg+"\x00"+p] = true
+			failedBelow[t.pkg+"\x00"+p] = failedBelow[t.pkg+"\x00"+p] || failed
 		}
 	}
 
@@ -249,6 +257,11 @@ func (in *inputs) build() *Data {
 			outcome := in.events.outcome(run)
 			ri := recordOf(t.name, repeat)
 			if ri < 0 && !subtest {
+				if isParent && failedBelow[t.pkg+"\x00"+t.name] && outcome.Action == string(testjson.ActionFail) {
+					// It failed because its cases did: what it said is no problem.
+					in.addNotices(parentNotices(t.name, outcome))
+					continue
+				}
 				in.addProblems(nonCaseProblems(t.name, outcome, isParent))
 				continue
 			}
@@ -282,6 +295,7 @@ func (in *inputs) build() *Data {
 	d.Run, d.FromSummary = in.run()
 	d.Trust = trustOf(d.Run, in.calibration)
 	d.Problems = append(in.packageProblems(), in.problems...)
+	d.Notices = append(in.packageNotices(), in.notices...)
 	return d
 }
 
@@ -299,6 +313,46 @@ func (in *inputs) addProblems(problems []string) {
 			in.problems = append(in.problems, p)
 		}
 	}
+}
+
+// addNotices adds notices, leaving out any already there.
+func (in *inputs) addNotices(notices []string) {
+	for _, n := range notices {
+		if !slices.Contains(in.notices, n) {
+			in.notices = append(in.notices, n)
+		}
+	}
+}
+
+// parentNotices is the output of a test that failed only because some of
+// its subtests did, as a notice.
+func parentNotices(name string, t TestOutcome) []string {
+	if out := strings.TrimSpace(t.Output); out != "" {
+		return []string{fmt.Sprintf("%s says:\n%s", name, out)}
+	}
+	return nil
+}
+
+// noticePrefix starts the suite's notices in its output.
+const noticePrefix = "mcpeval: notice: "
+
+// packageNotices are the suite's notices in the packages' output, each
+// once.
+func (in *inputs) packageNotices() []string {
+	ev := in.events
+	if ev.exec == nil {
+		return nil
+	}
+	var out []string
+	for _, name := range ev.exec.Packages() {
+		for _, line := range strings.Split(ev.packageOutput(name), "\n") {
+			line = strings.TrimSpace(line)
+			if n, ok := strings.CutPrefix(line, noticePrefix); ok && !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }
 
 // nonCaseProblems reports a failed run of a test that is not a case: a

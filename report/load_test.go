@@ -567,3 +567,41 @@ func TestLoadMetricColumnsFromTypedMetrics(t *testing.T) {
 	assert.NotContains(t, d.Cases[1].Scores, "understanding", "no score where it does not apply")
 	assert.Len(t, d.Cases[1].Scores, 5)
 }
+
+// The suite's notices and the output of a category test that failed only
+// because its cases did are notices, not run problems; a test failing on
+// its own is a problem.
+func TestLoadNoticesAreNotProblems(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run.json")
+	ev := func(action, test, extra string) string {
+		return `{"Action":"` + action + `","Package":"p","Test":"` + test + `"` + extra + `}`
+	}
+	writeStream(t, path,
+		`{"Action":"start","Package":"p"}`,
+		`{"Action":"output","Package":"p","Output":"mcpeval: notice: categories without a test function of their own run as TestOtherCategories/<category>: Gene Magic\n"}`,
+		ev("run", "TestOtherCategories", ""),
+		ev("output", "TestOtherCategories", `,"Output":"    harness.go:9: category \"Gene Magic\" has no test function of its own\n"`),
+		ev("run", "TestOtherCategories/Gene_Magic", ""),
+		ev("run", "TestOtherCategories/Gene_Magic/spell", ""),
+		ev("output", "TestOtherCategories/Gene_Magic/spell", `,"Output":"    harness.go:9: fail: wrong\n"`),
+		ev("fail", "TestOtherCategories/Gene_Magic/spell", `,"Elapsed":1`),
+		ev("fail", "TestOtherCategories/Gene_Magic", `,"Elapsed":1`),
+		ev("fail", "TestOtherCategories", `,"Elapsed":1`),
+		ev("run", "TestSetup", ""),
+		ev("output", "TestSetup", `,"Output":"    setup_test.go:3: the fixture is missing\n"`),
+		ev("fail", "TestSetup", `,"Elapsed":0`),
+		`{"Action":"output","Package":"p","Output":"mcpeval: notice: -failfast: no case started after \"spell\" failed (0 not run)\n"}`,
+		`{"Action":"output","Package":"p","Output":"FAIL\n"}`,
+		`{"Action":"fail","Package":"p","Elapsed":2}`,
+	)
+	d := loadFiles(t, dir, path)
+	require.Len(t, d.Cases, 1)
+	assert.Equal(t, []string{
+		"categories without a test function of their own run as TestOtherCategories/<category>: Gene Magic",
+		`-failfast: no case started after "spell" failed (0 not run)`,
+		"TestOtherCategories says:\n" + `harness.go:9: category "Gene Magic" has no test function of its own`,
+	}, d.Notices)
+	require.Len(t, d.Problems, 1, "%q", d.Problems)
+	assert.Contains(t, d.Problems[0], "TestSetup failed")
+}

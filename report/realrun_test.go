@@ -153,17 +153,35 @@ func TestRealRunReportInBrowser(t *testing.T) {
 		assert.Contains(t, cats[0], "2 / 3")
 	})
 
-	t.Run("the table scrolls in its card with the first columns in view", func(t *testing.T) {
+	t.Run("at 1400 px every column fits and the metric columns read whole", func(t *testing.T) {
 		p.t = t
 		p.reset()
 		assert.Equal(t, 1400, jsEval[int](p, `window.innerWidth`))
 		assert.LessOrEqual(t, jsEval[int](p, `document.documentElement.scrollWidth`), 1400, "the page itself is no wider")
 		wrap := `document.querySelector('.table-wrap')`
+		assert.GreaterOrEqual(t, jsEval[int](p, `document.querySelectorAll('#cases thead th.metric').length`), 6)
+		assert.LessOrEqual(t, jsEval[int](p, wrap+`.scrollWidth`), jsEval[int](p, wrap+`.clientWidth`), "no horizontal scrolling")
+		assert.False(t, jsEval[bool](p, `document.querySelector('.table-box').classList.contains('more-right')`))
+		assert.Equal(t, []string{}, jsEval[[]string](p, `[...document.querySelectorAll('#cases thead th')].filter(th => {
+			const c = th.getBoundingClientRect(), l = (th.querySelector('.rot') || th).getBoundingClientRect();
+			return th.scrollWidth > th.clientWidth || l.left < c.left - 0.5 || l.right > c.right + 0.5 || l.top < c.top - 0.5 || l.bottom > c.bottom + 0.5;
+		}).map(th => th.textContent)`), "headers cut short")
+		assert.Equal(t, []string{}, jsEval[[]string](p, `[...document.querySelectorAll('#cases tbody td[data-key^="metric:"]')]
+			.filter(td => td.scrollWidth > td.clientWidth).map(td => td.dataset.key + ' ' + td.textContent)`), "scores cut short")
+		p.screenshot("real-run-cases", ".cases-panel")
+	})
+
+	t.Run("narrower, the table scrolls in its card with the first columns in view", func(t *testing.T) {
+		p.t = t
+		p.reset()
+		p.do(chromedp.EmulateViewport(1000, 1000))
+		defer p.do(chromedp.EmulateViewport(1400, 1000))
+		p.waitFor(`window.innerWidth === 1000`)
+		wrap := `document.querySelector('.table-wrap')`
 		require.Greater(t, jsEval[int](p, wrap+`.scrollWidth`), jsEval[int](p, wrap+`.clientWidth`),
-			"six metric columns make the table wider than its card")
-		assert.True(t, jsEval[bool](p, `document.querySelector('.table-box').classList.contains('more-right')`))
-		assert.Equal(t, []string{}, jsEval[[]string](p, `[...document.querySelectorAll('#cases thead th')]
-			.filter(th => th.scrollWidth > th.clientWidth).map(th => th.textContent)`), "headers cut short")
+			"the columns do not fit 1000 px: the table scrolls in its card")
+		jsEval[chromedp.Void](p, `window.dispatchEvent(new Event('resize'))`)
+		p.waitFor(`document.querySelector('.table-box').classList.contains('more-right')`)
 		// Scrolled to the far right, the last column shows whole and the
 		// status and case columns stay where they were.
 		jsEval[chromedp.Void](p, wrap+`.scrollLeft = `+wrap+`.scrollWidth`)

@@ -56,6 +56,10 @@ type Data struct {
 	// failed non-case tests, test binary panics and timeouts, unreadable
 	// input lines.
 	Problems []string
+	// Notices are what the run said that is no problem: the suite's
+	// notices ("mcpeval: notice: ..."), and the output of a test whose
+	// only failure is that of its cases.
+	Notices []string
 	// Generated is when the report was made.
 	Generated time.Time
 	// Models compares the run's models and ModelPairs each two of them

@@ -2,12 +2,16 @@ package report
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
@@ -24,9 +28,13 @@ var (
 //
 // The overview (header, totals, table rows) goes into the JSON block
 // id="data", followed by the app script, which renders the page while the
-// browser still parses the rest: one JSON block id="case-N" per case with
-// its full record and test output, parsed only when the case is opened.
-// JSON is written with HTML escaping, so no data can close a script block.
+// browser still parses the rest: one block id="case-N" per case with its
+// full record and test output, parsed only when the case is opened. JSON is
+// written with HTML escaping, so no data can close a script block. A
+// browser reads a large file slowly (about 50–80 MB/s from file://), so
+// when the cases' details would be large (CompressAbove) each case's block
+// holds its JSON gzip-compressed and base64-encoded instead, which the page
+// decompresses when the case is opened.
 func Write(w io.Writer, d *Data) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	fmt.Fprintf(bw, pageHead, contentSecurityPolicy(), styleSheet)
@@ -39,13 +47,8 @@ func Write(w io.Writer, d *Data) error {
 	bw.WriteString(script)
 	bw.WriteString("</script>\n")
 
-	enc := json.NewEncoder(bw)
-	for i := range d.Cases {
-		fmt.Fprintf(bw, `<script type="application/json" id="case-%d">`, i)
-		if err := enc.Encode(newDetail(&d.Cases[i])); err != nil {
-			return fmt.Errorf("write case %q: %w", d.Cases[i].Name, err)
-		}
-		bw.WriteString("</script>\n")
+	if err := writeDetails(bw, d, detailsSize(d) > CompressAbove); err != nil {
+		return err
 	}
 
 	bw.WriteString(pageTail)
@@ -53,6 +56,111 @@ func Write(w io.Writer, d *Data) error {
 		return fmt.Errorf("write report: %w", err)
 	}
 	return nil
+}
+
+// CompressAbove is the estimated size of the cases' details above which
+// the report holds them compressed. Below it they are plain JSON, which a
+// person (or grep) can read in the file.
+const CompressAbove = 16 << 20
+
+// detailsSize estimates the size of the cases' details from their texts.
+func detailsSize(d *Data) int {
+	n := 0
+	for i := range d.Cases {
+		c := &d.Cases[i]
+		n += 300 + len(c.Event.Output)
+		if r := c.Record; r != nil {
+			n += len(r.Question) + len(r.Expected) + len(r.Response) + len(r.Reason) + len(r.JudgeRaw) + len(r.ServerStderr)
+			for _, tc := range r.ToolCalls {
+				n += len(tc.Arguments) + len(tc.Result) + 80
+			}
+			for _, m := range r.Conversation {
+				n += len(m.Content) + 40
+			}
+		}
+	}
+	return n
+}
+
+// Case blocks: plain JSON, or gzip-compressed JSON in base64.
+const (
+	plainBlock      = `<script type="application/json" id="case-%d">`
+	compressedBlock = `<script type="application/gzip" id="case-%d">`
+)
+
+// writeDetails writes one block per case, in order. The blocks are
+// encoded (and compressed) on all cores.
+func writeDetails(w *bufio.Writer, d *Data, compress bool) error {
+	type block struct {
+		data []byte
+		err  error
+		done chan struct{}
+	}
+	// encode encodes a case's block; zw is the worker's own compressor,
+	// reset for each block (a new one per block would allocate its large
+	// state 10,000 times).
+	encode := func(c *Case, zw *gzip.Writer) ([]byte, error) {
+		var buf bytes.Buffer
+		if !compress {
+			err := json.NewEncoder(&buf).Encode(newDetail(c))
+			return buf.Bytes(), err
+		}
+		b64 := base64.NewEncoder(base64.StdEncoding, &buf)
+		zw.Reset(b64)
+		err := json.NewEncoder(zw).Encode(newDetail(c))
+		if err == nil {
+			err = zw.Close()
+		}
+		if err == nil {
+			err = b64.Close()
+		}
+		return buf.Bytes(), err
+	}
+	open := plainBlock
+	if compress {
+		open = compressedBlock
+	}
+	jobs := make(chan int)
+	blocks := make([]block, len(d.Cases))
+	for i := range blocks {
+		blocks[i].done = make(chan struct{})
+	}
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			zw, _ := gzip.NewWriterLevel(io.Discard, gzip.BestSpeed)
+			for i := range jobs {
+				blocks[i].data, blocks[i].err = encode(&d.Cases[i], zw)
+				close(blocks[i].done)
+			}
+		})
+	}
+	// At most a window of blocks is ahead of the writer, so memory is
+	// bounded by the window, not by the report.
+	ahead := make(chan struct{}, 256)
+	go func() {
+		for i := range blocks {
+			ahead <- struct{}{}
+			jobs <- i
+		}
+		close(jobs)
+	}()
+	var err error
+	for i := range blocks {
+		<-blocks[i].done
+		if err == nil && blocks[i].err != nil {
+			err = fmt.Errorf("write case %q: %w", d.Cases[i].Name, blocks[i].err)
+		}
+		if err == nil {
+			fmt.Fprintf(w, open, i)
+			w.Write(blocks[i].data)
+			w.WriteString("</script>\n")
+		}
+		blocks[i].data = nil
+		<-ahead
+	}
+	wg.Wait()
+	return err
 }
 
 // contentSecurityPolicy allows exactly the page's own inline style and
@@ -104,6 +212,7 @@ type overview struct {
 	MetricsSummary []Metric         `json:"metrics_summary"`
 	Trust          Trust            `json:"trust"`
 	Problems       []string         `json:"problems"`
+	Notices        []string         `json:"notices"`
 	Cases          []rowJSON        `json:"cases"`
 	History        []HistoryPoint   `json:"history"`
 	// Repeats is the most runs a case had.
@@ -173,6 +282,7 @@ func newOverview(d *Data) overview {
 		MetricsSummary: append([]Metric{}, d.MetricsSummary...),
 		Trust:          d.Trust,
 		Problems:       append([]string{}, d.Problems...),
+		Notices:        append([]string{}, d.Notices...),
 		Cases:          make([]rowJSON, len(d.Groups)),
 		History:        append([]HistoryPoint{}, d.History...),
 		Models:         append([]eval.ModelResult{}, d.Models...),

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -198,4 +199,33 @@ func TestWriteCutsLongToolArgumentsInRowsOnly(t *testing.T) {
 	var det detailJSON
 	require.NoError(t, json.Unmarshal([]byte(jsonBlock(t, page, "case-0")), &det))
 	assert.Equal(t, long, det.Record.ToolCalls[0].Arguments, "the case view has them whole")
+}
+
+// A report whose cases' details are large holds each case's JSON
+// compressed; it reads back as the plain one.
+func TestWriteCompressesLargeDetails(t *testing.T) {
+	small := syntheticData(20, 1<<10)
+	page := writeString(t, small)
+	assert.True(t, strings.Contains(page, `<script type="application/json" id="case-0">`), "a small report stays plain")
+	assert.False(t, strings.Contains(page, `<script type="application/gzip"`), "no compressed block")
+
+	d := syntheticData(1000, 20<<10)
+	require.Greater(t, detailsSize(d), CompressAbove)
+	page = writeString(t, d)
+	assert.False(t, strings.Contains(page, `<script type="application/json" id="case-`), "no plain case block")
+	for _, i := range []int{0, 517, 999} {
+		open := `<script type="application/gzip" id="case-` + strconv.Itoa(i) + `">`
+		j := strings.Index(page, open)
+		require.GreaterOrEqual(t, j, 0, open)
+		rest := page[j+len(open):]
+		raw, err := base64.StdEncoding.DecodeString(rest[:strings.Index(rest, "</script>")])
+		require.NoError(t, err)
+		zr, err := gzip.NewReader(bytes.NewReader(raw))
+		require.NoError(t, err)
+		var det detailJSON
+		require.NoError(t, json.NewDecoder(zr).Decode(&det))
+		assert.Equal(t, d.Cases[i].Record.Name, det.Record.Name)
+		assert.Equal(t, d.Cases[i].Record.Conversation, det.conversation())
+	}
+	assert.Less(t, len(page), detailsSize(d)/3, "compressed")
 }

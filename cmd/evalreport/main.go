@@ -16,9 +16,10 @@
 //	evalreport -history                         # the kept runs, newest first
 //	evalreport -clean-runs 10                   # delete all but the 10 newest runs
 //
-// The output directory is -out, else $EVAL_OUT, else evaltest/out under the
-// module root (the nearest directory above with a go.mod); a relative
-// EVAL_OUT is taken from the module root too. The run is -run (a run
+// The output directory is -out, else EVAL_OUT (from the environment or the
+// .env file, as the suite reads it), else evaltest/out under the module
+// root (the nearest directory above with a go.mod); a relative EVAL_OUT is
+// taken from the module root too. The run is -run (a run
 // directory, a run id or "latest"), else $EVAL_RUN_ID, else the newest run.
 // Without -json the stream is $GOTESTSUM_JSONFILE (set by gotestsum for a
 // post-run command), else test.json in the run directory when there is
@@ -101,7 +102,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return err
 	}
 	o.json = append(o.json, fs.Args()...)
-	parent, err := resolveOutDir(o.out, getenv("EVAL_OUT"))
+	parent, err := resolveOutDir(o.out, getenv)
 	if err != nil {
 		return err
 	}
@@ -309,22 +310,17 @@ func historyOf(parent string, run eval.Summary) []report.HistoryPoint {
 	return points
 }
 
-// resolveOutDir picks the output directory.
-func resolveOutDir(flagValue, env string) (string, error) {
+// resolveOutDir picks the output directory: the flag's, else the suite's
+// (EVAL_OUT from the environment or the .env file, else evaltest/out).
+func resolveOutDir(flagValue string, getenv func(string) string) (string, error) {
 	if flagValue != "" {
 		return flagValue, nil
 	}
-	if env != "" && filepath.IsAbs(env) {
-		return env, nil
-	}
-	root, err := files.ModuleRoot()
+	out, err := settings.OutDir(getenv)
 	if err != nil {
 		return "", fmt.Errorf("no -out given: %w", err)
 	}
-	if env == "" {
-		env = settings.DefaultOut
-	}
-	return filepath.Join(root, env), nil
+	return out, nil
 }
 
 // resolveRun picks the run to report: the flag's, the environment's, or the

@@ -173,17 +173,20 @@ func TestRunWritesJUnit(t *testing.T) {
 func TestResolveOutDir(t *testing.T) {
 	root, err := filepath.Abs(moduleDir)
 	require.NoError(t, err)
+	dotenv := filepath.Join(t.TempDir(), "run.env")
+	require.NoError(t, os.WriteFile(dotenv, []byte("EVAL_OUT=from/dotenv\n"), 0o600))
 	tests := []struct {
-		name, flag, env, want string
+		name, flag, env, dotenv, want string
 	}{
-		{"flag wins", "some/dir", "/abs/env", "some/dir"},
-		{"absolute EVAL_OUT", "", "/abs/env", "/abs/env"},
-		{"relative EVAL_OUT is under the module root", "", "runs/today", filepath.Join(root, "runs/today")},
-		{"default", "", "", filepath.Join(root, "evaltest", "out")},
+		{"flag wins", "some/dir", "/abs/env", dotenv, "some/dir"},
+		{"absolute EVAL_OUT", "", "/abs/env", dotenv, "/abs/env"},
+		{"relative EVAL_OUT is under the module root", "", "runs/today", "off", filepath.Join(root, "runs/today")},
+		{"EVAL_OUT from the .env file, as the suite reads it", "", "", dotenv, filepath.Join(root, "from/dotenv")},
+		{"default", "", "", "off", filepath.Join(root, "evaltest", "out")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := resolveOutDir(tt.flag, tt.env)
+			got, err := resolveOutDir(tt.flag, env(map[string]string{"EVAL_OUT": tt.env, "EVAL_DOTENV": tt.dotenv}))
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
 		})

@@ -4,6 +4,10 @@
 // A server is named by a spec: an http(s) URL is a streamable HTTP endpoint,
 // "sse:" followed by a URL is an SSE endpoint, anything else is a command
 // line started as a stdio subprocess that lives as long as the connection.
+// Servers can also come from the mcpServers object of the configuration
+// files MCP clients keep (see LoadServersFile). A stdio server gets a small
+// allow-list of this process's environment (see InheritedEnv) plus what its
+// spec and Options.Env give it.
 package mcpconn
 
 import (
@@ -25,7 +29,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/google/shlex"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -58,11 +61,11 @@ type Options struct {
 	// fail with ErrRestartsExhausted. 20 successful calls since the last
 	// restart reset the count, so a long run survives occasional crashes.
 	MaxRestarts int
-	// Env is added to the environment of stdio servers, as NAME=value
-	// entries; a bare NAME passes that variable on from this process. Stdio
-	// servers inherit this process's environment except API keys: variables
-	// whose names end in _API_KEY (OPENROUTER_API_KEY, OPENAI_API_KEY, ...)
-	// reach a server only when Env names them.
+	// Env is added to the environment of every stdio server, as NAME=value
+	// entries; a bare NAME passes that variable on from this process. Of
+	// this process's environment a stdio server inherits only the variables
+	// InheritedEnv names; the rest (API keys, tokens, the suite's settings)
+	// reaches it only when Env or its Spec names it.
 	Env []string
 	// ReconnectFor bounds how long the restart of an HTTP or SSE server
 	// keeps trying to reach it again, with backoff (default 60 s; the suite
@@ -126,7 +129,9 @@ func (e *ServerError) Unwrap() error { return e.Err }
 // Server is one connected MCP server. A server that crashes or hangs during a
 // call is restarted (see Options.MaxRestarts).
 type Server struct {
+	// Spec is the server's name in messages (Spec.Name).
 	Spec string
+	spec Spec
 	opts Options
 	// life ends when the server is closed: it stops a reconnection.
 	life   context.Context
@@ -176,7 +181,16 @@ func (cn *conn) close(force bool) {
 // lists its tools. A server that fails to start, or lists no tools, is an
 // error that carries the tail of its stderr.
 func Connect(ctx context.Context, spec string, opts Options) (*Server, error) {
-	s := &Server{Spec: spec, opts: opts.withDefaults(), stderr: newTailBuffer(8 << 10)}
+	parsed, err := ParseSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	return ConnectSpec(ctx, parsed, opts)
+}
+
+// ConnectSpec is Connect with a parsed spec.
+func ConnectSpec(ctx context.Context, spec Spec, opts Options) (*Server, error) {
+	s := &Server{Spec: spec.Name, spec: spec, opts: opts.withDefaults(), stderr: newTailBuffer(8 << 10)}
 	s.life, s.stop = context.WithCancel(context.Background())
 	cn, err := s.dial(ctx, 1)
 	if err != nil {
@@ -251,50 +265,71 @@ func (e *startError) Unwrap() error { return e.err }
 // stderr to the server's tail and to the connection's own.
 func (s *Server) newClient(stderr *tailBuffer) (*client.Client, error) {
 	opts := []client.ClientOption{client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION)}
+	sp := s.spec
 	switch {
-	case strings.HasPrefix(s.Spec, "http://"), strings.HasPrefix(s.Spec, "https://"):
-		// The transport logs to stderr what the calls report anyway (a
+	case sp.URL != "" && sp.SSE:
+		// The transports log to stderr what the calls report anyway (a
 		// session that cannot be closed on a server that went away).
-		t, err := transport.NewStreamableHTTP(s.Spec, transport.WithHTTPLogger(quiet))
+		t, err := transport.NewSSE(sp.URL, transport.WithHeaders(sp.Headers), transport.WithSSELogger(quiet))
 		if err != nil {
 			return nil, err
 		}
 		return client.NewClient(t, opts...), nil
-	case strings.HasPrefix(s.Spec, "sse:"):
-		t, err := transport.NewSSE(strings.TrimPrefix(s.Spec, "sse:"), transport.WithSSELogger(quiet))
+	case sp.URL != "":
+		t, err := transport.NewStreamableHTTP(sp.URL, transport.WithHTTPHeaders(sp.Headers), transport.WithHTTPLogger(quiet))
 		if err != nil {
 			return nil, err
 		}
 		return client.NewClient(t, opts...), nil
-	}
-	argv, err := shlex.Split(s.Spec)
-	if err != nil || len(argv) == 0 {
-		return nil, fmt.Errorf("cannot parse command line %q: %v", s.Spec, err)
+	case sp.Command == "":
+		return nil, errors.New("neither a command nor a URL")
 	}
 	command := func(ctx context.Context, name string, env, args []string) (*exec.Cmd, error) {
 		cmd := exec.CommandContext(ctx, name, args...) // killed when the connection's context ends
-		cmd.Env = childEnv(os.Environ(), env)
+		cmd.Env = env
+		cmd.Dir = sp.Dir
 		// A writer (not a file) makes Wait return only once all of stderr
 		// is copied; WaitDelay bounds that if a grandchild keeps it open.
 		cmd.Stderr = io.MultiWriter(s.stderr, stderr)
 		cmd.WaitDelay = 2 * time.Second
 		return cmd, nil
 	}
-	t := transport.NewStdioWithOptions(argv[0], s.opts.Env, argv[1:], transport.WithCommandFunc(command))
+	env := childEnv(os.Environ(), append(slices.Clone(s.opts.Env), sp.Env...))
+	t := transport.NewStdioWithOptions(sp.Command, env, sp.Args, transport.WithCommandFunc(command))
 	return client.NewClient(t, opts...), nil
 }
 
 // quiet is the logger of the network transports.
 var quiet = slog.New(slog.DiscardHandler)
 
-// childEnv is the environment of a stdio server: parent without API keys,
-// then extra (NAME=value entries, or bare names of parent variables to pass
-// on, API keys included).
+// InheritedEnv names the variables of this process's environment that a
+// stdio server inherits, as the MCP SDKs do: the user, home, shell, path,
+// terminal, locale and temporary directory (and their Windows
+// counterparts), and the Go toolchain's settings, so that a server started
+// with `go run` builds as it would from a shell. Variables whose names
+// start with LC_ pass too.
+var InheritedEnv = []string{
+	"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LANGUAGE", "TZ", "TMPDIR",
+	"XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR",
+	"APPDATA", "COMSPEC", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATHEXT", "PROCESSOR_ARCHITECTURE",
+	"PROGRAMFILES", "SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "TMP", "USERNAME", "USERPROFILE", "WINDIR",
+	"GOROOT", "GOPATH", "GOCACHE", "GOMODCACHE", "GOFLAGS", "GOPROXY", "GOSUMDB", "GONOSUMDB",
+	"GONOPROXY", "GOPRIVATE", "GOINSECURE", "GOTOOLCHAIN", "GOTMPDIR", "GOENV",
+}
+
+// inherited reports whether a stdio server inherits the variable name.
+func inherited(name string) bool {
+	return slices.Contains(InheritedEnv, name) || strings.HasPrefix(name, "LC_")
+}
+
+// childEnv is the environment of a stdio server: the variables of parent
+// that InheritedEnv names, then extra (NAME=value entries, or bare names of
+// parent variables to pass on, whatever they hold). A later entry for a
+// name wins over an earlier one.
 func childEnv(parent, extra []string) []string {
-	env := make([]string, 0, len(parent)+len(extra))
+	env := make([]string, 0, len(InheritedEnv)+len(extra))
 	for _, kv := range parent {
-		name, _, _ := strings.Cut(kv, "=")
-		if !strings.HasSuffix(strings.ToUpper(name), "_API_KEY") {
+		if name, _, _ := strings.Cut(kv, "="); inherited(name) {
 			env = append(env, kv)
 		}
 	}
@@ -513,9 +548,7 @@ func (s *Server) restart(generation int, cause error) {
 
 // network reports whether the server is reached over HTTP or SSE rather
 // than started as a process.
-func (s *Server) network() bool {
-	return strings.HasPrefix(s.Spec, "http://") || strings.HasPrefix(s.Spec, "https://") || strings.HasPrefix(s.Spec, "sse:")
-}
+func (s *Server) network() bool { return s.spec.URL != "" }
 
 // reconnect dials a network server until it answers, with a backoff from
 // 100 ms doubling to 2 s, for up to ReconnectFor or until it is closed.
@@ -665,9 +698,18 @@ type Set struct {
 // ConnectAll connects to every spec. Tool names must be unique across
 // servers. On error every server already started is closed.
 func ConnectAll(ctx context.Context, specs []string, opts Options) (*Set, error) {
+	parsed, err := ParseSpecs(specs)
+	if err != nil {
+		return nil, err
+	}
+	return ConnectSpecs(ctx, parsed, opts)
+}
+
+// ConnectSpecs is ConnectAll with parsed specs.
+func ConnectSpecs(ctx context.Context, specs []Spec, opts Options) (*Set, error) {
 	set := &Set{byTool: map[string]*Server{}}
 	for _, spec := range specs {
-		s, err := Connect(ctx, spec, opts)
+		s, err := ConnectSpec(ctx, spec, opts)
 		if err != nil {
 			set.Close()
 			return nil, err
@@ -676,7 +718,7 @@ func ConnectAll(ctx context.Context, specs []string, opts Options) (*Set, error)
 		for _, t := range s.Tools() {
 			if other, dup := set.byTool[t.Name]; dup {
 				set.Close()
-				return nil, fmt.Errorf("tool %s is offered by both %s and %s", t.Name, other.Spec, spec)
+				return nil, fmt.Errorf("tool %s is offered by both %s and %s", t.Name, other.Spec, spec.Name)
 			}
 			set.byTool[t.Name] = s
 			set.tools = append(set.tools, t)

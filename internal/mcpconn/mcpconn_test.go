@@ -323,38 +323,54 @@ func TestServerInfo(t *testing.T) {
 	}
 }
 
-// TestStdioServersDoNotSeeAPIKeys cannot run in parallel: it sets this
-// process's environment, which stdio servers inherit.
-func TestStdioServersDoNotSeeAPIKeys(t *testing.T) {
+// TestStdioServersGetAnAllowListEnvironment cannot run in parallel: it
+// sets this process's environment, which stdio servers would inherit.
+func TestStdioServersGetAnAllowListEnvironment(t *testing.T) {
 	t.Setenv("OPENROUTER_API_KEY", "sk-or-inherited")
 	t.Setenv("OPENAI_API_KEY", "sk-inherited")
-	t.Setenv("MCPCONN_TEST_API_KEY", "test-inherited")
+	t.Setenv("GITHUB_TOKEN", "ghp-inherited")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "aws-inherited")
 	t.Setenv("MCPCONN_TEST_PLAIN", "plain value")
-	names := []string{"OPENROUTER_API_KEY", "OPENAI_API_KEY", "MCPCONN_TEST_API_KEY", "MCPCONN_TEST_PLAIN"}
+	t.Setenv("LANG", "en_US.UTF-8")
+	t.Setenv("LC_TIME", "C")
+	t.Setenv("HOME", "/home/eval")
+	names := []string{"OPENROUTER_API_KEY", "OPENAI_API_KEY", "GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "MCPCONN_TEST_PLAIN", "LANG", "LC_TIME", "HOME", "SERVER_KEY"}
+	base := map[string]string{"LANG": "en_US.UTF-8", "LC_TIME": "C", "HOME": "/home/eval"}
+	with := func(extra map[string]string) map[string]string {
+		want := map[string]string{}
+		for _, n := range names {
+			want[n] = base[n]
+		}
+		for k, v := range extra {
+			want[k] = v
+		}
+		return want
+	}
 	tests := []struct {
-		name string
-		env  []string
-		want map[string]string
+		name      string
+		env, spec []string
+		want      map[string]string
 	}{
 		{
-			name: "inherited API keys are removed",
-			want: map[string]string{
-				"OPENROUTER_API_KEY": "", "OPENAI_API_KEY": "", "MCPCONN_TEST_API_KEY": "",
-				"MCPCONN_TEST_PLAIN": "plain value",
-			},
+			name: "only the allow-list is inherited",
+			want: with(nil),
 		},
 		{
-			name: "API keys named in Env pass",
-			env:  []string{"MCPCONN_TEST_API_KEY=given", "OPENAI_API_KEY"},
-			want: map[string]string{
-				"OPENROUTER_API_KEY": "", "OPENAI_API_KEY": "sk-inherited", "MCPCONN_TEST_API_KEY": "given",
-				"MCPCONN_TEST_PLAIN": "plain value",
-			},
+			name: "Options.Env and the spec's env are given",
+			env:  []string{"OPENAI_API_KEY", "MCPCONN_TEST_PLAIN"},
+			spec: []string{"SERVER_KEY=from-config", "HOME=/srv/server"},
+			want: with(map[string]string{"OPENAI_API_KEY": "sk-inherited", "MCPCONN_TEST_PLAIN": "plain value", "SERVER_KEY": "from-config", "HOME": "/srv/server"}),
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			set := connectStdio(t, modeTools, Options{Env: tt.env})
+			exe, opts := stdioSpec(t, modeTools, Options{Env: tt.env})
+			spec, err := ParseSpec(exe)
+			require.NoError(t, err)
+			spec.Env = tt.spec
+			set, err := ConnectSpecs(context.Background(), []Spec{spec}, opts)
+			require.NoError(t, err)
+			t.Cleanup(set.Close)
 			res := call(t, set, "env", map[string]any{"names": strings.Join(names, ",")})
 			var got map[string]string
 			require.NoError(t, json.Unmarshal([]byte(res.Text), &got))

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"maps"
 	"math"
 	"net/url"
 	"os"
@@ -21,6 +23,7 @@ import (
 	"github.com/joho/godotenv"
 
 	"github.com/mcpeval/mcpeval/internal/files"
+	"github.com/mcpeval/mcpeval/internal/mcpconn"
 	"github.com/mcpeval/mcpeval/internal/redact"
 	"github.com/mcpeval/mcpeval/internal/runs"
 )
@@ -31,11 +34,15 @@ import (
 type Settings struct {
 	Root string // the module root; relative paths are resolved against it
 
-	Cases   string
-	Servers []string // specs; empty means the bundled sample server
-	Out     string
-	Cache   string
-	Model   string
+	Cases string
+	// Servers are the MCP servers to evaluate; empty means the bundled
+	// sample server. ServersFile is the client configuration file they
+	// came from, if any.
+	Servers     []mcpconn.Spec
+	ServersFile string
+	Out         string
+	Cache       string
+	Model       string
 	// Models are the models to evaluate, side by side (-models); one model
 	// when only Model is named. Model is the first.
 	Models []string
@@ -50,7 +57,9 @@ type Settings struct {
 	BaseURL string
 	APIKey  string `json:"-"`
 	// secrets are the values Redactor removes besides the environment's.
-	secrets  []string
+	secrets []string
+	// lookup reads a variable from the environment, else the .env file.
+	lookup   func(string) (string, bool)
 	KeyVar   string // which variable the key came from
 	Headers  map[string]string
 	Provider string // "openrouter", "openai", "custom" or "" for the reference run
@@ -85,7 +94,23 @@ type Settings struct {
 	// MinToolCoverage fails the run when some server has fewer of its
 	// tools called, in percent. 0: no gate.
 	MinToolCoverage float64
+
+	// Progress is how a run shows its progress: ProgressAuto (a live line
+	// on the terminal, else a line every 30 s), ProgressOff, or a line
+	// every ProgressEvery.
+	Progress      string
+	ProgressEvery time.Duration
 }
+
+// The progress modes (see Settings.Progress). ProgressLive draws the live
+// line on the terminal even when go test writes JSON for a consumer that
+// leaves the terminal to it (make eval).
+const (
+	ProgressAuto  = "auto"
+	ProgressLive  = "live"
+	ProgressOff   = "off"
+	ProgressLines = "lines"
+)
 
 // setting is one configurable value: its flag, its variable, its default.
 type setting struct {
@@ -94,7 +119,8 @@ type setting struct {
 
 var settings = []setting{
 	{"cases", "EVAL_CASES", "cases", "case file or directory (relative to the project root)"},
-	{"server", "EVAL_SERVER", "", "MCP server(s), separated by ';': a command line (stdio), an http(s) URL (streamable HTTP) or sse:URL; default: the bundled sample server"},
+	{"server", "EVAL_SERVER", "", "MCP server(s), separated by ';': a command line (stdio), an http(s) URL (streamable HTTP) or sse:URL; with -servers-file, names of its servers; default: the bundled sample server"},
+	{"servers-file", "EVAL_SERVERS_FILE", "", "MCP servers from a client configuration file (.mcp.json, claude_desktop_config.json: the mcpServers object); -server names the ones to use (default: all)"},
 	{"out", "EVAL_OUT", DefaultOut, "output directory: each run writes into <out>/runs/<id>, and <out>/latest names the newest finished one"},
 	{"cache", "EVAL_CACHE", defaultCache, "result cache file"},
 	{"model", "EVAL_MODEL", "", "model to evaluate (default: google/gemini-2.5-flash on OpenRouter, gpt-4.1-mini on OpenAI)"},
@@ -123,7 +149,15 @@ var settings = []setting{
 	{"min-pass-rate", "EVAL_MIN_PASS_RATE", "0", "fail every case whose pass rate over its repeats (go test -count=N) is below this rate, from 0 to 1"},
 	{"min-run-pass-rate", "EVAL_MIN_RUN_PASS_RATE", "0", "fail the run when its pass rate over all cases is below this rate, from 0 to 1"},
 	{"min-tool-coverage", "EVAL_MIN_TOOL_COVERAGE", "0", "fail the run when some server has less than this percentage of its tools called, from 0 to 100, naming the tools never called"},
+	{"progress", "EVAL_PROGRESS", ProgressAuto, "progress while the run goes: auto (a live line on the terminal, else a line every 30s), live (the live line also under go test -json), off, or a duration (a line at that interval)"},
 }
+
+// otherVars are the suite's variables that are not settings of the table.
+var otherVars = []string{DotEnvVar, ServeVar}
+
+// ServeVar, set to 1, makes a suite's test binary serve its bundled MCP
+// server over stdio instead of running tests.
+const ServeVar = "EVAL_SERVE_SAMPLE"
 
 // Default paths, relative to the module root.
 const (
@@ -154,7 +188,7 @@ With none of them the run is the offline reference run.
 	}
 	for _, s := range settings {
 		usage := fmt.Sprintf("%s (env %s)", s.usage, s.env)
-		if s.def == "true" || s.def == "false" {
+		if isBool(s) {
 			fs.Bool(s.flag, false, usage)
 			continue
 		}
@@ -176,32 +210,63 @@ func Resolve(fs *flag.FlagSet) (Settings, error) {
 	if err != nil {
 		return Settings{}, err
 	}
-	return resolve(fs, root, os.LookupEnv)
+	return resolve(fs, root, os.Environ())
 }
+
+// ResolveArgs resolves the settings as the suite does when its go test
+// command line has args after the package: the settings' flags among them
+// count, go test's own flags (-run, -count, -v, ...) are left alone.
+func ResolveArgs(args []string) (Settings, error) {
+	fs := flag.NewFlagSet("mcpeval", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	RegisterFlags(fs)
+	if err := fs.Parse(SettingsArgs(args)); err != nil {
+		return Settings{}, err
+	}
+	return Resolve(fs)
+}
+
+// SettingsArgs returns the settings' flags (with their values) among the
+// arguments of a go test command line.
+func SettingsArgs(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		if !strings.HasPrefix(args[i], "-") {
+			continue
+		}
+		j := slices.IndexFunc(settings, func(s setting) bool { return s.flag == name })
+		if j < 0 {
+			continue
+		}
+		switch {
+		case hasValue:
+			out = append(out, "-"+name+"="+value)
+		case isBool(settings[j]):
+			out = append(out, "-"+name)
+		case i+1 < len(args):
+			out = append(out, "-"+name+"="+args[i+1])
+			i++
+		}
+	}
+	return out
+}
+
+func isBool(s setting) bool { return s.def == "true" || s.def == "false" }
 
 // DotEnvVar names the .env file to read instead of the project root's
 // .env; "off" reads none (tests use it to stay clear of a developer's keys).
 const DotEnvVar = "EVAL_DOTENV"
 
-// resolve is Resolve with the project root and the environment given.
-func resolve(fs *flag.FlagSet, root string, environ func(string) (string, bool)) (Settings, error) {
-	dotenvPath := filepath.Join(root, ".env")
-	if p, ok := environ(DotEnvVar); ok && p != "" {
-		dotenvPath = abs(root, p)
-		if p == "off" {
-			dotenvPath = ""
-		}
-	}
-	dotenv, err := readDotEnv(dotenvPath)
+// resolve is Resolve with the project root and the environment (NAME=value
+// entries) given.
+func resolve(fs *flag.FlagSet, root string, environ []string) (Settings, error) {
+	env, dotenv, dotenvPath, lookup, err := variables(root, environ)
 	if err != nil {
 		return Settings{}, err
 	}
-	lookup := func(name string) (string, bool) {
-		if v, ok := environ(name); ok && v != "" {
-			return v, true
-		}
-		v, ok := dotenv[name]
-		return v, ok
+	if err := unknownVariables(env, dotenv, dotenvPath); err != nil {
+		return Settings{}, err
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
@@ -218,6 +283,7 @@ func resolve(fs *flag.FlagSet, root string, environ func(string) (string, bool))
 		values[s.flag], origin[s.flag] = v, from
 	}
 	st, err := build(root, values, origin, lookup)
+	st.lookup = lookup
 	for name, value := range dotenv {
 		if redact.SecretName(name) {
 			st.secrets = append(st.secrets, value)
@@ -316,15 +382,135 @@ func build(root string, v, origin map[string]string, lookup func(string) (string
 	}
 	st.Out = abs(root, v["out"])
 	st.Cache = abs(root, v["cache"])
-	for _, spec := range strings.Split(v["server"], ";") {
-		if spec = strings.TrimSpace(spec); spec != "" {
-			st.Servers = append(st.Servers, spec)
+	if err := st.chooseServers(v, origin, lookup); err != nil {
+		errs = append(errs, err)
+	}
+	switch st.Progress = strings.TrimSpace(v["progress"]); st.Progress {
+	case ProgressAuto, ProgressLive, ProgressOff:
+	default:
+		d, err := time.ParseDuration(st.Progress)
+		if err == nil && d <= 0 {
+			err = errors.New("must be positive")
 		}
+		if err != nil {
+			bad("progress", fmt.Errorf("give auto, live, off or a duration such as 10s: %v", err))
+		}
+		st.Progress, st.ProgressEvery = ProgressLines, d
 	}
 	if err := st.chooseProvider(lookup); err != nil {
 		errs = append(errs, err)
 	}
 	return st, errors.Join(errs...)
+}
+
+// variables reads the environment (NAME=value entries) and the .env file
+// of the project root (or EVAL_DOTENV's): lookup gives a variable's value
+// from the environment, else from the .env file.
+func variables(root string, environ []string) (env, dotenv map[string]string, dotenvPath string, lookup func(string) (string, bool), err error) {
+	env = map[string]string{}
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	dotenvPath = filepath.Join(root, ".env")
+	if p := env[DotEnvVar]; p != "" {
+		dotenvPath = abs(root, p)
+		if p == "off" {
+			dotenvPath = ""
+		}
+	}
+	if dotenv, err = readDotEnv(dotenvPath); err != nil {
+		return nil, nil, "", nil, err
+	}
+	lookup = func(name string) (string, bool) {
+		if v, ok := env[name]; ok && v != "" {
+			return v, true
+		}
+		v, ok := dotenv[name]
+		return v, ok
+	}
+	return env, dotenv, dotenvPath, lookup, nil
+}
+
+// OutDir is the output directory as the suite resolves it when no flag
+// gives one: EVAL_OUT from the environment (getenv) or the .env file, else
+// the default, relative to the project root.
+func OutDir(getenv func(string) string) (string, error) {
+	root, err := files.ModuleRoot()
+	if err != nil {
+		return "", err
+	}
+	environ := []string{"EVAL_OUT=" + getenv("EVAL_OUT"), DotEnvVar + "=" + getenv(DotEnvVar)}
+	_, _, _, lookup, err := variables(root, environ)
+	if err != nil {
+		return "", err
+	}
+	out, ok := lookup("EVAL_OUT")
+	if !ok || out == "" {
+		out = DefaultOut
+	}
+	return abs(root, out), nil
+}
+
+// chooseServers reads the MCP servers: command lines and URLs, or the
+// servers of a servers file by name. The values of their environment and
+// headers are secrets.
+func (st *Settings) chooseServers(v, origin map[string]string, lookup func(string) (string, bool)) error {
+	entries := mcpconn.SplitSpecs(v["server"])
+	if v["servers-file"] == "" {
+		specs, err := mcpconn.ParseSpecs(entries)
+		if err != nil {
+			return fmt.Errorf("%s: %w", origin["server"], err)
+		}
+		st.Servers = specs
+		for _, s := range specs {
+			st.secrets = append(st.secrets, s.Secrets()...)
+		}
+		return nil
+	}
+	st.ServersFile = abs(st.Root, v["servers-file"])
+	f, err := mcpconn.LoadServersFile(st.ServersFile, lookup)
+	if err != nil {
+		return fmt.Errorf("%s: %w", origin["servers-file"], err)
+	}
+	var names []string
+	for _, e := range entries {
+		for _, name := range strings.Split(e, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				names = append(names, name)
+			}
+		}
+	}
+	if st.Servers, err = f.Select(names); err != nil {
+		return fmt.Errorf("%s: %w", origin["server"], err)
+	}
+	for _, s := range st.Servers {
+		st.secrets = append(st.secrets, s.Secrets()...)
+	}
+	return nil
+}
+
+// UseServersFile makes the servers of a servers file (path relative to the
+// project root) the run's servers when none is configured: a suite's
+// default (evaltest.Config.ServersFile). A configured server or servers
+// file wins.
+func (st *Settings) UseServersFile(path string) error {
+	if len(st.Servers) > 0 || path == "" {
+		return nil
+	}
+	st.ServersFile = abs(st.Root, path)
+	f, err := mcpconn.LoadServersFile(st.ServersFile, st.lookup)
+	if err == nil {
+		st.Servers, err = f.Select(nil)
+	}
+	if err != nil {
+		return fmt.Errorf("the suite's servers file (set EVAL_SERVER or EVAL_SERVERS_FILE to use others): %w", err)
+	}
+	for _, s := range st.Servers {
+		st.secrets = append(st.secrets, s.Secrets()...)
+	}
+	return nil
 }
 
 // chooseProvider picks the endpoint, key and default model: an explicit base
@@ -433,6 +619,72 @@ func (st *Settings) setJudges(mode string) error {
 // MissingKeyHelp explains how to evaluate a model; printed by reference runs.
 const MissingKeyHelp = `To evaluate a model, set OPENROUTER_API_KEY (OpenRouter, default model google/gemini-2.5-flash) or OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL and EVAL_MODEL for any OpenAI-compatible server, in the environment or in a .env file in the project root.`
 
+// unknownVariables is an error naming each EVAL_ variable of the
+// environment or of the .env file that is not one of the suite's, with the
+// closest real one: a misspelt setting would otherwise be ignored.
+func unknownVariables(env, dotenv map[string]string, dotenvPath string) error {
+	known := slices.Clone(otherVars)
+	for _, s := range settings {
+		known = append(known, s.env)
+	}
+	var errs []error
+	check := func(names []string, where string) {
+		slices.Sort(names)
+		for _, name := range names {
+			if strings.HasPrefix(name, "EVAL_") && !slices.Contains(known, name) {
+				errs = append(errs, fmt.Errorf("%s (%s) is not a setting: did you mean %s? (go test ./evaltest -args -h lists them)", name, where, closest(name, known)))
+			}
+		}
+	}
+	check(slices.Collect(maps.Keys(env)), "environment")
+	check(slices.Collect(maps.Keys(dotenv)), dotenvPath)
+	return errors.Join(errs...)
+}
+
+// closest names the candidates most like name: those that start with name
+// or that name starts with (EVAL_JUDGE: EVAL_JUDGE_MODE or
+// EVAL_JUDGE_MODEL), else the one with the fewest edits from name.
+func closest(name string, candidates []string) string {
+	var related []string
+	for _, c := range candidates {
+		if strings.HasPrefix(c, name) || strings.HasPrefix(name, c) {
+			related = append(related, c)
+		}
+	}
+	if len(related) > 0 {
+		slices.Sort(related)
+		return strings.Join(related, " or ")
+	}
+	best, bestDistance := "", 0
+	for _, c := range candidates {
+		if d := editDistance(name, c); best == "" || d < bestDistance {
+			best, bestDistance = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
 func abs(root, p string) string {
 	if p == "" || filepath.IsAbs(p) {
 		return p
@@ -466,11 +718,11 @@ func (st Settings) Redactor(environ []string) *redact.Redactor {
 }
 
 // IsolatedEnv returns the process environment without the suite's settings
-// (EVAL_*) and provider variables (OPENAI_*, OPENROUTER_*), and with the
-// .env file turned off: the starting point for running the suite as a
-// subprocess whose configuration the caller sets entirely.
+// (EVAL_*) and provider variables (OPENAI_*, OPENROUTER_*), with the .env
+// file and the progress line turned off: the starting point for running
+// the suite as a subprocess whose configuration the caller sets entirely.
 func IsolatedEnv() []string {
-	out := []string{DotEnvVar + "=off"}
+	out := []string{DotEnvVar + "=off", "EVAL_PROGRESS=" + ProgressOff}
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(name, "EVAL_") || strings.HasPrefix(name, "OPENAI_") || strings.HasPrefix(name, "OPENROUTER_") {

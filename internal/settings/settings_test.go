@@ -20,7 +20,11 @@ func resolveWith(t *testing.T, env map[string]string, dotenv string, args ...str
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	RegisterFlags(fs)
 	require.NoError(t, fs.Parse(args))
-	return resolve(fs, root, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	var environ []string
+	for k, v := range env {
+		environ = append(environ, k+"="+v)
+	}
+	return resolve(fs, root, environ)
 }
 
 func TestDefaultsAreTheReferenceRun(t *testing.T) {
@@ -104,12 +108,22 @@ func TestModelWithoutProviderIsOneClearMessage(t *testing.T) {
 func TestRedactAndServers(t *testing.T) {
 	st, err := resolveWith(t, map[string]string{"OPENAI_API_KEY": "sk-secret-abcdef", "EVAL_SERVER": "python -m marrvel_mcp ; http://localhost:8000/mcp;"}, "")
 	require.NoError(t, err)
-	assert.Equal(t, []string{"python -m marrvel_mcp", "http://localhost:8000/mcp"}, st.Servers)
+	var names []string
+	for _, spec := range st.Servers {
+		names = append(names, spec.Name)
+	}
+	assert.Equal(t, []string{"python -m marrvel_mcp", "http://localhost:8000/mcp"}, names)
+	assert.Equal(t, []string{"-m", "marrvel_mcp"}, st.Servers[0].Args)
 	assert.Equal(t, "key [REDACTED] rejected", st.Redactor(nil).String("key sk-secret-abcdef rejected"))
 
 	st, err = resolveWith(t, map[string]string{"OPENAI_API_KEY": "k", "EVAL_JUDGE_MODEL": "none"}, "")
 	require.NoError(t, err)
 	assert.False(t, st.JudgeEnabled())
+
+	st, err = resolveWith(t, map[string]string{"EVAL_SERVER": "env MARRVEL_API_KEY=mk-cmdline-secret python -m marrvel_mcp"}, "")
+	require.NoError(t, err)
+	assert.Equal(t, "env MARRVEL_API_KEY=[REDACTED] python -m marrvel_mcp", st.Redactor(nil).String(st.Servers[0].Display()),
+		"a key given on the command line does not reach the summary")
 }
 
 // The redactor knows every secret of the run: both keys, whichever is used,
@@ -268,4 +282,98 @@ func TestJudges(t *testing.T) {
 			assert.Equal(t, tt.mode, st.JudgeMode)
 		})
 	}
+}
+
+// A servers file gives the servers, selected by name; the values of their
+// environment and headers are secrets.
+func TestServersFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "mcp.json")
+	require.NoError(t, os.WriteFile(file, []byte(`{"mcpServers": {
+		"marrvel": {"command": "python", "args": ["-m", "marrvel_mcp"], "env": {"MARRVEL_API_KEY": "${MARRVEL_KEY}"}},
+		"remote": {"url": "https://mcp.example.org/mcp", "headers": {"X-Api-Key": "header-secret-42"}}
+	}}`), 0o644))
+	st, err := resolveWith(t, map[string]string{"EVAL_SERVERS_FILE": file}, "MARRVEL_KEY=config-secret-17\n")
+	require.NoError(t, err)
+	require.Len(t, st.Servers, 2)
+	assert.Equal(t, []string{"MARRVEL_API_KEY=config-secret-17"}, st.Servers[0].Env, "${VAR} from the .env file")
+	assert.Equal(t, "[REDACTED] [REDACTED]", st.Redactor(nil).String("config-secret-17 header-secret-42"))
+
+	st, err = resolveWith(t, map[string]string{"EVAL_SERVERS_FILE": file, "EVAL_SERVER": "remote", "MARRVEL_KEY": "k-123456"}, "")
+	require.NoError(t, err)
+	require.Len(t, st.Servers, 1)
+	assert.Equal(t, "remote", st.Servers[0].Name)
+
+	_, err = resolveWith(t, map[string]string{"EVAL_SERVERS_FILE": file, "EVAL_SERVER": "marvel", "MARRVEL_KEY": "k-123456"}, "")
+	assert.ErrorContains(t, err, `EVAL_SERVER: `+file+` has no server "marvel"; its servers: marrvel, remote`)
+	_, err = resolveWith(t, map[string]string{"EVAL_SERVERS_FILE": file}, "")
+	assert.ErrorContains(t, err, "EVAL_SERVERS_FILE: "+file+`: server "marrvel": ${MARRVEL_KEY} is not set`)
+
+	// A suite's default servers file applies when no server is configured.
+	st, err = resolveWith(t, map[string]string{"MARRVEL_KEY": "k-123456"}, "")
+	require.NoError(t, err)
+	require.NoError(t, st.UseServersFile(file))
+	assert.Len(t, st.Servers, 2)
+	st, err = resolveWith(t, map[string]string{"EVAL_SERVER": "python -m other"}, "")
+	require.NoError(t, err)
+	require.NoError(t, st.UseServersFile(file))
+	require.Len(t, st.Servers, 1)
+	assert.Equal(t, "python -m other", st.Servers[0].Name, "a configured server wins")
+}
+
+// A misspelt EVAL_ variable is an error that names the closest setting.
+func TestUnknownVariablesNameTheClosestSetting(t *testing.T) {
+	tests := []struct {
+		env    map[string]string
+		dotenv string
+		want   []string
+	}{
+		{env: map[string]string{"EVAL_CONCURENCY": "8"}, want: []string{"EVAL_CONCURENCY (environment) is not a setting: did you mean EVAL_CONCURRENCY?"}},
+		{env: map[string]string{"EVAL_OUTPUT": "x"}, want: []string{"did you mean EVAL_OUT?"}},
+		{env: map[string]string{"EVAL_MODELSS": "a,b"}, want: []string{"did you mean EVAL_MODEL or EVAL_MODELS?"}},
+		{dotenv: "EVAL_JUDGE=none\n", want: []string{"EVAL_JUDGE (", ".env) is not a setting: did you mean EVAL_JUDGE_MODE or EVAL_JUDGE_MODEL?"}},
+		{env: map[string]string{"EVAL_FORCE_RUN": "1", "EVAL_CACHES": "c"}, want: []string{"EVAL_CACHES (environment) is not a setting: did you mean EVAL_CACHE?", "EVAL_FORCE_RUN (environment) is not a setting: did you mean EVAL_FORCE?"}},
+	}
+	for _, tt := range tests {
+		_, err := resolveWith(t, tt.env, tt.dotenv)
+		require.Error(t, err)
+		for _, w := range tt.want {
+			assert.Contains(t, err.Error(), w)
+		}
+	}
+	for _, known := range []string{"EVAL_DOTENV", "EVAL_SERVE_SAMPLE", "EVAL_SERVERS_FILE", "EVAL_PROGRESS"} {
+		_, err := resolveWith(t, map[string]string{known: "off"}, "")
+		if err != nil {
+			assert.NotContains(t, err.Error(), "is not a setting", known)
+		}
+	}
+	_, err := resolveWith(t, map[string]string{"EVALUATION_MODE": "x", "MY_EVAL_X": "y"}, "")
+	assert.NoError(t, err, "only the EVAL_ prefix is the suite's")
+}
+
+func TestProgressSetting(t *testing.T) {
+	for _, tt := range []struct {
+		value, mode string
+		every       time.Duration
+	}{
+		{"", ProgressAuto, 0}, {"live", ProgressLive, 0}, {"off", ProgressOff, 0}, {"10s", ProgressLines, 10 * time.Second},
+	} {
+		env := map[string]string{}
+		if tt.value != "" {
+			env["EVAL_PROGRESS"] = tt.value
+		}
+		st, err := resolveWith(t, env, "")
+		require.NoError(t, err)
+		assert.Equal(t, tt.mode, st.Progress)
+		assert.Equal(t, tt.every, st.ProgressEvery)
+	}
+	_, err := resolveWith(t, map[string]string{"EVAL_PROGRESS": "often"}, "")
+	assert.ErrorContains(t, err, `EVAL_PROGRESS: invalid value "often": give auto, live, off or a duration`)
+}
+
+// The settings among a go test command line's arguments, as the suite
+// would read them.
+func TestSettingsArgs(t *testing.T) {
+	args := []string{"-run", "Gene", "-force", "-out", "/tmp/o", "-v", "-count=2", "--concurrency=3", "-args", "-cases", "c.yaml", "-x"}
+	assert.Equal(t, []string{"-force", "-out=/tmp/o", "-concurrency=3", "-cases=c.yaml"}, SettingsArgs(args))
 }

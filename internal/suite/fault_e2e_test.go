@@ -4,6 +4,7 @@ package suite_test
 // misbehaving MCP server (testdata/faultserver).
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -124,9 +125,15 @@ func TestServerFailingAtStartReportsItsStderr(t *testing.T) {
 	stub := llmstub.Start(llmstub.Replay(nil), llmstub.Options{})
 	defer stub.Close()
 	e := stubEnv(stub)
-	e["EVAL_SERVER"] = server
-	e["FAULTSERVER_FAIL_START"] = "1"
-	r := runSuite(t, t.TempDir(), caseYAML("a", "b"), e)
+	// The server's own environment comes from a servers file.
+	dir := t.TempDir()
+	config, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"fault": map[string]any{"command": server, "env": map[string]string{"FAULTSERVER_FAIL_START": "1"}},
+	}})
+	require.NoError(t, err)
+	e["EVAL_SERVERS_FILE"] = filepath.Join(dir, ".mcp.json")
+	require.NoError(t, os.WriteFile(e["EVAL_SERVERS_FILE"], config, 0o644))
+	r := runSuite(t, dir, caseYAML("a", "b"), e)
 	require.Error(t, r.err)
 	assert.Contains(t, r.output, "cannot open database: permission denied", "the server's stderr is shown")
 	assert.Empty(t, r.ran())

@@ -46,6 +46,7 @@ func TestScripts(t *testing.T) {
 				"EVAL_OUT="+filepath.Join(e.WorkDir, "out"),
 				"EVAL_CACHE="+filepath.Join(e.WorkDir, "cache.json"),
 				"EVAL_DOTENV=off",
+				"EVAL_PROGRESS=off",
 			)
 			e.Values[stubKey{}] = &stubHolder{}
 			e.Cd = root
@@ -96,6 +97,8 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	//            request; as model bad answers "y" to questions holding "hard"
 	//            and reports no cost; approves every answer
 	//   unauthorized  answers every request with 401
+	//   mixed    answers "x", or HTTP 500 to a question holding "(error)";
+	//            as judge rejects a question holding "(fail)", approves others
 	//   leaky    plants $SECRET and the password in a tool's name, arguments and
 	//            answer; approves questions that contain "approve", rejects others
 	//            with a reason holding both
@@ -302,6 +305,17 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 			line("unknown ", st)
 		}
 	},
+	// manycases N: write N cases of category "Gene and Variant Utilities"
+	// to $EVAL_CASES, whose answers the stub "yes" passes.
+	"manycases": func(ts *testscript.TestScript, neg bool, args []string) {
+		n, err := strconv.Atoi(args[0])
+		ts.Check(err)
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "- case: {name: \"case %03d\", category: \"Gene and Variant Utilities\", input: \"question %d\", expected: \"x\"}\n", i, i)
+		}
+		ts.Check(os.WriteFile(ts.Getenv("EVAL_CASES"), []byte(b.String()), 0o644))
+	},
 	// count N PATTERN: the last command's stdout has exactly N lines
 	// matching the regular expression PATTERN.
 	"count": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -395,6 +409,19 @@ func stubBehaviour(ts *testscript.TestScript, name, password string) llmstub.Res
 		return leakyModel(ts.Getenv("SECRET"), password)
 	case "calls":
 		return listedCalls
+	case "mixed":
+		return func(req llmstub.Request) llmstub.Reply {
+			q := req.Messages[len(req.Messages)-1].Content
+			switch {
+			case req.ForcedTool() == llmstub.JudgeTool && strings.Contains(q, "(fail)"):
+				return llmstub.Verdict("no", "the answer is wrong")
+			case req.ForcedTool() == llmstub.JudgeTool:
+				return llmstub.Verdict("yes", "ok")
+			case strings.Contains(q, "(error)"):
+				return llmstub.Reply{Status: 500}
+			}
+			return llmstub.Reply{Content: "x"}
+		}
 	}
 	ts.Fatalf("unknown stub behaviour %q", name)
 	return nil

@@ -67,6 +67,11 @@ type Suite struct {
 	// cacheWarned counts the cache warnings already printed.
 	cacheWarned int
 
+	// FailFast stops the run at the first case that fails (go test
+	// -failfast): cases not started yet are not run.
+	FailFast   bool
+	failedFast atomic.Pointer[string]
+
 	runID    string
 	repeatMu sync.Mutex
 	repeats  map[repeatKey]int // runs so far, by case and model
@@ -133,14 +138,20 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 	}
 
 	specs, opts := st.Servers, mcpconn.Options{CallTimeout: st.ToolTimeout, ReconnectFor: st.CaseTimeout}
-	s.servers = specs
+	for _, spec := range specs {
+		s.servers = append(s.servers, spec.Display())
+	}
 	if len(specs) == 0 {
-		specs, opts.Env, s.servers = []string{bundled.Spec}, bundled.Env, []string{bundled.Display}
+		spec, err := mcpconn.ParseSpec(bundled.Spec)
+		if err != nil {
+			return nil, fmt.Errorf("bundled server: %w", err)
+		}
+		specs, opts.Env, s.servers = []mcpconn.Spec{spec}, bundled.Env, []string{bundled.Display}
 		if bundled.CodeCheck != nil {
 			s.codeReady = sync.OnceValue(bundled.CodeCheck)
 		}
 	}
-	if s.tools, err = mcpconn.ConnectAll(ctx, specs, opts); err != nil {
+	if s.tools, err = mcpconn.ConnectSpecs(ctx, specs, opts); err != nil {
 		return nil, fmt.Errorf("MCP server failed to start, no case was run: %s", s.redactor.String(err.Error()))
 	}
 	s.toolHash = s.tools.Hash()
@@ -316,6 +327,19 @@ func (s *Suite) skip(c eval.Case, model, reason string) error {
 	return &SkipError{Reason: reason}
 }
 
+// Stop stops the run for the given reason: cases not started yet are not
+// run (Run returns ErrStopped). The first reason given stays.
+func (s *Suite) Stop(reason string) { s.aborted.CompareAndSwap(nil, &reason) }
+
+// FailedFast names the case whose failure stopped the run under FailFast,
+// or gives "".
+func (s *Suite) FailedFast() string {
+	if p := s.failedFast.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
 // ErrStopped is returned for cases not run because the run was stopped
 // (see Aborted).
 var ErrStopped = errors.New("run stopped")
@@ -395,6 +419,10 @@ func (s *Suite) Run(ctx context.Context, c eval.Case, model, test string) (eval.
 	// The spend counts before the slot is free: the next case to take it
 	// sees this one's cost.
 	s.spend(rec.Usage.CostUSD)
+	// Before the slot goes to a waiting case.
+	if s.FailFast && rec.Status != eval.Pass && !st.Gated() && s.failedFast.CompareAndSwap(nil, &c.Name) {
+		s.Stop(fmt.Sprintf("-failfast: case %q failed", c.Name))
+	}
 	s.limiter.Release()
 	rec.Seconds = time.Since(start).Seconds()
 	s.redactor.Value(&rec)

@@ -188,7 +188,9 @@
   }
 
   // ---- state ----
-  const state = { status: 'all', category: null, query: '', sortKey: '', sortDir: 1, shown: PAGE, filtered: cases.slice(), open: -1 };
+  // Failures first: the table starts sorted by status (errors, token
+  // limits, failures, skipped, passes), each in the order of the case files.
+  const state = { status: 'all', category: null, query: '', sortKey: 'status', sortDir: 1, shown: PAGE, filtered: cases.slice(), open: -1 };
 
   // ---- columns: one list drives both header and body cells ----
   const textCol = (key, label) => ({
@@ -583,6 +585,20 @@
     return p;
   }
 
+  // Notices are what the run said that is no problem, shown as such.
+  function notices() {
+    if (!data.notices || !data.notices.length) return null;
+    const p = el('section', 'panel notices', el('h2', '', 'Notices (' + data.notices.length + ')'));
+    p.id = 'notices';
+    for (const text of data.notices) {
+      const nl = text.indexOf('\n');
+      const d = el('details', '', el('summary', '', nl < 0 ? text : text.slice(0, nl)));
+      if (nl >= 0) d.appendChild(el('pre', 'code', text.slice(nl + 1)));
+      p.appendChild(d);
+    }
+    return p;
+  }
+
   function categories() {
     if (!data.categories || data.categories.length < 1) return null;
     const table = el('table', 'mini');
@@ -782,7 +798,8 @@
   const headRow = el('tr', '');
   for (const col of columns) {
     colgroup.appendChild(el('col', col.w));
-    const th = el('th', (col.num ? 'num' : '') + (col.metric ? ' metric' : ''), col.label);
+    // Metric names stand upright, so that every metric column is narrow.
+    const th = el('th', (col.num ? 'num' : '') + (col.metric ? ' metric' : ''), col.metric ? el('span', 'rot', col.label) : col.label);
     th.dataset.key = col.key;
     th.tabIndex = 0;
     th.setAttribute('aria-sort', 'none');
@@ -795,20 +812,6 @@
     th.addEventListener('click', sortBy);
     th.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); sortBy(); } });
     headRow.appendChild(th);
-  }
-  // Metric columns are as wide as their names, measured once the table is
-  // on the page; the table scrolls sideways inside its card rather than
-  // squeeze the text columns, and the status and case columns stay in view
-  // (see the stylesheet).
-  function fitMetricColumns() {
-    const metric = [];
-    columns.forEach((col, i) => { if (col.metric) metric.push(i); });
-    if (!metric.length) return;
-    // At 1px, a header's scroll width is what its name needs.
-    for (const i of metric) colgroup.children[i].style.width = '1px';
-    const need = metric.map((i) => Math.max(64, headRow.children[i].scrollWidth + 2));
-    metric.forEach((i, k) => { colgroup.children[i].style.width = need[k] + 'px'; });
-    table.style.minWidth = (1060 + need.reduce((a, b) => a + b, 0)) + 'px';
   }
   const tbody = el('tbody', '');
   table.append(colgroup, el('thead', '', headRow), tbody);
@@ -919,8 +922,7 @@
     el('div', 'toolbar', el('h2', '', 'Cases'), chipBox, catSelect, search, shownLabel),
     tableBox, moreBox);
 
-  add(app, [header(), summary(), trust(), problems(), modelsView(), categories(), metricsSummary(), toolsPanel(), casesPanel]);
-  fitMetricColumns();
+  add(app, [header(), summary(), trust(), problems(), notices(), modelsView(), categories(), metricsSummary(), toolsPanel(), casesPanel]);
 
   // ---- case view ----
   const overlay = el('div', 'overlay');
@@ -941,11 +943,12 @@
   }
 
   // The case blocks follow this script; while the browser still parses
-  // them, opening a case waits for the page to finish loading.
-  function caseDetail(id) {
-    const block = document.getElementById('case-' + id);
-    if (!block) return { record: null };
-    const detail = JSON.parse(block.textContent);
+  // them, opening a case waits for the page to finish loading. A block is
+  // the case's JSON, or (in a large report) that JSON gzip-compressed in
+  // base64, which is inflated when the case is opened.
+  function parseDetail(text) {
+    if (text === null) return { record: null };
+    const detail = JSON.parse(text);
     const rec = detail.record;
     if (rec) {
       const results = new Map();
@@ -956,6 +959,11 @@
     }
     return detail;
   }
+  function inflate(base64) {
+    const bytes = Uint8Array.from(atob(base64.trim()), (ch) => ch.charCodeAt(0));
+    return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).text();
+  }
+  let opening = 0; // the latest openCase: an earlier one still inflating is dropped
 
   // openCase shows the row id, at its run runId (a case-N block; default:
   // the run the row shows).
@@ -968,7 +976,22 @@
       document.addEventListener('DOMContentLoaded', () => { document.body.classList.remove('waiting'); openCase(id, runId); }, { once: true });
       return;
     }
-    const detail = caseDetail(runId);
+    const block = document.getElementById('case-' + runId);
+    const ticket = ++opening;
+    if (!block || block.type !== 'application/gzip') {
+      showCase(id, runId, parseDetail(block ? block.textContent : null));
+      return;
+    }
+    document.body.classList.add('waiting');
+    inflate(block.textContent).then(parseDetail).catch((err) => ({ record: null, output: 'The case could not be read: ' + err }))
+      .then((detail) => {
+        document.body.classList.remove('waiting');
+        if (ticket === opening) showCase(id, runId, detail);
+      });
+  }
+
+  function showCase(id, runId, detail) {
+    const c = cases[id];
     if (drawer.hidden) lastFocus = document.activeElement;
     state.open = id;
     drawer.textContent = '';
@@ -1208,6 +1231,7 @@
   });
 
   apply();
+  performance.mark('mcpeval:table-shown'); // make bench measures from it
   if (document.readyState === 'loading') {
     shownLabel.textContent += ' · loading case details…';
     document.addEventListener('DOMContentLoaded', renderControls, { once: true });

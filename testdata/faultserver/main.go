@@ -1,12 +1,14 @@
 // Command faultserver is an MCP stdio server that misbehaves on request, for
 // the suite's fault tests: its tools crash the process, hang, or return
-// huge, binary or invalid UTF-8 content.
+// huge, binary or invalid UTF-8 content. Its tool environment shows the
+// environment it was started with.
 package main
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,6 +48,12 @@ func main() {
 		text(func(mcp.CallToolRequest) string { return "ok \xff\xfe\x00\x01 binary \xc3\x28 end" }))
 	s.AddTool(mcp.NewTool("huge", mcp.WithDescription("Returns about 3 MB.")),
 		text(func(mcp.CallToolRequest) string { return strings.Repeat("lorem ipsum dolor ", 170_000) }))
+	s.AddTool(mcp.NewTool("environment", mcp.WithDescription("Returns the server's environment, one NAME=value a line, sorted.")),
+		text(func(mcp.CallToolRequest) string {
+			env := os.Environ()
+			slices.Sort(env)
+			return strings.Join(env, "\n")
+		}))
 	if err := server.ServeStdio(s, server.WithWorkerPoolSize(16)); err != nil {
 		fmt.Fprintln(os.Stderr, "faultserver:", err)
 		os.Exit(1)

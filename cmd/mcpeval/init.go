@@ -1,0 +1,194 @@
+package main
+
+import (
+	"embed"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"runtime/debug"
+	"slices"
+	"strings"
+
+	"golang.org/x/mod/module"
+)
+
+// The module this command belongs to, which the new module requires.
+const mcpevalModule = "github.com/mcpeval/mcpeval"
+
+// goVersion is the go line of the new module: mcpeval's own minimum.
+const goVersion = "1.25.5"
+
+//go:embed template
+var templates embed.FS
+
+// templateNames maps template files to the names they are written as.
+var templateNames = map[string]string{"mcp.json.tmpl": ".mcp.json", "gitignore.tmpl": ".gitignore"}
+
+// runInit writes an evaluation module into a directory: go.mod requiring
+// mcpeval (with its commands as tools), evaltest/main_test.go (TestMain and TestOtherCategories), the
+// category functions (go generate), a sample case file, .mcp.json naming
+// the bundled sample server, a Makefile with eval and ci, and .gitignore.
+// Then go mod tidy completes go.mod and go.sum.
+func runInit(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("mcpeval init", flag.ContinueOnError)
+	modPath := fs.String("module", "", "module `path` of the new module (default: the directory's name)")
+	replace := fs.String("replace", "", "use the mcpeval checkout in `dir` (a replace directive) instead of a published version")
+	noTidy := fs.Bool("no-tidy", false, "only write the files: no go get, go mod tidy or go generate")
+	fs.Usage = func() { fmt.Fprint(fs.Output(), usage); fs.PrintDefaults() }
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return errors.New("init takes one directory: mcpeval init DIR")
+	}
+	dir, err := filepath.Abs(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	if *modPath == "" {
+		*modPath = moduleName(filepath.Base(dir))
+	}
+	if err := module.CheckImportPath(*modPath); err != nil {
+		return fmt.Errorf("module path %q: %v (give one with -module)", *modPath, err)
+	}
+	if *replace != "" {
+		if *replace, err = filepath.Abs(*replace); err != nil {
+			return err
+		}
+		if _, err := os.Stat(filepath.Join(*replace, "go.mod")); err != nil {
+			return fmt.Errorf("-replace %s: not a module: %w", *replace, err)
+		}
+	}
+
+	files, err := initFiles(*modPath, *replace)
+	if err != nil {
+		return err
+	}
+	var existing []string
+	for name := range files {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			existing = append(existing, name)
+		}
+	}
+	if len(existing) > 0 {
+		return fmt.Errorf("%s already has %s: choose a new directory, nothing was written", dir, strings.Join(slices.Sorted(slices.Values(existing)), ", "))
+	}
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, files[name], 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "mcpeval: wrote %s: %s\n", dir, strings.Join(slices.Sorted(maps.Keys(files)), ", "))
+	if *noTidy {
+		fmt.Fprintf(stdout, "mcpeval: next: cd %s && go mod tidy && go generate ./evaltest && go test ./evaltest\n", dir)
+		return nil
+	}
+	var steps [][]string
+	if *replace == "" && ownVersion() == "latest" {
+		for _, tool := range tools {
+			steps = append(steps, []string{"go", "get", "-tool", tool + "@latest"})
+		}
+	}
+	steps = append(steps, []string{"go", "mod", "tidy"}, []string{"go", "generate", "./evaltest"})
+	for _, step := range steps {
+		fmt.Fprintf(stdout, "mcpeval: %s\n", strings.Join(step, " "))
+		cmd := exec.Command(step[0], step[1:]...)
+		cmd.Dir = dir
+		cmd.Stdout, cmd.Stderr = stdout, os.Stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("%s in %s: %w (the files are written; run it again there)", strings.Join(step, " "), dir, err)
+		}
+	}
+	fmt.Fprintf(stdout, `mcpeval: ready. Next:
+  cd %s
+  go test ./evaltest            # the sample cases against the bundled sample server (the offline reference run)
+  make eval                     # the same under gotestsum, with the HTML report
+Point .mcp.json at your own server, put your cases in cases/ (go generate ./evaltest gives each category a
+test function) and set a provider (OPENROUTER_API_KEY, OPENAI_API_KEY, or OPENAI_BASE_URL with EVAL_MODEL)
+to evaluate a model.
+`, dir)
+	return nil
+}
+
+// initFiles returns the new module's files by path.
+func initFiles(modPath, replace string) (map[string][]byte, error) {
+	files := map[string][]byte{}
+	err := fs.WalkDir(templates, "template", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := templates.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel := strings.TrimPrefix(p, "template/")
+		if name, ok := templateNames[path.Base(rel)]; ok {
+			rel = path.Join(path.Dir(rel), name)
+		}
+		files[filepath.FromSlash(strings.TrimSuffix(rel, ".tmpl"))] = data
+		return nil
+	})
+	files["go.mod"] = []byte(goMod(modPath, ownVersion(), replace))
+	return files, err
+}
+
+// tools are mcpeval's commands the new module runs with go tool: its
+// Makefile's, its go:generate line's.
+var tools = []string{mcpevalModule + "/cmd/evalgen", mcpevalModule + "/cmd/evalreport", mcpevalModule + "/cmd/mcpeval"}
+
+// goMod is the new module's go.mod: it requires mcpeval at version (a
+// placeholder with a replace) and names its commands as tools. With the
+// version "latest" it names nothing: go get adds both.
+func goMod(modPath, version, replace string) string {
+	text := fmt.Sprintf("module %s\n\ngo %s\n", modPath, goVersion)
+	if replace != "" {
+		version = "v0.0.0-00010101000000-000000000000"
+	}
+	if version == "latest" {
+		return text
+	}
+	text += fmt.Sprintf("\nrequire %s %s\n\ntool (\n\t%s\n)\n", mcpevalModule, version, strings.Join(tools, "\n\t"))
+	if replace != "" {
+		text += fmt.Sprintf("\nreplace %s => %s\n", mcpevalModule, replace)
+	}
+	return text
+}
+
+// ownVersion is the version of mcpeval this command was built from, or
+// "latest" for a build from a checkout (go get then picks the newest).
+func ownVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "latest"
+	}
+	mods := append([]*debug.Module{&info.Main}, info.Deps...)
+	for _, m := range mods {
+		if m.Path == mcpevalModule && strings.HasPrefix(m.Version, "v") {
+			return m.Version
+		}
+	}
+	return "latest"
+}
+
+var notModuleChars = regexp.MustCompile(`[^a-z0-9._~-]+`)
+
+// moduleName makes a module path of a directory's name.
+func moduleName(base string) string {
+	name := strings.Trim(notModuleChars.ReplaceAllString(strings.ToLower(base), "-"), "-.")
+	if name == "" {
+		name = "evaluation"
+	}
+	return name
+}

@@ -1,0 +1,186 @@
+package mcpconn
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSplitSpecs(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		list string
+		want []string
+	}{
+		{"", nil},
+		{"python -m server", []string{"python -m server"}},
+		{"a ; http://x/mcp;;sse:http://y/sse ", []string{"a", "http://x/mcp", "sse:http://y/sse"}},
+		{`sh -c 'echo a; echo b'; other`, []string{`sh -c 'echo a; echo b'`, "other"}},
+		{`sh -c "a; b"`, []string{`sh -c "a; b"`}},
+		{`sh -c a\;b;c`, []string{`sh -c a\;b`, "c"}},
+		{`sh -c 'it''s; x'`, []string{`sh -c 'it''s; x'`}},
+		{`sh -c "a \"; b"`, []string{`sh -c "a \"; b"`}},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, SplitSpecs(tt.list), tt.list)
+	}
+	spec, err := ParseSpec(`sh -c a\;b`)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"-c", "a;b"}, spec.Args, "the backslash escapes the ';' for the shell-like split too")
+}
+
+func TestParseSpec(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		text string
+		want Spec
+	}{
+		{"https://h/mcp", Spec{Name: "https://h/mcp", URL: "https://h/mcp"}},
+		{"sse:http://h/sse", Spec{Name: "sse:http://h/sse", URL: "http://h/sse", SSE: true}},
+		{`python -m "my server"`, Spec{Name: `python -m "my server"`, Command: "python", Args: []string{"-m", "my server"}}},
+	}
+	for _, tt := range tests {
+		got, err := ParseSpec(tt.text)
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, got)
+		assert.Equal(t, tt.text, got.Display())
+	}
+	spec, err := ParseSpec(`env SERVER_API_KEY=sk-cmdline-123 LOG=debug server --token=tok-456789`)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"sk-cmdline-123", "tok-456789"}, spec.Secrets(), "secret-looking NAME=value words of a command line")
+	_, err = ParseSpec(`python "unclosed`)
+	assert.ErrorContains(t, err, "cannot parse command line")
+}
+
+func writeServersFile(t *testing.T, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), ".mcp.json")
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+	return path
+}
+
+func TestLoadServersFile(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"MARRVEL_KEY": "mk-123456789", "EMPTY": ""}
+	lookup := func(name string) (string, bool) { v, ok := env[name]; return v, ok }
+	path := writeServersFile(t, `{
+  "mcpServers": {
+    "marrvel": {
+      "command": "uv",
+      "args": ["run", "--directory", "${SERVER_DIR:-../server}", "marrvel-mcp"],
+      "env": {"MARRVEL_API_KEY": "${MARRVEL_KEY}", "LOG_LEVEL": "debug"},
+      "cwd": "server",
+      "autoApprove": ["get_gene"]
+    },
+    "remote": {"type": "http", "url": "https://mcp.example.org/mcp", "headers": {"Authorization": "Bearer ${MARRVEL_KEY}"}},
+    "legacy": {"type": "sse", "url": "http://localhost:8000/sse", "disabled": true}
+  }
+}`)
+	f, err := LoadServersFile(path, lookup)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"marrvel", "remote", "legacy"}, f.Names(), "the file's order")
+	assert.Equal(t, Spec{
+		Name: "marrvel", FromFile: true, Command: "uv", Args: []string{"run", "--directory", "../server", "marrvel-mcp"},
+		Env: []string{"LOG_LEVEL=debug", "MARRVEL_API_KEY=mk-123456789"}, Dir: filepath.Join(filepath.Dir(path), "server"),
+	}, f.Servers[0])
+	assert.Equal(t, "marrvel (uv run --directory ../server marrvel-mcp)", f.Servers[0].Display(), "no env in the display")
+	assert.Equal(t, []string{"debug", "mk-123456789"}, f.Servers[0].Secrets())
+	assert.Equal(t, Spec{Name: "remote", FromFile: true, URL: "https://mcp.example.org/mcp", Headers: map[string]string{"Authorization": "Bearer mk-123456789"}}, f.Servers[1])
+	assert.Equal(t, []string{"Bearer mk-123456789"}, f.Servers[1].Secrets())
+	assert.True(t, f.Servers[2].SSE)
+
+	all, err := f.Select(nil)
+	require.NoError(t, err)
+	assert.Len(t, all, 2, "a disabled server is left out unless named")
+	named, err := f.Select([]string{"legacy", "marrvel"})
+	require.NoError(t, err)
+	assert.Equal(t, "legacy", named[0].Name)
+	_, err = f.Select([]string{"marvel"})
+	assert.ErrorContains(t, err, `has no server "marvel"; its servers: marrvel, remote, legacy`)
+
+	vscode := writeServersFile(t, `{"servers": {"s": {"command": "srv"}}}`)
+	f, err = LoadServersFile(vscode, lookup)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"s"}, f.Names(), `VS Code's "servers" key`)
+}
+
+func TestLoadServersFileErrors(t *testing.T) {
+	t.Parallel()
+	lookup := func(name string) (string, bool) { return "", false }
+	tests := []struct {
+		name, content, want string
+	}{
+		{"syntax error has its line", "{\n\"mcpServers\": {\n  \"a\": {\"command\": \"x\",}\n}}", ".mcp.json:3: invalid character '}'"},
+		{"no mcpServers", `{"servers2": {}}`, `no "mcpServers" object`},
+		{"not an object", `{"mcpServers": ["a"]}`, "must be an object of servers by name"},
+		{"empty", `{"mcpServers": {}}`, "holds no server"},
+		{"duplicate", `{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}`, `server "a" is defined twice`},
+		{"both", `{"mcpServers": {"a": {"command": "x", "url": "http://h"}}}`, `server "a": has both a command and a url`},
+		{"neither", `{"mcpServers": {"a": {"args": ["x"]}}}`, `server "a": has neither a command nor a url`},
+		{"bad type", `{"mcpServers": {"a": {"type": "websocket", "url": "ws://h"}}}`, `type "websocket" is not one of stdio, http, sse`},
+		{"bad url", `{"mcpServers": {"a": {"url": "ftp://h"}}}`, `url "ftp://h" is not an http(s) URL`},
+		{"headers on a command", `{"mcpServers": {"a": {"command": "x", "headers": {"A": "b"}}}}`, "headers apply to a url"},
+		{"env value not a string", `{"mcpServers": {"a": {"command": "x", "env": {"N": 1}}}}`, "cannot unmarshal number"},
+		{"unset variable", `{"mcpServers": {"a": {"command": "x", "env": {"K": "${SERVER_TOKEN}"}}}}`, `server "a": ${SERVER_TOKEN} is not set: set SERVER_TOKEN`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := LoadServersFile(writeServersFile(t, tt.content), lookup)
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+	_, err := LoadServersFile(filepath.Join(t.TempDir(), "missing.json"), lookup)
+	assert.ErrorContains(t, err, "read servers file")
+}
+
+// headerRecorder records the method and Authorization header of every
+// request.
+type headerRecorder struct {
+	mu   sync.Mutex
+	seen []string
+	next http.Handler
+}
+
+func (h *headerRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.mu.Lock()
+	h.seen = append(h.seen, r.Method+" "+r.Header.Get("Authorization"))
+	h.mu.Unlock()
+	h.next.ServeHTTP(w, r)
+}
+
+func TestHeadersReachHTTPServers(t *testing.T) {
+	t.Parallel()
+	for _, sse := range []bool{false, true} {
+		var handler http.Handler = server.NewStreamableHTTPServer(newTestServer(modeTools, false), server.WithStateful(true))
+		path := "/mcp"
+		if sse {
+			handler, path = server.NewSSEServer(newTestServer(modeTools, false)), "/sse"
+		}
+		rec := &headerRecorder{next: handler}
+		hs := httptest.NewServer(rec)
+		t.Cleanup(hs.Close)
+		spec := Spec{Name: "remote", URL: hs.URL + path, SSE: sse, Headers: map[string]string{"Authorization": "Bearer tok-123456"}}
+		set, err := ConnectSpecs(context.Background(), []Spec{spec}, Options{})
+		require.NoError(t, err)
+		assert.Equal(t, Result{Text: "ab"}, call(t, set, "echo", map[string]any{"text": "ab"}))
+		set.Close()
+		rec.mu.Lock()
+		assert.NotEmpty(t, rec.seen)
+		for _, h := range rec.seen {
+			if strings.HasPrefix(h, "DELETE ") {
+				continue // mcp-go ends a streamable HTTP session without the custom headers
+			}
+			assert.Regexp(t, `^(GET|POST) Bearer tok-123456$`, h, "sse=%v", sse)
+		}
+		rec.mu.Unlock()
+	}
+}
