@@ -4,8 +4,10 @@
 // What is stored: a case that passed or hit the token limit
 // ([shouldStore]). Storing any other outcome (a fail or an error) removes
 // the older entry for that key instead, so the cache never claims a pass
-// that the latest run contradicted. [Cache.Get] returns only such
-// reusable entries.
+// that the latest run contradicted, and remembers the removal (when, and
+// how long the run took) for 30 days: [Merge] needs it to let a later fail
+// in one cache beat an older pass in another, and shards balanced by
+// history the seconds. [Cache.Get] returns only reusable entries.
 //
 // Keys: [Key] hashes everything that can change a case's outcome (see its
 // documentation for the exact list); a change to any of it is a miss.
@@ -18,6 +20,9 @@
 //	  "revision": "<random, changes on every rewrite>",
 //	  "entries": {
 //	    "<key>": {"name": ..., "stored_at": ..., "record": {...}}
+//	  },
+//	  "removed": {
+//	    "<key>": {"at": ..., "seconds": ...}
 //	  }
 //	}
 //
@@ -25,7 +30,7 @@
 // was last rewritten, one JSON object a line, later lines winning:
 //
 //	{"version":1,"key":"<key>","entry":{"name": ..., "record": {...}}}
-//	{"version":1,"key":"<key>","entry":null}    (the entry was removed)
+//	{"version":1,"key":"<key>","entry":null,"removed":{"at": ..., "seconds": ...}}
 //
 // [Cache.Put] appends one line, so its cost grows with the record, not
 // with the cache. Compaction merges the journal into the cache file and
@@ -139,9 +144,10 @@ type Cache struct {
 	// held for writing, no longer point into it.
 	mu sync.RWMutex
 	// entries locates the entries on disk: the cache file with the
-	// journal applied up to journalRead. They change only under diskMu
-	// too.
+	// journal applied up to journalRead; removed holds the removals
+	// remembered there. They change only under diskMu too.
 	entries map[string]location
+	removed map[string]removal
 	// pending holds the Puts of this process that no append has written
 	// yet; Get consults it before entries.
 	pending  map[string]change
@@ -312,8 +318,10 @@ func (c *Cache) appendPending() error {
 	for key, at := range placed {
 		if at.file == nil {
 			delete(c.entries, key)
+			c.removed[key] = changes[key].removal
 		} else {
 			c.entries[key] = at
+			delete(c.removed, key)
 		}
 	}
 	c.settle(changes)
@@ -373,12 +381,12 @@ func (c *Cache) compact(always bool) error {
 	if c.journal == nil || (!always && !c.compactionDue()) {
 		return nil
 	}
-	merged, err := writeFile(c.path, c.entries) // entries change only under diskMu
+	merged, err := writeFile(c.path, c.entries, c.removed) // they change only under diskMu
 	if err != nil {
 		return err
 	}
 	c.mu.Lock()
-	c.entries = merged.entries
+	c.entries, c.removed = merged.entries, merged.removed
 	c.mu.Unlock()
 	closeFile(c.file)
 	c.file, c.stamp, c.fileEntries = merged.file, merged.stamp, len(merged.entries)
@@ -419,7 +427,7 @@ func (c *Cache) Clear() error {
 			return fmt.Errorf("clear cache: %w", err)
 		}
 	}
-	c.useFile(fileVersion{entries: map[string]location{}})
+	c.useFile(fileVersion{})
 	return nil
 }
 
@@ -453,7 +461,13 @@ func (c *Cache) reload() error {
 // diskMu.
 func (c *Cache) useFile(version fileVersion) {
 	c.mu.Lock()
-	c.entries = version.entries
+	c.entries, c.removed = version.entries, version.removed
+	if c.entries == nil {
+		c.entries = map[string]location{}
+	}
+	if c.removed == nil {
+		c.removed = map[string]removal{}
+	}
 	c.mu.Unlock()
 	closeFile(c.file)
 	c.closeJournal()
@@ -465,7 +479,7 @@ func (c *Cache) useFile(version fileVersion) {
 func (c *Cache) release() {
 	c.diskMu.Lock()
 	defer c.diskMu.Unlock()
-	c.useFile(fileVersion{entries: map[string]location{}})
+	c.useFile(fileVersion{})
 }
 
 // load opens and indexes the cache file; the caller holds the file lock.
@@ -474,7 +488,7 @@ func (c *Cache) release() {
 func (c *Cache) load() (fileVersion, error) {
 	f, err := os.Open(c.path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return fileVersion{entries: map[string]location{}}, nil
+		return fileVersion{}, nil
 	}
 	if err != nil {
 		return c.setAside("corrupt", fmt.Sprintf("cannot be read (%v)", err))
@@ -505,7 +519,7 @@ func (c *Cache) load() (fileVersion, error) {
 		return c.setAside(fmt.Sprintf("v%d", version), reason)
 	}
 	stamp := fileStamp{exists: true, size: info.Size(), modTime: info.ModTime(), revision: idx.revision}
-	return fileVersion{file: f, entries: idx.entries, stamp: stamp}, nil
+	return fileVersion{file: f, entries: idx.entries, removed: idx.removed, stamp: stamp}, nil
 }
 
 // setAside moves the unusable cache file away, records a warning naming
@@ -516,7 +530,7 @@ func (c *Cache) setAside(tag, reason string) (fileVersion, error) {
 		return fileVersion{}, fmt.Errorf("cache file %s %s and cannot be moved aside: %w", c.path, reason, err)
 	}
 	c.warn(fmt.Sprintf("cache file %s %s; moved it to %s and started an empty cache", c.path, reason, backup))
-	return fileVersion{entries: map[string]location{}}, nil
+	return fileVersion{}, nil
 }
 
 func (c *Cache) warn(msg string) {

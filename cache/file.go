@@ -63,10 +63,12 @@ func checksum(data []byte) uint32 {
 }
 
 // fileVersion is one version of the cache file, open for reading: its
-// entries located in it and its stamp. A missing file has no file.
+// entries located in it, its removals and its stamp. A missing file has no
+// file.
 type fileVersion struct {
 	file    *os.File
 	entries map[string]location
+	removed map[string]removal
 	stamp   fileStamp
 }
 
@@ -113,15 +115,17 @@ type fileIndex struct {
 	version  *int // nil when the file has none
 	revision string
 	entries  map[string]location
+	removed  map[string]removal
 }
 
 // indexFile reads the cache file f from its start and locates its
 // entries without keeping them. It accepts what json.Unmarshal accepts
-// into {"version": *int, "revision": string, "entries": map of raw JSON}:
+// into {"version": *int, "revision": string, "entries": map of raw JSON,
+// "removed": map of removals}:
 // field names match case-insensitively, later fields win, unknown fields
 // are skipped, a null document has no fields. Anything else is an error.
 func indexFile(f *os.File) (fileIndex, error) {
-	idx := fileIndex{entries: map[string]location{}}
+	idx := fileIndex{entries: map[string]location{}, removed: map[string]removal{}}
 	dec := json.NewDecoder(bufio.NewReaderSize(f, 64<<10))
 	start, err := dec.Token()
 	if errors.Is(err, io.EOF) {
@@ -145,6 +149,8 @@ func indexFile(f *os.File) (fileIndex, error) {
 				err = dec.Decode(&idx.version)
 			case strings.EqualFold(field, "revision"):
 				err = dec.Decode(&idx.revision)
+			case strings.EqualFold(field, "removed"):
+				err = dec.Decode(&idx.removed)
 			default:
 				err = dec.Decode(&json.RawMessage{})
 			}
@@ -196,11 +202,12 @@ func indexEntries(dec *json.Decoder, f *os.File, entries map[string]location) er
 }
 
 // writeFile atomically replaces the file at path with entries, sorted by
-// key and read from where they are, and returns the new file, open for
-// reading, with its entries located in it. The data is written to a
-// temporary file in the same directory and committed (files.Temp); only one
-// entry at a time is held in memory.
-func writeFile(path string, entries map[string]location) (fileVersion, error) {
+// key and read from where they are, and the removals younger than
+// removalTTL, and returns the new file, open for reading, with its entries
+// located in it. The data is written to a temporary file in the same
+// directory and committed (files.Temp); only one entry at a time is held
+// in memory.
+func writeFile(path string, entries map[string]location, removed map[string]removal) (fileVersion, error) {
 	tmp, err := files.CreateTemp(path, tempPrefix(filepath.Base(path)))
 	if err != nil {
 		return fileVersion{}, err
@@ -247,7 +254,12 @@ func writeFile(path string, entries map[string]location) (fileVersion, error) {
 	if len(entries) > 0 {
 		out.writeString("\n  ")
 	}
-	out.writeString("}\n}\n")
+	out.writeString("}")
+	kept, err := writeRemovals(out, removed)
+	if err != nil {
+		return fileVersion{}, err
+	}
+	out.writeString("\n}\n")
 	if err := out.w.Flush(); err != nil {
 		return fileVersion{}, fmt.Errorf("write %s: %w", tmp.Name(), err)
 	}
@@ -259,7 +271,43 @@ func writeFile(path string, entries map[string]location) (fileVersion, error) {
 		return fileVersion{}, fmt.Errorf("stat %s: %w", path, err)
 	}
 	stamp := fileStamp{exists: true, size: info.Size(), modTime: info.ModTime(), revision: revision}
-	return fileVersion{file: tmp.File, entries: written, stamp: stamp}, nil
+	return fileVersion{file: tmp.File, entries: written, removed: kept, stamp: stamp}, nil
+}
+
+// writeRemovals writes the "removed" field of the cache file, one removal
+// a line sorted by key, leaving out those older than removalTTL, and
+// returns the removals written.
+func writeRemovals(out *offsetWriter, removed map[string]removal) (map[string]removal, error) {
+	kept := make(map[string]removal, len(removed))
+	cutoff := time.Now().Add(-removalTTL)
+	for key, r := range removed {
+		if r.At.After(cutoff) {
+			kept[key] = r
+		}
+	}
+	if len(kept) == 0 {
+		return kept, nil
+	}
+	out.writeString(",\n  \"removed\": {")
+	for i, key := range slices.Sorted(maps.Keys(kept)) {
+		quoted, err := json.Marshal(key)
+		if err != nil {
+			return nil, fmt.Errorf("encode key %q: %w", key, err)
+		}
+		data, err := json.Marshal(kept[key])
+		if err != nil {
+			return nil, fmt.Errorf("encode removal of %s: %w", key, err)
+		}
+		if i > 0 {
+			out.writeString(",")
+		}
+		out.writeString("\n    ")
+		out.write(quoted)
+		out.writeString(": ")
+		out.write(data)
+	}
+	out.writeString("\n  }")
+	return kept, nil
 }
 
 // offsetWriter buffers what it writes and counts it. A write error is

@@ -24,6 +24,8 @@ type journalRecord struct {
 	Version int             `json:"version"`
 	Key     string          `json:"key"`
 	Entry   json.RawMessage `json:"entry"` // "null" removes the key
+	// Removed says when a key was removed and how long its run took.
+	Removed *removal `json:"removed,omitempty"`
 }
 
 // change is one Put: its journal line, waiting to be appended.
@@ -33,7 +35,9 @@ type change struct {
 	// removes the key; sum is its checksum.
 	entry []byte
 	sum   uint32
-	seq   uint64 // tells a Put from a later Put of the same key
+	// removal is the removal a line without entry records.
+	removal removal
+	seq     uint64 // tells a Put from a later Put of the same key
 }
 
 // span is a part of the journal.
@@ -55,14 +59,17 @@ func linePrefix(key string) []byte {
 }
 
 // journalLine returns the journal line, newline included, that stores the
-// compact JSON entry under key, or removes key when entry is nil.
+// compact JSON entry under key.
 func journalLine(key string, entry []byte) []byte {
-	line := linePrefix(key)
-	if entry == nil {
-		line = append(line, "null"...)
-	} else {
-		line = append(line, entry...)
-	}
+	line := append(linePrefix(key), entry...)
+	return append(line, "}\n"...)
+}
+
+// removalLine returns the journal line, newline included, that removes key.
+func removalLine(key string, r removal) []byte {
+	line := append(linePrefix(key), `null,"removed":`...)
+	data, _ := json.Marshal(r) // a time and a number always encode
+	line = append(line, data...)
 	return append(line, "}\n"...)
 }
 
@@ -71,7 +78,8 @@ func journalLine(key string, entry []byte) []byte {
 // straight into its journal line.
 func newChange(key string, r eval.Record) (change, error) {
 	if !shouldStore(r) {
-		return change{line: journalLine(key, nil)}, nil
+		rm := removal{At: time.Now().UTC(), Seconds: r.Seconds}
+		return change{line: removalLine(key, rm), removal: rm}, nil
 	}
 	r.Cached = false
 	buf := bytes.NewBuffer(linePrefix(key))
@@ -146,7 +154,7 @@ func (c *Cache) replayJournal(size int64) error {
 			if len(line) == 0 {
 				return nil
 			}
-			if _, _, decodeErr := decodeLine(line); decodeErr != nil {
+			if _, _, _, decodeErr := decodeLine(line); decodeErr != nil {
 				if err := c.journal.Truncate(c.journalRead); err != nil {
 					return fmt.Errorf("drop cut-off line of cache journal: %w", err)
 				}
@@ -163,7 +171,7 @@ func (c *Cache) replayJournal(size int64) error {
 		c.journalRead += int64(len(line))
 		c.journalLines++
 		line = line[:len(line)-1]
-		key, entryAt, err := decodeLine(line)
+		key, entryAt, removed, err := decodeLine(line)
 		if err != nil {
 			c.badLines = append(c.badLines, span{offset: start, length: len(line)})
 			c.warn(fmt.Sprintf("line %d of cache journal %s cannot be read (%v); skipped", c.journalLines, c.journalPath, err))
@@ -172,30 +180,37 @@ func (c *Cache) replayJournal(size int64) error {
 		c.mu.Lock()
 		if entryAt.length == 0 {
 			delete(c.entries, key)
+			c.removed[key] = removed
 		} else {
 			data := line[entryAt.offset : entryAt.offset+int64(entryAt.length)]
 			c.entries[key] = location{file: c.journal, offset: start + entryAt.offset, length: entryAt.length, sum: checksum(data), indent: true}
+			delete(c.removed, key)
 		}
 		c.mu.Unlock()
 	}
 }
 
 // decodeLine decodes one journal line (without its newline) into its key
-// and where in the line its entry is, an empty span for a removal.
-func decodeLine(line []byte) (key string, entryAt span, err error) {
+// and where in the line its entry is, an empty span and the removal for a
+// removal (a line without its time, of an older writer, has the zero
+// time).
+func decodeLine(line []byte) (key string, entryAt span, removed removal, err error) {
 	var rec journalRecord
 	if err := json.Unmarshal(line, &rec); err != nil {
-		return "", span{}, err
+		return "", span{}, removal{}, err
 	}
 	switch {
 	case rec.Version != FormatVersion:
-		return "", span{}, fmt.Errorf("format version %d, not %d", rec.Version, FormatVersion)
+		return "", span{}, removal{}, fmt.Errorf("format version %d, not %d", rec.Version, FormatVersion)
 	case rec.Key == "":
-		return "", span{}, errors.New("no key")
+		return "", span{}, removal{}, errors.New("no key")
 	case rec.Entry == nil:
-		return "", span{}, errors.New("no entry")
+		return "", span{}, removal{}, errors.New("no entry")
 	case string(rec.Entry) == "null":
-		return rec.Key, span{}, nil
+		if rec.Removed != nil {
+			removed = *rec.Removed
+		}
+		return rec.Key, span{}, removed, nil
 	}
 	// The entry's JSON is a copy of bytes of the line: any place they
 	// occur in it holds the entry. A line this package wrote ends with it.
@@ -203,7 +218,7 @@ func decodeLine(line []byte) (key string, entryAt span, err error) {
 	if offset < 0 || !bytes.Equal(line[offset:len(line)-1], rec.Entry) {
 		offset = bytes.LastIndex(line, rec.Entry)
 	}
-	return rec.Key, span{offset: int64(offset), length: len(rec.Entry)}, nil
+	return rec.Key, span{offset: int64(offset), length: len(rec.Entry)}, removal{}, nil
 }
 
 // appendJournal writes the lines of changes to the journal with a single

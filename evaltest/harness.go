@@ -74,6 +74,7 @@ type Suite struct {
 	runPattern, skipPattern *selection.Pattern
 	categoryOf              map[string]selection.Category
 	progress                *progress.Reporter
+	shard                   *shardState // nil unless the run is split (-shard k/n)
 }
 
 // New returns a Suite with the given configuration.
@@ -164,6 +165,7 @@ func (s *Suite) main(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "mcpeval: error: %v\n", err)
 		return 1
 	}
+	s.planShard()
 	if st.BudgetUSD > 0 {
 		var chosen []eval.Case
 		for _, c := range s.cases {
@@ -171,6 +173,7 @@ func (s *Suite) main(m *testing.M) int {
 				chosen = append(chosen, c)
 			}
 		}
+		chosen = s.shardCases(chosen)
 		usd, err := s.run.Estimate(chosen, testCount())
 		if err == nil && usd > st.BudgetUSD {
 			err = fmt.Errorf("the run is estimated at $%.4f (%d cases, %d models, %d runs each; cached passes cost nothing), above the budget of $%.4f: no request was sent",
@@ -188,7 +191,7 @@ func (s *Suite) main(m *testing.M) int {
 	}
 	s.run.FailFast = flagValue("test.failfast") == "true"
 	s.progress = progress.Start(progress.Options{
-		Total: s.selectedRuns() * testCount(), Off: st.Progress == settings.ProgressOff, Every: st.ProgressEvery,
+		Total: s.plannedCount(), Off: st.Progress == settings.ProgressOff, Every: st.ProgressEvery,
 		JSON: flagValue("test.v") == "test2json", Verbose: flagValue("test.v") == "true", Live: st.Progress == settings.ProgressLive,
 	})
 	code := m.Run()
@@ -197,6 +200,7 @@ func (s *Suite) main(m *testing.M) int {
 	touchRunMarker()
 
 	sum := s.run.Summary()
+	s.describeShard(&sum)
 	var problems []string
 	if err := s.run.WriteMetrics(); err != nil {
 		problems = append(problems, "mcpeval: error: "+err.Error())
@@ -412,7 +416,11 @@ func (s *Suite) Run(t *testing.T, category string) {
 // several (-models), one subtest per model below it.
 func (s *Suite) runModels(t *testing.T, c eval.Case) {
 	models := s.models()
-	if len(models) == 1 {
+	all := len(models)
+	if models = s.shardModels(c, models); len(models) == 0 {
+		return // of a split run, another shard's
+	}
+	if all == 1 {
 		t.Run(s.names[c.Name], func(t *testing.T) { s.runCase(t, c, models[0].model) })
 		return
 	}
@@ -426,23 +434,6 @@ func (s *Suite) runModels(t *testing.T, c eval.Case) {
 			}
 		}
 	})
-}
-
-// selectedRuns counts the selected cases' runs with the selected models.
-func (s *Suite) selectedRuns() int {
-	models := s.models()
-	if len(models) == 1 {
-		return len(s.selected)
-	}
-	n := 0
-	for _, c := range s.cases {
-		for _, m := range models {
-			if s.selected[c.Name] && s.categoryOf[c.Category].Selects(s.runPattern, s.skipPattern, evalcase.FuncName, s.names[c.Name], m.subtest) {
-				n++
-			}
-		}
-	}
-	return n
 }
 
 // model is an evaluated model and the name of its subtests.
@@ -539,6 +530,7 @@ func (s *Suite) runCase(t *testing.T, c eval.Case, model string) {
 		t.Skip(rec.Reason)
 	}
 	t.Attr("eval.status", string(rec.Status))
+	t.Attr("eval.repeat", strconv.Itoa(rec.Repeat))
 	if rec.Cached {
 		t.Attr("eval.cached", "true")
 	}

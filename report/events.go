@@ -5,6 +5,7 @@ import (
 	"io"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -141,13 +142,32 @@ func (ev *events) tests() []*testRuns {
 				out = append(out, t)
 			}
 			if len(t.runs) > 0 && ev.processOf[pkgName][t.runs[0].ID] != ev.processOf[pkgName][tc.ID] {
-				t.runs = nil
+				// A run of a repeat the earlier process did not run (the
+				// shards of a split run share repeats of a case) joins them.
+				if r, ok := tc.Attributes[repeatAttr]; ok {
+					t.runs = slices.DeleteFunc(t.runs, func(old testRun) bool { return old.Attributes[repeatAttr] == r })
+				} else {
+					t.runs = nil
+				}
 			}
 			t.runs = append(t.runs, tc)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b *testRuns) int { return a.runs[0].Time.Compare(b.runs[0].Time) })
 	return out
+}
+
+// repeatAttr is the attribute (t.Attr) in which the suite gives a case
+// run's repeat index.
+const repeatAttr = "eval.repeat"
+
+// repeatOf is the repeat index of the i-th run of a test: its repeatAttr,
+// else its place.
+func repeatOf(r testRun, i int) int {
+	if n, err := strconv.Atoi(r.Attributes[repeatAttr]); err == nil && n >= 0 {
+		return n
+	}
+	return i
 }
 
 // outcome is what the stream says about one run of a test. The output of a

@@ -253,8 +253,9 @@ func (in *inputs) build() *Data {
 	for _, t := range tests {
 		isParent := parents[t.pkg+"\x00"+t.name]
 		subtest := testjson.TestName(t.name).IsSubTest() && !isParent
-		for repeat, run := range t.runs {
+		for i, run := range t.runs {
 			outcome := in.events.outcome(run)
+			repeat := repeatOf(run, i)
 			ri := recordOf(t.name, repeat)
 			if ri < 0 && !subtest {
 				if isParent && failedBelow[t.pkg+"\x00"+t.name] && outcome.Action == string(testjson.ActionFail) {
@@ -397,13 +398,13 @@ func (in *inputs) packageProblems() []string {
 }
 
 // onlyRoutineLines reports whether package output holds only go test's
-// closing "FAIL" lines and the suite's own notices ("mcpeval: ..." but not
+// closing "FAIL" and "PASS" lines and the suite's own notices ("mcpeval: ..." but not
 // "mcpeval: error: ..."), which say nothing the cases do not.
 func onlyRoutineLines(s string) bool {
 	for _, l := range strings.Split(s, "\n") {
 		l = strings.TrimSpace(l)
 		switch {
-		case l == "FAIL", strings.HasPrefix(l, "FAIL\t"):
+		case l == "FAIL", strings.HasPrefix(l, "FAIL\t"), l == "PASS": // PASS: a shard that passed, of a merged run
 		case strings.HasPrefix(l, "mcpeval: ") && !strings.HasPrefix(l, "mcpeval: error:"):
 		default:
 			return false
@@ -423,6 +424,8 @@ func (c *Case) setRecord(r *eval.Record) {
 	c.Status = r.Status
 	switch r.Status {
 	case eval.Pass, eval.Fail, eval.Error, eval.TokenLimit:
+	case eval.NotRun: // the budget was spent, or no shard of a split run ran it
+		c.Status = Skip
 	default:
 		c.Status = eval.Error
 		c.Reason = fmt.Sprintf("record has unknown status %q. ", r.Status)

@@ -47,7 +47,7 @@ type row struct {
 }
 
 func main() {
-	only := flag.String("only", "", "comma-separated measurements: overhead,faults,ratelimit,cached,memory,report,tools,tokens,pandas,load,bundled (default all)")
+	only := flag.String("only", "", "comma-separated measurements: overhead,faults,ratelimit,cached,memory,report,tools,tokens,pandas,load,bundled,shards (default all)")
 	flag.Parse()
 	if err := run(*only); err != nil {
 		fmt.Fprintln(os.Stderr, "evalbench:", err)
@@ -81,6 +81,7 @@ func run(only string) error {
 		{"cached", b.cachedRerun}, {"memory", b.memoryAndReport},
 		{"tools", b.toolLatency}, {"tokens", b.tokenSpeed},
 		{"pandas", b.pandasLatency}, {"load", b.performanceUnderLoad}, {"bundled", b.cachedBundled},
+		{"shards", b.shardsWithKeys},
 	}
 	for _, s := range steps {
 		if !want(s.name) && !(s.name == "memory" && want("report")) {
@@ -166,6 +167,11 @@ type runResult struct {
 // runSuite runs the compiled suite with the stub and returns its wall time
 // (process start included) and peak memory.
 func (b *bench) runSuite(casesPath, out string, stub *llmstub.Server, concurrency int, extra ...string) (runResult, error) {
+	return b.runSuiteEnv(casesPath, out, stub, concurrency, nil, extra...)
+}
+
+// runSuiteEnv is runSuite with more environment variables.
+func (b *bench) runSuiteEnv(casesPath, out string, stub *llmstub.Server, concurrency int, env []string, extra ...string) (runResult, error) {
 	bin, err := b.testBinary()
 	if err != nil {
 		return runResult{}, err
@@ -175,6 +181,7 @@ func (b *bench) runSuite(casesPath, out string, stub *llmstub.Server, concurrenc
 	cmd.Env = append(settings.IsolatedEnv(),
 		"EVAL_CASES="+casesPath, "EVAL_OUT="+out, "EVAL_CACHE="+filepath.Join(out, "cache.json"),
 		"OPENAI_BASE_URL="+stub.BaseURL(), "EVAL_MODEL=bench-model", fmt.Sprintf("EVAL_CONCURRENCY=%d", concurrency))
+	cmd.Env = append(cmd.Env, env...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	start := time.Now()
@@ -188,12 +195,17 @@ func (b *bench) runSuite(casesPath, out string, stub *llmstub.Server, concurrenc
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.maxRSS = ru.Maxrss * 1024
 	}
+	r.dir, r.summary, err = latestRun(out)
+	return r, err
+}
+
+// latestRun returns the newest finished run under out and its summary.
+func latestRun(out string) (string, eval.Summary, error) {
 	list, err := runs.List(out)
 	if err != nil || len(list) == 0 || list[0].Summary == nil {
-		return r, fmt.Errorf("no finished run in %s: %v", out, err)
+		return "", eval.Summary{}, fmt.Errorf("no finished run in %s: %v", out, err)
 	}
-	r.dir, r.summary = list[0].Dir, *list[0].Summary
-	return r, nil
+	return list[0].Dir, *list[0].Summary, nil
 }
 
 func (b *bench) overhead() ([]row, error) {

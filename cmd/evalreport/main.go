@@ -15,6 +15,13 @@
 //	evalreport -baseline latest                 # compare with the run before; exit 1 on a significant regression
 //	evalreport -history                         # the kept runs, newest first
 //	evalreport -clean-runs 10                   # delete all but the 10 newest runs
+//	evalreport -merge shard1/runs/ID shard2/runs/ID ...   # merge a split run's shards into one new run
+//
+// -merge joins the run directories of the shards of a split run (-shard
+// k/n) into a new run under -out, with its report and junit.xml, says
+// which shards it saw, refuses directories that are not shards of one run,
+// and exits 1 when a case run is missing (recorded as not run) or, with
+// -baseline, on a significant regression.
 //
 // The output directory is -out, else EVAL_OUT (from the environment or the
 // .env file, as the suite reads it), else evaltest/out under the module
@@ -38,8 +45,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mcpeval/mcpeval/internal/cli"
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/files"
+	"github.com/mcpeval/mcpeval/internal/merge"
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
 	"github.com/mcpeval/mcpeval/internal/tooldiff"
@@ -49,8 +58,9 @@ import (
 func main() {
 	err := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 	var regression *regressionError
+	var incomplete *incompleteError
 	switch {
-	case errors.As(err, &regression):
+	case errors.As(err, &regression), errors.As(err, &incomplete):
 		fmt.Fprintln(os.Stderr, "evalreport:", err)
 		os.Exit(1)
 	case err != nil:
@@ -64,6 +74,13 @@ type regressionError struct{ msg string }
 
 func (e *regressionError) Error() string { return e.msg }
 
+// incompleteError is a merge of shards that lacks case runs.
+type incompleteError struct{ missing int }
+
+func (e *incompleteError) Error() string {
+	return fmt.Sprintf("the merged run is incomplete: %d case runs were run by no shard given (recorded as not run)", e.missing)
+}
+
 // listFlag is a repeatable string flag.
 type listFlag []string
 
@@ -76,7 +93,7 @@ type options struct {
 	out, run, report, junit string
 	baseline                string
 	alpha                   float64
-	history, open           bool
+	history, open, merge    bool
 	cleanRuns               int
 }
 
@@ -94,14 +111,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	fs.BoolVar(&o.history, "history", false, "list the kept runs, newest first, and exit")
 	fs.IntVar(&o.cleanRuns, "clean-runs", -1, "delete all but the `N` newest runs (and the latest) and exit")
 	fs.BoolVar(&o.open, "open", false, "open the report in the browser (never when CI is set)")
+	fs.BoolVar(&o.merge, "merge", false, "merge the shards' run `directories` given as arguments into one new run under -out, with its report and junit.xml")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: evalreport [-out DIR] [-run RUN] [-json FILE]... [-o FILE] [-junit FILE] [-baseline RUN [-alpha P]] [-open]\n       evalreport -history | -clean-runs N")
+		fmt.Fprintln(stderr, "usage: evalreport [-out DIR] [-run RUN] [-json FILE]... [-o FILE] [-junit FILE] [-baseline RUN [-alpha P]] [-open]\n       evalreport -merge [-out DIR] [-junit FILE] [-baseline RUN] SHARD_RUN_DIR...\n       evalreport -history | -clean-runs N")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	positional, err := cli.Parse(fs, args)
+	if err != nil {
 		return err
 	}
-	o.json = append(o.json, fs.Args()...)
+	if !o.merge {
+		o.json = append(o.json, positional...)
+	}
 	parent, err := resolveOutDir(o.out, getenv)
 	if err != nil {
 		return err
@@ -122,8 +143,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return fmt.Errorf("-alpha %v: the significance level must be between 0 and 1", o.alpha)
 	}
 
-	dir, err := resolveRun(parent, o.run, getenv("EVAL_RUN_ID"))
-	if err != nil {
+	var merged *merge.Result
+	var dir string
+	if o.merge {
+		if merged, err = mergeShards(&o, positional, parent, stdout); err != nil {
+			return err
+		}
+		dir = merged.Dir
+	} else if dir, err = resolveRun(parent, o.run, getenv("EVAL_RUN_ID")); err != nil {
 		return err
 	}
 	if len(o.json) == 0 {
@@ -148,6 +175,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		fmt.Fprintln(stderr, "evalreport: problem:", first)
 	}
 	data.History = historyOf(parent, data.Run)
+	if merged != nil {
+		data.Problems = append(mergeProblems(merged), data.Problems...)
+	}
 
 	path := o.report
 	if path == "" {
@@ -169,10 +199,53 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 			fmt.Fprintln(stderr, "evalreport: open browser:", err)
 		}
 	}
+	var errs []error
 	if o.baseline != "" {
-		return compare(parent, dir, o.baseline, o.alpha, data, stdout)
+		errs = append(errs, compare(parent, dir, o.baseline, o.alpha, data, stdout))
 	}
-	return nil
+	if merged != nil && merged.Incomplete() {
+		errs = append(errs, &incompleteError{len(merged.Summary.Merged.Missing)})
+	}
+	return errors.Join(errs...)
+}
+
+// mergeShards merges the shards' run directories into a new run under
+// parent and prints what it did. The merged run's JUnit file goes into
+// its directory too.
+func mergeShards(o *options, dirs []string, parent string, stdout io.Writer) (*merge.Result, error) {
+	switch {
+	case len(dirs) == 0:
+		return nil, errors.New("-merge: name the shards' run directories, e.g. evalreport -merge shards/*/runs/*")
+	case o.run != "":
+		return nil, errors.New("-merge makes a new run: -run cannot name one")
+	case len(o.json) > 0:
+		return nil, errors.New("-merge takes the go test streams from the shards' run directories (test.json): -json cannot add one")
+	}
+	res, err := merge.Merge(dirs, parent)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(stdout, res.Describe())
+	if o.junit == "" {
+		o.junit = filepath.Join(res.Dir, "junit.xml")
+	}
+	return res, nil
+}
+
+// mergeProblems are the lines the report of a merged run shows above its
+// cases: shards not given and case runs not run.
+func mergeProblems(r *merge.Result) []string {
+	m := r.Summary.Merged
+	var out []string
+	if len(m.Shards) < m.Count || len(m.Missing) > 0 {
+		seen := make([]string, len(m.Shards))
+		for i, s := range m.Shards {
+			seen[i] = fmt.Sprintf("%d/%d", s.Index, m.Count)
+		}
+		out = append(out, fmt.Sprintf("Incomplete merge: shards %s of %d were merged; %d case runs were run by no shard given and are listed as not run.",
+			strings.Join(seen, ", "), m.Count, len(m.Missing)))
+	}
+	return append(out, r.Notes...)
 }
 
 // compare compares the run in dir (whose data is cur) with the baseline,
@@ -351,7 +424,7 @@ func resolveBaseline(parent, dir, name string) (string, error) {
 			return "", err
 		}
 		for _, r := range list {
-			if r.Summary != nil && !samePath(r.Dir, dir) && r.ID < filepath.Base(dir) {
+			if r.Summary != nil && r.Summary.Shard == nil && !samePath(r.Dir, dir) && r.ID < filepath.Base(dir) {
 				return r.Dir, nil
 			}
 		}

@@ -22,6 +22,10 @@
 //
 //	go run ./cmd/evalstub -served good,bad -wrong 'bad=(?i)gene' -cost good=0.002 &
 //	OPENAI_BASE_URL=http://127.0.0.1:8099/v1 OPENAI_API_KEY=x go test ./evaltest -models good,bad
+//
+// -key-rate limits each API key to that many requests per second (429 with
+// Retry-After beyond it), as providers do, for trying the shards of a split
+// run with a key each.
 package main
 
 import (
@@ -49,6 +53,8 @@ func main() {
 	rate429 := flag.Float64("rate429", 0, "share of requests answered 429 (with Retry-After)")
 	rate500 := flag.Float64("rate500", 0, "share of requests answered 500")
 	rateLimit := flag.Float64("rate-limit", 0, "requests per second served, with OpenAI's rate-limit headers; beyond it, 429 (0: no limit)")
+	keyRate := flag.Float64("key-rate", 0, "requests per second each API key (Authorization header) may send; beyond it a 429 with Retry-After (0: no limit)")
+	keyBurst := flag.Int("key-burst", 1, "requests a key may send at once before -key-rate applies")
 	reject := flag.String("reject-judge", "", "judge `models` (comma-separated) that say no to every answer")
 	served := flag.String("served", "", "the `models` served, comma-separated, listed at /models; any other gets a 404 (default: every model)")
 	var b behaviour
@@ -57,7 +63,7 @@ func main() {
 	flag.Parse()
 	b.rejectingJudges = splitList(*reject)
 	opts := llmstub.Options{Latency: *latency, Rate429: *rate429, Rate500: *rate500, RetryAfter: "1", Seed: uint64(time.Now().UnixNano()),
-		RateLimit: *rateLimit, Models: splitList(*served)}
+		RateLimit: *rateLimit, Models: splitList(*served), KeyRate: *keyRate, KeyBurst: *keyBurst}
 	if err := run(*addr, *cases, b, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "evalstub:", err)
 		os.Exit(1)

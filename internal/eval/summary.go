@@ -76,6 +76,11 @@ type Summary struct {
 	// of them on the cases both ran.
 	Models     []ModelResult `json:"models"`
 	ModelPairs []ModelPair   `json:"model_pairs,omitempty"`
+
+	// Shard is set for one shard of a split run, Merged for a run merged
+	// from its shards (see shard.go).
+	Shard  *Shard  `json:"shard,omitempty"`
+	Merged *Merged `json:"merged,omitempty"`
 }
 
 // ModelResult is how one model did over its runs of the cases.

@@ -3,8 +3,9 @@
 // answers like a correct agent by replaying each case's reference tool calls
 // and approving every answer as judge. Options inject latency, 429s with
 // Retry-After and 500s, enforce a rate limit with OpenAI's rate-limit
-// headers, and serve a list of models; counters report requests, faults,
-// throttled requests and peak concurrency.
+// headers, limit each API key's request rate as providers do, and serve a
+// list of models; counters report requests, per key, faults, throttled
+// requests and peak concurrency.
 package llmstub
 
 import (
@@ -112,6 +113,12 @@ type Options struct {
 	// and -reset-requests headers; a request beyond the budget is answered
 	// 429 at once, with Retry-After and retry-after-ms.
 	RateLimit float64
+	// KeyRate limits each API key (each Authorization header) to this
+	// many requests per second, with bursts of KeyBurst (default 1): a
+	// request beyond it is answered 429 with the Retry-After of the key's
+	// next free slot. 0: no limit.
+	KeyRate  float64
+	KeyBurst int
 }
 
 // Server is a stub. Start runs one on a loopback port; a Server is also an
@@ -133,6 +140,8 @@ type Server struct {
 	bucket     float64
 	refilledAt time.Time
 	throttled  atomic.Int64
+
+	keys keyLimiter
 }
 
 // New returns a stub handler, not yet serving.
@@ -185,6 +194,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 		http.Error(w, `{"error":{"message":"not found"}}`, http.StatusNotFound)
+		return
+	}
+	if wait, ok := s.keys.take(r.Header.Get("Authorization"), s.opts.KeyRate, s.opts.KeyBurst); !ok {
+		// In whole milliseconds, rounded up: "0.000" would read as no
+		// Retry-After at all.
+		retryAfter := strconv.FormatFloat(math.Ceil(max(wait.Seconds(), 1e-9)*1000)/1000, 'f', 3, 64)
+		writeError(w, http.StatusTooManyRequests, retryAfter, "rate limit of the API key exceeded")
 		return
 	}
 	var req Request

@@ -26,6 +26,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/mcpconn"
 	"github.com/mcpeval/mcpeval/internal/redact"
 	"github.com/mcpeval/mcpeval/internal/runs"
+	"github.com/mcpeval/mcpeval/internal/shard"
 )
 
 // Settings is the configuration of a run. Every setting is a flag and an
@@ -100,6 +101,12 @@ type Settings struct {
 	// every ProgressEvery.
 	Progress      string
 	ProgressEvery time.Duration
+
+	// Shard is this process's part of a split run (the zero Spec: the
+	// whole run); ShardBalance how case runs go to shards (shard.Hash or
+	// shard.History).
+	Shard        shard.Spec
+	ShardBalance string
 }
 
 // The progress modes (see Settings.Progress). ProgressLive draws the live
@@ -150,6 +157,9 @@ var settings = []setting{
 	{"min-run-pass-rate", "EVAL_MIN_RUN_PASS_RATE", "0", "fail the run when its pass rate over all cases is below this rate, from 0 to 1"},
 	{"min-tool-coverage", "EVAL_MIN_TOOL_COVERAGE", "0", "fail the run when some server has less than this percentage of its tools called, from 0 to 100, naming the tools never called"},
 	{"progress", "EVAL_PROGRESS", ProgressAuto, "progress while the run goes: auto (a live line on the terminal, else a line every 30s), live (the live line also under go test -json), off, or a duration (a line at that interval)"},
+	{"shard", "EVAL_SHARD", "", "run only shard k of n of the selected case runs, k/n from 1 (merge the shards' runs with evalreport -merge)"},
+	{"shards", "EVAL_SHARDS", "", "number of shards when JOB_COMPLETION_INDEX (a Kubernetes Indexed Job's, from 0) names this one"},
+	{"shard-balance", "EVAL_SHARD_BALANCE", "hash", "how case runs go to shards: hash (by identity: adding a case moves no other) or history (balanced by the durations the cache remembers)"},
 }
 
 // otherVars are the suite's variables that are not settings of the table.
@@ -397,6 +407,7 @@ func build(root string, v, origin map[string]string, lookup func(string) (string
 		}
 		st.Progress, st.ProgressEvery = ProgressLines, d
 	}
+	errs = append(errs, st.resolveShard(v, origin, lookup)...)
 	if err := st.chooseProvider(lookup); err != nil {
 		errs = append(errs, err)
 	}

@@ -207,3 +207,15 @@ func percentile(sorted []float64, q float64) float64 {
 	i := int(math.Ceil(q*float64(len(sorted)))) - 1
 	return sorted[max(0, min(i, len(sorted)-1))]
 }
+
+// Summarize fills a run summary's results from its records: the pass
+// rates of the run, its categories and cases, the models compared (in the
+// order given), the case set and the most runs of a case.
+func Summarize(sum *eval.Summary, records []eval.Record, models []string) {
+	sum.Overall, sum.Categories, sum.Cases = Tally(records)
+	sum.Models, sum.ModelPairs = Models(records, models)
+	sum.CaseSet = CaseSet(sum.Cases)
+	for _, c := range sum.Cases {
+		sum.Repeats = max(sum.Repeats, c.Runs)
+	}
+}

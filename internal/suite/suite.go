@@ -681,12 +681,7 @@ func (s *Suite) Summary() eval.Summary {
 		models = 1
 	}
 	sum.NotRun = len(s.Cases)*models - len(ran)
-	sum.Overall, sum.Categories, sum.Cases = stats.Tally(records)
-	sum.Models, sum.ModelPairs = stats.Models(records, st.Models)
-	sum.CaseSet = stats.CaseSet(sum.Cases)
-	for _, c := range sum.Cases {
-		sum.Repeats = max(sum.Repeats, c.Runs)
-	}
+	stats.Summarize(&sum, records, st.Models)
 	s.repeatMu.Lock()
 	for k, n := range s.skips {
 		sum.Skipped += n

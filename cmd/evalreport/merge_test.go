@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/runs"
+)
+
+// writeShards writes the run directories of a run of three cases split in
+// two shards, the second case failing, and returns them.
+func writeShards(t *testing.T) []string {
+	t.Helper()
+	plan := eval.Shard{Count: 2, Balance: "hash", Plan: "p", Config: eval.ShardConfig{Models: []string{"m"}, Repeats: 1, Cases: "c", Settings: "s"}}
+	for i, shard := range []int{1, 2, 1} {
+		plan.Runs = append(plan.Runs, eval.ShardRun{Name: fmt.Sprint("case ", i), Category: "Genes", File: "genes.yaml", Line: 1 + i,
+			Test: fmt.Sprint("TestGenes/case_", i), Model: "m", Shard: shard})
+	}
+	parent := t.TempDir()
+	start := time.Now().UTC().Add(-time.Minute)
+	var dirs []string
+	for k := 1; k <= 2; k++ {
+		dir, err := runs.Create(parent, runs.NewID(start))
+		require.NoError(t, err)
+		var lines, events bytes.Buffer
+		events.WriteString(`{"Action":"run","Package":"p","Test":"TestGenes"}` + "\n")
+		for i, r := range plan.Runs {
+			if r.Shard != k {
+				continue
+			}
+			status, action := eval.Pass, "pass"
+			if i == 1 {
+				status, action = eval.Fail, "fail"
+			}
+			rec := eval.Record{Name: r.Name, Category: r.Category, Test: r.Test, File: r.File, Line: r.Line, Model: "m",
+				Status: status, Reason: "judged", StartedAt: start.Add(time.Second), Seconds: 1, ToolCalls: []eval.ToolCall{}}
+			require.NoError(t, json.NewEncoder(&lines).Encode(rec))
+			fmt.Fprintf(&events, "{\"Action\":\"run\",\"Package\":\"p\",\"Test\":%q}\n{\"Action\":%q,\"Package\":\"p\",\"Test\":%q,\"Elapsed\":1}\n", r.Test, action, r.Test)
+		}
+		events.WriteString(`{"Action":"fail","Package":"p","Test":"TestGenes","Elapsed":2}` + "\n")
+		require.NoError(t, os.WriteFile(filepath.Join(dir, eval.RecordsFile), lines.Bytes(), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "test.json"), events.Bytes(), 0o644))
+		p := plan
+		p.Index = k
+		data, err := json.Marshal(eval.Summary{RunID: filepath.Base(dir), Model: "m", Started: start, Finished: start.Add(time.Duration(2+k) * time.Second), Shard: &p})
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, eval.SummaryFile), data, 0o644))
+		dirs = append(dirs, dir)
+	}
+	return dirs
+}
+
+// junitCounts reads a JUnit file's testcases and what they say.
+func junitCounts(t *testing.T, path string) (tests, failures, skipped int, text string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var doc struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Suites   []struct {
+			Skipped int `xml:"skipped,attr"`
+		} `xml:"testsuite"`
+	}
+	require.NoError(t, xml.Unmarshal(data, &doc))
+	for _, s := range doc.Suites {
+		skipped += s.Skipped
+	}
+	return doc.Tests, doc.Failures, skipped, string(data)
+}
+
+func TestMergeFlag(t *testing.T) {
+	dirs := writeShards(t)
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	// Flags may follow the run directories.
+	err := run(append([]string{"-merge"}, append(dirs, "-out", out)...), nil, &stdout, &stderr, func(string) string { return "" })
+	require.NoError(t, err, stderr.String())
+	assert.Contains(t, stdout.String(), "merged shards 1/2 (2 records: "+dirs[0]+"), 2/2 (1 records: "+dirs[1]+")")
+	assert.Contains(t, stdout.String(), "3 case runs: 2 passed, 1 failed")
+	merged, err := runs.Resolve(out, runs.Latest)
+	require.NoError(t, err)
+	assert.Contains(t, stdout.String(), filepath.Join(merged, eval.ReportFile))
+	tests, failures, skipped, _ := junitCounts(t, filepath.Join(merged, "junit.xml"))
+	assert.Equal(t, []int{3, 1, 0}, []int{tests, failures, skipped}, "the merged run's JUnit file is in its directory")
+	html, err := os.ReadFile(filepath.Join(merged, eval.ReportFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(html), "case 2")
+	assert.NotContains(t, string(html), "Incomplete merge")
+
+	// Compared with that merged run as the baseline: no regression.
+	stdout.Reset()
+	err = run([]string{"-out", out, "-merge", dirs[0], dirs[1], "-baseline", merged}, nil, &stdout, &stderr, func(string) string { return "" })
+	require.NoError(t, err)
+	assert.Contains(t, stdout.String(), "comparison with "+merged+": 0 regressions")
+}
+
+func TestMergeWithAShardMissingExitsNonZero(t *testing.T) {
+	dirs := writeShards(t)
+	out := t.TempDir()
+	junit := filepath.Join(t.TempDir(), "junit.xml")
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"-out", out, "-junit", junit, "-merge", dirs[0]}, nil, &stdout, &stderr, func(string) string { return "" })
+	var incomplete *incompleteError
+	require.ErrorAs(t, err, &incomplete, "main exits 1 for it")
+	assert.EqualError(t, err, "the merged run is incomplete: 1 case runs were run by no shard given (recorded as not run)")
+	assert.Contains(t, stdout.String(), "shards not given: 2/2")
+	assert.Contains(t, stdout.String(), "NOT RUN: 1 case runs no shard reported:\n  shard 2/2: TestGenes/case_1 (genes.yaml:2)")
+	tests, failures, skipped, text := junitCounts(t, junit)
+	assert.Equal(t, []int{3, 0, 1}, []int{tests, failures, skipped})
+	assert.Contains(t, text, "not run: shard 2/2 was not merged")
+	merged, err := runs.Resolve(out, runs.Latest)
+	require.NoError(t, err)
+	html, err := os.ReadFile(filepath.Join(merged, eval.ReportFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(html), "Incomplete merge: shards 1/2 of 2 were merged; 1 case runs were run by no shard given")
+}
+
+func TestMergeFlagRefuses(t *testing.T) {
+	dirs := writeShards(t)
+	tests := []struct {
+		args    []string
+		wantErr string
+	}{
+		{[]string{"-merge"}, "name the shards' run directories"},
+		{[]string{"-merge", "-run", "latest", dirs[0]}, "-run cannot name one"},
+		{[]string{"-merge", "-json", "x.json", dirs[0]}, "-json cannot add one"},
+		{[]string{"-merge", dirs[0], dirs[0]}, "shard 1/2 appears twice"},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		err := run(append(tt.args, "-out", t.TempDir()), nil, &stdout, &stderr, func(string) string { return "" })
+		require.Error(t, err, strings.Join(tt.args, " "))
+		assert.Contains(t, err.Error(), tt.wantErr)
+		var incomplete *incompleteError
+		assert.NotErrorAs(t, err, &incomplete, "a refusal exits 2")
+	}
+}
