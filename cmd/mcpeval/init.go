@@ -59,6 +59,10 @@ func runInit(args []string, stdout io.Writer) error {
 	if err := module.CheckImportPath(*modPath); err != nil {
 		return fmt.Errorf("module path %q: %v (give one with -module)", *modPath, err)
 	}
+	if *modPath == "mod" || strings.HasPrefix(*modPath, "mod/") {
+		// go refuses every import path under mod/ (it might be the module cache's).
+		return fmt.Errorf("module path %q: go reserves paths that begin with mod/ (give another with -module, such as example.com/%s)", *modPath, *modPath)
+	}
 	if *replace != "" {
 		if *replace, err = filepath.Abs(*replace); err != nil {
 			return err

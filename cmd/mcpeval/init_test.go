@@ -75,6 +75,7 @@ func TestInitKeepsExistingFiles(t *testing.T) {
 	assert.Equal(t, "mine\n", string(b))
 
 	assert.ErrorContains(t, runInit([]string{"-module", "bad path!", filepath.Join(dir, "x")}, &bytes.Buffer{}), `module path "bad path!"`)
+	assert.ErrorContains(t, runInit([]string{"-no-tidy", filepath.Join(dir, "mod")}, &bytes.Buffer{}), `module path "mod": go reserves paths that begin with mod/`)
 	assert.ErrorContains(t, runInit([]string{"-replace", dir, filepath.Join(dir, "x")}, &bytes.Buffer{}), "not a module")
 	assert.ErrorContains(t, runInit(nil, &bytes.Buffer{}), "init takes one directory")
 }
