@@ -43,7 +43,7 @@ clean-runs:
 	$(GO) run ./cmd/evalreport -clean-runs $(KEEP)
 
 calibrate:
-	EVAL_OUT=$(OUT) $(GO) run ./cmd/evalcalibrate $(EVALFLAGS)
+	$(GO) run ./cmd/evalcalibrate $(EVALFLAGS)
 
 generate:
 	$(GO) run ./cmd/evalgen -cases cases -o evaltest/categories_test.go

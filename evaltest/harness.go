@@ -180,7 +180,7 @@ func (s *Suite) main(m *testing.M) int {
 				usd, len(chosen), len(s.models()), testCount(), st.BudgetUSD)
 		}
 		if err != nil {
-			s.run.Close()
+			s.run.Discard()
 			fmt.Fprintf(os.Stderr, "mcpeval: error: budget: %v\n", err)
 			return 1
 		}

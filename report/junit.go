@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -73,8 +74,10 @@ const maxJUnitMessage = 1000
 // when all its runs were; a case run several times (go test -count=N)
 // carries its pass rate, pass@k and pass^k in its output, and a flaky one
 // says so in its message. With a pass-rate gate (the run's MinPassRate) a
-// case fails only when its pass rate is below the gate.
-func WriteJUnit(w io.Writer, d *Data) error {
+// case fails only when its pass rate is below the gate. A case file inside
+// root (the module's root, "" for none) is named relative to it, as CI
+// annotations expect; one outside keeps its path.
+func WriteJUnit(w io.Writer, d *Data, root string) error {
 	minPassRate := d.Run.MinPassRate
 	doc := junitSuites{Name: "mcpeval"}
 	index := map[string]int{}
@@ -91,7 +94,7 @@ func WriteJUnit(w io.Writer, d *Data) error {
 			doc.Suites = append(doc.Suites, junitSuite{Name: g.Category})
 		}
 		s := &doc.Suites[si]
-		tc := junitTestcase(g, d.Cases, minPassRate, len(models) > 1)
+		tc := junitTestcase(g, d.Cases, minPassRate, len(models) > 1, root)
 		seconds := groupSeconds(g, d.Cases)
 		total += seconds
 		s.Tests++
@@ -133,14 +136,14 @@ func WriteJUnit(w io.Writer, d *Data) error {
 
 // junitTestcase is the testcase of one case over its runs; when the run
 // evaluated several models, its name says which.
-func junitTestcase(g Group, cases []Case, minPassRate float64, named bool) junitCase {
+func junitTestcase(g Group, cases []Case, minPassRate float64, named bool, root string) junitCase {
 	shown := cases[g.Shown]
 	tc := junitCase{Name: g.Name, Classname: g.Category, Time: seconds(groupSeconds(g, cases))}
 	if named && g.Model != "" {
 		tc.Name += " [" + g.Model + "]"
 	}
 	if r := shown.Record; r != nil && r.File != "" {
-		tc.File = r.File
+		tc.File = filepath.ToSlash(relativeTo(root, r.File))
 		if r.Line > 0 {
 			tc.Line = strconv.Itoa(r.Line)
 		}
@@ -238,3 +241,15 @@ func failureMessage(c *Case) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// relativeTo names path relative to root when it lies inside root.
+func relativeTo(root, path string) string {
+	if root == "" || !filepath.IsAbs(path) {
+		return path
+	}
+	rel, err := filepath.Rel(root, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return path
+	}
+	return rel
+}

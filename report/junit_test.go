@@ -52,7 +52,7 @@ func junitData(t *testing.T) *Data {
 func writeJUnitString(t *testing.T, d *Data) string {
 	t.Helper()
 	var b bytes.Buffer
-	require.NoError(t, WriteJUnit(&b, d))
+	require.NoError(t, WriteJUnit(&b, d, ""))
 	return b.String()
 }
 
@@ -132,4 +132,23 @@ func TestWriteJUnitValidates(t *testing.T) {
 	require.NoError(t, os.WriteFile(bad, []byte(`<testsuites><testsuite name="x" tests="1"><testcase name="a"><properties/></testcase></testsuite></testsuites>`), 0o644))
 	out, err = exec.Command(xmllint, "--noout", "--schema", "testdata/junit/junit.xsd", bad).CombinedOutput()
 	require.Error(t, err, string(out))
+}
+
+func TestJUnitNamesCaseFilesFromTheRoot(t *testing.T) {
+	root := filepath.Join(string(filepath.Separator), "src", "eval")
+	for _, tt := range []struct{ file, want string }{
+		{filepath.Join(root, "cases", "genes.yaml"), "cases/genes.yaml"},
+		{filepath.Join(string(filepath.Separator), "src", "evaluation", "x.yaml"), filepath.ToSlash(filepath.Join(string(filepath.Separator), "src", "evaluation", "x.yaml"))},
+		{filepath.Join(string(filepath.Separator), "elsewhere", "x.yaml"), filepath.ToSlash(filepath.Join(string(filepath.Separator), "elsewhere", "x.yaml"))},
+		{"cases/relative.yaml", "cases/relative.yaml"},
+	} {
+		d := &Data{Groups: []Group{{Name: "c", Category: "k", Runs: []int{0}}},
+			Cases: []Case{{Name: "c", Category: "k", Status: eval.Pass, Record: &eval.Record{Name: "c", File: tt.file, Line: 3, Status: eval.Pass}}}}
+		var b bytes.Buffer
+		require.NoError(t, WriteJUnit(&b, d, root))
+		var doc junitSuites
+		require.NoError(t, xml.Unmarshal(b.Bytes(), &doc))
+		require.Len(t, doc.Suites, 1)
+		assert.Equal(t, tt.want, doc.Suites[0].Cases[0].File, tt.file)
+	}
 }

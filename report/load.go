@@ -296,6 +296,10 @@ func (in *inputs) build() *Data {
 	d.Run, d.FromSummary = in.run()
 	d.Trust = trustOf(d.Run, in.calibration)
 	d.Problems = append(in.packageProblems(), in.problems...)
+	if in.summary != nil && in.summary.Stopped != "" &&
+		!slices.ContainsFunc(d.Problems, func(p string) bool { return strings.Contains(p, in.summary.Stopped) }) {
+		d.Problems = append([]string{"The run stopped: " + in.summary.Stopped}, d.Problems...)
+	}
 	d.Notices = append(in.packageNotices(), in.notices...)
 	return d
 }

@@ -605,3 +605,26 @@ func TestLoadNoticesAreNotProblems(t *testing.T) {
 	require.Len(t, d.Problems, 1, "%q", d.Problems)
 	assert.Contains(t, d.Problems[0], "TestSetup failed")
 }
+
+// A run that stopped says why among the problems, once, even when the
+// test stream that would carry the reason is missing.
+func TestLoadStoppedRun(t *testing.T) {
+	dir := t.TempDir()
+	writeRecords(t, dir, eval.Record{Name: "a", Test: "T/a", Status: eval.Pass})
+	reason := "the provider at http://127.0.0.1:9/v1 cannot be reached. Check OPENAI_BASE_URL (or -base-url): no case was run"
+	data, err := json.Marshal(eval.Summary{Stopped: reason})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, eval.SummaryFile), data, 0o644))
+	d, err := Load(dir, nil)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"The run stopped: " + reason}, d.Problems)
+
+	stream := strings.NewReader(`{"Action":"start","Package":"p"}
+{"Action":"output","Package":"p","Output":"mcpeval: error: run stopped: ` + reason + `\n"}
+{"Action":"fail","Package":"p"}
+`)
+	d, err = Load(dir, []Stream{{Name: "test.json", R: stream}})
+	require.NoError(t, err)
+	require.Len(t, d.Problems, 1, "said once: the stream has it")
+	assert.Contains(t, d.Problems[0], "run stopped: "+reason)
+}

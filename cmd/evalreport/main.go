@@ -188,7 +188,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	}
 	fmt.Fprintln(stdout, absPath(path)) // a terminal can open an absolute path with a click
 	if o.junit != "" {
-		if err := writeFile(o.junit, func(w io.Writer) error { return report.WriteJUnit(w, data) }); err != nil {
+		if err := writeFile(o.junit, func(w io.Writer) error { return report.WriteJUnit(w, data, moduleRoot()) }); err != nil {
 			return err
 		}
 	}
@@ -504,4 +504,14 @@ func openBrowser(path string) error {
 		return err
 	}
 	return cmd.Process.Release()
+}
+
+// moduleRoot is the module root the case files of a JUnit file are named
+// from, or "" outside a module.
+func moduleRoot() string {
+	root, err := files.ModuleRoot()
+	if err != nil {
+		return ""
+	}
+	return root
 }

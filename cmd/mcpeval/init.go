@@ -17,7 +17,10 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/module"
+
+	"github.com/mcpeval/mcpeval/internal/files"
 )
 
 // The module this command belongs to, which the new module requires.
@@ -63,6 +66,14 @@ func runInit(args []string, stdout io.Writer) error {
 		// go refuses every import path under mod/ (it might be the module cache's).
 		return fmt.Errorf("module path %q: go reserves paths that begin with mod/ (give another with -module, such as example.com/%s)", *modPath, *modPath)
 	}
+	if *replace == "" && ownVersion() == "latest" {
+		// A command built from a checkout (go run ./cmd/mcpeval) has no
+		// published version to require: the new module uses the checkout.
+		if root, ok := checkout(); ok {
+			*replace = root
+			fmt.Fprintf(stdout, "mcpeval: using the mcpeval checkout %s (-replace); give -replace to name another\n", root)
+		}
+	}
 	if *replace != "" {
 		if *replace, err = filepath.Abs(*replace); err != nil {
 			return err
@@ -85,14 +96,34 @@ func runInit(args []string, stdout io.Writer) error {
 	if len(existing) > 0 {
 		return fmt.Errorf("%s already has %s: choose a new directory, nothing was written", dir, strings.Join(slices.Sorted(slices.Values(existing)), ", "))
 	}
+	// Nothing is left half done: when a step fails, what was written goes.
+	written := []string{}
+	_, statErr := os.Stat(dir)
+	madeDir := statErr != nil
+	undo := func() {
+		for _, path := range slices.Backward(written) {
+			os.Remove(path)
+		}
+		for _, extra := range []string{"go.sum", "evaltest/categories_test.go"} {
+			os.Remove(filepath.Join(dir, extra))
+		}
+		for _, sub := range []string{"evaltest", "cases"} {
+			os.Remove(filepath.Join(dir, sub)) // only when empty
+		}
+		if madeDir {
+			os.Remove(dir)
+		}
+	}
 	for _, name := range slices.Sorted(maps.Keys(files)) {
 		path := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
 		}
 		if err := os.WriteFile(path, files[name], 0o644); err != nil {
+			undo()
 			return err
 		}
+		written = append(written, path)
 	}
 	fmt.Fprintf(stdout, "mcpeval: wrote %s: %s\n", dir, strings.Join(slices.Sorted(maps.Keys(files)), ", "))
 	if *noTidy {
@@ -112,7 +143,12 @@ func runInit(args []string, stdout io.Writer) error {
 		cmd.Dir = dir
 		cmd.Stdout, cmd.Stderr = stdout, os.Stderr
 		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("%s in %s: %w (the files are written; run it again there)", strings.Join(step, " "), dir, err)
+			undo()
+			hint := ""
+			if *replace == "" {
+				hint = "; with a checkout of mcpeval, give -replace DIR to use it"
+			}
+			return fmt.Errorf("%s in %s: %w (nothing is left written%s)", strings.Join(step, " "), dir, err, hint)
 		}
 	}
 	fmt.Fprintf(stdout, `mcpeval: ready. Next:
@@ -184,6 +220,20 @@ func ownVersion() string {
 		}
 	}
 	return "latest"
+}
+
+// checkout returns the module root of the working directory when it is a
+// checkout of mcpeval.
+func checkout() (string, bool) {
+	root, err := files.ModuleRoot()
+	if err != nil {
+		return "", false
+	}
+	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil || modfile.ModulePath(data) != mcpevalModule {
+		return "", false
+	}
+	return root, true
 }
 
 var notModuleChars = regexp.MustCompile(`[^a-z0-9._~-]+`)

@@ -95,3 +95,16 @@ func TestModuleName(t *testing.T) {
 		assert.Equal(t, want, moduleName(in), in)
 	}
 }
+
+// A step that fails leaves nothing written behind, so that init can run
+// again in the same place.
+func TestInitThatFailsLeavesNothing(t *testing.T) {
+	t.Setenv("GOPROXY", "off") // the step fails without asking the network
+	other := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(other, "go.mod"), []byte("module example.com/other\n\ngo 1.25\n"), 0o644))
+	dir := filepath.Join(t.TempDir(), "eval")
+	err := runInit([]string{"-replace", other, dir}, &bytes.Buffer{})
+	require.ErrorContains(t, err, "nothing is left written")
+	_, statErr := os.Stat(dir)
+	assert.True(t, os.IsNotExist(statErr), "the directory init made is gone: %v", statErr)
+}

@@ -253,8 +253,7 @@ func exceeds(cfg Config, text string) (bool, string) {
 }
 
 func errorJSON(msg string) string {
-	b, _ := json.Marshal(map[string]string{"error": msg})
-	return string(b)
+	return eval.ArgumentsJSON(map[string]string{"error": msg})
 }
 
 func truncate(s string, n int) string {

@@ -84,9 +84,9 @@ func recoverCode(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg 
 		rec.Prompts = append(rec.Prompts, prompt)
 
 		code := extractCode(resp.Message.Content)
-		args, _ := json.Marshal(map[string]string{"code": code, "dataset": latest.Dataset})
+		args := eval.ArgumentsJSON(map[string]string{"code": code, "dataset": latest.Dataset})
 		call := eval.MessageToolCall{ID: fmt.Sprintf("recovery_%d", i), Type: "function",
-			Function: eval.FunctionCall{Name: CodeTool, Arguments: string(args)}}
+			Function: eval.FunctionCall{Name: CodeTool, Arguments: args}}
 		rec.Conversation = append(rec.Conversation, request[0],
 			eval.Message{Role: "assistant", Content: resp.Message.Content, ToolCalls: []eval.MessageToolCall{call}})
 

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -23,9 +22,8 @@ func Reference(ctx context.Context, tools *mcpconn.Set, cfg Config, c eval.Case)
 	}
 	var answers, problems []string
 	for i, ref := range c.Reference {
-		argsJSON, _ := json.Marshal(ref.Args)
 		call := eval.MessageToolCall{ID: fmt.Sprintf("ref_%d", i+1), Type: "function",
-			Function: eval.FunctionCall{Name: ref.Tool, Arguments: string(argsJSON)}}
+			Function: eval.FunctionCall{Name: ref.Tool, Arguments: eval.ArgumentsJSON(ref.Args)}}
 		tr.Conversation = append(tr.Conversation, eval.Message{Role: "assistant", ToolCalls: []eval.MessageToolCall{call}})
 		rec, err := execute(ctx, tools, call)
 		exact := measure(cfg, &rec)

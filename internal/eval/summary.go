@@ -39,6 +39,10 @@ type Summary struct {
 	// were not skipped: not selected, not finished, or not started for the
 	// budget.
 	NotRun int `json:"not_run"`
+	// Stopped says why the run stopped before its cases were done (a
+	// provider that cannot be reached, a rejected key, -failfast); empty
+	// when it ran to the end.
+	Stopped string `json:"stopped,omitempty"`
 	// JudgeDisagreements counts the cases whose judges did not all agree.
 	JudgeDisagreements int `json:"judge_disagreements,omitempty"`
 	// Retries and Usage count this run's requests: cached cases add none.

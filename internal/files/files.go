@@ -108,7 +108,7 @@ func ModuleRoot() (string, error) {
 			return dir, nil
 		}
 		if filepath.Dir(dir) == dir {
-			return "", errors.New("find module root: no go.mod in " + wd + " or above")
+			return "", errors.New("find module root: no go.mod in " + wd + " or above: run from inside the module (go test does; run a binary built with go test -c from the module's directory)")
 		}
 	}
 }

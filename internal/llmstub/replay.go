@@ -37,8 +37,7 @@ func Replay(cases []eval.Case) Responder {
 		}
 		if done := len(results); done < len(c.Reference) {
 			ref := c.Reference[done]
-			args, _ := json.Marshal(ref.Args)
-			return Reply{ToolCalls: []Call{{Name: ref.Tool, Arguments: string(args)}}}
+			return Reply{ToolCalls: []Call{{Name: ref.Tool, Arguments: eval.ArgumentsJSON(ref.Args)}}}
 		}
 		var answer []string
 		for i, text := range results {

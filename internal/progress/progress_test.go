@@ -3,6 +3,7 @@ package progress
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -178,4 +179,21 @@ func TestVerboseGivesLines(t *testing.T) {
 	r.Done(Pass)
 	r.Stop()
 	assert.Contains(t, tty.String(), "[1/1] 1 pass")
+}
+
+// go test -json's testing package points os.Stderr at os.Stdout, which is
+// then the tap's pipe: Stop gives both back, so that what the run writes
+// to standard error at its end (why it stopped) is not lost.
+func TestStopGivesStandardErrorBack(t *testing.T) {
+	out := captureStdout(t)
+	real, oldErr := os.Stdout, os.Stderr
+	t.Cleanup(func() { os.Stderr = oldErr })
+	r := Start(Options{Total: 1, Every: time.Hour, JSON: true})
+	require.NotSame(t, real, os.Stdout, "the tap holds standard output")
+	os.Stderr = os.Stdout // as package testing does under -test.v=test2json
+	r.Stop()
+	assert.Same(t, real, os.Stderr)
+	_, err := fmt.Fprintln(os.Stderr, "mcpeval: error: run stopped: why")
+	require.NoError(t, err)
+	assert.Contains(t, out(), "mcpeval: error: run stopped: why\n")
 }

@@ -177,6 +177,11 @@ func (t *tap) close() {
 		return
 	}
 	os.Stdout = t.real
+	if os.Stderr == t.w {
+		// go test -json's testing package points os.Stderr at os.Stdout
+		// (then the tap's pipe) to keep the two in order.
+		os.Stderr = t.real
+	}
 	t.w.Close()
 	<-t.done
 	t.r.Close()

@@ -224,6 +224,16 @@ func JudgeKey(st settings.Settings) (models, mode, prompt string) {
 	return strings.Join(set, ","), mode, agent.JudgePrompt
 }
 
+// Discard ends a run that started no case: it is closed and its directory
+// removed, so that no empty run is kept.
+func (s *Suite) Discard() error {
+	err := s.Close()
+	if s.RunDir != "" {
+		err = errors.Join(err, os.RemoveAll(s.RunDir))
+	}
+	return err
+}
+
 // Close ends the servers and closes the records file and the cache.
 func (s *Suite) Close() error {
 	if s.tools != nil {
@@ -660,6 +670,7 @@ func (s *Suite) Summary() eval.Summary {
 		RunID: s.runID, Started: s.started.UTC(), Finished: time.Now().UTC(), Model: st.Model, CaseFiles: st.Cases,
 		Servers: s.servers, Reference: st.Reference, Provider: st.BaseURL, GitCommit: gitCommit(st.Root),
 		MinPassRate: st.MinPassRate, MinRunPassRate: st.MinRunPassRate, BudgetUSD: st.BudgetUSD,
+		Stopped: s.Aborted(),
 	}
 	if models := st.JudgeModels(); len(models) > 0 {
 		sum.JudgeModel, sum.JudgePromptHash = strings.Join(models, ","), agent.JudgePromptHash()
