@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hbollon/go-edlib"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -139,7 +140,7 @@ func (h *handlers) lookupSymbol(symbol string) (*gene, error) {
 				hints = append(hints, fmt.Sprintf("%s is an alias of %s", symbol, g.Symbol))
 			}
 		}
-		if s != "" && (strings.HasPrefix(g.Symbol, s) || strings.HasPrefix(s, g.Symbol) || editDistance(s, g.Symbol) <= 2) {
+		if s != "" && (strings.HasPrefix(g.Symbol, s) || strings.HasPrefix(s, g.Symbol) || edlib.LevenshteinDistance(s, g.Symbol) <= 2) {
 			hints = append(hints, "did you mean "+g.Symbol+"?")
 		}
 	}
@@ -161,24 +162,4 @@ func (h *handlers) lookupEntrez(name, raw string) (*gene, error) {
 	}
 	return nil, fmt.Errorf("unknown Entrez Gene ID %d: no human gene with this ID. Check the ID, or look it up with get_gene_by_symbol (for example NUTM2G has Entrez ID 441457). This sample dataset covers: %s",
 		id, strings.Join(h.fx.symbols(), ", "))
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hbollon/go-edlib"
 	"github.com/joho/godotenv"
 
 	"github.com/mcpeval/mcpeval/internal/files"
@@ -668,32 +669,11 @@ func closest(name string, candidates []string) string {
 	}
 	best, bestDistance := "", 0
 	for _, c := range candidates {
-		if d := editDistance(name, c); best == "" || d < bestDistance {
+		if d := edlib.LevenshteinDistance(name, c); best == "" || d < bestDistance {
 			best, bestDistance = c, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func abs(root, p string) string {
