@@ -121,6 +121,8 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		redactor: st.Redactor(os.Environ()), counters: map[string]*tokens.Counter{}}
 	for i, name := range evalcase.SubtestNames(cases) {
 		s.Names[cases[i].Name] = name
+		// The user's own questions and answers are data, never rewritten.
+		s.redactor.Keep(cases[i].Name, cases[i].Category, cases[i].Input, cases[i].Expected)
 	}
 	var err error
 	if s.limitCounter, err = tokens.New(tokens.Default); err != nil {
