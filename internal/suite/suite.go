@@ -528,7 +528,12 @@ func (s *Suite) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *ag
 		rec.Status, rec.Reason = eval.Fail, "the model gave an empty answer"
 		return tr
 	}
-	rec.Checks = append(evalcase.CheckAnswer(c, tr.Answer), evalcase.CheckTools(c, tr.ToolCalls)...)
+	answerChecks, err := evalcase.CheckAnswerWithin(ctx, c, tr.Answer)
+	if err != nil {
+		rec.Status, rec.Reason = eval.Error, describeCtx(ctx, err)+" (in the deterministic checks)"
+		return tr
+	}
+	rec.Checks = append(answerChecks, evalcase.CheckTools(c, tr.ToolCalls)...)
 	if failed := evalcase.Failed(rec.Checks); len(failed) > 0 {
 		rec.Status, rec.Reason = eval.Fail, describeChecks(failed)
 		return tr
