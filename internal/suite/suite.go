@@ -54,6 +54,7 @@ type Suite struct {
 	cache        *cache.Cache
 	records      *recordWriter
 	redactor     *redact.Redactor
+	releaseRun   func() // ends the hold on RunDir (see runs.Hold)
 	started      time.Time
 	log          io.Writer
 	servers      []string // display names
@@ -183,7 +184,17 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 	}
 	s.compareSurface() // before this run can become the latest
 	if s.RunDir, err = runs.Create(st.Out, s.runID); err == nil {
+		s.releaseRun, err = runs.Hold(s.RunDir)
+	}
+	if err == nil {
 		s.records, err = createRecords(s.RunDir, log, s.toolStats)
+	}
+	if err == nil {
+		// Results that cannot be saved are not paid for: no case starts
+		// once one could not be written (a full disk).
+		s.records.onFail = func(err error) {
+			s.Stop(fmt.Sprintf("the results cannot be saved (%v): no case was started after that", err))
+		}
 	}
 	if err != nil {
 		s.Close()
@@ -226,6 +237,10 @@ func JudgeKey(st settings.Settings) (models, mode, prompt string) {
 	return strings.Join(set, ","), mode, agent.JudgePrompt
 }
 
+// Recorded returns how many records of this run were written to
+// results.jsonl, and how many could not be (the run stopped at the first).
+func (s *Suite) Recorded() (saved, unsaved int) { return s.records.counts() }
+
 // Discard ends a run that started no case: it is closed and its directory
 // removed, so that no empty run is kept.
 func (s *Suite) Discard() error {
@@ -248,6 +263,10 @@ func (s *Suite) Close() error {
 	if s.cache != nil {
 		errs = append(errs, s.cache.Close())
 		s.printCacheWarnings()
+	}
+	if s.releaseRun != nil {
+		s.releaseRun()
+		s.releaseRun = nil
 	}
 	return errors.Join(errs...)
 }
