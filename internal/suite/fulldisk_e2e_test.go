@@ -80,6 +80,6 @@ func TestUnwritableResultsStopTheRun(t *testing.T) {
 	unsaved, _ := strconv.Atoi(m[1])
 	ran, _ := strconv.Atoi(m[2])
 	assert.Equal(t, saved+unsaved, ran)
-	assert.LessOrEqual(t, unsaved, 2, "no case starts after the first result that could not be saved (one may be finishing)")
+	assert.Less(t, unsaved, 5, "no case starts after the first result that could not be saved (those under way finish)")
 	assert.Contains(t, string(output), fmt.Sprintf("%d not run", cases-ran))
 }
