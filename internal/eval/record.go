@@ -20,6 +20,10 @@ const (
 	Error Status = "error"
 	// NotRun: the case did not start (the run's budget was spent).
 	NotRun Status = "not_run"
+	// Cut: the provider stopped the model's reply before its end (its
+	// output token limit, finish_reason "length", or its content filter);
+	// a cut reply is never graded.
+	Cut Status = "cut"
 )
 
 // Record is everything known about one evaluated case.
@@ -144,6 +148,12 @@ type Message struct {
 	// ContentBytes is the full size of a content that was cut (see
 	// Record.Limit); 0 when stored whole.
 	ContentBytes int `json:"content_bytes,omitempty"`
+	// Extra holds the fields the provider attached to an assistant
+	// message that the suite does not read itself (reasoning_content,
+	// reasoning_details, a content given as a list of parts, ...), as the
+	// provider sent them; they go back to it with the message on the next
+	// turn.
+	Extra map[string]json.RawMessage `json:"extra,omitempty"`
 }
 
 // MessageToolCall is a tool call inside an assistant message.
@@ -151,6 +161,14 @@ type MessageToolCall struct {
 	ID       string       `json:"id"`
 	Type     string       `json:"type"`
 	Function FunctionCall `json:"function"`
+	// ProviderID is the id the provider gave the call when the suite
+	// replaced it with an id of its own (ID): the provider gave none, an
+	// empty one, or one already used in the conversation.
+	ProviderID string `json:"provider_id,omitempty"`
+	// Extra holds the fields the provider attached to the call that the
+	// suite does not read itself (Gemini's extra_content with its thought
+	// signature, ...), sent back with the call as they came.
+	Extra map[string]json.RawMessage `json:"extra,omitempty"`
 }
 
 // FunctionCall names a function and its JSON arguments.

@@ -30,7 +30,9 @@ type Summary struct {
 	Failed     int `json:"failed"`
 	Errors     int `json:"errors"`
 	TokenLimit int `json:"token_limit"`
-	Cached     int `json:"cached"`
+	// Cut counts the runs whose reply the provider cut off (see Cut).
+	Cut    int `json:"cut"`
+	Cached int `json:"cached"`
 	// Skipped counts the runs of cases the run could not evaluate and said
 	// why (a reference run skips a case without a reference trajectory, a
 	// run without pandas a code case).
@@ -178,6 +180,8 @@ func (s *Summary) Count(r Record) {
 		s.TokenLimit++
 	case Error:
 		s.Errors++
+	case Cut:
+		s.Cut++
 	}
 	if r.JudgeDisagreement {
 		s.JudgeDisagreements++
