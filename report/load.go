@@ -552,7 +552,6 @@ func (in *inputs) run() (r eval.Summary, fromSummary bool) {
 		}
 		r.Reference = r.Reference || rec.Reference
 		if !rec.Cached { // as in summary.json: an earlier run spent these
-			r.Retries += rec.Retries
 			r.Usage.Add(rec.Usage)
 		}
 	}

@@ -79,8 +79,6 @@ type Record struct {
 	// commas.
 	JudgeModel string    `json:"judge_model,omitempty"`
 	StartedAt  time.Time `json:"started_at"`
-	// Retries counts provider requests that were retried for this case.
-	Retries int `json:"retries,omitempty"`
 	// ServerStderr holds the tail of the MCP server's stderr when a server
 	// fault made this case an error.
 	ServerStderr string `json:"server_stderr,omitempty"`
@@ -187,6 +185,9 @@ type Usage struct {
 	CachedTokens     int `json:"cached_tokens"`
 	TotalTokens      int `json:"total_tokens"`
 	Requests         int `json:"requests"`
+	// Retries counts the attempts of those requests that were retried
+	// (throttling, transient failures).
+	Retries int `json:"retries,omitempty"`
 	// Estimated is true when some request reported no usage and its tokens
 	// were counted locally with tiktoken.
 	Estimated bool `json:"estimated,omitempty"`
@@ -205,6 +206,7 @@ func (u *Usage) Add(u2 Usage) {
 	u.CachedTokens += u2.CachedTokens
 	u.TotalTokens += u2.TotalTokens
 	u.Requests += u2.Requests
+	u.Retries += u2.Retries
 	u.Estimated = u.Estimated || u2.Estimated
 	u.CostUSD += u2.CostUSD
 	u.Unpriced += u2.Unpriced

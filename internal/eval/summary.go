@@ -47,11 +47,11 @@ type Summary struct {
 	Stopped string `json:"stopped,omitempty"`
 	// JudgeDisagreements counts the cases whose judges did not all agree.
 	JudgeDisagreements int `json:"judge_disagreements,omitempty"`
-	// Retries and Usage count this run's requests: cached cases add none.
-	Retries int `json:"retries"`
 	// ServerRestarts counts MCP server restarts after a crash or hang.
-	ServerRestarts int   `json:"server_restarts"`
-	Usage          Usage `json:"usage"`
+	ServerRestarts int `json:"server_restarts"`
+	// Usage counts this run's requests, their tokens and retries: cached
+	// cases add none.
+	Usage Usage `json:"usage"`
 	// Tools is the tool surface the run saw, its coverage and each tool's
 	// health.
 	Tools *ToolSummary `json:"tools,omitempty"`
@@ -191,7 +191,6 @@ func (s *Summary) Count(r Record) {
 		s.SavedUSD += r.Usage.CostUSD
 		return
 	}
-	s.Retries += r.Retries
 	s.Usage.Add(r.Usage)
 	s.CostUSD += r.Usage.CostUSD
 }

@@ -147,7 +147,7 @@ func FormatSummary(s eval.Summary, runDir string) string {
 	if s.Reference { // no model, nothing spent
 		fmt.Fprintf(&b, "; %.1fs\n", s.Seconds)
 	} else {
-		fmt.Fprintf(&b, "; %d tokens, %s, %d retries, %.1fs\n", s.Usage.TotalTokens, costLine(s), s.Retries, s.Seconds)
+		fmt.Fprintf(&b, "; %d tokens, %s, %d retries, %.1fs\n", s.Usage.TotalTokens, costLine(s), s.Usage.Retries, s.Seconds)
 	}
 	if len(s.Models) > 1 {
 		for _, m := range s.Models {

@@ -323,7 +323,7 @@
     if (run.cost_usd || run.saved_usd) item('Cost', fmtUSD(run.cost_usd) + (run.saved_usd ? ' (' + fmtUSD(run.saved_usd) + ' saved by the cache)' : ''));
     item('Commit', run.git_commit ? run.git_commit.slice(0, 12) : '', run.git_commit);
     if (run.usage && run.usage.requests) item('Requests', fmtInt(run.usage.requests));
-    if (run.retries) item('Retries', fmtInt(run.retries));
+    if (run.usage && run.usage.retries) item('Retries', fmtInt(run.usage.retries));
     if (run.server_restarts) item('Server restarts', fmtInt(run.server_restarts));
     return el('header', 'top',
       el('div', 'title-row', el('h1', '', 'Evaluation report'), el('span', 'generated', 'Generated ' + fmtDate(data.generated))),
@@ -1144,7 +1144,7 @@
       f('Model', rec.model);
       f('Judge', rec.judge_model);
       if (rec.started_at && !rec.started_at.startsWith('0001')) f('Started', fmtDate(rec.started_at));
-      if (rec.retries) f('Retries', fmtInt(rec.retries));
+      if (rec.usage && rec.usage.retries) f('Retries', fmtInt(rec.usage.retries));
       if (rec.kind) f('Kind', rec.kind);
       if (rec.reference) f('Answer', 'reference agent');
     }
