@@ -102,6 +102,12 @@ type ModelResult struct {
 	High     float64 `json:"pass_rate_high"`
 	// MeanTokens is the mean of the runs' total tokens.
 	MeanTokens float64 `json:"mean_tokens"`
+	// PromptTokens and CachedTokens add up the runs' prompt tokens and
+	// those the provider's prompt cache served; CacheHitRate is their
+	// ratio (0 without prompt tokens).
+	PromptTokens int     `json:"prompt_tokens"`
+	CachedTokens int     `json:"cached_tokens"`
+	CacheHitRate float64 `json:"cache_hit_rate"`
 	// CostUSD is what the model's runs cost (cached runs included: their
 	// cost when they ran); Unpriced counts requests of unknown cost;
 	// CostPerPass is CostUSD per passed run (0 without a pass).
