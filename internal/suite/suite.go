@@ -501,10 +501,6 @@ func (s *Suite) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *ag
 	st := s.Settings
 	cfg := agent.Config{Model: rec.Model, SystemPrompt: st.SystemPrompt, MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens,
 		LimitCounter: s.limitCounter, Counter: s.counters[rec.Model], Prices: s.prices}
-	var retries atomic.Int64
-	ctx = llm.WithRetryCounter(ctx, &retries)
-	defer func() { rec.Retries = int(retries.Load()) }()
-
 	var tr *agent.Transcript
 	var err error
 	switch {
@@ -537,6 +533,9 @@ func (s *Suite) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *ag
 		return tr
 	case tr.TokenLimit != "":
 		rec.Status, rec.Reason = eval.TokenLimit, tr.TokenLimit
+		return tr
+	case tr.Cut != "":
+		rec.Status, rec.Reason = eval.Cut, tr.Cut
 		return tr
 	case tr.Incomplete != "":
 		rec.Status, rec.Reason = eval.Fail, tr.Incomplete
