@@ -55,6 +55,7 @@ type Suite struct {
 	records      *recordWriter
 	redactor     *redact.Redactor
 	releaseRun   func() // ends the hold on RunDir (see runs.Hold)
+	shardGroup   string // see eval.Shard.Group
 	started      time.Time
 	log          io.Writer
 	servers      []string // display names
@@ -167,6 +168,9 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		s.checkProvider = s.providerCheck(client)
 	}
 
+	if st.Shard.Split() {
+		s.shardGroup = shardGroup(os.Getenv, st.Cache) // the cache as every shard starts from it
+	}
 	if s.cache, err = cache.Open(st.Cache); err != nil {
 		s.Close()
 		return nil, err
