@@ -42,8 +42,10 @@ type MergeResult struct {
 //
 // Every input must have this package's FormatVersion; otherwise Merge
 // fails, naming each input's version, and writes nothing. out may be one
-// of the inputs; a cache at out that is not an input is refused rather
-// than overwritten. out's journal is removed: what it held is merged.
+// of the inputs, even a cache a run is writing to: out is read, written
+// and its journal removed under one hold of its lock, so that no line a
+// run appends meanwhile is removed unread. A cache at out that is not an
+// input is refused rather than overwritten.
 func Merge(out string, inputs []string) (MergeResult, error) {
 	var res MergeResult
 	if len(inputs) == 0 {
