@@ -16,7 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
-	"github.com/mcpeval/mcpeval/internal/files"
 )
 
 // When the results cannot be written (a full disk: here a limit on the
@@ -27,14 +26,8 @@ func TestUnwritableResultsStopTheRun(t *testing.T) {
 	if err != nil {
 		t.Skip("prlimit (util-linux) limits the suite's file size here; install util-linux")
 	}
-	root, err := files.ModuleRoot()
-	require.NoError(t, err)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "evaltest.test")
-	build := exec.Command("go", "test", "-c", "-o", bin, "./evaltest")
-	build.Dir = root
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, string(out))
+	root, bin := buildSuite(t, dir)
 
 	const cases = 40
 	var b strings.Builder
