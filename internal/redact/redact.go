@@ -222,7 +222,7 @@ func (r *Redactor) String(s string) string {
 		return s
 	}
 	s = r.replace(s)
-	if strings.Contains(s, `\u`) {
+	if strings.Contains(s, `\u`) || strings.Contains(s, `\/`) {
 		if decoded := decodeUnicodeEscapes(s); decoded != s {
 			if redacted := r.replace(decoded); redacted != decoded {
 				return redacted
@@ -248,7 +248,7 @@ func jsonEscape(s string) string {
 }
 
 // decodeUnicodeEscapes decodes the \uXXXX escapes of s (surrogate pairs
-// included) whose characters need no escape inside a JSON string, and
+// included) whose characters need no escape inside a JSON string, and \/,
 // leaves every other escape, an escaped backslash's followers included,
 // as it is.
 func decodeUnicodeEscapes(s string) string {
@@ -256,6 +256,11 @@ func decodeUnicodeEscapes(s string) string {
 	for i := 0; i < len(s); i++ {
 		if s[i] != '\\' || i+1 >= len(s) {
 			b.WriteByte(s[i])
+			continue
+		}
+		if s[i+1] == '/' { // JSON's escaped solidus
+			b.WriteByte('/')
+			i++
 			continue
 		}
 		if s[i+1] != 'u' {

@@ -89,7 +89,7 @@ func ptr(s string) *string { return &s }
 // A secret is found however it is written: as given, inside a URL, or
 // JSON-escaped by a model inside a tool call's arguments.
 func TestStringFindsEscapedSecrets(t *testing.T) {
-	r := New(key, `quote"secret-77`)
+	r := New(key, `quote"secret-77`, "path/secret-88")
 	tests := []struct{ in, want string }{
 		{`{"k":"\u0073k-planted-4f9c2e71"}`, `{"k":"[REDACTED]"}`},
 		{`{"k":"sk-pl\u0061nted-4f9c2e71","n":"caf\u00e9"}`, `{"k":"[REDACTED]","n":"café"}`},
@@ -97,6 +97,7 @@ func TestStringFindsEscapedSecrets(t *testing.T) {
 		{`{"k":"quote\"secret-77"}`, `{"k":"[REDACTED]"}`},
 		{`a literal \\u0073k-planted-4f9c2e71`, `a literal \\u0073k-planted-4f9c2e71`},
 		{`no secret \u0041 here`, `no secret \u0041 here`},
+		{`{"k":"path\/secret-88","u":"a\/b"}`, `{"k":"[REDACTED]","u":"a/b"}`},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, r.String(tt.in), tt.in)
