@@ -184,6 +184,8 @@ func runSuiteOnOllama(t *testing.T, base string) {
 		assert.Equal(t, want.CompletionTokens, rec.Usage.CompletionTokens, "completion tokens")
 		assert.Equal(t, want.Requests, rec.Usage.Requests)
 		assert.False(t, rec.Usage.Estimated)
+		t.Logf("%s: %s, %q, verdict %s (%s), %d requests, %d prompt and %d completion tokens as Ollama reported",
+			c.name, rec.Status, rec.Response, rec.Verdict, rec.Reason, rec.Usage.Requests, rec.Usage.PromptTokens, rec.Usage.CompletionTokens)
 	}
 	for _, ex := range proxy.exchanges() {
 		assert.Equal(t, http.StatusOK, ex.status, ex.reply)
