@@ -20,6 +20,10 @@ const (
 	Error Status = "error"
 	// NotRun: the case did not start (the run's budget was spent).
 	NotRun Status = "not_run"
+	// Cut: the provider stopped the model's reply before its end (its
+	// output token limit, finish_reason "length", or its content filter);
+	// a cut reply is never graded.
+	Cut Status = "cut"
 )
 
 // Record is everything known about one evaluated case.
@@ -75,8 +79,6 @@ type Record struct {
 	// commas.
 	JudgeModel string    `json:"judge_model,omitempty"`
 	StartedAt  time.Time `json:"started_at"`
-	// Retries counts provider requests that were retried for this case.
-	Retries int `json:"retries,omitempty"`
 	// ServerStderr holds the tail of the MCP server's stderr when a server
 	// fault made this case an error.
 	ServerStderr string `json:"server_stderr,omitempty"`
@@ -105,8 +107,13 @@ type CheckResult struct {
 
 // ToolCall is one tool call the model made and what the server returned.
 type ToolCall struct {
-	ID        string `json:"id"`
+	ID string `json:"id"`
+	// Name is the tool's name on its server, Server the server's short
+	// name (its name in the servers file, else its serverInfo name). The
+	// model may have called it under another name (see mcpconn.Tool):
+	// the conversation holds that one.
 	Name      string `json:"name"`
+	Server    string `json:"server,omitempty"`
 	Arguments string `json:"arguments"` // raw JSON as the model sent it
 	Result    string `json:"result"`
 	IsError   bool   `json:"is_error"`
@@ -144,6 +151,12 @@ type Message struct {
 	// ContentBytes is the full size of a content that was cut (see
 	// Record.Limit); 0 when stored whole.
 	ContentBytes int `json:"content_bytes,omitempty"`
+	// Extra holds the fields the provider attached to an assistant
+	// message that the suite does not read itself (reasoning_content,
+	// reasoning_details, a content given as a list of parts, ...), as the
+	// provider sent them; they go back to it with the message on the next
+	// turn.
+	Extra map[string]json.RawMessage `json:"extra,omitempty"`
 }
 
 // MessageToolCall is a tool call inside an assistant message.
@@ -151,6 +164,14 @@ type MessageToolCall struct {
 	ID       string       `json:"id"`
 	Type     string       `json:"type"`
 	Function FunctionCall `json:"function"`
+	// ProviderID is the id the provider gave the call when the suite
+	// replaced it with an id of its own (ID): the provider gave none, an
+	// empty one, or one already used in the conversation.
+	ProviderID string `json:"provider_id,omitempty"`
+	// Extra holds the fields the provider attached to the call that the
+	// suite does not read itself (Gemini's extra_content with its thought
+	// signature, ...), sent back with the call as they came.
+	Extra map[string]json.RawMessage `json:"extra,omitempty"`
 }
 
 // FunctionCall names a function and its JSON arguments.
@@ -169,6 +190,9 @@ type Usage struct {
 	CachedTokens     int `json:"cached_tokens"`
 	TotalTokens      int `json:"total_tokens"`
 	Requests         int `json:"requests"`
+	// Retries counts the attempts of those requests that were retried
+	// (throttling, transient failures).
+	Retries int `json:"retries,omitempty"`
 	// Estimated is true when some request reported no usage and its tokens
 	// were counted locally with tiktoken.
 	Estimated bool `json:"estimated,omitempty"`
@@ -187,6 +211,7 @@ func (u *Usage) Add(u2 Usage) {
 	u.CachedTokens += u2.CachedTokens
 	u.TotalTokens += u2.TotalTokens
 	u.Requests += u2.Requests
+	u.Retries += u2.Retries
 	u.Estimated = u.Estimated || u2.Estimated
 	u.CostUSD += u2.CostUSD
 	u.Unpriced += u2.Unpriced
