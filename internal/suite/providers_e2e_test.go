@@ -73,6 +73,9 @@ func TestProviderShapes(t *testing.T) {
 			if want.ReasonContains != "" {
 				assert.Contains(t, rec.Reason, want.ReasonContains, why)
 			}
+			if want.Status == string(eval.Cut) {
+				assert.Empty(t, rec.Checks, "a cut reply is never graded")
+			}
 			if want.Status == string(eval.Pass) {
 				assert.Empty(t, fx.Refusals(), "a passing case keeps every rule of its provider")
 				assert.GreaterOrEqual(t, len(stub.Received()), len(fx.Steps), "every recorded response was served")
