@@ -86,6 +86,7 @@ type Totals struct {
 	Failed     int `json:"failed"`
 	Errors     int `json:"errors"`
 	TokenLimit int `json:"token_limit"`
+	Cut        int `json:"cut"`
 	Skipped    int `json:"skipped"`
 	Cached     int `json:"cached"`
 	// NoRecord counts cases that ran but are known only from test events.
@@ -112,6 +113,8 @@ func (t *Totals) count(c Case) {
 		t.Errors++
 	case eval.TokenLimit:
 		t.TokenLimit++
+	case eval.Cut:
+		t.Cut++
 	case Skip:
 		t.Skipped++
 	}

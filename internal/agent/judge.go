@@ -197,17 +197,17 @@ func (p Panel) combine(out *Verdict, first Verdict) {
 
 // ask asks one judge model about the prepared grading input.
 func ask(ctx context.Context, chat llm.Chatter, cfg Config, user string) (Verdict, error) {
-	msgs := []eval.Message{{Role: "system", Content: JudgePrompt}, {Role: "user", Content: user}}
-	resp, err := chat.Chat(ctx, llm.Request{
+	req := llm.Request{
 		Model:     cfg.Model,
-		Messages:  msgs,
+		Messages:  []eval.Message{{Role: "system", Content: JudgePrompt}, {Role: "user", Content: user}},
 		Tools:     []eval.Tool{{Name: verdictTool, Description: "Submit the grading verdict.", Parameters: verdictSchema}},
 		ForceTool: verdictTool,
-	})
+	}
+	resp, err := chat.Chat(ctx, req)
 	if err != nil {
-		return Verdict{}, err
+		return Verdict{Usage: eval.Usage{Retries: resp.Retries}}, err
 	}
 	v := parseVerdict(resp.Message)
-	v.Usage = usageOf(cfg, resp, msgs)
+	v.Usage = usageOf(cfg, resp, req)
 	return v, nil
 }
