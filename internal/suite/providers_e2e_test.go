@@ -67,6 +67,7 @@ func TestProviderShapes(t *testing.T) {
 			rec, ok := r.records[fx.Name]
 			require.True(t, ok, "no record for the case:\n%s", r.output)
 			want := fx.Expect
+			t.Logf("%s: %s", rec.Status, rec.Reason)
 			why := "reason: " + rec.Reason + "\nstub refusals: " + strings.Join(fx.Refusals(), "; ")
 
 			assert.Equal(t, eval.Status(want.Status), rec.Status, why)
