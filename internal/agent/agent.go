@@ -130,7 +130,7 @@ func Run(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg Config, 
 
 // reply records a tool call and appends its tool message.
 func (tr *Transcript) reply(call eval.MessageToolCall, rec eval.ToolCall) {
-	rec.ID, rec.Name, rec.Arguments = call.ID, call.Function.Name, call.Function.Arguments
+	named(&rec, call)
 	tr.ToolCalls = append(tr.ToolCalls, rec)
 	tr.Conversation = append(tr.Conversation, toolMessage(call, rec.Result))
 }
@@ -166,12 +166,21 @@ func (tr *Transcript) stopAtLimit(cfg Config, call eval.MessageToolCall, rec eva
 	if !exact {
 		n = "about " + n
 	}
-	tr.TokenLimit = fmt.Sprintf("token count exceeded: %s > %s (result of tool %s)", n, thousands(cfg.TokenLimit), call.Function.Name)
-	rec.ID, rec.Name, rec.Arguments = call.ID, call.Function.Name, call.Function.Arguments
+	named(&rec, call)
+	tr.TokenLimit = fmt.Sprintf("token count exceeded: %s > %s (result of tool %s)", n, thousands(cfg.TokenLimit), rec.Name)
 	rec.ResultBytes = len(rec.Result)
 	rec.Result = truncate(rec.Result, 2000) + fmt.Sprintf("\n[... result cut: %s tokens]", n)
 	tr.ToolCalls = append(tr.ToolCalls, rec)
 	return true
+}
+
+// named gives the record of a call its id and arguments, and the name
+// the model called it by unless execute found the tool's own.
+func named(rec *eval.ToolCall, call eval.MessageToolCall) {
+	rec.ID, rec.Arguments = call.ID, call.Function.Arguments
+	if rec.Name == "" {
+		rec.Name = call.Function.Name
+	}
 }
 
 // notRun is the record of a call that never reached a server.
@@ -185,13 +194,18 @@ func notRun(why string) eval.ToolCall {
 // case's context, either of which ends the case.
 func execute(ctx context.Context, tools *mcpconn.Set, call eval.MessageToolCall) (eval.ToolCall, error) {
 	name := call.Function.Name
-	if !tools.Has(name) {
+	tool, ok := tools.Lookup(name)
+	if !ok {
 		return notRun(fmt.Sprintf("unknown tool %q; use one of the tools offered", name)), nil
+	}
+	done := func(rec eval.ToolCall, err error) (eval.ToolCall, error) {
+		rec.Name, rec.Server = tool.Name, tool.Server
+		return rec, err
 	}
 	args := map[string]any{}
 	if raw := strings.TrimSpace(call.Function.Arguments); raw != "" {
 		if err := json.Unmarshal([]byte(raw), &args); err != nil {
-			return notRun("invalid JSON arguments: " + err.Error()), nil
+			return done(notRun("invalid JSON arguments: "+err.Error()), nil)
 		}
 	}
 	start := time.Now()
@@ -200,13 +214,13 @@ func execute(ctx context.Context, tools *mcpconn.Set, call eval.MessageToolCall)
 	var fault *mcpconn.ServerError
 	switch {
 	case ctx.Err() != nil: // the case's time is up: the case ends, however the call failed
-		return eval.ToolCall{Result: errorJSON("the case ran out of time"), IsError: true, Refused: true, DurationMS: ms}, ctx.Err()
+		return done(eval.ToolCall{Result: errorJSON("the case ran out of time"), IsError: true, Refused: true, DurationMS: ms}, ctx.Err())
 	case errors.As(err, &fault):
-		return eval.ToolCall{Result: errorJSON(err.Error()), IsError: true, Refused: true, DurationMS: ms}, err
+		return done(eval.ToolCall{Result: errorJSON(err.Error()), IsError: true, Refused: true, DurationMS: ms}, err)
 	case err != nil:
-		return eval.ToolCall{Result: errorJSON(err.Error()), IsError: true, Refused: true, DurationMS: ms}, nil
+		return done(eval.ToolCall{Result: errorJSON(err.Error()), IsError: true, Refused: true, DurationMS: ms}, nil)
 	}
-	return eval.ToolCall{Result: res.Text, IsError: res.IsError, DurationMS: ms, Execution: res.Execution}, nil
+	return done(eval.ToolCall{Result: res.Text, IsError: res.IsError, DurationMS: ms, Execution: res.Execution}, nil)
 }
 
 // cutReason says why a reply was cut off, by its finish_reason.

@@ -107,8 +107,13 @@ type CheckResult struct {
 
 // ToolCall is one tool call the model made and what the server returned.
 type ToolCall struct {
-	ID        string `json:"id"`
+	ID string `json:"id"`
+	// Name is the tool's name on its server, Server the server's short
+	// name (its name in the servers file, else its serverInfo name). The
+	// model may have called it under another name (see mcpconn.Tool):
+	// the conversation holds that one.
 	Name      string `json:"name"`
+	Server    string `json:"server,omitempty"`
 	Arguments string `json:"arguments"` // raw JSON as the model sent it
 	Result    string `json:"result"`
 	IsError   bool   `json:"is_error"`

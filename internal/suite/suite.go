@@ -141,7 +141,7 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		return nil, err
 	}
 
-	specs, opts := st.Servers, mcpconn.Options{CallTimeout: st.ToolTimeout, ReconnectFor: st.CaseTimeout}
+	specs, opts := st.Servers, mcpconn.Options{CallTimeout: st.ToolTimeout, ReconnectFor: st.CaseTimeout, Tools: st.Tools}
 	for _, spec := range specs {
 		s.servers = append(s.servers, spec.Display())
 	}
@@ -157,6 +157,11 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 	}
 	if s.tools, err = mcpconn.ConnectSpecs(ctx, specs, opts); err != nil {
 		return nil, fmt.Errorf("MCP server failed to start, no case was run: %s", s.redactor.String(err.Error()))
+	}
+	if err := s.tools.CheckToolCount(st.MaxTools); err != nil && !st.Reference {
+		s.Close()
+		return nil, fmt.Errorf("%s: no case was run. Choose the tools to offer with EVAL_TOOLS (or -tools), patterns such as 'memory/*,get_gene_*,!fs/write_*' (a server's tools by its short name: %s), or set EVAL_MAX_TOOLS (or -max-tools) to the provider's own limit",
+			s.redactor.String(err.Error()), strings.Join(s.tools.ServerNames(), ", "))
 	}
 	s.toolHash = s.tools.Hash()
 	s.toolStats = toolstats.New(s.toolServers(), st.MaxTokens, s.limitCounter)
@@ -637,6 +642,8 @@ func (s *Suite) describeCheck(err error) string {
 	switch {
 	case errors.As(err, &unreachable) && st.Provider == "custom":
 		return fmt.Sprintf("%v. Check OPENAI_BASE_URL (or -base-url): no case was run", err)
+	case errors.As(err, &unreachable) && st.Provider == "azure":
+		return fmt.Sprintf("%v. Check OPENAI_BASE_URL or AZURE_OPENAI_ENDPOINT: no case was run", err)
 	case errors.As(err, &unreachable):
 		return fmt.Sprintf("%v. Check the network connection (the endpoint comes with %s; OPENAI_BASE_URL sets another): no case was run", err, st.KeyVar)
 	case errors.As(err, &rejected):
