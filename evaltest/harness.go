@@ -554,6 +554,8 @@ func outcome(st eval.Status) progress.Outcome {
 		return progress.Pass
 	case eval.Error:
 		return progress.Error
+	case eval.Undecided:
+		return progress.Undecided
 	}
 	return progress.Fail
 }

@@ -86,6 +86,8 @@ type Totals struct {
 	Failed     int `json:"failed"`
 	Errors     int `json:"errors"`
 	TokenLimit int `json:"token_limit"`
+	// Undecided counts the cases the judge could not decide.
+	Undecided int `json:"undecided"`
 	Skipped    int `json:"skipped"`
 	Cached     int `json:"cached"`
 	// NoRecord counts cases that ran but are known only from test events.
@@ -112,6 +114,8 @@ func (t *Totals) count(c Case) {
 		t.Errors++
 	case eval.TokenLimit:
 		t.TokenLimit++
+	case eval.Undecided:
+		t.Undecided++
 	case Skip:
 		t.Skipped++
 	}

@@ -96,7 +96,7 @@ func Run(ctx context.Context, st settings.Settings, in Inputs, log io.Writer) (e
 	for _, f := range in.Files {
 		cal.Labels = append(cal.Labels, relative(root, f))
 	}
-	var checkPairs []pair
+	var checkPairs []setPair
 	for i, l := range in.Labels {
 		l.File = relative(root, l.File)
 		r := eval.LabelResult{Label: l}
@@ -106,13 +106,13 @@ func Run(ctx context.Context, st settings.Settings, in Inputs, log io.Writer) (e
 			if len(evalcase.Failed(r.CheckDetail)) > 0 {
 				r.Checks = "no"
 			}
-			checkPairs = append(checkPairs, pair{label: l.Verdict, verdict: r.Checks})
+			checkPairs = append(checkPairs, setPair{l.Set, pair{label: l.Verdict, verdict: r.Checks}})
 		}
 		cal.Results[i] = r
 	}
 	if len(checkPairs) > 0 {
-		a := Agree(checkPairs)
-		cal.Checks = &a
+		a, sets := agreeBySet(checkPairs)
+		cal.Checks, cal.ChecksSets = &a, sets
 	}
 	if !st.JudgeEnabled() {
 		return cal, nil
@@ -169,7 +169,7 @@ func judge(ctx context.Context, st settings.Settings, in Inputs, results []eval.
 	if len(panel.Models) > 1 {
 		jc.Mode = panel.Mode
 	}
-	var pairs []pair
+	var pairs []setPair
 	errs := 0
 	for _, r := range results {
 		switch {
@@ -185,9 +185,9 @@ func judge(ctx context.Context, st settings.Settings, in Inputs, results []eval.
 		if disagree(r.Judges) {
 			jc.Disagreements++
 		}
-		pairs = append(pairs, pair{label: r.Verdict, verdict: r.Judge})
+		pairs = append(pairs, setPair{r.Set, pair{label: r.Verdict, verdict: r.Judge}})
 	}
-	jc.Agreement = Agree(pairs)
+	jc.Agreement, jc.Sets = agreeBySet(pairs)
 	jc.Agreement.Errors = errs
 	return jc, closeErr
 }

@@ -1,6 +1,9 @@
 package calibrate
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
@@ -8,6 +11,31 @@ import (
 // or "no".
 type pair struct {
 	label, verdict string
+}
+
+// setPair is a pair of a labelled answer of a set (Label.Set; "" for
+// none).
+type setPair struct {
+	set string
+	pair
+}
+
+// agreeBySet compares all pairs, and the pairs of each named set apart,
+// in the order of the sets' names.
+func agreeBySet(pairs []setPair) (eval.Agreement, []eval.SetAgreement) {
+	all := make([]pair, len(pairs))
+	bySet := map[string][]pair{}
+	for i, p := range pairs {
+		all[i] = p.pair
+		if p.set != "" {
+			bySet[p.set] = append(bySet[p.set], p.pair)
+		}
+	}
+	var sets []eval.SetAgreement
+	for _, name := range slices.Sorted(maps.Keys(bySet)) {
+		sets = append(sets, eval.SetAgreement{Set: name, Agreement: Agree(bySet[name])})
+	}
+	return Agree(all), sets
 }
 
 // Agree compares verdicts with labels, "yes" being the positive class.

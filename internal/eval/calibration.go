@@ -21,6 +21,10 @@ type Label struct {
 	// Kind says what the answer tries ("paraphrase", "negation",
 	// "wrong unit", ...); optional.
 	Kind string `yaml:"kind" json:"kind,omitempty"`
+	// Set names a group of labels that calibrations also measure on a
+	// line of their own ("adversarial": answers written to break the
+	// checks, not to agree with them); optional.
+	Set string `yaml:"set" json:"set,omitempty"`
 
 	// File and Line locate the label in its source file.
 	File string `yaml:"-" json:"file"`
@@ -43,6 +47,9 @@ type Calibration struct {
 	// Checks measures the deterministic checks on the labelled answers
 	// whose case is loaded and has answer checks; nil when none has.
 	Checks *Agreement `json:"checks,omitempty"`
+	// ChecksSets measures the checks on each set of labels (Label.Set),
+	// by name.
+	ChecksSets []SetAgreement `json:"checks_sets,omitempty"`
 	// Judge measures the judge; nil when no judge was configured.
 	Judge   *JudgeCalibration `json:"judge,omitempty"`
 	Results []LabelResult     `json:"results"`
@@ -65,6 +72,14 @@ type JudgeCalibration struct {
 	Disagreements int `json:"disagreements,omitempty"`
 	// Cached counts the verdicts reused from the result cache.
 	Cached int `json:"cached"`
+	Agreement
+	// Sets measures the judge on each set of labels (Label.Set), by name.
+	Sets []SetAgreement `json:"sets,omitempty"`
+}
+
+// SetAgreement is the agreement on the labels of one set (Label.Set).
+type SetAgreement struct {
+	Set string `json:"set"`
 	Agreement
 }
 

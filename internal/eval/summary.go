@@ -47,6 +47,9 @@ type Summary struct {
 	Stopped string `json:"stopped,omitempty"`
 	// JudgeDisagreements counts the cases whose judges did not all agree.
 	JudgeDisagreements int `json:"judge_disagreements,omitempty"`
+	// Undecided counts the runs the judge could not decide (see
+	// Undecided): neither passed nor failed.
+	Undecided int `json:"undecided"`
 	// Retries and Usage count this run's requests: cached cases add none.
 	Retries int `json:"retries"`
 	// ServerRestarts counts MCP server restarts after a crash or hang.
@@ -182,6 +185,8 @@ func (s *Summary) Count(r Record) {
 		s.Errors++
 	case Cut:
 		s.Cut++
+	case Undecided:
+		s.Undecided++
 	}
 	if r.JudgeDisagreement {
 		s.JudgeDisagreements++

@@ -29,7 +29,11 @@ func FormatFailure(r eval.Record) string {
 	}
 	fmt.Fprintf(&b, "%s: %s\n", verdict, oneLine(r.Reason, 600))
 	if r.JudgeRaw != "" {
-		fmt.Fprintf(&b, "judge replied: %s\n", oneLine(r.JudgeRaw, 300))
+		n := 300
+		if r.Status == eval.Undecided {
+			n = 900 // both replies
+		}
+		fmt.Fprintf(&b, "judge replied: %s\n", oneLine(r.JudgeRaw, n))
 	}
 	if len(r.Judges) > 1 {
 		fmt.Fprintf(&b, "judges: %s\n", judgeList(r.Judges))
@@ -138,6 +142,9 @@ func FormatSummary(s eval.Summary, runDir string) string {
 		what = "REFERENCE RUN (no model evaluated)"
 	}
 	fmt.Fprintf(&b, "mcpeval: %s: %d cases: %d passed, %d failed, %d errors, %d token-limit, %d cached", what, s.Total, s.Passed, s.Failed, s.Errors, s.TokenLimit, s.Cached)
+	if s.Undecided > 0 {
+		fmt.Fprintf(&b, ", %d undecided (the judge could not decide)", s.Undecided)
+	}
 	if s.Skipped > 0 {
 		fmt.Fprintf(&b, ", %d skipped", s.Skipped)
 	}

@@ -439,18 +439,19 @@ func (s *Suite) Run(ctx context.Context, c eval.Case, model, test string) (eval.
 	// Stored texts are bounded (redaction came first, so that no cut
 	// leaves part of a secret behind), and so is the work of scoring them.
 	rec.Limit(eval.MaxStoredText)
-	// Metrics judge the model: a harness or provider error says nothing of it.
-	if rec.Status != eval.Error {
+	// Metrics judge the model: a harness or provider error, or a judge
+	// that could not decide, says nothing of it.
+	if rec.Status != eval.Error && rec.Status != eval.Undecided {
 		m := s.score(c, rec, tr)
 		s.redactor.Value(&m)
 		rec.Metrics = &m
 	}
 
 	// A reference run is not a model result: it neither adds to nor removes
-	// from the cache. An error (a provider or server failure) says nothing
-	// of the model either, so it leaves an earlier pass in place; a fail
-	// removes it.
-	if keyErr == nil && !st.Reference && rec.Status != eval.Error {
+	// from the cache. An error (a provider or server failure) or an
+	// undecided judge says nothing of the model either, so it leaves an
+	// earlier pass in place; a fail removes it.
+	if keyErr == nil && !st.Reference && rec.Status != eval.Error && rec.Status != eval.Undecided {
 		if err := s.cache.Put(key, rec); err != nil {
 			fmt.Fprintln(s.log, "warning: cache:", err)
 		}
@@ -551,9 +552,12 @@ func (s *Suite) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *ag
 		rec.Status, rec.Reason = eval.TokenLimit, v.Skipped
 	default:
 		rec.Verdict, rec.JudgeRaw = v.Verdict, v.Raw
-		if v.Pass {
+		switch {
+		case v.Undecided: // neither the model's pass nor its failure
+			rec.Status, rec.Reason = eval.Undecided, v.Reason
+		case v.Pass:
 			rec.Status, rec.Reason = eval.Pass, v.Reason
-		} else {
+		default:
 			rec.Status, rec.Reason = eval.Fail, v.Reason
 		}
 	}

@@ -14,10 +14,11 @@
     ['error', { label: 'Error', order: 0 }],
     ['token_limit', { label: 'Token limit', order: 1 }],
     ['fail', { label: 'Fail', order: 2 }],
-    ['skip', { label: 'Skipped', order: 3 }],
-    ['pass', { label: 'Pass', order: 4 }],
+    ['undecided', { label: 'Undecided', order: 3 }],
+    ['skip', { label: 'Skipped', order: 4 }],
+    ['pass', { label: 'Pass', order: 5 }],
   ]);
-  const statusInfo = (s) => STATUS.get(s) || { label: String(s || 'unknown'), order: 5 };
+  const statusInfo = (s) => STATUS.get(s) || { label: String(s || 'unknown'), order: 6 };
   const statusClass = (s) => (STATUS.has(s) ? s : 'unknown');
   // own is obj[key] when obj has it as its own property, else undefined.
   const own = (obj, key) => (obj && Object.hasOwn(obj, key) ? obj[key] : undefined);
@@ -161,7 +162,7 @@
   function bar(t, cls) {
     const b = el('div', 'bar' + (cls ? ' ' + cls : ''));
     const total = t.total || 0;
-    for (const [key, n] of [['pass', t.passed], ['fail', t.failed], ['error', t.errors], ['token_limit', t.token_limit], ['skip', t.skipped]]) {
+    for (const [key, n] of [['pass', t.passed], ['fail', t.failed], ['error', t.errors], ['token_limit', t.token_limit], ['undecided', t.undecided], ['skip', t.skipped]]) {
       if (!n || !total) continue;
       const s = el('span', 'seg-' + key);
       s.style.width = (100 * n / total) + '%';
@@ -334,8 +335,8 @@
     const rate = el('div', 'rate ' + (totals.rate >= 80 ? 'good' : totals.rate >= 50 ? 'mid' : 'bad'), fmtRate(totals.rate));
     rate.id = 'rate';
     const legend = el('div', 'legend');
-    for (const key of ['pass', 'fail', 'error', 'token_limit', 'skip']) {
-      const n = { pass: totals.passed, fail: totals.failed, error: totals.errors, token_limit: totals.token_limit, skip: totals.skipped }[key];
+    for (const key of ['pass', 'fail', 'error', 'token_limit', 'undecided', 'skip']) {
+      const n = { pass: totals.passed, fail: totals.failed, error: totals.errors, token_limit: totals.token_limit, undecided: totals.undecided, skip: totals.skipped }[key];
       if (!n) continue;
       const i = el('i', 'seg-' + key);
       legend.appendChild(el('span', '', i, statusInfo(key).label + ' ' + fmtInt(n)));
@@ -362,6 +363,7 @@
     card('fail', 'Failed', totals.failed, 'fail');
     card('error', 'Errors', totals.errors, 'error');
     card('token_limit', 'Token limit', totals.token_limit, 'token_limit');
+    if (totals.undecided) card('undecided', 'Undecided (judge)', totals.undecided, 'undecided');
     if (totals.skipped) card('skip', 'Skipped', totals.skipped, 'skip');
     if (filterCount.flaky) card('flaky', 'Flaky cases', filterCount.flaky, 'flaky');
     card('cached', 'Cached', totals.cached, 'cached');
@@ -819,9 +821,9 @@
   moreBtn.id = 'more';
   const moreBox = el('div', 'more', moreBtn);
 
-  const filters = [['all', 'All'], ['pass', 'Pass'], ['fail', 'Fail'], ['error', 'Error'], ['token_limit', 'Token limit'], ['skip', 'Skipped'], ['flaky', 'Flaky'], ['cached', 'Cached'], ['split', 'Judges split'], ['no_record', 'No record']];
+  const filters = [['all', 'All'], ['pass', 'Pass'], ['fail', 'Fail'], ['error', 'Error'], ['token_limit', 'Token limit'], ['undecided', 'Undecided'], ['skip', 'Skipped'], ['flaky', 'Flaky'], ['cached', 'Cached'], ['split', 'Judges split'], ['no_record', 'No record']];
   // Filters count rows: a case run several times is one row.
-  const filterCount = { all: cases.length, pass: 0, fail: 0, error: 0, token_limit: 0, skip: 0, flaky: 0, cached: 0, split: 0, no_record: 0 };
+  const filterCount = { all: cases.length, pass: 0, fail: 0, error: 0, token_limit: 0, undecided: 0, skip: 0, flaky: 0, cached: 0, split: 0, no_record: 0 };
   for (const c of cases) {
     if (Object.hasOwn(filterCount, c.status)) filterCount[c.status]++;
     if (c.flaky) filterCount.flaky++;
