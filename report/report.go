@@ -88,8 +88,8 @@ type Totals struct {
 	TokenLimit int `json:"token_limit"`
 	// Undecided counts the cases the judge could not decide.
 	Undecided int `json:"undecided"`
-	Skipped    int `json:"skipped"`
-	Cached     int `json:"cached"`
+	Skipped   int `json:"skipped"`
+	Cached    int `json:"cached"`
 	// NoRecord counts cases that ran but are known only from test events.
 	NoRecord int `json:"no_record"`
 	// Split counts the cases whose judges did not all agree.

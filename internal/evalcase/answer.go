@@ -359,7 +359,9 @@ func (a *answer) number(n eval.NumberCheck) (bool, string) {
 			continue
 		}
 		others, expected := a.alternatives(m)
-		hedged := func(s reading.Span) (reading.Span, bool) { return a.text.HedgedNumber(s.Start, s.End, others, expected) }
+		hedged := func(s reading.Span) (reading.Span, bool) {
+			return a.text.HedgedNumber(s.Start, s.End, others, expected)
+		}
 		occurrences = append(occurrences, a.judge(reading.Span{Start: m.Start, End: m.End}, false, n.Of, hedged))
 	}
 	if o, ok := anyHedged(occurrences); ok {
