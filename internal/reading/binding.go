@@ -110,6 +110,9 @@ func (t *Text) Owner(start int, mentions []Mention, peers []int, clauseOnly bool
 	if m, ok := t.parallel(p, mentions, peers); ok {
 		return m, true
 	}
+	if m, ok := t.another(p); ok {
+		return m, true
+	}
 	bind := t.Tokens[p].Bind
 	var before, after []Mention
 	for _, m := range mentions {
@@ -161,6 +164,36 @@ func (t *Text) refersBack(p int) bool {
 }
 
 var referring = wordSet("its", "it", "which", "whose", "this", "that", "where", "their", "they")
+
+// another returns a mention of "another subject" when the value at
+// tokens[p] is tied to one: "8.103 was reported for a different
+// transcript", "99 is the count of another gene".
+func (t *Text) another(p int) (Mention, bool) {
+	bind := t.Tokens[p].Bind
+	linked := false
+	for k, words := p+1, 0; k < len(t.Tokens) && t.Tokens[k].Bind == bind && words < 6; k++ {
+		tok := t.Tokens[k]
+		if !tok.Word {
+			continue
+		}
+		words++
+		if linkers[tok.Lower] {
+			linked = true
+			continue
+		}
+		if linked && others[tok.Lower] {
+			end := tok.End
+			if k+1 < len(t.Tokens) && t.Tokens[k+1].Word {
+				end = t.Tokens[k+1].End
+			}
+			return Mention{Subject: -1, Name: t.Raw[tok.Start:end], Start: tok.Start, End: end, token: k}, true
+		}
+	}
+	return Mention{}, false
+}
+
+// others are words that name a subject other than the one asked about.
+var others = wordSet("different", "another", "other", "separate", "unrelated", "neighbouring", "neighboring", "nearby")
 
 // tied reports whether the mention at tokens[m] is tied to the value at
 // tokens[p]: named right after it ("34 benign", "10,452 heterozygotes"),

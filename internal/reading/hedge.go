@@ -32,7 +32,8 @@ func (t *Text) HedgedTerm(start, end int) (Span, bool) {
 
 // HedgedNumber returns where the number at [start, end) is offered with
 // another number beside it: "0.027 or 0.27", "either 63.18 or 6.318",
-// "between 8.103 and 81.03", "10,452–10,600", "0.35 (possibly 0.74)".
+// "between 8.103 and 81.03", "10,452–10,600", "8.103/81.03", "0.35
+// (possibly 0.74)".
 // other lists the numbers of the text that may be alternatives; expected
 // tells those the reader expects besides this one, which a range may join
 // ("residues 95 to 289") but "or" may not.
@@ -61,7 +62,7 @@ func (t *Text) HedgedNumber(start, end int, other []Number, expected func(Number
 			continue
 		case len(between) == 1 && between[0] == "to":
 			return span, true
-		case len(between) == 0 && t.dashBetween(a, b) && near(t, p, q):
+		case len(between) == 0 && (t.dashBetween(a, b) || t.slashBetween(a, b)) && near(t, p, q):
 			return span, true
 		case len(between) == 1 && between[0] == "and" && t.wordBefore(a, "between"):
 			return span, true
@@ -89,7 +90,7 @@ func near(t *Text, p, q int) bool {
 		return false
 	}
 	r := math.Abs(a / b)
-	return r >= 0.1 && r <= 10
+	return r >= 1/10.5 && r <= 10.5
 }
 
 func leadingValue(s string) float64 {
@@ -113,6 +114,10 @@ func (t *Text) wordsBetween(a, b int) []string {
 		}
 	}
 	return out
+}
+
+func (t *Text) slashBetween(a, b int) bool {
+	return b == a+2 && t.Tokens[a+1].Text == "/"
 }
 
 func (t *Text) dashBetween(a, b int) bool {

@@ -138,27 +138,30 @@ func (t *Text) negations(first, start, end int) int {
 }
 
 // predicateNegated reports whether the verb that follows the subject at
-// tokens[first] in its clause is negated: "MECP2 and CDKL5 are not",
-// "Ivacaftor isn't approved", "TP53 does not appear", "TP53 is missing".
+// tokens[first] in its clause denies it: "MECP2 and CDKL5 are not",
+// "Ivacaftor isn't approved", "TP53 does not appear", "cep-1 is not the
+// ortholog", "TP53 is missing". A negated verb that comments on the
+// subject instead ("a score of 8.103 does not suggest pathogenicity", "8.103
+// is not high") leaves it stated.
 func (t *Text) predicateNegated(first, clause, end int) bool {
 	for j := first; j < len(t.Tokens) && t.Tokens[j].Clause == clause && j < first+10; j++ {
 		tok := t.Tokens[j]
-		if tok.Start < end {
-			continue
-		}
-		if !tok.Word {
+		if tok.Start < end || !tok.Word {
 			continue
 		}
 		w := tok.Lower
 		if strings.HasSuffix(w, "n't") || strings.HasSuffix(w, "n’t") || w == "cannot" {
-			return t.negator(j) > 0
+			return t.negator(j) > 0 && t.denies(j+1, clause)
 		}
 		if auxiliaries[w] {
 			// the first verb decides: "is not", "does not", "is never", "is missing"
 			for k := j + 1; k < len(t.Tokens) && k <= j+2 && t.Tokens[k].Clause == clause; k++ {
 				next := t.Tokens[k].Lower
-				if next == "not" || next == "never" || next == "missing" || next == "absent" || next == "neither" {
+				if next == "missing" || next == "absent" {
 					return t.negator(k) > 0
+				}
+				if next == "not" || next == "never" || next == "neither" {
+					return t.negator(k) > 0 && t.denies(k+1, clause)
 				}
 				if !adverbs[next] {
 					break
@@ -169,6 +172,36 @@ func (t *Text) predicateNegated(first, clause, end int) bool {
 	}
 	return false
 }
+
+// denies reports whether the predicate from tokens[i] on, after a
+// negation, denies its subject: nothing more ("are not."), an identity
+// ("not the ortholog") or a verb of being, listing or relation ("not
+// listed", "not connected", "not among").
+func (t *Text) denies(i, clause int) bool {
+	for k := i; k < len(t.Tokens) && t.Tokens[k].Clause == clause; k++ {
+		w := t.Tokens[k].Lower
+		if !t.Tokens[k].Word || adverbs[w] || w == "be" || w == "been" || w == "being" {
+			continue
+		}
+		return denials[w] || strings.HasSuffix(w, "ed") && !commentVerbs[w]
+	}
+	return true
+}
+
+// denials are the words after a negated verb that deny its subject.
+var denials = wordSet("the", "a", "an", "one", "its", "their", "part", "among", "in", "on", "listed", "found", "present",
+	"associated", "linked", "connected", "interact", "interacts", "interacting", "included", "involved", "reported",
+	"classified", "expressed", "approved", "annotated", "known", "mentioned", "observed", "seen", "recorded",
+	"detected", "appear", "appears", "exist", "exists", "belong", "belongs", "carry", "carries", "have", "has",
+	"contain", "contains", "show", "shows", "map", "maps", "lie", "lies", "fall", "falls", "correspond", "corresponds",
+	"match", "matches", "cause", "causes", "target", "targets", "bind", "binds", "encode", "encodes", "there",
+	"true", "correct", "right", "valid", "available", "pathogenic", "benign", "damaging", "tolerant", "intolerant",
+	"tolerated", "expressed")
+
+// commentVerbs end in -ed but comment on their subject instead of denying
+// it: "8.103 is not considered high".
+var commentVerbs = wordSet("considered", "regarded", "expected", "needed", "required", "deemed", "supposed", "intended",
+	"used", "based", "limited", "restricted", "concerned", "worried", "surprised", "related")
 
 // adverbs may stand between a verb and its negation: "is also not".
 var adverbs = wordSet("also", "still", "clearly", "actually", "really", "certainly", "definitely", "therefore", "thus", "in", "fact")

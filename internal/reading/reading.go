@@ -35,7 +35,7 @@ type Token struct {
 	Word       bool
 	// Sentence and Clause number the token's sentence and clause (a
 	// negation's scope ends with its clause). Bind numbers its clause for
-	// attributing values to subjects, which a colon does not end
+	// attributing values to subjects, which a colon or a dash does not end
 	// ("Tclin: TP53").
 	Sentence, Clause, Bind int
 	// Question is true for a token of a sentence that ends in "?": it
@@ -178,7 +178,7 @@ func (t *Text) number() {
 		c, s := t.breaksClause(i)
 		if c {
 			clause++
-			if tok.Text != ":" && tok.Text != "：" && tok.Text != "=" {
+			if !bindGoesOn[tok.Text] {
 				bind++
 			}
 		}
@@ -193,6 +193,11 @@ func (t *Text) number() {
 		}
 	}
 }
+
+// bindGoesOn are the marks that end a clause but not the stretch in which
+// a value is attributed to a subject: "Tclin: TP53", "99 variants — in
+// NUTM2A".
+var bindGoesOn = map[string]bool{":": true, "：": true, "=": true, "—": true, "–": true}
 
 // clauseWords begin a clause of their own: contrasts and subordinate
 // clauses.
