@@ -77,6 +77,48 @@ type JudgeCalibration struct {
 	Sets []SetAgreement `json:"sets,omitempty"`
 }
 
+// What decided a run's verdicts (Summary.Verdicts).
+const (
+	VerdictsByJudge  = "judge"
+	VerdictsByChecks = "checks only"
+)
+
+// ChecksCalibration is how far verdicts that the deterministic checks alone
+// decided can be trusted: the checks' agreement with the labelled answers
+// written for the run's cases, overall and for each set of labels (the
+// adversarial answers on their own). summary.json holds it for a run
+// without a judge.
+type ChecksCalibration struct {
+	// Labels are the label files read.
+	Labels []string `json:"labels,omitempty"`
+	// Agreement is nil when nothing could be measured; Unmeasured says why.
+	Agreement  *Agreement     `json:"agreement,omitempty"`
+	Sets       []SetAgreement `json:"sets,omitempty"`
+	Unmeasured string         `json:"unmeasured,omitempty"`
+}
+
+// Lines says, in a line for the labelled answers as a whole and one for
+// each set of them (the adversarial ones), how far the verdicts of a run
+// that the checks alone decided can be trusted.
+func (c *ChecksCalibration) Lines() []string {
+	const head = "checks only: no judge ran; the deterministic checks decided every verdict"
+	if c.Agreement == nil {
+		return []string{head + ", and their agreement with labelled answers is not measured: " + c.Unmeasured}
+	}
+	measured := func(a Agreement) string {
+		kappa := "undefined"
+		if a.Kappa != nil {
+			kappa = strconv.FormatFloat(*a.Kappa, 'f', 2, 64)
+		}
+		return strconv.FormatFloat(100*a.Agreement, 'f', 1, 64) + "% (kappa " + kappa + ")"
+	}
+	lines := []string{head + "; on " + strconv.Itoa(c.Agreement.Items) + " labelled answers (make calibrate) they agree with the labels " + measured(*c.Agreement)}
+	for _, s := range c.Sets {
+		lines = append(lines, "checks only: on the "+strconv.Itoa(s.Items)+" "+s.Set+" labelled answers alone: "+measured(s.Agreement))
+	}
+	return lines
+}
+
 // SetAgreement is the agreement on the labels of one set (Label.Set).
 type SetAgreement struct {
 	Set string `json:"set"`

@@ -50,6 +50,12 @@ type Summary struct {
 	// Undecided counts the runs the judge could not decide (see
 	// Undecided): neither passed nor failed.
 	Undecided int `json:"undecided"`
+	// Verdicts says what decided the verdicts: VerdictsByJudge, or
+	// VerdictsByChecks when no judge ran (a reference run, -judge-model
+	// none); ChecksCalibration then says how far the checks can be
+	// trusted.
+	Verdicts          string             `json:"verdicts,omitempty"`
+	ChecksCalibration *ChecksCalibration `json:"checks_calibration,omitempty"`
 	// Retries and Usage count this run's requests: cached cases add none.
 	Retries int `json:"retries"`
 	// ServerRestarts counts MCP server restarts after a crash or hang.

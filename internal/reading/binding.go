@@ -34,8 +34,8 @@ type Mention struct {
 var symbolRE = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*[0-9][A-Za-z0-9]*$`)
 
 // notSymbolRE are words of that shape that name no subject: protein
-// changes (P63S), genome builds, chromosomes and versions.
-var notSymbolRE = regexp.MustCompile(`^(?:[A-Z]\d+[A-Z]|(?i:grch|hg|chr|rs|nm|np|nc|ns|ver|v|build|exon|intron|phase)\d.*)$`)
+// changes (P63S, Pro63Ser), genome builds, chromosomes and versions.
+var notSymbolRE = regexp.MustCompile(`^(?:[A-Z]\d+[A-Z]|[A-Z][a-z]{2}\d+(?:[A-Z][a-z]{2}|Ter|del|dup|fs)|(?i:grch|hg|chr|rs|nm|np|nc|ns|ver|v|build|exon|intron|phase)\d.*)$`)
 
 // IsSymbol reports whether word is shaped like a gene symbol or an
 // identifier that can be a subject: MECP2, NUTM2A, Mdm2, Q5VZR4.
@@ -101,11 +101,15 @@ var linkers = wordSet("in", "for", "of", "at", "on", "from", "by", "to", "belong
 // named after it. When the clause names none, the subject last named
 // before it in the text owns it ("For NUTM2G, the score is 0.35"); with
 // clauseOnly, only when the clause refers back to its sentence ("0.66 TPM
-// in liver, its highest tissue").
+// in liver, its highest tissue"). In a text that is JSON, the record the
+// value sits in decides (see jsonShape.owner).
 func (t *Text) Owner(start int, mentions []Mention, peers []int, clauseOnly bool) (Mention, bool) {
 	p := t.TokenAt(start)
 	if p >= len(t.Tokens) {
 		return Mention{}, false
+	}
+	if t.data != nil {
+		return t.data.owner(start, mentions)
 	}
 	if m, ok := t.parallel(p, mentions, peers); ok {
 		return m, true

@@ -23,6 +23,8 @@ import (
 type Text struct {
 	Raw    string
 	Tokens []Token
+	// data is the structure of a text that is JSON, nil for prose.
+	data *jsonShape
 }
 
 // Token is a word (letters, digits and underscores, with apostrophes and
@@ -47,6 +49,7 @@ type Token struct {
 func Parse(text string) *Text {
 	t := &Text{Raw: text, Tokens: tokenize(text)}
 	t.number()
+	t.data, _ = scanJSON(text)
 	return t
 }
 

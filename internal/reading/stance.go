@@ -190,11 +190,28 @@ func (t *Text) reachesJudgement(i int) bool {
 	clause := t.Tokens[i].Clause
 	for k := i + 1; k < len(t.Tokens) && t.Tokens[k].Clause == clause; k++ {
 		w := t.Tokens[k].Lower
-		if isWrongWord(w) || rightWords[w] || aboutExpected[w] || lexicalNegators[w] {
+		if isWrongWord(w) || rightWords[w] || lexicalNegators[w] || aboutExpected[w] && t.inExpected(k) {
 			return true
 		}
 	}
 	// a negated subject: "No detail is missing", "nothing is wrong"
+	return false
+}
+
+// inExpected reports whether the word about the expected answer at
+// tokens[k] follows a preposition: "not in the expected answer", "absent
+// from the reference" (but not "not the expected gene").
+func (t *Text) inExpected(k int) bool {
+	for j, words := k-1, 0; j >= 0 && words < 2; j-- {
+		if !t.Tokens[j].Word {
+			continue
+		}
+		words++
+		switch t.Tokens[j].Lower {
+		case "in", "from", "of", "by", "to", "en", "dans", "de", "im", "in der", "nella", "na", "no":
+			return true
+		}
+	}
 	return false
 }
 
@@ -308,7 +325,8 @@ var (
 		"unacceptable", "reject", "rejected", "rejects", "rejecting", "fail", "fails", "failed", "failing",
 		"differs", "differ", "different", "differently", "difference", "differences", "missing", "misses",
 		"omits", "omitted", "lacks", "lacking", "incomplete", "unsupported", "deviates", "flawed", "faulty",
-		"nonsense", "untrue", "swapped", "bad", "off", "disagrees", "disagree", "not-correct",
+		"nonsense", "untrue", "swapped", "bad", "off", "disagrees", "disagree", "not-correct", "issue", "issues",
+		"problem", "problems", "concern", "concerns", "flaw", "flaws",
 		"equivocado", "equivocada", "erróneo", "errónea", "errado", "errada", "falso", "falsa", "errores",
 		"rechazo", "rechazar", "rechazada", "rechazado", "difiere", "distinto", "distinta", "diferente",
 		"faux", "fausse", "erroné", "erronée", "erreur", "erreurs", "rejeté", "rejetée", "rejeter", "différent",

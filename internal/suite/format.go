@@ -170,6 +170,11 @@ func FormatSummary(s eval.Summary, runDir string) string {
 				p.A, p.B, p.Cases, p.OnlyA, p.A, p.OnlyB, p.B, p.McNemarP)
 		}
 	}
+	if s.Verdicts == eval.VerdictsByChecks && s.ChecksCalibration != nil {
+		for _, line := range s.ChecksCalibration.Lines() {
+			fmt.Fprintf(&b, "mcpeval: %s\n", line)
+		}
+	}
 	if s.JudgeDisagreements > 0 {
 		fmt.Fprintf(&b, "mcpeval: the judges (%s, %s) disagreed on %d cases\n", s.JudgeModel, s.JudgeMode, s.JudgeDisagreements)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/agent"
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
+	"github.com/mcpeval/mcpeval/internal/labelled"
 	"github.com/mcpeval/mcpeval/internal/llm"
 	"github.com/mcpeval/mcpeval/internal/mcpconn"
 	"github.com/mcpeval/mcpeval/internal/prices"
@@ -85,6 +86,8 @@ type Suite struct {
 	checkProvider func(ctx context.Context) error
 	// codeReady runs the bundled server's CodeCheck once, on first need.
 	codeReady func() error
+	// checksCal measures the checks that decide a run without a judge.
+	checksCal *eval.ChecksCalibration
 }
 
 // repeatKey names a case's runs with one model.
@@ -135,6 +138,9 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 	}
 	if s.prices, err = prices.Load(st.Prices); err != nil {
 		return nil, err
+	}
+	if !st.JudgeEnabled() {
+		s.checksCal = labelled.ChecksCalibration(st.Cases, st.Labels, st.Root, cases)
 	}
 
 	specs, opts := st.Servers, mcpconn.Options{CallTimeout: st.ToolTimeout, ReconnectFor: st.CaseTimeout}
@@ -675,6 +681,10 @@ func (s *Suite) Summary() eval.Summary {
 		Servers: s.servers, Reference: st.Reference, Provider: st.BaseURL, GitCommit: gitCommit(st.Root),
 		MinPassRate: st.MinPassRate, MinRunPassRate: st.MinRunPassRate, BudgetUSD: st.BudgetUSD,
 		Stopped: s.Aborted(),
+	}
+	sum.Verdicts, sum.ChecksCalibration = eval.VerdictsByJudge, s.checksCal
+	if s.checksCal != nil {
+		sum.Verdicts = eval.VerdictsByChecks
 	}
 	if models := st.JudgeModels(); len(models) > 0 {
 		sum.JudgeModel, sum.JudgePromptHash = strings.Join(models, ","), agent.JudgePromptHash()

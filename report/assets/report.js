@@ -535,9 +535,10 @@
   function trust() {
     const t = data.trust;
     if (!t || !t.level) return null;
-    const titles = { measured: 'Judge calibrated', weak: 'Judge not trustworthy alone', none: 'Judge not calibrated', checks: 'Verdicts from the deterministic checks' };
+    const titles = { measured: 'Judge calibrated', weak: 'Judge not trustworthy alone', none: 'Judge not calibrated', checks: 'Checks only: verdicts from the deterministic checks' };
     const p = el('section', 'panel trust t-' + (['measured', 'weak', 'none', 'checks'].includes(t.level) ? t.level : 'none'),
       el('h2', '', titles[t.level] || 'Judge calibration'), el('p', 'trust-message', t.message));
+    for (const line of t.lines || []) p.appendChild(el('p', 'trust-message trust-line', line));
     p.id = 'trust';
     p.dataset.level = t.level;
     const a = t.judge || (t.level === 'checks' ? t.checks : null);
