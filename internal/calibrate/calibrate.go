@@ -47,7 +47,7 @@ func Load(st settings.Settings) (Inputs, error) {
 	if err != nil {
 		return Inputs{}, err
 	}
-	return labelled.Load(st.Cases, st.Labels, cases)
+	return labelled.Load(st.Cases, st.Labels, cases, false)
 }
 
 // Run measures the deterministic checks and, when st configures a judge,

@@ -9,6 +9,7 @@ package labelled
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
@@ -27,8 +28,11 @@ type Inputs struct {
 
 // Load reads the labels of labelsPath (a label file or a directory of
 // them) and those next to the cases of casesPath, and links them to cases,
-// the cases loaded from casesPath.
-func Load(casesPath, labelsPath string, cases []eval.Case) (Inputs, error) {
+// the cases loaded from casesPath. A label that names a case not loaded
+// must give its own question and expected answer (the judge can grade it
+// alone); with forChecks, such labels are left out instead: the checks
+// measure only the labels of loaded cases.
+func Load(casesPath, labelsPath string, cases []eval.Case, forChecks bool) (Inputs, error) {
 	configured, err := evalcase.LabelFiles(labelsPath)
 	if err != nil {
 		return Inputs{}, err
@@ -54,6 +58,13 @@ func Load(casesPath, labelsPath string, cases []eval.Case) (Inputs, error) {
 	}
 	if in.Labels, err = evalcase.LoadLabels(in.Files); err != nil {
 		return Inputs{}, err
+	}
+	if forChecks {
+		loaded := map[string]bool{}
+		for _, c := range cases {
+			loaded[c.Name] = true
+		}
+		in.Labels = slices.DeleteFunc(in.Labels, func(l eval.Label) bool { return !loaded[l.Case] })
 	}
 	if in.Cases, in.Warnings, err = evalcase.LinkLabels(in.Labels, cases); err != nil {
 		return Inputs{}, err
@@ -93,13 +104,17 @@ func Checks(in Inputs, root string) (results []eval.LabelResult, all *eval.Agree
 // directory, for a run whose verdicts the checks alone decide. It always
 // returns a calibration: one that could not be measured says why.
 func ChecksCalibration(casesPath, labelsPath, root string, cases []eval.Case) *eval.ChecksCalibration {
-	in, err := Load(casesPath, labelsPath, cases)
+	in, err := Load(casesPath, labelsPath, cases, true)
 	if err != nil {
 		return &eval.ChecksCalibration{Unmeasured: err.Error()}
 	}
 	cal := &eval.ChecksCalibration{}
 	for _, f := range in.Files {
 		cal.Labels = append(cal.Labels, Relative(root, f))
+	}
+	if len(in.Labels) == 0 {
+		cal.Unmeasured = "no labelled answer in " + strings.Join(cal.Labels, ", ") + " names one of the run's cases: put *.labels.yaml files next to the cases (see make calibrate)"
+		return cal
 	}
 	_, all, sets := Checks(in, root)
 	if all == nil {
