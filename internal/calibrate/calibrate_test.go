@@ -68,6 +68,20 @@ func TestBundledChecksAgreeWithEveryLabel(t *testing.T) {
 	require.NotNil(t, cal.Checks)
 	assert.Equal(t, 1.0, cal.Checks.Agreement)
 	assert.Equal(t, cal.Items, cal.Checks.Items)
+	// The adversarial answers, written to break the checks: at least 60,
+	// half right in unusual forms, half wrong with the right tokens, and
+	// measured on their own.
+	adversarial := map[string]int{}
+	for _, r := range cal.Results {
+		if r.Set == "adversarial" {
+			adversarial[r.Verdict]++
+		}
+	}
+	assert.GreaterOrEqual(t, adversarial["yes"], 30)
+	assert.GreaterOrEqual(t, adversarial["no"], 30)
+	require.Len(t, cal.ChecksSets, 1)
+	assert.Equal(t, "adversarial", cal.ChecksSets[0].Set)
+	assert.Equal(t, adversarial["yes"]+adversarial["no"], cal.ChecksSets[0].Items)
 	assert.Nil(t, cal.Judge, "a reference run asks no judge")
 }
 

@@ -101,12 +101,12 @@ func Numbers(text string) []Number {
 	return out
 }
 
-// decimalComma reads "0,35" or "8,1" as a decimal with a comma: one comma,
-// no point, and digits after it that cannot be a thousands group (not
-// three of them, or a zero before).
+// decimalComma reads "0,35", "0,160" or "8,1" as a decimal with a comma:
+// one comma, no point, and one or two digits after it, or a zero before
+// it (three digits after any other number group its thousands).
 func decimalComma(lit string) (float64, bool) {
 	whole, frac, ok := strings.Cut(strings.TrimLeft(lit, "+-"), ",")
-	if !ok || strings.ContainsAny(frac, ",.eE") || whole == "" || frac == "" || len(frac) == 3 && whole != "0" {
+	if !ok || strings.ContainsAny(frac, ",.eE") || whole == "" || frac == "" || len(frac) > 2 && whole != "0" {
 		return 0, false
 	}
 	v, err := strconv.ParseFloat(strings.Replace(lit, ",", ".", 1), 64)
