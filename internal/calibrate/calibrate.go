@@ -11,7 +11,7 @@
 // mode and prompt and the token limit. A stored record's status is pass
 // when the judges gave a usable verdict (whatever it was), so a later
 // calibration reuses every verdict instead of asking again until the judge
-// happens to agree; unusable replies and errors are asked again.
+// happens to agree; an undecided judge and errors are asked again.
 package calibrate
 
 import (

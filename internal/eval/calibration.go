@@ -64,8 +64,8 @@ type JudgeCalibration struct {
 	Mode       string   `json:"mode,omitempty"`
 	PromptHash string   `json:"prompt_hash"`
 	Provider   string   `json:"provider,omitempty"`
-	// Unusable counts the labelled answers on which the judge gave no
-	// usable verdict; they count as "no", as in a run.
+	// Unusable counts the labelled answers the judge could not decide (an
+	// unclear reply, twice); they count as "no".
 	Unusable int `json:"unusable"`
 	// Disagreements counts the labelled answers on which several judges
 	// did not all agree.

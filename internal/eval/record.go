@@ -68,7 +68,7 @@ type Record struct {
 	// judge models were configured.
 	Judges []JudgeVerdict `json:"judges,omitempty"`
 	// JudgeDisagreement is true when the judges did not all give the same
-	// verdict (an unusable reply counts as a verdict of its own).
+	// verdict (an undecided judge counts as a verdict of its own).
 	JudgeDisagreement bool          `json:"judge_disagreement,omitempty"`
 	Checks            []CheckResult `json:"checks,omitempty"`
 

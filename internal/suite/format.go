@@ -57,7 +57,7 @@ func judgeList(judges []eval.JudgeVerdict) string {
 		case j.Error != "":
 			parts[i] = j.Model + " error"
 		case j.Verdict == "":
-			parts[i] = j.Model + " unusable reply"
+			parts[i] = j.Model + " could not decide"
 		default:
 			parts[i] = j.Model + " " + j.Verdict
 		}

@@ -142,7 +142,7 @@
   function judgeVerdict(j) {
     if (j.failed || j.error) return el('span', 'jv failed', 'error');
     if (j.verdict === 'yes' || j.verdict === 'no') return el('span', 'jv ' + j.verdict, j.verdict);
-    return el('span', 'jv unusable', 'unusable');
+    return el('span', 'jv unusable', 'undecided');
   }
   // Each judge's verdict of a case judged by several, marked when they split.
   function judgeMarks(c) {
@@ -552,7 +552,7 @@
       f('True-negative rate', pct(a.tnr), 'tnr');
       f('Labelled answers', fmtInt(a.items), 'items');
       if (t.judge) {
-        f('Unusable replies', fmtInt(t.judge.unusable), 'unusable');
+        f('Undecided (unclear twice)', fmtInt(t.judge.unusable), 'unusable');
         if (t.judge.models && t.judge.models.length > 1) f('Judges split', fmtInt(t.judge.disagreements), 'disagreements');
         f('Judge prompt', String(t.judge.prompt_hash || '').replace(/^sha256:/, '').slice(0, 12), 'prompt');
         dl.lastChild.title = 'SHA-256 of the judge prompt: ' + String(t.judge.prompt_hash || '');
