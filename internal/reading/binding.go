@@ -40,8 +40,13 @@ var notSymbolRE = regexp.MustCompile(`^(?:[A-Z]\d+[A-Z]|[A-Z][a-z]{2}\d+(?:[A-Z]
 // IsSymbol reports whether word is shaped like a gene symbol or an
 // identifier that can be a subject: MECP2, NUTM2A, Mdm2, Q5VZR4.
 func IsSymbol(word string) bool {
-	return len(word) >= 3 && len(word) <= 15 && symbolRE.MatchString(word) && !notSymbolRE.MatchString(word)
+	return len(word) >= 3 && len(word) <= 15 && symbolRE.MatchString(word) && !notSymbolRE.MatchString(word) &&
+		!accessionRE.MatchString(word)
 }
+
+// accessionRE is an accession rather than a symbol: five digits in a row
+// (ENSG00000188152).
+var accessionRE = regexp.MustCompile(`\d{5}`)
 
 // Mentions returns the mentions of subs in t, in order; a longer mention
 // wins over a shorter one it overlaps ("likely benign" over "benign").
@@ -117,6 +122,9 @@ func (t *Text) Owner(start int, mentions []Mention, peers []int, clauseOnly bool
 	if m, ok := t.another(p); ok {
 		return m, true
 	}
+	if m, ok := t.parenthesised(p, mentions); ok {
+		return m, true
+	}
 	bind := t.Tokens[p].Bind
 	var before, after []Mention
 	for _, m := range mentions {
@@ -141,14 +149,35 @@ func (t *Text) Owner(start int, mentions []Mention, peers []int, clauseOnly bool
 	if clauseOnly && !t.refersBack(p) {
 		return Mention{}, false
 	}
+	// The subject last named: not one named in an aside (in parentheses)
+	// or only to be set aside ("Unlike TP53, ...").
 	var last Mention
 	found := false
 	for _, m := range mentions {
-		if m.token < p && (!clauseOnly || t.Tokens[m.token].Sentence == t.Tokens[p].Sentence) {
+		if m.token < p && (!clauseOnly || t.Tokens[m.token].Sentence == t.Tokens[p].Sentence) &&
+			t.Tokens[m.token].Paren <= t.Tokens[p].Paren && !t.Negated(m.Start, m.End) {
 			last, found = m, true
 		}
 	}
 	return last, found
+}
+
+// parenthesised returns the subject named in parentheses right after the
+// value at tokens[p] ("0.35 (MECP2)", "0.35 TPM (for MECP2)").
+func (t *Text) parenthesised(p int, mentions []Mention) (Mention, bool) {
+	k := p + 1
+	if k < len(t.Tokens) && t.Tokens[k].Word && !linkers[t.Tokens[k].Lower] {
+		k++ // a unit: "0.35 TPM (MECP2)"
+	}
+	if k >= len(t.Tokens) || t.Tokens[k].Text != "(" {
+		return Mention{}, false
+	}
+	for _, m := range mentions {
+		if m.token > k && m.token <= k+3 && t.Tokens[m.token].Paren == t.Tokens[k].Paren {
+			return m, true
+		}
+	}
+	return Mention{}, false
 }
 
 // refersBack reports whether the clause of tokens[p] begins with a word

@@ -58,7 +58,7 @@ func (t *Text) HedgedNumber(start, end int, other []Number, expected func(Number
 			return span, true
 		case len(between) == 2 && between[0] == "or" && hedgeWords[between[1]]:
 			return span, true
-		case expected(o):
+		case expected(o) || !digits(t.Tokens[q].Text) || t.precision(q):
 			continue
 		case len(between) == 1 && between[0] == "to":
 			return span, true
@@ -80,6 +80,21 @@ func (t *Text) HedgedNumber(start, end int, other []Number, expected func(Number
 		}
 	}
 	return Span{}, false
+}
+
+// digits reports whether a word is written in digits.
+func digits(s string) bool { return s != "" && s[0] >= '0' && s[0] <= '9' }
+
+// precision reports whether the number at tokens[q] counts places, not a
+// value: "to two decimal places", "to 3 significant digits".
+func (t *Text) precision(q int) bool {
+	for k := q + 1; k < len(t.Tokens) && k <= q+2; k++ {
+		switch t.Tokens[k].Lower {
+		case "decimal", "decimals", "places", "digits", "significant", "dp", "d.p":
+			return true
+		}
+	}
+	return false
 }
 
 // near reports whether two numbers are of a size: a range of alternatives

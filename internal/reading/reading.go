@@ -43,6 +43,8 @@ type Token struct {
 	// Question is true for a token of a sentence that ends in "?": it
 	// asks, and states nothing.
 	Question bool
+	// Paren is how many parentheses or brackets enclose the token.
+	Paren int
 }
 
 // Parse splits text into tokens and numbers their clauses and sentences.
@@ -169,10 +171,17 @@ var listEnds = map[string]bool{"or": true, "and": true, "nor": true}
 
 // number numbers the tokens' clauses and sentences and marks questions.
 func (t *Text) number() {
-	sentence, clause, bind := 0, 0, 0
+	sentence, clause, bind, paren := 0, 0, 0, 0
 	start := 0 // first token of the current sentence
 	for i := range t.Tokens {
 		tok := &t.Tokens[i]
+		switch tok.Text {
+		case "(", "[":
+			paren++
+		case ")", "]":
+			paren = max(0, paren-1)
+		}
+		tok.Paren = paren
 		if tok.Word && i > 0 && t.startsClause(i) {
 			clause++
 			bind++

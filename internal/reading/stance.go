@@ -80,6 +80,9 @@ func Judge(text string) Stance {
 			continue
 		}
 		w := tok.Lower
+		if t.inCompound(i) {
+			continue // "url-pass-7d2b91", "TP53-adjacent": part of a name
+		}
 		if v := verdictWords[w]; v != "" && words[tok.Clause] == 1 {
 			s.Verdicts = append(s.Verdicts, Cue{Says: v, Text: tok.Text, Why: "a verdict word standing alone"})
 			continue
@@ -99,7 +102,7 @@ func Judge(text string) Stance {
 			} else {
 				add("no", "a word of wrongness", i)
 			}
-		case rightWords[w] && (negated || !t.attributive(i)):
+		case isRightWord(w) && (negated || !t.attributive(i)):
 			switch {
 			case negated:
 				add("no", "a negated word of rightness", i)
@@ -108,12 +111,23 @@ func Judge(text string) Stance {
 			default:
 				add("yes", "a word of rightness", i)
 			}
-		case t.negator(i) > 0 && !t.reachesJudgement(i):
-			add("no", "a negation", i)
+		case t.negator(i) > 0 && !t.reachesJudgement(i) && t.deniesContent(i):
+			add("no", "a negation of what the answer gives", i)
 		}
 	}
 	s.Cues = append(s.Cues, cjkCues(text)...)
 	return s
+}
+
+// inCompound reports whether the word at tokens[i] is joined to another by
+// a hyphen with no space around it.
+func (t *Text) inCompound(i int) bool {
+	joined := func(k int) bool {
+		return k > 0 && k+1 < len(t.Tokens) && t.Tokens[k].Text == "-" &&
+			t.Tokens[k-1].End == t.Tokens[k].Start && t.Tokens[k].End == t.Tokens[k+1].Start &&
+			t.Tokens[k-1].Word && t.Tokens[k+1].Word
+	}
+	return joined(i-1) || joined(i+1)
 }
 
 // wordsPerClause counts the words of each clause.
@@ -131,8 +145,10 @@ func (t *Text) wordsPerClause() map[int]int {
 // that names a verdict: "The verdict is no.", "Final answer would be yes".
 func (t *Text) labelled(i int) bool {
 	c := t.Tokens[i].Clause
-	if i+1 < len(t.Tokens) && t.Tokens[i+1].Clause == c && t.Tokens[i+1].Word {
-		return false
+	for k := i + 1; k < len(t.Tokens) && t.Tokens[k].Clause == c; k++ {
+		if t.Tokens[k].Word {
+			return false
+		}
 	}
 	for k := i - 1; k >= 0 && t.Tokens[k].Clause == c; k-- {
 		if verdictNouns[t.Tokens[k].Lower] {
@@ -190,13 +206,42 @@ func (t *Text) reachesJudgement(i int) bool {
 	clause := t.Tokens[i].Clause
 	for k := i + 1; k < len(t.Tokens) && t.Tokens[k].Clause == clause; k++ {
 		w := t.Tokens[k].Lower
-		if isWrongWord(w) || rightWords[w] || lexicalNegators[w] || aboutExpected[w] && t.inExpected(k) {
+		if isWrongWord(w) || isRightWord(w) || lexicalNegators[w] || aboutExpected[w] && t.inExpected(k) {
 			return true
 		}
 	}
 	// a negated subject: "No detail is missing", "nothing is wrong"
 	return false
 }
+
+// deniesContent reports whether the negation at tokens[i], which reaches
+// no word of judgement, still takes back what the answer gives: a value
+// ("8103 is not 8.103", "81.03, not the expected 8.103"), the expected
+// answer itself ("not the expected gene"), or what the answer says ("it
+// does not mention the unit"). A negation of a fact ("no interaction",
+// "no OMIM entry") is the answer's content, not a judgement of it.
+func (t *Text) deniesContent(i int) bool {
+	clause := t.Tokens[i].Clause
+	for k := i + 1; k < len(t.Tokens) && t.Tokens[k].Clause == clause; k++ {
+		tok := t.Tokens[k]
+		w := tok.Lower
+		if len(Numbers(tok.Text)) > 0 && strings.IndexFunc(tok.Text, func(r rune) bool { return r >= 'A' && r <= 'z' }) < 0 {
+			return true
+		}
+		if aboutExpected[w] || contentVerbs[w] {
+			return true
+		}
+	}
+	// "8103 is not 8.103": a value before the negated verb
+	return i > 1 && auxiliaries[t.Tokens[i-1].Lower] && len(Numbers(t.Tokens[i-2].Text)) > 0 && t.Tokens[i-2].Clause == clause
+}
+
+// contentVerbs say what an answer gives.
+var contentVerbs = wordSet("mention", "mentions", "mentioned", "give", "gives", "given", "state", "states", "stated",
+	"include", "includes", "included", "name", "names", "named", "provide", "provides", "provided", "address",
+	"addresses", "addressed", "specify", "specifies", "specified", "contain", "contains", "identify", "identifies",
+	"identified", "answer", "answers", "answered", "cover", "covers", "covered", "report", "reports", "list", "lists",
+	"say", "says", "said", "menciona", "mentionne", "erwähnt", "nennt", "menziona", "menciona")
 
 // inExpected reports whether the word about the expected answer at
 // tokens[k] follows a preposition: "not in the expected answer", "absent
@@ -228,7 +273,7 @@ func (t *Text) attributive(i int) bool {
 		return false
 	}
 	next := t.Tokens[i+1].Lower
-	return !notNouns[next] && !rightWords[next] && !isWrongWord(next)
+	return !notNouns[next] && !isRightWord(next) && !isWrongWord(next)
 }
 
 var adjectives = wordSet("correct", "right", "accurate", "acceptable", "valid", "true", "consistent", "same",
@@ -305,7 +350,7 @@ var rightWords = wordSet(
 	"correct", "correctly", "right", "accurate", "accurately", "acceptable", "accept", "accepted", "accepts",
 	"valid", "true", "match", "matches", "matched", "matching", "agree", "agrees", "consistent", "same",
 	"identical", "equal", "equals", "equivalent", "supported", "confirms", "confirmed", "exact", "exactly",
-	"fine", "ok", "okay", "pass", "passes", "satisfies", "aligns", "corresponds", "complete", "good",
+	"fine", "ok", "okay", "satisfies", "aligns", "corresponds", "complete", "good",
 	"correcto", "correcta", "acertado", "acertada", "exacto", "exacta", "coincide", "coinciden", "válido",
 	"válida", "aceptable", "acepto", "aceptada", "aceptado", "igual", "mismo", "misma",
 	"correcte", "exact", "exacte", "juste", "valide", "accepté", "acceptée", "identique", "conforme", "correspond",
@@ -343,8 +388,27 @@ var (
 	wrongStems = []string{"incorrect", "inaccura", "contradict", "mismatch", "discrepan", "inconsisten", "conflict",
 		"hallucinat", "misattribut", "misidentif", "misstat", "misread", "confus", "erroneous", "incorrect",
 		"inexact", "unacceptabl", "inkorrekt", "incorrecto", "incorrecta", "incorrecte", "incorreto", "incorreta",
-		"erron"}
+		"erron", "errón", "falsch", "fehlerhaft", "unrichtig", "ungenau", "equivocad", "sbagliat", "errat",
+		"scorrett", "errad", "incorret", "inesatt", "inexat", "неверн", "неправильн", "ошиб", "błędn", "niepoprawn",
+		"nieprawidłow", "onjuist", "verkeerd"}
 )
+
+// rightStems begin inflected words of rightness: "richtige", "korrekte",
+// "correctos", "правильный".
+var rightStems = []string{"correct", "richtig", "korrekt", "corrett", "accurat", "exakt", "правильн", "верн", "poprawn",
+	"prawidłow"}
+
+func isRightWord(w string) bool {
+	if rightWords[w] {
+		return true
+	}
+	for _, s := range rightStems {
+		if strings.HasPrefix(w, s) {
+			return true
+		}
+	}
+	return false
+}
 
 func isWrongWord(w string) bool {
 	if wrongWords[w] {
