@@ -31,7 +31,7 @@ type answer struct {
 func readAnswer(c eval.Case, text string) *answer {
 	a := &answer{c: c, text: reading.Parse(text), numbers: reading.Numbers(text)}
 	a.subjects.Known = map[string]bool{}
-	for _, w := range strings.FieldsFunc(c.Input, func(r rune) bool { return !isWordRune(r) }) {
+	for _, w := range append(strings.FieldsFunc(c.Input, func(r rune) bool { return !isWordRune(r) }), reading.Variants(c.Input)...) {
 		a.subjects.Known[strings.ToLower(w)] = true
 	}
 	for _, of := range a.bindings() {

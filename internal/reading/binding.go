@@ -9,7 +9,8 @@ import (
 // Subjects are what values and terms of a text may belong to: named
 // subjects, each by its spellings, and, when Symbols is set, every word
 // shaped like a gene symbol or identifier (MECP2, NUTM2A, Mdm2, PALB2)
-// that is not one of them and not in Known.
+// that is not one of them and not in Known, and every variant written in
+// HGVS or genomic notation ("c.188C>A", "chr9:99694175").
 type Subjects struct {
 	Named   [][]string
 	Symbols bool
@@ -43,6 +44,17 @@ func IsSymbol(word string) bool {
 	return len(word) >= 3 && len(word) <= 15 && symbolRE.MatchString(word) && !notSymbolRE.MatchString(word) &&
 		!accessionRE.MatchString(word)
 }
+
+// variantRE finds variants written in HGVS or genomic notation, which are
+// subjects of their own beside gene symbols: "c.188C>A", "p.Arg175His",
+// "chr9:99694175".
+var variantRE = regexp.MustCompile(`\b(?:[cgnmr]\.[-*]?\d+(?:[-+]\d+)?[ACGTacgt]+>[ACGTacgt]+|p\.(?:\(` + protein + `\)|` + protein + `)|chr(?:\d{1,2}|X|Y):\d+)`)
+
+// protein is a protein change: R175H, Arg175His, Arg175Ter.
+const protein = `[A-Z](?:[a-z]{2})?\d+(?:[A-Z](?:[a-z]{2})?|Ter|\*|=|fs)`
+
+// Variants returns the variants text writes in HGVS or genomic notation.
+func Variants(text string) []string { return variantRE.FindAllString(text, -1) }
 
 // accessionRE is an accession rather than a symbol: five digits in a row
 // (ENSG00000188152).
@@ -82,6 +94,16 @@ func (t *Text) Mentions(subs Subjects) []Mention {
 				continue
 			}
 			out = append(out, Mention{Subject: -1, Name: word, Start: tok.Start, End: tok.Start + len(word), token: i})
+		}
+		for _, loc := range variantRE.FindAllStringIndex(t.Raw, -1) {
+			name := t.Raw[loc[0]:loc[1]]
+			if subs.Known[strings.ToLower(name)] || slices.ContainsFunc(out, func(m Mention) bool {
+				// within another mention, or right after one: "BRCA1's p.C61G"
+				return m.Start < loc[1] && loc[0] < m.End || m.End <= loc[0] && strings.TrimLeft(t.Raw[m.End:loc[0]], "'’s ") == ""
+			}) {
+				continue
+			}
+			out = append(out, Mention{Subject: -1, Name: name, Start: loc[0], End: loc[1]})
 		}
 		slices.SortStableFunc(out, func(a, b Mention) int { return a.Start - b.Start })
 	}
@@ -167,6 +189,11 @@ func (t *Text) Owner(start int, mentions []Mention, peers []int, clauseOnly bool
 func (t *Text) parenthesised(p int, mentions []Mention) (Mention, bool) {
 	k := p + 1
 	if k < len(t.Tokens) && t.Tokens[k].Word && !linkers[t.Tokens[k].Lower] {
+		for _, m := range mentions {
+			if m.token == k {
+				return m, true // named right after it: "33 pathogenic (...)"
+			}
+		}
 		k++ // a unit: "0.35 TPM (MECP2)"
 	}
 	if k >= len(t.Tokens) || t.Tokens[k].Text != "(" {

@@ -3,6 +3,7 @@ package reading
 import (
 	"encoding/json"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -140,6 +141,9 @@ func (sh *jsonShape) owner(start int, mentions []Mention) (Mention, bool) {
 			if s, ok := sh.stringAt(m.Start); ok && s.container == c && !s.key {
 				found = append(found, m)
 			}
+		}
+		if named := slices.DeleteFunc(slices.Clone(found), func(m Mention) bool { return m.Subject < 0 }); len(named) > 0 {
+			found = named // a subject the reader names outranks one it only notices
 		}
 		if len(found) > 0 {
 			best := found[0]
