@@ -18,6 +18,8 @@ var negators = wordSet(
 	"nicht", "kein", "keine", "keinen", "keiner", "keines", "keinem", "nie", "niemals", "nichts", "ohne", "weder",
 	"niet", "geen", "nooit", "niets", "zonder",
 	"не", "нет", "ни", "никогда", "ничего", "без", "nigdy", "żaden", "żadna", "bez",
+	// Hindi, Arabic, Hebrew, Vietnamese, Indonesian, Turkish
+	"नहीं", "न", "لا", "ليس", "ليست", "لم", "لن", "לא", "אין", "không", "chẳng", "tidak", "bukan", "değil", "yok",
 )
 
 // concord words join a negation already under way instead of undoing it:
@@ -43,7 +45,7 @@ var idioms = phraseList(
 
 // interjections are negators that, directly before a clause's end, answer
 // a question instead of negating: "No, it is benign."
-var interjections = wordSet("no", "nope", "non", "nein", "não", "nao", "нет", "nie", "nee")
+var interjections = wordSet("no", "nope", "non", "nein", "não", "nao", "нет", "nie", "nee", "नहीं", "لا", "לא", "không", "tidak", "hayır")
 
 // scope is how many words back a negator reaches within its clause.
 const scope = 12

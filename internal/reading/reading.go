@@ -126,11 +126,11 @@ func (t *Text) breaksClause(i int) (clause, sentence bool) {
 		spaced = unicode.IsSpace(r) || strings.ContainsRune(`"'”’)]*_`, r)
 	}
 	switch tok.Text {
-	case "\n", "!", "?", ";", "。", "！", "？", "；":
+	case "\n", "!", "?", ";", "。", "！", "？", "；", "؟", "؛", "।":
 		return true, true
 	case ".":
 		return spaced, spaced
-	case ",", "，", "、":
+	case ",", "，", "、", "،":
 		return spaced && !t.continuesList(i), false
 	case ":", "：":
 		return spaced, false
@@ -164,7 +164,7 @@ func (t *Text) continuesList(i int) bool {
 			return false
 		}
 	}
-	return words > 0
+	return false
 }
 
 var listEnds = map[string]bool{"or": true, "and": true, "nor": true}

@@ -183,8 +183,14 @@ func (t *Text) judgementNegations(i int) int {
 	if t.predicateNegated(i, clause, t.Tokens[i].End) {
 		n++
 	}
+	if k := i + 1; k < len(t.Tokens) && t.Tokens[k].Clause == clause && postNegators[t.Tokens[k].Lower] {
+		n++ // a verb negated after it: "stimmt nicht", "klopt niet"
+	}
 	return n
 }
+
+// postNegators negate the verb before them.
+var postNegators = wordSet("nicht", "niet", "not", "pas", "nie")
 
 // isPlainNegator reports whether tokens[k] is a negator that is not itself
 // a judgement word.
@@ -336,7 +342,8 @@ var verdictWords = map[string]string{
 	"да": "yes", "tak": "yes", "evet": "yes", "correct": "yes", "correcto": "yes", "correcta": "yes",
 	"richtig": "yes", "true": "yes", "pass": "yes", "accept": "yes", "accepted": "yes",
 	"no": "no", "nope": "no", "non": "no", "nein": "no", "não": "no", "nao": "no", "нет": "no", "nie": "no",
-	"nee": "no", "hayır": "no", "incorrect": "no", "incorrecto": "no", "incorrecta": "no", "falsch": "no",
+	"nee": "no", "hayır": "no", "नहीं": "no", "لا": "no", "לא": "no", "không": "no", "tidak": "no",
+	"हाँ": "yes", "हां": "yes", "نعم": "yes", "כן": "yes", "có": "yes", "ya": "yes", "incorrect": "no", "incorrecto": "no", "incorrecta": "no", "falsch": "no",
 	"false": "no", "wrong": "no", "fail": "no", "reject": "no", "rejected": "no",
 }
 
@@ -360,7 +367,7 @@ var rightWords = wordSet(
 	"corretto", "corretta", "giusto", "giusta", "esatto", "esatta", "valido", "valida", "accettabile", "accettato",
 	"uguale", "stesso", "stessa", "juist", "klopt", "goed", "верно", "верный", "верная", "правильно",
 	"правильный", "правильная", "совпадает", "точно", "poprawna", "poprawny", "prawidłowa", "prawidłowy",
-	"doğru",
+	"doğru", "सही", "صحيح", "صحيحة", "נכון", "נכונה", "đúng", "benar", "tepat",
 )
 
 // wrongWords judge an answer wrong; wrongStems begin such words.
@@ -383,7 +390,7 @@ var (
 		"fout", "onjuist", "verkeerd", "afgewezen",
 		"неверно", "неверный", "неверная", "неправильно", "неправильный", "неправильная", "ошибка", "ошибочно",
 		"ошибочный", "ложно", "отклонено", "błędna", "błędny", "niepoprawna", "niepoprawny", "nieprawidłowa",
-		"źle", "yanlış", "hatalı",
+		"źle", "yanlış", "hatalı", "गलत", "ग़लत", "خطأ", "خاطئ", "خاطئة", "שגוי", "שגויה", "sai", "salah", "keliru",
 	)
 	wrongStems = []string{"incorrect", "inaccura", "contradict", "mismatch", "discrepan", "inconsisten", "conflict",
 		"hallucinat", "misattribut", "misidentif", "misstat", "misread", "confus", "erroneous", "incorrect",
