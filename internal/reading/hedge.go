@@ -1,6 +1,9 @@
 package reading
 
-import "math"
+import (
+	"math"
+	"strings"
+)
 
 // hedgeWords offer a value as one possibility among others.
 var hedgeWords = wordSet("possibly", "perhaps", "maybe", "might", "may", "could", "alternatively", "probably")
@@ -159,26 +162,19 @@ func (t *Text) wordBefore(a int, w string) bool {
 }
 
 // nextWord returns the index of the first word after tokens[i] in its
-// sentence, with no mark but a hyphen or a slash between, or -1.
-func (t *Text) nextWord(i int) int {
-	for k := i + 1; k < len(t.Tokens) && t.Tokens[k].Sentence == t.Tokens[i].Sentence; k++ {
-		if t.Tokens[k].Word {
-			return k
-		}
-		if t.Tokens[k].Text != "." && t.Tokens[k].Text != "-" && t.Tokens[k].Text != "/" && t.Tokens[k].Text != "*" {
-			return -1
-		}
-	}
-	return -1
-}
+// sentence, with no mark but a dot, a hyphen, a slash or an asterisk
+// between, or -1.
+func (t *Text) nextWord(i int) int { return t.wordFrom(i, 1) }
 
 // prevWord is nextWord backwards.
-func (t *Text) prevWord(i int) int {
-	for k := i - 1; k >= 0 && t.Tokens[k].Sentence == t.Tokens[i].Sentence; k-- {
+func (t *Text) prevWord(i int) int { return t.wordFrom(i, -1) }
+
+func (t *Text) wordFrom(i, step int) int {
+	for k := i + step; k >= 0 && k < len(t.Tokens) && t.Tokens[k].Sentence == t.Tokens[i].Sentence; k += step {
 		if t.Tokens[k].Word {
 			return k
 		}
-		if t.Tokens[k].Text != "." && t.Tokens[k].Text != "-" && t.Tokens[k].Text != "/" && t.Tokens[k].Text != "*" {
+		if !strings.Contains(".-/*", t.Tokens[k].Text) {
 			return -1
 		}
 	}

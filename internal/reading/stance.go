@@ -405,23 +405,16 @@ var (
 var rightStems = []string{"correct", "richtig", "korrekt", "corrett", "accurat", "exakt", "правильн", "верн", "poprawn",
 	"prawidłow"}
 
-func isRightWord(w string) bool {
-	if rightWords[w] {
-		return true
-	}
-	for _, s := range rightStems {
-		if strings.HasPrefix(w, s) {
-			return true
-		}
-	}
-	return false
-}
+func isRightWord(w string) bool { return inLexicon(w, rightWords, rightStems) }
 
-func isWrongWord(w string) bool {
-	if wrongWords[w] {
+func isWrongWord(w string) bool { return inLexicon(w, wrongWords, wrongStems) }
+
+// inLexicon reports whether w is one of words or begins with one of stems.
+func inLexicon(w string, words map[string]bool, stems []string) bool {
+	if words[w] {
 		return true
 	}
-	for _, s := range wrongStems {
+	for _, s := range stems {
 		if strings.HasPrefix(w, s) {
 			return true
 		}
