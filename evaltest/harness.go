@@ -552,7 +552,7 @@ func outcome(st eval.Status) progress.Outcome {
 	switch st {
 	case eval.Pass:
 		return progress.Pass
-	case eval.Error:
+	case eval.Error, eval.Cut: // neither is a verdict on the model's answer
 		return progress.Error
 	case eval.Undecided:
 		return progress.Undecided

@@ -271,7 +271,7 @@ func TestReportInBrowser(t *testing.T) {
 		items := jsEval[map[string]string](p, `Object.fromEntries([...document.querySelectorAll('.meta > div')]
 			.map(d => [d.querySelector('dt').textContent, d.querySelector('dd').textContent]))`)
 		assert.Equal(t, "judge-model", items["Judge"])
-		assert.Equal(t, fmt.Sprint(d.Run.Retries), items["Retries"])
+		assert.Equal(t, fmt.Sprint(d.Run.Usage.Retries), items["Retries"])
 		assert.Equal(t, fmt.Sprint(d.Run.ServerRestarts), items["Server restarts"])
 	})
 

@@ -427,7 +427,7 @@ func (c *Case) setRecord(r *eval.Record) {
 	}
 	c.Status = r.Status
 	switch r.Status {
-	case eval.Pass, eval.Fail, eval.Error, eval.TokenLimit, eval.Undecided:
+	case eval.Pass, eval.Fail, eval.Error, eval.TokenLimit, eval.Cut, eval.Undecided:
 	case eval.NotRun: // the budget was spent, or no shard of a split run ran it
 		c.Status = Skip
 	default:
@@ -552,7 +552,6 @@ func (in *inputs) run() (r eval.Summary, fromSummary bool) {
 		}
 		r.Reference = r.Reference || rec.Reference
 		if !rec.Cached { // as in summary.json: an earlier run spent these
-			r.Retries += rec.Retries
 			r.Usage.Add(rec.Usage)
 		}
 	}

@@ -71,7 +71,7 @@ func TestLoadFixtureRun(t *testing.T) {
 	assert.Equal(t, []string{"marrvel-mock"}, d.Run.Servers)
 	assert.Equal(t, "cases/marrvel.yaml", d.Run.CaseFiles)
 	assert.Equal(t, 42.5, d.Run.Seconds)
-	assert.Equal(t, 5, d.Run.Retries)
+	assert.Equal(t, 5, d.Run.Usage.Retries)
 	assert.Equal(t, 1, d.Run.ServerRestarts)
 
 	byName := map[string]Case{}
@@ -416,16 +416,16 @@ func TestLoadSummaryOfAnotherRun(t *testing.T) {
 	t0 := time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)
 	recs := []eval.Record{
 		{Name: "a", Test: "T/a", Status: eval.Pass, Model: "model-now", StartedAt: t0.Add(2 * time.Second), Seconds: 3,
-			Usage: eval.Usage{TotalTokens: 100, Requests: 1}, Retries: 1},
+			Usage: eval.Usage{TotalTokens: 100, Requests: 1, Retries: 1}},
 		{Name: "b", Test: "T/b", Status: eval.Fail, Model: "model-now", StartedAt: t0.Add(10 * time.Second), Seconds: 5,
 			Usage: eval.Usage{TotalTokens: 200, Requests: 2}},
 		// A cached record keeps the start time of the run that made it.
 		{Name: "c", Test: "T/c", Status: eval.Pass, Model: "model-now", Cached: true, StartedAt: t0.Add(-48 * time.Hour),
-			Usage: eval.Usage{TotalTokens: 4000, Requests: 3}, Retries: 7},
+			Usage: eval.Usage{TotalTokens: 4000, Requests: 3, Retries: 7}},
 	}
 	summary := func(started, finished time.Time) eval.Summary {
 		return eval.Summary{Started: started, Finished: finished, Seconds: finished.Sub(started).Seconds(),
-			Model: "model-of-summary", ServerRestarts: 2, Retries: 1, Usage: eval.Usage{TotalTokens: 300, Requests: 3}}
+			Model: "model-of-summary", ServerRestarts: 2, Usage: eval.Usage{TotalTokens: 300, Requests: 3, Retries: 1}}
 	}
 	tests := []struct {
 		name    string
@@ -467,8 +467,8 @@ func TestLoadSummaryOfAnotherRun(t *testing.T) {
 			// The header comes from the records: the first case that ran
 			// started it and the last one to end ended it.
 			assert.Equal(t, eval.Summary{
-				Started: t0.Add(2 * time.Second), Seconds: 13, Model: "model-now", Retries: 1,
-				Usage: eval.Usage{TotalTokens: 300, Requests: 3},
+				Started: t0.Add(2 * time.Second), Seconds: 13, Model: "model-now",
+				Usage: eval.Usage{TotalTokens: 300, Requests: 3, Retries: 1},
 			}, d.Run)
 		})
 	}

@@ -86,6 +86,7 @@ type Totals struct {
 	Failed     int `json:"failed"`
 	Errors     int `json:"errors"`
 	TokenLimit int `json:"token_limit"`
+	Cut        int `json:"cut"`
 	// Undecided counts the cases the judge could not decide.
 	Undecided int `json:"undecided"`
 	Skipped   int `json:"skipped"`
@@ -114,6 +115,8 @@ func (t *Totals) count(c Case) {
 		t.Errors++
 	case eval.TokenLimit:
 		t.TokenLimit++
+	case eval.Cut:
+		t.Cut++
 	case eval.Undecided:
 		t.Undecided++
 	case Skip:

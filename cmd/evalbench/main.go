@@ -269,7 +269,7 @@ func (b *bench) faultMix() ([]row, error) {
 		name:   fmt.Sprintf("%d cases x 4 requests, %s latency, concurrency %d, 20%% 429 (Retry-After 1 s) and 5%% 500: wall / the same at fixed concurrency", n, latency, conc),
 		target: "<= 1.5",
 		measured: fmt.Sprintf("%.2f (%.1fs / %.1fs; %d requests, %d faults, %d retries)", ratio, adaptive.wall.Seconds(), fixed.wall.Seconds(),
-			stub.Requests(), stub.Faults(), adaptive.summary.Retries),
+			stub.Requests(), stub.Faults(), adaptive.summary.Usage.Retries),
 		ok: ratio <= 1.5,
 	}}, nil
 }
@@ -304,7 +304,7 @@ func (b *bench) rateLimit() ([]row, error) {
 			n, latency, conc, rate),
 		target: ">= 0.90",
 		measured: fmt.Sprintf("%.2f (%.1f requests/s over %.1fs; %d of %d requests refused with 429, %d retries)", throughput/rate, throughput, span.Seconds(),
-			stub.Throttled(), stub.Requests(), r.summary.Retries),
+			stub.Throttled(), stub.Requests(), r.summary.Usage.Retries),
 		ok: throughput >= 0.9*rate && r.summary.Passed == n,
 	}}, nil
 }

@@ -59,6 +59,10 @@ type Transcript struct {
 	TokenLimit string
 	// Incomplete, when set, says why the model gave no final answer.
 	Incomplete string
+	// Cut, when set, says how the provider cut the model's reply off (see
+	// llm.Response.Cut); the loop stopped there, and the reply is not
+	// graded.
+	Cut string
 	// Fault is a server fault that ended a reference run.
 	Fault error
 	// Attempts, Columns and Values describe a code case (RunCode): the
@@ -86,13 +90,19 @@ func Run(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg Config, 
 	}}
 	offered := tools.Tools()
 	for iter := 0; iter < cfg.MaxIterations; iter++ {
-		resp, err := chat.Chat(ctx, llm.Request{Model: cfg.Model, Messages: tr.Conversation, Tools: offered})
+		req := llm.Request{Model: cfg.Model, Messages: tr.Conversation, Tools: offered}
+		resp, err := chat.Chat(ctx, req)
 		if err != nil {
+			tr.Usage.Retries += resp.Retries
 			return tr, err
 		}
-		tr.Usage.Add(usageOf(cfg, resp, tr.Conversation))
+		tr.Usage.Add(usageOf(cfg, resp, req))
 		msg := resp.Message
 		tr.Conversation = append(tr.Conversation, msg)
+		if resp.Cut() {
+			tr.Cut = cutReason(resp.FinishReason)
+			return tr, nil
+		}
 		if len(msg.ToolCalls) == 0 {
 			tr.Answer = msg.Content
 			return tr, nil
@@ -120,7 +130,7 @@ func Run(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg Config, 
 
 // reply records a tool call and appends its tool message.
 func (tr *Transcript) reply(call eval.MessageToolCall, rec eval.ToolCall) {
-	rec.ID, rec.Name, rec.Arguments = call.ID, call.Function.Name, call.Function.Arguments
+	named(&rec, call)
 	tr.ToolCalls = append(tr.ToolCalls, rec)
 	tr.Conversation = append(tr.Conversation, toolMessage(call, rec.Result))
 }
@@ -156,12 +166,21 @@ func (tr *Transcript) stopAtLimit(cfg Config, call eval.MessageToolCall, rec eva
 	if !exact {
 		n = "about " + n
 	}
-	tr.TokenLimit = fmt.Sprintf("token count exceeded: %s > %s (result of tool %s)", n, thousands(cfg.TokenLimit), call.Function.Name)
-	rec.ID, rec.Name, rec.Arguments = call.ID, call.Function.Name, call.Function.Arguments
+	named(&rec, call)
+	tr.TokenLimit = fmt.Sprintf("token count exceeded: %s > %s (result of tool %s)", n, thousands(cfg.TokenLimit), rec.Name)
 	rec.ResultBytes = len(rec.Result)
 	rec.Result = truncate(rec.Result, 2000) + fmt.Sprintf("\n[... result cut: %s tokens]", n)
 	tr.ToolCalls = append(tr.ToolCalls, rec)
 	return true
+}
+
+// named gives the record of a call its id and arguments, and the name
+// the model called it by unless execute found the tool's own.
+func named(rec *eval.ToolCall, call eval.MessageToolCall) {
+	rec.ID, rec.Arguments = call.ID, call.Function.Arguments
+	if rec.Name == "" {
+		rec.Name = call.Function.Name
+	}
 }
 
 // notRun is the record of a call that never reached a server.
@@ -175,13 +194,18 @@ func notRun(why string) eval.ToolCall {
 // case's context, either of which ends the case.
 func execute(ctx context.Context, tools *mcpconn.Set, call eval.MessageToolCall) (eval.ToolCall, error) {
 	name := call.Function.Name
-	if !tools.Has(name) {
+	tool, ok := tools.Lookup(name)
+	if !ok {
 		return notRun(fmt.Sprintf("unknown tool %q; use one of the tools offered", name)), nil
+	}
+	done := func(rec eval.ToolCall, err error) (eval.ToolCall, error) {
+		rec.Name, rec.Server = tool.Name, tool.Server
+		return rec, err
 	}
 	args := map[string]any{}
 	if raw := strings.TrimSpace(call.Function.Arguments); raw != "" {
 		if err := json.Unmarshal([]byte(raw), &args); err != nil {
-			return notRun("invalid JSON arguments: " + err.Error()), nil
+			return done(notRun("invalid JSON arguments: "+err.Error()), nil)
 		}
 	}
 	start := time.Now()
@@ -190,21 +214,30 @@ func execute(ctx context.Context, tools *mcpconn.Set, call eval.MessageToolCall)
 	var fault *mcpconn.ServerError
 	switch {
 	case ctx.Err() != nil: // the case's time is up: the case ends, however the call failed
-		return eval.ToolCall{Result: errorJSON("the case ran out of time"), IsError: true, Refused: true, DurationMS: ms}, ctx.Err()
+		return done(eval.ToolCall{Result: errorJSON("the case ran out of time"), IsError: true, Refused: true, DurationMS: ms}, ctx.Err())
 	case errors.As(err, &fault):
-		return eval.ToolCall{Result: errorJSON(err.Error()), IsError: true, Refused: true, DurationMS: ms}, err
+		return done(eval.ToolCall{Result: errorJSON(err.Error()), IsError: true, Refused: true, DurationMS: ms}, err)
 	case err != nil:
-		return eval.ToolCall{Result: errorJSON(err.Error()), IsError: true, Refused: true, DurationMS: ms}, nil
+		return done(eval.ToolCall{Result: errorJSON(err.Error()), IsError: true, Refused: true, DurationMS: ms}, nil)
 	}
-	return eval.ToolCall{Result: res.Text, IsError: res.IsError, DurationMS: ms, Execution: res.Execution}, nil
+	return done(eval.ToolCall{Result: res.Text, IsError: res.IsError, DurationMS: ms, Execution: res.Execution}, nil)
+}
+
+// cutReason says why a reply was cut off, by its finish_reason.
+func cutReason(finish string) string {
+	if finish == "content_filter" {
+		return "the provider's content filter stopped the model's reply (finish_reason content_filter); a cut reply is not graded"
+	}
+	return "the provider cut the model's reply off at its output token limit (finish_reason length); a cut reply is not graded"
 }
 
 // usageOf returns the usage of one request: as the API reported it, or a
-// tiktoken estimate of the request and reply when it reported none; and its
-// cost: the provider's figure, else the tokens at the model's price, else
-// unpriced.
-func usageOf(cfg Config, resp llm.Response, sent []eval.Message) eval.Usage {
-	u := tokenUsage(resp, sent, cfg.Counter)
+// tiktoken estimate of everything sent and received when it reported none;
+// its retries; and its cost: the provider's figure, else the tokens at the
+// model's price, else unpriced.
+func usageOf(cfg Config, resp llm.Response, req llm.Request) eval.Usage {
+	u := tokenUsage(resp, req, cfg.Counter)
+	u.Retries = resp.Retries
 	switch usd, ok := cfg.Prices.Cost(cfg.Model, u); {
 	case resp.CostReported:
 		u.CostUSD = resp.CostUSD
@@ -216,26 +249,44 @@ func usageOf(cfg Config, resp llm.Response, sent []eval.Message) eval.Usage {
 	return u
 }
 
-// tokenUsage returns the tokens the API reported, or a tiktoken estimate of
-// the request and reply when it reported none.
-func tokenUsage(resp llm.Response, sent []eval.Message, counter *tokens.Counter) eval.Usage {
+// tokenUsage returns the tokens the API reported, or, when it reported
+// none, an estimate in the model's encoding of what the request sent (its
+// messages, with the fields the provider attached to them, and its tool
+// definitions) and what the reply holds.
+func tokenUsage(resp llm.Response, req llm.Request, counter *tokens.Counter) eval.Usage {
 	if resp.HasUsage || counter == nil {
 		u := resp.Usage
 		u.Requests = 1
 		return u
 	}
 	prompt := 0
-	for _, m := range sent {
-		prompt += counter.Count(m.Content) + 4
-		for _, tc := range m.ToolCalls {
-			prompt += counter.Count(tc.Function.Name + tc.Function.Arguments)
+	for _, m := range req.Messages {
+		prompt += messageTokens(counter, m) + 4 // role and separators
+	}
+	for _, t := range req.Tools {
+		prompt += counter.Count(t.Name) + counter.Count(t.Description) + counter.Count(string(t.Parameters)) + 8
+	}
+	completion := messageTokens(counter, resp.Message)
+	return eval.Usage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion, Requests: 1, Estimated: true}
+}
+
+// messageTokens counts a message's text, tool calls and the fields the
+// provider attached to it.
+func messageTokens(counter *tokens.Counter, m eval.Message) int {
+	n := 0
+	if m.Extra["content"] == nil {
+		n += counter.Count(m.Content)
+	}
+	for _, tc := range m.ToolCalls {
+		n += counter.Count(tc.Function.Name) + counter.Count(tc.Function.Arguments) + 3
+		for _, v := range tc.Extra {
+			n += counter.Count(string(v))
 		}
 	}
-	completion := counter.Count(resp.Message.Content)
-	for _, tc := range resp.Message.ToolCalls {
-		completion += counter.Count(tc.Function.Name + tc.Function.Arguments)
+	for _, v := range m.Extra {
+		n += counter.Count(string(v))
 	}
-	return eval.Usage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion, Requests: 1, Estimated: true}
+	return n
 }
 
 // exceeds reports whether text is over the token limit, with its token

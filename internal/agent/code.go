@@ -62,7 +62,7 @@ func RunCode(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg Code
 	}
 	tr.Attempts = attemptChain(attempts(tr.ToolCalls))
 	if len(tr.Attempts) == 0 {
-		if err == nil && tr.TokenLimit == "" && tr.Incomplete == "" {
+		if err == nil && tr.TokenLimit == "" && tr.Incomplete == "" && tr.Cut == "" {
 			tr.Incomplete = fmt.Sprintf("no code was run: the answer of a code case is the result of %s", CodeTool)
 		}
 		return tr, err
@@ -70,7 +70,7 @@ func RunCode(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg Code
 	datasets := listDatasets(ctx, tools)
 	last := tr.Attempts[len(tr.Attempts)-1]
 	tr.Columns, tr.Values = datasets.columns(last.Dataset), datasets.values(last.Dataset)
-	if err != nil || tr.TokenLimit != "" {
+	if err != nil || tr.TokenLimit != "" || tr.Cut != "" {
 		return tr, err
 	}
 

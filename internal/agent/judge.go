@@ -243,17 +243,20 @@ func ask(ctx context.Context, chat llm.Chatter, cfg Config, user string) (Verdic
 
 // askOnce sends one grading request and reads the reply.
 func askOnce(ctx context.Context, chat llm.Chatter, cfg Config, user string) (Verdict, error) {
-	msgs := []eval.Message{{Role: "system", Content: JudgePrompt}, {Role: "user", Content: user}}
-	resp, err := chat.Chat(ctx, llm.Request{
+	req := llm.Request{
 		Model:     cfg.Model,
-		Messages:  msgs,
+		Messages:  []eval.Message{{Role: "system", Content: JudgePrompt}, {Role: "user", Content: user}},
 		Tools:     []eval.Tool{{Name: verdictTool, Description: "Submit the grading verdict.", Parameters: verdictSchema}},
 		ForceTool: verdictTool,
-	})
+	}
+	resp, err := chat.Chat(ctx, req)
 	if err != nil {
-		return Verdict{}, err
+		return Verdict{Usage: eval.Usage{Retries: resp.Retries}}, err
 	}
 	v := parseVerdict(resp.Message)
-	v.Usage = usageOf(cfg, resp, msgs)
+	if resp.Cut() && v.Verdict != "" { // a reply cut off may have said more
+		v = Verdict{Raw: replyText(resp.Message), Reason: unclearPrefix + "the provider cut the reply off (finish_reason " + resp.FinishReason + ")"}
+	}
+	v.Usage = usageOf(cfg, resp, req)
 	return v, nil
 }

@@ -76,11 +76,13 @@ func recoverCode(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg 
 	for i := 1; i <= in.MaxAttempts; i++ {
 		prompt := recoveryPrompt(in.Question, in.Schema, latest)
 		request := []eval.Message{{Role: "user", Content: prompt}}
-		resp, err := chat.Chat(ctx, llm.Request{Model: cfg.Model, Messages: request})
+		req := llm.Request{Model: cfg.Model, Messages: request}
+		resp, err := chat.Chat(ctx, req)
 		if err != nil {
+			rec.Usage.Retries += resp.Retries
 			return rec, err
 		}
-		rec.Usage.Add(usageOf(cfg, resp, request))
+		rec.Usage.Add(usageOf(cfg, resp, req))
 		rec.Prompts = append(rec.Prompts, prompt)
 
 		code := extractCode(resp.Message.Content)

@@ -72,7 +72,11 @@ func TestBundledChecksAgreeWithEveryLabel(t *testing.T) {
 	// half right in unusual forms, half wrong with the right tokens, and
 	// measured on their own.
 	adversarial := map[string]int{}
+	seen := map[[2]string]string{}
 	for _, r := range cal.Results {
+		key := [2]string{r.Case, r.Answer}
+		assert.Empty(t, seen[key], "%s repeats the answer of %s", r.Where(), seen[key])
+		seen[key] = r.Where()
 		if r.Set == "adversarial" {
 			adversarial[r.Verdict]++
 		}

@@ -83,8 +83,6 @@ type Record struct {
 	// commas.
 	JudgeModel string    `json:"judge_model,omitempty"`
 	StartedAt  time.Time `json:"started_at"`
-	// Retries counts provider requests that were retried for this case.
-	Retries int `json:"retries,omitempty"`
 	// ServerStderr holds the tail of the MCP server's stderr when a server
 	// fault made this case an error.
 	ServerStderr string `json:"server_stderr,omitempty"`
@@ -113,8 +111,13 @@ type CheckResult struct {
 
 // ToolCall is one tool call the model made and what the server returned.
 type ToolCall struct {
-	ID        string `json:"id"`
+	ID string `json:"id"`
+	// Name is the tool's name on its server, Server the server's short
+	// name (its name in the servers file, else its serverInfo name). The
+	// model may have called it under another name (see mcpconn.Tool):
+	// the conversation holds that one.
 	Name      string `json:"name"`
+	Server    string `json:"server,omitempty"`
 	Arguments string `json:"arguments"` // raw JSON as the model sent it
 	Result    string `json:"result"`
 	IsError   bool   `json:"is_error"`
@@ -191,6 +194,9 @@ type Usage struct {
 	CachedTokens     int `json:"cached_tokens"`
 	TotalTokens      int `json:"total_tokens"`
 	Requests         int `json:"requests"`
+	// Retries counts the attempts of those requests that were retried
+	// (throttling, transient failures).
+	Retries int `json:"retries,omitempty"`
 	// Estimated is true when some request reported no usage and its tokens
 	// were counted locally with tiktoken.
 	Estimated bool `json:"estimated,omitempty"`
@@ -209,6 +215,7 @@ func (u *Usage) Add(u2 Usage) {
 	u.CachedTokens += u2.CachedTokens
 	u.TotalTokens += u2.TotalTokens
 	u.Requests += u2.Requests
+	u.Retries += u2.Retries
 	u.Estimated = u.Estimated || u2.Estimated
 	u.CostUSD += u2.CostUSD
 	u.Unpriced += u2.Unpriced

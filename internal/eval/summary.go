@@ -56,11 +56,11 @@ type Summary struct {
 	// trusted.
 	Verdicts          string             `json:"verdicts,omitempty"`
 	ChecksCalibration *ChecksCalibration `json:"checks_calibration,omitempty"`
-	// Retries and Usage count this run's requests: cached cases add none.
-	Retries int `json:"retries"`
 	// ServerRestarts counts MCP server restarts after a crash or hang.
-	ServerRestarts int   `json:"server_restarts"`
-	Usage          Usage `json:"usage"`
+	ServerRestarts int `json:"server_restarts"`
+	// Usage counts this run's requests, their tokens and retries: cached
+	// cases add none.
+	Usage Usage `json:"usage"`
 	// Tools is the tool surface the run saw, its coverage and each tool's
 	// health.
 	Tools *ToolSummary `json:"tools,omitempty"`
@@ -111,6 +111,12 @@ type ModelResult struct {
 	High     float64 `json:"pass_rate_high"`
 	// MeanTokens is the mean of the runs' total tokens.
 	MeanTokens float64 `json:"mean_tokens"`
+	// PromptTokens and CachedTokens add up the runs' prompt tokens and
+	// those the provider's prompt cache served; CacheHitRate is their
+	// ratio (0 without prompt tokens).
+	PromptTokens int     `json:"prompt_tokens"`
+	CachedTokens int     `json:"cached_tokens"`
+	CacheHitRate float64 `json:"cache_hit_rate"`
 	// CostUSD is what the model's runs cost (cached runs included: their
 	// cost when they ran); Unpriced counts requests of unknown cost;
 	// CostPerPass is CostUSD per passed run (0 without a pass).
@@ -202,7 +208,6 @@ func (s *Summary) Count(r Record) {
 		s.SavedUSD += r.Usage.CostUSD
 		return
 	}
-	s.Retries += r.Retries
 	s.Usage.Add(r.Usage)
 	s.CostUSD += r.Usage.CostUSD
 }

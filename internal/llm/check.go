@@ -56,24 +56,27 @@ func (e *UnknownModelError) Error() string {
 // Check tells, before any case runs, whether the provider can be reached,
 // accepts the key and serves the models. It lists the provider's models
 // (GET /models): a connection that fails is an *UnreachableError, a key
-// refused a *RejectedKeyError. A model the list leaves out is asked one
-// short question, since lists are not always complete: a 404, or a 400
-// that says the model is not valid, is an *UnknownModelError. Anything
-// else (no list, a server error) is left for the cases to meet.
+// refused a *RejectedKeyError. A model listed under its name or with its
+// tag (Ollama lists qwen3 as qwen3:latest) is served. A model the list
+// leaves out, or every model when the provider has no list, is asked one
+// short question capped at one output token, since lists are not always
+// complete: a 404, or a 400 that says the model is not valid, is an
+// *UnknownModelError. Anything else (a server error) is left for the cases
+// to meet.
 func (c *Client) Check(ctx context.Context, models ...string) error {
 	listed, err := c.listModels(ctx)
-	if err != nil || listed == nil {
+	if err != nil {
 		return err
 	}
 	for _, model := range models {
-		if model == "" || slices.Contains(listed, model) {
+		if model == "" || served(listed, model) {
 			continue
 		}
-		_, err := c.Chat(ctx, Request{Model: model, Messages: []eval.Message{{Role: "user", Content: "Reply with the word OK."}}})
+		_, err := c.Chat(ctx, Request{Model: model, MaxTokens: 1, Messages: []eval.Message{{Role: "user", Content: "Reply with the word OK."}}})
 		switch {
 		case err == nil, ctx.Err() != nil:
 		case IsAuthError(err):
-			return &RejectedKeyError{Status: statusCode(err), Message: err.Error()}
+			return &RejectedKeyError{Status: statusCode(err), Message: messageOf(err)}
 		case unknownModel(err):
 			return &UnknownModelError{Model: model, Message: Describe(err)}
 		}
@@ -81,22 +84,32 @@ func (c *Client) Check(ctx context.Context, models ...string) error {
 	return nil
 }
 
+// served reports whether the list names model, with or without the tag
+// ":latest" that Ollama gives a model named without one.
+func served(listed []string, model string) bool {
+	base := strings.TrimSuffix(model, ":latest")
+	return slices.ContainsFunc(listed, func(id string) bool {
+		return id == model || strings.TrimSuffix(id, ":latest") == base
+	})
+}
+
 // listModels returns the ids of the provider's models, or nil when it
 // offers no list.
 func (c *Client) listModels(ctx context.Context) ([]string, error) {
+	url := c.endpoint.modelsURL()
+	if url == "" {
+		return nil, nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	url := c.baseURL + "/models"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return nil, &UnreachableError{URL: c.baseURL, Err: err}
+		return nil, &UnreachableError{URL: c.endpoint.base, Err: err}
 	}
-	if c.apiKey != "" {
-		req.Header.Set("Authorization", "Bearer "+c.apiKey)
-	}
-	resp, err := c.plain.Do(req)
+	c.authorize(req)
+	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, &UnreachableError{URL: c.baseURL, Err: redact(unwrapURLError(err), c.apiKey)}
+		return nil, &UnreachableError{URL: c.endpoint.base, Err: redact(unwrapURLError(err), c.apiKey)}
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes))
@@ -111,7 +124,7 @@ func (c *Client) listModels(ctx context.Context) ([]string, error) {
 			ID string `json:"id"`
 		} `json:"data"`
 	}
-	if json.Unmarshal(body, &list) != nil {
+	if json.Unmarshal(body, &list) != nil || list.Data == nil {
 		return nil, nil
 	}
 	ids := make([]string, 0, len(list.Data))
@@ -130,22 +143,13 @@ func unwrapURLError(err error) error {
 	return err
 }
 
-// errorMessage returns the message of an OpenAI-style error body, or the
-// body itself, cut short.
+// errorMessage returns the message of an error body in any of the shapes
+// providers use, or the body itself, cut short.
 func errorMessage(body []byte) string {
-	var e struct {
-		Error struct {
-			Message string `json:"message"`
-		} `json:"error"`
+	if _, msg, _, ok := errorFromBody(body); ok {
+		return msg
 	}
-	if json.Unmarshal(body, &e) == nil && e.Error.Message != "" {
-		return e.Error.Message
-	}
-	msg := strings.TrimSpace(strings.ToValidUTF8(string(body), "?"))
-	if len(msg) > 200 {
-		msg = msg[:200] + "…"
-	}
-	return msg
+	return clip(string(body))
 }
 
 // unknownModel reports whether a chat error says the model does not exist:

@@ -62,7 +62,7 @@ func TestCheck(t *testing.T) {
 		{name: "not listed, but served", script: []http.HandlerFunc{models("other"), completion("OK")}, models: []string{"m"},
 			requests: []string{"/v1/models", "/v1/chat/completions"}},
 		{name: "not served: 404", script: []http.HandlerFunc{models("other"), apiError(404, "The model `m` does not exist")}, models: []string{"m"},
-			want:     `the provider does not serve the model "m" (provider returned HTTP 404: error, status code: 404, status: 404 Not Found, message: The model ` + "`m`" + ` does not exist)`,
+			want:     `the provider does not serve the model "m" (provider error (HTTP 404): The model ` + "`m`" + ` does not exist)`,
 			requests: []string{"/v1/models", "/v1/chat/completions"}},
 		{name: "not served: invalid model id", script: []http.HandlerFunc{models("other"), apiError(400, "x/y is not a valid model ID")}, models: []string{"x/y"},
 			want: `the provider does not serve the model "x/y"`, requests: []string{"/v1/models", "/v1/chat/completions"}},
@@ -70,10 +70,14 @@ func TestCheck(t *testing.T) {
 			want: `the provider does not serve the model "judge"`, requests: []string{"/v1/models", "/v1/chat/completions"}},
 		{name: "key refused", script: []http.HandlerFunc{apiError(401, "Incorrect API key provided: "+testKey)}, models: []string{"m"},
 			want: "the provider rejected the API key (HTTP 401: Incorrect API key provided: [redacted])", requests: []string{"/v1/models"}},
-		{name: "no list", script: []http.HandlerFunc{apiError(404, "not found")}, models: []string{"m"},
+		{name: "listed with its tag", script: []http.HandlerFunc{models("qwen3:latest", "judge")}, models: []string{"qwen3", "judge:latest"},
 			requests: []string{"/v1/models"}},
-		{name: "list fails", script: []http.HandlerFunc{apiError(503, "busy")}, models: []string{"m"},
-			requests: []string{"/v1/models"}},
+		{name: "no list: every model asked", script: []http.HandlerFunc{apiError(404, "not found"), completion("OK"), completion("OK")}, models: []string{"m", "judge"},
+			requests: []string{"/v1/models", "/v1/chat/completions", "/v1/chat/completions"}},
+		{name: "no list: not served", script: []http.HandlerFunc{apiError(404, "not found"), apiError(404, "model m not found, try pulling it first")}, models: []string{"m"},
+			want: `the provider does not serve the model "m"`, requests: []string{"/v1/models", "/v1/chat/completions"}},
+		{name: "list fails", script: []http.HandlerFunc{apiError(503, "busy"), completion("OK")}, models: []string{"m"},
+			requests: []string{"/v1/models", "/v1/chat/completions"}},
 		{name: "another 400 is for the cases to meet", script: []http.HandlerFunc{models(), apiError(400, "messages: too short")}, models: []string{"m"},
 			requests: []string{"/v1/models", "/v1/chat/completions"}},
 	}
@@ -91,6 +95,10 @@ func TestCheck(t *testing.T) {
 			for _, r := range p.requests() {
 				paths = append(paths, r.path)
 				assert.Equal(t, "Bearer "+testKey, r.header.Get("Authorization"))
+				if r.method == http.MethodPost {
+					w := decodeWire(t, r.body)
+					assert.Equal(t, 1, w.MaxTokens, "the check's question is capped at one output token")
+				}
 			}
 			assert.Equal(t, tt.requests, paths)
 		})

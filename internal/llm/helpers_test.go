@@ -67,7 +67,7 @@ func (p *provider) client(edit ...func(*Config)) *Client {
 		BaseURL: p.URL + "/v1",
 		APIKey:  testKey,
 		Timeout: 2 * time.Second,
-		Retry:   RetryPolicy{MaxRetries: 3, Initial: time.Millisecond, Max: 4 * time.Millisecond},
+		Retry:   RetryPolicy{MaxRetries: 3, Initial: time.Millisecond, Max: 4 * time.Millisecond, MaxWait: 200 * time.Millisecond},
 	}
 	for _, e := range edit {
 		e(&cfg)

@@ -164,27 +164,24 @@ func (l *Limiter) admit(ctx context.Context, bodyBytes int64) (ticket, error) {
 // observe learns from the response to a request let through with t: its
 // rate-limit headers, and whether it was a success, a 429 or neither.
 // retryAfter is the response's Retry-After (0 when none).
-func (l *Limiter) observe(t ticket, resp *http.Response, retryAfter time.Duration) {
-	if resp == nil {
-		return
-	}
+func (l *Limiter) observe(t ticket, status int, header http.Header, success bool, retryAfter time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
 	exhausted := false
-	for k, state := range readBudgets(resp.Header, now) {
+	for k, state := range readBudgets(header, now) {
 		if state.known {
 			exhausted = exhausted || state.remaining < t.cost[k]
 			l.budgets[k].update(state, t.sentAt[k])
 		}
 	}
 	switch {
-	case resp.StatusCode == http.StatusTooManyRequests:
+	case status == http.StatusTooManyRequests:
 		limited := exhausted || l.noteLocked(true)
 		if limited && retryAfter > 0 {
 			l.hold = maxTime(l.hold, now.Add(min(retryAfter, maxHold)))
 		}
-	case resp.StatusCode < 300:
+	case success:
 		l.noteLocked(false)
 		l.succeededLocked()
 	}

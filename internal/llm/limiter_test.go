@@ -226,7 +226,7 @@ func throttle(l *Limiter, n int) {
 	for range n {
 		cur, _ := l.Limit()
 		for range window {
-			l.observe(ticket{}, response(http.StatusTooManyRequests), 0)
+			l.observeResponse(ticket{}, response(http.StatusTooManyRequests), 0)
 			if now, _ := l.Limit(); now < cur {
 				break
 			}
@@ -237,7 +237,7 @@ func throttle(l *Limiter, n int) {
 // succeed records n successful responses.
 func succeed(l *Limiter, n int) {
 	for range n {
-		l.observe(ticket{}, response(http.StatusOK), 0)
+		l.observeResponse(ticket{}, response(http.StatusOK), 0)
 	}
 }
 
@@ -255,11 +255,11 @@ func TestLimiterTellsARateLimitFromNoise(t *testing.T) {
 	for range 10_000 {
 		switch x := rng.Float64(); {
 		case x < 0.20:
-			noisy.observe(ticket{}, response(http.StatusTooManyRequests, "Retry-After", "1"), time.Second)
+			noisy.observeResponse(ticket{}, response(http.StatusTooManyRequests, "Retry-After", "1"), time.Second)
 		case x < 0.25:
-			noisy.observe(ticket{}, response(http.StatusInternalServerError), 0)
+			noisy.observeResponse(ticket{}, response(http.StatusInternalServerError), 0)
 		default:
-			noisy.observe(ticket{}, response(http.StatusOK), 0)
+			noisy.observeResponse(ticket{}, response(http.StatusOK), 0)
 		}
 		if cur, _ := noisy.Limit(); cur == 16 {
 			atMax++
@@ -272,20 +272,20 @@ func TestLimiterTellsARateLimitFromNoise(t *testing.T) {
 
 	limited := NewLimiter(16)
 	for range window/2 - 1 {
-		limited.observe(ticket{}, response(http.StatusTooManyRequests), 0)
+		limited.observeResponse(ticket{}, response(http.StatusTooManyRequests), 0)
 	}
 	cur, _ = limited.Limit()
 	assert.Equal(t, 16, cur, "too few responses to tell")
-	limited.observe(ticket{}, response(http.StatusTooManyRequests, "Retry-After", "2"), 2*time.Second)
+	limited.observeResponse(ticket{}, response(http.StatusTooManyRequests, "Retry-After", "2"), 2*time.Second)
 	cur, _ = limited.Limit()
 	assert.Equal(t, 8, cur, "half of the window is a rate limit")
 	assert.WithinDuration(t, time.Now().Add(2*time.Second), limited.hold, time.Second, "its Retry-After holds every request")
 	for range window/2 - 1 {
-		limited.observe(ticket{}, response(http.StatusTooManyRequests), 0)
+		limited.observeResponse(ticket{}, response(http.StatusTooManyRequests), 0)
 	}
 	cur, _ = limited.Limit()
 	assert.Equal(t, 8, cur, "once per half window")
-	limited.observe(ticket{}, response(http.StatusTooManyRequests), 0)
+	limited.observeResponse(ticket{}, response(http.StatusTooManyRequests), 0)
 	cur, _ = limited.Limit()
 	assert.Equal(t, 4, cur)
 
@@ -303,9 +303,14 @@ func TestLimiterTellsARateLimitFromNoise(t *testing.T) {
 	// 429s that the rate-limit headers explain are left to the pacing.
 	explained := NewLimiter(16)
 	for range 3 * window {
-		explained.observe(ticket{cost: [kinds]float64{requests: 1}},
+		explained.observeResponse(ticket{cost: [kinds]float64{requests: 1}},
 			response(http.StatusTooManyRequests, "X-Ratelimit-Remaining-Requests", "0", "X-Ratelimit-Reset-Requests", "1s"), 0)
 	}
 	cur, _ = explained.Limit()
 	assert.Equal(t, 16, cur)
+}
+
+// observeResponse is observe for a response.
+func (l *Limiter) observeResponse(t ticket, r *http.Response, after time.Duration) {
+	l.observe(t, r.StatusCode, r.Header, r.StatusCode < 300, after)
 }

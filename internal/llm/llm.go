@@ -1,19 +1,26 @@
 // Package llm talks to OpenAI-compatible chat-completions endpoints
-// (OpenRouter, OpenAI, Ollama, vLLM, llama.cpp server, LM Studio) through
-// go-openai, with bounded retries on throttling and transient failures.
+// (OpenRouter, OpenAI, Azure OpenAI, Gemini, DeepSeek, Mistral, Groq,
+// Ollama, vLLM, llama.cpp server, LM Studio), with bounded retries on
+// throttling and transient failures.
+//
+// The wire format is read and written here rather than through go-openai's
+// typed messages, because real providers need what those types cannot
+// carry: fields a provider attaches to an assistant message or a tool call
+// must go back to it on the next turn exactly as it sent them (DeepSeek's
+// reasoning_content, OpenRouter's reasoning_details, Gemini's thought
+// signatures), a temperature of 0 must be sent as 0, and replies come in
+// shapes the OpenAI types refuse (content as a list of parts, arguments as
+// an object, the legacy function_call, errors inside a 200 response). The
+// request's tool definitions use go-openai's types.
 package llm
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"math"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
-
-	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 )
@@ -23,37 +30,59 @@ type Chatter interface {
 	Chat(ctx context.Context, req Request) (Response, error)
 }
 
-// Request is one chat-completions request. Temperature is 0, except for
-// reasoning models that accept only their default (o1, o3, o4, gpt-5 and the
-// others go-openai knows), which get none.
+// Request is one chat-completions request. Temperature is 0, sent as the
+// JSON number 0, except for reasoning models that accept only their
+// default (see openAIReasoning, and any model that refuses a temperature),
+// which get none.
 type Request struct {
 	Model    string
 	Messages []eval.Message
 	Tools    []eval.Tool
 	// ForceTool, when set, makes the model call this tool (tool_choice).
 	ForceTool string
+	// MaxTokens caps the reply's tokens (max_tokens); 0 sends no cap.
+	MaxTokens int
 }
 
-// Response is the model's reply.
+// Response is the model's reply and what is known of the request that
+// brought it.
 type Response struct {
-	Message      eval.Message
+	// Message is the assistant message: its text, its tool calls (with
+	// ids the suite minted where the provider's were missing or repeated)
+	// and, in Extra, every other field the provider attached.
+	Message eval.Message
+	// FinishReason is the choice's finish_reason as the provider gave it
+	// ("stop", "tool_calls", "length", "content_filter", ...).
 	FinishReason string
-	// Usage is as the API reported it; HasUsage is false when it reported none.
+	// Usage is as the API reported it; HasUsage is false when it reported
+	// none (or only zeros).
 	Usage    eval.Usage
 	HasUsage bool
 	// CostUSD is the request's cost as the provider reported it, when
 	// CostReported.
 	CostUSD      float64
 	CostReported bool
+	// Retries counts the attempts of this request that were retried.
+	Retries int
+}
+
+// Cut reports whether the provider stopped the reply before its end: its
+// output token limit ("length") or its content filter.
+func (r Response) Cut() bool {
+	return r.FinishReason == "length" || r.FinishReason == "content_filter"
 }
 
 // Config configures a Client.
 type Config struct {
+	// BaseURL is the endpoint's base: https://openrouter.ai/api/v1, an
+	// Azure OpenAI deployment (https://R.openai.azure.com/openai/deployments/D?api-version=V),
+	// http://localhost:11434/v1, ...
 	BaseURL string
 	APIKey  string
 	// Headers are sent with every request (e.g. OpenRouter's X-Title).
 	Headers map[string]string
-	// Timeout bounds one HTTP request, retries excluded (default 120 s).
+	// Timeout bounds one attempt of a request, its response body read
+	// whole included, retries excluded (default 120 s).
 	Timeout time.Duration
 	Retry   RetryPolicy
 	// Limiter, when set, is told about throttling so that the whole run slows down.
@@ -65,11 +94,17 @@ type Config struct {
 
 // Client is a Chatter over HTTP.
 type Client struct {
-	oa      *openai.Client
-	apiKey  string
-	baseURL string
-	// plain sends requests without retries or limits (Check).
-	plain *http.Client
+	endpoint endpoint
+	apiKey   string
+	headers  map[string]string
+	timeout  time.Duration
+	policy   RetryPolicy
+	limiter  *Limiter
+	usage    bool
+	http     *http.Client
+	// noTemperature holds the models that refused a temperature (a 400
+	// that says so): they get none from then on.
+	noTemperature sync.Map
 }
 
 // New returns a client for cfg.
@@ -77,111 +112,80 @@ func New(cfg Config) *Client {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 120 * time.Second
 	}
-	oc := openai.DefaultConfig(cfg.APIKey)
-	if cfg.BaseURL != "" {
-		oc.BaseURL = cfg.BaseURL
+	return &Client{
+		endpoint: endpointOf(cfg.BaseURL),
+		apiKey:   cfg.APIKey,
+		headers:  cfg.Headers,
+		timeout:  cfg.Timeout,
+		policy:   cfg.Retry.withDefaults(),
+		limiter:  cfg.Limiter,
+		usage:    cfg.UsageAccounting,
+		http:     &http.Client{},
 	}
-	headers := &headerTransport{base: http.DefaultTransport, headers: cfg.Headers}
-	oc.HTTPClient = &http.Client{Transport: &costTransport{askUsage: cfg.UsageAccounting, base: &retryTransport{
-		base:    headers,
-		policy:  cfg.Retry.withDefaults(),
-		timeout: cfg.Timeout,
-		limiter: cfg.Limiter,
-	}}}
-	return &Client{oa: openai.NewClientWithConfig(oc), apiKey: cfg.APIKey,
-		baseURL: strings.TrimSuffix(oc.BaseURL, "/"), plain: &http.Client{Transport: headers}}
 }
 
-// Chat sends req and returns the first choice.
+// Chat sends req and returns the first choice. A provider error, wherever
+// it arrived (an HTTP status, an error object in a 200 response, a choice
+// that failed), is a *ProviderError; it is retried as the retry policy
+// allows when it is transient.
 func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
-	oreq := openai.ChatCompletionRequest{
-		Model: req.Model,
-		// go-openai drops a zero temperature (omitempty); the smallest
-		// positive float32 is sent instead and means 0 to every provider.
-		Temperature: math.SmallestNonzeroFloat32,
+	_, refused := c.noTemperature.Load(req.Model)
+	temperature := !refused && !openAIReasoning(req.Model)
+	resp, err := c.chat(ctx, req, temperature)
+	if temperature && refusesTemperature(err) {
+		// A model that accepts only its default temperature: send none,
+		// now and from now on.
+		c.noTemperature.Store(req.Model, true)
+		retries := resp.Retries
+		resp, err = c.chat(ctx, req, false)
+		resp.Retries += retries
 	}
-	for _, m := range req.Messages {
-		oreq.Messages = append(oreq.Messages, toOpenAI(m))
-	}
-	for _, t := range req.Tools {
-		params := t.Parameters
-		if len(params) == 0 {
-			// Providers reject "parameters": null; a tool without arguments
-			// takes an empty object.
-			params = json.RawMessage(`{"type":"object","properties":{}}`)
-		}
-		oreq.Tools = append(oreq.Tools, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
-			Name: t.Name, Description: t.Description, Parameters: params,
-		}})
-	}
-	if req.ForceTool != "" {
-		oreq.ToolChoice = openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: req.ForceTool}}
-	}
-	var cost reportedCost
-	ctx = withCostHolder(ctx, &cost)
-	resp, err := c.oa.CreateChatCompletion(ctx, oreq)
-	if errors.Is(err, openai.ErrReasoningModelLimitationsOther) || errors.Is(err, openai.ErrReasoningSamplingUnsupported) {
-		// go-openai refuses, before sending, any temperature but the default
-		// for reasoning models: send none.
-		oreq.Temperature = 0
-		resp, err = c.oa.CreateChatCompletion(ctx, oreq)
-	}
+	return resp, err
+}
+
+func (c *Client) chat(ctx context.Context, req Request, temperature bool) (Response, error) {
+	body, err := encodeRequest(req, temperature, c.usage)
 	if err != nil {
-		return Response{}, redact(err, c.apiKey)
+		return Response{}, err
 	}
-	if len(resp.Choices) == 0 {
-		return Response{}, errors.New("the provider returned no choices")
+	var resp Response
+	retries, err := c.send(ctx, c.endpoint.chatURL(req.Model), body, func(ex exchange) error {
+		var err error
+		resp, err = decodeResponse(ex, req.Messages)
+		return err
+	})
+	resp.Retries = retries
+	if err != nil {
+		return resp, redact(err, c.apiKey)
 	}
-	ch := resp.Choices[0]
-	out := Response{Message: fromOpenAI(ch.Message), FinishReason: string(ch.FinishReason), CostUSD: cost.usd, CostReported: cost.ok}
-	u := resp.Usage
-	out.HasUsage = u.TotalTokens > 0 || u.PromptTokens > 0
-	out.Usage = eval.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens, Requests: 1}
-	if u.TotalTokens == 0 {
-		out.Usage.TotalTokens = u.PromptTokens + u.CompletionTokens
-	}
-	if u.PromptTokensDetails != nil {
-		out.Usage.CachedTokens = u.PromptTokensDetails.CachedTokens
-	}
-	return out, nil
+	return resp, nil
 }
 
-func toOpenAI(m eval.Message) openai.ChatCompletionMessage {
-	om := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, Name: m.Name, ToolCallID: m.ToolCallID}
-	for _, tc := range m.ToolCalls {
-		om.ToolCalls = append(om.ToolCalls, openai.ToolCall{
-			ID: tc.ID, Type: openai.ToolTypeFunction,
-			Function: openai.FunctionCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments},
-		})
+// openAIReasoning reports whether a model is one of OpenAI's reasoning
+// models (o1, o3, o4 and gpt-5, without gpt-5's chat models), whatever
+// provider prefix names it: they accept only their default temperature,
+// and take max_completion_tokens instead of max_tokens.
+func openAIReasoning(model string) bool {
+	m := strings.ToLower(model[strings.LastIndex(model, "/")+1:])
+	for _, p := range []string{"o1", "o3", "o4"} {
+		if m == p || strings.HasPrefix(m, p+"-") {
+			return true
+		}
 	}
-	return om
+	return strings.HasPrefix(m, "gpt-5") && !strings.Contains(m, "chat")
 }
 
-func fromOpenAI(om openai.ChatCompletionMessage) eval.Message {
-	m := eval.Message{Role: om.Role, Content: om.Content}
-	if m.Role == "" {
-		m.Role = openai.ChatMessageRoleAssistant
+// refusesTemperature reports whether err is a 400 that says the model does
+// not take the temperature it was sent.
+func refusesTemperature(err error) bool {
+	var pe *ProviderError
+	if !errors.As(err, &pe) || pe.Status != http.StatusBadRequest {
+		return false
 	}
-	for _, tc := range om.ToolCalls {
-		m.ToolCalls = append(m.ToolCalls, eval.MessageToolCall{
-			ID: tc.ID, Type: "function",
-			Function: eval.FunctionCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments},
-		})
-	}
-	return m
-}
-
-// statusCode returns the HTTP status of a provider error, or 0.
-func statusCode(err error) int {
-	var api *openai.APIError
-	if errors.As(err, &api) {
-		return api.HTTPStatusCode
-	}
-	var req *openai.RequestError
-	if errors.As(err, &req) {
-		return req.HTTPStatusCode
-	}
-	return 0
+	msg := strings.ToLower(pe.Message)
+	return strings.Contains(msg, "temperature") &&
+		(strings.Contains(msg, "unsupported") || strings.Contains(msg, "not support") ||
+			strings.Contains(msg, "only the default") || strings.Contains(msg, "does not support"))
 }
 
 // IsAuthError reports whether err means the key is missing, wrong or not
@@ -192,12 +196,18 @@ func IsAuthError(err error) bool {
 }
 
 // Describe returns a one-line description of a provider error, with the
-// status code when there is one.
+// status code when there is one (a *ProviderError's text names it).
 func Describe(err error) string {
-	if code := statusCode(err); code != 0 {
-		return fmt.Sprintf("provider returned HTTP %d: %v", code, err)
-	}
 	return err.Error()
+}
+
+// statusCode returns the HTTP status of a provider error, or 0.
+func statusCode(err error) int {
+	var pe *ProviderError
+	if errors.As(err, &pe) {
+		return pe.Status
+	}
+	return 0
 }
 
 // redactedError hides a secret that a provider quoted in its error (some echo
@@ -217,20 +227,18 @@ func redact(err error, secret string) error {
 	if secret == "" || !strings.Contains(err.Error(), secret) {
 		return err
 	}
+	var pe *ProviderError
+	if errors.As(err, &pe) {
+		pe.Message = strings.ReplaceAll(pe.Message, secret, "[redacted]")
+	}
 	return &redactedError{err: err, secret: secret}
 }
 
-type headerTransport struct {
-	base    http.RoundTripper
-	headers map[string]string
-}
-
-func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if len(t.headers) > 0 {
-		r = r.Clone(r.Context())
-		for k, v := range t.headers {
-			r.Header.Set(k, v)
-		}
+// messageOf is the provider's own message of err, else err's text.
+func messageOf(err error) string {
+	var pe *ProviderError
+	if errors.As(err, &pe) {
+		return pe.Message
 	}
-	return t.base.RoundTrip(r)
+	return err.Error()
 }

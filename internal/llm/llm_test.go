@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -18,8 +17,8 @@ import (
 	"github.com/mcpeval/mcpeval/internal/llmstub"
 )
 
-// wireRequest is a chat-completions request body as a provider decodes it.
-type wireRequest struct {
+// sentRequest is a chat-completions request body as a provider decodes it.
+type sentRequest struct {
 	Model    string         `json:"model"`
 	Messages []eval.Message `json:"messages"`
 	Tools    []struct {
@@ -30,13 +29,15 @@ type wireRequest struct {
 			Parameters  json.RawMessage `json:"parameters"`
 		} `json:"function"`
 	} `json:"tools"`
-	ToolChoice  json.RawMessage `json:"tool_choice"`
-	Temperature *float64        `json:"temperature"`
+	ToolChoice          json.RawMessage `json:"tool_choice"`
+	Temperature         *float64        `json:"temperature"`
+	MaxTokens           int             `json:"max_tokens"`
+	MaxCompletionTokens int             `json:"max_completion_tokens"`
 }
 
-func decodeWire(t *testing.T, body []byte) wireRequest {
+func decodeWire(t *testing.T, body []byte) sentRequest {
 	t.Helper()
-	var w wireRequest
+	var w sentRequest
 	require.NoError(t, json.Unmarshal(body, &w), "body: %s", body)
 	return w
 }
@@ -141,7 +142,8 @@ func TestChatReasoningModelsOmitTemperature(t *testing.T) {
 		wantTemperature bool
 	}{
 		{model: "gpt-4o-mini", wantTemperature: true},
-		{model: "openai/gpt-5", wantTemperature: true}, // OpenRouter name: go-openai does not know it
+		{model: "openai/gpt-5"}, // OpenRouter's name for it
+		{model: "gpt-5-chat-latest", wantTemperature: true},
 		{model: "gpt-5-mini"},
 		{model: "o3-mini"},
 		{model: "o4-mini"},
@@ -241,12 +243,12 @@ func TestChatResponseParsing(t *testing.T) {
 		{
 			name:    "no choices",
 			body:    `{"choices":[],"usage":{"prompt_tokens":3,"total_tokens":3}}`,
-			wantErr: "no choices",
+			wantErr: "the response holds no choice",
 		},
 		{
 			name:    "not JSON",
 			body:    `<html>gateway</html>`,
-			wantErr: "invalid character",
+			wantErr: "the response is not a chat completion (invalid character",
 		},
 	}
 	for _, tt := range tests {
@@ -362,9 +364,11 @@ func TestStatusCodeAndDescribe(t *testing.T) {
 		code     int
 		describe string
 	}{
-		{name: "API error", err: &openai.APIError{HTTPStatusCode: 403, Message: "forbidden model"}, code: 403, describe: "provider returned HTTP 403: "},
-		{name: "request error", err: &openai.RequestError{HTTPStatusCode: 503, Err: errors.New("x")}, code: 503, describe: "provider returned HTTP 503: "},
-		{name: "wrapped", err: errors.Join(errors.New("ctx"), &openai.APIError{HTTPStatusCode: 401}), code: 401, describe: "HTTP 401"},
+		{name: "status", err: &ProviderError{Status: 403, Message: "forbidden model"}, code: 403, describe: "provider error (HTTP 403): forbidden model"},
+		{name: "in a 200 response", err: &ProviderError{Status: 502, InBody: true, Code: "502", Message: "upstream"}, code: 502, describe: "provider error (in a 200 response, status 502): upstream"},
+		{name: "with a code", err: &ProviderError{Status: 400, Code: "tool_use_failed", Message: "bad call"}, code: 400, describe: "provider error (HTTP 400, code tool_use_failed): bad call"},
+		{name: "wrapped", err: errors.Join(errors.New("ctx"), &ProviderError{Status: 401}), code: 401, describe: "HTTP 401"},
+		{name: "gave up", err: &GaveUpError{Err: &ProviderError{Status: 503, Message: "busy"}, Reason: "gave up after 5 retries"}, code: 503, describe: "busy (gave up after 5 retries)"},
 		{name: "plain", err: errors.New("dial tcp: refused"), code: 0, describe: "dial tcp: refused"},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"strconv"
-	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -18,7 +18,9 @@ import (
 // RetryPolicy bounds retries of throttled (429) and transiently failed
 // requests (5xx, timeouts, connection resets).
 type RetryPolicy struct {
-	// MaxRetries is the number of retries after the first attempt (default 5).
+	// MaxRetries is the number of failed attempts retried (default 5);
+	// rate limits (429) are not counted: their waits count towards
+	// MaxWait.
 	MaxRetries int
 	// Initial is the first backoff window (default 2 s); each retry doubles
 	// it, up to Max (default 30 s, at least Initial), and waits a random time
@@ -26,7 +28,7 @@ type RetryPolicy struct {
 	Initial time.Duration
 	Max     time.Duration
 	// MaxWait bounds the total time spent waiting between attempts of one
-	// request (default 5 min).
+	// request, for rate limits and failures alike (default 5 min).
 	MaxWait time.Duration
 }
 
@@ -63,111 +65,151 @@ func (p RetryPolicy) backoff(n int) time.Duration {
 	return window/2 + rand.N(window/2+1)
 }
 
-type retryCounterKey struct{}
-
-// WithRetryCounter returns a context whose requests add their retries to n.
-func WithRetryCounter(ctx context.Context, n *atomic.Int64) context.Context {
-	return context.WithValue(ctx, retryCounterKey{}, n)
+// exchange is one attempt's response, its body read whole.
+type exchange struct {
+	status int
+	header http.Header
+	body   []byte
 }
 
-type retryTransport struct {
-	base    http.RoundTripper
-	policy  RetryPolicy
-	timeout time.Duration
-	limiter *Limiter
+// GaveUpError is a request whose retries ran out: Err is the last
+// attempt's error, Reason says which limit was reached.
+type GaveUpError struct {
+	Err error
+	// Reason names the limit: the number of retries of failures, or the
+	// time to wait in all (rate limits and backoff).
+	Reason string
 }
 
-func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	ctx := req.Context()
-	counter, _ := ctx.Value(retryCounterKey{}).(*atomic.Int64)
+func (e *GaveUpError) Error() string { return e.Err.Error() + " (" + e.Reason + ")" }
+func (e *GaveUpError) Unwrap() error { return e.Err }
+
+// send posts body to url until decode accepts a response or the retry
+// policy gives up, and returns how many attempts were retried. A failure
+// (a 5xx, an error inside a 200 response, a timeout, a connection lost,
+// a body that stalled) costs one of MaxRetries; a rate limit (429) costs
+// only its wait, which counts towards MaxWait with every other wait.
+func (c *Client) send(ctx context.Context, url string, body []byte, decode func(exchange) error) (retries int, err error) {
 	var waited time.Duration
-	for attempt := 0; ; attempt++ {
+	failures := 0
+	for {
 		var tk ticket
-		if t.limiter != nil {
-			var err error
-			if tk, err = t.limiter.admit(ctx, req.ContentLength); err != nil {
-				return nil, err
+		if c.limiter != nil {
+			if tk, err = c.limiter.admit(ctx, int64(len(body))); err != nil {
+				return retries, err
 			}
 		}
-		resp, err := t.once(req, attempt)
-		retry, after := t.retryable(resp, err)
-		if t.limiter != nil {
-			t.limiter.observe(tk, resp, after)
+		ex, err := c.attempt(ctx, url, body)
+		if err == nil {
+			err = decode(ex)
+		}
+		retry, throttled, after := retryable(err)
+		if c.limiter != nil && ex.header != nil {
+			c.limiter.observe(tk, ex.status, ex.header, err == nil, after)
 		}
 		// The caller's own context ending is final, not a transient failure.
-		if !retry || attempt >= t.policy.MaxRetries || ctx.Err() != nil {
-			return resp, err
+		if !retry || ctx.Err() != nil {
+			return retries, err
 		}
-		wait := t.policy.backoff(attempt)
+		if !throttled {
+			if failures++; failures > c.policy.MaxRetries {
+				return retries, &GaveUpError{Err: err, Reason: fmt.Sprintf("gave up after %d retries", c.policy.MaxRetries)}
+			}
+		}
+		wait := c.policy.backoff(retries)
 		if after > 0 {
 			wait = after
 		}
-		if wait > t.policy.MaxWait-waited {
-			return resp, err
-		}
-		if resp != nil {
-			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-			resp.Body.Close()
+		if waited+wait > c.policy.MaxWait {
+			return retries, &GaveUpError{Err: err, Reason: fmt.Sprintf("gave up: waiting %s more would pass the %s a request may wait in all", wait.Round(time.Millisecond), c.policy.MaxWait)}
 		}
 		timer := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			timer.Stop()
-			return nil, ctx.Err()
+			return retries, ctx.Err()
 		case <-timer.C:
 		}
 		waited += wait
-		if counter != nil {
-			counter.Add(1)
-		}
+		retries++
 	}
 }
 
-// once sends one attempt with its own timeout; the timeout stays armed until
-// the response body is closed.
-func (t *retryTransport) once(req *http.Request, attempt int) (*http.Response, error) {
-	ctx, cancel := context.WithTimeout(req.Context(), t.timeout)
-	r := req.Clone(ctx)
-	if attempt > 0 && req.GetBody != nil {
-		body, err := req.GetBody()
-		if err != nil {
-			cancel()
-			return nil, err
+// attempt sends one request and reads its response whole, within the
+// client's timeout: a body that stalls is a timeout like a server that
+// does not answer.
+func (c *Client) attempt(ctx context.Context, url string, body []byte) (exchange, error) {
+	actx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	timedOut := func(err error) error {
+		if errors.Is(actx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+			return &timeoutError{after: c.timeout, err: err}
 		}
-		r.Body = body
+		return err
 	}
-	resp, err := t.base.RoundTrip(r)
+	req, err := http.NewRequestWithContext(actx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		cancel()
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) && req.Context().Err() == nil {
-			return nil, &timeoutError{after: t.timeout, err: err}
-		}
-		return nil, err
+		return exchange{}, err
 	}
-	resp.Body = &cancelOnClose{ReadCloser: &limitedBody{body: resp.Body, left: MaxResponseBytes}, cancel: cancel}
-	return resp, nil
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	c.authorize(req)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return exchange{}, timedOut(err)
+	}
+	defer resp.Body.Close()
+	ex := exchange{status: resp.StatusCode, header: resp.Header}
+	ex.body, err = readBounded(resp.Body)
+	var tooLarge *ResponseTooLargeError
+	if err != nil && !errors.As(err, &tooLarge) {
+		err = timedOut(err)
+	}
+	return ex, err
 }
 
-// retryable decides whether a result is worth another attempt, and the
-// server's Retry-After if it gave one.
-func (t *retryTransport) retryable(resp *http.Response, err error) (bool, time.Duration) {
-	if err != nil {
-		var te *timeoutError
-		var ne net.Error
-		switch {
-		case errors.As(err, &te), errors.As(err, &ne) && ne.Timeout(),
-			errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNREFUSED),
-			errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-			return true, 0
-		}
-		return false, 0
+// authorize sets the request's key header (the endpoint's kind decides
+// which) and the configured headers.
+func (c *Client) authorize(req *http.Request) {
+	if c.apiKey != "" {
+		c.endpoint.authorize(req.Header, c.apiKey)
 	}
-	switch resp.StatusCode {
-	case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
-		http.StatusServiceUnavailable, http.StatusGatewayTimeout, 529:
-		return true, retryAfterOf(resp.Header)
+	for k, v := range c.headers {
+		req.Header.Set(k, v)
 	}
-	return false, 0
+}
+
+// readBounded reads a body of at most MaxResponseBytes. A larger one is
+// read on only to count it, holding nothing of it, and is a
+// *ResponseTooLargeError.
+func readBounded(r io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxResponseBytes+1))
+	if err != nil || len(data) <= MaxResponseBytes {
+		return data, err
+	}
+	rest, err := io.Copy(io.Discard, r)
+	return nil, &ResponseTooLargeError{Bytes: int64(len(data)) + rest, Complete: err == nil}
+}
+
+// retryable decides whether an attempt's error is worth another attempt,
+// whether it was a rate limit, and the wait the provider asked for.
+func retryable(err error) (retry, throttled bool, after time.Duration) {
+	if err == nil {
+		return false, false, 0
+	}
+	var pe *ProviderError
+	if errors.As(err, &pe) {
+		return pe.Transient(), pe.Throttled(), pe.RetryAfter
+	}
+	var te *timeoutError
+	var ne net.Error
+	switch {
+	case errors.As(err, &te), errors.As(err, &ne) && ne.Timeout(),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNREFUSED),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return true, false, 0
+	}
+	return false, false, 0
 }
 
 // retryAfterOf returns the wait a response asks for: retry-after-ms (OpenAI,
@@ -212,17 +254,6 @@ func (e *timeoutError) Unwrap() error { return e.err }
 // Timeout marks the error as a timeout for net.Error and url.Error.
 func (e *timeoutError) Timeout() bool { return true }
 
-type cancelOnClose struct {
-	io.ReadCloser
-	cancel context.CancelFunc
-}
-
-func (c *cancelOnClose) Close() error {
-	err := c.ReadCloser.Close()
-	c.cancel()
-	return err
-}
-
 // MaxResponseBytes bounds the body of a provider's response that is read
 // (8 MiB, millions of tokens: no model's reply comes near it). A larger
 // body is not decoded, so that a hostile or broken endpoint cannot make
@@ -244,33 +275,3 @@ func (e *ResponseTooLargeError) Error() string {
 	}
 	return fmt.Sprintf("the response of %s is larger than the %d MiB a response may have", size, MaxResponseBytes>>20)
 }
-
-// limitedBody passes on the first MaxResponseBytes of a body; past them it
-// reads the rest only to count it, and fails.
-type limitedBody struct {
-	body io.ReadCloser
-	left int64
-	read int64
-	err  error
-}
-
-func (b *limitedBody) Read(p []byte) (int, error) {
-	if b.err != nil {
-		return 0, b.err
-	}
-	if int64(len(p)) > b.left+1 {
-		p = p[:b.left+1]
-	}
-	n, err := b.body.Read(p)
-	b.read += int64(n)
-	if int64(n) <= b.left {
-		b.left -= int64(n)
-		return n, err
-	}
-	// One byte beyond the limit: count the rest, hold nothing of it.
-	rest, drainErr := io.Copy(io.Discard, b.body)
-	b.err = &ResponseTooLargeError{Bytes: b.read + rest, Complete: err == io.EOF || drainErr == nil}
-	return 0, b.err
-}
-
-func (b *limitedBody) Close() error { return b.body.Close() }

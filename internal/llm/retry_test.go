@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -28,7 +27,7 @@ func question() Request {
 func TestRetryAfterOneSecondIsHonoured(t *testing.T) {
 	p := startProvider(t, apiError(http.StatusTooManyRequests, "slow down", "Retry-After", "1"), completion("ok"))
 	start := time.Now()
-	resp, err := p.client().Chat(context.Background(), question())
+	resp, err := p.client(func(c *Config) { c.Retry.MaxWait = 10 * time.Second }).Chat(context.Background(), question())
 	elapsed := time.Since(start)
 	require.NoError(t, err)
 	assert.Equal(t, "ok", resp.Message.Content)
@@ -61,16 +60,15 @@ func TestRetriedResponses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := startProvider(t, tt.first, completion("recovered"))
-			var retries atomic.Int64
 			start := time.Now()
-			resp, err := p.client().Chat(WithRetryCounter(context.Background(), &retries), question())
+			resp, err := p.client().Chat(context.Background(), question())
 			require.NoError(t, err)
 			assert.Equal(t, "recovered", resp.Message.Content)
 			got := p.requests()
 			require.Len(t, got, 2)
 			assert.GreaterOrEqual(t, got[1].at.Sub(got[0].at), tt.minGap)
 			assert.Less(t, time.Since(start), max(tt.maxWait, 5*time.Second))
-			assert.EqualValues(t, 1, retries.Load())
+			assert.Equal(t, 1, resp.Retries)
 		})
 	}
 }
@@ -80,11 +78,10 @@ func TestNotRetried(t *testing.T) {
 		t.Run(fmt.Sprint(code), func(t *testing.T) {
 			message := fmt.Sprintf("provider says no (%d): model 'x' is not available", code)
 			p := startProvider(t, apiError(code, message), completion("must not be reached"))
-			var retries atomic.Int64
-			_, err := p.client().Chat(WithRetryCounter(context.Background(), &retries), question())
+			resp, err := p.client().Chat(context.Background(), question())
 			require.Error(t, err)
 			assert.Equal(t, 1, p.count())
-			assert.Zero(t, retries.Load())
+			assert.Zero(t, resp.Retries)
 			assert.Contains(t, err.Error(), message)
 			assert.Equal(t, code, statusCode(err))
 			assert.Equal(t, code == 401 || code == 403, IsAuthError(err))
@@ -110,12 +107,11 @@ func TestMaxRetriesBound(t *testing.T) {
 			p := startProvider(t, func(w http.ResponseWriter, r *http.Request) {
 				apiError(503, fmt.Sprintf("overloaded (attempt %d)", n.Add(1)))(w, r)
 			})
-			var retries atomic.Int64
-			_, err := p.client(func(c *Config) { c.Retry.MaxRetries = tt.maxRetries }).
-				Chat(WithRetryCounter(context.Background(), &retries), question())
+			resp, err := p.client(func(c *Config) { c.Retry.MaxRetries = tt.maxRetries }).
+				Chat(context.Background(), question())
 			require.Error(t, err)
 			assert.Equal(t, tt.wantAttempts, p.count())
-			assert.EqualValues(t, tt.wantAttempts-1, retries.Load())
+			assert.EqualValues(t, tt.wantAttempts-1, resp.Retries)
 			assert.Contains(t, err.Error(), fmt.Sprintf("(attempt %d)", tt.wantAttempts), "the last error is returned")
 			assert.Equal(t, 503, statusCode(err))
 		})
@@ -160,12 +156,11 @@ func TestConnectionFailuresRetried(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := startProvider(t, tt.fault, tt.fault, completion("ok"))
-			var retries atomic.Int64
-			resp, err := p.client().Chat(WithRetryCounter(context.Background(), &retries), question())
+			resp, err := p.client().Chat(context.Background(), question())
 			require.NoError(t, err)
 			assert.Equal(t, "ok", resp.Message.Content)
 			assert.Equal(t, 3, p.count())
-			assert.EqualValues(t, 2, retries.Load())
+			assert.EqualValues(t, 2, resp.Retries)
 		})
 	}
 }
@@ -176,12 +171,11 @@ func TestConnectionRefusedRetried(t *testing.T) {
 	addr := ln.Addr().String()
 	require.NoError(t, ln.Close())
 
-	var retries atomic.Int64
 	c := New(Config{BaseURL: "http://" + addr + "/v1", APIKey: testKey,
 		Retry: RetryPolicy{MaxRetries: 2, Initial: time.Millisecond, Max: time.Millisecond}})
-	_, err = c.Chat(WithRetryCounter(context.Background(), &retries), question())
+	resp, err := c.Chat(context.Background(), question())
 	require.Error(t, err)
-	assert.EqualValues(t, 2, retries.Load())
+	assert.Equal(t, 2, resp.Retries)
 	assert.Contains(t, err.Error(), "refused")
 	assert.Zero(t, statusCode(err))
 }
@@ -190,14 +184,13 @@ func TestPerRequestTimeout(t *testing.T) {
 	const timeout = 100 * time.Millisecond
 	t.Run("retried and recovers", func(t *testing.T) {
 		p := startProvider(t, stall(time.Minute), completion("ok"))
-		var retries atomic.Int64
 		// Long enough for the second answer on a busy machine.
 		resp, err := p.client(func(c *Config) { c.Timeout = 2 * time.Second }).
-			Chat(WithRetryCounter(context.Background(), &retries), question())
+			Chat(context.Background(), question())
 		require.NoError(t, err)
 		assert.Equal(t, "ok", resp.Message.Content)
 		assert.Equal(t, 2, p.count())
-		assert.EqualValues(t, 1, retries.Load())
+		assert.EqualValues(t, 1, resp.Retries)
 	})
 	t.Run("reported as a timeout", func(t *testing.T) {
 		p := startProvider(t, stall(5*time.Second))
@@ -262,7 +255,6 @@ func TestContextEndsDuringRetries(t *testing.T) {
 			arrived <- struct{}{}
 		})
 		ctx, cancel := context.WithCancel(context.Background())
-		var retries atomic.Int64
 		var cancelled time.Time
 		go func() {
 			<-arrived
@@ -270,53 +262,66 @@ func TestContextEndsDuringRetries(t *testing.T) {
 			cancelled = time.Now()
 			cancel()
 		}()
-		_, err := p.client().Chat(WithRetryCounter(ctx, &retries), question())
+		resp, err := p.client(func(c *Config) { c.Retry.MaxWait = time.Minute }).Chat(ctx, question())
 		require.ErrorIs(t, err, context.Canceled)
 		assert.Less(t, time.Since(cancelled), 10*time.Second, "the 30 s Retry-After was not waited out")
 		assert.Equal(t, 1, p.count())
-		assert.Zero(t, retries.Load(), "no retry was made")
+		assert.Zero(t, resp.Retries, "no retry was made")
 	})
 	t.Run("caller deadline during a request", func(t *testing.T) {
 		p := startProvider(t, stall(5*time.Second))
 		ctx, cancel := context.WithTimeout(context.Background(), 80*time.Millisecond)
 		defer cancel()
-		var retries atomic.Int64
 		start := time.Now()
-		_, err := p.client().Chat(WithRetryCounter(ctx, &retries), question())
+		resp, err := p.client().Chat(ctx, question())
 		require.ErrorIs(t, err, context.DeadlineExceeded)
 		assert.Less(t, time.Since(start), 4*time.Second, "the 5 s stall was not waited out")
 		assert.Equal(t, 1, p.count())
-		assert.Zero(t, retries.Load(), "the caller's own deadline is not retried")
+		assert.Zero(t, resp.Retries, "the caller's own deadline is not retried")
 		assert.NotContains(t, err.Error(), "timed out after", "not the per-request timeout")
 	})
 }
 
-func TestRetryCounterAddsUp(t *testing.T) {
+func TestRetriesComeBackOnTheResponse(t *testing.T) {
 	p := startProvider(t, apiError(500, "a"), apiError(503, "b"), completion("one"), apiError(502, "c"), completion("two"))
 	c := p.client()
-	var retries atomic.Int64
-	ctx := WithRetryCounter(context.Background(), &retries)
-	_, err := c.Chat(ctx, question())
+	resp, err := c.Chat(context.Background(), question())
 	require.NoError(t, err)
-	assert.EqualValues(t, 2, retries.Load())
-	_, err = c.Chat(ctx, question())
+	assert.Equal(t, "one", resp.Message.Content)
+	assert.Equal(t, 2, resp.Retries)
+	resp, err = c.Chat(context.Background(), question())
 	require.NoError(t, err)
-	assert.EqualValues(t, 3, retries.Load())
-	_, err = c.Chat(context.Background(), question()) // no counter: nothing to count into
+	assert.Equal(t, "two", resp.Message.Content)
+	assert.Equal(t, 1, resp.Retries)
+	resp, err = c.Chat(context.Background(), question())
 	require.NoError(t, err)
-	assert.EqualValues(t, 3, retries.Load())
+	assert.Zero(t, resp.Retries)
 }
 
+// Rate limits are budgeted by time, not by count: a 429 costs its wait,
+// and the error says the wait ran out.
 func TestNonJSON429Exhausted(t *testing.T) {
 	p := startProvider(t, reply(429, "<html><body>Too Many Requests</body></html>", "Content-Type", "text/html", "Retry-After", "0.01"))
-	_, err := p.client(func(c *Config) { c.Retry.MaxRetries = 2 }).Chat(context.Background(), question())
+	resp, err := p.client(func(c *Config) { c.Retry.MaxRetries = 2; c.Retry.MaxWait = 55 * time.Millisecond }).Chat(context.Background(), question())
 	require.Error(t, err)
-	assert.Equal(t, 3, p.count())
-	var reqErr *openai.RequestError
-	require.ErrorAs(t, err, &reqErr)
+	assert.Equal(t, 6, p.count(), "five waits of 10 ms fit in 55 ms, whatever MaxRetries says")
+	assert.Equal(t, 5, resp.Retries)
+	var pe *ProviderError
+	require.ErrorAs(t, err, &pe)
 	assert.Equal(t, 429, statusCode(err))
 	assert.Contains(t, err.Error(), "Too Many Requests")
+	assert.Contains(t, err.Error(), "a request may wait in all", "the error names what ran out")
 	assert.False(t, IsAuthError(err))
+}
+
+// Failures are budgeted by count, and the error says the retries ran out.
+func TestFailuresExhaustTheRetries(t *testing.T) {
+	p := startProvider(t, apiError(500, "boom"))
+	resp, err := p.client(func(c *Config) { c.Retry.MaxRetries = 2 }).Chat(context.Background(), question())
+	require.Error(t, err)
+	assert.Equal(t, 3, p.count())
+	assert.Equal(t, 2, resp.Retries)
+	assert.Contains(t, err.Error(), "boom (gave up after 2 retries)")
 }
 
 // A provider that answers nothing but 429s, without rate-limit headers, is
@@ -359,9 +364,9 @@ func TestStubFaultsAreRetriedUnderLimiter(t *testing.T) {
 	lim := NewLimiter(limit)
 	c := New(Config{BaseURL: stub.BaseURL(), APIKey: testKey, Limiter: lim,
 		Retry: RetryPolicy{MaxRetries: 25, Initial: time.Millisecond, Max: 2 * time.Millisecond}})
-	var retries atomic.Int64
-	ctx := WithRetryCounter(context.Background(), &retries)
+	ctx := context.Background()
 
+	var retries atomic.Int64
 	var wg sync.WaitGroup
 	errs := make([]error, cases)
 	answers := make([]string, cases)
@@ -373,6 +378,7 @@ func TestStubFaultsAreRetriedUnderLimiter(t *testing.T) {
 			defer lim.Release()
 			resp, err := c.Chat(ctx, Request{Model: "m", Messages: []eval.Message{{Role: "user", Content: fmt.Sprint("case ", i)}}})
 			errs[i], answers[i] = err, resp.Message.Content
+			retries.Add(int64(resp.Retries))
 		})
 	}
 	wg.Wait()

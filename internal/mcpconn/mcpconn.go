@@ -73,6 +73,9 @@ type Options struct {
 	// a restart) is back for the next calls. Calls wait for the restart,
 	// each as long as its own context allows.
 	ReconnectFor time.Duration
+	// Tools selects the tools offered to the model, by patterns (see
+	// selected); none offers every tool.
+	Tools []string
 }
 
 // successesToForgiveRestarts is how many successful calls since the last
@@ -688,15 +691,20 @@ func sanitize(text string) string {
 
 // Set is the servers of a run, seen as one tool box. Its tools are those
 // the servers listed at connect time, which a restart does not change (see
-// Server.Tools), so Hash stays the key of the whole run.
+// Server.Tools), so Hash stays the key of the whole run. Each tool is
+// offered to the model under a name providers accept (see Tool.Offered)
+// and called on its server under its own.
 type Set struct {
 	Servers []*Server
-	byTool  map[string]*Server
-	tools   []eval.Tool
+	// names are the servers' short names (see serverNames), by index.
+	names     []string
+	entries   []Tool
+	byOffered map[string]int
+	tools     []eval.Tool // as offered
 }
 
-// ConnectAll connects to every spec. Tool names must be unique across
-// servers. On error every server already started is closed.
+// ConnectAll connects to every spec. On error every server already
+// started is closed.
 func ConnectAll(ctx context.Context, specs []string, opts Options) (*Set, error) {
 	parsed, err := ParseSpecs(specs)
 	if err != nil {
@@ -705,9 +713,11 @@ func ConnectAll(ctx context.Context, specs []string, opts Options) (*Set, error)
 	return ConnectSpecs(ctx, parsed, opts)
 }
 
-// ConnectSpecs is ConnectAll with parsed specs.
+// ConnectSpecs is ConnectAll with parsed specs. The tools that
+// Options.Tools selects are offered; a selection that leaves no tool is an
+// error.
 func ConnectSpecs(ctx context.Context, specs []Spec, opts Options) (*Set, error) {
-	set := &Set{byTool: map[string]*Server{}}
+	set := &Set{byOffered: map[string]int{}}
 	for _, spec := range specs {
 		s, err := ConnectSpec(ctx, spec, opts)
 		if err != nil {
@@ -715,33 +725,50 @@ func ConnectSpecs(ctx context.Context, specs []Spec, opts Options) (*Set, error)
 			return nil, err
 		}
 		set.Servers = append(set.Servers, s)
-		for _, t := range s.Tools() {
-			if other, dup := set.byTool[t.Name]; dup {
-				set.Close()
-				return nil, fmt.Errorf("tool %s is offered by both %s and %s", t.Name, other.Spec, spec.Name)
+	}
+	set.names = serverNames(set.Servers)
+	listed := 0
+	for i, srv := range set.Servers {
+		for _, t := range srv.Tools() {
+			listed++
+			if selected(opts.Tools, set.names[i], t.Name) {
+				set.entries = append(set.entries, Tool{Name: t.Name, Server: set.names[i], Listed: t, server: srv})
 			}
-			set.byTool[t.Name] = s
-			set.tools = append(set.tools, t)
 		}
 	}
-	sort.Slice(set.tools, func(i, j int) bool { return set.tools[i].Name < set.tools[j].Name })
+	if len(set.entries) == 0 && listed > 0 {
+		set.Close()
+		return nil, fmt.Errorf("the tool selection %q leaves none of the servers' %d tools", strings.Join(opts.Tools, ","), listed)
+	}
+	offeredNames(set.entries)
+	sort.Slice(set.entries, func(i, j int) bool { return set.entries[i].Offered < set.entries[j].Offered })
+	for i, t := range set.entries {
+		set.byOffered[t.Offered] = i
+		offered := t.Listed
+		offered.Name = t.Offered
+		set.tools = append(set.tools, offered)
+	}
 	return set, nil
 }
 
-// Tools returns every tool of every server, sorted by name.
+// Tools returns every tool of every server as the model is offered them,
+// sorted by offered name.
 func (s *Set) Tools() []eval.Tool { return s.tools }
 
-// Has reports whether some server offers the tool.
-func (s *Set) Has(name string) bool { _, ok := s.byTool[name]; return ok }
+// Has reports whether a tool of that name is offered (see Lookup).
+func (s *Set) Has(name string) bool { _, ok := s.Lookup(name); return ok }
 
-// Call executes a tool call on the server offering the tool.
+// Call executes a tool call on the server offering the tool (see Lookup).
 func (s *Set) Call(ctx context.Context, name string, args map[string]any) (Result, error) {
-	srv, ok := s.byTool[name]
+	t, ok := s.Lookup(name)
 	if !ok {
 		return Result{}, fmt.Errorf("unknown tool %q", name)
 	}
-	return srv.Call(ctx, name, args)
+	return t.server.Call(ctx, t.Name, args)
 }
+
+// ServerNames returns the servers' short names, in the order of Servers.
+func (s *Set) ServerNames() []string { return slices.Clone(s.names) }
 
 // Hash identifies the tool surface and the servers behind it: the names,
 // descriptions and schemas of every tool, and the name and version of every

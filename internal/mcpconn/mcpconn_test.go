@@ -266,13 +266,35 @@ func TestConnectErrors(t *testing.T) {
 	}
 }
 
+// Two servers offering one tool name are both offered, under names
+// qualified by their servers, and each call reaches its own server.
 func TestDuplicateToolNames(t *testing.T) {
 	t.Parallel()
 	spec, opts := stdioSpec(t, modeTools, Options{})
 	streamable, _ := streamableSpec(t)
-	_, err := ConnectAll(context.Background(), []string{spec, streamable}, opts)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "is offered by both "+spec+" and "+streamable)
+	set, err := ConnectAll(context.Background(), []string{spec, streamable}, opts)
+	require.NoError(t, err)
+	t.Cleanup(set.Close)
+	assert.Equal(t, []string{"mcpconn-test", "mcpconn-test-2"}, set.ServerNames())
+	offered := map[string]bool{}
+	for _, tool := range set.Tools() {
+		offered[tool.Name] = true
+	}
+	assert.True(t, offered["mcpconn-test__echo"])
+	assert.True(t, offered["mcpconn-test-2__echo"])
+	assert.False(t, offered["echo"], "an ambiguous name is not offered bare")
+	assert.True(t, offered["pid"], "a name one server offers stays as it is")
+
+	for _, name := range []string{"mcpconn-test__echo", "mcpconn-test-2__echo", "mcpconn-test-2/echo"} {
+		tool, ok := set.Lookup(name)
+		require.True(t, ok, name)
+		assert.Equal(t, "echo", tool.Name)
+		res, err := set.Call(context.Background(), name, map[string]any{"text": name})
+		require.NoError(t, err)
+		assert.Equal(t, name, res.Text)
+	}
+	_, ok := set.Lookup("echo")
+	assert.False(t, ok, "two servers offer echo: the bare name names neither")
 }
 
 func TestHash(t *testing.T) {

@@ -22,6 +22,9 @@ type Price struct {
 	Model  string  `yaml:"model"`
 	Input  float64 `yaml:"input"`
 	Output float64 `yaml:"output"`
+	// CachedInput is the price of prompt tokens the provider's prompt
+	// cache served; unset, they cost Input.
+	CachedInput *float64 `yaml:"cached_input"`
 	// Checked is the date the price was last checked (YYYY-MM-DD).
 	Checked string `yaml:"checked"`
 	line    int
@@ -33,7 +36,8 @@ type Table struct {
 	prices map[string]Price
 }
 
-// Load reads a price table: a YAML list of {model, input, output, checked}.
+// Load reads a price table: a YAML list of {model, input, output,
+// cached_input, checked}.
 // A missing file is an empty table (every model is then unpriced); a
 // malformed one is an error naming the file and line.
 func Load(path string) (*Table, error) {
@@ -58,7 +62,7 @@ func Load(path string) (*Table, error) {
 	}
 	list := doc.Content[0]
 	if list.Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("%s:%d: expected a list of prices (- model: ..., input: ..., output: ..., checked: ...)", path, list.Line)
+		return nil, fmt.Errorf("%s:%d: expected a list of prices (- model: ..., input: ..., output: ..., cached_input: ..., checked: ...)", path, list.Line)
 	}
 	for _, item := range list.Content {
 		var p Price
@@ -72,8 +76,9 @@ func Load(path string) (*Table, error) {
 		switch {
 		case strings.TrimSpace(p.Model) == "":
 			return nil, fmt.Errorf("%s:%d: a price without a model", path, item.Line)
-		case !finite(p.Input) || !finite(p.Output) || p.Input < 0 || p.Output < 0:
-			return nil, fmt.Errorf("%s:%d: model %s: input and output must be prices of 0 or more (US dollars per million tokens)", path, item.Line, p.Model)
+		case !finite(p.Input) || !finite(p.Output) || p.Input < 0 || p.Output < 0 ||
+			(p.CachedInput != nil && (!finite(*p.CachedInput) || *p.CachedInput < 0)):
+			return nil, fmt.Errorf("%s:%d: model %s: input, output and cached_input must be prices of 0 or more (US dollars per million tokens)", path, item.Line, p.Model)
 		}
 		if prev, dup := t.prices[p.Model]; dup {
 			return nil, fmt.Errorf("%s:%d: model %s has a price already, at line %d", path, item.Line, p.Model, prev.line)
@@ -87,13 +92,13 @@ func Load(path string) (*Table, error) {
 // would otherwise price completions at 0).
 func knownFields(item *yaml.Node) error {
 	if item.Kind != yaml.MappingNode {
-		return errors.New("a price is a map: model, input, output, checked")
+		return errors.New("a price is a map: model, input, output, cached_input, checked")
 	}
 	for i := 0; i+1 < len(item.Content); i += 2 {
 		switch key := item.Content[i].Value; key {
-		case "model", "input", "output", "checked":
+		case "model", "input", "output", "cached_input", "checked":
 		default:
-			return fmt.Errorf("unknown field %q in a price (known fields: model, input, output, checked)", key)
+			return fmt.Errorf("unknown field %q in a price (known fields: model, input, output, cached_input, checked)", key)
 		}
 	}
 	return nil
@@ -110,12 +115,18 @@ func (t *Table) Lookup(model string) (Price, bool) {
 	return p, ok
 }
 
-// Cost is what a request's tokens cost at the model's price; ok is false
-// when the table has no price for the model.
+// Cost is what a request's tokens cost at the model's price, the prompt
+// tokens the provider's cache served at the cached price; ok is false when
+// the table has no price for the model.
 func (t *Table) Cost(model string, u eval.Usage) (usd float64, ok bool) {
 	p, ok := t.Lookup(model)
 	if !ok {
 		return 0, false
 	}
-	return (float64(u.PromptTokens)*p.Input + float64(u.CompletionTokens)*p.Output) / 1e6, true
+	cached := min(max(u.CachedTokens, 0), u.PromptTokens)
+	cachedPrice := p.Input
+	if p.CachedInput != nil {
+		cachedPrice = *p.CachedInput
+	}
+	return (float64(u.PromptTokens-cached)*p.Input + float64(cached)*cachedPrice + float64(u.CompletionTokens)*p.Output) / 1e6, true
 }

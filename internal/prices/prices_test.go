@@ -41,6 +41,25 @@ func TestLoadAndCost(t *testing.T) {
 	assert.Equal(t, "2026-10-15", p.Checked)
 }
 
+// Prompt tokens the provider's cache served cost the cached price; a model
+// without one pays the input price for them.
+func TestCachedTokensCostTheCachedPrice(t *testing.T) {
+	table, err := Load(write(t, `
+- {model: cached, input: 2.00, output: 8.00, cached_input: 0.50, checked: "2026-11-01"}
+- {model: plain, input: 2.00, output: 8.00, checked: "2026-11-01"}
+`))
+	require.NoError(t, err)
+	u := eval.Usage{PromptTokens: 10_000, CachedTokens: 8_000, CompletionTokens: 1_000}
+	usd, ok := table.Cost("cached", u)
+	require.True(t, ok)
+	assert.InDelta(t, (2_000*2.00+8_000*0.50+1_000*8.00)/1e6, usd, 1e-15)
+	usd, ok = table.Cost("plain", u)
+	require.True(t, ok)
+	assert.InDelta(t, (10_000*2.00+1_000*8.00)/1e6, usd, 1e-15)
+	usd, _ = table.Cost("cached", eval.Usage{PromptTokens: 100, CachedTokens: 500})
+	assert.InDelta(t, 100*0.50/1e6, usd, 1e-15, "a cached count above the prompt is the whole prompt")
+}
+
 func TestMissingFileIsAnEmptyTable(t *testing.T) {
 	table, err := Load(filepath.Join(t.TempDir(), "none.yaml"))
 	require.NoError(t, err)
@@ -55,7 +74,8 @@ func TestMalformedTableNamesFileAndLine(t *testing.T) {
 	tests := []struct{ name, content, want string }{
 		{"not a list", "model: x\n", ":1: expected a list of prices"},
 		{"misspelt field", "- {model: a, input: 1, output: 1}\n- {model: b, input: 1, ouput: 2}\n", `:2: unknown field "ouput"`},
-		{"negative price", "- {model: a, input: -1, output: 1}\n", ":1: model a: input and output must be prices of 0 or more"},
+		{"negative price", "- {model: a, input: -1, output: 1}\n", ":1: model a: input, output and cached_input must be prices of 0 or more"},
+		{"negative cached price", "- {model: a, input: 1, output: 1, cached_input: -0.1}\n", "must be prices of 0 or more"},
 		{"not a number", "- {model: a, input: cheap, output: 1}\n", ":1: "},
 		{"no model", "- {input: 1, output: 1}\n", ":1: a price without a model"},
 		{"duplicate", "- {model: a, input: 1, output: 1}\n- {model: a, input: 2, output: 2}\n", ":2: model a has a price already, at line 1"},

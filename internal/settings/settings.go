@@ -42,9 +42,13 @@ type Settings struct {
 	// came from, if any.
 	Servers     []mcpconn.Spec
 	ServersFile string
-	Out         string
-	Cache       string
-	Model       string
+	// Tools selects the tools offered to the model (mcpconn.Options.Tools);
+	// MaxTools is the most a request may offer (0: no limit).
+	Tools    []string
+	MaxTools int
+	Out      string
+	Cache    string
+	Model    string
 	// Models are the models to evaluate, side by side (-models); one model
 	// when only Model is named. Model is the first.
 	Models []string
@@ -64,7 +68,7 @@ type Settings struct {
 	lookup   func(string) (string, bool)
 	KeyVar   string // which variable the key came from
 	Headers  map[string]string
-	Provider string // "openrouter", "openai", "custom" or "" for the reference run
+	Provider string // "openrouter", "openai", "azure", "custom" or "" for the reference run
 
 	MaxTokens      int
 	MaxIterations  int
@@ -129,6 +133,8 @@ var settings = []setting{
 	{"cases", "EVAL_CASES", "cases", "case file or directory (relative to the project root)"},
 	{"server", "EVAL_SERVER", "", "MCP server(s), separated by ';': a command line (stdio), an http(s) URL (streamable HTTP) or sse:URL; with -servers-file, names of its servers; default: the bundled sample server"},
 	{"servers-file", "EVAL_SERVERS_FILE", "", "MCP servers from a client configuration file (.mcp.json, claude_desktop_config.json: the mcpServers object); -server names the ones to use (default: all)"},
+	{"tools", "EVAL_TOOLS", "", "tools offered to the model, comma-separated patterns: get_gene_* (by name), memory/* (a server's tools, by its short name), !pattern leaves tools out (default: every tool of every server)"},
+	{"max-tools", "EVAL_MAX_TOOLS", "128", "most tools a request may offer (OpenAI's limit is 128); a run offering more stops before its first case, naming the servers (0: no limit)"},
 	{"out", "EVAL_OUT", DefaultOut, "output directory: each run writes into <out>/runs/<id>, and <out>/latest names the newest finished one"},
 	{"cache", "EVAL_CACHE", defaultCache, "result cache file"},
 	{"model", "EVAL_MODEL", "", "model to evaluate (default: google/gemini-2.5-flash on OpenRouter, gpt-4.1-mini on OpenAI)"},
@@ -194,6 +200,8 @@ Provider (environment or .env in the project root):
   OPENROUTER_API_KEY   use OpenRouter (default model google/gemini-2.5-flash)
   OPENAI_API_KEY       use OpenAI (default model gpt-4.1-mini), or authenticate to OPENAI_BASE_URL
   OPENAI_BASE_URL      any OpenAI-compatible endpoint (-base-url); name the model with EVAL_MODEL
+  AZURE_OPENAI_API_KEY the key of an Azure OpenAI resource, with OPENAI_BASE_URL (a deployment URL) or
+                       AZURE_OPENAI_ENDPOINT (the resource; EVAL_MODEL names the deployment)
 With none of them the run is the offline reference run.
 `)
 	}
@@ -331,6 +339,15 @@ func build(root string, v, origin map[string]string, lookup func(string) (string
 	st.Concurrency = intSetting("concurrency", 1)
 	st.MaxRetries = intSetting("max-retries", 0)
 	st.MaxRecovery = intSetting("max-recovery", 0)
+	st.MaxTools = intSetting("max-tools", 0)
+	for _, p := range strings.Split(v["tools"], ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			st.Tools = append(st.Tools, p)
+		}
+	}
+	if err := mcpconn.CheckPatterns(st.Tools); err != nil {
+		bad("tools", err)
+	}
 	durationSetting := func(name string) time.Duration {
 		d, err := time.ParseDuration(strings.TrimSpace(v[name]))
 		if err == nil && d <= 0 {
@@ -525,13 +542,23 @@ func (st *Settings) UseServersFile(path string) error {
 	return nil
 }
 
+// azureHost reports whether host is an Azure OpenAI resource's.
+func azureHost(host string) bool {
+	host = strings.ToLower(host)
+	return strings.HasSuffix(host, ".openai.azure.com") || strings.HasSuffix(host, ".cognitiveservices.azure.com") ||
+		strings.HasSuffix(host, ".services.ai.azure.com")
+}
+
 // chooseProvider picks the endpoint, key and default model: an explicit base
 // URL first, then OpenRouter, then OpenAI; with none of them (or with
 // -reference) the run is the offline reference run.
 func (st *Settings) chooseProvider(lookup func(string) (string, bool)) error {
 	get := func(name string) string { v, _ := lookup(name); return strings.TrimSpace(v) }
-	orKey, oaKey := get("OPENROUTER_API_KEY"), get("OPENAI_API_KEY")
-	st.secrets = append(st.secrets, orKey, oaKey)
+	orKey, oaKey, azKey := get("OPENROUTER_API_KEY"), get("OPENAI_API_KEY"), get("AZURE_OPENAI_API_KEY")
+	st.secrets = append(st.secrets, orKey, oaKey, azKey)
+	if azEndpoint := get("AZURE_OPENAI_ENDPOINT"); st.BaseURL == "" && azEndpoint != "" && azKey != "" && !st.Reference {
+		st.BaseURL = azEndpoint
+	}
 	switch {
 	case st.Reference:
 		st.Provider = ""
@@ -541,8 +568,12 @@ func (st *Settings) chooseProvider(lookup func(string) (string, bool)) error {
 		// key goes to OpenRouter only.
 		st.Provider = "custom"
 		st.APIKey, st.KeyVar = oaKey, "OPENAI_API_KEY"
-		if u, err := url.Parse(st.BaseURL); err == nil && u.Hostname() == "openrouter.ai" && orKey != "" {
+		u, err := url.Parse(st.BaseURL)
+		switch {
+		case err == nil && u.Hostname() == "openrouter.ai" && orKey != "":
 			st.APIKey, st.KeyVar = orKey, "OPENROUTER_API_KEY"
+		case err == nil && azureHost(u.Hostname()) && azKey != "":
+			st.Provider, st.APIKey, st.KeyVar = "azure", azKey, "AZURE_OPENAI_API_KEY"
 		}
 		if st.Model == "" {
 			return errors.New("OPENAI_BASE_URL is set but no model is named: set EVAL_MODEL (or -model) to a model the endpoint serves")
@@ -709,14 +740,15 @@ func (st Settings) Redactor(environ []string) *redact.Redactor {
 }
 
 // IsolatedEnv returns the process environment without the suite's settings
-// (EVAL_*) and provider variables (OPENAI_*, OPENROUTER_*), with the .env
+// (EVAL_*) and provider variables (OPENAI_*, OPENROUTER_*, AZURE_OPENAI_*), with the .env
 // file and the progress line turned off: the starting point for running
 // the suite as a subprocess whose configuration the caller sets entirely.
 func IsolatedEnv() []string {
 	out := []string{DotEnvVar + "=off", "EVAL_PROGRESS=" + ProgressOff}
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "EVAL_") || strings.HasPrefix(name, "OPENAI_") || strings.HasPrefix(name, "OPENROUTER_") {
+		if strings.HasPrefix(name, "EVAL_") || strings.HasPrefix(name, "OPENAI_") || strings.HasPrefix(name, "OPENROUTER_") ||
+			strings.HasPrefix(name, "AZURE_OPENAI_") {
 			continue
 		}
 		out = append(out, kv)

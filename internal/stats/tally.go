@@ -152,6 +152,8 @@ func Models(records []eval.Record, order []string) ([]eval.ModelResult, []eval.M
 				m.Passes++
 			}
 			tokens += r.Usage.TotalTokens
+			m.PromptTokens += r.Usage.PromptTokens
+			m.CachedTokens += r.Usage.CachedTokens
 			calls += len(r.ToolCalls)
 			m.CostUSD += r.Usage.CostUSD
 			m.Unpriced += r.Usage.Unpriced
@@ -162,6 +164,9 @@ func Models(records []eval.Record, order []string) ([]eval.ModelResult, []eval.M
 		m.PassRate = float64(m.Passes) / float64(m.Runs)
 		m.Low, m.High = Wilson(m.Passes, m.Runs, 1.96)
 		m.MeanTokens = float64(tokens) / float64(m.Runs)
+		if m.PromptTokens > 0 {
+			m.CacheHitRate = float64(m.CachedTokens) / float64(m.PromptTokens)
+		}
 		m.ToolCallsPerRun = float64(calls) / float64(m.Runs)
 		if m.Passes > 0 {
 			m.CostPerPass = m.CostUSD / float64(m.Passes)

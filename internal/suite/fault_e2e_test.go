@@ -168,11 +168,11 @@ func TestThrottlingProviderStillGivesEveryVerdict(t *testing.T) {
 	}
 	var sum eval.Summary
 	readJSON(t, filepath.Join(r.out, eval.SummaryFile), &sum)
-	assert.Equal(t, stub.Faults(), sum.Retries, "every injected fault was retried and counted")
-	assert.Greater(t, sum.Retries, len(corpus)/2)
+	assert.Equal(t, stub.Faults(), sum.Usage.Retries, "every injected fault was retried and counted")
+	assert.Greater(t, sum.Usage.Retries, len(corpus)/2)
 	t.Logf("%d cases: %d passed, %d failed, %d errors; %d requests, %d injected faults, %d retries",
-		sum.Total, sum.Passed, sum.Failed, sum.Errors, stub.Requests(), stub.Faults(), sum.Retries)
-	assert.Contains(t, r.output, fmt.Sprintf("%d retries", sum.Retries))
+		sum.Total, sum.Passed, sum.Failed, sum.Errors, stub.Requests(), stub.Faults(), sum.Usage.Retries)
+	assert.Contains(t, r.output, fmt.Sprintf("%d retries", sum.Usage.Retries))
 }
 
 func TestServerCrashMidRunIsRestarted(t *testing.T) {

@@ -141,7 +141,11 @@ func FormatSummary(s eval.Summary, runDir string) string {
 	if s.Reference {
 		what = "REFERENCE RUN (no model evaluated)"
 	}
-	fmt.Fprintf(&b, "mcpeval: %s: %d cases: %d passed, %d failed, %d errors, %d token-limit, %d cached", what, s.Total, s.Passed, s.Failed, s.Errors, s.TokenLimit, s.Cached)
+	fmt.Fprintf(&b, "mcpeval: %s: %d cases: %d passed, %d failed, %d errors, %d token-limit", what, s.Total, s.Passed, s.Failed, s.Errors, s.TokenLimit)
+	if s.Cut > 0 {
+		fmt.Fprintf(&b, ", %d cut off", s.Cut)
+	}
+	fmt.Fprintf(&b, ", %d cached", s.Cached)
 	if s.Undecided > 0 {
 		fmt.Fprintf(&b, ", %d undecided (the judge could not decide)", s.Undecided)
 	}
@@ -154,7 +158,7 @@ func FormatSummary(s eval.Summary, runDir string) string {
 	if s.Reference { // no model, nothing spent
 		fmt.Fprintf(&b, "; %.1fs\n", s.Seconds)
 	} else {
-		fmt.Fprintf(&b, "; %d tokens, %s, %d retries, %.1fs\n", s.Usage.TotalTokens, costLine(s), s.Retries, s.Seconds)
+		fmt.Fprintf(&b, "; %d tokens%s, %s, %d retries, %.1fs\n", s.Usage.TotalTokens, cacheShare(s.Usage.PromptTokens, s.Usage.CachedTokens), costLine(s), s.Usage.Retries, s.Seconds)
 	}
 	if len(s.Models) > 1 {
 		for _, m := range s.Models {
@@ -162,8 +166,9 @@ func FormatSummary(s eval.Summary, runDir string) string {
 			if m.Unpriced > 0 {
 				unpriced = fmt.Sprintf(" (and %d requests without a price)", m.Unpriced)
 			}
-			fmt.Fprintf(&b, "mcpeval: model %s: %d/%d passed (%.1f%%, 95%% interval %.1f-%.1f%%), $%.4f%s, $%.4f per pass\n",
-				m.Model, m.Passes, m.Runs, 100*m.PassRate, 100*m.Low, 100*m.High, m.CostUSD, unpriced, m.CostPerPass)
+			fmt.Fprintf(&b, "mcpeval: model %s: %d/%d passed (%.1f%%, 95%% interval %.1f-%.1f%%), $%.4f%s, $%.4f per pass%s\n",
+				m.Model, m.Passes, m.Runs, 100*m.PassRate, 100*m.Low, 100*m.High, m.CostUSD, unpriced, m.CostPerPass,
+				cacheShare(m.PromptTokens, m.CachedTokens))
 		}
 		for _, p := range s.ModelPairs {
 			fmt.Fprintf(&b, "mcpeval: %s vs %s on %d cases: %d passed only by %s, %d only by %s (McNemar p = %.4g)\n",
@@ -193,6 +198,15 @@ func FormatSummary(s eval.Summary, runDir string) string {
 		fmt.Fprintf(&b, "\nmcpeval: %s", settings.MissingKeyHelp)
 	}
 	return b.String()
+}
+
+// cacheShare says which share of the prompt tokens the provider's prompt
+// cache served, or nothing when it served none.
+func cacheShare(prompt, cached int) string {
+	if cached <= 0 || prompt <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%.0f%% of prompt tokens from the provider's prompt cache)", 100*float64(cached)/float64(prompt))
 }
 
 // last is the last value of xs, or 0.

@@ -65,10 +65,10 @@ func TestProviderCheckedBeforeTheFirstCase(t *testing.T) {
 			want:    "the provider at http://no-such-provider.invalid/v1 cannot be reached: dial tcp: lookup no-such-provider.invalid",
 			setting: "Check OPENAI_BASE_URL (or -base-url): no case was run"},
 		{name: "unknown model", env: env{"EVAL_MODEL": "no-such-model", "EVAL_JUDGE_MODEL": "stub-judge"},
-			want:    `the provider does not serve the model "no-such-model" (provider returned HTTP 404: `,
+			want:    `the provider does not serve the model "no-such-model" (provider error (HTTP 404): `,
 			setting: "Check EVAL_MODEL (or -model): no case was run"},
 		{name: "unknown judge model", env: env{"EVAL_JUDGE_MODEL": "no-such-judge"},
-			want:    `the provider does not serve the model "no-such-judge" (provider returned HTTP 404: `,
+			want:    `the provider does not serve the model "no-such-judge" (provider error (HTTP 404): `,
 			setting: "Check EVAL_JUDGE_MODEL (or -judge-model): no case was run"},
 	}
 	for _, tt := range tests {
@@ -86,7 +86,7 @@ func TestProviderCheckedBeforeTheFirstCase(t *testing.T) {
 			assert.Empty(t, r.records, "no case was run")
 			var sum eval.Summary
 			readJSON(t, filepath.Join(r.out, eval.SummaryFile), &sum)
-			assert.Zero(t, sum.Retries)
+			assert.Zero(t, sum.Usage.Retries)
 			assert.Less(t, sum.Seconds, 30.0, "the run stops at once")
 			t.Logf("stopped after %.2fs", sum.Seconds)
 		})

@@ -143,7 +143,7 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		s.checksCal = labelled.ChecksCalibration(st.Cases, st.Labels, st.Root, cases)
 	}
 
-	specs, opts := st.Servers, mcpconn.Options{CallTimeout: st.ToolTimeout, ReconnectFor: st.CaseTimeout}
+	specs, opts := st.Servers, mcpconn.Options{CallTimeout: st.ToolTimeout, ReconnectFor: st.CaseTimeout, Tools: st.Tools}
 	for _, spec := range specs {
 		s.servers = append(s.servers, spec.Display())
 	}
@@ -159,6 +159,11 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 	}
 	if s.tools, err = mcpconn.ConnectSpecs(ctx, specs, opts); err != nil {
 		return nil, fmt.Errorf("MCP server failed to start, no case was run: %s", s.redactor.String(err.Error()))
+	}
+	if err := s.tools.CheckToolCount(st.MaxTools); err != nil && !st.Reference {
+		s.Close()
+		return nil, fmt.Errorf("%s: no case was run. Choose the tools to offer with EVAL_TOOLS (or -tools), patterns such as 'memory/*,get_gene_*,!fs/write_*' (a server's tools by its short name: %s), or set EVAL_MAX_TOOLS (or -max-tools) to the provider's own limit",
+			s.redactor.String(err.Error()), strings.Join(s.tools.ServerNames(), ", "))
 	}
 	s.toolHash = s.tools.Hash()
 	s.toolStats = toolstats.New(s.toolServers(), st.MaxTokens, s.limitCounter)
@@ -487,10 +492,6 @@ func (s *Suite) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *ag
 	st := s.Settings
 	cfg := agent.Config{Model: rec.Model, SystemPrompt: st.SystemPrompt, MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens,
 		LimitCounter: s.limitCounter, Counter: s.counters[rec.Model], Prices: s.prices}
-	var retries atomic.Int64
-	ctx = llm.WithRetryCounter(ctx, &retries)
-	defer func() { rec.Retries = int(retries.Load()) }()
-
 	var tr *agent.Transcript
 	var err error
 	switch {
@@ -523,6 +524,9 @@ func (s *Suite) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *ag
 		return tr
 	case tr.TokenLimit != "":
 		rec.Status, rec.Reason = eval.TokenLimit, tr.TokenLimit
+		return tr
+	case tr.Cut != "":
+		rec.Status, rec.Reason = eval.Cut, tr.Cut
 		return tr
 	case tr.Incomplete != "":
 		rec.Status, rec.Reason = eval.Fail, tr.Incomplete
@@ -618,6 +622,8 @@ func (s *Suite) describeCheck(err error) string {
 	switch {
 	case errors.As(err, &unreachable) && st.Provider == "custom":
 		return fmt.Sprintf("%v. Check OPENAI_BASE_URL (or -base-url): no case was run", err)
+	case errors.As(err, &unreachable) && st.Provider == "azure":
+		return fmt.Sprintf("%v. Check OPENAI_BASE_URL or AZURE_OPENAI_ENDPOINT: no case was run", err)
 	case errors.As(err, &unreachable):
 		return fmt.Sprintf("%v. Check the network connection (the endpoint comes with %s; OPENAI_BASE_URL sets another): no case was run", err, st.KeyVar)
 	case errors.As(err, &rejected):

@@ -16,10 +16,16 @@ import (
 // toolServers is each connected server's tool surface, named as the run
 // names it.
 func (s *Suite) toolServers() []toolstats.Server {
+	ids := s.tools.ServerNames()
 	out := make([]toolstats.Server, len(s.tools.Servers))
 	for i, srv := range s.tools.Servers {
 		name, version := srv.Info()
-		out[i] = toolstats.Server{Server: s.servers[i], Name: name, Version: version, Tools: srv.Tools()}
+		out[i] = toolstats.Server{Server: s.servers[i], ID: ids[i], Name: name, Version: version}
+		for _, t := range s.tools.Entries() {
+			if t.Server == ids[i] {
+				out[i].Tools = append(out[i].Tools, t.Listed)
+			}
+		}
 	}
 	return out
 }

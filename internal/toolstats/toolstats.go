@@ -22,23 +22,31 @@ import (
 )
 
 // Server is one server's tool surface: how the run names the server, its
-// serverInfo and the tools it listed.
+// short name (which tool calls carry, see eval.ToolCall.Server), its
+// serverInfo and the tools offered of it.
 type Server struct {
-	Server, Name, Version string
-	Tools                 []eval.Tool
+	Server, ID, Name, Version string
+	Tools                     []eval.Tool
 }
 
 // Collector gathers the statistics of a run's tool calls. Its methods are
 // safe for concurrent use.
 type Collector struct {
-	servers    []Server
-	byName     map[string]*tool // every offered tool; not changed after New
+	servers []Server
+	// byKey holds every offered tool by server and name, byName the first
+	// server's tool of each name (for calls that name no server); neither
+	// changes after New.
+	byKey      map[toolKey]*tool
+	byName     map[string]*tool
 	tokenLimit int
 	counter    *tokens.Counter
 
 	mu      sync.Mutex
 	unknown map[string]*tally // calls to names no server offers
 }
+
+// toolKey names a tool of a server.
+type toolKey struct{ server, name string }
 
 // tool is an offered tool: its schema, compiled on first use, and its calls.
 type tool struct {
@@ -59,15 +67,30 @@ type tally struct {
 // records that carry no count (ToolCall.ResultTokens), such as cached
 // records of older versions; nil leaves them uncounted.
 func New(servers []Server, tokenLimit int, counter *tokens.Counter) *Collector {
-	c := &Collector{servers: servers, byName: map[string]*tool{}, tokenLimit: tokenLimit, counter: counter, unknown: map[string]*tally{}}
+	c := &Collector{servers: servers, byKey: map[toolKey]*tool{}, byName: map[string]*tool{}, tokenLimit: tokenLimit,
+		counter: counter, unknown: map[string]*tally{}}
 	for _, s := range servers {
 		for _, t := range s.Tools {
+			k := toolKey{s.ID, t.Name}
+			if _, dup := c.byKey[k]; dup {
+				continue
+			}
+			c.byKey[k] = &tool{schema: newArgsSchema(t.Parameters)}
 			if _, dup := c.byName[t.Name]; !dup {
-				c.byName[t.Name] = &tool{schema: newArgsSchema(t.Parameters)}
+				c.byName[t.Name] = c.byKey[k]
 			}
 		}
 	}
 	return c
+}
+
+// lookup finds the offered tool a call went to: by its server and name,
+// or by its name alone when the call names no server.
+func (c *Collector) lookup(tc eval.ToolCall) *tool {
+	if tc.Server != "" {
+		return c.byKey[toolKey{tc.Server, tc.Name}]
+	}
+	return c.byName[tc.Name]
 }
 
 // call is one tool call reduced to what the statistics need.
@@ -95,7 +118,7 @@ func (c *Collector) Add(r eval.Record) {
 	defer c.mu.Unlock()
 	for i, tc := range r.ToolCalls {
 		var t *tally
-		if known := c.byName[tc.Name]; known != nil {
+		if known := c.lookup(tc); known != nil {
 			t = &known.tally
 		} else {
 			if c.unknown[tc.Name] == nil {
@@ -111,7 +134,7 @@ func (c *Collector) Add(r eval.Record) {
 func (c *Collector) measure(tc eval.ToolCall) call {
 	cl := call{notRun: tc.NotRun, refused: tc.Refused && !tc.NotRun}
 	cl.errorResult = tc.IsError && !tc.NotRun && !tc.Refused
-	if t := c.byName[tc.Name]; t != nil {
+	if t := c.lookup(tc); t != nil {
 		cl.argError = t.schema.check(tc.Arguments) != nil
 	} else {
 		_, err := decodeArgs(tc.Arguments)
@@ -172,7 +195,7 @@ func (c *Collector) Summary() eval.ToolSummary {
 			Surface: slices.SortedFunc(slices.Values(s.Tools), func(a, b eval.Tool) int { return cmp.Compare(a.Name, b.Name) })}
 		st.Stats = make([]eval.ToolStats, len(st.Surface))
 		for j, t := range st.Surface {
-			known := c.byName[t.Name]
+			known := c.byKey[toolKey{s.ID, t.Name}]
 			st.Stats[j] = known.stats(t.Name)
 			st.Stats[j].SchemaProblem = known.schema.problem
 			if st.Stats[j].Calls > 0 {

@@ -13,6 +13,7 @@
   const STATUS = new Map([
     ['error', { label: 'Error', order: 0 }],
     ['token_limit', { label: 'Token limit', order: 1 }],
+    ['cut', { label: 'Cut off', order: 1 }],
     ['fail', { label: 'Fail', order: 2 }],
     ['undecided', { label: 'Undecided', order: 3 }],
     ['skip', { label: 'Skipped', order: 4 }],
@@ -162,7 +163,7 @@
   function bar(t, cls) {
     const b = el('div', 'bar' + (cls ? ' ' + cls : ''));
     const total = t.total || 0;
-    for (const [key, n] of [['pass', t.passed], ['fail', t.failed], ['error', t.errors], ['token_limit', t.token_limit], ['undecided', t.undecided], ['skip', t.skipped]]) {
+    for (const [key, n] of [['pass', t.passed], ['fail', t.failed], ['error', t.errors], ['token_limit', t.token_limit], ['cut', t.cut], ['undecided', t.undecided], ['skip', t.skipped]]) {
       if (!n || !total) continue;
       const s = el('span', 'seg-' + key);
       s.style.width = (100 * n / total) + '%';
@@ -324,7 +325,10 @@
     if (run.cost_usd || run.saved_usd) item('Cost', fmtUSD(run.cost_usd) + (run.saved_usd ? ' (' + fmtUSD(run.saved_usd) + ' saved by the cache)' : ''));
     item('Commit', run.git_commit ? run.git_commit.slice(0, 12) : '', run.git_commit);
     if (run.usage && run.usage.requests) item('Requests', fmtInt(run.usage.requests));
-    if (run.retries) item('Retries', fmtInt(run.retries));
+    if (run.usage && run.usage.retries) item('Retries', fmtInt(run.usage.retries));
+    if (run.usage && run.usage.prompt_tokens && run.usage.cached_tokens) {
+      item('Prompt cache', fmtRate(100 * run.usage.cached_tokens / run.usage.prompt_tokens) + ' of prompt tokens (' + fmtInt(run.usage.cached_tokens) + ')');
+    }
     if (run.server_restarts) item('Server restarts', fmtInt(run.server_restarts));
     return el('header', 'top',
       el('div', 'title-row', el('h1', '', 'Evaluation report'), el('span', 'generated', 'Generated ' + fmtDate(data.generated))),
@@ -335,8 +339,8 @@
     const rate = el('div', 'rate ' + (totals.rate >= 80 ? 'good' : totals.rate >= 50 ? 'mid' : 'bad'), fmtRate(totals.rate));
     rate.id = 'rate';
     const legend = el('div', 'legend');
-    for (const key of ['pass', 'fail', 'error', 'token_limit', 'undecided', 'skip']) {
-      const n = { pass: totals.passed, fail: totals.failed, error: totals.errors, token_limit: totals.token_limit, undecided: totals.undecided, skip: totals.skipped }[key];
+    for (const key of ['pass', 'fail', 'error', 'token_limit', 'cut', 'undecided', 'skip']) {
+      const n = { pass: totals.passed, fail: totals.failed, error: totals.errors, token_limit: totals.token_limit, cut: totals.cut, undecided: totals.undecided, skip: totals.skipped }[key];
       if (!n) continue;
       const i = el('i', 'seg-' + key);
       legend.appendChild(el('span', '', i, statusInfo(key).label + ' ' + fmtInt(n)));
@@ -363,6 +367,7 @@
     card('fail', 'Failed', totals.failed, 'fail');
     card('error', 'Errors', totals.errors, 'error');
     card('token_limit', 'Token limit', totals.token_limit, 'token_limit');
+    if (totals.cut) card('cut', 'Cut off', totals.cut, 'cut');
     if (totals.undecided) card('undecided', 'Undecided (judge)', totals.undecided, 'undecided');
     if (totals.skipped) card('skip', 'Skipped', totals.skipped, 'skip');
     if (filterCount.flaky) card('flaky', 'Flaky cases', filterCount.flaky, 'flaky');
@@ -423,7 +428,7 @@
     const table = el('table', 'mini');
     table.id = 'leaderboard';
     const heads = [['#', 'num'], ['Model', ''], ['Pass rate', 'num'], ['95% interval', 'num'], ['Passed', 'num'], ['Cost', 'num'],
-      ['Cost per pass', 'num'], ['Mean tokens', 'num'], ['Latency p50 / p95', 'num'], ['Tool calls per run', 'num']];
+      ['Cost per pass', 'num'], ['Mean tokens', 'num'], ['Prompt cache', 'num'], ['Latency p50 / p95', 'num'], ['Tool calls per run', 'num']];
     const hr = el('tr', '');
     for (const [h, cls] of heads) hr.appendChild(el('th', cls, h));
     table.appendChild(el('thead', '', hr));
@@ -437,6 +442,7 @@
         el('td', 'num', fmtInt(m.passes) + ' / ' + fmtInt(m.runs)),
         el('td', 'num', cost), el('td', 'num', m.passes ? fmtUSD(m.cost_per_pass) : '—'),
         el('td', 'num', fmtInt(Math.round(m.mean_tokens))),
+        el('td', 'num', m.prompt_tokens ? fmtRate(100 * (m.cache_hit_rate || 0)) : '—'),
         el('td', 'num', fmtSec(m.latency_p50) + ' / ' + fmtSec(m.latency_p95) + ' s'),
         el('td', 'num', Number(m.tool_calls_per_run || 0).toFixed(1)));
       tr.dataset.model = m.model;
@@ -822,9 +828,9 @@
   moreBtn.id = 'more';
   const moreBox = el('div', 'more', moreBtn);
 
-  const filters = [['all', 'All'], ['pass', 'Pass'], ['fail', 'Fail'], ['error', 'Error'], ['token_limit', 'Token limit'], ['undecided', 'Undecided'], ['skip', 'Skipped'], ['flaky', 'Flaky'], ['cached', 'Cached'], ['split', 'Judges split'], ['no_record', 'No record']];
+  const filters = [['all', 'All'], ['pass', 'Pass'], ['fail', 'Fail'], ['error', 'Error'], ['token_limit', 'Token limit'], ['cut', 'Cut off'], ['undecided', 'Undecided'], ['skip', 'Skipped'], ['flaky', 'Flaky'], ['cached', 'Cached'], ['split', 'Judges split'], ['no_record', 'No record']];
   // Filters count rows: a case run several times is one row.
-  const filterCount = { all: cases.length, pass: 0, fail: 0, error: 0, token_limit: 0, undecided: 0, skip: 0, flaky: 0, cached: 0, split: 0, no_record: 0 };
+  const filterCount = { all: cases.length, pass: 0, fail: 0, error: 0, token_limit: 0, cut: 0, undecided: 0, skip: 0, flaky: 0, cached: 0, split: 0, no_record: 0 };
   for (const c of cases) {
     if (Object.hasOwn(filterCount, c.status)) filterCount[c.status]++;
     if (c.flaky) filterCount.flaky++;
@@ -1147,7 +1153,7 @@
       f('Model', rec.model);
       f('Judge', rec.judge_model);
       if (rec.started_at && !rec.started_at.startsWith('0001')) f('Started', fmtDate(rec.started_at));
-      if (rec.retries) f('Retries', fmtInt(rec.retries));
+      if (rec.usage && rec.usage.retries) f('Retries', fmtInt(rec.usage.retries));
       if (rec.kind) f('Kind', rec.kind);
       if (rec.reference) f('Answer', 'reference agent');
     }

@@ -6,10 +6,12 @@
 //	refuse()         always a protocol error: the server answers with an error instead of a result
 //	big(words)       a result of that many words
 //	unused_tool(x)   never called by the tests
+//	items.count()    {"server": <label>, "count": 42}; only with -dotted (a name with a dot, which MCP allows)
+//	extra_<n>()      -extra N adds N tools that return "extra <n>"
 //
 // With -variant 2, lookup_item has another description and a second
 // required argument, source ("local" or "remote"), and fails without it.
-// It serves stdio.
+// -label names the server in the results of items.count. It serves stdio.
 package main
 
 import (
@@ -26,8 +28,24 @@ import (
 
 func main() {
 	variant := flag.Int("variant", 1, "1, or 2: lookup_item changes its description and schema")
+	dotted := flag.Bool("dotted", false, "offer items.count, a tool whose name has a dot")
+	label := flag.String("label", "toolserver", "the server's name in the results of items.count")
+	extra := flag.Int("extra", 0, "offer this many more tools, extra_1 to extra_N")
 	flag.Parse()
-	if err := server.ServeStdio(newServer(*variant)); err != nil {
+	s := newServer(*variant)
+	if *dotted {
+		s.AddTool(mcp.NewTool("items.count", mcp.WithDescription("Counts the items of this server.")),
+			func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.NewToolResultText(fmt.Sprintf(`{"server":%q,"count":42}`, *label)), nil
+			})
+	}
+	for i := 1; i <= *extra; i++ {
+		s.AddTool(mcp.NewTool(fmt.Sprintf("extra_%d", i), mcp.WithDescription("An extra tool.")),
+			func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.NewToolResultText(fmt.Sprintf("extra %d", i)), nil
+			})
+	}
+	if err := server.ServeStdio(s); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
