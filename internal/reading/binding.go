@@ -265,6 +265,9 @@ func (t *Text) tied(p, m int) bool {
 	for k := p + 1; k < m; k++ {
 		tok := t.Tokens[k]
 		if !tok.Word {
+			if tok.Text == "," || tok.Text == ";" {
+				return false // "65.1k, South ...": the next item of a list
+			}
 			continue
 		}
 		if words++; words > 4 {

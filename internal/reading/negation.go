@@ -153,7 +153,7 @@ func (t *Text) predicateNegated(first, clause, end int) bool {
 		}
 		w := tok.Lower
 		if strings.HasSuffix(w, "n't") || strings.HasSuffix(w, "n’t") || w == "cannot" {
-			return t.negator(j) > 0 && t.denies(j+1, clause)
+			return t.negator(j) > 0 && t.denies(j+1, clause, t.isValue(first))
 		}
 		if auxiliaries[w] {
 			// the first verb decides: "is not", "does not", "is never", "is missing"
@@ -163,7 +163,7 @@ func (t *Text) predicateNegated(first, clause, end int) bool {
 					return t.negator(k) > 0
 				}
 				if next == "not" || next == "never" || next == "neither" {
-					return t.negator(k) > 0 && t.denies(k+1, clause)
+					return t.negator(k) > 0 && t.denies(k+1, clause, t.isValue(first))
 				}
 				if !adverbs[next] {
 					break
@@ -179,15 +179,26 @@ func (t *Text) predicateNegated(first, clause, end int) bool {
 // negation, denies its subject: nothing more ("are not."), an identity
 // ("not the ortholog") or a verb of being, listing or relation ("not
 // listed", "not connected", "not among").
-func (t *Text) denies(i, clause int) bool {
+// A comparison denies a named subject ("Engineering is not above 90%")
+// but only compares a value ("8.103 is not above 20").
+func (t *Text) denies(i, clause int, value bool) bool {
 	for k := i; k < len(t.Tokens) && t.Tokens[k].Clause == clause; k++ {
 		w := t.Tokens[k].Lower
 		if !t.Tokens[k].Word || adverbs[w] || w == "be" || w == "been" || w == "being" {
 			continue
 		}
-		return denials[w] || strings.HasSuffix(w, "ed") && !commentVerbs[w]
+		return denials[w] || !value && comparisons[w] || strings.HasSuffix(w, "ed") && !commentVerbs[w]
 	}
 	return true
+}
+
+// comparisons after a negated verb deny a named subject its place.
+var comparisons = wordSet("above", "over", "beyond", "below", "under", "within", "higher", "lower", "greater",
+	"more", "less", "larger", "smaller", "exceeding", "exceed", "exceeds", "reach", "reaches")
+
+// isValue reports whether tokens[i] is a number.
+func (t *Text) isValue(i int) bool {
+	return i < len(t.Tokens) && len(Numbers(t.Tokens[i].Text)) > 0 && digits(t.Tokens[i].Text)
 }
 
 // denials are the words after a negated verb that deny its subject.

@@ -44,6 +44,8 @@ func TestNegated(t *testing.T) {
 		{"TP53 does not appear among them.", "TP53", true},
 		{"A CADD phred score of 8.103 does not suggest pathogenicity.", "8.103", false},
 		{"The score is 8.103, which is not high.", "8.103", false},
+		{"Engineering is not above 90%.", "Engineering", true},
+		{"8.103 is not above 20.", "8.103", false},
 		{"CFTR is not only expressed in the pancreas.", "expressed", false},
 		{"The CADD phred score isn't 8.103; it is 81.03.", "81.03", false},
 		{"The CADD phred score isn't 8.103; it is 81.03.", "8.103", true},
