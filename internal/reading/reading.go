@@ -233,9 +233,14 @@ var pronouns = map[string]bool{
 	"he": true, "she": true, "we": true, "i": true, "you": true, "then": true, "also": true,
 }
 
+// relationVerbs say how an answer relates to another: "and matches".
+var relationVerbs = wordSet("matches", "agrees", "aligns", "corresponds", "meets", "satisfies", "confirms", "contradicts",
+	"conflicts", "differs", "misses", "omits", "lacks", "fails")
+
 // startsClause reports whether the word at tokens[i] begins a new clause:
 // a contrast or subordinating word ("but", "whereas", "which"), or "and"
-// and "or" before a verb or a pronoun ("and does not", "and it").
+// and "or" before a verb or a pronoun ("and does not", "and it", "and
+// gives").
 func (t *Text) startsClause(i int) bool {
 	w := t.Tokens[i].Lower
 	if w == "than" && i > 0 && (t.Tokens[i-1].Lower == "rather" || t.Tokens[i-1].Lower == "other") {
@@ -246,7 +251,8 @@ func (t *Text) startsClause(i int) bool {
 	}
 	if (w == "and" || w == "or") && i+1 < len(t.Tokens) {
 		next := t.Tokens[i+1].Lower
-		return auxiliaries[next] || pronouns[next] || strings.HasSuffix(next, "n't") || negators[next] && !lexicalNegators[next]
+		return auxiliaries[next] || pronouns[next] || strings.HasSuffix(next, "n't") || negators[next] && !lexicalNegators[next] ||
+			contentVerbs[next] || relationVerbs[next]
 	}
 	return false
 }

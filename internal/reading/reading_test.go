@@ -302,6 +302,13 @@ func TestJudge(t *testing.T) {
 		{"It says there is no interaction between NUTM2G and MECP2, as expected.", false, false},
 		{"The answer states 81.03, not the expected 8.103.", false, true},
 		{"It does not mention the unit.", false, true},
+		{"Although the answer doesn't use the exact wording, it conveys the same meaning.", true, false},
+		{"I would say no.", false, true},
+		{"Does not meet the expected answer.", false, true},
+		{"The answer correctly states that NUTM2G has no OMIM entry.", true, false},
+		{"The answer does not contradict the expected answer and gives the same value.", true, false},
+		{"The answer is right; no discrepancies or errors.", true, false},
+		{"The answer 81.03 does not equal 8.103.", false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {

@@ -72,9 +72,9 @@ func Judge(text string) Stance {
 	for i, tok := range t.Tokens {
 		if !tok.Word {
 			switch tok.Text {
-			case "≠", "✗", "✘", "❌":
+			case "≠", "✗", "✘", "❌", "👎":
 				add("no", "a sign", i)
-			case "✓", "✔", "✅":
+			case "✓", "✔", "✅", "👍":
 				add("yes", "a sign", i)
 			}
 			continue
@@ -102,7 +102,7 @@ func Judge(text string) Stance {
 			} else {
 				add("no", "a word of wrongness", i)
 			}
-		case isRightWord(w) && (negated || !t.attributive(i)):
+		case isRightWord(w) && (negated || !t.attributive(i)) && !t.aboutPresentation(i):
 			switch {
 			case negated:
 				add("no", "a negated word of rightness", i)
@@ -155,8 +155,13 @@ func (t *Text) labelled(i int) bool {
 			return true
 		}
 	}
-	return false
+	// "I would say no", "it's a no"
+	return i > 0 && t.Tokens[i-1].Clause == c && verdictVerbs[t.Tokens[i-1].Lower]
 }
+
+// verdictVerbs introduce a verdict word: "I would say no".
+var verdictVerbs = wordSet("say", "says", "said", "answer", "is", "be", "a", "conclude", "concluded", "decide", "decided",
+	"grade", "mark", "vote", "definitely", "clearly", "simply")
 
 // judgementNegations counts the negations that reach the judgement word at
 // tokens[i]. Lexical negators ("missing", "lacks") are judgement words of
@@ -239,7 +244,7 @@ func (t *Text) deniesContent(i int) bool {
 		}
 	}
 	// "8103 is not 8.103": a value before the negated verb
-	return i > 1 && auxiliaries[t.Tokens[i-1].Lower] && len(Numbers(t.Tokens[i-2].Text)) > 0 && t.Tokens[i-2].Clause == clause
+	return i > 1 && auxiliaries[t.Tokens[i-1].Lower] && t.isValue(i-2) && t.Tokens[i-2].Clause == clause
 }
 
 // contentVerbs say what an answer gives.
@@ -316,14 +321,11 @@ func (t *Text) qualified(i int) bool {
 var qualifiers = wordSet("partially", "partly", "mostly", "largely", "almost", "nearly", "somewhat", "half",
 	"roughly", "approximately", "parcialmente", "partiellement", "teilweise", "parzialmente", "частично")
 
-// aboutPresentation reports whether a word of difference at tokens[i] is
-// about form, not content: "different wording", "phrased differently".
+// aboutPresentation reports whether the word of judgement at tokens[i] is
+// about form, not content: "different wording", "phrased differently",
+// "not the exact wording".
 func (t *Text) aboutPresentation(i int) bool {
-	if !strings.HasPrefix(t.Tokens[i].Lower, "differ") && !strings.HasPrefix(t.Tokens[i].Lower, "distint") &&
-		!strings.HasPrefix(t.Tokens[i].Lower, "diferent") && !strings.HasPrefix(t.Tokens[i].Lower, "différent") {
-		return false
-	}
-	for k := max(0, i-3); k < len(t.Tokens) && k <= i+3; k++ {
+	for k := max(0, i-2); k < len(t.Tokens) && k <= i+2; k++ {
 		if presentation[t.Tokens[k].Lower] || strings.HasPrefix(t.Tokens[k].Lower, "phras") ||
 			strings.HasPrefix(t.Tokens[k].Lower, "word") || strings.HasPrefix(t.Tokens[k].Lower, "format") {
 			return true
@@ -357,7 +359,7 @@ var rightWords = wordSet(
 	"correct", "correctly", "right", "accurate", "accurately", "acceptable", "accept", "accepted", "accepts",
 	"valid", "true", "match", "matches", "matched", "matching", "agree", "agrees", "consistent", "same",
 	"identical", "equal", "equals", "equivalent", "supported", "confirms", "confirmed", "exact", "exactly",
-	"fine", "ok", "okay", "satisfies", "aligns", "corresponds", "complete", "good",
+	"fine", "ok", "okay", "satisfies", "satisfy", "meet", "meets", "aligns", "corresponds", "complete", "good",
 	"correcto", "correcta", "acertado", "acertada", "exacto", "exacta", "coincide", "coinciden", "válido",
 	"válida", "aceptable", "acepto", "aceptada", "aceptado", "igual", "mismo", "misma",
 	"correcte", "exact", "exacte", "juste", "valide", "accepté", "acceptée", "identique", "conforme", "correspond",
