@@ -26,6 +26,9 @@ type answer struct {
 	// peers are the offsets of the occurrences of bound values and terms,
 	// for pairing a list of subjects with a list of values.
 	peers []int
+	// others are the numbers that may stand beside a value as another one
+	// (see alternatives).
+	others []reading.Number
 }
 
 func readAnswer(c eval.Case, text string) *answer {
@@ -358,7 +361,7 @@ func (a *answer) number(n eval.NumberCheck) (bool, string) {
 		if !a.valueMatches(m, n) {
 			continue
 		}
-		others, expected := a.alternatives(m)
+		others, expected := a.alternatives()
 		hedged := func(s reading.Span) (reading.Span, bool) {
 			return a.text.HedgedNumber(s.Start, s.End, others, expected)
 		}
@@ -371,25 +374,30 @@ func (a *answer) number(n eval.NumberCheck) (bool, string) {
 }
 
 // alternatives returns the numbers of the answer that could be offered
-// beside m as another value for n: all but m and the parts of numbers
-// (the "117" of "117 120 017"); expected tells the values of the case's
-// number checks, which a range may join ("residues 95 to 289") but "or"
-// may not.
-func (a *answer) alternatives(m reading.Number) (others []reading.Number, expected func(reading.Number) bool) {
-	isExpected := func(o reading.Number) bool {
-		return slices.ContainsFunc(a.c.Checks.Numbers, func(n eval.NumberCheck) bool { return a.valueMatches(o, n) })
-	}
-	whole := func(o reading.Number) bool { // not a part of a longer number
-		return !slices.ContainsFunc(a.numbers, func(e reading.Number) bool {
-			return e.Start <= o.Start && o.End <= e.End && e.End-e.Start > o.End-o.Start
-		})
-	}
-	for _, o := range a.numbers {
-		if (o.Start >= m.End || m.Start >= o.End) && whole(o) {
-			others = append(others, o)
+// beside a value as another one: all but the parts of numbers (the "117"
+// of "117 120 017"); expected tells the values of the case's number
+// checks, which a range may join ("residues 95 to 289") but "or" may not.
+// They are the same for every value, and read once.
+func (a *answer) alternatives() (others []reading.Number, expected func(reading.Number) bool) {
+	if a.others == nil {
+		// The numbers come sorted by start: a number is a part of a longer
+		// one that starts at or before it and ends at or after it.
+		a.others = []reading.Number{}
+		reach := -1 // end of the longest number started so far
+		for i, o := range a.numbers {
+			part := o.End <= reach && !(i > 0 && a.numbers[i-1].Start == o.Start && a.numbers[i-1].End == o.End)
+			for j := i + 1; j < len(a.numbers) && a.numbers[j].Start == o.Start; j++ {
+				part = part || a.numbers[j].End > o.End
+			}
+			if !part {
+				a.others = append(a.others, o)
+			}
+			reach = max(reach, o.End)
 		}
 	}
-	return others, isExpected
+	return a.others, func(o reading.Number) bool {
+		return slices.ContainsFunc(a.c.Checks.Numbers, func(n eval.NumberCheck) bool { return a.valueMatches(o, n) })
+	}
 }
 
 // unitOK reports whether the number whose literal ends at end is in one of

@@ -85,12 +85,15 @@ func (t *Text) Mentions(subs Subjects) []Mention {
 		out = append(out, m)
 	}
 	if subs.Symbols {
+		named := map[int]bool{} // tokens within a named mention
+		for _, m := range out {
+			for k := t.TokenAt(m.Start); k < len(t.Tokens) && t.Tokens[k].Start < m.End; k++ {
+				named[k] = true
+			}
+		}
 		for i, tok := range t.Tokens {
 			word := strings.TrimSuffix(strings.TrimSuffix(tok.Text, "'s"), "’s")
-			if !tok.Word || !IsSymbol(word) || subs.Known[strings.ToLower(word)] {
-				continue
-			}
-			if slices.ContainsFunc(out, func(m Mention) bool { return m.Start < tok.End && tok.Start < m.End }) {
+			if !tok.Word || named[i] || !IsSymbol(word) || subs.Known[strings.ToLower(word)] {
 				continue
 			}
 			out = append(out, Mention{Subject: -1, Name: word, Start: tok.Start, End: tok.Start + len(word), token: i})

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -114,10 +115,10 @@ func (sh *jsonShape) containerAt(off int) int {
 
 // stringAt returns the data string holding offset off.
 func (sh *jsonShape) stringAt(off int) (jsonString, bool) {
-	for _, s := range sh.strings {
-		if s.Start <= off && off < s.End {
-			return s, true
-		}
+	// The strings come in the order of the text.
+	i := sort.Search(len(sh.strings), func(i int) bool { return sh.strings[i].End > off })
+	if i < len(sh.strings) && sh.strings[i].Start <= off {
+		return sh.strings[i], true
 	}
 	return jsonString{}, false
 }

@@ -14,6 +14,7 @@
 package reading
 
 import (
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -260,12 +261,7 @@ func (t *Text) startsClause(i int) bool {
 // TokenAt returns the index of the token that holds byte offset off, or
 // of the first token after it; len(Tokens) past the end.
 func (t *Text) TokenAt(off int) int {
-	for i, tok := range t.Tokens {
-		if tok.End > off {
-			return i
-		}
-	}
-	return len(t.Tokens)
+	return sort.Search(len(t.Tokens), func(i int) bool { return t.Tokens[i].End > off })
 }
 
 // Snippet returns the text around [start, end), at most about width
