@@ -263,8 +263,7 @@ func RegisterFlags(fs *flag.FlagSet) {
 func usage(fs *flag.FlagSet) {
 	w := fs.Output()
 	fmt.Fprintf(w, "Usage of %s:\n", fs.Name())
-	ours := table()
-	for _, s := range ours {
+	for _, s := range table() {
 		kind, def := " "+s.kind, ""
 		if s.kind == "bool" {
 			kind = ""
@@ -276,7 +275,7 @@ func usage(fs *flag.FlagSet) {
 	others := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
 	others.SetOutput(w)
 	fs.VisitAll(func(f *flag.Flag) {
-		if !slices.ContainsFunc(ours, func(s setting) bool { return s.flag == f.Name }) {
+		if _, ours := f.Value.(*flagText); !ours {
 			others.Var(f.Value, f.Name, f.Usage)
 			others.Lookup(f.Name).DefValue = f.DefValue
 		}
