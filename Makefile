@@ -3,6 +3,8 @@
 #   make eval        the main job: run every case, write records and the HTML report
 #                    (make eval OPEN=1 opens the report; EVALFLAGS="-run Gene -force" passes suite flags)
 #   make test        the project's tests (offline)
+#   make test-ollama the suite against a real Ollama on both of its engines (builds
+#                    Ollama from testdata/ollama first: minutes the first time)
 #   make ci          the suite under gotestsum: JUnit, JSON stream and report in one run
 #                    (make ci BASELINE=latest also compares with the run before and fails on a significant regression)
 #   make calibrate   how far verdicts can be trusted: the checks and the judge on
@@ -20,7 +22,7 @@ MCPEVAL   = $(GO) run ./cmd/mcpeval
 EVALFLAGS ?=
 KEEP     ?= 10
 
-.PHONY: eval test ci bench generate vet clean-runs calibrate
+.PHONY: eval test test-ollama ci bench generate vet clean-runs calibrate
 
 eval:
 	$(MCPEVAL) eval $(if $(OPEN),-open) -- $(EVALFLAGS)
@@ -31,6 +33,13 @@ test: vet
 	@out=$$(mktemp -d) && trap 'rm -rf "$$out"' EXIT && \
 	EVAL_REFERENCE=1 EVAL_DOTENV=off EVAL_PROGRESS=off EVAL_OUT=$$out EVAL_CACHE=$$out/cache.json EVAL_RUN_ID= \
 		$(GO) test -count=1 -timeout 15m ./...
+
+# The test against a real inference server: Ollama, built from its own
+# module in testdata/ollama into the user's cache (the Go build cache makes
+# the next build quick), serving a tiny model the test writes. MCPEVAL_OLLAMA
+# may name an Ollama binary of your own instead.
+test-ollama:
+	MCPEVAL_OLLAMA=$${MCPEVAL_OLLAMA:-build} $(GO) test -count=1 -timeout 30m -run '^TestOllama$$' -v ./internal/suite/
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }

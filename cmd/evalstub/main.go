@@ -26,6 +26,13 @@
 // -key-rate limits each API key to that many requests per second (429 with
 // Retry-After beyond it), as providers do, for trying the shards of a split
 // run with a key each.
+//
+// -fixture serves a real provider's recorded responses instead, byte for byte,
+// refusing follow-ups that drop what the provider requires (the corpus in
+// testdata/providers), and -strict validates every request as OpenAI does:
+//
+//	go run ./cmd/evalstub -fixture testdata/providers/deepseek-reasoning-content.yaml &
+//	OPENAI_BASE_URL=http://127.0.0.1:8099/v1 EVAL_MODEL=deepseek-reasoner EVAL_JUDGE_MODEL=none go test ./evaltest -run NUTM2G
 package main
 
 import (
@@ -57,14 +64,22 @@ func main() {
 	keyBurst := flag.Int("key-burst", 1, "requests a key may send at once before -key-rate applies")
 	reject := flag.String("reject-judge", "", "judge `models` (comma-separated) that say no to every answer")
 	served := flag.String("served", "", "the `models` served, comma-separated, listed at /models; any other gets a 404 (default: every model)")
+	fixture := flag.String("fixture", "", "serve the recorded provider responses of this fixture `file` (testdata/providers) instead of replaying cases")
+	strict := flag.Bool("strict", false, "validate every request as OpenAI does and answer what OpenAI refuses with its 400")
 	var b behaviour
 	flag.Func("wrong", "`model=regexp`: the model answers every question the regular expression matches wrong (repeatable)", b.addWrong)
 	flag.Func("cost", "`model=usd`: every reply to the model reports this cost in US dollars (repeatable)", b.addCost)
 	flag.Parse()
 	b.rejectingJudges = splitList(*reject)
 	opts := llmstub.Options{Latency: *latency, Rate429: *rate429, Rate500: *rate500, RetryAfter: "1", Seed: uint64(time.Now().UnixNano()),
-		RateLimit: *rateLimit, Models: splitList(*served), KeyRate: *keyRate, KeyBurst: *keyBurst}
-	if err := run(*addr, *cases, b, opts); err != nil {
+		RateLimit: *rateLimit, Models: splitList(*served), KeyRate: *keyRate, KeyBurst: *keyBurst, Strict: *strict}
+	var err error
+	if *fixture != "" {
+		err = serveFixture(*addr, *fixture, opts)
+	} else {
+		err = run(*addr, *cases, b, opts)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "evalstub:", err)
 		os.Exit(1)
 	}
@@ -136,4 +151,34 @@ func run(addr, cases string, b behaviour, opts llmstub.Options) error {
 		respond = wrap(respond)
 	}
 	return http.Serve(ln, llmstub.New(respond, opts))
+}
+
+// serveFixture serves a fixture's recorded responses.
+func serveFixture(addr, path string, opts llmstub.Options) error {
+	stub, f, err := fixtureStub(path, opts)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	base := f.BasePath
+	if base == "" {
+		base = "/v1"
+	}
+	fmt.Fprintf(os.Stderr, "evalstub: serving %s (%s: %s); OPENAI_BASE_URL=http://%s%s\n", path, f.Provider, f.Shape, ln.Addr(), base)
+	return http.Serve(ln, stub)
+}
+
+// fixtureStub is a stub that answers with the fixture at path, strict when
+// opts or the fixture asks for it.
+func fixtureStub(path string, opts llmstub.Options) (*llmstub.Server, *llmstub.Fixture, error) {
+	f, err := llmstub.LoadFixture(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts.Strict = opts.Strict || f.Strict
+	opts.ModelList = f.Models
+	return llmstub.New(f.Respond, opts), f, nil
 }

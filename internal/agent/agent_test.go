@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http/httptest"
@@ -181,6 +182,34 @@ func TestRunProviderErrorAndEstimatedUsage(t *testing.T) {
 	assert.True(t, tr.Usage.Estimated)
 	assert.Positive(t, tr.Usage.PromptTokens)
 	assert.Positive(t, tr.Usage.CompletionTokens)
+}
+
+// Without usage in the response, the estimate counts everything sent: the
+// messages, the fields the provider attached to them, and the tool
+// definitions, which are most of a real request.
+func TestEstimateCountsEverythingSent(t *testing.T) {
+	c := counter(t)
+	reply := llm.Response{Message: eval.Message{Role: "assistant", Content: "done"}}
+	messages := []eval.Message{{Role: "system", Content: "Use the tools."}, {Role: "user", Content: "What gene?"}}
+	bare := tokenUsage(reply, llm.Request{Messages: messages}, c)
+	schema := json.RawMessage(`{"type":"object","properties":{"gene_symbol":{"type":"string","description":"Official HGNC gene symbol, e.g. NUTM2G or TP53"}}}`)
+	tools := []eval.Tool{
+		{Name: "get_gene_by_symbol", Description: "Find gene information including Entrez ID, UniProt ID and location.", Parameters: schema},
+		{Name: "get_gnomad_by_gene_symbol", Description: "Get gnomAD gene constraint metrics for a gene by symbol.", Parameters: schema},
+	}
+	withTools := tokenUsage(reply, llm.Request{Messages: messages, Tools: tools}, c)
+	toolTokens := 0
+	for _, tool := range tools {
+		toolTokens += c.Count(tool.Name) + c.Count(tool.Description) + c.Count(string(tool.Parameters))
+	}
+	assert.True(t, withTools.Estimated)
+	assert.GreaterOrEqual(t, withTools.PromptTokens-bare.PromptTokens, toolTokens, "the tool definitions are counted")
+
+	reasoning := append([]eval.Message(nil), messages...)
+	reasoning = append(reasoning, eval.Message{Role: "assistant", Content: "x",
+		Extra: map[string]json.RawMessage{"reasoning_content": json.RawMessage(`"` + strings.Repeat("think ", 200) + `"`)}})
+	withReasoning := tokenUsage(reply, llm.Request{Messages: reasoning}, c)
+	assert.Greater(t, withReasoning.PromptTokens, bare.PromptTokens+150, "reasoning sent back is counted")
 }
 
 func TestReference(t *testing.T) {

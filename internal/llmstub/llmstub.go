@@ -1,20 +1,24 @@
 // Package llmstub is an OpenAI-compatible chat-completions server for tests,
 // benchmarks and key-less demos. A Responder decides each reply; Replay
 // answers like a correct agent by replaying each case's reference tool calls
-// and approving every answer as judge. Options inject latency, 429s with
-// Retry-After and 500s, enforce a rate limit with OpenAI's rate-limit
-// headers, limit each API key's request rate as providers do, and serve a
-// list of models; counters report requests, per key, faults, throttled
+// and approving every answer as judge, and a Fixture replays a real
+// provider's recorded responses byte for byte (testdata/providers). Options
+// inject latency, 429s with Retry-After and 500s, enforce a rate limit with
+// OpenAI's rate-limit headers, limit each API key's request rate as
+// providers do, serve a list of models, and validate requests as strictly
+// as OpenAI does; counters report requests, per key, faults, throttled
 // requests and peak concurrency.
 package llmstub
 
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,6 +44,13 @@ type Request struct {
 	Usage struct {
 		Include bool `json:"include"`
 	} `json:"usage"`
+
+	// Body is the request's body as it arrived; Path, Query and Header are
+	// its HTTP request's.
+	Body   []byte      `json:"-"`
+	Path   string      `json:"-"`
+	Query  url.Values  `json:"-"`
+	Header http.Header `json:"-"`
 }
 
 // ForcedTool returns the tool the request forces through tool_choice, or "".
@@ -80,6 +91,29 @@ type Reply struct {
 	CostUSD *float64
 	// Delay is added before the reply.
 	Delay time.Duration
+	// Raw, when set, is served as it is (status, headers and body byte for
+	// byte) instead of a reply built from the fields above.
+	Raw *Response
+}
+
+// Response is an HTTP response as a provider sent it.
+type Response struct {
+	// Status is the HTTP status (0 means 200).
+	Status  int               `yaml:"status"`
+	Headers map[string]string `yaml:"headers"`
+	Body    string            `yaml:"body"`
+}
+
+func (r Response) write(w http.ResponseWriter) {
+	for k, v := range r.Headers {
+		w.Header().Set(k, v)
+	}
+	status := r.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	w.WriteHeader(status)
+	io.WriteString(w, r.Body)
 }
 
 // Call is a tool call in a reply.
@@ -119,6 +153,12 @@ type Options struct {
 	// next free slot. 0: no limit.
 	KeyRate  float64
 	KeyBurst int
+	// ModelList, when set, is the answer to GET /models, as a provider
+	// recorded it; unlike Models, it does not restrict the chat requests.
+	ModelList *Response
+	// Strict validates every chat request as OpenAI does (see Validate) and
+	// answers one OpenAI would refuse with OpenAI's 400 error.
+	Strict bool
 }
 
 // Server is a stub. Start runs one on a loopback port; a Server is also an
@@ -188,9 +228,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	defer s.inFlight.Add(-1)
 	for p := s.peak.Load(); n > p && !s.peak.CompareAndSwap(p, n); p = s.peak.Load() {
 	}
-	if strings.HasSuffix(r.URL.Path, "/models") && r.Method == http.MethodGet && len(s.opts.Models) > 0 {
-		writeModels(w, s.opts.Models)
-		return
+	if strings.HasSuffix(r.URL.Path, "/models") && r.Method == http.MethodGet {
+		switch {
+		case s.opts.ModelList != nil:
+			s.opts.ModelList.write(w)
+			return
+		case len(s.opts.Models) > 0:
+			writeModels(w, s.opts.Models)
+			return
+		}
 	}
 	if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 		http.Error(w, `{"error":{"message":"not found"}}`, http.StatusNotFound)
@@ -203,10 +249,22 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusTooManyRequests, retryAfter, "rate limit of the API key exceeded")
 		return
 	}
-	var req Request
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "", "reading the body: "+err.Error())
+		return
+	}
+	req, err := decodeRequest(body)
+	if err != nil {
 		writeError(w, http.StatusBadRequest, "", "invalid JSON body: "+err.Error())
 		return
+	}
+	req.Path, req.Query, req.Header = r.URL.Path, r.URL.Query(), r.Header.Clone()
+	if s.opts.Strict {
+		if refusal := Validate(body); refusal != nil {
+			refusal.write(w)
+			return
+		}
 	}
 	if len(s.opts.Models) > 0 && !slices.Contains(s.opts.Models, req.Model) {
 		writeError(w, http.StatusNotFound, "", fmt.Sprintf("The model `%s` does not exist or you do not have access to it.", req.Model))
@@ -238,6 +296,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 	reply := s.respond(req)
 	if !sleep(r, reply.Delay) {
+		return
+	}
+	if reply.Raw != nil {
+		reply.Raw.write(w)
 		return
 	}
 	if reply.Status != 0 && reply.Status != http.StatusOK {

@@ -238,5 +238,3 @@ func (s *Set) Lookup(name string) (Tool, bool) {
 // Entries returns every tool of the set, in the order the model is
 // offered them.
 func (s *Set) Entries() []Tool { return slices.Clone(s.entries) }
-
-

@@ -46,9 +46,9 @@ type Settings struct {
 	// MaxTools is the most a request may offer (0: no limit).
 	Tools    []string
 	MaxTools int
-	Out         string
-	Cache       string
-	Model       string
+	Out      string
+	Cache    string
+	Model    string
 	// Models are the models to evaluate, side by side (-models); one model
 	// when only Model is named. Model is the first.
 	Models []string

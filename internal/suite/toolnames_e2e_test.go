@@ -1,18 +1,12 @@
 package suite_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -22,67 +16,6 @@ import (
 	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
 )
-
-// strictProvider refuses, as OpenAI does, a request whose tool names are
-// not ^[a-zA-Z0-9_-]{1,64}$, that offers more than 128 tools, or whose
-// tool-call ids are missing, repeated or answered by no call; the rest it
-// passes to the stub.
-type strictProvider struct {
-	stub     http.Handler
-	chats    atomic.Int64
-	refusals atomic.Int64
-}
-
-var openAIToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-
-func (p *strictProvider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	if r.Method == http.MethodPost {
-		p.chats.Add(1)
-		if msg := p.violation(body); msg != "" {
-			p.refusals.Add(1)
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadRequest)
-			json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error", "code": nil}})
-			return
-		}
-	}
-	p.stub.ServeHTTP(w, r)
-}
-
-func (p *strictProvider) violation(body []byte) string {
-	var req struct {
-		Tools []struct {
-			Function struct{ Name string } `json:"function"`
-		} `json:"tools"`
-		Messages []eval.Message `json:"messages"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
-		return "invalid JSON: " + err.Error()
-	}
-	if len(req.Tools) > 128 {
-		return fmt.Sprintf("Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length %d instead.", len(req.Tools))
-	}
-	for i, t := range req.Tools {
-		if !openAIToolName.MatchString(t.Function.Name) {
-			return fmt.Sprintf("Invalid 'tools[%d].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.", i)
-		}
-	}
-	ids := map[string]bool{}
-	for i, m := range req.Messages {
-		for _, tc := range m.ToolCalls {
-			if tc.ID == "" || ids[tc.ID] {
-				return fmt.Sprintf("Invalid 'messages[%d].tool_calls': missing or repeated id %q", i, tc.ID)
-			}
-			ids[tc.ID] = true
-		}
-		if m.Role == "tool" && !ids[m.ToolCallID] {
-			return fmt.Sprintf("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls' (messages[%d])", i)
-		}
-	}
-	return ""
-}
 
 // countOf calls the count tool of the server the question names, as the
 // model is offered it, then answers from its result.
@@ -156,17 +89,18 @@ func TestToolNamesProvidersAccept(t *testing.T) {
 		require.NoError(t, os.WriteFile(file, []byte(config), 0o644))
 		return file
 	}
-	provider := &strictProvider{stub: llmstub.New(countOf, llmstub.Options{})}
-	server := httptest.NewServer(provider)
-	defer server.Close()
-	e := env{"OPENAI_BASE_URL": server.URL + "/v1", "EVAL_MODEL": "stub-model", "OPENAI_API_KEY": "sk-test-secret-key-123456",
+	// The stub refuses, as OpenAI does, tool names that are not
+	// ^[a-zA-Z0-9_-]{1,64}$, more than 128 tools, and missing or repeated
+	// tool-call ids.
+	stub := llmstub.Start(countOf, llmstub.Options{Strict: true})
+	defer stub.Close()
+	e := env{"OPENAI_BASE_URL": stub.BaseURL(), "EVAL_MODEL": "stub-model", "OPENAI_API_KEY": "sk-test-secret-key-123456",
 		"EVAL_JUDGE_MODEL": "none"}
 
 	t.Run("dotted and shared names", func(t *testing.T) {
 		e["EVAL_SERVERS_FILE"] = servers(0)
 		r := runSuite(t, t.TempDir(), toolNameCases, e)
 		require.NoError(t, r.err, r.output)
-		assert.Zero(t, provider.refusals.Load(), "the strict provider accepted every request")
 		for _, name := range []string{"alpha", "beta"} {
 			rec := r.records[name]
 			require.Equal(t, eval.Pass, rec.Status, rec.Reason)
@@ -179,13 +113,13 @@ func TestToolNamesProvidersAccept(t *testing.T) {
 
 	t.Run("more tools than the provider accepts", func(t *testing.T) {
 		e["EVAL_SERVERS_FILE"] = servers(200)
-		before := provider.chats.Load()
+		before := stub.Requests()
 		r := runSuite(t, t.TempDir(), toolNameCases, e)
 		require.Error(t, r.err)
 		assert.Contains(t, r.output, "the servers offer 212 tools (alpha: 206, beta: 6), more than the 128 a provider accepts in one request")
 		assert.Contains(t, r.output, "EVAL_TOOLS")
 		assert.Contains(t, r.output, "EVAL_MAX_TOOLS")
-		assert.Equal(t, before, provider.chats.Load(), "no request was sent")
+		assert.Equal(t, before, stub.Requests(), "no request was sent")
 		assert.Empty(t, r.records)
 
 		e["EVAL_TOOLS"] = "*/items.count,*/lookup_item"
