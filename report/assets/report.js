@@ -638,7 +638,8 @@
     if (!data.metrics_summary || !data.metrics_summary.length) return null;
     const grid = el('div', 'metric-grid');
     for (const m of data.metrics_summary) {
-      const tile = el('div', 'metric-tile', el('div', 'v', fmtMetric(m)), el('div', 'k', m.label || m.name));
+      const over = m.kind === 'count' ? null : el('div', 'n', m.entries ? 'over ' + fmtInt(m.entries) + (m.entries === 1 ? ' case' : ' cases') : 'applies to no case');
+      const tile = el('div', 'metric-tile', el('div', 'v', fmtMetric(m)), el('div', 'k', m.label || m.name), over);
       tile.title = m.name + (m.not_applicable ? ': not applicable' : '');
       grid.appendChild(tile);
     }
