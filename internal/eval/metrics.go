@@ -204,12 +204,21 @@ type EntityDetails struct {
 }
 
 // Entity is something a question names that a tool call should carry on:
-// a gene, a variant, a position, an identifier or a number.
+// a gene, a variant, a position, an identifier, a term or a number.
 type Entity struct {
 	Text  string `json:"text"`
 	Kind  string `json:"kind"`
 	Found bool   `json:"found"`
+	// Via says how it was found: in the calls' arguments, or in the
+	// results of the calls, which tie it to what they asked for.
+	Via string `json:"via,omitempty"`
 }
+
+// How an entity was found (Entity.Via).
+const (
+	ViaArguments = "arguments"
+	ViaResults   = "tool_results"
+)
 
 // CoverageMetric is requirement coverage.
 type CoverageMetric struct {
