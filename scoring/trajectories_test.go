@@ -28,8 +28,8 @@ type trajectorySet struct {
 }
 
 type trajectory struct {
-	Name  string          `yaml:"name"`
-	Flaw  string          `yaml:"flaw"`
+	Name  string         `yaml:"name"`
+	Flaw  string         `yaml:"flaw"`
 	Calls []eval.RefCall `yaml:"calls"`
 }
 
