@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -125,7 +126,8 @@ func CaseSet(cases []eval.CaseResult) string {
 // pass@k and pass^k, tokens, its own cost (the judge's apart), latency and
 // tool calls, and each two models on the cases both ran, with the exact
 // McNemar test. Models come in the order given, then the others by name;
-// every model given is there, with no runs when none of its runs started.
+// every model given or recorded is there, with no runs when none of its
+// runs started.
 func Models(records []eval.Record, order []string) ([]eval.ModelResult, []eval.ModelPair) {
 	byModel, notRun := map[string][]eval.Record{}, map[string]int{}
 	for _, r := range records {
@@ -136,8 +138,8 @@ func Models(records []eval.Record, order []string) ([]eval.ModelResult, []eval.M
 		}
 	}
 	var rest []string
-	for m := range byModel {
-		if !slices.Contains(order, m) {
+	for _, m := range slices.Concat(slices.Collect(maps.Keys(byModel)), slices.Collect(maps.Keys(notRun))) {
+		if !slices.Contains(order, m) && !slices.Contains(rest, m) {
 			rest = append(rest, m)
 		}
 	}
