@@ -175,12 +175,24 @@ func Open(path string) (*Cache, error) {
 		return nil, fmt.Errorf("open cache %s: %w", path, err)
 	}
 	defer unlock()
-	removeStaleTemps(path)
+	return c.openLocked()
+}
+
+// openLocked reads the cache's files; the caller holds the file lock.
+func (c *Cache) openLocked() (*Cache, error) {
+	removeStaleTemps(c.path)
 	if err := c.reload(); err != nil {
 		c.release()
 		return nil, fmt.Errorf("open cache: %w", err)
 	}
 	return c, nil
+}
+
+// openUnderLock opens the cache at path for a caller that already holds
+// its file lock.
+func openUnderLock(path string) (*Cache, error) {
+	c := &Cache{path: path, journalPath: path + ".journal", lockPath: path + ".lock", pending: map[string]change{}}
+	return c.openLocked()
 }
 
 // Warnings returns what went wrong without stopping the cache so far: a

@@ -42,8 +42,10 @@ type MergeResult struct {
 //
 // Every input must have this package's FormatVersion; otherwise Merge
 // fails, naming each input's version, and writes nothing. out may be one
-// of the inputs; a cache at out that is not an input is refused rather
-// than overwritten. out's journal is removed: what it held is merged.
+// of the inputs, even a cache a run is writing to: out is read, written
+// and its journal removed under one hold of its lock, so that no line a
+// run appends meanwhile is removed unread. A cache at out that is not an
+// input is refused rather than overwritten.
 func Merge(out string, inputs []string) (MergeResult, error) {
 	var res MergeResult
 	if len(inputs) == 0 {
@@ -78,12 +80,53 @@ func Merge(out string, inputs []string) (MergeResult, error) {
 			winners[key] = w
 		}
 	}
-	for _, path := range inputs {
-		c, err := Open(path)
-		if err != nil {
-			return res, fmt.Errorf("merge caches: %w", err)
+	// out is read, written and its journal removed under one hold of its
+	// lock: a run appending to it meanwhile waits, and none of its lines
+	// is removed unread. The other inputs are read first, each under its
+	// own lock, so that no two locks are held at once.
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return res, fmt.Errorf("merge caches: %w", err)
+	}
+	opened := make([]*Cache, len(inputs))
+	readInputs := func(readOut bool) error {
+		for i, path := range inputs {
+			if samePath(path, out) != readOut {
+				continue
+			}
+			var c *Cache
+			var err error
+			if readOut {
+				c, err = openUnderLock(path)
+			} else {
+				c, err = Open(path)
+			}
+			if err != nil {
+				return fmt.Errorf("merge caches: %w", err)
+			}
+			opened[i] = c
 		}
-		defer c.release() // writeFile reads the entries from its files
+		return nil
+	}
+	defer func() {
+		for _, c := range opened {
+			if c != nil {
+				c.release() // writeFile read the entries from its files
+			}
+		}
+	}()
+	if err := readInputs(false); err != nil {
+		return res, err
+	}
+	unlock, err := lockFile(out + ".lock")
+	if err != nil {
+		return res, fmt.Errorf("merge caches: %w", err)
+	}
+	defer unlock()
+	if err := readInputs(true); err != nil {
+		return res, err
+	}
+	for i, path := range inputs {
+		c := opened[i]
 		res.Inputs = append(res.Inputs, MergeInput{Path: path, Entries: len(c.entries), Removed: len(c.removed), Warnings: c.Warnings()})
 		for key, at := range c.entries {
 			stored, err := storedAt(at)
@@ -106,14 +149,6 @@ func Merge(out string, inputs []string) (MergeResult, error) {
 			removed[key] = w.removal
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return res, fmt.Errorf("merge caches: %w", err)
-	}
-	unlock, err := lockFile(out + ".lock")
-	if err != nil {
-		return res, fmt.Errorf("merge caches: %w", err)
-	}
-	defer unlock()
 	written, err := writeFile(out, entries, removed)
 	if err != nil {
 		return res, fmt.Errorf("merge caches into %s: %w", out, err)

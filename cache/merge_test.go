@@ -215,3 +215,44 @@ func TestMergeRefusesAJournalOfAnotherVersion(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), other+" has format version 3 in test_results_cache.json.journal")
 }
+
+// A merge into a cache that a run is writing to keeps every result the run
+// stores meanwhile: the merge reads the output's journal and removes it
+// under one lock, so no line appended in between is lost.
+func TestMergeIntoACacheBeingWrittenLosesNothing(t *testing.T) {
+	base, a, _ := shardCaches(t)
+	writer, err := Open(base)
+	require.NoError(t, err)
+	const puts = 300
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range puts {
+			key := fmt.Sprintf("run-%04d", i)
+			if !assert.NoError(t, writer.Put(key, testRecord(key, eval.Pass, 200))) {
+				return
+			}
+		}
+	}()
+	merges := 0
+	for running := true; running; merges++ {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		_, err := Merge(base, []string{base, a})
+		require.NoError(t, err)
+	}
+	require.NoError(t, writer.Close())
+	t.Logf("%d merges while %d passes were stored", merges, puts)
+
+	c := openClean(t, base)
+	var lost []string
+	for i := range puts {
+		if key := fmt.Sprintf("run-%04d", i); !c.Has(key) {
+			lost = append(lost, key)
+		}
+	}
+	assert.Empty(t, lost, "passes stored while the merges ran")
+}

@@ -199,9 +199,23 @@ func (s *Suite) main(m *testing.M) int {
 	defer s.progress.Close()
 	touchRunMarker()
 
+	saved, unsaved := s.run.Recorded()
+	if reason := s.run.Aborted(); reason != "" && saved+unsaved == 0 {
+		// Refused before any case (a rejected key, a misspelt model): no
+		// run to keep, and latest still names the last one that ran.
+		if err := s.run.Discard(); err != nil {
+			fmt.Fprintln(os.Stderr, "mcpeval: error:", err)
+		}
+		s.progress.Closing("mcpeval: error: run stopped: "+reason+"\nmcpeval: no case ran, so no run was kept (latest is unchanged)", true)
+		return 1
+	}
 	sum := s.run.Summary()
 	s.describeShard(&sum)
 	var problems []string
+	if unsaved > 0 {
+		problems = append(problems, fmt.Sprintf("mcpeval: error: %d of the %d results could not be written to %s; the counts above include them",
+			unsaved, saved+unsaved, filepath.Join(s.run.RunDir, eval.RecordsFile)))
+	}
 	if err := s.run.WriteMetrics(); err != nil {
 		problems = append(problems, "mcpeval: error: "+err.Error())
 	}

@@ -52,6 +52,7 @@ func (s *Suite) planShard() {
 	config.Cases = shard.SetHash(ids)
 	s.shard = &shardState{spec: st.Shard, plan: plan, mine: mine, info: eval.Shard{
 		Index: st.Shard.Index, Count: st.Shard.Count, Balance: plan.Balance, Plan: plan.Fingerprint, Config: config, Runs: runs,
+		Group: s.run.ShardGroup(),
 	}}
 	fmt.Printf("mcpeval: shard %s: %d of the %d selected case runs (assigned by %s, plan %s)\n", st.Shard, mine, len(runs), plan.Balance, plan.Fingerprint)
 }

@@ -130,9 +130,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	case o.history:
 		return history(parent, stdout)
 	case o.cleanRuns >= 0:
-		removed, err := runs.Prune(parent, o.cleanRuns)
-		for _, dir := range removed {
+		pruned, err := runs.Prune(parent, o.cleanRuns)
+		for _, dir := range pruned.Removed {
 			fmt.Fprintln(stdout, "removed", dir)
+		}
+		for _, dir := range pruned.Running {
+			fmt.Fprintln(stdout, "kept", dir+": the run is still going")
 		}
 		return err
 	case o.cleanRuns != -1:

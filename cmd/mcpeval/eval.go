@@ -46,10 +46,13 @@ func runEval(args []string, ci bool) error {
 	if id == "" {
 		id = runs.NewID(time.Now())
 	}
-	dir := filepath.Join(st.Out, runs.Dir, id)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create run directory: %w", err)
+	// An earlier run of the same id is refused before anything of it is
+	// touched: its stream, records and report stay as they are.
+	dir, release, err := runs.Reserve(st.Out, id)
+	if err != nil {
+		return err
 	}
+	defer release()
 	// The suite's run takes this id, so the stream, the records and the
 	// report share a directory.
 	if err := os.Setenv("EVAL_RUN_ID", id); err != nil {

@@ -16,6 +16,11 @@ type Shard struct {
 	Config ShardConfig `json:"config"`
 	// Runs lists every case run the whole run selected, with its shard.
 	Runs []ShardRun `json:"runs"`
+	// Group tells the runs that shards belong to apart: the CI run that
+	// started them, else a digest of the cache they all started from;
+	// shards of one run have the same, a shard of an earlier run another
+	// (empty when there is nothing to tell them by).
+	Group string `json:"group,omitempty"`
 }
 
 // ShardConfig is what decides the outcomes of a split run's case runs

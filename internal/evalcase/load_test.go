@@ -477,9 +477,9 @@ func TestHostileAliasBomb(t *testing.T) {
 		want    string
 	}{
 		{"in reference args", caseYAML("bomb", "reference:", "  - tool: x", "    args:") + billionLaughs("          "),
-			"bomb.yaml: document contains excessive aliasing"},
+			"bomb.yaml:14: the file's aliases (*name) expand it to more than the limit of 16 MiB for a case file; write the text out where it is needed, or split the file"},
 		{"in tools.args", caseYAML("bomb", "tools:", "  args:", "    - tool: x", "      args:") + billionLaughs("            "),
-			"bomb.yaml: document contains excessive aliasing"},
+			"bomb.yaml:15: the file's aliases (*name) expand it to more than the limit of 16 MiB for a case file; write the text out where it is needed, or split the file"},
 		{"as list items", "- &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n" +
 			"- &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\n- &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\n- &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n" +
 			"- &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n- &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\n- &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]\n",
@@ -505,6 +505,34 @@ func TestHostileAliasBomb(t *testing.T) {
 			assert.Less(t, allocated, uint64(64<<20), "allocated %d bytes", allocated)
 		})
 	}
+}
+
+// Aliases of one long text cannot take a small file past the limit of a
+// case file: the expanded size is bounded, not only the file's.
+func TestHostileAliasesOfALongText(t *testing.T) {
+	question := strings.Repeat("q", 1<<20)
+	file := func(cases int) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "- case:\n    name: c0\n    input: &q %s\n    expected: a\n", question)
+		for i := 1; i < cases; i++ {
+			fmt.Fprintf(&b, "- case:\n    name: c%d\n    input: *q\n    expected: a\n", i)
+		}
+		return b.String()
+	}
+	content := file(1000)
+	require.Less(t, len(content), 2<<20, "the file itself is small")
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Parse("aliases.yaml", []byte(content))
+	runtime.ReadMemStats(&after)
+	require.Error(t, err)
+	assert.Regexp(t, `^aliases\.yaml:\d+: the file's aliases \(\*name\) expand it to more than the limit of 16 MiB for a case file`, err.Error())
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(256<<20), "refused before expanding")
+
+	cases, err := Parse("aliases.yaml", []byte(file(10)))
+	require.NoError(t, err, "aliases within the limit load")
+	require.Len(t, cases, 10)
+	assert.Equal(t, question, cases[9].Input)
 }
 
 func TestHostileDeepNesting(t *testing.T) {

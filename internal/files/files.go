@@ -60,9 +60,11 @@ func (t *Temp) Abort() {
 }
 
 // WriteAtomic replaces the file at path with what write writes, atomically
-// (see Temp), with permissions perm.
+// (see Temp), with permissions perm. The temporary files of writers of
+// path that were killed before they were done are removed first.
 func WriteAtomic(path string, perm os.FileMode, write func(io.Writer) error) error {
-	t, err := CreateTemp(path, "."+filepath.Base(path)+".tmp-")
+	RemoveStaleTemps(path)
+	t, err := createHeldTemp(path)
 	if err != nil {
 		return err
 	}
@@ -74,6 +76,29 @@ func WriteAtomic(path string, perm os.FileMode, write func(io.Writer) error) err
 		return err
 	}
 	return t.Close()
+}
+
+// createHeldTemp creates WriteAtomic's temporary file for path and holds
+// it while it is written, so that RemoveStaleTemps leaves it alone. A
+// temporary file another writer's RemoveStaleTemps removed between its
+// creation and its lock is created again.
+func createHeldTemp(path string) (*Temp, error) {
+	for {
+		t, err := CreateTemp(path, tempPrefixOf(path))
+		if err != nil {
+			return nil, err
+		}
+		if err := lock(t.File, true, true); err != nil {
+			t.Abort()
+			return nil, fmt.Errorf("write %s: %w", path, err)
+		}
+		if info, err := os.Stat(t.Name()); err == nil {
+			if own, err := t.Stat(); err == nil && os.SameFile(info, own) {
+				return t, nil
+			}
+		}
+		t.Close()
+	}
 }
 
 // WriteJSON replaces the file at path with v as indented JSON, atomically.

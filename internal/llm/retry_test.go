@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -560,4 +561,26 @@ func TestRateLimitHeadersPaceTheRequests(t *testing.T) {
 	assert.Less(t, stub.Throttled(), 3*cases/20, "refused requests: fewer than 5%")
 	cur, _ := lim.Limit()
 	assert.Equal(t, 16, cur, "429s the headers explain leave the concurrency to the pacing")
+}
+
+// A response whose body stalls after its headers is a timed-out attempt,
+// retried like a server that does not answer.
+func TestStalledBodyIsRetried(t *testing.T) {
+	stalledBody := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":"never fin`)
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-time.After(time.Minute):
+		}
+	}
+	p := startProvider(t, stalledBody, completion("ok"))
+	start := time.Now()
+	resp, err := p.client(func(c *Config) { c.Timeout = 300 * time.Millisecond }).Chat(context.Background(), question())
+	require.NoError(t, err)
+	assert.Equal(t, "ok", resp.Message.Content)
+	assert.Equal(t, 2, p.count(), "the stalled attempt was retried")
+	assert.Less(t, time.Since(start), 10*time.Second)
 }

@@ -61,6 +61,52 @@ func TestParseSpec(t *testing.T) {
 	assert.ErrorContains(t, err, "cannot parse command line")
 }
 
+// Credentials in a server's URL or command line are secrets, and the
+// server's name in messages and summaries masks them however short.
+func TestSpecCredentials(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		text        string
+		wantSecrets []string
+		wantName    string
+	}{
+		{"https://alice:pw-8c1e77f2@mcp.example.org/mcp", []string{"pw-8c1e77f2"}, "https://alice:[REDACTED]@mcp.example.org/mcp"},
+		{"https://alice:pw@h/mcp", []string{"pw"}, "https://alice:[REDACTED]@h/mcp"},
+		{"https://tok-0a1b2c3d4e@h/mcp", []string{"tok-0a1b2c3d4e"}, "https://[REDACTED]@h/mcp"},
+		{"http://h/mcp?api_key=key-7d6e5f4a&region=eu", []string{"key-7d6e5f4a"}, "http://h/mcp?api_key=[REDACTED]&region=eu"},
+		{"sse:http://h/sse?token=tk-99887766", []string{"tk-99887766"}, "sse:http://h/sse?token=[REDACTED]"},
+		{"server --key sk-two-words-1234 --verbose", []string{"sk-two-words-1234"}, "server --key [REDACTED] --verbose"},
+		{"server --token tok-two-words-99 -v", []string{"tok-two-words-99"}, "server --token [REDACTED] -v"},
+		{"server --api-key=k-12345678", []string{"k-12345678"}, "server --api-key=[REDACTED]"},
+		{"npx mcp-remote https://u:remote-pw-55@h/mcp", []string{"remote-pw-55"}, "npx mcp-remote https://u:[REDACTED]@h/mcp"},
+		{"server --log-level warning --port 8080", nil, "server --log-level warning --port 8080"},
+	}
+	for _, tt := range tests {
+		spec, err := ParseSpec(tt.text)
+		require.NoError(t, err)
+		assert.Equal(t, tt.wantSecrets, spec.Secrets(), tt.text)
+		assert.Equal(t, tt.wantName, spec.Name, tt.text)
+		assert.Equal(t, tt.wantName, spec.Display(), tt.text)
+	}
+	file := Spec{Name: "remote", FromFile: true, URL: "https://bob:pw@h/mcp?token=t"}
+	assert.Equal(t, "remote (https://bob:[REDACTED]@h/mcp?token=[REDACTED])", file.Display())
+	cmd := Spec{Name: "local", FromFile: true, Command: "server", Args: []string{"--secret", "s3"}}
+	assert.Equal(t, "local (server --secret [REDACTED])", cmd.Display())
+}
+
+// An ordinary value of a server's environment is data; a value is secret
+// by its name, by being a header, or by being a credential.
+func TestSpecEnvSecrets(t *testing.T) {
+	t.Parallel()
+	spec := Spec{Command: "server", Env: []string{
+		"GENOME_BUILD=GRCh38", "LOG_LEVEL=warning", "DATA_DIR=/srv/data/genomes",
+		"NCBI_API_KEY=ncbi-1234567", "DATABASE_URL=postgres://app:db-pass-42@db/marrvel",
+		"UPSTREAM=ghp_0123456789abcdefghij",
+	}, Headers: map[string]string{"Authorization": "Basic " + "YWxpY2U6YmFzaWMtcHctOTk=", "X-Api-Key": "xk-12345678"}}
+	assert.ElementsMatch(t, []string{"ncbi-1234567", "db-pass-42", "ghp_0123456789abcdefghij",
+		"Basic YWxpY2U6YmFzaWMtcHctOTk=", "YWxpY2U6YmFzaWMtcHctOTk=", "basic-pw-99", "xk-12345678"}, spec.Secrets())
+}
+
 func writeServersFile(t *testing.T, content string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), ".mcp.json")
@@ -93,9 +139,9 @@ func TestLoadServersFile(t *testing.T) {
 		Env: []string{"LOG_LEVEL=debug", "MARRVEL_API_KEY=mk-123456789"}, Dir: filepath.Join(filepath.Dir(path), "server"),
 	}, f.Servers[0])
 	assert.Equal(t, "marrvel (uv run --directory ../server marrvel-mcp)", f.Servers[0].Display(), "no env in the display")
-	assert.Equal(t, []string{"debug", "mk-123456789"}, f.Servers[0].Secrets())
+	assert.Equal(t, []string{"mk-123456789"}, f.Servers[0].Secrets(), "LOG_LEVEL=debug is data, not a secret")
 	assert.Equal(t, Spec{Name: "remote", FromFile: true, URL: "https://mcp.example.org/mcp", Headers: map[string]string{"Authorization": "Bearer mk-123456789"}}, f.Servers[1])
-	assert.Equal(t, []string{"Bearer mk-123456789"}, f.Servers[1].Secrets())
+	assert.Equal(t, []string{"Bearer mk-123456789", "mk-123456789"}, f.Servers[1].Secrets(), "the header and its bare token")
 	assert.True(t, f.Servers[2].SSE)
 
 	all, err := f.Select(nil)

@@ -73,6 +73,9 @@ type Options struct {
 	// a restart) is back for the next calls. Calls wait for the restart,
 	// each as long as its own context allows.
 	ReconnectFor time.Duration
+	// MaxMessageBytes bounds one message of a server (default
+	// MaxMessageBytes): a larger tool result fails its call, saying so.
+	MaxMessageBytes int
 	// Tools selects the tools offered to the model, by patterns (see
 	// selected); none offers every tool.
 	Tools []string
@@ -94,6 +97,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ReconnectFor <= 0 {
 		o.ReconnectFor = 60 * time.Second
+	}
+	if o.MaxMessageBytes <= 0 {
+		o.MaxMessageBytes = MaxMessageBytes
 	}
 	switch {
 	case o.MaxRestarts == 0:
@@ -273,13 +279,15 @@ func (s *Server) newClient(stderr *tailBuffer) (*client.Client, error) {
 	case sp.URL != "" && sp.SSE:
 		// The transports log to stderr what the calls report anyway (a
 		// session that cannot be closed on a server that went away).
-		t, err := transport.NewSSE(sp.URL, transport.WithHeaders(sp.Headers), transport.WithSSELogger(quiet))
+		t, err := transport.NewSSE(sp.URL, transport.WithHeaders(sp.Headers), transport.WithSSELogger(quiet),
+			transport.WithHTTPClient(boundedClient(s.opts.MaxMessageBytes)))
 		if err != nil {
 			return nil, err
 		}
 		return client.NewClient(t, opts...), nil
 	case sp.URL != "":
-		t, err := transport.NewStreamableHTTP(sp.URL, transport.WithHTTPHeaders(sp.Headers), transport.WithHTTPLogger(quiet))
+		t, err := transport.NewStreamableHTTP(sp.URL, transport.WithHTTPHeaders(sp.Headers), transport.WithHTTPLogger(quiet),
+			transport.WithHTTPBasicClient(boundedClient(s.opts.MaxMessageBytes)))
 		if err != nil {
 			return nil, err
 		}
@@ -287,18 +295,21 @@ func (s *Server) newClient(stderr *tailBuffer) (*client.Client, error) {
 	case sp.Command == "":
 		return nil, errors.New("neither a command nor a URL")
 	}
-	command := func(ctx context.Context, name string, env, args []string) (*exec.Cmd, error) {
-		cmd := exec.CommandContext(ctx, name, args...) // killed when the connection's context ends
+	env := childEnv(os.Environ(), append(slices.Clone(s.opts.Env), sp.Env...))
+	command := func(ctx context.Context) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, sp.Command, sp.Args...) // killed when the connection's context ends
 		cmd.Env = env
 		cmd.Dir = sp.Dir
 		// A writer (not a file) makes Wait return only once all of stderr
 		// is copied; WaitDelay bounds that if a grandchild keeps it open.
 		cmd.Stderr = io.MultiWriter(s.stderr, stderr)
 		cmd.WaitDelay = 2 * time.Second
-		return cmd, nil
+		return cmd
 	}
-	env := childEnv(os.Environ(), append(slices.Clone(s.opts.Env), sp.Env...))
-	t := transport.NewStdioWithOptions(sp.Command, env, sp.Args, transport.WithCommandFunc(command))
+	t, err := newStdioTransport(command, s.opts.MaxMessageBytes)
+	if err != nil {
+		return nil, err
+	}
 	return client.NewClient(t, opts...), nil
 }
 

@@ -172,6 +172,16 @@ func newTestServer(mode string, ownProcess bool) *server.MCPServer {
 		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return mcp.NewToolResultText(strconv.Itoa(os.Getpid())), nil
 		})
+	s.AddTool(mcp.NewTool("flood", mcp.WithDescription("Writes a line without end to stdout.")),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			os.Stdout.WriteString(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"`)
+			chunk := []byte(strings.Repeat("x", 1<<20))
+			for {
+				if _, err := os.Stdout.Write(chunk); err != nil {
+					os.Exit(1)
+				}
+			}
+		})
 	s.AddTool(mcp.NewTool("exit", mcp.WithDescription("Crashes the server.")),
 		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			fmt.Fprintln(os.Stderr, crashMessage)

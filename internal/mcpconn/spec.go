@@ -15,7 +15,8 @@ import (
 // subprocess, or the URL of a streamable HTTP or SSE endpoint.
 type Spec struct {
 	// Name names the server in messages: the spec as written on a command
-	// line, or its name in a servers file.
+	// line (its credentials masked, see Display), or its name in a servers
+	// file.
 	Name string
 	// Command and Args start a stdio server in Dir (default: the current
 	// directory). Env is added to its environment (see Options.Env).
@@ -35,36 +36,79 @@ type Spec struct {
 
 // Display is how the run's summary names the server: its spec, or for a
 // server of a servers file its name and its command line or URL. The
-// environment and the headers, which may hold secrets, are left out.
+// environment and the headers, which may hold secrets, are left out, and
+// the credentials of a URL or a command line (see Secrets) are masked,
+// however short.
 func (s Spec) Display() string {
 	if !s.FromFile {
 		return s.Name
 	}
-	target := s.URL
+	target := redact.MaskURL(s.URL)
 	if s.Command != "" {
-		target = strings.Join(append([]string{s.Command}, s.Args...), " ")
+		target = strings.Join(maskArgs(append([]string{s.Command}, s.Args...)), " ")
 	}
 	return s.Name + " (" + target + ")"
 }
 
-// Secrets returns the values the spec's environment and headers give
-// (they may be keys, so a run treats them as secrets), and the values of
-// NAME=value words of its command line whose names look secret, as in
-// `env SERVER_API_KEY=... server`.
+// Secrets returns the values that a run treats as secrets: the values of
+// the environment whose names look secret or that look like credentials
+// (an ordinary value such as LOG_LEVEL=warning is data), every header's
+// value and the credentials of an authorization scheme's, the credentials
+// of the URL (password, secret-looking query parameters), and on the
+// command line the values of secret-looking NAME=value words and flags
+// (`--token=T`, `--api-key T`) and the credentials of URLs.
 func (s Spec) Secrets() []string {
 	var out []string
-	for _, word := range append([]string{s.Command}, s.Args...) {
-		if name, value, ok := strings.Cut(word, "="); ok && redact.SecretName(name) {
+	words := append([]string{s.Command}, s.Args...)
+	for i, word := range words {
+		if value, ok := flagSecret(word, words[i+1:]); ok {
 			out = append(out, value)
 		}
+		out = append(out, redact.URLSecrets(word)...)
 	}
 	for _, kv := range s.Env {
-		if _, v, ok := strings.Cut(kv, "="); ok {
+		name, v, _ := strings.Cut(kv, "=")
+		if inURL := redact.URLSecrets(v); len(inURL) > 0 && !redact.SecretName(name) {
+			out = append(out, inURL...)
+		} else if redact.SecretName(name) || redact.LooksLikeCredential(v) {
 			out = append(out, v)
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
-		out = append(out, s.Headers[k])
+		out = append(out, redact.HeaderSecrets(s.Headers[k])...)
+	}
+	return append(out, redact.URLSecrets(s.URL)...)
+}
+
+// flagSecret returns the secret a command-line word gives: the value of a
+// secret-looking NAME=value or --name=value word, or the next word after a
+// secret-looking flag without a value (`--token T`).
+func flagSecret(word string, rest []string) (string, bool) {
+	if name, value, ok := strings.Cut(word, "="); ok {
+		return value, redact.SecretName(strings.TrimLeft(name, "-"))
+	}
+	if strings.HasPrefix(word, "-") && redact.SecretName(strings.TrimLeft(word, "-")) && len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+		return rest[0], true
+	}
+	return "", false
+}
+
+// maskArgs returns the words of a command line with their secrets (see
+// flagSecret) and the credentials of URLs replaced by redact.Mark.
+func maskArgs(words []string) []string {
+	out := slices.Clone(words)
+	for i, word := range words {
+		if name, _, ok := strings.Cut(word, "="); ok {
+			if _, secret := flagSecret(word, nil); secret {
+				out[i] = name + "=" + redact.Mark
+				continue
+			}
+		} else if _, secret := flagSecret(word, words[i+1:]); secret {
+			out[i+1] = redact.Mark
+		}
+		if out[i] == word {
+			out[i] = redact.MaskURL(word)
+		}
 	}
 	return out
 }
@@ -78,20 +122,25 @@ func ParseSpec(text string) (Spec, error) {
 	spec := Spec{Name: text}
 	switch {
 	case strings.HasPrefix(text, "http://"), strings.HasPrefix(text, "https://"):
-		spec.URL = text
+		spec.URL, spec.Name = text, redact.MaskURL(text)
 		return spec, nil
 	case strings.HasPrefix(text, "sse:"):
 		spec.URL, spec.SSE = strings.TrimPrefix(text, "sse:"), true
+		spec.Name = "sse:" + redact.MaskURL(spec.URL)
 		return spec, nil
 	}
 	argv, err := shlex.Split(text)
 	if err != nil {
-		return Spec{}, fmt.Errorf("cannot parse command line %q: %v", text, err)
+		return Spec{}, fmt.Errorf("cannot parse command line %q: %v", strings.Join(maskArgs(strings.Fields(text)), " "), err)
 	}
 	if len(argv) == 0 {
 		return Spec{}, fmt.Errorf("empty command line %q", text)
 	}
 	spec.Command, spec.Args = argv[0], argv[1:]
+	if masked := maskArgs(argv); !slices.Equal(masked, argv) {
+		// The name keeps the words as written, but no credential.
+		spec.Name = strings.Join(masked, " ")
+	}
 	return spec, nil
 }
 

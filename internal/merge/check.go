@@ -55,6 +55,9 @@ func checkSame(ref *shardDir, shards []*shardDir) error {
 		if ca.GitCommit != "" && cb.GitCommit != "" && ca.GitCommit != cb.GitCommit {
 			diff("suite commit", ca.GitCommit, cb.GitCommit)
 		}
+		if ga, gb := a.Shard.Group, b.Shard.Group; ga != "" && gb != "" && ga != gb {
+			problems = append(problems, fmt.Sprintf("the shards are of different runs (%s in %s, %s in %s): is one left from an earlier run?", ga, ref.dir, gb, s.dir))
+		}
 		if a.MinPassRate != b.MinPassRate || a.MinRunPassRate != b.MinRunPassRate {
 			diff("pass-rate gates", fmt.Sprintf("%g/%g", a.MinPassRate, a.MinRunPassRate), fmt.Sprintf("%g/%g", b.MinPassRate, b.MinRunPassRate))
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/runs"
+	"github.com/mcpeval/mcpeval/internal/shard"
 )
 
 // StreamFile is the go test -json stream a run directory may hold (make ci
@@ -74,17 +75,54 @@ func readShard(dir string) (*shardDir, error) {
 }
 
 // checkPlan refuses a shard description that cannot be right: a shard
-// out of range, in itself or for one of its case runs.
+// out of range, in itself or for one of its case runs, or a list of case
+// runs that is not the plan its fingerprints name (a summary altered, or
+// another shard's plan): every shard is checked on its own, so that which
+// one comes first does not decide what is caught. Under hash assignment
+// every case run must be where its hash puts it.
 func checkPlan(p *eval.Shard) error {
-	if p.Count < 1 || p.Index < 1 || p.Index > p.Count {
+	if p.Count < 1 || p.Index < 1 || p.Index > p.Count || p.Count > shard.MaxCount {
 		return fmt.Errorf("shard %d of %d is not a shard", p.Index, p.Count)
 	}
+	listed := make(map[shard.Identity]bool, len(p.Runs))
 	for _, r := range p.Runs {
 		if r.Shard < 1 || r.Shard > p.Count {
 			return fmt.Errorf("case run %q (model %s, repeat %d) is given to shard %d of %d", r.Name, r.Model, r.Repeat, r.Shard, p.Count)
 		}
+		id := shard.Identity{File: r.File, Case: r.Name, Model: r.Model, Repeat: r.Repeat}
+		if listed[id] {
+			return fmt.Errorf("case run %q (model %s, repeat %d) is listed twice", r.Name, r.Model, r.Repeat)
+		}
+		listed[id] = true
+		if p.Balance == shard.Hash {
+			if want := shard.ByHash(id, p.Count); want != r.Shard {
+				return fmt.Errorf("case run %q (model %s, repeat %d) is given to shard %d, but its hash puts it in shard %d of %d: the plan was altered",
+					r.Name, r.Model, r.Repeat, r.Shard, want, p.Count)
+			}
+		}
+	}
+	cases, plan := Fingerprints(p.Runs, p.Count, p.Balance)
+	if cases != p.Config.Cases {
+		return fmt.Errorf("its case runs are not the case set it names (%s, not %s): the plan was altered", cases, p.Config.Cases)
+	}
+	if plan != p.Plan {
+		return fmt.Errorf("its case runs are not assigned as its plan %s says (they make %s): the plan was altered", p.Plan, plan)
 	}
 	return nil
+}
+
+// Fingerprints returns what a shard's summary names its case runs by: the
+// hash of their set and the fingerprint of their assignment to count
+// shards, as the shard computed them (see shard.SetHash and
+// shard.Fingerprint).
+func Fingerprints(runs []eval.ShardRun, count int, balance string) (cases, plan string) {
+	ids := make([]shard.Identity, len(runs))
+	given := make(map[shard.Identity]int, len(runs))
+	for i, r := range runs {
+		ids[i] = shard.Identity{File: r.File, Case: r.Name, Model: r.Model, Repeat: r.Repeat}
+		given[ids[i]] = r.Shard
+	}
+	return shard.SetHash(ids), shard.Fingerprint(count, balance, ids, func(id shard.Identity) int { return given[id] })
 }
 
 // readRecords reads results.jsonl, later records of a case run replacing

@@ -118,16 +118,22 @@ func Merge(dirs []string, parent string) (*Result, error) {
 	}
 	records := collect(plan, byIndex, merged)
 
-	dir, err := runs.Create(parent, runs.NewID(time.Now()))
+	// The run is written aside and put in place whole: a merge killed
+	// midway leaves no run that looks finished.
+	id := runs.NewID(time.Now())
+	staged, err := runs.Stage(parent, id)
 	if err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
-	res.Dir = dir
-	res.Summary = summarize(filepath.Base(dir), ref.summary, byIndex, records, merged)
-	if err := write(dir, records, res.Summary, byIndex); err != nil {
-		return nil, fmt.Errorf("merge into %s: %w", dir, err)
+	defer staged.Abort()
+	res.Summary = summarize(id, ref.summary, byIndex, records, merged)
+	if err := write(staged.Dir, records, res.Summary, byIndex); err != nil {
+		return nil, fmt.Errorf("merge into %s: %w", staged.Dir, err)
 	}
-	if err := runs.MarkLatest(parent, dir); err != nil {
+	if res.Dir, err = staged.Commit(); err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	if err := runs.MarkLatest(parent, res.Dir); err != nil {
 		return nil, err
 	}
 	return res, nil

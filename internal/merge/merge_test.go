@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/runs"
+	"github.com/mcpeval/mcpeval/internal/shard"
 )
 
 // fixture is a split run of six cases over three shards, as the shards
@@ -26,8 +27,9 @@ type fixture struct {
 
 func newFixture() *fixture {
 	f := &fixture{status: map[string]eval.Status{}, start: time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)}
-	f.plan = eval.Shard{Count: 3, Balance: "hash", Plan: "p1",
-		Config: eval.ShardConfig{Models: []string{"m"}, Repeats: 1, Settings: "s1", Cases: "c1", Provider: "http://stub/v1"}}
+	// Balanced by history: the assignment is the fixture's own.
+	f.plan = eval.Shard{Count: 3, Balance: shard.History,
+		Config: eval.ShardConfig{Models: []string{"m"}, Repeats: 1, Settings: "s1", Provider: "http://stub/v1"}}
 	for i := range 6 {
 		name := fmt.Sprintf("case %d", i)
 		f.plan.Runs = append(f.plan.Runs, eval.ShardRun{Name: name, Category: "Genes", File: "genes.yaml", Line: 1 + 10*i,
@@ -35,7 +37,15 @@ func newFixture() *fixture {
 		f.status[name] = eval.Pass
 	}
 	f.status["case 4"] = eval.Fail
+	f.plan.Group = "GITHUB_RUN_ID 7"
+	seal(&f.plan)
 	return f
+}
+
+// seal sets a plan's case-set hash and fingerprint from its case runs, as
+// a shard computes them.
+func seal(p *eval.Shard) {
+	p.Config.Cases, p.Plan = Fingerprints(p.Runs, p.Count, p.Balance)
 }
 
 // write writes shard k's run directory under parent and returns it. With
@@ -213,6 +223,7 @@ func TestMergeLeavesSkippedCasesAsOneProcessDoes(t *testing.T) {
 }
 
 func TestMergeRefuses(t *testing.T) {
+	f0 := newFixture()
 	type edit func(f *fixture, k int, s *eval.Summary)
 	tests := []struct {
 		name    string
@@ -221,16 +232,25 @@ func TestMergeRefuses(t *testing.T) {
 		wantErr []string
 	}{
 		{"the same shard twice", nil, true, []string{"shard 1/3 appears twice"}},
-		{"other number of shards", func(f *fixture, k int, s *eval.Summary) { s.Shard.Count = 4 }, false, []string{"number of shards: 3 in", ", 4 in"}},
+		{"other number of shards", func(f *fixture, k int, s *eval.Summary) { s.Shard.Count = 4; seal(s.Shard) }, false, []string{"number of shards: 3 in", ", 4 in"}},
 		{"other models", func(f *fixture, k int, s *eval.Summary) { s.Shard.Config.Models = []string{"x", "y"} }, false, []string{"models: m in", "x,y in"}},
 		{"other repeats", func(f *fixture, k int, s *eval.Summary) { s.Shard.Config.Repeats = 3 }, false, []string{"repeats (-count): 1 in"}},
 		{"other judge", func(f *fixture, k int, s *eval.Summary) { s.Shard.Config.Judge = "judge-2" }, false, []string{`judge model: none in`, `"judge-2" in`}},
 		{"other settings", func(f *fixture, k int, s *eval.Summary) { s.Shard.Config.Settings = "s2" }, false, []string{"settings that decide outcomes"}},
-		{"other plan", func(f *fixture, k int, s *eval.Summary) { s.Shard.Plan = "p2" }, false, []string{"assigned the case runs differently", "same cache"}},
+		{"other plan", func(f *fixture, k int, s *eval.Summary) {
+			s.Shard.Runs[0].Shard, s.Shard.Runs[3].Shard = 2, 2 // another cache, another balance
+			seal(s.Shard)
+		}, false, []string{"assigned the case runs differently", "same cache"}},
 		{"other case set", func(f *fixture, k int, s *eval.Summary) {
-			s.Shard.Config.Cases = "c2"
 			s.Shard.Runs = append(s.Shard.Runs[:len(s.Shard.Runs):len(s.Shard.Runs)], eval.ShardRun{Name: "extra", File: "genes.yaml", Model: "m", Shard: 1})
+			seal(s.Shard)
 		}, false, []string{"case sets differ", `0 case runs only in the first (none), 1 only in the second ("extra" (genes.yaml, model m, repeat 0))`}},
+		{"a shard of an earlier run", func(f *fixture, k int, s *eval.Summary) { s.Shard.Group = "GITHUB_RUN_ID 6" }, false,
+			[]string{"the shards are of different runs (GITHUB_RUN_ID 7 in", "GITHUB_RUN_ID 6 in", "earlier run"}},
+		{"plan altered", func(f *fixture, k int, s *eval.Summary) { s.Shard.Runs[2].Shard = 1 }, false,
+			[]string{"its case runs are not assigned as its plan " + f0.plan.Plan + " says", "the plan was altered"}},
+		{"case set altered", func(f *fixture, k int, s *eval.Summary) { s.Shard.Runs = s.Shard.Runs[1:] }, false,
+			[]string{"its case runs are not the case set it names", "the plan was altered"}},
 		{"not a shard", func(f *fixture, k int, s *eval.Summary) { s.Shard = nil }, false, []string{"is not a shard of a split run"}},
 		{"shard out of range", func(f *fixture, k int, s *eval.Summary) { s.Shard.Index = 4 }, false, []string{"shard 4 of 3 is not a shard"}},
 		{"case run out of range", func(f *fixture, k int, s *eval.Summary) { s.Shard.Runs[0].Shard = 0 }, false, []string{`case run "case 0" (model m, repeat 0) is given to shard 0 of 3`}},
@@ -296,4 +316,54 @@ func TestMergeRefusesRecordsOfAnotherShardOrRun(t *testing.T) {
 	require.ErrorContains(t, err, "(it holds runs: name the shards' run directories, e.g. "+filepath.Join(parent, "runs", "*")+")")
 	_, err = Merge([]string{f.write(t, t.TempDir(), 1, false, false)}, t.TempDir())
 	require.ErrorContains(t, err, "none of the 1 run directories has a summary")
+}
+
+// An altered plan is caught whichever shard carries it and wherever that
+// shard stands on the command line; under hash assignment even one made
+// consistent again.
+func TestMergeCatchesAnAlteredPlanInAnyOrder(t *testing.T) {
+	hashed := newFixture()
+	hashed.plan.Balance = shard.Hash
+	for i := range hashed.plan.Runs {
+		r := &hashed.plan.Runs[i]
+		r.Shard = shard.ByHash(shard.Identity{File: r.File, Case: r.Name, Model: r.Model, Repeat: r.Repeat}, hashed.plan.Count)
+	}
+	seal(&hashed.plan)
+	tests := []struct {
+		name    string
+		f       *fixture
+		alter   func(p *eval.Shard)
+		wantErr string
+	}{
+		{"an assignment moved", newFixture(), func(p *eval.Shard) { p.Runs[1].Shard = 3 }, "are not assigned as its plan"},
+		{"a case run dropped", newFixture(), func(p *eval.Shard) { p.Runs = p.Runs[:5] }, "are not the case set it names"},
+		{"hash assignment moved and resealed", hashed, func(p *eval.Shard) {
+			p.Runs[0].Shard = p.Runs[0].Shard%3 + 1
+			seal(p)
+		}, "but its hash puts it in shard"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			shards := t.TempDir()
+			var dirs []string
+			for k := 1; k <= 3; k++ {
+				dirs = append(dirs, tt.f.write(t, shards, k, true, false))
+			}
+			path := filepath.Join(dirs[1], eval.SummaryFile)
+			var s eval.Summary
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(data, &s))
+			tt.alter(s.Shard)
+			data, err = json.Marshal(s)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(path, data, 0o644))
+			for _, order := range [][]string{{dirs[0], dirs[1], dirs[2]}, {dirs[1], dirs[0], dirs[2]}, {dirs[2], dirs[0], dirs[1]}} {
+				_, err := Merge(order, t.TempDir())
+				require.Error(t, err, "order %v", order)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				assert.Contains(t, err.Error(), dirs[1], "the altered shard is named")
+			}
+		})
+	}
 }

@@ -85,3 +85,53 @@ func TestValueRedactsRawJSONAndInterfaces(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// A secret is found however it is written: as given, inside a URL, or
+// JSON-escaped by a model inside a tool call's arguments.
+func TestStringFindsEscapedSecrets(t *testing.T) {
+	r := New(key, `quote"secret-77`, "path/secret-88")
+	tests := []struct{ in, want string }{
+		{`{"k":"\u0073k-planted-4f9c2e71"}`, `{"k":"[REDACTED]"}`},
+		{`{"k":"sk-pl\u0061nted-4f9c2e71","n":"caf\u00e9"}`, `{"k":"[REDACTED]","n":"café"}`},
+		{`{"k":"\ud83d\ude00 sk-planted-4f9c2e7\u0031 \"x\" \u0022"}`, `{"k":"😀 [REDACTED] \"x\" \u0022"}`},
+		{`{"k":"quote\"secret-77"}`, `{"k":"[REDACTED]"}`},
+		{`a literal \\u0073k-planted-4f9c2e71`, `a literal \\u0073k-planted-4f9c2e71`},
+		{`no secret \u0041 here`, `no secret \u0041 here`},
+		{`{"k":"path\/secret-88","u":"a\/b"}`, `{"k":"[REDACTED]","u":"a/b"}`},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, r.String(tt.in), tt.in)
+	}
+}
+
+// A header's bare credentials are secrets too: "Bearer T" gives T, and a
+// Basic pair its password.
+func TestHeaderSecrets(t *testing.T) {
+	assert.Equal(t, []string{"Bearer tok-0f9e8d7c", "tok-0f9e8d7c"}, HeaderSecrets("Bearer tok-0f9e8d7c"))
+	assert.Equal(t, []string{"Basic YWxpY2U6YmFzaWMtcHctOTk=", "YWxpY2U6YmFzaWMtcHctOTk=", "basic-pw-99"}, HeaderSecrets("Basic YWxpY2U6YmFzaWMtcHctOTk="))
+	assert.Equal(t, []string{"plain-header-value"}, HeaderSecrets("plain-header-value"))
+	r := New(HeaderSecrets("Bearer tok-0f9e8d7c")...)
+	assert.Equal(t, "the tool said [REDACTED]", r.String("the tool said tok-0f9e8d7c"))
+}
+
+// The user's own questions and expected answers are never rewritten, even
+// where they hold a text that is also a secret.
+func TestKeptTextsAreNotRewritten(t *testing.T) {
+	r := New("GRCh38-secret")
+	r.Keep("Which position on GRCh38-secret?", "GRCh38-secret position chr17:7673802")
+	rec := eval.Record{Question: "Which position on GRCh38-secret?", Expected: "GRCh38-secret position chr17:7673802", Response: "GRCh38-secret"}
+	r.Value(&rec)
+	assert.Equal(t, "Which position on GRCh38-secret?", rec.Question)
+	assert.Equal(t, "GRCh38-secret position chr17:7673802", rec.Expected)
+	assert.Equal(t, Mark, rec.Response)
+}
+
+func TestLooksLikeCredential(t *testing.T) {
+	for _, v := range []string{"sk-proj-0123456789abcdef", "ghp_0123456789abcdefghij", "AKIAIOSFODNN7EXAMPLE", "postgres://u:pw@db/x",
+		"3f9a7c1e2b4d6f8a0c1e3b5d7f9a1c3e5b7d9f1a"} {
+		assert.True(t, LooksLikeCredential(v), v)
+	}
+	for _, v := range []string{"GRCh38", "warning", "/srv/data/genomes", "ENSG00000141510", "http://localhost:8000/mcp", "a long sentence with 12 words and digits 1234567890"} {
+		assert.False(t, LooksLikeCredential(v), v)
+	}
+}

@@ -30,6 +30,12 @@ const (
 	// directory where the system has them, else a file holding its path
 	// relative to the parent.
 	Latest = "latest"
+	// holdFile, inside a run directory, is held by the processes writing
+	// the run (see Hold).
+	holdFile = ".running"
+	// stagePrefix starts the names of run directories being written
+	// before they are put in place (see Stage); List never shows them.
+	stagePrefix = ".partial-"
 )
 
 // idPattern matches run ids: a UTC time (to the second or the millisecond)
@@ -60,10 +66,115 @@ func Create(parent, id string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("create run directory: %w", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, eval.RecordsFile)); err == nil {
-		return "", fmt.Errorf("run directory %s already holds a run's records: give each run its own id", dir)
+	for _, name := range []string{eval.RecordsFile, eval.SummaryFile} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return "", fmt.Errorf("run directory %s already holds a run's records: give each run its own id", dir)
+		}
 	}
 	return dir, nil
+}
+
+// Reserve makes the directory of run id under parent for a run about to
+// start, and holds it (see Hold) until release is called. A directory
+// that exists already and holds anything is an earlier run's, and an
+// error: nothing of it is touched.
+func Reserve(parent, id string) (dir string, release func(), err error) {
+	if !ValidID(id) {
+		return "", nil, fmt.Errorf("run id %q is not of the form 20060102T150405Z-a1b2c3 (UTC time, optionally with milliseconds, and six hex digits)", id)
+	}
+	dir = filepath.Join(parent, Dir, id)
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return "", nil, fmt.Errorf("create run directory: %w", err)
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", nil, fmt.Errorf("create run directory: %w", err)
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) > 0 {
+		return "", nil, fmt.Errorf("run directory %s already holds a run (EVAL_RUN_ID %s was used before): give each run its own id", dir, id)
+	}
+	if release, err = Hold(dir); err != nil {
+		return "", nil, err
+	}
+	return dir, release, nil
+}
+
+// Hold marks the run directory dir as in use by this process until release
+// is called or the process ends, however it ends: Prune leaves it alone.
+// Several processes may hold one run (the suite, and the command that
+// streams its output into the directory).
+func Hold(dir string) (release func(), err error) {
+	release, err = files.Hold(filepath.Join(dir, holdFile))
+	if err != nil {
+		return nil, fmt.Errorf("mark run %s as running: %w", filepath.Base(dir), err)
+	}
+	return release, nil
+}
+
+// InUse reports whether a process holds the run directory dir (see Hold):
+// a run still going, as opposed to one that finished or was killed.
+func InUse(dir string) bool { return files.Held(filepath.Join(dir, holdFile)) }
+
+// Staged is a run directory written under a name that no listing shows,
+// and put in place whole by Commit: a writer killed before then leaves no
+// run that looks finished.
+type Staged struct {
+	// Dir is where the run is written until Commit.
+	Dir     string
+	final   string
+	release func()
+}
+
+// Stage starts the run directory of id under parent (see Staged). Staged
+// directories that writers killed before they were done left behind are
+// removed.
+func Stage(parent, id string) (*Staged, error) {
+	if !ValidID(id) {
+		return nil, fmt.Errorf("run id %q is not of the form 20060102T150405Z-a1b2c3", id)
+	}
+	removeStaleStages(parent)
+	final := filepath.Join(parent, Dir, id)
+	if _, err := os.Lstat(final); err == nil {
+		return nil, fmt.Errorf("run directory %s exists already: give each run its own id", final)
+	}
+	dir := filepath.Join(parent, Dir, stagePrefix+id)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create run directory: %w", err)
+	}
+	release, err := Hold(dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return &Staged{Dir: dir, final: final, release: release}, nil
+}
+
+// Commit puts the staged run in place and returns its directory.
+func (s *Staged) Commit() (string, error) {
+	defer s.release()
+	if err := os.Rename(s.Dir, s.final); err != nil {
+		return "", fmt.Errorf("put run %s in place: %w", filepath.Base(s.final), err)
+	}
+	return s.final, nil
+}
+
+// Abort removes a staged run that was not committed; after Commit it does
+// nothing. It is meant for a defer.
+func (s *Staged) Abort() {
+	if _, err := os.Stat(s.Dir); err == nil {
+		s.release()
+		os.RemoveAll(s.Dir)
+	}
+}
+
+// removeStaleStages removes the staged directories under parent that no
+// process holds any more.
+func removeStaleStages(parent string) {
+	stages, _ := filepath.Glob(filepath.Join(parent, Dir, stagePrefix+"*"))
+	for _, dir := range stages {
+		if !InUse(dir) {
+			os.RemoveAll(dir)
+		}
+	}
 }
 
 // Parent returns the output directory that holds the run directory dir
@@ -77,13 +188,21 @@ func Parent(dir string) string {
 }
 
 // MarkLatest makes <parent>/latest name the run directory dir, replacing
-// what it named before in one step.
+// what it named before in one step. A latest that is a directory of its
+// own (a copy of a run, as an artifact download leaves it) is moved aside
+// to latest.replaced-<UTC time>, not deleted.
 func MarkLatest(parent, dir string) error {
 	rel, err := filepath.Rel(parent, dir)
 	if err != nil {
 		return fmt.Errorf("mark latest run: %w", err)
 	}
 	link := filepath.Join(parent, Latest)
+	if info, err := os.Lstat(link); err == nil && info.IsDir() {
+		aside := link + ".replaced-" + time.Now().UTC().Format("20060102T150405.000Z")
+		if err := os.Rename(link, aside); err != nil {
+			return fmt.Errorf("mark latest run: %s is a directory and cannot be moved aside: %w", link, err)
+		}
+	}
 	tmp := link + ".tmp-" + filepath.Base(dir)
 	os.Remove(tmp)
 	if err := os.Symlink(rel, tmp); err == nil {
@@ -112,14 +231,19 @@ func Resolve(parent, name string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("no latest run in %s: no run has finished there yet", parent)
 		}
-		if info.Mode()&fs.ModeSymlink == 0 {
+		switch {
+		case info.IsDir(): // a copy of a run, put there by hand
+			dir = link
+		case info.Mode()&fs.ModeSymlink == 0:
 			data, err := os.ReadFile(link)
 			if err != nil {
 				return "", fmt.Errorf("read %s: %w", link, err)
 			}
 			dir = filepath.Join(parent, filepath.FromSlash(strings.TrimSpace(string(data))))
-		} else if dir, err = filepath.EvalSymlinks(link); err != nil {
-			return "", fmt.Errorf("latest run in %s: %w", parent, err)
+		default:
+			if dir, err = filepath.EvalSymlinks(link); err != nil {
+				return "", fmt.Errorf("latest run in %s: %w", parent, err)
+			}
 		}
 	case ValidID(name):
 		if _, err := os.Stat(filepath.Join(parent, Dir, name)); err == nil {
@@ -197,28 +321,43 @@ func List(parent string) ([]Run, error) {
 	return out, nil
 }
 
-// Prune deletes all but the newest keep runs under parent and returns the
-// directories it removed. The run latest names is kept whatever its age.
-func Prune(parent string, keep int) ([]string, error) {
+// Pruned says what Prune did.
+type Pruned struct {
+	// Removed are the run directories removed.
+	Removed []string
+	// Running are the directories of runs still going, which are kept
+	// whatever their age (see Hold).
+	Running []string
+}
+
+// Prune deletes all but the newest keep runs under parent. The run latest
+// names and runs still going are kept whatever their age; the staged
+// directories of killed writers (see Stage) are removed.
+func Prune(parent string, keep int) (Pruned, error) {
+	var p Pruned
 	if keep < 0 {
-		return nil, fmt.Errorf("keep %d runs: the number must not be negative", keep)
+		return p, fmt.Errorf("keep %d runs: the number must not be negative", keep)
 	}
 	list, err := List(parent)
 	if err != nil {
-		return nil, err
+		return p, err
 	}
+	removeStaleStages(parent)
 	latest, _ := Resolve(parent, Latest)
-	var removed []string
 	for i, r := range list {
-		if i < keep || sameDir(r.Dir, latest) {
+		switch {
+		case i < keep || sameDir(r.Dir, latest):
+			continue
+		case InUse(r.Dir):
+			p.Running = append(p.Running, r.Dir)
 			continue
 		}
 		if err := os.RemoveAll(r.Dir); err != nil {
-			return removed, fmt.Errorf("remove run %s: %w", r.ID, err)
+			return p, fmt.Errorf("remove run %s: %w", r.ID, err)
 		}
-		removed = append(removed, r.Dir)
+		p.Removed = append(p.Removed, r.Dir)
 	}
-	return removed, nil
+	return p, nil
 }
 
 func sameDir(a, b string) bool {

@@ -96,9 +96,9 @@ func TestPruneKeepsTheNewestAndLatest(t *testing.T) {
 		dirs = append(dirs, writeRun(t, parent, id, "m"))
 	}
 	require.NoError(t, MarkLatest(parent, dirs[0]))
-	removed, err := Prune(parent, 2)
+	pruned, err := Prune(parent, 2)
 	require.NoError(t, err)
-	assert.Equal(t, []string{dirs[1]}, removed, "the two newest and the latest stay")
+	assert.Equal(t, []string{dirs[1]}, pruned.Removed, "the two newest and the latest stay")
 	for _, d := range []string{dirs[0], dirs[2], dirs[3]} {
 		assert.DirExists(t, d)
 	}
@@ -134,4 +134,112 @@ func TestParent(t *testing.T) {
 	} {
 		assert.Equal(t, tt.want, Parent(tt.dir), tt.dir)
 	}
+}
+
+// A run still going is kept by Prune whatever its age; one whose process
+// ended (finished or killed) is not.
+func TestPruneKeepsRunsStillGoing(t *testing.T) {
+	parent := t.TempDir()
+	going := writeRun(t, parent, "20260101T000000Z-aaaaaa", "m")
+	require.NoError(t, os.Remove(filepath.Join(going, eval.SummaryFile)), "no summary yet")
+	release, err := Hold(going)
+	require.NoError(t, err)
+	killed := writeRun(t, parent, "20260102T000000Z-bbbbbb", "m")
+	require.NoError(t, os.Remove(filepath.Join(killed, eval.SummaryFile)))
+	releaseKilled, err := Hold(killed)
+	require.NoError(t, err)
+	releaseKilled() // as a killed process's hold ends
+	newest := writeRun(t, parent, "20260103T000000Z-cccccc", "m")
+	require.NoError(t, MarkLatest(parent, newest))
+
+	assert.True(t, InUse(going))
+	assert.False(t, InUse(killed))
+	pruned, err := Prune(parent, 1)
+	require.NoError(t, err)
+	assert.Equal(t, []string{killed}, pruned.Removed)
+	assert.Equal(t, []string{going}, pruned.Running)
+	assert.DirExists(t, going)
+
+	release()
+	pruned, err = Prune(parent, 1)
+	require.NoError(t, err)
+	assert.Equal(t, []string{going}, pruned.Removed, "once it ended")
+}
+
+// Reserve refuses an id whose directory holds an earlier run, touching
+// nothing of it; a fresh id is made and held.
+func TestReserveRefusesAnEarlierRun(t *testing.T) {
+	parent := t.TempDir()
+	earlier := writeRun(t, parent, "20260101T000000Z-aaaaaa", "m")
+	stream := filepath.Join(earlier, "test.json")
+	require.NoError(t, os.WriteFile(stream, []byte("24,220 bytes of stream"), 0o644))
+	_, _, err := Reserve(parent, "20260101T000000Z-aaaaaa")
+	require.ErrorContains(t, err, "already holds a run (EVAL_RUN_ID 20260101T000000Z-aaaaaa was used before): give each run its own id")
+	data, err := os.ReadFile(stream)
+	require.NoError(t, err)
+	assert.Equal(t, "24,220 bytes of stream", string(data))
+	assert.FileExists(t, filepath.Join(earlier, eval.SummaryFile))
+
+	dir, release, err := Reserve(parent, "20260102T000000Z-bbbbbb")
+	require.NoError(t, err)
+	assert.True(t, InUse(dir))
+	got, err := Create(parent, "20260102T000000Z-bbbbbb")
+	require.NoError(t, err, "the suite's run takes the reserved directory")
+	assert.Equal(t, dir, got)
+	release()
+	assert.False(t, InUse(dir))
+	_, _, err = Reserve(parent, "latest")
+	require.ErrorContains(t, err, "not of the form")
+}
+
+// A latest that is a directory of its own (an artifact's copy of a run) is
+// used as the latest run, and moved aside, not deleted, when a run ends.
+func TestLatestThatIsADirectory(t *testing.T) {
+	parent := t.TempDir()
+	copied := filepath.Join(parent, Latest)
+	require.NoError(t, os.MkdirAll(copied, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(copied, eval.SummaryFile), []byte(`{"model":"copied"}`), 0o644))
+	r, ok := LatestFinished(parent)
+	require.True(t, ok)
+	assert.Equal(t, "copied", r.Summary.Model)
+
+	dir := writeRun(t, parent, "20260101T000000Z-aaaaaa", "new")
+	require.NoError(t, MarkLatest(parent, dir))
+	got, err := Resolve(parent, Latest)
+	require.NoError(t, err)
+	assert.True(t, sameDir(dir, got))
+	aside, err := filepath.Glob(filepath.Join(parent, Latest+".replaced-*"))
+	require.NoError(t, err)
+	require.Len(t, aside, 1)
+	assert.FileExists(t, filepath.Join(aside[0], eval.SummaryFile), "the copy is kept")
+	require.NoError(t, MarkLatest(parent, dir), "and again")
+}
+
+// A staged run is invisible until committed; a writer killed before its
+// commit leaves nothing that lists as a run, and its directory is removed
+// by the next stage or prune.
+func TestStagedRun(t *testing.T) {
+	parent := t.TempDir()
+	killed, err := Stage(parent, "20260101T000000Z-aaaaaa")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(killed.Dir, eval.SummaryFile), []byte(`{"model":"m"}`), 0o644))
+	list, err := List(parent)
+	require.NoError(t, err)
+	assert.Empty(t, list, "a staged run is not listed")
+	killed.release() // as a killed writer's hold ends
+
+	staged, err := Stage(parent, "20260102T000000Z-bbbbbb")
+	require.NoError(t, err)
+	assert.NoDirExists(t, killed.Dir, "the killed writer's directory is removed")
+	require.NoError(t, os.WriteFile(filepath.Join(staged.Dir, eval.SummaryFile), []byte(`{"model":"m"}`), 0o644))
+	dir, err := staged.Commit()
+	require.NoError(t, err)
+	staged.Abort() // does nothing after Commit
+	list, err = List(parent)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	assert.Equal(t, dir, list[0].Dir)
+	assert.NotNil(t, list[0].Summary)
+	_, err = Stage(parent, "20260102T000000Z-bbbbbb")
+	require.ErrorContains(t, err, "exists already")
 }

@@ -284,6 +284,28 @@ func TestJudges(t *testing.T) {
 	}
 }
 
+// Ordinary values of a servers file's environment are data: only those
+// secret by name or by being credentials, and header values (with a
+// scheme's bare token), are redacted; credentials in a server's URL and
+// two-word flags are too.
+func TestServersFileSecretsAreSecretByNameHeaderOrShape(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "mcp.json")
+	require.NoError(t, os.WriteFile(file, []byte(`{"mcpServers": {
+		"marrvel": {"command": "server", "args": ["--token", "argv-token-31"],
+		            "env": {"GENOME_BUILD": "GRCh38", "LOG_LEVEL": "warning", "NCBI_API_KEY": "ncbi-key-9876"}},
+		"remote": {"url": "https://u:url-pass-64@mcp.example.org/mcp?api_key=query-key-27", "headers": {"Authorization": "Bearer bare-token-55"}}
+	}}`), 0o644))
+	st, err := resolveWith(t, map[string]string{"EVAL_SERVERS_FILE": file}, "")
+	require.NoError(t, err)
+	r := st.Redactor(nil)
+	assert.Equal(t, `"expected": "GRCh38 position chr17:7673802", level warning`, r.String(`"expected": "GRCh38 position chr17:7673802", level warning`))
+	assert.Equal(t, "[REDACTED] [REDACTED] [REDACTED] [REDACTED] [REDACTED]",
+		r.String("ncbi-key-9876 argv-token-31 url-pass-64 query-key-27 bare-token-55"))
+	assert.Equal(t, "remote (https://u:[REDACTED]@mcp.example.org/mcp?api_key=[REDACTED])", st.Servers[1].Display())
+	assert.Equal(t, "marrvel (server --token [REDACTED])", st.Servers[0].Display())
+}
+
 // A servers file gives the servers, selected by name; the values of their
 // environment and headers are secrets.
 func TestServersFile(t *testing.T) {

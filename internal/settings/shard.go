@@ -30,8 +30,8 @@ func (st *Settings) resolveShard(v, origin map[string]string, lookup func(string
 	count := 0
 	if s := strings.TrimSpace(v["shards"]); s != "" {
 		n, err := strconv.Atoi(s)
-		if err == nil && n < 1 {
-			err = fmt.Errorf("the number of shards must be at least 1")
+		if err == nil {
+			_, err = shard.New(1, n)
 		}
 		if err != nil {
 			bad("shards", err)

@@ -50,11 +50,18 @@ func Parse(s string) (Spec, error) {
 	return New(index, count)
 }
 
+// MaxCount is the most shards a run is split into: more than any CI
+// matrix or Indexed Job runs at once, and few enough that placing a case
+// run (one hash per shard) stays instant.
+const MaxCount = 1000
+
 // New returns shard index (from 1) of count, checked.
 func New(index, count int) (Spec, error) {
 	switch {
 	case count < 1:
 		return Spec{}, fmt.Errorf("the number of shards must be at least 1, not %d", count)
+	case count > MaxCount:
+		return Spec{}, fmt.Errorf("the number of shards must be at most %d, not %d", MaxCount, count)
 	case index < 1 || index > count:
 		return Spec{}, fmt.Errorf("the shard must be from 1 to %d, not %d", count, index)
 	}
@@ -180,19 +187,21 @@ func NewPlan(ids []Identity, count int, balance string, weight Weight) Plan {
 		load[best] += w.seconds
 		p.shards[w.id] = best
 	}
-	p.Fingerprint = fingerprint(ids, p)
+	p.Fingerprint = Fingerprint(p.Count, p.Balance, ids, func(id Identity) int { return p.shards[id] })
 	return p
 }
 
-// fingerprint hashes the plan's assignment in a fixed order.
-func fingerprint(ids []Identity, p Plan) string {
+// Fingerprint hashes an assignment of case runs to count shards in a fixed
+// order: a plan's, or the one a summary lists, so that a merge can check
+// that the two agree.
+func Fingerprint(count int, balance string, ids []Identity, shardOf func(Identity) int) string {
 	keys := make([]string, 0, len(ids))
 	for _, id := range ids {
-		keys = append(keys, fmt.Sprintf("%s\x00%d\n", id.key(), p.shards[id]))
+		keys = append(keys, fmt.Sprintf("%s\x00%d\n", id.key(), shardOf(id)))
 	}
 	slices.Sort(keys)
 	h := sha256.New()
-	fmt.Fprintf(h, "%d\x00%s\n", p.Count, p.Balance)
+	fmt.Fprintf(h, "%d\x00%s\n", count, balance)
 	for _, k := range keys {
 		h.Write([]byte(k))
 	}

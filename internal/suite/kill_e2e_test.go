@@ -21,14 +21,8 @@ import (
 // A suite process killed (SIGKILL) mid-run keeps every pass it finished:
 // the next run reuses them and runs only the rest.
 func TestKilledRunKeepsFinishedPasses(t *testing.T) {
-	root, err := files.ModuleRoot()
-	require.NoError(t, err)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "evaltest.test")
-	build := exec.Command("go", "test", "-c", "-o", bin, "./evaltest")
-	build.Dir = root
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, string(out))
+	root, bin := buildSuite(t, dir)
 
 	var stuck atomic.Bool
 	stuck.Store(true)
@@ -87,4 +81,19 @@ func countLines(path string) int {
 		n++
 	}
 	return n
+}
+
+// buildSuite compiles the suite (go test -c ./evaltest) into dir and
+// returns the module root and the binary, which runs from the root's
+// evaltest directory.
+func buildSuite(t *testing.T, dir string) (root, bin string) {
+	t.Helper()
+	root, err := files.ModuleRoot()
+	require.NoError(t, err)
+	bin = filepath.Join(dir, "evaltest.test")
+	build := exec.Command("go", "test", "-c", "-o", bin, "./evaltest")
+	build.Dir = root
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, string(out))
+	return root, bin
 }

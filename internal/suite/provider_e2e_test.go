@@ -6,12 +6,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
+	"github.com/mcpeval/mcpeval/internal/runs"
 )
 
 const providerCases = `
@@ -78,17 +80,49 @@ func TestProviderCheckedBeforeTheFirstCase(t *testing.T) {
 			// Retries as slow as by default (a minute per case against a
 			// provider that is down): only a check before the cases keeps
 			// the run short.
+			start := time.Now()
 			r := runSuite(t, t.TempDir(), providerCases, e)
 			require.Error(t, r.err)
 			assert.Equal(t, 1, strings.Count(r.output, "mcpeval: error: run stopped: "+tt.want), r.output)
 			assert.Equal(t, 1, strings.Count(r.output, tt.setting))
 			assert.NotContains(t, r.output, "sk-test-secret-key-123456")
 			assert.Empty(t, r.records, "no case was run")
-			var sum eval.Summary
-			readJSON(t, filepath.Join(r.out, eval.SummaryFile), &sum)
-			assert.Zero(t, sum.Usage.Retries)
-			assert.Less(t, sum.Seconds, 30.0, "the run stops at once")
-			t.Logf("stopped after %.2fs", sum.Seconds)
+			assert.Empty(t, r.out, "a run refused before any case is not kept")
+			assert.Contains(t, r.output, "mcpeval: no case ran, so no run was kept (latest is unchanged)")
+			assert.Less(t, time.Since(start), 60*time.Second, "the run stops at once (the go build included)")
 		})
 	}
+}
+
+// A run refused before any case (a misspelt model) keeps no run: latest
+// still names the run before it, and the history has no empty row.
+func TestRunRefusedBeforeAnyCaseIsNotKept(t *testing.T) {
+	stub := llmstub.Start(func(req llmstub.Request) llmstub.Reply {
+		if req.ForcedTool() == llmstub.JudgeTool {
+			return llmstub.Verdict("yes", "fine")
+		}
+		return llmstub.Reply{Content: "x"}
+	}, llmstub.Options{Models: []string{"stub-model"}})
+	defer stub.Close()
+	dir := t.TempDir()
+	first := runSuite(t, dir, providerCases, stubEnv(stub))
+	require.NoError(t, first.err, first.output)
+
+	e := stubEnv(stub)
+	e["EVAL_MODEL"] = "stub-modle"
+	e["EVAL_JUDGE_MODEL"] = "stub-model"
+	refused := runSuite(t, dir, providerCases, e)
+	require.Error(t, refused.err)
+	assert.Contains(t, refused.output, `run stopped: the provider does not serve the model "stub-modle"`)
+
+	list, err := runs.List(filepath.Join(dir, "out"))
+	require.NoError(t, err)
+	require.Len(t, list, 1, "only the first run is kept")
+	latest, ok := runs.LatestFinished(filepath.Join(dir, "out"))
+	require.True(t, ok)
+	assert.Equal(t, list[0].ID, latest.ID, "latest still names the first run")
+	assert.Equal(t, 5, latest.Summary.Passed)
+	var sum eval.Summary
+	readJSON(t, filepath.Join(first.out, eval.SummaryFile), &sum)
+	assert.Equal(t, 5, sum.Passed)
 }

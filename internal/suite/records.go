@@ -25,6 +25,12 @@ type recordWriter struct {
 	// tools counts each record's tool calls; nil: none.
 	tools *toolstats.Collector
 	err   error
+	// size is how much of the file holds whole records; saved and unsaved
+	// count the records written and those that could not be.
+	size           int64
+	saved, unsaved int
+	// onFail, when set, is called once, with the first write error.
+	onFail func(error)
 }
 
 // createRecords creates results.jsonl in the run directory dir; a run
@@ -52,9 +58,19 @@ func (w *recordWriter) Write(rec eval.Record) {
 	if err == nil {
 		_, err = w.f.Write(line)
 	}
+	if err == nil {
+		w.size += int64(len(line))
+		w.saved++
+	} else {
+		w.unsaved++
+		w.f.Truncate(w.size) // no partial line before the next record
+	}
 	if err != nil && w.err == nil {
-		w.err = fmt.Errorf("write %s: %w", w.f.Name(), err)
+		w.err = err // an *os.PathError: it names the file
 		fmt.Fprintln(w.log, "mcpeval: error:", w.err)
+		if w.onFail != nil {
+			w.onFail(w.err)
+		}
 	}
 	w.slim = append(w.slim, slim(rec))
 	if rec.Metrics != nil {
@@ -90,6 +106,13 @@ func slimCalls(calls []eval.ToolCall) []eval.ToolCall {
 		out[i] = eval.ToolCall{Name: c.Name, IsError: c.IsError, NotRun: c.NotRun, DurationMS: c.DurationMS}
 	}
 	return out
+}
+
+// counts returns how many records were written, and how many could not be.
+func (w *recordWriter) counts() (saved, unsaved int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.saved, w.unsaved
 }
 
 // records returns the records written so far, reduced to their outcome and

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io"
+	"os"
 
 	"github.com/mcpeval/mcpeval/internal/agent"
 	"github.com/mcpeval/mcpeval/internal/eval"
@@ -70,4 +72,40 @@ func (s *Suite) ShardConfig(repeats int) eval.ShardConfig {
 	sum := sha256.Sum256(data)
 	c.Settings = hex.EncodeToString(sum[:8])
 	return c
+}
+
+// ShardGroup tells the run this shard belongs to from the runs of other
+// shards (see eval.Shard.Group).
+func (s *Suite) ShardGroup() string { return s.shardGroup }
+
+// ciRunVars name, for the CI systems that set one, the variable that is the
+// same in every job of one run (a matrix's, a pipeline's) and differs from
+// run to run; a job run again keeps it.
+var ciRunVars = []string{"GITHUB_RUN_ID", "CI_PIPELINE_ID", "BUILDKITE_BUILD_ID", "CIRCLE_WORKFLOW_ID"}
+
+// shardGroup is the group of a shard (see eval.Shard.Group): the CI run
+// that started it, else a digest of the cache file and journal at cachePath
+// as the shard starts from them, else "".
+func shardGroup(getenv func(string) string, cachePath string) string {
+	for _, name := range ciRunVars {
+		if v := getenv(name); v != "" {
+			return name + " " + v
+		}
+	}
+	h := sha256.New()
+	found := false
+	for _, path := range []string{cachePath, cachePath + ".journal"} {
+		f, err := os.Open(path)
+		if err != nil {
+			continue
+		}
+		found = true
+		io.WriteString(h, path[len(cachePath):]+"\x00")
+		io.Copy(h, f)
+		f.Close()
+	}
+	if !found {
+		return ""
+	}
+	return "cache " + hex.EncodeToString(h.Sum(nil))[:16]
 }

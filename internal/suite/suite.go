@@ -54,6 +54,8 @@ type Suite struct {
 	cache        *cache.Cache
 	records      *recordWriter
 	redactor     *redact.Redactor
+	releaseRun   func() // ends the hold on RunDir (see runs.Hold)
+	shardGroup   string // see eval.Shard.Group
 	started      time.Time
 	log          io.Writer
 	servers      []string // display names
@@ -121,6 +123,8 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		redactor: st.Redactor(os.Environ()), counters: map[string]*tokens.Counter{}}
 	for i, name := range evalcase.SubtestNames(cases) {
 		s.Names[cases[i].Name] = name
+		// The user's own questions and answers are data, never rewritten.
+		s.redactor.Keep(cases[i].Name, cases[i].Category, cases[i].Input, cases[i].Expected)
 	}
 	var err error
 	if s.limitCounter, err = tokens.New(tokens.Default); err != nil {
@@ -169,6 +173,9 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		s.checkProvider = s.providerCheck(client)
 	}
 
+	if st.Shard.Split() {
+		s.shardGroup = shardGroup(os.Getenv, st.Cache) // the cache as every shard starts from it
+	}
 	if s.cache, err = cache.Open(st.Cache); err != nil {
 		s.Close()
 		return nil, err
@@ -186,7 +193,17 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 	}
 	s.compareSurface() // before this run can become the latest
 	if s.RunDir, err = runs.Create(st.Out, s.runID); err == nil {
+		s.releaseRun, err = runs.Hold(s.RunDir)
+	}
+	if err == nil {
 		s.records, err = createRecords(s.RunDir, log, s.toolStats)
+	}
+	if err == nil {
+		// Results that cannot be saved are not paid for: no case starts
+		// once one could not be written (a full disk).
+		s.records.onFail = func(err error) {
+			s.Stop(fmt.Sprintf("the results cannot be saved (%v): no case was started after that", err))
+		}
 	}
 	if err != nil {
 		s.Close()
@@ -229,6 +246,10 @@ func JudgeKey(st settings.Settings) (models, mode, prompt string) {
 	return strings.Join(set, ","), mode, agent.JudgePrompt
 }
 
+// Recorded returns how many records of this run were written to
+// results.jsonl, and how many could not be (the run stopped at the first).
+func (s *Suite) Recorded() (saved, unsaved int) { return s.records.counts() }
+
 // Discard ends a run that started no case: it is closed and its directory
 // removed, so that no empty run is kept.
 func (s *Suite) Discard() error {
@@ -251,6 +272,10 @@ func (s *Suite) Close() error {
 	if s.cache != nil {
 		errs = append(errs, s.cache.Close())
 		s.printCacheWarnings()
+	}
+	if s.releaseRun != nil {
+		s.releaseRun()
+		s.releaseRun = nil
 	}
 	return errors.Join(errs...)
 }
@@ -558,7 +583,12 @@ func (s *Suite) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *ag
 		rec.Status, rec.Reason = eval.Fail, "the model gave an empty answer"
 		return tr
 	}
-	rec.Checks = append(evalcase.CheckAnswer(c, tr.Answer), evalcase.CheckTools(c, tr.ToolCalls)...)
+	answerChecks, err := evalcase.CheckAnswerWithin(ctx, c, tr.Answer)
+	if err != nil {
+		rec.Status, rec.Reason = eval.Error, describeCtx(ctx, err)+" (in the deterministic checks)"
+		return tr
+	}
+	rec.Checks = append(answerChecks, evalcase.CheckTools(c, tr.ToolCalls)...)
 	if failed := evalcase.Failed(rec.Checks); len(failed) > 0 {
 		rec.Status, rec.Reason = eval.Fail, describeChecks(failed)
 		return tr
