@@ -3,6 +3,7 @@ package stats
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -208,23 +209,26 @@ func TestRegressionGateSimulation(t *testing.T) {
 		half[i] = 0.5
 	}
 	for _, pairs := range []int{200, 2000} {
-		alarms, runAlarms, caseAlarms := 0, 0, 0
-		for range pairs {
-			g := RegressionGate(simulatePair(r, half, half, repeats), alpha)
-			if g.Significant {
-				alarms++
-			}
-			if g.RunWorse {
-				runAlarms++
-			}
-			if g.Flagged > 0 {
-				caseAlarms++
-			}
-		}
+		gs := gates(r, pairs, half, half, repeats, alpha)
+		alarms := count(gs, func(g GateResult) bool { return g.Significant })
 		rate := float64(alarms) / float64(pairs)
 		t.Logf("same model, %d pairs of runs (40 cases × 5 repeats, pass chance 0.5): %d false alarms (%.2f%%; the run test %d, the case flags %d), level %.2f",
-			pairs, alarms, 100*rate, runAlarms, caseAlarms, alpha)
+			pairs, alarms, 100*rate, count(gs, func(g GateResult) bool { return g.RunWorse }),
+			count(gs, func(g GateResult) bool { return g.Flagged > 0 }), alpha)
 		assert.LessOrEqual(t, rate, alpha)
+	}
+
+	// Any mix of flakiness: each case's chance drawn at random, once.
+	mixed := make([]float64, cases)
+	for i := range mixed {
+		mixed[i] = r.Float64()
+	}
+	for _, chances := range [][]float64{mixed, slices.Repeat([]float64{0.9}, cases)} {
+		gs := gates(r, 1000, chances, chances, repeats, alpha)
+		alarms := count(gs, func(g GateResult) bool { return g.Significant })
+		t.Logf("same model, 1000 pairs, cases passing with chances from %.2f to %.2f: %d false alarms (%.2f%%)",
+			slices.Min(chances), slices.Max(chances), alarms, float64(alarms)/10)
+		assert.LessOrEqual(t, float64(alarms)/1000, alpha)
 	}
 
 	before, after := clone(half), clone(half)
@@ -232,30 +236,37 @@ func TestRegressionGateSimulation(t *testing.T) {
 		before[i], after[i] = 1, 0
 	}
 	const pairs = 200
-	caught, runCaught, allFlagged, noisyFlagged := 0, 0, 0, 0
-	for range pairs {
-		g := RegressionGate(simulatePair(r, before, after, repeats), alpha)
-		if g.Significant {
-			caught++
-		}
-		if g.RunWorse {
-			runCaught++
-		}
-		flagged := 0
-		for i, v := range g.Cases {
-			if v.Flagged && i < 8 {
-				flagged++
-			} else if v.Flagged {
-				noisyFlagged++
-			}
-		}
-		if flagged == 8 {
-			allFlagged++
+	gs := gates(r, pairs, before, after, repeats, alpha)
+	caught := count(gs, func(g GateResult) bool { return g.Significant })
+	allFlagged := count(gs, func(g GateResult) bool {
+		return !slices.ContainsFunc(g.Cases[:8], func(v CaseVerdict) bool { return !v.Flagged })
+	})
+	noisyFlagged := count(gs, func(g GateResult) bool {
+		return slices.ContainsFunc(g.Cases[8:], func(v CaseVerdict) bool { return v.Flagged })
+	})
+	t.Logf("8 of 40 cases from 5/5 to 0/5, %d pairs: caught in %d (%.1f%%; the run test %d, all 8 cases flagged in %d); an unchanged case flagged in %d",
+		pairs, caught, 100*float64(caught)/pairs, count(gs, func(g GateResult) bool { return g.RunWorse }), allFlagged, noisyFlagged)
+	assert.GreaterOrEqual(t, float64(caught)/pairs, 0.95)
+}
+
+// gates runs the gate on n simulated pairs of runs (see simulatePair).
+func gates(r *rand.Rand, n int, before, after []float64, repeats int, alpha float64) []GateResult {
+	out := make([]GateResult, n)
+	for i := range out {
+		out[i] = RegressionGate(simulatePair(r, before, after, repeats), alpha)
+	}
+	return out
+}
+
+// count counts the results for which f holds.
+func count(gs []GateResult, f func(GateResult) bool) int {
+	n := 0
+	for _, g := range gs {
+		if f(g) {
+			n++
 		}
 	}
-	t.Logf("8 of 40 cases from 5/5 to 0/5, %d pairs: caught in %d (%.1f%%; the run test %d, all 8 cases flagged in %d); unchanged cases flagged %d times",
-		pairs, caught, 100*float64(caught)/pairs, runCaught, allFlagged, noisyFlagged)
-	assert.GreaterOrEqual(t, float64(caught)/pairs, 0.95)
+	return n
 }
 
 func clone(p []float64) []float64 { return append([]float64(nil), p...) }
