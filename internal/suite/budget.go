@@ -19,9 +19,9 @@ import (
 type budget struct {
 	mu    sync.Mutex
 	spent float64 // US dollars the finished runs cost
-	// pending is what the runs admitted and not finished are expected to
-	// cost (their models' expectedCost when admitted).
-	pending float64
+	// held counts the runs admitted and not finished, by model: they are
+	// expected to cost their model's expectedCost, as it stands.
+	held map[string]int
 	// paid and paidUSD count the finished runs by model and what they
 	// cost; estimated is each model's cost per run as Estimate put it,
 	// used until a run of the model is paid.
@@ -38,22 +38,22 @@ type budget struct {
 type caseGroup struct {
 	models            []string
 	decided, admitted bool
-	// reserved is what the budget holds for each model's run until it
-	// finishes; done marks the models whose run is over (or never started).
-	reserved map[string]float64
-	done     map[string]bool
+	// held marks the models whose run the budget holds until it finishes;
+	// done those whose run is over (or never started).
+	held, done map[string]bool
 }
 
 func newCaseGroup(models ...string) *caseGroup {
-	return &caseGroup{models: models, reserved: map[string]float64{}, done: map[string]bool{}}
+	return &caseGroup{models: models, held: map[string]bool{}, done: map[string]bool{}}
 }
 
 // admit decides whether a model's run of a case group may start under the
 // budget, and gives what was spent. The first of the group's models to ask
 // decides for all: the group starts while the spend, with what the runs
-// under way are expected to cost, is below the budget, and then the
-// expected cost of each of its models' runs is held until that run
-// finishes.
+// under way are expected to cost, is below the budget, and then each of
+// its models' runs counts as under way until it finishes. What a run is
+// expected to cost is its model's mean so far, so the runs under way are
+// valued anew as runs finish.
 func (s *Suite) admit(g *caseGroup, model string) (spent float64, ok bool) {
 	b := &s.budget
 	b.mu.Lock()
@@ -64,11 +64,11 @@ func (s *Suite) admit(g *caseGroup, model string) (spent float64, ok bool) {
 	}
 	if !g.decided {
 		g.decided = true
-		g.admitted = b.spent+b.pending < limit
+		g.admitted = b.spent+b.pending() < limit
 		for _, m := range g.models {
 			if g.admitted && !g.done[m] {
-				g.reserved[m] = b.expectedCost(m)
-				b.pending += g.reserved[m]
+				g.held[m] = true
+				b.held[m]++
 			}
 		}
 	}
@@ -85,13 +85,24 @@ func (s *Suite) leave(g *caseGroup, model string, usd float64, paid bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	g.done[model] = true
-	b.pending -= g.reserved[model]
-	delete(g.reserved, model)
+	if g.held[model] {
+		b.held[model]--
+		delete(g.held, model)
+	}
 	if paid {
 		b.spent += usd
 		b.paid[model]++
 		b.paidUSD[model] += usd
 	}
+}
+
+// pending is what the runs admitted and not finished are expected to cost.
+func (b *budget) pending() float64 {
+	usd := 0.0
+	for model, n := range b.held {
+		usd += float64(n) * b.expectedCost(model)
+	}
+	return usd
 }
 
 // expectedCost is what a run with the model is expected to cost: the mean

@@ -11,7 +11,7 @@ import (
 
 func budgetSuite(limit float64, models ...string) *Suite {
 	return &Suite{Settings: settings.Settings{BudgetUSD: limit, Models: models},
-		budget: budget{paid: map[string]int{}, paidUSD: map[string]float64{}, estimated: map[string]float64{}, refused: map[string]int{}}}
+		budget: budget{held: map[string]int{}, paid: map[string]int{}, paidUSD: map[string]float64{}, estimated: map[string]float64{}, refused: map[string]int{}}}
 }
 
 // A case run's models are admitted or refused together, and what the
@@ -25,7 +25,7 @@ func TestBudgetAdmitsCaseRunsWhole(t *testing.T) {
 	first := newCaseGroup("expensive", "cheap")
 	_, ok := s.admit(first, "cheap")
 	require.True(t, ok)
-	assert.InDelta(t, 0.05, s.budget.pending, 1e-12, "both models' runs are held")
+	assert.InDelta(t, 0.05, s.budget.pending(), 1e-12, "both models' runs are under way")
 	s.leave(first, "cheap", 0.01, true)
 
 	second := newCaseGroup("expensive", "cheap")
@@ -44,7 +44,7 @@ func TestBudgetAdmitsCaseRunsWhole(t *testing.T) {
 	assert.True(t, ok, "a case run admitted stays admitted for every model")
 	s.leave(first, "expensive", 0.05, true)
 	s.leave(second, "expensive", 0, false) // it did not run after all: its hold is released
-	assert.InDelta(t, 0, s.budget.pending, 1e-12)
+	assert.InDelta(t, 0, s.budget.pending(), 1e-12)
 	assert.InDelta(t, 0.07, s.budget.spent, 1e-12)
 	assert.InDelta(t, 0.05, s.budget.expectedCost("expensive"), 1e-12, "a model's paid runs set what it is expected to cost")
 
@@ -58,6 +58,28 @@ func TestBudgetOff(t *testing.T) {
 		_, ok := s.admit(g, "m")
 		assert.True(t, ok)
 	}
-	assert.Zero(t, s.budget.pending)
+	assert.Zero(t, s.budget.pending())
 	assert.Empty(t, s.budgetStop())
+}
+
+// The runs under way are valued at what their model's runs cost so far, as
+// it stands: an estimate far below the real cost is corrected by the first
+// run paid, for the runs already admitted too.
+func TestBudgetValuesRunsUnderWayAnew(t *testing.T) {
+	s := budgetSuite(0.10, "a", "b")
+	s.budget.estimated = map[string]float64{"a": 0.001, "b": 0.001}
+	first, second := newCaseGroup("a", "b"), newCaseGroup("a", "b")
+	for _, g := range []*caseGroup{first, second} {
+		_, ok := s.admit(g, "a")
+		require.True(t, ok)
+	}
+	assert.InDelta(t, 0.004, s.budget.pending(), 1e-12)
+	s.leave(first, "a", 0.04, true)
+	assert.InDelta(t, 0.04+0.002, s.budget.pending(), 1e-12, "the second case's run with a is now expected to cost $0.04")
+	third := newCaseGroup("a", "b")
+	_, ok := s.admit(third, "b")
+	assert.True(t, ok, "$0.04 spent and $0.042 under way")
+	fourth := newCaseGroup("a", "b")
+	_, ok = s.admit(fourth, "b")
+	assert.False(t, ok, "$0.04 spent and $0.084 under way")
 }

@@ -119,7 +119,7 @@ func (e *SkipError) Error() string { return e.Reason }
 func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled Server, log io.Writer) (*Suite, error) {
 	s := &Suite{Settings: st, Cases: cases, started: time.Now(), log: log, Names: map[string]string{},
 		repeats: map[repeatKey]int{}, skips: map[repeatKey]int{},
-		budget:   budget{paid: map[string]int{}, paidUSD: map[string]float64{}, estimated: map[string]float64{}, refused: map[string]int{}},
+		budget:   budget{held: map[string]int{}, paid: map[string]int{}, paidUSD: map[string]float64{}, estimated: map[string]float64{}, refused: map[string]int{}},
 		redactor: st.Redactor(os.Environ()), counters: map[string]*tokens.Counter{}}
 	for i, name := range evalcase.SubtestNames(cases) {
 		s.Names[cases[i].Name] = name
