@@ -15,6 +15,10 @@
 //	go run ./cmd/evalstub -reject-judge b &
 //	OPENAI_BASE_URL=http://127.0.0.1:8099/v1 EVAL_MODEL=stub EVAL_JUDGE_MODEL=a,b,c make eval
 //
+// -unclear-judge names judge models whose every reply contradicts itself
+// (a yes call beside the text "Correct: no"), so that the judge cannot
+// decide and the cases are undecided.
+//
 // -wrong makes one model answer a known subset of the cases wrong, -cost
 // makes a model report what each request cost, and -served lists the
 // models the stub serves (any other gets a 404), for trying several models
@@ -63,6 +67,7 @@ func main() {
 	keyRate := flag.Float64("key-rate", 0, "requests per second each API key (Authorization header) may send; beyond it a 429 with Retry-After (0: no limit)")
 	keyBurst := flag.Int("key-burst", 1, "requests a key may send at once before -key-rate applies")
 	reject := flag.String("reject-judge", "", "judge `models` (comma-separated) that say no to every answer")
+	unclear := flag.String("unclear-judge", "", "judge `models` (comma-separated) whose every reply contradicts itself")
 	served := flag.String("served", "", "the `models` served, comma-separated, listed at /models; any other gets a 404 (default: every model)")
 	fixture := flag.String("fixture", "", "serve the recorded provider responses of this fixture `file` (testdata/providers) instead of replaying cases")
 	strict := flag.Bool("strict", false, "validate every request as OpenAI does and answer what OpenAI refuses with its 400")
@@ -71,6 +76,7 @@ func main() {
 	flag.Func("cost", "`model=usd`: every reply to the model reports this cost in US dollars (repeatable)", b.addCost)
 	flag.Parse()
 	b.rejectingJudges = splitList(*reject)
+	b.unclearJudges = splitList(*unclear)
 	opts := llmstub.Options{Latency: *latency, Rate429: *rate429, Rate500: *rate500, RetryAfter: "1", Seed: uint64(time.Now().UnixNano()),
 		RateLimit: *rateLimit, Models: splitList(*served), KeyRate: *keyRate, KeyBurst: *keyBurst, Strict: *strict}
 	var err error
@@ -98,6 +104,7 @@ func splitList(s string) []string {
 // behaviour is how the stub departs from a correct agent.
 type behaviour struct {
 	rejectingJudges []string
+	unclearJudges   []string
 	wrong           []func(llmstub.Responder) llmstub.Responder
 	costs           []func(llmstub.Responder) llmstub.Responder
 }
@@ -146,6 +153,10 @@ func run(addr, cases string, b behaviour, opts llmstub.Options) error {
 	if len(b.rejectingJudges) > 0 {
 		respond = llmstub.RejectingJudges(respond, b.rejectingJudges...)
 		fmt.Fprintf(os.Stderr, "evalstub: judge models %s say no to every answer\n", strings.Join(b.rejectingJudges, ", "))
+	}
+	if len(b.unclearJudges) > 0 {
+		respond = llmstub.UnclearJudges(respond, b.unclearJudges...)
+		fmt.Fprintf(os.Stderr, "evalstub: judge models %s contradict themselves in every reply\n", strings.Join(b.unclearJudges, ", "))
 	}
 	for _, wrap := range append(b.wrong, b.costs...) {
 		respond = wrap(respond)
