@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +27,13 @@ import (
 // runs repeats times and, when flaky, passes only its first run.
 func writeRun(t *testing.T, parent, id string, cases []string, fails map[string]bool, repeats int) string {
 	t.Helper()
+	return writeRunOf(t, parent, id, cases, repeats, func(name string, r int) bool { return !fails[name] || repeats > 1 && r == 0 })
+}
+
+// writeRunOf writes a finished run of the given cases, each run repeats
+// times; passes says whether a case's run r passed.
+func writeRunOf(t *testing.T, parent, id string, cases []string, repeats int, passes func(name string, r int) bool) string {
+	t.Helper()
 	dir, err := runs.Create(parent, id)
 	require.NoError(t, err)
 	var lines []string
@@ -31,7 +41,7 @@ func writeRun(t *testing.T, parent, id string, cases []string, fails map[string]
 	for _, name := range cases {
 		for r := range repeats {
 			status := eval.Pass
-			if fails[name] && (repeats == 1 || r > 0) {
+			if !passes(name, r) {
 				status = eval.Fail
 			}
 			rec := eval.Record{Name: name, Category: "Cat " + name[:1], Test: "TestX/" + name, Repeat: r, Status: status, Model: "m",
@@ -121,7 +131,38 @@ func TestBaselineComparisonWithRepeats(t *testing.T) {
 	err := run([]string{"-out", parent, "-run", cur, "-baseline", "20261101T000000Z-aaaaaa"}, nil, &stdout, &bytes.Buffer{}, env(nil))
 	var regression *regressionError
 	require.True(t, errors.As(err, &regression), "%v\n%s", err, stdout.String())
-	assert.Regexp(t, `(?m)^regression \(significant\)\s+c03\s+8/8\s+1/8`, stdout.String())
+	assert.Regexp(t, `(?m)^regression \(significant\)\s+c03\s+8/8\s+1/8\s+0\.0006993\s+0\.0006993\s*$`, stdout.String(), "one case tested: no correction")
+	assert.Contains(t, err.Error(), `1 cases flagged (false discovery rate 0.025): "c03" [m] 8/8 → 1/8 (adjusted p = 0.0006993)`)
+}
+
+// Two runs of a model on 40 cases that pass half the time, 5 repeats
+// each: a single case's drop is no regression of the run. The Fisher test
+// of some case is below 0.05 in these pairs (the old gate failed on it),
+// and the gate holds.
+func TestBaselineComparisonOfFlakyRunsOfOneModel(t *testing.T) {
+	names := caseNames(40)
+	r := rand.New(rand.NewPCG(26, 1))
+	flaky := func(string, int) bool { return r.IntN(2) == 0 }
+	uncorrected := 0
+	for pair := range 8 {
+		parent := t.TempDir()
+		writeRunOf(t, parent, "20261101T000000Z-aaaaaa", names, 5, flaky)
+		cur := writeRunOf(t, parent, "20261102T000000Z-bbbbbb", names, 5, flaky)
+		var stdout bytes.Buffer
+		err := run([]string{"-out", parent, "-run", cur, "-baseline", "latest"}, nil, &stdout, &bytes.Buffer{}, env(nil))
+		require.NoError(t, err, "pair %d:\n%s", pair, stdout.String())
+		out := stdout.String()
+		assert.Contains(t, out, "regression gate at level 0.05: the run is not worse")
+		assert.Regexp(t, `regression gate at level 0.05: 0 cases flagged of \d+ tested`, out)
+		for _, m := range regexp.MustCompile(`(?m)^\S+\s+c\d\d\s+(\d)/5\s+(\d)/5`).FindAllStringSubmatch(out, -1) {
+			a, _ := strconv.Atoi(m[1])
+			c, _ := strconv.Atoi(m[2])
+			if stats.Fisher(a, 5-a, c, 5-c) < 0.05 && c < a {
+				uncorrected++
+			}
+		}
+	}
+	assert.Positive(t, uncorrected, "the pairs hold drops an uncorrected per-case test calls significant")
 }
 
 func TestBaselineOfAnotherCaseSetIsRefused(t *testing.T) {

@@ -51,7 +51,6 @@ import (
 	"github.com/mcpeval/mcpeval/internal/merge"
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
-	"github.com/mcpeval/mcpeval/internal/tooldiff"
 	"github.com/mcpeval/mcpeval/report"
 )
 
@@ -107,7 +106,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	fs.StringVar(&o.report, "o", "", "report `file` to write (default report.html in the run directory)")
 	fs.StringVar(&o.junit, "junit", "", "also write the run as JUnit XML to `file`")
 	fs.StringVar(&o.baseline, "baseline", "", "compare the run with this earlier `run` (directory, id, or latest: the newest run before it); write compare.html and exit 1 on a significant regression")
-	fs.Float64Var(&o.alpha, "alpha", 0.05, "significance `level` of the comparison's tests")
+	fs.Float64Var(&o.alpha, "alpha", 0.05, "the regression gate's false-alarm `rate`: how often it fails on two runs of an unchanged model, at most")
 	fs.BoolVar(&o.history, "history", false, "list the kept runs, newest first, and exit")
 	fs.IntVar(&o.cleanRuns, "clean-runs", -1, "delete all but the `N` newest runs (and the latest) and exit")
 	fs.BoolVar(&o.open, "open", false, "open the report in the browser (never when CI is set)")
@@ -267,63 +266,16 @@ func compare(parent, dir, baseline string, alpha float64, cur *report.Data, stdo
 	if err != nil {
 		return err
 	}
-	printComparison(stdout, c, baseDir)
+	report.WriteComparisonText(stdout, c, baseDir)
 	path := filepath.Join(dir, "compare.html")
 	if err := writeFile(path, func(w io.Writer) error { return report.WriteComparison(w, c) }); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, absPath(path))
 	if c.Significant {
-		return &regressionError{fmt.Sprintf("significant regression against %s: %d cases regressed, %d fixed (McNemar p = %.4g, level %v)",
-			baseDir, c.Regressed, c.Fixed, c.McNemarP, alpha)}
+		return &regressionError{c.Verdict(baseDir)}
 	}
 	return nil
-}
-
-// printComparison prints the comparison as a table: the totals, the
-// categories and every case that changed.
-func printComparison(w io.Writer, c *report.Comparison, baseDir string) {
-	if c.Tools != nil {
-		fmt.Fprintf(w, "the tool surface changed since the baseline %s: %s\n", c.Tools.Since, tooldiff.Count(c.Tools))
-		for _, l := range tooldiff.Lines(c.Tools) {
-			fmt.Fprintln(w, l)
-		}
-	}
-	fmt.Fprintf(w, "comparison with %s: %d regressions, %d fixes (McNemar p = %.4g), %d new, %d removed, %d with other tool calls\n",
-		baseDir, c.Regressed, c.Fixed, c.McNemarP, c.Count(report.NewCase), c.Count(report.Removed), c.ToolsChanged())
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "category\tbaseline\tnow\tdelta")
-	for _, d := range c.Categories {
-		fmt.Fprintf(tw, "%s\t%.1f%%\t%.1f%%\t%+.1f\n", d.Name, 100*d.Base, 100*d.Current, 100*(d.Current-d.Base))
-	}
-	tw.Flush()
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "change\tcase\tbaseline\tnow\tFisher p\ttool changes")
-	for _, d := range c.Cases {
-		if d.Change == report.Unchanged && !d.ToolsChanged {
-			continue
-		}
-		change := d.Change
-		if d.Significant {
-			change += " (significant)"
-		}
-		if d.ToolsChanged {
-			change += ", tools changed"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.4g\t%s\n", change, d.Name, outcome(d.Base), outcome(d.Current), d.FisherP,
-			strings.Join(d.ToolChanges, "; "))
-	}
-	tw.Flush()
-}
-
-func outcome(o *report.CaseOutcome) string {
-	switch {
-	case o == nil:
-		return "-"
-	case o.Runs > 1:
-		return fmt.Sprintf("%d/%d", o.Passes, o.Runs)
-	}
-	return string(o.Status)
 }
 
 // history prints the kept runs, newest first.

@@ -75,6 +75,8 @@ type Record struct {
 	ToolCalls    []ToolCall `json:"tool_calls"`
 	Conversation []Message  `json:"conversation"`
 	Usage        Usage      `json:"usage"`
+	// JudgeUsage is the judge's part of Usage, nil when no judge was asked.
+	JudgeUsage *Usage `json:"judge_usage,omitempty"`
 	// Seconds is the wall time of the case (agent, tools and judge).
 	Seconds float64 `json:"seconds"`
 

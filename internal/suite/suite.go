@@ -80,8 +80,7 @@ type Suite struct {
 	repeats  map[repeatKey]int // runs so far, by case and model
 	skips    map[repeatKey]int // runs skipped (see SkipError), by case and model
 
-	spendMu sync.Mutex
-	spent   float64 // US dollars this run's finished cases cost
+	budget budget // the spend against -budget-usd (see budget.go)
 
 	// checkProvider checks the provider once, before the first case that
 	// needs it; a failure stops the run.
@@ -123,6 +122,7 @@ func (e *SkipError) Error() string { return e.Reason }
 func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled Server, log io.Writer) (*Suite, error) {
 	s := &Suite{Settings: st, Cases: cases, started: time.Now(), log: log, Names: map[string]string{},
 		repeats: map[repeatKey]int{}, skips: map[repeatKey]int{},
+		budget:   budget{held: map[string]int{}, paid: map[string]int{}, paidUSD: map[string]float64{}, estimated: map[string]float64{}, refused: map[string]int{}},
 		redactor: st.Redactor(os.Environ()), counters: map[string]*tokens.Counter{}}
 	for i, name := range evalcase.SubtestNames(cases) {
 		s.Names[cases[i].Name] = name
@@ -398,7 +398,33 @@ var ErrStopped = errors.New("run stopped")
 // NotRun. The record returned, like everything written, holds no secret of
 // the run.
 func (s *Suite) Run(ctx context.Context, c eval.Case, model, test string) (eval.Record, error) {
+	return s.runIn(ctx, newCaseGroup(model), c, model, test)
+}
+
+// RunModels evaluates one case with several models side by side, as Run
+// does with each (tests are their go test names, in the order of models):
+// they start together, and a budget admits or refuses them together, so
+// that whatever it cuts, the models stay compared on the same runs.
+func (s *Suite) RunModels(ctx context.Context, c eval.Case, models, tests []string) ([]eval.Record, []error) {
+	g := newCaseGroup(models...)
+	recs, errs := make([]eval.Record, len(models)), make([]error, len(models))
+	var wg sync.WaitGroup
+	for i, model := range models {
+		wg.Go(func() { recs[i], errs[i] = s.runIn(ctx, g, c, model, tests[i]) })
+	}
+	wg.Wait()
+	return recs, errs
+}
+
+// runIn is Run for one model of a case group.
+func (s *Suite) runIn(ctx context.Context, g *caseGroup, c eval.Case, model, test string) (eval.Record, error) {
 	st := s.Settings
+	groupModel, left := model, false
+	defer func() {
+		if !left { // it did not run: nothing to pay
+			s.leave(g, groupModel, 0, false)
+		}
+	}()
 	if st.Reference {
 		model = st.Model
 		if len(c.Reference) == 0 {
@@ -444,18 +470,19 @@ func (s *Suite) Run(ctx context.Context, c eval.Case, model, test string) (eval.
 		s.limiter.Release()
 		return rec, ErrStopped
 	}
-	if spent, over := s.overBudget(); over {
-		s.limiter.Release()
-		rec.Status = eval.NotRun
-		rec.Reason = fmt.Sprintf("not started: the budget of $%.4f is spent ($%.4f)", st.BudgetUSD, spent)
-		s.records.Write(rec)
-		return rec, nil
-	}
 	if c.Kind == eval.KindCode && s.codeReady != nil {
 		if err := s.codeReady(); err != nil {
 			s.limiter.Release()
 			return rec, s.skip(c, model, "code case: the bundled server cannot run pandas: "+err.Error())
 		}
+	}
+	spent, ok := s.admit(g, groupModel)
+	if !ok {
+		s.limiter.Release()
+		rec.Status = eval.NotRun
+		rec.Reason = fmt.Sprintf("not started: the budget of $%.4f is spent ($%.4f, with the runs under way)", st.BudgetUSD, spent)
+		s.records.Write(rec)
+		return rec, nil
 	}
 	start := time.Now()
 	caseCtx, cancel := context.WithTimeoutCause(ctx, st.CaseTimeout,
@@ -464,7 +491,8 @@ func (s *Suite) Run(ctx context.Context, c eval.Case, model, test string) (eval.
 	cancel()
 	// The spend counts before the slot is free: the next case to take it
 	// sees this one's cost.
-	s.spend(rec.Usage.CostUSD)
+	s.leave(g, groupModel, rec.Usage.CostUSD, true)
+	left = true
 	// Before the slot goes to a waiting case.
 	if s.FailFast && rec.Status != eval.Pass && !st.Gated() && s.failedFast.CompareAndSwap(nil, &c.Name) {
 		s.Stop(fmt.Sprintf("-failfast: case %q failed", c.Name))
@@ -584,6 +612,8 @@ func (s *Suite) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *ag
 	panel.Counters = s.counters
 	v, err := panel.Judge(ctx, s.chat, cfg, c.Input, c.Expected, tr.Answer)
 	rec.Usage.Add(v.Usage)
+	judgeUsage := v.Usage
+	rec.JudgeUsage = &judgeUsage
 	rec.Judges, rec.JudgeDisagreement = v.Judges, v.Disagreement
 	switch {
 	case err != nil:
@@ -718,6 +748,9 @@ func (s *Suite) Summary() eval.Summary {
 		MinPassRate: st.MinPassRate, MinRunPassRate: st.MinRunPassRate, BudgetUSD: st.BudgetUSD,
 		Stopped: s.Aborted(),
 	}
+	if sum.Stopped == "" {
+		sum.Stopped = s.budgetStop()
+	}
 	sum.Verdicts, sum.ChecksCalibration = eval.VerdictsByJudge, s.checksCal
 	if s.checksCal != nil {
 		sum.Verdicts = eval.VerdictsByChecks
@@ -742,7 +775,11 @@ func (s *Suite) Summary() eval.Summary {
 		models = 1
 	}
 	sum.NotRun = len(s.Cases)*models - len(ran)
-	stats.Summarize(&sum, records, st.Models)
+	evaluated := st.Models
+	if st.Reference {
+		evaluated = nil // no model was evaluated
+	}
+	stats.Summarize(&sum, records, evaluated)
 	s.repeatMu.Lock()
 	for k, n := range s.skips {
 		sum.Skipped += n
@@ -773,21 +810,6 @@ func (s *Suite) WriteSummary(sum eval.Summary) error {
 		return err
 	}
 	return runs.MarkLatest(s.Settings.Out, s.RunDir)
-}
-
-// overBudget reports whether the run's budget is spent, and what was
-// spent.
-func (s *Suite) overBudget() (float64, bool) {
-	s.spendMu.Lock()
-	defer s.spendMu.Unlock()
-	return s.spent, s.Settings.BudgetUSD > 0 && s.spent >= s.Settings.BudgetUSD
-}
-
-// spend adds a finished case's cost to the run's spend.
-func (s *Suite) spend(usd float64) {
-	s.spendMu.Lock()
-	defer s.spendMu.Unlock()
-	s.spent += usd
 }
 
 // Gates returns, for a run's summary, one line for each gate it does not
@@ -822,59 +844,4 @@ func (s *Suite) WriteMetrics() error {
 		return err
 	}
 	return writeJSONFile(s.RunDir, eval.MetricsSummaryFile, eval.MetricsFileSummary{Summary: scoring.Summarize(entries)})
-}
-
-// The usage a case never run before is estimated at: an agent's requests
-// and, with a judge, the judge's request.
-var (
-	estimateAgent = eval.Usage{PromptTokens: 8000, CompletionTokens: 800, Requests: 3}
-	estimateJudge = eval.Usage{PromptTokens: 1500, CompletionTokens: 100, Requests: 1}
-)
-
-// Estimate returns what running the cases repeats times with every model
-// is expected to cost, before any request: nothing for a run the cache
-// holds, the case's mean cost in the newest kept run that ran it with the
-// model, else the default usage (estimateAgent and, with a judge,
-// estimateJudge) at the models' prices. A model needed at its price that
-// has none is an error naming it and the price table.
-func (s *Suite) Estimate(cases []eval.Case, repeats int) (usd float64, err error) {
-	st := s.Settings
-	history := map[repeatKey]float64{}
-	if kept, _ := runs.List(st.Out); kept != nil {
-		for i := len(kept) - 1; i >= 0; i-- { // oldest first: newer runs win
-			if sum := kept[i].Summary; sum != nil {
-				for _, c := range sum.Cases {
-					history[repeatKey{c.Name, c.Model}] = c.CostUSD
-				}
-			}
-		}
-	}
-	for _, c := range cases {
-		for _, model := range st.Models {
-			for r := range repeats {
-				if key, err := s.key(c, model, r); err == nil && !st.Force {
-					if _, ok := s.cache.Get(key); ok {
-						continue
-					}
-				}
-				if h, ok := history[repeatKey{c.Name, model}]; ok {
-					usd += h
-					continue
-				}
-				agentUSD, ok := s.prices.Cost(model, estimateAgent)
-				if !ok {
-					return 0, fmt.Errorf("cannot estimate the cost of case %q with model %s: it never ran and %s has no price for the model; add one (USD per million input and output tokens)", c.Name, model, st.Prices)
-				}
-				usd += agentUSD
-				for _, judge := range st.JudgeModels() {
-					judgeUSD, ok := s.prices.Cost(judge, estimateJudge)
-					if !ok {
-						return 0, fmt.Errorf("cannot estimate the judge's cost: %s has no price for the judge model %s; add one", st.Prices, judge)
-					}
-					usd += judgeUSD
-				}
-			}
-		}
-	}
-	return usd, nil
 }
