@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,6 +25,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/sampleserver"
 	"github.com/mcpeval/mcpeval/internal/selection"
 	"github.com/mcpeval/mcpeval/internal/settings"
+	"github.com/mcpeval/mcpeval/internal/shard"
 	"github.com/mcpeval/mcpeval/internal/suite"
 )
 
@@ -62,7 +64,7 @@ const OtherCategoriesTest = "TestOtherCategories"
 //	func TestGeneMagic(t *testing.T)       { evaluation.Run(t, "Gene Magic") }
 type Suite struct {
 	config Config
-	run    *suite.Suite
+	run    *suite.Run
 	cases  []eval.Case
 	// names are the cases' subtest names and selected the cases that -run
 	// and -skip select, by case name.
@@ -74,7 +76,11 @@ type Suite struct {
 	runPattern, skipPattern *selection.Pattern
 	categoryOf              map[string]selection.Category
 	progress                *progress.Reporter
-	shard                   *shardState // nil unless the run is split (-shard k/n)
+	shard                   *shard.Split // nil unless the run is split (-shard k/n)
+	// repeats counts the calls of each category's test function: the
+	// n-th call (from 0) of go test -count=N is every case's repeat n.
+	repeatMu sync.Mutex
+	repeats  map[string]int
 }
 
 // New returns a Suite with the given configuration.
@@ -216,13 +222,7 @@ func (s *Suite) main(m *testing.M) int {
 		problems = append(problems, fmt.Sprintf("mcpeval: error: %d of the %d results could not be written to %s; the counts above include them",
 			unsaved, saved+unsaved, filepath.Join(s.run.RunDir, eval.RecordsFile)))
 	}
-	if err := s.run.WriteMetrics(); err != nil {
-		problems = append(problems, "mcpeval: error: "+err.Error())
-	}
-	if err := s.run.WriteSummary(sum); err != nil {
-		problems = append(problems, "mcpeval: error: "+err.Error())
-	}
-	if err := s.run.Close(); err != nil {
+	for _, err := range s.run.Finish(sum) {
 		problems = append(problems, "mcpeval: error: "+err.Error())
 	}
 	for _, line := range suite.Gates(sum, st) {
@@ -415,31 +415,47 @@ func widenParallel(concurrency, cases int) {
 func (s *Suite) Run(t *testing.T, category string) {
 	t.Parallel()
 	markUncacheable()
+	repeat := s.nextRepeat(t)
 	cases := s.casesOf(category)
 	if len(cases) == 0 {
 		t.Skipf("no loaded case has category %q", category)
 	}
 	for _, c := range cases {
 		if s.selected[c.Name] {
-			s.runModels(t, c)
+			s.runModels(t, c, repeat)
 		}
 	}
+}
+
+// nextRepeat returns how many times t's test function ran before in this
+// process: go test -count=N runs every test function N times, one after
+// the other, and the n-th time (from 0) runs every case's repeat n, an
+// independent run with its own cache entry.
+func (s *Suite) nextRepeat(t *testing.T) int {
+	s.repeatMu.Lock()
+	defer s.repeatMu.Unlock()
+	if s.repeats == nil {
+		s.repeats = map[string]int{}
+	}
+	n := s.repeats[t.Name()]
+	s.repeats[t.Name()] = n + 1
+	return n
 }
 
 // runModels runs a case as a subtest: with one model, the case's own; with
 // several (-models), one subtest per model below it. The models of a case
 // run side by side (suite.RunModels): started together, they meet the
 // provider at the same time, and a budget admits or refuses them together.
-func (s *Suite) runModels(t *testing.T, c eval.Case) {
+func (s *Suite) runModels(t *testing.T, c eval.Case, repeat int) {
 	models := s.models()
 	all := len(models)
-	if models = s.shardModels(c, models); len(models) == 0 {
+	if models = s.shardModels(c, models, repeat); len(models) == 0 {
 		return // of a split run, another shard's
 	}
 	if all == 1 {
 		t.Run(s.names[c.Name], func(t *testing.T) {
 			t.Parallel()
-			s.report(t, s.runCase(t, c, models[0].model))
+			s.report(t, s.runCase(t, c, repeat, models[0].model))
 		})
 		return
 	}
@@ -462,7 +478,7 @@ func (s *Suite) runModels(t *testing.T, c eval.Case) {
 			}
 		} else {
 			ctx, cancel := caseContext(t)
-			recs, errs := s.run.RunModels(ctx, c, names, tests)
+			recs, errs := s.run.Case(ctx, c, repeat, names, tests)
 			cancel()
 			for i := range chosen {
 				outcomes[i] = outcomeOf(recs[i], errs[i])
@@ -501,6 +517,7 @@ func (s *Suite) RunOther(t *testing.T) {
 	}
 	t.Parallel()
 	markUncacheable()
+	repeat := s.nextRepeat(t)
 	other := s.otherCategoryNames()
 	if len(other) == 0 {
 		t.Skip("every loaded category has a test function of its own")
@@ -517,7 +534,7 @@ func (s *Suite) RunOther(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			for _, c := range cases {
-				s.runModels(t, c)
+				s.runModels(t, c, repeat)
 			}
 		})
 	}
@@ -549,13 +566,14 @@ type caseOutcome struct {
 }
 
 // runCase runs a case with one model in its subtest t.
-func (s *Suite) runCase(t *testing.T, c eval.Case, model string) caseOutcome {
+func (s *Suite) runCase(t *testing.T, c eval.Case, repeat int, model string) caseOutcome {
 	if s.run.Aborted() != "" {
 		return caseOutcome{skip: notRun}
 	}
 	ctx, cancel := caseContext(t)
 	defer cancel()
-	return outcomeOf(s.run.Run(ctx, c, model, t.Name()))
+	recs, errs := s.run.Case(ctx, c, repeat, []string{model}, []string{t.Name()})
+	return outcomeOf(recs[0], errs[0])
 }
 
 // caseContext is the context of a case's runs: it ends shortly before go

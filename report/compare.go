@@ -96,11 +96,11 @@ func Compare(base, cur *Data, alpha float64) (*Comparison, error) {
 	if !(alpha > 0 && alpha < 1) {
 		return nil, fmt.Errorf("significance level %v: must be between 0 and 1", alpha)
 	}
-	type key struct{ name, model string }
+	type key = eval.CaseRun // a case with a model, over its repeats
 	outcomes := func(d *Data) (map[key]*CaseOutcome, map[key]Group) {
 		out, groups := map[key]*CaseOutcome{}, map[key]Group{}
 		for _, g := range d.Groups {
-			k := key{g.Name, g.Model}
+			k := key{Name: g.Name, Model: g.Model}
 			out[k] = outcomeOf(g, d.Cases)
 			groups[k] = g
 		}
@@ -127,7 +127,7 @@ func Compare(base, cur *Data, alpha float64) (*Comparison, error) {
 		keys[k] = true
 	}
 	for k := range keys {
-		d := CaseDiff{Name: k.name, Model: k.model, Base: bo[k], Current: co[k], P: 1, AdjustedP: 1}
+		d := CaseDiff{Name: k.Name, Model: k.Model, Base: bo[k], Current: co[k], P: 1, AdjustedP: 1}
 		if g, ok := cg[k]; ok {
 			d.Category = g.Category
 		} else {

@@ -48,7 +48,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/cli"
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/files"
-	"github.com/mcpeval/mcpeval/internal/merge"
+	"github.com/mcpeval/mcpeval/internal/shard"
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
 	"github.com/mcpeval/mcpeval/report"
@@ -145,7 +145,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return fmt.Errorf("-alpha %v: the significance level must be between 0 and 1", o.alpha)
 	}
 
-	var merged *merge.Result
+	var merged *shard.MergeResult
 	var dir string
 	if o.merge {
 		if merged, err = mergeShards(&o, positional, parent, stdout); err != nil {
@@ -214,7 +214,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 // mergeShards merges the shards' run directories into a new run under
 // parent and prints what it did. The merged run's JUnit file goes into
 // its directory too.
-func mergeShards(o *options, dirs []string, parent string, stdout io.Writer) (*merge.Result, error) {
+func mergeShards(o *options, dirs []string, parent string, stdout io.Writer) (*shard.MergeResult, error) {
 	switch {
 	case len(dirs) == 0:
 		return nil, errors.New("-merge: name the shards' run directories, e.g. evalreport -merge shards/*/runs/*")
@@ -223,7 +223,7 @@ func mergeShards(o *options, dirs []string, parent string, stdout io.Writer) (*m
 	case len(o.json) > 0:
 		return nil, errors.New("-merge takes the go test streams from the shards' run directories (test.json): -json cannot add one")
 	}
-	res, err := merge.Merge(dirs, parent)
+	res, err := shard.Merge(dirs, parent)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +236,7 @@ func mergeShards(o *options, dirs []string, parent string, stdout io.Writer) (*m
 
 // mergeProblems are the lines the report of a merged run shows above its
 // cases: shards not given and case runs not run.
-func mergeProblems(r *merge.Result) []string {
+func mergeProblems(r *shard.MergeResult) []string {
 	m := r.Summary.Merged
 	var out []string
 	if len(m.Shards) < m.Count || len(m.Missing) > 0 {

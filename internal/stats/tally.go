@@ -16,14 +16,13 @@ import (
 // case's pass rate, pass@k and pass^k over its repeats, each category's
 // and the whole run's. Cases come in category, file and line order.
 func Tally(records []eval.Record) (overall eval.GroupResult, categories []eval.GroupResult, cases []eval.CaseResult) {
-	type key struct{ name, model string }
-	byCase := map[key][]eval.Record{}
-	var order []key
+	byCase := map[eval.CaseRun][]eval.Record{}
+	var order []eval.CaseRun
 	for _, r := range records {
 		if r.Status == eval.NotRun {
 			continue // no outcome
 		}
-		k := key{r.Name, r.Model}
+		k := r.CaseRun().Series()
 		if _, ok := byCase[k]; !ok {
 			order = append(order, k)
 		}

@@ -54,7 +54,7 @@ func newCaseGroup(models ...string) *caseGroup {
 // its models' runs counts as under way until it finishes. What a run is
 // expected to cost is its model's mean so far, so the runs under way are
 // valued anew as runs finish.
-func (s *Suite) admit(g *caseGroup, model string) (spent float64, ok bool) {
+func (s *Run) admit(g *caseGroup, model string) (spent float64, ok bool) {
 	b := &s.budget
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -80,7 +80,7 @@ func (s *Suite) admit(g *caseGroup, model string) (spent float64, ok bool) {
 
 // leave ends a model's run of a case group: usd is what it cost when it
 // ran (paid), and what the budget held for it is released.
-func (s *Suite) leave(g *caseGroup, model string, usd float64, paid bool) {
+func (s *Run) leave(g *caseGroup, model string, usd float64, paid bool) {
 	b := &s.budget
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -128,7 +128,7 @@ func (b *budget) expectedCost(model string) float64 {
 // budgetStop says how the budget stopped the run: what was spent and the
 // runs it did not start (by model, with several); "" when it started every
 // run.
-func (s *Suite) budgetStop() string {
+func (s *Run) budgetStop() string {
 	b := &s.budget
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -163,14 +163,14 @@ var (
 // has none is an error naming it and the price table. Each model's mean
 // over its runs to pay is what the budget expects its runs to cost until
 // one is paid.
-func (s *Suite) Estimate(cases []eval.Case, repeats int) (usd float64, err error) {
+func (s *Run) Estimate(cases []eval.Case, repeats int) (usd float64, err error) {
 	st := s.Settings
-	history := map[repeatKey]float64{}
+	history := map[eval.CaseRun]float64{}
 	if kept, _ := runs.List(st.Out); kept != nil {
 		for i := len(kept) - 1; i >= 0; i-- { // oldest first: newer runs win
 			if sum := kept[i].Summary; sum != nil {
 				for _, c := range sum.Cases {
-					history[repeatKey{c.Name, c.Model}] = c.CostUSD
+					history[eval.CaseRun{Name: c.Name, Model: c.Model}] = c.CostUSD
 				}
 			}
 		}
@@ -204,9 +204,9 @@ func (s *Suite) Estimate(cases []eval.Case, repeats int) (usd float64, err error
 
 // estimateRun is what one run of the case with the model is expected to
 // cost (see Estimate).
-func (s *Suite) estimateRun(c eval.Case, model string, history map[repeatKey]float64) (float64, error) {
+func (s *Run) estimateRun(c eval.Case, model string, history map[eval.CaseRun]float64) (float64, error) {
 	st := s.Settings
-	if h, ok := history[repeatKey{c.Name, model}]; ok {
+	if h, ok := history[eval.CaseRun{Name: c.Name, Model: model}]; ok {
 		return h, nil
 	}
 	usd, ok := s.prices.Cost(model, estimateAgent)

@@ -9,8 +9,8 @@ import (
 	"github.com/mcpeval/mcpeval/internal/settings"
 )
 
-func budgetSuite(limit float64, models ...string) *Suite {
-	return &Suite{Settings: settings.Settings{BudgetUSD: limit, Models: models},
+func budgetSuite(limit float64, models ...string) *Run {
+	return &Run{Settings: settings.Settings{BudgetUSD: limit, Models: models},
 		budget: budget{held: map[string]int{}, paid: map[string]int{}, paidUSD: map[string]float64{}, estimated: map[string]float64{}, refused: map[string]int{}}}
 }
 
