@@ -490,20 +490,21 @@ func (s *Suite) runModels(t *testing.T, c eval.Case, repeat int) {
 	})
 }
 
-// model is an evaluated model and the name of its subtests.
+// model is what a case runs with, one of the run's variants (an arm, or a
+// model: see suite.Run.Variants), and the name of its subtests.
 type model struct{ model, subtest string }
 
-// models returns the run's models with their subtest names: unique,
+// models returns the run's variants with their subtest names: unique,
 // without '/' and free of regexp metacharacters, so -run can select one
 // ("google/gemini-2.5-flash" is "google_gemini-2_5-flash").
 func (s *Suite) models() []model {
-	st := s.run.Settings
-	if st.Reference || len(st.Models) < 2 {
-		return []model{{model: st.Model}}
+	variants := s.run.Variants()
+	if len(variants) < 2 {
+		return []model{{model: variants[0]}}
 	}
-	out := make([]model, len(st.Models))
-	for i, name := range otherSubtests(st.Models) {
-		out[i] = model{st.Models[i], name}
+	out := make([]model, len(variants))
+	for i, name := range otherSubtests(variants) {
+		out[i] = model{variants[i], name}
 	}
 	return out
 }

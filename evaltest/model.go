@@ -40,6 +40,7 @@ type (
 	//	Cached bool                  cached: reused from the result cache, not run now
 	//	Reference bool               reference: the answer came from the reference agent
 	//	Model string, Repeat int     model, repeat: the run of the case (see CaseRun)
+	//	Arm string                   arm: the arm of the run (-arms), "" without arms
 	//	Question, Expected string    question, expected: from the case file
 	//	Response string              response: the model's final answer
 	//	ResponseBytes int            response_bytes: the answer's full size when it was stored cut

@@ -59,7 +59,7 @@ func (s *Suite) plannedRuns() []eval.ShardRun {
 				}
 			}
 			for r := range testCount() {
-				out = append(out, eval.ShardRun{CaseRun: eval.CaseRun{Name: c.Name, Model: m.model, Repeat: r}, Category: c.Category,
+				out = append(out, eval.ShardRun{CaseRun: s.run.CaseRunOf(c.Name, m.model, r), Category: c.Category,
 					File: caseFile(s.run.Settings.Cases, c.File), Line: c.Line, Test: strings.Join(levels, "/")})
 			}
 		}
@@ -98,7 +98,7 @@ func (s *Suite) shardModels(c eval.Case, models []model, repeat int) []model {
 		return models
 	}
 	return slices.DeleteFunc(slices.Clone(models), func(m model) bool {
-		id := shard.Identity{File: caseFile(s.run.Settings.Cases, c.File), CaseRun: eval.CaseRun{Name: c.Name, Model: m.model, Repeat: repeat}}
+		id := shard.Identity{File: caseFile(s.run.Settings.Cases, c.File), CaseRun: s.run.CaseRunOf(c.Name, m.model, repeat)}
 		return !s.shard.Owns(id)
 	})
 }

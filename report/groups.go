@@ -60,7 +60,7 @@ func group(cases []Case) []Group {
 	for i, c := range cases {
 		k := eval.CaseRun{Name: c.Name}
 		if c.Record != nil {
-			k.Model = c.Record.Model
+			k.Model = c.Record.Variant()
 		}
 		gi, ok := index[k]
 		if !ok {

@@ -26,6 +26,7 @@ type Shard struct {
 // ShardConfig is what decides the outcomes of a split run's case runs
 // besides the cases: shards that differ in it are not parts of one run.
 type ShardConfig struct {
+	// Models names what the cases run with: the models, or the arms.
 	Models    []string `json:"models"`
 	Judge     string   `json:"judge,omitempty"`
 	Provider  string   `json:"provider,omitempty"` // base URL, never a key
@@ -48,8 +49,8 @@ type ShardRun struct {
 	CaseRun
 	Category string `json:"category"`
 	// File is the case file relative to the configured case path.
-	File   string `json:"file"`
-	Line   int    `json:"line,omitempty"`
+	File  string `json:"file"`
+	Line  int    `json:"line,omitempty"`
 	Test  string `json:"test"`
 	Shard int    `json:"shard"`
 }

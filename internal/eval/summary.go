@@ -101,14 +101,22 @@ type Summary struct {
 	Merged *Merged `json:"merged,omitempty"`
 }
 
-// ModelResult is how one model did over its runs of the cases. Every
-// model the run was asked to evaluate has one, with no runs when none
-// started.
+// ModelResult is how one model, or one arm (-arms), did over its runs of
+// the cases. Every model or arm the run was asked to evaluate has one,
+// with no runs when none started.
 type ModelResult struct {
-	Model  string `json:"model"`
-	Cases  int    `json:"cases"`
-	Runs   int    `json:"runs"`
-	Passes int    `json:"passes"`
+	// Model names the model, or the arm (Arm then says what it is).
+	Model string `json:"model"`
+	// Arm describes an arm of an arms file; nil for a model.
+	Arm *ArmInfo `json:"arm,omitempty"`
+	// Tools counts the tool definitions every request offered, and
+	// ToolTokens their tokens in the model's encoding: what the tool
+	// surface costs on every request.
+	Tools      int `json:"tools"`
+	ToolTokens int `json:"tool_tokens"`
+	Cases      int `json:"cases"`
+	Runs       int `json:"runs"`
+	Passes     int `json:"passes"`
 	// NotRun counts the model's case runs recorded as not run: the budget
 	// was spent, or no shard of a split run ran them.
 	NotRun int `json:"not_run,omitempty"`
@@ -147,6 +155,18 @@ type ModelResult struct {
 	ToolCallsPerRun float64 `json:"tool_calls_per_run"`
 }
 
+// ArmInfo is what an arm gives the model (see ModelResult).
+type ArmInfo struct {
+	Model string `json:"model"`
+	// NoServer is true for an arm without any MCP server: the model
+	// answers from what it knows.
+	NoServer bool `json:"no_server,omitempty"`
+	// Base and Hidden are set on an arm that leaves one tool (or group)
+	// out of the arm Base.
+	Base   string `json:"base,omitempty"`
+	Hidden string `json:"hidden,omitempty"`
+}
+
 // JudgeCost is what the judge's requests cost over a run's cases, apart
 // from the evaluated models'.
 type JudgeCost struct {
@@ -167,6 +187,16 @@ type ModelPair struct {
 	OnlyA    int     `json:"only_a"`
 	OnlyB    int     `json:"only_b"`
 	McNemarP float64 `json:"mcnemar_p"`
+	// AdjustedP is McNemarP corrected for the number of pairs compared
+	// (Holm): a pair whose AdjustedP is below 0.05 differs, with at most a
+	// 5% chance that any of the run's pairs is called different wrongly.
+	AdjustedP float64 `json:"adjusted_p"`
+	// Uplift is B's pass rate less A's on the cases both ran
+	// ((OnlyB-OnlyA)/Cases); UpliftLow and UpliftHigh bound it with a 95%
+	// interval for paired proportions (Agresti-Min).
+	Uplift     float64 `json:"uplift"`
+	UpliftLow  float64 `json:"uplift_low"`
+	UpliftHigh float64 `json:"uplift_high"`
 }
 
 // CaseResult is how one case did over its runs: once, or go test -count=N

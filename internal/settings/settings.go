@@ -43,6 +43,9 @@ type Settings struct {
 	// Models are the models to evaluate, side by side (-models); one model
 	// when only Model is named. Model is the first.
 	Models []string
+	// Arms is the arms file (see package arms), "" for none: its arms
+	// run side by side instead of Models.
+	Arms string
 	// Judge names the judge model, or several separated by commas; "" means
 	// the first model, "none" disables the judge.
 	Judge string
@@ -181,6 +184,9 @@ func resolve(fs *flag.FlagSet, root string, environ []string) (Settings, error) 
 	}
 	if len(st.Models) > 0 {
 		st.Model = st.Models[0] // -models names every model, the first is the main one
+	}
+	if st.Arms != "" && len(st.Models) > 1 {
+		errs = append(errs, errors.New("-arms and -models (EVAL_ARMS, EVAL_MODELS) both name what to compare: give the models in the arms file (model: ...), or leave -arms out"))
 	}
 	for name, text := range vars.dotenv {
 		if redact.SecretName(name) {

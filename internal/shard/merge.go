@@ -183,7 +183,7 @@ func collect(plan *eval.Shard, byIndex map[int]*shardDir, merged *eval.Merged) [
 		}
 		merged.Missing = append(merged.Missing, p)
 		records = append(records, eval.Record{Name: p.Name, Category: p.Category, Test: p.Test, File: p.File, Line: p.Line,
-			Model: p.Model, Repeat: p.Repeat, Status: eval.NotRun, Reason: reason, ToolCalls: []eval.ToolCall{}})
+			Model: p.Model, Arm: p.Arm, Repeat: p.Repeat, Status: eval.NotRun, Reason: reason, ToolCalls: []eval.ToolCall{}})
 	}
 	return records
 }
@@ -224,7 +224,7 @@ func summarize(id string, ref *eval.Summary, byIndex map[int]*shardDir, records 
 		ran[eval.CaseRun{Name: c.Name, Model: c.Model}] = true
 	}
 	for _, r := range ref.Shard.Runs {
-		if p := r.Series(); !ran[p] {
+		if p := (eval.CaseRun{Name: r.Name, Model: r.Variant()}); !ran[p] {
 			all[p] = true
 		}
 	}

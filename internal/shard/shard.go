@@ -107,8 +107,12 @@ func IdentityOf(r eval.ShardRun) Identity { return Identity{File: r.File, CaseRu
 
 func (id Identity) String() string { return id.File + ": " + id.CaseRun.String() }
 
-// key is the identity as hashed.
+// key is the identity as hashed (an arm's name only when there is one,
+// so that runs without arms keep their shards).
 func (id Identity) key() []byte {
+	if id.Arm != "" {
+		return fmt.Appendf(nil, "%s\x00%s\x00%s\x00%d\x00%s", id.File, id.Name, id.Model, id.Repeat, id.Arm)
+	}
 	return fmt.Appendf(nil, "%s\x00%s\x00%s\x00%d", id.File, id.Name, id.Model, id.Repeat)
 }
 
@@ -291,11 +295,11 @@ func (s *Split) Summary(config eval.ShardConfig, group string) *eval.Shard {
 func (s *Split) NotRun(sum eval.Summary) int {
 	ran := map[eval.CaseRun]bool{}
 	for _, c := range sum.Cases {
-		ran[eval.CaseRun{Name: c.Name, Model: c.Model}] = true
+		ran[eval.CaseRun{Name: c.Name, Model: c.Model}] = true // c.Model names the variant
 	}
 	missing := map[eval.CaseRun]bool{}
 	for _, r := range s.runs {
-		if p := r.Series(); r.Shard == s.Spec.Index && !ran[p] {
+		if p := (eval.CaseRun{Name: r.Name, Model: r.Variant()}); r.Shard == s.Spec.Index && !ran[p] {
 			missing[p] = true
 		}
 	}

@@ -238,3 +238,39 @@ func signedRank(diffs []fraction, exactUpTo int) float64 {
 	}
 	return math.Min(1, p)
 }
+
+// Holm returns the Holm-adjusted p-values of p, in p's order: each
+// p-value, in ascending order, times the number of those not smaller,
+// never below the one before, at most 1. Rejecting the adjusted values
+// below a level keeps the chance of any false rejection below it.
+func Holm(p []float64) []float64 {
+	order := make([]int, len(p))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(p[a], p[b]) })
+	out := make([]float64, len(p))
+	prev := 0.0
+	for rank, i := range order {
+		adj := min(1, float64(len(p)-rank)*p[i])
+		prev = max(prev, adj)
+		out[i] = prev
+	}
+	return out
+}
+
+// PairedDifference is the difference of two paired proportions over n
+// pairs, b/n less a/n where a and b count the pairs only the first, or
+// only the second, succeeded in, with a 95% interval: the adjusted Wald
+// interval of Agresti and Min (2005), which adds half a pair to each
+// cell. It is 0 in [-1, 1] without pairs.
+func PairedDifference(a, b, n int) (diff, low, high float64) {
+	if n <= 0 {
+		return 0, -1, 1
+	}
+	diff = float64(b-a) / float64(n)
+	aa, bb, nn := float64(a)+0.5, float64(b)+0.5, float64(n)+2
+	d := (bb - aa) / nn
+	se := math.Sqrt(max((bb+aa)-(bb-aa)*(bb-aa)/nn, 0)) / nn
+	return diff, max(d-1.96*se, -1), min(d+1.96*se, 1)
+}

@@ -270,3 +270,18 @@ func count(gs []GateResult, f func(GateResult) bool) int {
 }
 
 func clone(p []float64) []float64 { return append([]float64(nil), p...) }
+
+func TestHolm(t *testing.T) {
+	// Sorted 0.01, 0.02, 0.04: 3×0.01, 2×0.02, 1×0.04, each at least the one before.
+	assert.Equal(t, []float64{0.04, 0.03, 0.04}, roundAll(Holm([]float64{0.04, 0.01, 0.02})))
+	assert.Equal(t, []float64{1, 1}, Holm([]float64{0.6, 0.9}))
+	assert.Empty(t, Holm(nil))
+}
+
+func roundAll(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = math.Round(x*1e12) / 1e12
+	}
+	return out
+}

@@ -56,7 +56,7 @@ func CaseResultOf(runs []eval.Record) eval.CaseResult {
 	runs = slices.Clone(runs)
 	slices.SortStableFunc(runs, func(a, b eval.Record) int { return cmp.Compare(a.Repeat, b.Repeat) })
 	first := runs[0]
-	c := eval.CaseResult{Name: first.Name, Category: first.Category, Model: first.Model, File: first.File, Line: first.Line,
+	c := eval.CaseResult{Name: first.Name, Category: first.Category, Model: first.Variant(), File: first.File, Line: first.Line,
 		Runs: len(runs), Statuses: make([]eval.Status, len(runs))}
 	for i, r := range runs {
 		c.Statuses[i] = r.Status
@@ -131,9 +131,9 @@ func Models(records []eval.Record, order []string) ([]eval.ModelResult, []eval.M
 	byModel, notRun := map[string][]eval.Record{}, map[string]int{}
 	for _, r := range records {
 		if r.Status == eval.NotRun {
-			notRun[r.Model]++
+			notRun[r.Variant()]++
 		} else {
-			byModel[r.Model] = append(byModel[r.Model], r)
+			byModel[r.Variant()] = append(byModel[r.Variant()], r)
 		}
 	}
 	var rest []string
@@ -173,8 +173,16 @@ func Models(records []eval.Record, order []string) ([]eval.ModelResult, []eval.M
 				}
 			}
 			p.McNemarP = McNemar(p.OnlyA, p.OnlyB)
+			p.Uplift, p.UpliftLow, p.UpliftHigh = PairedDifference(p.OnlyA, p.OnlyB, p.Cases)
 			pairs = append(pairs, p)
 		}
+	}
+	ps := make([]float64, len(pairs))
+	for i, p := range pairs {
+		ps[i] = p.McNemarP
+	}
+	for i, q := range Holm(ps) {
+		pairs[i].AdjustedP = q
 	}
 	return models, pairs
 }

@@ -165,6 +165,8 @@ var (
 // one is paid.
 func (s *Run) Estimate(cases []eval.Case, repeats int) (usd float64, err error) {
 	st := s.Settings
+	// A case's cost in earlier runs, by its case and variant (the model,
+	// or the arm: CaseResult.Model).
 	history := map[eval.CaseRun]float64{}
 	if kept, _ := runs.List(st.Out); kept != nil {
 		for i := len(kept) - 1; i >= 0; i-- { // oldest first: newer runs win
@@ -177,20 +179,20 @@ func (s *Run) Estimate(cases []eval.Case, repeats int) (usd float64, err error) 
 	}
 	byModel, paying := map[string]float64{}, map[string]int{}
 	for _, c := range cases {
-		for _, model := range st.Models {
+		for _, a := range s.arms {
 			for r := range repeats {
-				if key, err := s.key(c, model, r); err == nil && !st.Force {
+				if key, err := s.key(c, a, r); err == nil && !st.Force {
 					if _, ok := s.cache.Get(key); ok {
 						continue
 					}
 				}
-				cost, err := s.estimateRun(c, model, history)
+				cost, err := s.estimateRun(c, a, history)
 				if err != nil {
 					return 0, err
 				}
 				usd += cost
-				byModel[model] += cost
-				paying[model]++
+				byModel[a.label] += cost
+				paying[a.label]++
 			}
 		}
 	}
@@ -204,11 +206,12 @@ func (s *Run) Estimate(cases []eval.Case, repeats int) (usd float64, err error) 
 
 // estimateRun is what one run of the case with the model is expected to
 // cost (see Estimate).
-func (s *Run) estimateRun(c eval.Case, model string, history map[eval.CaseRun]float64) (float64, error) {
+func (s *Run) estimateRun(c eval.Case, a *arm, history map[eval.CaseRun]float64) (float64, error) {
 	st := s.Settings
-	if h, ok := history[eval.CaseRun{Name: c.Name, Model: model}]; ok {
+	if h, ok := history[eval.CaseRun{Name: c.Name, Model: a.label}]; ok {
 		return h, nil
 	}
+	model := a.model
 	usd, ok := s.prices.Cost(model, estimateAgent)
 	if !ok {
 		return 0, fmt.Errorf("cannot estimate the cost of case %q with model %s: it never ran and %s has no price for the model; add one (USD per million input and output tokens)", c.Name, model, st.Prices)

@@ -20,7 +20,7 @@ func (s *Run) ExpectedSeconds(c eval.Case, run eval.CaseRun) (seconds float64, o
 	if s.Settings.Reference {
 		return 0, false
 	}
-	key, err := s.key(c, run.Model, run.Repeat)
+	key, err := s.key(c, s.armOf(run.Variant()), run.Repeat)
 	if err != nil {
 		return 0, false
 	}
@@ -40,20 +40,22 @@ func (s *Run) ExpectedSeconds(c eval.Case, run eval.CaseRun) (seconds float64, o
 // eval.Shard.Group).
 func (s *Run) ShardInfo(repeats int) (config eval.ShardConfig, group string) {
 	st := s.Settings
-	models := st.Models
-	if st.Reference || len(models) == 0 {
-		models = []string{st.Model}
-	}
-	c := eval.ShardConfig{Models: models, Provider: s.redactor.String(st.BaseURL), Reference: st.Reference,
+	c := eval.ShardConfig{Models: s.Variants(), Provider: s.redactor.String(st.BaseURL), Reference: st.Reference,
 		Repeats: repeats, GitCommit: gitCommit(st.Root)}
 	decisive := struct {
-		SystemPrompt  string `json:"system_prompt"`
-		MaxIterations int    `json:"max_iterations"`
-		MaxTokens     int    `json:"max_tokens"`
-		MaxRecovery   int    `json:"max_recovery"`
-		JudgePrompt   string `json:"judge_prompt,omitempty"`
-		ToolsHash     string `json:"tools_hash"`
-	}{st.SystemPrompt, st.MaxIterations, st.MaxTokens, st.MaxRecovery, "", s.toolHash}
+		SystemPrompt  string   `json:"system_prompt"`
+		MaxIterations int      `json:"max_iterations"`
+		MaxTokens     int      `json:"max_tokens"`
+		MaxRecovery   int      `json:"max_recovery"`
+		JudgePrompt   string   `json:"judge_prompt,omitempty"`
+		ToolsHash     string   `json:"tools_hash"`
+		Arms          []string `json:"arms,omitempty"`
+	}{st.SystemPrompt, st.MaxIterations, st.MaxTokens, st.MaxRecovery, "", s.toolHash, nil}
+	for _, a := range s.arms {
+		if a.name != "" {
+			decisive.Arms = append(decisive.Arms, a.name+"\x00"+a.model+"\x00"+a.hash+"\x00"+a.systemPrompt)
+		}
+	}
 	if st.JudgeEnabled() {
 		c.Judge, decisive.JudgePrompt = st.Judge, agent.JudgePrompt
 	}

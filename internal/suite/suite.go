@@ -6,6 +6,7 @@
 package suite
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -46,7 +47,9 @@ type Run struct {
 	// Names holds each case's subtest name, by case name.
 	Names map[string]string
 
-	tools    *mcpconn.Set
+	tools *mcpconn.Set
+	// arms are what the cases run with side by side (see arm).
+	arms     []*arm
 	chat     llm.Chatter
 	limiter  *llm.Limiter
 	counters map[string]*tokens.Counter // by model: usage the provider did not report is estimated in its encoding
@@ -77,7 +80,7 @@ type Run struct {
 	FailFast   bool
 	failedFast atomic.Pointer[string]
 
-	runID    string
+	runID  string
 	skipMu sync.Mutex
 	skips  map[eval.CaseRun]int // runs skipped (see SkipError), by case and model (CaseRun.Series)
 
@@ -119,7 +122,7 @@ func (e *SkipError) Error() string { return e.Reason }
 // banner). bundled is used when no server is configured.
 func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled Server, log io.Writer) (*Run, error) {
 	s := &Run{Settings: st, Cases: cases, started: time.Now(), log: log, Names: map[string]string{},
-		skips: map[eval.CaseRun]int{},
+		skips:    map[eval.CaseRun]int{},
 		budget:   budget{held: map[string]int{}, paid: map[string]int{}, paidUSD: map[string]float64{}, estimated: map[string]float64{}, refused: map[string]int{}},
 		redactor: st.Redactor(os.Environ()), counters: map[string]*tokens.Counter{}}
 	for i, name := range evalcase.SubtestNames(cases) {
@@ -168,6 +171,10 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 			s.redactor.String(err.Error()), strings.Join(s.tools.ServerNames(), ", "))
 	}
 	s.toolHash = s.tools.Hash()
+	if err := s.makeArms(); err != nil {
+		s.Close()
+		return nil, err
+	}
 	s.toolStats = toolstats.New(s.toolServers(), st.MaxTokens, s.limitCounter)
 
 	s.limiter = llm.NewLimiter(st.Concurrency)
@@ -295,13 +302,15 @@ func (s *Run) printCacheWarnings() {
 
 // key returns the cache key of a case's repeat with a model under this
 // run's settings.
-func (s *Run) key(c eval.Case, model string, repeat int) (string, error) {
-	return s.keyWith(c, model, repeat, s.toolHash)
+func (s *Run) key(c eval.Case, a *arm, repeat int) (string, error) {
+	return s.keyWith(c, a, repeat, a.hash)
 }
 
-// keyWith returns the cache key of a case's repeat with a model under this
-// run's settings and the tool surface toolsHash.
-func (s *Run) keyWith(c eval.Case, model string, repeat int, toolsHash string) (string, error) {
+// keyWith returns the cache key of a case's repeat with an arm under this
+// run's settings and the tool surface toolsHash: the arm's model, system
+// prompt and surface decide, not its name, so an arm whose surface a
+// changed override does not touch keeps its cached passes.
+func (s *Run) keyWith(c eval.Case, a *arm, repeat int, toolsHash string) (string, error) {
 	st := s.Settings
 	in := cache.KeyInput{
 		Question: c.Input, Expected: c.Expected,
@@ -314,7 +323,7 @@ func (s *Run) keyWith(c eval.Case, model string, repeat int, toolsHash string) (
 			MaxRecovery int             `json:"max_recovery,omitempty"`
 		}{c.Kind, c.Checks, evalcase.CheckVersion, c.Tools, c.Budget, s.maxRecovery(c)},
 		// The key holds no secret: the URL's credentials are left out.
-		Model: model, BaseURL: s.redactor.String(st.BaseURL), SystemPrompt: s.systemPrompt(c),
+		Model: a.model, BaseURL: s.redactor.String(st.BaseURL), SystemPrompt: s.systemPrompt(c, a),
 		MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens, ToolsHash: toolsHash, Repeat: repeat,
 	}
 	in.JudgeModel, in.JudgeMode, in.JudgePrompt = JudgeKey(st)
@@ -322,8 +331,10 @@ func (s *Run) keyWith(c eval.Case, model string, repeat int, toolsHash string) (
 }
 
 // systemPrompt returns the agent's system prompt for a case.
-func (s *Run) systemPrompt(c eval.Case) string {
+func (s *Run) systemPrompt(c eval.Case, a *arm) string {
 	switch {
+	case a.systemPrompt != "":
+		return a.systemPrompt
 	case s.Settings.SystemPrompt != "":
 		return s.Settings.SystemPrompt
 	case c.Kind == eval.KindCode:
@@ -351,9 +362,9 @@ func (s *Run) Aborted() string {
 
 // skip counts a run of a case the run cannot evaluate and returns the
 // *SkipError that says why.
-func (s *Run) skip(c eval.Case, model, reason string) error {
+func (s *Run) skip(c eval.Case, model string, a *arm, reason string) error {
 	s.skipMu.Lock()
-	s.skips[eval.CaseRun{Name: c.Name, Model: model}]++
+	s.skips[eval.CaseRun{Name: c.Name, Model: model, Arm: a.name}]++
 	s.skipMu.Unlock()
 	return &SkipError{Reason: reason}
 }
@@ -376,37 +387,36 @@ func (s *Run) FailedFast() string {
 var ErrStopped = errors.New("run stopped")
 
 // Case evaluates one case in one of its repeats (go test -count) with
-// each of models, side by side, and records each run; tests are the runs'
-// go test names, in the order of models. The models start together, and a
-// budget admits or refuses them together, so that whatever it cuts, the
-// models stay compared on the same runs. Every problem with a model, the
+// each of the variants (see Variants: the arms, or the models), side by
+// side, and records each run; tests are the runs' go test names, in the
+// order of variants. The variants start together, and a budget admits or
+// refuses them together, so that whatever it cuts, they stay compared on
+// the same runs. Every problem with a model, the
 // tools or the case becomes its record's status and reason; the only
 // errors are ErrStopped and a *SkipError, for runs that did not happen. A
 // run that does not start because the budget is spent is a record with
 // status NotRun. The records returned, like everything written, hold no
 // secret of the run.
-func (s *Run) Case(ctx context.Context, c eval.Case, repeat int, models, tests []string) ([]eval.Record, []error) {
-	g := newCaseGroup(models...)
-	recs, errs := make([]eval.Record, len(models)), make([]error, len(models))
-	if len(models) == 1 {
-		recs[0], errs[0] = s.runIn(ctx, g, c, eval.CaseRun{Name: c.Name, Model: models[0], Repeat: repeat}, tests[0])
+func (s *Run) Case(ctx context.Context, c eval.Case, repeat int, variants, tests []string) ([]eval.Record, []error) {
+	g := newCaseGroup(variants...)
+	recs, errs := make([]eval.Record, len(variants)), make([]error, len(variants))
+	if len(variants) == 1 {
+		recs[0], errs[0] = s.runIn(ctx, g, c, s.armOf(variants[0]), repeat, tests[0])
 		return recs, errs
 	}
 	var wg sync.WaitGroup
-	for i, model := range models {
-		wg.Go(func() {
-			recs[i], errs[i] = s.runIn(ctx, g, c, eval.CaseRun{Name: c.Name, Model: model, Repeat: repeat}, tests[i])
-		})
+	for i, v := range variants {
+		wg.Go(func() { recs[i], errs[i] = s.runIn(ctx, g, c, s.armOf(v), repeat, tests[i]) })
 	}
 	wg.Wait()
 	return recs, errs
 }
 
-// runIn runs one model of a case group.
-func (s *Run) runIn(ctx context.Context, g *caseGroup, c eval.Case, run eval.CaseRun, test string) (eval.Record, error) {
+// runIn runs one arm of a case group.
+func (s *Run) runIn(ctx context.Context, g *caseGroup, c eval.Case, a *arm, repeat int, test string) (eval.Record, error) {
 	st := s.Settings
-	model := run.Model
-	groupModel, left := model, false
+	model := a.model
+	groupModel, left := a.label, false
 	defer func() {
 		if !left { // it did not run: nothing to pay
 			s.leave(g, groupModel, 0, false)
@@ -415,23 +425,23 @@ func (s *Run) runIn(ctx context.Context, g *caseGroup, c eval.Case, run eval.Cas
 	if st.Reference {
 		model = st.Model
 		if len(c.Reference) == 0 {
-			return eval.Record{}, s.skip(c, model, "reference run: the case has no reference trajectory to replay (add `reference:` tool calls to the case, or configure a model to evaluate it)")
+			return eval.Record{}, s.skip(c, model, a, "reference run: the case has no reference trajectory to replay (add `reference:` tool calls to the case, or configure a model to evaluate it)")
 		}
 	}
 	rec := eval.Record{
 		Name: c.Name, Category: c.Category, Test: test, File: c.File, Line: c.Line, Kind: c.Kind,
 		Question: c.Input, Expected: c.Expected, Reference: st.Reference,
-		Model: model, StartedAt: time.Now().UTC(), Repeat: run.Repeat,
+		Model: model, Arm: a.name, StartedAt: time.Now().UTC(), Repeat: repeat,
 	}
 	rec.JudgeModel = strings.Join(st.JudgeModels(), ",")
-	key, keyErr := s.key(c, model, rec.Repeat)
+	key, keyErr := s.key(c, a, rec.Repeat)
 	if keyErr != nil {
 		fmt.Fprintf(s.log, "warning: case %q cannot be cached: %v\n", c.Name, keyErr)
 	}
 	if keyErr == nil && !st.Force && !st.Reference {
 		if cached, ok := s.cache.Get(key); ok {
 			cached.Name, cached.Category, cached.Test, cached.File, cached.Line = c.Name, c.Category, test, c.File, c.Line
-			cached.Repeat = rec.Repeat
+			cached.Repeat, cached.Arm = rec.Repeat, rec.Arm
 			s.redactor.Value(&cached)
 			s.records.Write(cached)
 			return cached, nil
@@ -460,7 +470,7 @@ func (s *Run) runIn(ctx context.Context, g *caseGroup, c eval.Case, run eval.Cas
 	if c.Kind == eval.KindCode && s.codeReady != nil {
 		if err := s.codeReady(); err != nil {
 			s.limiter.Release()
-			return rec, s.skip(c, model, "code case: the bundled server cannot run pandas: "+err.Error())
+			return rec, s.skip(c, model, a, "code case: the bundled server cannot run pandas: "+err.Error())
 		}
 	}
 	spent, ok := s.admit(g, groupModel)
@@ -530,18 +540,19 @@ func (s *Run) score(c eval.Case, rec eval.Record, tr *agent.Transcript) eval.Met
 // agent's transcript.
 func (s *Run) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *agent.Transcript {
 	st := s.Settings
-	cfg := agent.Config{Model: rec.Model, SystemPrompt: st.SystemPrompt, MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens,
+	a := s.armOf(rec.Variant())
+	cfg := agent.Config{Model: rec.Model, SystemPrompt: cmp.Or(a.systemPrompt, st.SystemPrompt), MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens,
 		LimitCounter: s.limitCounter, Counter: s.counters[rec.Model], Prices: s.prices}
 	var tr *agent.Transcript
 	var err error
 	switch {
 	case c.Kind == eval.KindCode: // pandas code cases and their recovery loop
-		tr, err = agent.RunCode(ctx, s.chat, s.tools, agent.CodeConfig{Config: cfg, MaxRecovery: st.MaxRecovery, Reference: st.Reference}, c)
+		tr, err = agent.RunCode(ctx, s.chat, a.tools, agent.CodeConfig{Config: cfg, MaxRecovery: st.MaxRecovery, Reference: st.Reference}, c)
 	case st.Reference:
-		tr = agent.Reference(ctx, s.tools, cfg, c)
+		tr = agent.Reference(ctx, a.tools, cfg, c)
 		err = tr.Fault
 	default:
-		tr, err = agent.Run(ctx, s.chat, s.tools, cfg, c.Input)
+		tr, err = agent.Run(ctx, s.chat, a.tools, cfg, c.Input)
 	}
 	var fault *mcpconn.ServerError
 	var tooLarge *llm.ResponseTooLargeError
@@ -757,16 +768,13 @@ func (s *Run) Summary() eval.Summary {
 			ran[r.CaseRun().Series()] = true
 		}
 	}
-	models := len(st.Models)
-	if st.Reference || models == 0 {
-		models = 1
-	}
-	sum.NotRun = len(s.Cases)*models - len(ran)
-	evaluated := st.Models
+	sum.NotRun = len(s.Cases)*len(s.arms) - len(ran)
+	evaluated := s.Variants()
 	if st.Reference {
 		evaluated = nil // no model was evaluated
 	}
 	stats.Summarize(&sum, records, evaluated)
+	s.describeArms(sum.Models)
 	s.skipMu.Lock()
 	for k, n := range s.skips {
 		sum.Skipped += n

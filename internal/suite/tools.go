@@ -49,14 +49,14 @@ func (s *Run) compareSurface() {
 }
 
 // invalidatedPasses counts the loaded cases' repeats (up to repeats) with
-// each model whose pass the cache holds under the tool surface oldHash:
+// each arm whose pass the cache holds under the tool surface oldHash:
 // with this run's surface their keys differ, so they run again.
 func (s *Run) invalidatedPasses(oldHash string, repeats int) int {
 	n := 0
 	for _, c := range s.Cases {
-		for _, model := range s.Settings.Models {
+		for _, a := range s.arms {
 			for r := range repeats {
-				key, err := s.keyWith(c, model, r, oldHash)
+				key, err := s.keyWith(c, a, r, oldHash)
 				if err != nil {
 					continue
 				}
