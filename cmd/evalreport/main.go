@@ -48,9 +48,9 @@ import (
 	"github.com/mcpeval/mcpeval/internal/cli"
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/files"
-	"github.com/mcpeval/mcpeval/internal/shard"
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
+	"github.com/mcpeval/mcpeval/internal/shard"
 	"github.com/mcpeval/mcpeval/report"
 )
 

@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
-	"github.com/mcpeval/mcpeval/internal/shard"
 	"github.com/mcpeval/mcpeval/internal/runs"
+	"github.com/mcpeval/mcpeval/internal/shard"
 )
 
 // writeShards writes the run directories of a run of three cases split in
