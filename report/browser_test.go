@@ -751,3 +751,62 @@ func TestNoticesInBrowser(t *testing.T) {
 		jsEval[string](p, `getComputedStyle(document.querySelector('#notices h2')).color`), "a notice is not shown as a problem")
 	p.assertClean()
 }
+
+// TestArmsInBrowser opens the report of a run of arms: the leaderboard
+// names each arm's tools and their tokens, the pairs carry their adjusted
+// p and uplift, and what the arms change is listed: the server over no
+// server, then the tools left out, the costliest first.
+func TestArmsInBrowser(t *testing.T) {
+	chromiumPath(t)
+	dir := t.TempDir()
+	arms := []struct {
+		name   string
+		passes int // of 10 cases
+		info   eval.ArmInfo
+	}{
+		{"no-server", 0, eval.ArmInfo{Model: "m", NoServer: true}},
+		{"server", 10, eval.ArmInfo{Model: "m"}},
+		{"server-without-get_gene", 4, eval.ArmInfo{Model: "m", Base: "server", Hidden: "get_gene"}},
+		{"server-without-<b>x</b>", 9, eval.ArmInfo{Model: "m", Base: "server", Hidden: "<b>x</b>"}},
+	}
+	var recs []eval.Record
+	sum := eval.Summary{Model: "m"}
+	for _, a := range arms {
+		for i := range 10 {
+			status := eval.Fail
+			if i < a.passes {
+				status = eval.Pass
+			}
+			recs = append(recs, eval.Record{Name: fmt.Sprintf("case %d", i), Category: "Genes", Model: "m", Arm: a.name,
+				Test: fmt.Sprintf("TestGenes/case_%d/%s", i, a.name), Status: status, Usage: eval.Usage{TotalTokens: 10, Requests: 1}})
+		}
+		info := a.info
+		sum.Models = append(sum.Models, eval.ModelResult{Model: a.name, Arm: &info, Tools: 35, ToolTokens: 4064})
+	}
+	writeRecords(t, dir, recs...)
+	data, err := json.Marshal(sum)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, eval.SummaryFile), data, 0o644))
+	d, err := Load(dir, nil)
+	require.NoError(t, err)
+	require.Len(t, d.ArmEffects, 3)
+	path := filepath.Join(t.TempDir(), "report.html")
+	writeFile(t, path, d)
+	p := openBrowser(t)
+	p.cases = len(d.Groups)
+	p.open(path)
+	p.screenshot("arms", "#models")
+
+	assert.Equal(t, "Arms", jsEval[string](p, `document.querySelector('#models h2').textContent`))
+	assert.Contains(t, jsEval[string](p, `document.querySelector('#leaderboard tbody tr').textContent`), "35 (4,064)", "tools and their tokens per request")
+	effects := jsEval[[]string](p, `[...document.querySelectorAll('#arm-effects tbody tr')].map(tr => tr.textContent)`)
+	require.Len(t, effects, 3)
+	assert.Contains(t, effects[0], "server over no-server (no server)")
+	assert.Contains(t, effects[0], "+100.0")
+	assert.Contains(t, effects[1], "leaving get_gene out of server")
+	assert.Contains(t, effects[1], "-60.0", "the costliest absence first")
+	assert.Contains(t, effects[2], "leaving <b>x</b> out of server", "names are text, never markup")
+	assert.Contains(t, effects[2], "-10.0")
+	assert.Contains(t, jsEval[string](p, `document.querySelector('#model-pairs thead').textContent`), "Adjusted p")
+	p.assertClean()
+}

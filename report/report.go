@@ -66,6 +66,9 @@ type Data struct {
 	// (stats.Models over the records); empty with one model.
 	Models     []eval.ModelResult
 	ModelPairs []eval.ModelPair
+	// ArmEffects are what the arms change (with -arms; see
+	// eval.ArmEffect).
+	ArmEffects []eval.ArmEffect
 	// History is the pass rate of the kept runs of the same case set,
 	// oldest first, this run included; empty when unknown.
 	History []HistoryPoint

@@ -221,6 +221,7 @@ type overview struct {
 	// Models and ModelPairs compare the models (empty with one).
 	Models     []eval.ModelResult `json:"models"`
 	ModelPairs []eval.ModelPair   `json:"model_pairs"`
+	ArmEffects []eval.ArmEffect   `json:"arm_effects"`
 }
 
 // rowJSON is one case as the table shows it; long tool arguments are cut.
@@ -292,6 +293,7 @@ func newOverview(d *Data) overview {
 		History:        append([]HistoryPoint{}, d.History...),
 		Models:         append([]eval.ModelResult{}, d.Models...),
 		ModelPairs:     append([]eval.ModelPair{}, d.ModelPairs...),
+		ArmEffects:     append([]eval.ArmEffect{}, d.ArmEffects...),
 	}
 	for _, name := range d.MetricNames {
 		o.MetricLabels = append(o.MetricLabels, metricLabels[name])

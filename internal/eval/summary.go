@@ -91,6 +91,10 @@ type Summary struct {
 	// of them on the cases both ran.
 	Models     []ModelResult `json:"models"`
 	ModelPairs []ModelPair   `json:"model_pairs,omitempty"`
+	// ArmEffects are what the arms change (see ArmEffect): each arm with
+	// servers against the arm without, each leave-one-out arm against its
+	// base, the largest effect first.
+	ArmEffects []ArmEffect `json:"arm_effects,omitempty"`
 	// Judge is what the judge's requests cost (cached runs included), nil
 	// when no judge ran; the models' costs leave it out.
 	Judge *JudgeCost `json:"judge_cost,omitempty"`
@@ -153,6 +157,25 @@ type ModelResult struct {
 	LatencyP95 float64 `json:"latency_p95"`
 	// ToolCallsPerRun is the mean number of tool calls of a run.
 	ToolCallsPerRun float64 `json:"tool_calls_per_run"`
+}
+
+// ArmEffect is what going from one arm to another did to the pass rate,
+// on the cases both ran (see ModelPair): the uplift of the servers over
+// the arm without any (Kind "servers"), or the loss of leaving a tool out
+// (Kind "leave_one_out", Hidden names it; Effect is then negative when the
+// tool helped).
+type ArmEffect struct {
+	Kind   string `json:"kind"`
+	From   string `json:"from"`
+	To     string `json:"to"`
+	Hidden string `json:"hidden,omitempty"`
+	Cases  int    `json:"cases"`
+	// Effect is To's pass rate less From's, with its 95% interval and the
+	// pair's Holm-adjusted p.
+	Effect    float64 `json:"effect"`
+	Low       float64 `json:"low"`
+	High      float64 `json:"high"`
+	AdjustedP float64 `json:"adjusted_p"`
 }
 
 // ArmInfo is what an arm gives the model (see ModelResult).

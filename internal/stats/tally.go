@@ -326,3 +326,49 @@ func Summarize(sum *eval.Summary, records []eval.Record, models []string) {
 		sum.Repeats = max(sum.Repeats, c.Runs)
 	}
 }
+
+// ArmEffects reads from the compared arms what they change (see
+// eval.ArmEffect): each arm with servers against the arm without any
+// (when there is one), and each leave-one-out arm against its base, the
+// servers' uplifts first, then the tools whose absence cost the most.
+func ArmEffects(models []eval.ModelResult, pairs []eval.ModelPair) []eval.ArmEffect {
+	effect := func(kind, from, to, hidden string) (eval.ArmEffect, bool) {
+		for _, p := range pairs {
+			e := eval.ArmEffect{Kind: kind, From: from, To: to, Hidden: hidden, Cases: p.Cases, AdjustedP: p.AdjustedP}
+			switch {
+			case p.A == from && p.B == to:
+				e.Effect, e.Low, e.High = p.Uplift, p.UpliftLow, p.UpliftHigh
+			case p.A == to && p.B == from:
+				e.Effect, e.Low, e.High = -p.Uplift, -p.UpliftHigh, -p.UpliftLow
+			default:
+				continue
+			}
+			return e, true
+		}
+		return eval.ArmEffect{}, false
+	}
+	var none string
+	for _, m := range models {
+		if m.Arm != nil && m.Arm.NoServer {
+			none = m.Model
+			break
+		}
+	}
+	var servers, loo []eval.ArmEffect
+	for _, m := range models {
+		switch {
+		case m.Arm == nil:
+		case m.Arm.Base != "":
+			if e, ok := effect("leave_one_out", m.Arm.Base, m.Model, m.Arm.Hidden); ok {
+				loo = append(loo, e)
+			}
+		case none != "" && !m.Arm.NoServer:
+			if e, ok := effect("servers", none, m.Model, ""); ok {
+				servers = append(servers, e)
+			}
+		}
+	}
+	slices.SortStableFunc(servers, func(a, b eval.ArmEffect) int { return cmp.Compare(b.Effect, a.Effect) })
+	slices.SortStableFunc(loo, func(a, b eval.ArmEffect) int { return cmp.Compare(a.Effect, b.Effect) })
+	return append(servers, loo...)
+}

@@ -35,7 +35,9 @@ type testEvent struct {
 // run is the outcome of one suite run.
 type run struct {
 	events  []testEvent
-	records map[string]eval.Record // by case name
+	records map[string]eval.Record // by case name (the last one written)
+	// allRecords are every record written, in order.
+	allRecords []eval.Record
 	output  string                 // every output line
 	err     error
 	out     string
@@ -111,6 +113,7 @@ func runSuite(t *testing.T, dir, cases string, e env, args ...string) run {
 			var rec eval.Record
 			require.NoError(t, json.Unmarshal(sc.Bytes(), &rec))
 			r.records[rec.Name] = rec
+			r.allRecords = append(r.allRecords, rec)
 		}
 	}
 	return r

@@ -130,18 +130,21 @@ func hidden(r rune) bool {
 // runDir.
 func FormatSummary(s eval.Summary, runDir string) string {
 	var b strings.Builder
-	what := "model " + s.Model
+	what, runs := "model "+s.Model, "cases"
 	if len(s.Models) > 1 {
 		names := make([]string, len(s.Models))
 		for i, m := range s.Models {
 			names[i] = m.Model
 		}
-		what = "models " + strings.Join(names, ", ")
+		what, runs = "models "+strings.Join(names, ", "), "case runs"
+		if s.Models[0].Arm != nil {
+			what = "arms " + strings.Join(names, ", ")
+		}
 	}
 	if s.Reference {
 		what = "REFERENCE RUN (no model evaluated)"
 	}
-	fmt.Fprintf(&b, "mcpeval: %s: %d cases: %d passed, %d failed, %d errors, %d token-limit", what, s.Total, s.Passed, s.Failed, s.Errors, s.TokenLimit)
+	fmt.Fprintf(&b, "mcpeval: %s: %s: %d passed, %d failed, %d errors, %d token-limit", what, plural(s.Total, runs), s.Passed, s.Failed, s.Errors, s.TokenLimit)
 	if s.Cut > 0 {
 		fmt.Fprintf(&b, ", %d cut off", s.Cut)
 	}
@@ -165,8 +168,15 @@ func FormatSummary(s eval.Summary, runDir string) string {
 			fmt.Fprintln(&b, formatModel(m))
 		}
 		for _, p := range s.ModelPairs {
-			fmt.Fprintf(&b, "mcpeval: %s vs %s on %d cases: %d passed only by %s, %d only by %s (McNemar p = %.4g)\n",
-				p.A, p.B, p.Cases, p.OnlyA, p.A, p.OnlyB, p.B, p.McNemarP)
+			adjusted := ""
+			if len(s.ModelPairs) > 1 {
+				adjusted = fmt.Sprintf(", adjusted for %d pairs %.4g", len(s.ModelPairs), p.AdjustedP)
+			}
+			fmt.Fprintf(&b, "mcpeval: %s vs %s on %s: %d passed only by %s, %d only by %s (McNemar p = %.4g%s)\n",
+				p.A, p.B, plural(p.Cases, "cases"), p.OnlyA, p.A, p.OnlyB, p.B, p.McNemarP, adjusted)
+		}
+		for _, e := range s.ArmEffects {
+			fmt.Fprintln(&b, formatEffect(e))
 		}
 	}
 	if j := s.Judge; j != nil && !s.Reference {
@@ -201,10 +211,14 @@ func FormatSummary(s eval.Summary, runDir string) string {
 // pass@k and pass^k with repeats, its own cost and cost per pass; a model
 // none of whose runs started says so.
 func formatModel(m eval.ModelResult) string {
-	if m.Runs == 0 {
-		return fmt.Sprintf("mcpeval: model %s: no run (%d not run)", m.Model, m.NotRun)
+	what := "model " + m.Model
+	if m.Arm != nil {
+		what = fmt.Sprintf("arm %s (%s, %d tools, %d tokens of tool definitions per request)", m.Model, m.Arm.Model, m.Tools, m.ToolTokens)
 	}
-	line := fmt.Sprintf("mcpeval: model %s: %d/%d passed (%.1f%%, 95%% interval %.1f-%.1f%%)", m.Model, m.Passes, m.Runs, 100*m.PassRate, 100*m.Low, 100*m.High)
+	if m.Runs == 0 {
+		return fmt.Sprintf("mcpeval: %s: no run (%d not run)", what, m.NotRun)
+	}
+	line := fmt.Sprintf("mcpeval: %s: %d/%d passed (%.1f%%, 95%% interval %.1f-%.1f%%)", what, m.Passes, m.Runs, 100*m.PassRate, 100*m.Low, 100*m.High)
 	if k := len(m.PassAtK); k > 1 {
 		line += fmt.Sprintf(", pass@%d %.3f, pass^%d %.3f", k, m.PassAtK[k-1], k, m.PassHatK[k-1])
 	}
@@ -218,6 +232,18 @@ func formatModel(m eval.ModelResult) string {
 	return line + cacheShare(m.PromptTokens, m.CachedTokens)
 }
 
+// formatEffect is the closing line of what an arm changes: "the servers
+// of arm server over no-server: +45.0 points of pass rate (95% interval
+// 28.1 to 59.0) on 20 cases, adjusted p 0.0001".
+func formatEffect(e eval.ArmEffect) string {
+	what := fmt.Sprintf("arm %s over %s (no server)", e.To, e.From)
+	if e.Kind == "leave_one_out" {
+		what = fmt.Sprintf("leaving %s out of %s (arm %s)", e.Hidden, e.From, e.To)
+	}
+	return fmt.Sprintf("mcpeval: %s: %+.1f points of pass rate (95%% interval %+.1f to %+.1f) on %d cases, adjusted p %.4g",
+		what, 100*e.Effect, 100*e.Low, 100*e.High, e.Cases, e.AdjustedP)
+}
+
 // FormatCost says what requests cost: "$0.0123", "unpriced" when none had
 // a price, or "$0.0123 and 4 unpriced requests".
 func FormatCost(usd float64, unpriced int) string {
@@ -228,6 +254,16 @@ func FormatCost(usd float64, unpriced int) string {
 		return fmt.Sprintf("$%.4f and %d unpriced requests", usd, unpriced)
 	}
 	return fmt.Sprintf("$%.4f", usd)
+}
+
+// plural is n with the noun, singular for one ("1 case", "3 cases",
+// "1 case run").
+func plural(n int, noun string) string {
+	if n == 1 {
+		noun = strings.Replace(noun, "cases", "case", 1)
+		noun = strings.TrimSuffix(noun, "s")
+	}
+	return fmt.Sprintf("%d %s", n, noun)
 }
 
 // cacheShare says which share of the prompt tokens the provider's prompt

@@ -775,6 +775,7 @@ func (s *Run) Summary() eval.Summary {
 	}
 	stats.Summarize(&sum, records, evaluated)
 	s.describeArms(sum.Models)
+	sum.ArmEffects = stats.ArmEffects(sum.Models, sum.ModelPairs)
 	s.skipMu.Lock()
 	for k, n := range s.skips {
 		sum.Skipped += n

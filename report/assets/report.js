@@ -455,9 +455,10 @@
     const table = el('table', 'mini');
     table.id = 'leaderboard';
     const k = data.repeats;
-    const heads = [['#', 'num'], ['Model', ''], ['Pass rate', 'num'], ['95% interval', 'num'], ['Passed', 'num']];
+    const arms = models.some((m) => m.arm);
+    const heads = [['#', 'num'], [arms ? 'Arm' : 'Model', ''], ['Pass rate', 'num'], ['95% interval', 'num'], ['Passed', 'num']];
     if (k > 1) heads.push(['pass@' + k, 'num'], ['pass^' + k, 'num']);
-    heads.push(['Cost', 'num'], ['Cost per pass', 'num'], ['Mean tokens', 'num'], ['Prompt cache', 'num'], ['Latency p50 / p95', 'num'], ['Tool calls per run', 'num']);
+    heads.push(['Cost', 'num'], ['Cost per pass', 'num'], ['Mean tokens', 'num'], ['Prompt cache', 'num'], ['Tools (tokens per request)', 'num'], ['Latency p50 / p95', 'num'], ['Tool calls per run', 'num']);
     const hr = el('tr', '');
     for (const [h, cls] of heads) hr.appendChild(el('th', cls, h));
     table.appendChild(el('thead', '', hr));
@@ -468,7 +469,7 @@
       if (!ran(m)) {
         cells.push(el('td', 'num', dash()), el('td', 'num', dash()), el('td', 'num', 'no run' + (m.not_run ? ' (' + fmtInt(m.not_run) + ' not run)' : '')));
         if (k > 1) cells.push(el('td', 'num', dash()), el('td', 'num', dash()));
-        cells.push(el('td', 'num', dash()), el('td', 'num', dash()), el('td', 'num', dash()), el('td', 'num', dash()), el('td', 'num', dash()), el('td', 'num', dash()));
+        cells.push(el('td', 'num', dash()), el('td', 'num', dash()), el('td', 'num', dash()), el('td', 'num', dash()), el('td', 'num', dash()), el('td', 'num', dash()), el('td', 'num', dash()));
       } else {
         const at = m.pass_at_k || [], hat = m.pass_hat_k || [];
         cells.push(el('td', 'num', fmtRate(100 * m.pass_rate)),
@@ -479,6 +480,7 @@
           el('td', 'num', !m.passes ? '—' : m.unpriced_requests ? 'unpriced' : fmtUSD(m.cost_per_pass)),
           el('td', 'num', fmtInt(Math.round(m.mean_tokens))),
           el('td', 'num', m.prompt_tokens ? fmtRate(100 * (m.cache_hit_rate || 0)) : '—'),
+          el('td', 'num', fmtInt(m.tools || 0) + ' (' + fmtInt(m.tool_tokens || 0) + ')'),
           el('td', 'num', fmtSec(m.latency_p50) + ' / ' + fmtSec(m.latency_p95) + ' s'),
           el('td', 'num', Number(m.tool_calls_per_run || 0).toFixed(1)));
       }
@@ -497,24 +499,50 @@
     const pairs = el('table', 'mini');
     pairs.id = 'model-pairs';
     const pr = el('tr', '');
-    for (const h of ['Models', 'Cases', 'Only the first passed', 'Only the second passed', 'McNemar p']) pr.appendChild(el('th', h === 'Models' ? '' : 'num', h));
+    for (const h of ['Models', 'Cases', 'Only the first passed', 'Only the second passed', 'McNemar p', 'Adjusted p', 'Second less first, points (95% interval)']) pr.appendChild(el('th', h === 'Models' ? '' : 'num', h));
     pairs.appendChild(el('thead', '', pr));
     const pb = el('tbody', '');
     for (const p of data.model_pairs || []) {
       pb.appendChild(el('tr', '', el('td', 'mono', p.a + ' vs ' + p.b), el('td', 'num', fmtInt(p.cases)),
         el('td', 'num', fmtInt(p.only_a)), el('td', 'num', fmtInt(p.only_b)),
-        el('td', 'num' + (p.mcnemar_p < 0.05 ? ' sig' : ''), Number(p.mcnemar_p).toPrecision(3))));
+        el('td', 'num', Number(p.mcnemar_p).toPrecision(3)),
+        el('td', 'num' + (p.adjusted_p < 0.05 ? ' sig' : ''), Number(p.adjusted_p).toPrecision(3)),
+        el('td', 'num', fmtPoints(p.uplift) + ' (' + fmtPoints(p.uplift_low) + ' to ' + fmtPoints(p.uplift_high) + ')')));
     }
     pairs.appendChild(pb);
+    const effects = armEffects();
 
     const charts = el('div', 'model-charts', rateChart(board.filter(ran)), costChart(board.filter((m) => ran(m) && !m.unpriced_requests)));
     const matrix = el('details', 'matrix-box', el('summary', '', 'Cases by models'));
     matrix.id = 'matrix';
     matrix.addEventListener('toggle', () => { if (matrix.open && matrix.children.length === 1) matrix.appendChild(matrixTable(models)); });
-    const s = el('section', 'panel', el('h2', '', 'Models'), table, judgeLine, data.repeats > 1 ? note : null, charts,
-      el('h3', 'sub-h', 'Each two models on the same cases'), pairs, matrix);
+    const s = el('section', 'panel', el('h2', '', arms ? 'Arms' : 'Models'), table, judgeLine, data.repeats > 1 ? note : null, charts,
+      effects, el('h3', 'sub-h', arms ? 'Each two arms on the same cases (p adjusted by Holm over every pair)' : 'Each two models on the same cases'), pairs, matrix);
     s.id = 'models';
     return s;
+  }
+  const fmtPoints = (v) => (v > 0 ? '+' : '') + (100 * Number(v || 0)).toFixed(1);
+  // armEffects shows what the arms change: the servers' uplift over the
+  // arm without any, and each left-out tool's effect, costliest first.
+  function armEffects() {
+    const effects = data.arm_effects || [];
+    if (!effects.length) return null;
+    const t = el('table', 'mini');
+    t.id = 'arm-effects';
+    const hr = el('tr', '');
+    for (const [h, cls] of [['What changes', ''], ['Cases', 'num'], ['Pass rate change, points (95% interval)', 'num'], ['Adjusted p', 'num']]) hr.appendChild(el('th', cls, h));
+    t.appendChild(el('thead', '', hr));
+    const body = el('tbody', '');
+    for (const e of effects) {
+      const what = e.kind === 'leave_one_out' ? 'leaving ' + e.hidden + ' out of ' + e.from : e.to + ' over ' + e.from + ' (no server)';
+      const tr = el('tr', '', el('td', 'mono', what), el('td', 'num', fmtInt(e.cases)),
+        el('td', 'num', fmtPoints(e.effect) + ' (' + fmtPoints(e.low) + ' to ' + fmtPoints(e.high) + ')'),
+        el('td', 'num' + (e.adjusted_p < 0.05 ? ' sig' : ''), Number(e.adjusted_p).toPrecision(3)));
+      tr.dataset.kind = e.kind;
+      body.appendChild(tr);
+    }
+    t.appendChild(body);
+    return el('div', '', el('h3', 'sub-h', 'What the arms change: the servers over no server, and each tool left out, the costliest first'), t);
   }
   // rateChart draws each model's pass rate as a bar with its 95% interval.
   function rateChart(board) {
