@@ -42,7 +42,7 @@ func exampleTestGeneLookup(t *testing.T)      { evaluation.Run(t, "Gene Lookup")
 //
 // The cases are those of a YAML case file, as LoadCases reads them.
 func Example() {
-	cases, err := evaltest.LoadCases("../cmd/mcpeval/template/cases/sample.yaml.tmpl")
+	cases, err := evaltest.LoadCases("../cmd/mcpeval/internal/initcmd/template/cases/sample.yaml.tmpl")
 	if err != nil {
 		fmt.Println(err)
 		return
