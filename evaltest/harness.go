@@ -568,6 +568,8 @@ func outcome(st eval.Status) progress.Outcome {
 		return progress.Pass
 	case eval.Error, eval.Cut: // neither is a verdict on the model's answer
 		return progress.Error
+	case eval.Undecided:
+		return progress.Undecided
 	}
 	return progress.Fail
 }

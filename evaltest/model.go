@@ -32,7 +32,8 @@ type (
 	// Record is everything known about one evaluated case, one line of
 	// results.jsonl.
 	Record = eval.Record
-	// Status is a case's outcome: Pass, Fail, TokenLimit or Error.
+	// Status is a case's outcome: Pass, Fail, TokenLimit, Error or
+	// Undecided.
 	Status = eval.Status
 	// ToolCall is one tool call of a record, with its result.
 	ToolCall = eval.ToolCall
@@ -60,6 +61,8 @@ const (
 	Fail       = eval.Fail
 	TokenLimit = eval.TokenLimit
 	Error      = eval.Error
+	// Undecided: the judge could not decide (an unclear reply, twice).
+	Undecided = eval.Undecided
 )
 
 // LoadCases loads the cases of a case file, or of every *.yaml and *.yml

@@ -38,7 +38,7 @@ func (g Group) Rate(cases []Case) float64 {
 }
 
 // severity orders statuses from the worst.
-var severity = map[eval.Status]int{eval.Error: 0, eval.TokenLimit: 1, eval.Cut: 1, eval.Fail: 2, Skip: 3, eval.Pass: 4}
+var severity = map[eval.Status]int{eval.Error: 0, eval.TokenLimit: 1, eval.Cut: 1, eval.Fail: 2, eval.Undecided: 3, Skip: 4, eval.Pass: 5}
 
 func worse(a, b eval.Status) bool {
 	sa, ok := severity[a]

@@ -170,7 +170,8 @@ func junitTestcase(g Group, cases []Case, minPassRate float64, named bool, root 
 	case g.Status == Skip:
 		tc.Skipped = &junitMessage{Message: oneLine(shown.Reason)}
 	case gated && g.Rate(cases) >= minPassRate, g.Status == eval.Pass:
-	case (g.Status == eval.Error || g.Status == eval.Cut) && !anyStatus(g, cases, eval.Fail, eval.TokenLimit):
+	case (g.Status == eval.Error || g.Status == eval.Cut) && !anyStatus(g, cases, eval.Fail, eval.TokenLimit),
+		g.Status == eval.Undecided: // the judge could not decide: not the model's failure
 		tc.Error = &msg
 	default:
 		tc.Failure = &msg

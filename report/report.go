@@ -87,8 +87,10 @@ type Totals struct {
 	Errors     int `json:"errors"`
 	TokenLimit int `json:"token_limit"`
 	Cut        int `json:"cut"`
-	Skipped    int `json:"skipped"`
-	Cached     int `json:"cached"`
+	// Undecided counts the cases the judge could not decide.
+	Undecided int `json:"undecided"`
+	Skipped   int `json:"skipped"`
+	Cached    int `json:"cached"`
 	// NoRecord counts cases that ran but are known only from test events.
 	NoRecord int `json:"no_record"`
 	// Split counts the cases whose judges did not all agree.
@@ -115,6 +117,8 @@ func (t *Totals) count(c Case) {
 		t.TokenLimit++
 	case eval.Cut:
 		t.Cut++
+	case eval.Undecided:
+		t.Undecided++
 	case Skip:
 		t.Skipped++
 	}

@@ -38,6 +38,10 @@ type Trust struct {
 	// deterministic checks. Each is nil when there is none.
 	Judge  *eval.JudgeCalibration `json:"judge,omitempty"`
 	Checks *eval.Agreement        `json:"checks,omitempty"`
+	// Sets holds the checks' agreement on each set of labels (the
+	// adversarial answers), and Lines says each on a line of its own.
+	Sets  []eval.SetAgreement `json:"sets,omitempty"`
+	Lines []string            `json:"lines,omitempty"`
 	// Labels is the number of labelled answers and Calibrated when they
 	// were measured; zero without a calibration.
 	Labels     int       `json:"labels,omitempty"`
@@ -49,6 +53,18 @@ func trustOf(run eval.Summary, cal *eval.Calibration) Trust {
 	var t Trust
 	if cal != nil {
 		t.Checks, t.Labels, t.Calibrated = cal.Checks, cal.Items, cal.Generated
+	}
+	if run.JudgeModel == "" && run.ChecksCalibration != nil {
+		// The run measured the checks that decided it.
+		c := run.ChecksCalibration
+		lines := c.Lines()
+		t.Level, t.Checks, t.Sets, t.Lines = TrustChecks, c.Agreement, c.Sets, lines[1:]
+		t.Message = "Checks only: " + strings.TrimPrefix(lines[0], "checks only: ") + "."
+		t.Labels, t.Calibrated = 0, time.Time{}
+		if c.Agreement != nil {
+			t.Labels = c.Agreement.Items
+		}
+		return t
 	}
 	if run.JudgeModel == "" {
 		t.Level = TrustChecks

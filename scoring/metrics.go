@@ -139,7 +139,7 @@ func ScoreTool(c eval.Case, r eval.Record) eval.Metrics {
 		Correctness:         toolCorrectness(passed),
 		Performance:         toolPerformance(r.Seconds, r.Usage.TotalTokens, len(r.ToolCalls), c.Budget),
 		PromptUnderstanding: toolUnderstanding(r.Question, r.ToolCalls),
-		RequirementCoverage: toolCoverage(r.Response, r.ToolCalls, expected, c.Checks.Contains),
+		RequirementCoverage: toolCoverage(r.Response, r.ToolCalls, expected, c.Checks.Contains.Texts()),
 		ErrorRecovery:       toolRecovery(r.ToolCalls),
 	}
 	m.Overall = overallScore(m.Scores())

@@ -286,7 +286,7 @@ func TestScoreToolReadsCaseAndRecord(t *testing.T) {
 	c := eval.Case{
 		Tools:     eval.ToolExpect{MustCall: []string{"get_gnomad_variant"}},
 		Reference: []eval.RefCall{{Tool: "liftover_hg19_to_hg38"}, {Tool: "get_gene_by_symbol", ExpectError: true}},
-		Checks:    eval.Checks{Contains: []string{"0 times"}},
+		Checks:    eval.Checks{Contains: eval.Terms{{Any: []string{"0 times"}}}},
 		Budget:    eval.Budget{Tokens: 617},
 	}
 	r := eval.Record{

@@ -4,85 +4,173 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/reading"
 )
 
-// parseVerdict reads the verdict of one judge reply. The reply counts only
-// when it carries exactly one verdict:
+// unclearPrefix begins the reason of a reply that holds no clear verdict.
+const unclearPrefix = "judge reply is unclear: "
+
+// parseVerdict reads the verdict of one judge reply. It fails closed: the
+// reply counts only when every signal in it says the same thing.
 //
-//   - one submit_verdict call whose arguments are one JSON object with a
-//     "verdict" of "yes" or "no" and an optional "reason" text: no other
-//     key, no key twice, nothing after the object (key case and the white
-//     space around the verdict may vary); or
-//   - without such a call, a text that is exactly such an object,
+//   - The verdict is one submit_verdict call whose arguments are one JSON
+//     object with a "verdict" of "yes" or "no", an optional "reason" text
+//     and an optional "answer_is_correct" (the judge's own restatement,
+//     true or false): no other key, no key twice, nothing after the object
+//     (key case and the white space around the verdict may vary); or,
+//     without such a call, a text that is exactly such an object,
 //     optionally in a code fence (```json).
+//   - Every other signal must agree with it: a second call, the
+//     restatement, the reason, a text beside the call, a provider field
+//     such as the model's reasoning. A "yes" passes only when none of them
+//     says no in any way (reading.Judge: "Correct: no", "not accurate",
+//     "falsch", "不正确", a negation); a "no" is unclear when a signal
+//     states yes outright, or judges the answer right and never wrong.
+//   - A call of another tool makes the reply unclear.
 //
-// Every other verdict signal must agree with it: a second submit_verdict
-// call, a text beside the call that states a verdict ("No. The answer is
-// wrong.", a JSON verdict), a reason that states the opposite verdict
-// ("Verdict: no"). Anything else is an unusable reply: its Verdict is "",
-// its Reason says why and its Raw keeps the reply.
+// An unclear reply's Verdict is "", its Reason says why and its Raw keeps
+// the whole reply.
 func parseVerdict(m eval.Message) Verdict {
 	raw := replyText(m)
-	unusable := func(why string) Verdict {
-		return Verdict{Raw: raw, Reason: "judge reply has no single clear verdict: " + why}
+	unclear := func(why string) Verdict {
+		return Verdict{Raw: raw, Reason: unclearPrefix + why}
 	}
 	var calls []eval.MessageToolCall
 	for _, tc := range m.ToolCalls {
-		if tc.Function.Name == verdictTool {
-			calls = append(calls, tc)
+		if tc.Function.Name != verdictTool {
+			return unclear(fmt.Sprintf("the reply also calls %q", tc.Function.Name))
 		}
+		calls = append(calls, tc)
 	}
 	content := strings.TrimSpace(m.Content)
 
-	var verdict, reason string
+	var objects []verdictObject
 	if len(calls) == 0 {
 		if content == "" {
-			return unusable("the reply is empty (expected a submit_verdict call or {\"verdict\": \"yes\"|\"no\", \"reason\": ...})")
+			return unclear("the reply is empty (expected a submit_verdict call or {\"verdict\": \"yes\"|\"no\", \"reason\": ...})")
 		}
-		v, r, err := readVerdictObject(unfence(content))
+		o, err := readVerdictObject(unfence(content))
 		if err != nil {
-			return unusable("the text is not one verdict object: " + err.Error())
+			return unclear("the text is not one verdict object: " + err.Error())
 		}
-		verdict, reason = v, r
-	} else {
-		for i, call := range calls {
-			v, r, err := readVerdictObject(call.Function.Arguments)
-			if err != nil {
-				return unusable(fmt.Sprintf("%s call %d of %d: %v", verdictTool, i+1, len(calls), err))
-			}
-			if i == 0 {
-				verdict, reason = v, r
-			} else if v != verdict {
-				return unusable(fmt.Sprintf("%s calls disagree: %q, then %q", verdictTool, verdict, v))
-			}
+		objects = append(objects, o)
+		content = ""
+	}
+	for i, call := range calls {
+		o, err := readVerdictObject(call.Function.Arguments)
+		if err != nil {
+			return unclear(fmt.Sprintf("%s call %d of %d: %v", verdictTool, i+1, len(calls), err))
 		}
-		if other := opposite(verdict); content != "" && statesVerdict(content, true)[other] {
-			return unusable(fmt.Sprintf("the %s call says %q but the text beside it says %q", verdictTool, verdict, other))
+		objects = append(objects, o)
+	}
+	if content != "" {
+		// A text beside the call: a verdict object of its own, or words.
+		if o, err := readVerdictObject(unfence(content)); err == nil {
+			objects = append(objects, o)
+			content = ""
 		}
 	}
-	if other := opposite(verdict); statesVerdict(reason, false)[other] {
-		return unusable(fmt.Sprintf("the verdict is %q but its reason says %q", verdict, other))
+	verdict := objects[0].verdict
+	for i, o := range objects {
+		if o.verdict != verdict {
+			return unclear(fmt.Sprintf("the reply gives two verdicts: %q, then %q", verdict, o.verdict))
+		}
+		if o.correct != nil && *o.correct != (verdict == "yes") {
+			return unclear(fmt.Sprintf("the verdict is %q but the judge's restatement says answer_is_correct: %v", verdict, *o.correct))
+		}
+		if why := conflict(verdict, reading.Judge(o.reason)); why != "" {
+			what := "its reason"
+			if i > 0 {
+				what = fmt.Sprintf("the reason of verdict %d", i+1)
+			}
+			return unclear(fmt.Sprintf("the verdict is %q but %s %s", verdict, what, why))
+		}
 	}
+	if content != "" {
+		if why := conflict(verdict, reading.Judge(content)); why != "" {
+			return unclear(fmt.Sprintf("the verdict is %q but the text beside it %s", verdict, why))
+		}
+	}
+	for _, field := range slices.Sorted(maps.Keys(m.Extra)) {
+		if why := conflict(verdict, reasoningStance(extraText(m.Extra[field]))); why != "" {
+			return unclear(fmt.Sprintf("the verdict is %q but the reply's %s %s", verdict, field, why))
+		}
+	}
+	reason := objects[0].reason
 	if reason == "" {
 		reason = "(the judge gave no reason)"
 	}
 	return Verdict{Pass: verdict == "yes", Verdict: verdict, Reason: reason}
 }
 
-func opposite(verdict string) string {
+// conflict says how a text's stance disagrees with verdict, or "". A yes
+// needs a text that says no in no way; a no is contradicted by a stated
+// yes, or by a text that judges the answer right and never wrong.
+func conflict(verdict string, s reading.Stance) string {
 	if verdict == "yes" {
-		return "no"
+		if c, ok := s.First("no"); ok {
+			return fmt.Sprintf("says no (%s %q)", c.Why, c.Text)
+		}
+		return ""
 	}
-	return "yes"
+	if c, ok := s.First("yes"); ok && (s.States("yes") || !s.Says("no")) {
+		return fmt.Sprintf("says yes (%s %q)", c.Why, c.Text)
+	}
+	return ""
 }
 
-// replyText shows a whole reply as text: its content, then each tool call
-// as name(arguments).
+// reasoningStance reads a model's reasoning: its last line is its
+// conclusion and is read whole; before it, only verdicts stated outright
+// count ("Final: no"), since reasoning weighs what it then rejects.
+func reasoningStance(text string) reading.Stance {
+	text = strings.TrimSpace(text)
+	last := text
+	if i := strings.LastIndex(text, "\n"); i >= 0 {
+		last = text[i+1:]
+	}
+	s := reading.Judge(last)
+	s.Verdicts = append(s.Verdicts, reading.Judge(text).Verdicts...)
+	return s
+}
+
+// extraText returns the texts of a provider field: a string, or the
+// strings inside a list or object (reasoning_details).
+func extraText(raw json.RawMessage) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return ""
+	}
+	var parts []string
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			parts = append(parts, v)
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(v)) {
+				if k == "text" || k == "content" || k == "summary" || k == "reasoning" {
+					walk(v[k])
+				}
+			}
+		}
+	}
+	walk(v)
+	return strings.Join(parts, "\n")
+}
+
+// replyText shows a whole reply as text: its content, each tool call as
+// name(arguments), and each provider field as name: value.
 func replyText(m eval.Message) string {
 	var parts []string
 	if s := strings.TrimSpace(m.Content); s != "" {
@@ -90,6 +178,9 @@ func replyText(m eval.Message) string {
 	}
 	for _, tc := range m.ToolCalls {
 		parts = append(parts, tc.Function.Name+"("+tc.Function.Arguments+")")
+	}
+	for _, k := range slices.Sorted(maps.Keys(m.Extra)) {
+		parts = append(parts, k+": "+string(m.Extra[k]))
 	}
 	return strings.Join(parts, "\n")
 }
@@ -105,60 +196,100 @@ func unfence(s string) string {
 	return s
 }
 
+// verdictObject is one verdict as the judge gave it.
+type verdictObject struct {
+	verdict, reason string
+	// correct is the judge's restatement of whether the answer is
+	// correct, nil when it gave none.
+	correct *bool
+}
+
 // readVerdictObject reads a text that must be exactly one JSON object with
 // the keys "verdict" (required, "yes" or "no" in any case, white space
-// around it ignored) and "reason" (optional text), each at most once in any
-// letter case, and nothing but white space after it.
-func readVerdictObject(s string) (verdict, reason string, err error) {
+// around it ignored), "reason" (optional text) and "answer_is_correct"
+// (optional: true or false, or the texts "true", "false", "yes", "no"),
+// each at most once in any letter case, and nothing but white space after
+// it.
+func readVerdictObject(s string) (verdictObject, error) {
+	var o verdictObject
 	s = strings.TrimSpace(s)
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return "", "", errors.New("not a JSON object")
+		return o, errors.New("not a JSON object")
 	}
 	seen := map[string]bool{}
 	var gotVerdict bool
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return "", "", fmt.Errorf("invalid JSON: %v", err)
+			return o, fmt.Errorf("invalid JSON: %v", err)
 		}
 		key, _ := tok.(string)
 		k := strings.ToLower(key)
 		if seen[k] {
-			return "", "", fmt.Errorf("key %q appears twice", k)
+			return o, fmt.Errorf("key %q appears twice", k)
 		}
 		seen[k] = true
 		value, err := dec.Token()
 		if err != nil {
-			return "", "", fmt.Errorf("invalid JSON: %v", err)
+			return o, fmt.Errorf("invalid JSON: %v", err)
 		}
 		text, isText := value.(string)
 		switch {
-		case k != "verdict" && k != "reason":
-			return "", "", fmt.Errorf("unexpected key %q (only verdict and reason)", key)
+		case k != "verdict" && k != "reason" && k != restatementKey:
+			return o, fmt.Errorf("unexpected key %q (only verdict, reason and %s)", key, restatementKey)
 		case k == "reason" && value == nil:
+		case k == restatementKey:
+			b, ok := readBool(value)
+			if !ok {
+				return o, fmt.Errorf("%s is %s, not true or false", restatementKey, describeValue(value))
+			}
+			o.correct = &b
 		case !isText:
-			return "", "", fmt.Errorf("%s is %s, not a text", k, jsonKind(value))
+			return o, fmt.Errorf("%s is %s, not a text", k, jsonKind(value))
 		case k == "verdict":
-			verdict, gotVerdict = strings.ToLower(strings.TrimSpace(text)), true
+			o.verdict, gotVerdict = strings.ToLower(strings.TrimSpace(text)), true
 		default:
-			reason = strings.TrimSpace(text)
+			o.reason = strings.TrimSpace(text)
 		}
 	}
 	if _, err := dec.Token(); err != nil {
-		return "", "", fmt.Errorf("invalid JSON: %v", err)
+		return o, fmt.Errorf("invalid JSON: %v", err)
 	}
 	if rest := strings.TrimSpace(s[dec.InputOffset():]); rest != "" {
-		return "", "", fmt.Errorf("text follows the JSON object: %s", strconv.Quote(truncate(rest, 60)))
+		return o, fmt.Errorf("text follows the JSON object: %s", strconv.Quote(truncate(rest, 60)))
 	}
 	switch {
 	case !gotVerdict:
-		return "", "", errors.New("no verdict")
-	case verdict != "yes" && verdict != "no":
-		return "", "", fmt.Errorf("verdict %q is neither yes nor no", verdict)
+		return o, errors.New("no verdict")
+	case o.verdict != "yes" && o.verdict != "no":
+		return o, fmt.Errorf("verdict %q is neither yes nor no", o.verdict)
 	}
-	return verdict, reason, nil
+	return o, nil
+}
+
+// readBool reads a restatement: true or false, or a text saying so.
+func readBool(v any) (bool, bool) {
+	switch v := v.(type) {
+	case bool:
+		return v, true
+	case string:
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "true", "yes":
+			return true, true
+		case "false", "no":
+			return false, true
+		}
+	}
+	return false, false
+}
+
+func describeValue(v any) string {
+	if s, ok := v.(string); ok {
+		return strconv.Quote(s)
+	}
+	return jsonKind(v)
 }
 
 func jsonKind(v any) string {
@@ -173,59 +304,4 @@ func jsonKind(v any) string {
 		return "an object or a list"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// verdictEnd ends a verdict word: a quote or punctuation, or the end of
-// the text ("verdict: no," but not "the verdict is no surprise").
-const verdictEnd = `(?:["'”]|\s*(?:[.,;:!)—–]|-\s|$))`
-
-// Phrases that state a verdict. Each pattern's first group is the verdict
-// word.
-var (
-	// verdictWordRE: "verdict: no", "verdict is yes", "\"verdict\": \"no\"".
-	verdictWordRE = regexp.MustCompile(`(?i)\bverdict\b["'”]?\s*(?:[:=]|\bis\b|\bshould be\b|\bwould be\b)\s*[:=]?\s*["'“]?\s*(yes|no)` + verdictEnd)
-	// leadingWordRE: a text that opens with "Yes." or "No," or is only that word.
-	leadingWordRE = regexp.MustCompile(`(?i)^[\s*_#>"'“]*(yes|no)[*_"'”]*\s*(?:[.,!:;—–]|-\s|$)`)
-	// actuallyRE: "Actually, no".
-	actuallyRE = regexp.MustCompile(`(?i)\b(?:actually|on reflection|on second thought)\s*,?\s*(yes|no)` + verdictEnd)
-	// answerIsRE: "the answer is wrong", "the answer is correct."; the word
-	// before "answer" tells an expected answer from the graded one.
-	answerIsRE = regexp.MustCompile(`(?i)\b(\w+)?\s*answer\s+(?:is|was)\s+(?:(?:factually|clearly|completely|entirely|simply|therefore|thus|fully)\s+)?(incorrect|wrong|not correct|inaccurate|unacceptable|not acceptable|correct|right|acceptable|accurate)\b`)
-	// decisionRE: "I reject", "should be accepted".
-	decisionRE = regexp.MustCompile(`(?i)\b(?:(?:I|we)\s+(accept|reject)|should\s+be\s+(accepted|rejected))\b`)
-)
-
-// statesVerdict returns the verdicts a text states (its keys are "yes" and
-// "no"). A reason is read for explicit statements only ("verdict: no", a
-// leading "No."); the text beside a verdict call also for judgements of the
-// answer ("the answer is wrong", "I accept").
-func statesVerdict(text string, beside bool) map[string]bool {
-	out := map[string]bool{}
-	for _, re := range []*regexp.Regexp{verdictWordRE, leadingWordRE, actuallyRE} {
-		for _, m := range re.FindAllStringSubmatch(text, -1) {
-			out[strings.ToLower(m[1])] = true
-		}
-	}
-	if !beside {
-		return out
-	}
-	for _, m := range answerIsRE.FindAllStringSubmatch(text, -1) {
-		if w := strings.ToLower(m[1]); w == "expected" || w == "reference" || w == "correct" || w == "right" {
-			continue
-		}
-		switch strings.ToLower(m[2]) {
-		case "correct", "right", "acceptable", "accurate":
-			out["yes"] = true
-		default:
-			out["no"] = true
-		}
-	}
-	for _, m := range decisionRE.FindAllStringSubmatch(text, -1) {
-		if strings.HasPrefix(strings.ToLower(m[1]+m[2]), "accept") {
-			out["yes"] = true
-		} else {
-			out["no"] = true
-		}
-	}
-	return out
 }

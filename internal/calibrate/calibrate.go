@@ -11,7 +11,7 @@
 // mode and prompt and the token limit. A stored record's status is pass
 // when the judges gave a usable verdict (whatever it was), so a later
 // calibration reuses every verdict instead of asking again until the judge
-// happens to agree; unusable replies and errors are asked again.
+// happens to agree; an undecided judge and errors are asked again.
 package calibrate
 
 import (
@@ -29,6 +29,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
 	"github.com/mcpeval/mcpeval/internal/files"
+	"github.com/mcpeval/mcpeval/internal/labelled"
 	"github.com/mcpeval/mcpeval/internal/llm"
 	"github.com/mcpeval/mcpeval/internal/redact"
 	"github.com/mcpeval/mcpeval/internal/settings"
@@ -36,15 +37,8 @@ import (
 	"github.com/mcpeval/mcpeval/internal/tokens"
 )
 
-// Inputs are the labelled answers to measure on, with the cases they link
-// to (nil for a label whose case is not loaded).
-type Inputs struct {
-	Files  []string
-	Labels []eval.Label
-	Cases  []*eval.Case
-	// Warnings name the labels that could not be joined to their case.
-	Warnings []string
-}
+// Inputs are the labelled answers to measure on (see labelled.Inputs).
+type Inputs = labelled.Inputs
 
 // Load reads the labels of st.Labels and those next to the cases of
 // st.Cases, and links them to the loaded cases.
@@ -53,67 +47,20 @@ func Load(st settings.Settings) (Inputs, error) {
 	if err != nil {
 		return Inputs{}, err
 	}
-	configured, err := evalcase.LabelFiles(st.Labels)
-	if err != nil {
-		return Inputs{}, err
-	}
-	beside, err := evalcase.LabelsBeside(st.Cases)
-	if err != nil {
-		return Inputs{}, err
-	}
-	var in Inputs
-	seen := map[string]bool{}
-	for _, f := range append(configured, beside...) {
-		abs, err := filepath.Abs(f)
-		if err != nil {
-			return Inputs{}, err
-		}
-		if !seen[abs] {
-			seen[abs] = true
-			in.Files = append(in.Files, f)
-		}
-	}
-	if len(in.Files) == 0 {
-		return Inputs{}, fmt.Errorf("no labelled answers: put *.labels.yaml files next to the cases in %s, or point EVAL_LABELS (-labels) at a file or directory of them (%s has none)", st.Cases, st.Labels)
-	}
-	if in.Labels, err = evalcase.LoadLabels(in.Files); err != nil {
-		return Inputs{}, err
-	}
-	if in.Cases, in.Warnings, err = evalcase.LinkLabels(in.Labels, cases); err != nil {
-		return Inputs{}, err
-	}
-	return in, nil
+	return labelled.Load(st.Cases, st.Labels, cases, false)
 }
 
 // Run measures the deterministic checks and, when st configures a judge,
 // the judges on the inputs. log receives progress and warnings.
 func Run(ctx context.Context, st settings.Settings, in Inputs, log io.Writer) (eval.Calibration, error) {
-	cal := eval.Calibration{Generated: time.Now().UTC(), Items: len(in.Labels), Results: make([]eval.LabelResult, len(in.Labels))}
+	cal := eval.Calibration{Generated: time.Now().UTC(), Items: len(in.Labels)}
 	for _, w := range in.Warnings {
 		fmt.Fprintln(log, "calibrate: warning:", w)
 	}
-	root := st.Root
 	for _, f := range in.Files {
-		cal.Labels = append(cal.Labels, relative(root, f))
+		cal.Labels = append(cal.Labels, labelled.Relative(st.Root, f))
 	}
-	var checkPairs []pair
-	for i, l := range in.Labels {
-		l.File = relative(root, l.File)
-		r := eval.LabelResult{Label: l}
-		if c := in.Cases[i]; c != nil && evalcase.HasAnswerChecks(c.Checks) {
-			r.CheckDetail = evalcase.CheckAnswer(*c, l.Answer)
-			r.Checks = "yes"
-			if len(evalcase.Failed(r.CheckDetail)) > 0 {
-				r.Checks = "no"
-			}
-			checkPairs = append(checkPairs, pair{label: l.Verdict, verdict: r.Checks})
-		}
-		cal.Results[i] = r
-	}
-	if len(checkPairs) > 0 {
-		a := Agree(checkPairs)
-		cal.Checks = &a
-	}
+	cal.Results, cal.Checks, cal.ChecksSets = labelled.Checks(in, st.Root)
 	if !st.JudgeEnabled() {
 		return cal, nil
 	}
@@ -169,7 +116,7 @@ func judge(ctx context.Context, st settings.Settings, in Inputs, results []eval.
 	if len(panel.Models) > 1 {
 		jc.Mode = panel.Mode
 	}
-	var pairs []pair
+	var pairs []labelled.Pair
 	errs := 0
 	for _, r := range results {
 		switch {
@@ -185,9 +132,9 @@ func judge(ctx context.Context, st settings.Settings, in Inputs, results []eval.
 		if disagree(r.Judges) {
 			jc.Disagreements++
 		}
-		pairs = append(pairs, pair{label: r.Verdict, verdict: r.Judge})
+		pairs = append(pairs, labelled.Pair{Label: r.Verdict, Verdict: r.Judge, Set: r.Set})
 	}
-	jc.Agreement = Agree(pairs)
+	jc.Agreement, jc.Sets = labelled.AgreeBySet(pairs)
 	jc.Agreement.Errors = errs
 	return jc, closeErr
 }
@@ -281,11 +228,4 @@ func Write(dir string, cal eval.Calibration) (string, error) {
 		return "", fmt.Errorf("write %s: %w", path, err)
 	}
 	return path, files.WriteJSON(path, cal)
-}
-
-func relative(root, path string) string {
-	if rel, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(rel, "..") {
-		return rel
-	}
-	return path
 }

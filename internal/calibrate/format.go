@@ -30,6 +30,7 @@ func Format(cal eval.Calibration, noJudge string) string {
 		fmt.Fprintln(&b, "calibrate: deterministic checks: no labelled answer belongs to a loaded case with answer checks")
 	} else {
 		fmt.Fprintf(&b, "calibrate: deterministic checks, on the %d answers whose case checks its answer: %s\n", cal.Checks.Items, Describe(*cal.Checks))
+		describeSets(&b, "deterministic checks", cal.ChecksSets)
 		listWrong(&b, cal.Results, func(r eval.LabelResult) string { return r.Checks }, "checks")
 	}
 	j := cal.Judge
@@ -42,7 +43,8 @@ func Format(cal eval.Calibration, noJudge string) string {
 		mode = ", " + j.Mode
 	}
 	fmt.Fprintf(&b, "calibrate: judge %s%s (prompt %s) on %d answers: %s\n", strings.Join(j.Models, ","), mode, ShortHash(j.PromptHash), j.Items, Describe(j.Agreement))
-	fmt.Fprintf(&b, "calibrate: judge: %d unusable replies (counted as no), %d reused from the cache", j.Unusable, j.Cached)
+	describeSets(&b, "judge", j.Sets)
+	fmt.Fprintf(&b, "calibrate: judge: %d undecided (unclear twice, counted as no), %d reused from the cache", j.Unusable, j.Cached)
 	if len(j.Models) > 1 {
 		fmt.Fprintf(&b, ", judges split on %d answers", j.Disagreements)
 	}
@@ -65,6 +67,13 @@ func Describe(a eval.Agreement) string {
 	return fmt.Sprintf("agreement %s, TPR %s, TNR %s, kappa %s (confusion: label yes → %d yes, %d no; label no → %d yes, %d no)",
 		percent(&a.Agreement), percent(a.TPR), percent(a.TNR), twoPlaces(a.Kappa),
 		a.Confusion.YesYes, a.Confusion.YesNo, a.Confusion.NoYes, a.Confusion.NoNo)
+}
+
+// describeSets gives each set of labels its own line.
+func describeSets(b *strings.Builder, side string, sets []eval.SetAgreement) {
+	for _, s := range sets {
+		fmt.Fprintf(b, "calibrate: %s, on the %d %s answers alone: %s\n", side, s.Items, s.Set, Describe(s.Agreement))
+	}
 }
 
 // listWrong lists the answers whose verdict (by side) differs from the label.

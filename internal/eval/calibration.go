@@ -21,6 +21,10 @@ type Label struct {
 	// Kind says what the answer tries ("paraphrase", "negation",
 	// "wrong unit", ...); optional.
 	Kind string `yaml:"kind" json:"kind,omitempty"`
+	// Set names a group of labels that calibrations also measure on a
+	// line of their own ("adversarial": answers written to break the
+	// checks, not to agree with them); optional.
+	Set string `yaml:"set" json:"set,omitempty"`
 
 	// File and Line locate the label in its source file.
 	File string `yaml:"-" json:"file"`
@@ -43,6 +47,9 @@ type Calibration struct {
 	// Checks measures the deterministic checks on the labelled answers
 	// whose case is loaded and has answer checks; nil when none has.
 	Checks *Agreement `json:"checks,omitempty"`
+	// ChecksSets measures the checks on each set of labels (Label.Set),
+	// by name.
+	ChecksSets []SetAgreement `json:"checks_sets,omitempty"`
 	// Judge measures the judge; nil when no judge was configured.
 	Judge   *JudgeCalibration `json:"judge,omitempty"`
 	Results []LabelResult     `json:"results"`
@@ -57,14 +64,64 @@ type JudgeCalibration struct {
 	Mode       string   `json:"mode,omitempty"`
 	PromptHash string   `json:"prompt_hash"`
 	Provider   string   `json:"provider,omitempty"`
-	// Unusable counts the labelled answers on which the judge gave no
-	// usable verdict; they count as "no", as in a run.
+	// Unusable counts the labelled answers the judge could not decide (an
+	// unclear reply, twice); they count as "no".
 	Unusable int `json:"unusable"`
 	// Disagreements counts the labelled answers on which several judges
 	// did not all agree.
 	Disagreements int `json:"disagreements,omitempty"`
 	// Cached counts the verdicts reused from the result cache.
 	Cached int `json:"cached"`
+	Agreement
+	// Sets measures the judge on each set of labels (Label.Set), by name.
+	Sets []SetAgreement `json:"sets,omitempty"`
+}
+
+// What decided a run's verdicts (Summary.Verdicts).
+const (
+	VerdictsByJudge  = "judge"
+	VerdictsByChecks = "checks only"
+)
+
+// ChecksCalibration is how far verdicts that the deterministic checks alone
+// decided can be trusted: the checks' agreement with the labelled answers
+// written for the run's cases, overall and for each set of labels (the
+// adversarial answers on their own). summary.json holds it for a run
+// without a judge.
+type ChecksCalibration struct {
+	// Labels are the label files read.
+	Labels []string `json:"labels,omitempty"`
+	// Agreement is nil when nothing could be measured; Unmeasured says why.
+	Agreement  *Agreement     `json:"agreement,omitempty"`
+	Sets       []SetAgreement `json:"sets,omitempty"`
+	Unmeasured string         `json:"unmeasured,omitempty"`
+}
+
+// Lines says, in a line for the labelled answers as a whole and one for
+// each set of them (the adversarial ones), how far the verdicts of a run
+// that the checks alone decided can be trusted.
+func (c *ChecksCalibration) Lines() []string {
+	const head = "checks only: no judge ran; the deterministic checks decided every verdict"
+	if c.Agreement == nil {
+		return []string{head + ", and their agreement with labelled answers is not measured: " + c.Unmeasured}
+	}
+	measured := func(a Agreement) string {
+		kappa := "undefined"
+		if a.Kappa != nil {
+			kappa = strconv.FormatFloat(*a.Kappa, 'f', 2, 64)
+		}
+		return strconv.FormatFloat(100*a.Agreement, 'f', 1, 64) + "% (kappa " + kappa + ")"
+	}
+	lines := []string{head + "; on " + strconv.Itoa(c.Agreement.Items) + " labelled answers (make calibrate) they agree with the labels " + measured(*c.Agreement)}
+	for _, s := range c.Sets {
+		lines = append(lines, "checks only: on the "+strconv.Itoa(s.Items)+" "+s.Set+" labelled answers alone: "+measured(s.Agreement))
+	}
+	return lines
+}
+
+// SetAgreement is the agreement on the labels of one set (Label.Set).
+type SetAgreement struct {
+	Set string `json:"set"`
 	Agreement
 }
 

@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"encoding/json"
+	"fmt"
 	"strconv"
 
 	"go.yaml.in/yaml/v3"
@@ -42,25 +44,144 @@ const (
 )
 
 // Checks are deterministic checks on the final answer; all must hold. They
-// read the answer without the question's own text: a span of the question
-// repeated in the answer is no evidence for or against it.
+// read the answer as a careful person would (see package reading): without
+// the question's own text (a span of the question repeated in the answer
+// is no evidence for or against it), and not taking as stated what the
+// answer negates, only asks, attributes to another subject or offers as
+// one of two values.
 type Checks struct {
-	// Contains lists words or phrases that must occur in the answer
+	// Contains lists words or phrases that the answer must state
 	// (case-insensitive), as whole words: "pathogenic" is not found in
-	// "nonpathogenic", "10,452" not in "110,452".
-	Contains []string `yaml:"contains" json:"contains,omitempty"`
-	// NotContains lists words or phrases that must not occur, matched like
-	// Contains.
-	NotContains []string `yaml:"not_contains" json:"not_contains,omitempty"`
+	// "nonpathogenic", "10,452" not in "110,452"; a hyphen also matches a
+	// space or nothing. An occurrence under a negation or a contrast in its
+	// clause does not count ("not p.P63S", "rather than 0.35"), but a
+	// negated antonym does ("not intolerant" states "tolerant"); a term
+	// written "not X" or "no X" asks for X under a negation. A term may
+	// list alternatives and be bound to a subject (see Term).
+	Contains Terms `yaml:"contains" json:"contains,omitempty"`
+	// NotContains lists words or phrases the answer must not state,
+	// matched like Contains: a negated occurrence states nothing ("not
+	// damaging" passes not_contains: [damaging]).
+	NotContains Terms `yaml:"not_contains" json:"not_contains,omitempty"`
 	// Substring makes Contains and NotContains match anywhere, inside
 	// longer words too.
 	Substring bool `yaml:"substring" json:"substring,omitempty"`
-	// Regexp lists RE2 patterns that must match the answer.
+	// Regexp lists RE2 patterns that must match the answer; a match that a
+	// negation before it takes back does not count.
 	Regexp []string `yaml:"regexp" json:"regexp,omitempty"`
-	// NotRegexp lists RE2 patterns that must not match the answer.
+	// NotRegexp lists RE2 patterns that must not match the answer, with
+	// the same reading.
 	NotRegexp []string `yaml:"not_regexp" json:"not_regexp,omitempty"`
-	// Numbers lists values some number in the answer must equal within tolerance.
+	// Numbers lists values some number in the answer must equal within
+	// tolerance, in any common form ("10 452", "ninety-nine", "164k"),
+	// stated (not negated, not in a question) and not hedged between two
+	// values.
 	Numbers []NumberCheck `yaml:"numbers" json:"numbers,omitempty"`
+}
+
+// Terms is a list of terms.
+type Terms []Term
+
+// Texts returns the first spelling of each term.
+func (ts Terms) Texts() []string {
+	out := make([]string, 0, len(ts))
+	for _, t := range ts {
+		if len(t.Any) > 0 {
+			out = append(out, t.Any[0])
+		}
+	}
+	return out
+}
+
+// Term is one item of contains or not_contains: a word or phrase, or its
+// alternative spellings, optionally bound to a subject. In YAML it is a
+// text ("benign"), or a map:
+//
+//	{term: pathogenic, of: BRCA1}             # pathogenic, said of BRCA1
+//	{any: [P63S, Pro63Ser]}                   # either spelling
+//	{any: [damaging, deleterious], of: CFTR, not_of: [TP53]}
+type Term struct {
+	// Any lists the term's spellings; one of them must occur.
+	Any []string
+	// Of lists the spellings of the subject the term must belong to; an
+	// occurrence the answer gives to another subject (another Of or NotOf
+	// of the case, or, for a subject written like a gene symbol, another
+	// such symbol) does not count.
+	Of Spellings
+	// NotOf lists subjects the term must not belong to.
+	NotOf Spellings
+}
+
+// UnmarshalYAML reads a text as a term of one spelling, or a map with term
+// or any, and of and not_of.
+func (t *Term) UnmarshalYAML(value *yaml.Node) error {
+	if value.Kind == yaml.ScalarNode {
+		var s string
+		if err := value.Decode(&s); err != nil {
+			return err
+		}
+		*t = Term{Any: []string{s}}
+		return nil
+	}
+	if value.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: a term is a text or a map with term or any, and of", value.Line)
+	}
+	for i := 0; i+1 < len(value.Content); i += 2 {
+		switch k := value.Content[i].Value; k {
+		case "term", "any", "of", "not_of":
+		default:
+			return fmt.Errorf("line %d: unknown field %q in a term (known fields: term, any, of, not_of)", value.Content[i].Line, k)
+		}
+	}
+	var m struct {
+		Term  string    `yaml:"term"`
+		Any   Spellings `yaml:"any"`
+		Of    Spellings `yaml:"of"`
+		NotOf Spellings `yaml:"not_of"`
+	}
+	if err := value.Decode(&m); err != nil {
+		return err
+	}
+	if m.Term != "" && len(m.Any) > 0 {
+		return fmt.Errorf("line %d: a term has term or any, not both", value.Line)
+	}
+	*t = Term{Any: m.Any, Of: m.Of, NotOf: m.NotOf}
+	if m.Term != "" {
+		t.Any = []string{m.Term}
+	}
+	return nil
+}
+
+// MarshalJSON writes a term of one spelling and no subject as a text, as
+// case files write it.
+func (t Term) MarshalJSON() ([]byte, error) {
+	if len(t.Any) == 1 && len(t.Of) == 0 && len(t.NotOf) == 0 {
+		return json.Marshal(t.Any[0])
+	}
+	return json.Marshal(struct {
+		Any   []string `json:"any"`
+		Of    []string `json:"of,omitempty"`
+		NotOf []string `json:"not_of,omitempty"`
+	}{t.Any, t.Of, t.NotOf})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (t *Term) UnmarshalJSON(data []byte) error {
+	var s string
+	if json.Unmarshal(data, &s) == nil {
+		*t = Term{Any: []string{s}}
+		return nil
+	}
+	var m struct {
+		Any   []string `json:"any"`
+		Of    []string `json:"of"`
+		NotOf []string `json:"not_of"`
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	*t = Term{Any: m.Any, Of: m.Of, NotOf: m.NotOf}
+	return nil
 }
 
 // NumberCheck asks for a number equal to Value within Tolerance, and when
@@ -74,20 +195,31 @@ type NumberCheck struct {
 	// count; a bare number counts when the answer names the unit elsewhere
 	// ("median TPM: 63.18").
 	Unit Units `yaml:"unit" json:"unit,omitempty"`
+	// Percent says the value is a percentage (78.6 for 78.6%): the same
+	// share written as a fraction (0.786) counts too.
+	Percent bool `yaml:"percent" json:"percent,omitempty"`
+	// Of and NotOf bind the value to a subject, as for a Term: "0.35 is
+	// MECP2's" does not count for {value: 0.35, of: NUTM2G}.
+	Of    Spellings `yaml:"of" json:"of,omitempty"`
+	NotOf Spellings `yaml:"not_of" json:"not_of,omitempty"`
 }
 
 // Units are the accepted spellings of a unit. In YAML it is one text or a
 // list of texts.
-type Units []string
+type Units = Spellings
+
+// Spellings are the accepted spellings of a word or phrase. In YAML it is
+// one text or a list of texts.
+type Spellings []string
 
 // UnmarshalYAML accepts a single text as a list of one.
-func (u *Units) UnmarshalYAML(value *yaml.Node) error {
+func (u *Spellings) UnmarshalYAML(value *yaml.Node) error {
 	if value.Kind == yaml.ScalarNode {
 		var s string
 		if err := value.Decode(&s); err != nil {
 			return err
 		}
-		*u = Units{s}
+		*u = Spellings{s}
 		return nil
 	}
 	var list []string

@@ -24,6 +24,10 @@ const (
 	// output token limit, finish_reason "length", or its content filter);
 	// a cut reply is never graded.
 	Cut Status = "cut"
+	// Undecided: the judge could not decide (its reply was unclear twice,
+	// or the judges who decided are no majority); neither the model's pass
+	// nor its failure.
+	Undecided Status = "undecided"
 )
 
 // Record is everything known about one evaluated case.
@@ -52,19 +56,19 @@ type Record struct {
 	ResponseBytes int `json:"response_bytes,omitempty"`
 
 	// Verdict is "yes" or "no" from the judge (with several judges, their
-	// combined verdict), or "" when no judge ran or none gave a usable
-	// verdict.
+	// combined verdict), or "" when no judge ran or it could not decide.
 	Verdict string `json:"verdict,omitempty"`
 	// Reason explains the status: the judge's reason, the failed check,
 	// the token-limit message or the error.
 	Reason string `json:"reason"`
-	// JudgeRaw is the judge's unparsed reply, kept when it was not usable.
+	// JudgeRaw is the judge's unparsed reply, kept when it was unclear
+	// (both replies when it was asked again).
 	JudgeRaw string `json:"judge_raw,omitempty"`
 	// Judges holds each judge's own verdict and reason, in the order the
 	// judge models were configured.
 	Judges []JudgeVerdict `json:"judges,omitempty"`
 	// JudgeDisagreement is true when the judges did not all give the same
-	// verdict (an unusable reply counts as a verdict of its own).
+	// verdict (an undecided judge counts as a verdict of its own).
 	JudgeDisagreement bool          `json:"judge_disagreement,omitempty"`
 	Checks            []CheckResult `json:"checks,omitempty"`
 

@@ -47,6 +47,15 @@ type Summary struct {
 	Stopped string `json:"stopped,omitempty"`
 	// JudgeDisagreements counts the cases whose judges did not all agree.
 	JudgeDisagreements int `json:"judge_disagreements,omitempty"`
+	// Undecided counts the runs the judge could not decide (see
+	// Undecided): neither passed nor failed.
+	Undecided int `json:"undecided"`
+	// Verdicts says what decided the verdicts: VerdictsByJudge, or
+	// VerdictsByChecks when no judge ran (a reference run, -judge-model
+	// none); ChecksCalibration then says how far the checks can be
+	// trusted.
+	Verdicts          string             `json:"verdicts,omitempty"`
+	ChecksCalibration *ChecksCalibration `json:"checks_calibration,omitempty"`
 	// ServerRestarts counts MCP server restarts after a crash or hang.
 	ServerRestarts int `json:"server_restarts"`
 	// Usage counts this run's requests, their tokens and retries: cached
@@ -188,6 +197,8 @@ func (s *Summary) Count(r Record) {
 		s.Errors++
 	case Cut:
 		s.Cut++
+	case Undecided:
+		s.Undecided++
 	}
 	if r.JudgeDisagreement {
 		s.JudgeDisagreements++

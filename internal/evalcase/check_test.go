@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/reading"
 )
 
 // parseOne loads a single case from YAML lines given after the required
@@ -119,35 +120,7 @@ func TestCheckAnswerNumbers(t *testing.T) {
 			c := eval.Case{Checks: eval.Checks{Numbers: []eval.NumberCheck{{Value: tt.value, Tolerance: tt.tolerance}}}}
 			got := CheckAnswer(c, tt.answer)
 			require.Len(t, got, 1)
-			assert.Equal(t, tt.passed, got[0].Passed, "%v ± %v in %q (numbers found: %v)", tt.value, tt.tolerance, tt.answer, numbersIn(tt.answer))
-		})
-	}
-}
-
-func TestNumbersIn(t *testing.T) {
-	tests := []struct {
-		text string
-		want []float64
-	}{
-		{"", nil},
-		{"none", nil},
-		{"a 1,234.5 b", []float64{1234.5, 1, 234.5}},
-		{"[1,234]", []float64{1234, 1, 234}},
-		{"[1,2345]", []float64{1, 2345}},
-		{"[0.5,0.25]", []float64{0.5, 0.25}},
-		{"[1,0.5]", []float64{1, 0.5}},
-		{"x -3 and +4", []float64{-3, 4}},
-		{"(-0.5)", []float64{-0.5}},
-		{"9-99694174", []float64{9, 99694174}},
-		{"c.187C>T", []float64{187}},
-		{"version 1.2.3", []float64{1.2, 3}},
-		{"-2e-3", []float64{-0.002}},
-		{"score:-1.5E2", []float64{-150}},
-		{"2024-01-05", []float64{2024, 1, 5}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.text, func(t *testing.T) {
-			assert.Equal(t, tt.want, numbersIn(tt.text))
+			assert.Equal(t, tt.passed, got[0].Passed, "%v ± %v in %q (numbers found: %v)", tt.value, tt.tolerance, tt.answer, reading.Numbers(tt.answer))
 		})
 	}
 }

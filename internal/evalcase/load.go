@@ -317,10 +317,18 @@ func validate(c *eval.Case) error {
 	}
 	for _, list := range []struct {
 		field string
+		terms eval.Terms
+	}{{"checks.contains", c.Checks.Contains}, {"checks.not_contains", c.Checks.NotContains}} {
+		for _, t := range list.terms {
+			if err := validateTerm(t); err != nil {
+				return fmt.Errorf("%s: %s: %w", label(c), list.field, err)
+			}
+		}
+	}
+	for _, list := range []struct {
+		field string
 		items []string
 	}{
-		{"checks.contains", c.Checks.Contains},
-		{"checks.not_contains", c.Checks.NotContains},
 		{"checks.regexp", c.Checks.Regexp},
 		{"checks.not_regexp", c.Checks.NotRegexp},
 		{"tools.must_call", c.Tools.MustCall},
@@ -352,6 +360,9 @@ func validate(c *eval.Case) error {
 				return fmt.Errorf("%s: checks.numbers: value %v: a unit is empty", label(c), n.Value)
 			}
 		}
+		if slices.Contains(n.Of, "") || slices.Contains(n.NotOf, "") {
+			return fmt.Errorf("%s: checks.numbers: value %v: a subject (of, not_of) is empty", label(c), n.Value)
+		}
 	}
 	for i, a := range c.Tools.Args {
 		if a.Tool == "" {
@@ -373,6 +384,20 @@ func validate(c *eval.Case) error {
 		return fmt.Errorf("%s: tools.max_calls must not be negative", label(c))
 	}
 	return validateBudget(c)
+}
+
+// validateTerm refuses a term without a spelling, with an empty one, or
+// with an empty subject.
+func validateTerm(t eval.Term) error {
+	if len(t.Any) == 0 {
+		return errors.New("an item has no term (give term: or any:)")
+	}
+	for _, s := range append(append(append([]string{}, t.Any...), t.Of...), t.NotOf...) {
+		if strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "*")) == "" {
+			return errors.New("an item is empty")
+		}
+	}
+	return nil
 }
 
 // validateBudget refuses budget values that no measurement can be
@@ -598,7 +623,7 @@ func goTypeName(t string) string {
 	switch t {
 	case "string":
 		return "a text"
-	case "[]string":
+	case "[]string", "eval.Terms", "eval.Spellings":
 		return "a list of texts"
 	case "int":
 		return "a whole number"

@@ -101,8 +101,8 @@ func TestLoadExtensions(t *testing.T) {
 		Expected: "The gene associated is NUTM2G.",
 		Kind:     eval.KindTool,
 		Checks: eval.Checks{
-			Contains:    []string{"NUTM2G"},
-			NotContains: []string{"BRCA1"},
+			Contains:    eval.Terms{{Any: []string{"NUTM2G"}}},
+			NotContains: eval.Terms{{Any: []string{"BRCA1"}}},
 			Regexp:      []string{`p\.(P63S|Pro63Ser)`},
 			Numbers:     []eval.NumberCheck{{Value: 8.103, Tolerance: 0.001}},
 		},

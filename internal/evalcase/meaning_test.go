@@ -103,7 +103,7 @@ func TestCheckNamesSayWhatIsChecked(t *testing.T) {
 		{Check: `not_regexp "b+"`, Passed: false, Detail: `matches "bbb" in the answer`},
 		{Check: "number 63.18 ± 0.005 TPM or transcripts per million", Passed: false, Detail: `no such number in "TPM" in the answer`},
 	}, got)
-	echo := CheckAnswer(eval.Case{Input: "Is it a, b or c today?", Checks: eval.Checks{Contains: []string{"a"}}}, "is it a, b or c today")
+	echo := CheckAnswer(eval.Case{Input: "Is it a, b or c today?", Checks: eval.Checks{Contains: eval.Terms{{Any: []string{"a"}}}}}, "is it a, b or c today")
 	assert.Equal(t, []eval.CheckResult{{Check: `contains "a"`, Detail: "the answer only repeats the question"}}, echo)
 }
 

@@ -28,7 +28,7 @@ func TestCheckAnswerWithinEndsWithTheCase(t *testing.T) {
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Nil(t, checks)
 
-	checks, err = CheckAnswerWithin(context.Background(), eval.Case{Name: "quick", Input: "What?", Checks: eval.Checks{Contains: []string{"TP53"}}}, "It is TP53.")
+	checks, err = CheckAnswerWithin(context.Background(), eval.Case{Name: "quick", Input: "What?", Checks: eval.Checks{Contains: eval.Terms{{Any: []string{"TP53"}}}}}, "It is TP53.")
 	require.NoError(t, err)
 	require.Len(t, checks, 1)
 	assert.True(t, checks[0].Passed)

@@ -283,7 +283,7 @@ func TestChatAgainstStub(t *testing.T) {
 	assert.Equal(t, "tool_calls", judge.FinishReason)
 	require.Len(t, judge.Message.ToolCalls, 1)
 	assert.Equal(t, llmstub.JudgeTool, judge.Message.ToolCalls[0].Function.Name)
-	assert.JSONEq(t, `{"verdict":"yes","reason":"fine"}`, judge.Message.ToolCalls[0].Function.Arguments)
+	assert.JSONEq(t, `{"verdict":"yes","reason":"fine","answer_is_correct":true}`, judge.Message.ToolCalls[0].Function.Arguments)
 	assert.True(t, judge.HasUsage)
 	assert.Positive(t, judge.Usage.CachedTokens)
 	assert.Equal(t, judge.Usage.PromptTokens+judge.Usage.CompletionTokens, judge.Usage.TotalTokens)

@@ -73,7 +73,7 @@ func TestReplayPlaysTheReferenceThenAnswers(t *testing.T) {
 	judge := map[string]any{"model": "m", "messages": msgs, "tool_choice": map[string]any{"type": "function", "function": map[string]string{"name": JudgeTool}}}
 	_, r = post(t, s, judge)
 	assert.Equal(t, JudgeTool, r.Choices[0].Message.ToolCalls[0].Function.Name)
-	assert.JSONEq(t, `{"verdict":"yes","reason":"the answer contains the expected information"}`, r.Choices[0].Message.ToolCalls[0].Function.Arguments)
+	assert.JSONEq(t, `{"verdict":"yes","reason":"the answer contains the expected information","answer_is_correct":true}`, r.Choices[0].Message.ToolCalls[0].Function.Arguments)
 
 	_, r = post(t, s, map[string]any{"model": "m", "messages": []eval.Message{{Role: "user", Content: "unknown"}}})
 	assert.Equal(t, "I do not know.", r.Choices[0].Message.Content)

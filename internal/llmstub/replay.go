@@ -49,10 +49,19 @@ func Replay(cases []eval.Case) Responder {
 	}
 }
 
-// Verdict is a judge reply through the submit_verdict tool.
+// Verdict is a judge reply through the submit_verdict tool, with the
+// judge's restatement agreeing.
 func Verdict(verdict, reason string) Reply {
-	args, _ := json.Marshal(map[string]string{"verdict": verdict, "reason": reason})
+	args, _ := json.Marshal(map[string]any{"verdict": verdict, "reason": reason, "answer_is_correct": verdict == "yes"})
 	return Reply{ToolCalls: []Call{{Name: JudgeTool, Arguments: string(args)}}}
+}
+
+// UnclearVerdict is a judge reply whose signals disagree: a yes call, and
+// beside it a text that says no.
+func UnclearVerdict() Reply {
+	r := Verdict("yes", "the answer matches")
+	r.Content = "Correct: no"
+	return r
 }
 
 // Graded is what a judge request asks to grade.
@@ -97,6 +106,18 @@ func RejectingJudges(next Responder, models ...string) Responder {
 	return func(req Request) Reply {
 		if req.ForcedTool() == JudgeTool && slices.Contains(models, req.Model) {
 			return Verdict("no", "the answer does not match the expected answer")
+		}
+		return next(req)
+	}
+}
+
+// UnclearJudges makes the named judge models answer every judge request
+// unclearly (UnclearVerdict), so that the suite asks again and then finds
+// the judge undecided; other requests go to next.
+func UnclearJudges(next Responder, models ...string) Responder {
+	return func(req Request) Reply {
+		if req.ForcedTool() == JudgeTool && slices.Contains(models, req.Model) {
+			return UnclearVerdict()
 		}
 		return next(req)
 	}

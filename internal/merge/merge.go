@@ -202,7 +202,7 @@ func collect(plan *eval.Shard, byIndex map[int]*shardDir, merged *eval.Merged) [
 func summarize(id string, ref *eval.Summary, byIndex map[int]*shardDir, records []eval.Record, merged *eval.Merged) eval.Summary {
 	sum := eval.Summary{RunID: id, Model: ref.Model, JudgeModel: ref.JudgeModel, Provider: ref.Provider, Servers: ref.Servers,
 		CaseFiles: ref.CaseFiles, GitCommit: ref.GitCommit, Reference: ref.Reference, MinPassRate: ref.MinPassRate,
-		MinRunPassRate: ref.MinRunPassRate, Merged: merged}
+		MinRunPassRate: ref.MinRunPassRate, Merged: merged, Verdicts: ref.Verdicts, ChecksCalibration: ref.ChecksCalibration}
 	for _, s := range byIndex {
 		if s.summary == nil {
 			continue

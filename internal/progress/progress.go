@@ -22,6 +22,8 @@ import (
 type Counts struct {
 	Total, Done                 int
 	Pass, Fail, Errors, Skipped int
+	// Undecided counts the runs the judge could not decide.
+	Undecided int
 }
 
 // Line formats counts: "[37/100] 34 pass, 3 fail, 0 errors, ETA 1m10s".
@@ -30,6 +32,9 @@ type Counts struct {
 func Line(c Counts, elapsed time.Duration) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[%d/%d] %d pass, %d fail, %d errors", c.Done, c.Total, c.Pass, c.Fail, c.Errors)
+	if c.Undecided > 0 {
+		fmt.Fprintf(&b, ", %d undecided", c.Undecided)
+	}
 	if c.Skipped > 0 {
 		fmt.Fprintf(&b, ", %d skipped", c.Skipped)
 	}
@@ -59,6 +64,8 @@ const (
 	Fail
 	Error
 	Skipped
+	// Undecided: the judge could not decide.
+	Undecided
 )
 
 // Options configure a Reporter.
@@ -188,6 +195,8 @@ func (r *Reporter) Done(o Outcome) {
 		r.counts.Errors++
 	case Skipped:
 		r.counts.Skipped++
+	case Undecided:
+		r.counts.Undecided++
 	}
 	if r.tty != nil && !r.opts.Off {
 		r.drawLocked()

@@ -271,9 +271,9 @@ func TestSuiteFailures(t *testing.T) {
 	assert.Equal(t, "the answer names the wrong gene", no.Reason)
 
 	mumble := r.records["Judge mumbles"]
-	assert.Equal(t, eval.Fail, mumble.Status, "a reply without a clear verdict fails closed")
+	assert.Equal(t, eval.Undecided, mumble.Status, "a reply without a clear verdict, twice, is no pass")
 	assert.Empty(t, mumble.Verdict)
-	assert.Equal(t, "Well, yes and no, it depends.", mumble.JudgeRaw)
+	assert.Equal(t, "first reply:\nWell, yes and no, it depends.\n\nsecond reply:\nWell, yes and no, it depends.", mumble.JudgeRaw)
 
 	check := r.records["Check fails"]
 	assert.Equal(t, eval.Fail, check.Status)

@@ -29,7 +29,11 @@ func FormatFailure(r eval.Record) string {
 	}
 	fmt.Fprintf(&b, "%s: %s\n", verdict, oneLine(r.Reason, 600))
 	if r.JudgeRaw != "" {
-		fmt.Fprintf(&b, "judge replied: %s\n", oneLine(r.JudgeRaw, 300))
+		n := 300
+		if r.Status == eval.Undecided {
+			n = 900 // both replies
+		}
+		fmt.Fprintf(&b, "judge replied: %s\n", oneLine(r.JudgeRaw, n))
 	}
 	if len(r.Judges) > 1 {
 		fmt.Fprintf(&b, "judges: %s\n", judgeList(r.Judges))
@@ -53,7 +57,7 @@ func judgeList(judges []eval.JudgeVerdict) string {
 		case j.Error != "":
 			parts[i] = j.Model + " error"
 		case j.Verdict == "":
-			parts[i] = j.Model + " unusable reply"
+			parts[i] = j.Model + " could not decide"
 		default:
 			parts[i] = j.Model + " " + j.Verdict
 		}
@@ -142,6 +146,9 @@ func FormatSummary(s eval.Summary, runDir string) string {
 		fmt.Fprintf(&b, ", %d cut off", s.Cut)
 	}
 	fmt.Fprintf(&b, ", %d cached", s.Cached)
+	if s.Undecided > 0 {
+		fmt.Fprintf(&b, ", %d undecided (the judge could not decide)", s.Undecided)
+	}
 	if s.Skipped > 0 {
 		fmt.Fprintf(&b, ", %d skipped", s.Skipped)
 	}
@@ -166,6 +173,11 @@ func FormatSummary(s eval.Summary, runDir string) string {
 		for _, p := range s.ModelPairs {
 			fmt.Fprintf(&b, "mcpeval: %s vs %s on %d cases: %d passed only by %s, %d only by %s (McNemar p = %.4g)\n",
 				p.A, p.B, p.Cases, p.OnlyA, p.A, p.OnlyB, p.B, p.McNemarP)
+		}
+	}
+	if s.Verdicts == eval.VerdictsByChecks && s.ChecksCalibration != nil {
+		for _, line := range s.ChecksCalibration.Lines() {
+			fmt.Fprintf(&b, "mcpeval: %s\n", line)
 		}
 	}
 	if s.JudgeDisagreements > 0 {

@@ -3,6 +3,7 @@ package suite_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,6 +12,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
+	"github.com/mcpeval/mcpeval/report"
 )
 
 func withEnv(base env, extra env) env {
@@ -125,4 +127,94 @@ func TestReferenceRunSkipsCasesWithoutATrajectory(t *testing.T) {
 	readJSON(t, filepath.Join(r.out, eval.SummaryFile), &sum)
 	assert.Equal(t, []int{4, 4, 2, 0}, []int{sum.Total, sum.Passed, sum.Skipped, sum.NotRun},
 		"two runs of each case: two cases pass twice, one is skipped twice, none is left out")
+}
+
+// A judge whose every reply contradicts itself (a yes call beside "Correct:
+// no") is asked once more, then leaves the case undecided: neither a pass
+// nor a failure, with both replies in the record, counted in the summary,
+// the closing lines and the report, and never cached.
+func TestUndecidedJudgeEndToEnd(t *testing.T) {
+	stub := llmstub.Start(llmstub.UnclearJudges(llmstub.Replay(mustParse(t, geneCases)), "j"), llmstub.Options{})
+	defer stub.Close()
+	dir := t.TempDir()
+	e := withEnv(stubEnv(stub), env{"EVAL_JUDGE_MODEL": "j"})
+	r := runSuite(t, dir, geneCases, e)
+	require.Error(t, r.err, "an undecided case does not pass")
+	rec := r.records["NUTM2G symbol"]
+	assert.Equal(t, eval.Undecided, rec.Status)
+	assert.Empty(t, rec.Verdict)
+	assert.Contains(t, rec.Reason, "the judge could not decide: asked twice, it replied unclearly both times")
+	assert.Equal(t, 2, strings.Count(rec.JudgeRaw, "Correct: no"), "both replies are kept")
+	assert.Contains(t, rec.JudgeRaw, "first reply:")
+	assert.Contains(t, rec.JudgeRaw, "second reply:")
+	assert.Equal(t, 2+2, rec.Usage.Requests, "two agent turns and two judge requests")
+	assert.Nil(t, rec.Metrics, "an undecided case says nothing of the model")
+
+	var sum eval.Summary
+	readJSON(t, filepath.Join(r.out, eval.SummaryFile), &sum)
+	assert.Equal(t, []int{2, 0, 0, 2}, []int{sum.Total, sum.Passed, sum.Failed, sum.Undecided})
+	assert.Equal(t, eval.VerdictsByJudge, sum.Verdicts)
+	assert.Contains(t, r.output, "2 cases: 0 passed, 0 failed, 0 errors, 0 token-limit, 0 cached, 2 undecided (the judge could not decide)")
+	assert.Contains(t, r.output, "undecided: the judge could not decide")
+
+	d, err := report.Load(r.out, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 2, d.Totals.Undecided)
+	assert.Zero(t, d.Totals.Failed)
+
+	before := len(stub.Received())
+	r = runSuite(t, dir, geneCases, e)
+	assert.False(t, r.records["NUTM2G symbol"].Cached, "an undecided case is asked again in the next run")
+	assert.Positive(t, requestsFor(stub, before, "What is the Entrez id of NUTM2G?"))
+}
+
+// A run without a judge says that the checks alone decided it, and how far
+// they can be trusted: their agreement with the labelled answers of its
+// cases, and with the adversarial ones on their own, in the closing lines,
+// summary.json and the report.
+func TestChecksOnlyRunStatesTheChecksAgreement(t *testing.T) {
+	stub := llmstub.Start(llmstub.Replay(mustParse(t, geneCases)), llmstub.Options{})
+	defer stub.Close()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "cases.labels.yaml"), []byte(`
+- {case: "NUTM2G symbol", answer: "Its Entrez ID is 441457.", verdict: "yes", why: "right"}
+- {case: "NUTM2G symbol", answer: "Not 441457: the ID is 441458.", verdict: "no", why: "negated", set: adversarial}
+- {case: "NUTM2G symbol", answer: "441457 or 441458.", verdict: "no", why: "hedged", set: adversarial}
+- {case: "NUTM2G symbol", answer: "NCBI Gene: 441457, for NUTM2G (not NUTM2A).", verdict: "yes", why: "negated other gene", set: adversarial}
+`), 0o644))
+	r := runSuite(t, dir, geneCases, withEnv(stubEnv(stub), env{"EVAL_JUDGE_MODEL": "none"}))
+	require.NoError(t, r.err, r.output)
+	const line = "mcpeval: checks only: no judge ran; the deterministic checks decided every verdict; on 4 labelled answers (make calibrate) they agree with the labels "
+	assert.Contains(t, r.output, line)
+	assert.Regexp(t, `mcpeval: checks only: on the 3 adversarial labelled answers alone: \d+\.\d% \(kappa`, r.output)
+
+	var sum eval.Summary
+	readJSON(t, filepath.Join(r.out, eval.SummaryFile), &sum)
+	assert.Equal(t, eval.VerdictsByChecks, sum.Verdicts)
+	assert.Empty(t, sum.JudgeModel)
+	require.NotNil(t, sum.ChecksCalibration)
+	require.NotNil(t, sum.ChecksCalibration.Agreement)
+	assert.Equal(t, 4, sum.ChecksCalibration.Agreement.Items)
+	assert.Equal(t, 1.0, sum.ChecksCalibration.Agreement.Agreement)
+	require.Len(t, sum.ChecksCalibration.Sets, 1)
+	assert.Equal(t, "adversarial", sum.ChecksCalibration.Sets[0].Set)
+	assert.Equal(t, 3, sum.ChecksCalibration.Sets[0].Items)
+	assert.Contains(t, sum.ChecksCalibration.Labels, filepath.Join(dir, "cases.labels.yaml"))
+
+	d, err := report.Load(r.out, nil)
+	require.NoError(t, err)
+	assert.Equal(t, report.TrustChecks, d.Trust.Level)
+	assert.True(t, strings.HasPrefix(d.Trust.Message, "Checks only: no judge ran"), d.Trust.Message)
+	assert.Contains(t, d.Trust.Message, "on 4 labelled answers")
+	require.Len(t, d.Trust.Lines, 1, "the adversarial answers on a line of their own")
+	assert.Contains(t, d.Trust.Lines[0], "on the 3 adversarial labelled answers alone")
+
+	// With a judge, the run says the judge decided.
+	r = runSuite(t, t.TempDir(), geneCases, stubEnv(stub))
+	require.NoError(t, r.err, r.output)
+	assert.NotContains(t, r.output, "checks only")
+	var judged eval.Summary
+	readJSON(t, filepath.Join(r.out, eval.SummaryFile), &judged)
+	assert.Equal(t, eval.VerdictsByJudge, judged.Verdicts)
+	assert.Nil(t, judged.ChecksCalibration)
 }

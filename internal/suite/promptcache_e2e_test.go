@@ -121,20 +121,17 @@ func TestPromptCacheHitsAreRecordedAndPriced(t *testing.T) {
 		"model, sampling, tool definitions and system prompt come first, the same on every turn")
 	assert.Greater(t, userAt, 4*1024, "a prefix long enough for a provider to cache")
 
-	var firstRec, secondRec eval.Record
-	for _, rec := range r.records {
-		switch rec.Name {
-		case "First":
-			firstRec = rec
-		case "Second, the same question":
-			secondRec = rec
-		}
-	}
+	// The cases run one at a time, in either order: the later one finds
+	// the earlier one's prompts in the cache.
+	firstRec, secondRec := r.records["First"], r.records["Second, the same question"]
 	require.Equal(t, eval.Pass, firstRec.Status, firstRec.Reason)
 	require.Equal(t, eval.Pass, secondRec.Status, secondRec.Reason)
+	if secondRec.StartedAt.Before(firstRec.StartedAt) {
+		firstRec, secondRec = secondRec, firstRec
+	}
 	u := secondRec.Usage
 	require.Positive(t, u.CachedTokens, "the second case's prompts came from the cache")
-	assert.Greater(t, float64(u.CachedTokens)/float64(u.PromptTokens), 0.5, "most of the prompt is the shared prefix")
+	assert.GreaterOrEqual(t, u.CachedTokens, len(bodies[2])/4/128*128, "the whole first request came from the cache")
 	assert.InDelta(t, (float64(u.PromptTokens-u.CachedTokens)*2.00+float64(u.CachedTokens)*0.50+float64(u.CompletionTokens)*8.00)/1e6,
 		u.CostUSD, 1e-12, "cached tokens priced at the cached price")
 

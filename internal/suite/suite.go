@@ -22,6 +22,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/agent"
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
+	"github.com/mcpeval/mcpeval/internal/labelled"
 	"github.com/mcpeval/mcpeval/internal/llm"
 	"github.com/mcpeval/mcpeval/internal/mcpconn"
 	"github.com/mcpeval/mcpeval/internal/prices"
@@ -87,6 +88,8 @@ type Suite struct {
 	checkProvider func(ctx context.Context) error
 	// codeReady runs the bundled server's CodeCheck once, on first need.
 	codeReady func() error
+	// checksCal measures the checks that decide a run without a judge.
+	checksCal *eval.ChecksCalibration
 }
 
 // repeatKey names a case's runs with one model.
@@ -139,6 +142,9 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 	}
 	if s.prices, err = prices.Load(st.Prices); err != nil {
 		return nil, err
+	}
+	if !st.JudgeEnabled() {
+		s.checksCal = labelled.ChecksCalibration(st.Cases, st.Labels, st.Root, cases)
 	}
 
 	specs, opts := st.Servers, mcpconn.Options{CallTimeout: st.ToolTimeout, ReconnectFor: st.CaseTimeout, Tools: st.Tools}
@@ -469,18 +475,19 @@ func (s *Suite) Run(ctx context.Context, c eval.Case, model, test string) (eval.
 	// Stored texts are bounded (redaction came first, so that no cut
 	// leaves part of a secret behind), and so is the work of scoring them.
 	rec.Limit(eval.MaxStoredText)
-	// Metrics judge the model: a harness or provider error says nothing of it.
-	if rec.Status != eval.Error {
+	// Metrics judge the model: a harness or provider error, or a judge
+	// that could not decide, says nothing of it.
+	if rec.Status != eval.Error && rec.Status != eval.Undecided {
 		m := s.score(c, rec, tr)
 		s.redactor.Value(&m)
 		rec.Metrics = &m
 	}
 
 	// A reference run is not a model result: it neither adds to nor removes
-	// from the cache. An error (a provider or server failure) says nothing
-	// of the model either, so it leaves an earlier pass in place; a fail
-	// removes it.
-	if keyErr == nil && !st.Reference && rec.Status != eval.Error {
+	// from the cache. An error (a provider or server failure) or an
+	// undecided judge says nothing of the model either, so it leaves an
+	// earlier pass in place; a fail removes it.
+	if keyErr == nil && !st.Reference && rec.Status != eval.Error && rec.Status != eval.Undecided {
 		if err := s.cache.Put(key, rec); err != nil {
 			fmt.Fprintln(s.log, "warning: cache:", err)
 		}
@@ -585,9 +592,12 @@ func (s *Suite) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *ag
 		rec.Status, rec.Reason = eval.TokenLimit, v.Skipped
 	default:
 		rec.Verdict, rec.JudgeRaw = v.Verdict, v.Raw
-		if v.Pass {
+		switch {
+		case v.Undecided: // neither the model's pass nor its failure
+			rec.Status, rec.Reason = eval.Undecided, v.Reason
+		case v.Pass:
 			rec.Status, rec.Reason = eval.Pass, v.Reason
-		} else {
+		default:
 			rec.Status, rec.Reason = eval.Fail, v.Reason
 		}
 	}
@@ -707,6 +717,10 @@ func (s *Suite) Summary() eval.Summary {
 		Servers: s.servers, Reference: st.Reference, Provider: st.BaseURL, GitCommit: gitCommit(st.Root),
 		MinPassRate: st.MinPassRate, MinRunPassRate: st.MinRunPassRate, BudgetUSD: st.BudgetUSD,
 		Stopped: s.Aborted(),
+	}
+	sum.Verdicts, sum.ChecksCalibration = eval.VerdictsByJudge, s.checksCal
+	if s.checksCal != nil {
+		sum.Verdicts = eval.VerdictsByChecks
 	}
 	if models := st.JudgeModels(); len(models) > 0 {
 		sum.JudgeModel, sum.JudgePromptHash = strings.Join(models, ","), agent.JudgePromptHash()

@@ -15,10 +15,11 @@
     ['token_limit', { label: 'Token limit', order: 1 }],
     ['cut', { label: 'Cut off', order: 1 }],
     ['fail', { label: 'Fail', order: 2 }],
-    ['skip', { label: 'Skipped', order: 3 }],
-    ['pass', { label: 'Pass', order: 4 }],
+    ['undecided', { label: 'Undecided', order: 3 }],
+    ['skip', { label: 'Skipped', order: 4 }],
+    ['pass', { label: 'Pass', order: 5 }],
   ]);
-  const statusInfo = (s) => STATUS.get(s) || { label: String(s || 'unknown'), order: 5 };
+  const statusInfo = (s) => STATUS.get(s) || { label: String(s || 'unknown'), order: 6 };
   const statusClass = (s) => (STATUS.has(s) ? s : 'unknown');
   // own is obj[key] when obj has it as its own property, else undefined.
   const own = (obj, key) => (obj && Object.hasOwn(obj, key) ? obj[key] : undefined);
@@ -142,7 +143,7 @@
   function judgeVerdict(j) {
     if (j.failed || j.error) return el('span', 'jv failed', 'error');
     if (j.verdict === 'yes' || j.verdict === 'no') return el('span', 'jv ' + j.verdict, j.verdict);
-    return el('span', 'jv unusable', 'unusable');
+    return el('span', 'jv unusable', 'undecided');
   }
   // Each judge's verdict of a case judged by several, marked when they split.
   function judgeMarks(c) {
@@ -162,7 +163,7 @@
   function bar(t, cls) {
     const b = el('div', 'bar' + (cls ? ' ' + cls : ''));
     const total = t.total || 0;
-    for (const [key, n] of [['pass', t.passed], ['fail', t.failed], ['error', t.errors], ['token_limit', t.token_limit], ['cut', t.cut], ['skip', t.skipped]]) {
+    for (const [key, n] of [['pass', t.passed], ['fail', t.failed], ['error', t.errors], ['token_limit', t.token_limit], ['cut', t.cut], ['undecided', t.undecided], ['skip', t.skipped]]) {
       if (!n || !total) continue;
       const s = el('span', 'seg-' + key);
       s.style.width = (100 * n / total) + '%';
@@ -338,8 +339,8 @@
     const rate = el('div', 'rate ' + (totals.rate >= 80 ? 'good' : totals.rate >= 50 ? 'mid' : 'bad'), fmtRate(totals.rate));
     rate.id = 'rate';
     const legend = el('div', 'legend');
-    for (const key of ['pass', 'fail', 'error', 'token_limit', 'cut', 'skip']) {
-      const n = { pass: totals.passed, fail: totals.failed, error: totals.errors, token_limit: totals.token_limit, cut: totals.cut, skip: totals.skipped }[key];
+    for (const key of ['pass', 'fail', 'error', 'token_limit', 'cut', 'undecided', 'skip']) {
+      const n = { pass: totals.passed, fail: totals.failed, error: totals.errors, token_limit: totals.token_limit, cut: totals.cut, undecided: totals.undecided, skip: totals.skipped }[key];
       if (!n) continue;
       const i = el('i', 'seg-' + key);
       legend.appendChild(el('span', '', i, statusInfo(key).label + ' ' + fmtInt(n)));
@@ -367,6 +368,7 @@
     card('error', 'Errors', totals.errors, 'error');
     card('token_limit', 'Token limit', totals.token_limit, 'token_limit');
     if (totals.cut) card('cut', 'Cut off', totals.cut, 'cut');
+    if (totals.undecided) card('undecided', 'Undecided (judge)', totals.undecided, 'undecided');
     if (totals.skipped) card('skip', 'Skipped', totals.skipped, 'skip');
     if (filterCount.flaky) card('flaky', 'Flaky cases', filterCount.flaky, 'flaky');
     card('cached', 'Cached', totals.cached, 'cached');
@@ -539,9 +541,10 @@
   function trust() {
     const t = data.trust;
     if (!t || !t.level) return null;
-    const titles = { measured: 'Judge calibrated', weak: 'Judge not trustworthy alone', none: 'Judge not calibrated', checks: 'Verdicts from the deterministic checks' };
+    const titles = { measured: 'Judge calibrated', weak: 'Judge not trustworthy alone', none: 'Judge not calibrated', checks: 'Checks only: verdicts from the deterministic checks' };
     const p = el('section', 'panel trust t-' + (['measured', 'weak', 'none', 'checks'].includes(t.level) ? t.level : 'none'),
       el('h2', '', titles[t.level] || 'Judge calibration'), el('p', 'trust-message', t.message));
+    for (const line of t.lines || []) p.appendChild(el('p', 'trust-message trust-line', line));
     p.id = 'trust';
     p.dataset.level = t.level;
     const a = t.judge || (t.level === 'checks' ? t.checks : null);
@@ -555,7 +558,7 @@
       f('True-negative rate', pct(a.tnr), 'tnr');
       f('Labelled answers', fmtInt(a.items), 'items');
       if (t.judge) {
-        f('Unusable replies', fmtInt(t.judge.unusable), 'unusable');
+        f('Undecided (unclear twice)', fmtInt(t.judge.unusable), 'unusable');
         if (t.judge.models && t.judge.models.length > 1) f('Judges split', fmtInt(t.judge.disagreements), 'disagreements');
         f('Judge prompt', String(t.judge.prompt_hash || '').replace(/^sha256:/, '').slice(0, 12), 'prompt');
         dl.lastChild.title = 'SHA-256 of the judge prompt: ' + String(t.judge.prompt_hash || '');
@@ -825,9 +828,9 @@
   moreBtn.id = 'more';
   const moreBox = el('div', 'more', moreBtn);
 
-  const filters = [['all', 'All'], ['pass', 'Pass'], ['fail', 'Fail'], ['error', 'Error'], ['token_limit', 'Token limit'], ['cut', 'Cut off'], ['skip', 'Skipped'], ['flaky', 'Flaky'], ['cached', 'Cached'], ['split', 'Judges split'], ['no_record', 'No record']];
+  const filters = [['all', 'All'], ['pass', 'Pass'], ['fail', 'Fail'], ['error', 'Error'], ['token_limit', 'Token limit'], ['cut', 'Cut off'], ['undecided', 'Undecided'], ['skip', 'Skipped'], ['flaky', 'Flaky'], ['cached', 'Cached'], ['split', 'Judges split'], ['no_record', 'No record']];
   // Filters count rows: a case run several times is one row.
-  const filterCount = { all: cases.length, pass: 0, fail: 0, error: 0, token_limit: 0, cut: 0, skip: 0, flaky: 0, cached: 0, split: 0, no_record: 0 };
+  const filterCount = { all: cases.length, pass: 0, fail: 0, error: 0, token_limit: 0, cut: 0, undecided: 0, skip: 0, flaky: 0, cached: 0, split: 0, no_record: 0 };
   for (const c of cases) {
     if (Object.hasOwn(filterCount, c.status)) filterCount[c.status]++;
     if (c.flaky) filterCount.flaky++;

@@ -50,6 +50,7 @@ func TestOfflineCalibrationMeasuresTheChecks(t *testing.T) {
 	require.NoError(t, cmdtest.Run(Cmd, nil, nil, &out, &errOut, nil), errOut.String())
 	assert.Regexp(t, `calibrate: \d+ labelled answers \((\d+) to accept, \d+ to reject\)`, out.String())
 	assert.Regexp(t, `deterministic checks, on the \d+ answers whose case checks its answer: agreement 100\.0%, TPR 100\.0%, TNR 100\.0%, kappa 1\.00`, out.String())
+	assert.Regexp(t, `calibrate: deterministic checks, on the \d+ adversarial answers alone: agreement 100\.0%`, out.String())
 	assert.Contains(t, out.String(), "calibrate: judge: none: no provider is configured (or EVAL_REFERENCE is set). To evaluate a model, set")
 	cal := readCalibration(t, dir)
 	assert.Nil(t, cal.Judge)

@@ -34,7 +34,10 @@ var Cmd = &base.Command{
 -latency, -rate429 and -rate500 add delay and faults, and -rate-limit a
 provider's rate limit, for trying the suite's retries and throttling.
 -reject-judge names judge models that say no to every answer, so that several
-judges disagree (EVAL_JUDGE_MODEL=a,b,c with -reject-judge b). -wrong makes one
+judges disagree (EVAL_JUDGE_MODEL=a,b,c with -reject-judge b); -unclear-judge
+names judge models whose every reply contradicts itself (a yes call beside the
+text "Correct: no"), so that the judge cannot decide and the cases are
+undecided. -wrong makes one
 model answer a known subset of the cases wrong, -cost makes a model report what
 each request cost, and -served lists the models the stub serves (any other gets
 a 404), for trying several models side by side:
@@ -62,6 +65,7 @@ func run(c *base.Command, args []string, p base.Process) error {
 	keyRate := fs.Float64("key-rate", 0, "`requests` per second each API key (Authorization header) may send; beyond it a 429 with Retry-After (0: no limit)")
 	keyBurst := fs.Int("key-burst", 1, "`requests` a key may send at once before -key-rate applies")
 	reject := fs.String("reject-judge", "", "judge `models` (comma-separated) that say no to every answer")
+	unclear := fs.String("unclear-judge", "", "judge `models` (comma-separated) whose every reply contradicts itself")
 	served := fs.String("served", "", "the `models` served, comma-separated, listed at /models; any other gets a 404 (default: every model)")
 	fixture := fs.String("fixture", "", "serve the recorded provider responses of this fixture `file` (testdata/providers) instead of replaying cases")
 	strict := fs.Bool("strict", false, "validate every request as OpenAI does and answer what OpenAI refuses with its 400")
@@ -72,6 +76,7 @@ func run(c *base.Command, args []string, p base.Process) error {
 		return err
 	}
 	b.rejectingJudges = splitList(*reject)
+	b.unclearJudges = splitList(*unclear)
 	opts := llmstub.Options{Latency: *latency, Rate429: *rate429, Rate500: *rate500, RetryAfter: "1", Seed: uint64(time.Now().UnixNano()),
 		RateLimit: *rateLimit, Models: splitList(*served), KeyRate: *keyRate, KeyBurst: *keyBurst, Strict: *strict}
 	if *fixture != "" {
@@ -93,6 +98,7 @@ func splitList(s string) []string {
 // behaviour is how the stub departs from a correct agent.
 type behaviour struct {
 	rejectingJudges []string
+	unclearJudges   []string
 	wrong           []func(llmstub.Responder) llmstub.Responder
 	costs           []func(llmstub.Responder) llmstub.Responder
 }
@@ -142,6 +148,10 @@ func serve(addr, cases string, b behaviour, opts llmstub.Options, log io.Writer)
 	if len(b.rejectingJudges) > 0 {
 		respond = llmstub.RejectingJudges(respond, b.rejectingJudges...)
 		fmt.Fprintf(log, "mcpeval stub: judge models %s say no to every answer\n", strings.Join(b.rejectingJudges, ", "))
+	}
+	if len(b.unclearJudges) > 0 {
+		respond = llmstub.UnclearJudges(respond, b.unclearJudges...)
+		fmt.Fprintf(log, "mcpeval stub: judge models %s contradict themselves in every reply\n", strings.Join(b.unclearJudges, ", "))
 	}
 	for _, wrap := range append(b.wrong, b.costs...) {
 		respond = wrap(respond)

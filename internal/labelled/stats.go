@@ -1,26 +1,45 @@
-package calibrate
+package labelled
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
-// pair is one labelled answer's label and the verdict it got, each "yes"
-// or "no".
-type pair struct {
-	label, verdict string
+// Pair is one labelled answer's label and the verdict it got, each "yes"
+// or "no", and the set of labels it belongs to (Label.Set; "" for none).
+type Pair struct {
+	Label, Verdict, Set string
+}
+
+// AgreeBySet compares all pairs, and the pairs of each named set apart,
+// in the order of the sets' names.
+func AgreeBySet(pairs []Pair) (eval.Agreement, []eval.SetAgreement) {
+	bySet := map[string][]Pair{}
+	for _, p := range pairs {
+		if p.Set != "" {
+			bySet[p.Set] = append(bySet[p.Set], p)
+		}
+	}
+	var sets []eval.SetAgreement
+	for _, name := range slices.Sorted(maps.Keys(bySet)) {
+		sets = append(sets, eval.SetAgreement{Set: name, Agreement: Agree(bySet[name])})
+	}
+	return Agree(pairs), sets
 }
 
 // Agree compares verdicts with labels, "yes" being the positive class.
-func Agree(pairs []pair) eval.Agreement {
+func Agree(pairs []Pair) eval.Agreement {
 	var a eval.Agreement
 	c := &a.Confusion
 	for _, p := range pairs {
 		switch {
-		case p.label == "yes" && p.verdict == "yes":
+		case p.Label == "yes" && p.Verdict == "yes":
 			c.YesYes++
-		case p.label == "yes":
+		case p.Label == "yes":
 			c.YesNo++
-		case p.verdict == "yes":
+		case p.Verdict == "yes":
 			c.NoYes++
 		default:
 			c.NoNo++
