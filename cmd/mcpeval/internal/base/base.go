@@ -45,8 +45,8 @@ type Command struct {
 	Usage string
 	// Doc is the paragraph mcpeval help NAME shows below the usage.
 	Doc string
-	// Run runs the command with the arguments after its name. A group of
-	// commands has none of its own unless Default names one.
+	// Run runs the command with the arguments after its name; a group
+	// has none.
 	Run func(c *Command, args []string, p Process) error
 	// Commands are the commands of a group; Default, one of them, runs
 	// when the arguments name none.
@@ -80,13 +80,14 @@ func (c *Command) Main(args []string, p Process) (*Command, error) {
 				return sub.Main(args[1:], p)
 			}
 		}
+		noCommand := len(args) == 0 || strings.HasPrefix(args[0], "-")
 		switch {
-		case c.Default != nil && (len(args) == 0 || strings.HasPrefix(args[0], "-")) && !isHelp(args):
-			return c.Default.Main(args, p)
 		case isHelp(args):
 			c.Help(p.Stdout, nil)
 			return c, flag.ErrHelp
-		case len(args) == 0 || strings.HasPrefix(args[0], "-"):
+		case noCommand && c.Default != nil:
+			return c.Default.Main(args, p)
+		case noCommand:
 			return c, UsageError(fmt.Errorf("name one of its commands: %s", strings.Join(c.words(), ", ")))
 		}
 		return c, UsageError(fmt.Errorf("unknown command %q: it has %s", args[0], strings.Join(c.words(), ", ")))
