@@ -533,6 +533,9 @@ func (in *inputs) run() (r eval.Summary, fromSummary bool) {
 		if r.Seconds == 0 {
 			r.Seconds = in.events.seconds()
 		}
+		if r.Judge == nil {
+			r.Judge = stats.Judge(in.records)
+		}
 		return r, true
 	}
 	r = eval.Summary{Started: in.events.first, Seconds: in.events.seconds()}
@@ -555,6 +558,8 @@ func (in *inputs) run() (r eval.Summary, fromSummary bool) {
 			r.Usage.Add(rec.Usage)
 		}
 	}
+	r.CostUSD = r.Usage.CostUSD
+	r.Judge = stats.Judge(in.records)
 	return r, false
 }
 

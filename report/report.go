@@ -161,6 +161,8 @@ type Metric struct {
 	// NotApplicable is true when the value means nothing, such as a
 	// recovery success rate without errors to recover from.
 	NotApplicable bool `json:"not_applicable,omitempty"`
+	// Entries is, for an average, how many cases it is taken over.
+	Entries int `json:"entries,omitempty"`
 }
 
 // MetricKind says how a metric's value reads.

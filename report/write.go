@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/stats"
 )
 
 var (
@@ -232,11 +233,15 @@ type rowJSON struct {
 	// Runs are the ids of the case's runs (their case-N blocks), by
 	// repeat; Shown is the run whose texts the row shows, Marks the runs'
 	// outcomes when there is more than one.
-	Runs            []int              `json:"runs"`
-	Shown           int                `json:"shown"`
-	Marks           []eval.Status      `json:"marks,omitempty"`
-	Passes          int                `json:"passes"`
-	Rate            float64            `json:"rate"`
+	Runs   []int         `json:"runs"`
+	Shown  int           `json:"shown"`
+	Marks  []eval.Status `json:"marks,omitempty"`
+	Passes int           `json:"passes"`
+	Rate   float64       `json:"rate"`
+	// PassAtK and PassHatK are the case's pass@k and pass^k for k = 1 to
+	// its runs, with repeats.
+	PassAtK         []float64          `json:"pass_at_k,omitempty"`
+	PassHatK        []float64          `json:"pass_hat_k,omitempty"`
 	Flaky           bool               `json:"flaky,omitempty"`
 	Status          eval.Status        `json:"status"`
 	Cached          bool               `json:"cached"`
@@ -318,6 +323,11 @@ func newRow(id int, g Group, cases []Case) rowJSON {
 	if len(g.Runs) > 1 {
 		for _, i := range g.Runs {
 			row.Marks = append(row.Marks, cases[i].Status)
+		}
+		ran := len(g.Runs) - skipped(cases, g.Runs)
+		for k := 1; k <= ran; k++ {
+			row.PassAtK = append(row.PassAtK, stats.PassAtK(ran, g.Passes, k))
+			row.PassHatK = append(row.PassHatK, stats.PassHatK(ran, g.Passes, k))
 		}
 	}
 	for _, i := range g.Runs {

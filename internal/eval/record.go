@@ -2,6 +2,7 @@ package eval
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -75,6 +76,8 @@ type Record struct {
 	ToolCalls    []ToolCall `json:"tool_calls"`
 	Conversation []Message  `json:"conversation"`
 	Usage        Usage      `json:"usage"`
+	// JudgeUsage is the judge's part of Usage, nil when no judge was asked.
+	JudgeUsage *Usage `json:"judge_usage,omitempty"`
 	// Seconds is the wall time of the case (agent, tools and judge).
 	Seconds float64 `json:"seconds"`
 
@@ -244,3 +247,31 @@ type Attempt struct {
 	// server reported nothing.
 	Execution *CodeExecution
 }
+
+// CaseRun names one run of a case: the case (by its name, unique among a
+// run's cases), the model it ran with, and its repeat, from 0 (go test
+// -count=N runs every case N times). Records, cache lookups, shards, the
+// merge of shards, the statistics and the report all name a run of a case
+// by it.
+type CaseRun struct {
+	Name   string `json:"name"`
+	Model  string `json:"model,omitempty"`
+	Repeat int    `json:"repeat,omitempty"`
+}
+
+// Series names every run of the case with the model, whatever its repeat.
+func (r CaseRun) Series() CaseRun { r.Repeat = 0; return r }
+
+func (r CaseRun) String() string {
+	s := fmt.Sprintf("%q", r.Name)
+	if r.Model != "" {
+		s += " with " + r.Model
+	}
+	if r.Repeat > 0 {
+		s += fmt.Sprintf(" (repeat %d)", r.Repeat)
+	}
+	return s
+}
+
+// CaseRun names the run of the case the record holds.
+func (r Record) CaseRun() CaseRun { return CaseRun{Name: r.Name, Model: r.Model, Repeat: r.Repeat} }

@@ -45,15 +45,13 @@ type ShardConfig struct {
 // ShardRun is one case run of a split run: a case with one model in one
 // repeat, and the shard that runs it.
 type ShardRun struct {
-	Name     string `json:"name"`
+	CaseRun
 	Category string `json:"category"`
 	// File is the case file relative to the configured case path.
 	File   string `json:"file"`
 	Line   int    `json:"line,omitempty"`
-	Test   string `json:"test"`
-	Model  string `json:"model,omitempty"`
-	Repeat int    `json:"repeat,omitempty"`
-	Shard  int    `json:"shard"`
+	Test  string `json:"test"`
+	Shard int    `json:"shard"`
 }
 
 // Merged describes a run merged from the run directories of its shards

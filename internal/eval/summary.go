@@ -91,6 +91,9 @@ type Summary struct {
 	// of them on the cases both ran.
 	Models     []ModelResult `json:"models"`
 	ModelPairs []ModelPair   `json:"model_pairs,omitempty"`
+	// Judge is what the judge's requests cost (cached runs included), nil
+	// when no judge ran; the models' costs leave it out.
+	Judge *JudgeCost `json:"judge_cost,omitempty"`
 
 	// Shard is set for one shard of a split run, Merged for a run merged
 	// from its shards (see shard.go).
@@ -98,17 +101,29 @@ type Summary struct {
 	Merged *Merged `json:"merged,omitempty"`
 }
 
-// ModelResult is how one model did over its runs of the cases.
+// ModelResult is how one model did over its runs of the cases. Every
+// model the run was asked to evaluate has one, with no runs when none
+// started.
 type ModelResult struct {
 	Model  string `json:"model"`
 	Cases  int    `json:"cases"`
 	Runs   int    `json:"runs"`
 	Passes int    `json:"passes"`
-	// PassRate is Passes/Runs; Low and High bound it with a 95% Wilson
-	// score interval.
+	// NotRun counts the model's case runs recorded as not run: the budget
+	// was spent, or no shard of a split run ran them.
+	NotRun int `json:"not_run,omitempty"`
+	// PassRate is Passes/Runs (0 without runs); Low and High bound it with
+	// a 95% Wilson score interval at the runs' effective sample size, the
+	// repeats of one case counting as correlated (see
+	// stats.ClusteredWilson); [0, 1] without runs.
 	PassRate float64 `json:"pass_rate"`
 	Low      float64 `json:"pass_rate_low"`
 	High     float64 `json:"pass_rate_high"`
+	// PassAtK and PassHatK are the means over the model's cases of their
+	// pass@k and pass^k, for k = 1..the most runs of a case (see
+	// GroupResult).
+	PassAtK  []float64 `json:"pass_at_k"`
+	PassHatK []float64 `json:"pass_hat_k"`
 	// MeanTokens is the mean of the runs' total tokens.
 	MeanTokens float64 `json:"mean_tokens"`
 	// PromptTokens and CachedTokens add up the runs' prompt tokens and
@@ -117,9 +132,11 @@ type ModelResult struct {
 	PromptTokens int     `json:"prompt_tokens"`
 	CachedTokens int     `json:"cached_tokens"`
 	CacheHitRate float64 `json:"cache_hit_rate"`
-	// CostUSD is what the model's runs cost (cached runs included: their
-	// cost when they ran); Unpriced counts requests of unknown cost;
-	// CostPerPass is CostUSD per passed run (0 without a pass).
+	// CostUSD is what the model's own requests cost (cached runs included:
+	// their cost when they ran; the judge's requests are the judge's, see
+	// Summary.Judge); Unpriced counts its requests of unknown cost, so a
+	// CostUSD of 0 with Unpriced > 0 is unknown, not free. CostPerPass is
+	// CostUSD per passed run (0 without a pass).
 	CostUSD     float64 `json:"cost_usd"`
 	Unpriced    int     `json:"unpriced_requests,omitempty"`
 	CostPerPass float64 `json:"cost_per_pass"`
@@ -128,6 +145,16 @@ type ModelResult struct {
 	LatencyP95 float64 `json:"latency_p95"`
 	// ToolCallsPerRun is the mean number of tool calls of a run.
 	ToolCallsPerRun float64 `json:"tool_calls_per_run"`
+}
+
+// JudgeCost is what the judge's requests cost over a run's cases, apart
+// from the evaluated models'.
+type JudgeCost struct {
+	Model    string  `json:"model"`
+	Requests int     `json:"requests"`
+	CostUSD  float64 `json:"cost_usd"`
+	// Unpriced counts the judge's requests of unknown cost.
+	Unpriced int `json:"unpriced_requests,omitempty"`
 }
 
 // ModelPair compares two models on the cases both ran: a case counts for

@@ -200,6 +200,18 @@ func TestSuitePassRecoveryAndRecords(t *testing.T) {
 		assert.Contains(t, e.Metrics.Overall.NotApplicable, "quality", "quality does not apply to tool cases")
 		assert.Greater(t, e.Metrics.Overall.Score, 0.5, e.Case)
 	}
+	// As the metrics guide reads them: its blocks at the top level.
+	var guide []struct {
+		PromptUnderstanding map[string]any `json:"prompt_understanding"`
+		RequirementCoverage map[string]any `json:"requirement_coverage"`
+		ErrorRecovery       map[string]any `json:"error_recovery"`
+	}
+	readJSON(t, filepath.Join(r.out, eval.MetricsFile), &guide)
+	for i, e := range guide {
+		assert.Equal(t, entries[i].PromptUnderstanding.Score, e.PromptUnderstanding["understanding_score"])
+		assert.Equal(t, entries[i].RequirementCoverage.Score, e.RequirementCoverage["coverage_score"])
+		assert.Contains(t, e.ErrorRecovery, "recovery_score")
+	}
 	var summary struct {
 		Summary struct {
 			ErrorsEncountered    int     `json:"errors_encountered"`

@@ -162,18 +162,15 @@ func FormatSummary(s eval.Summary, runDir string) string {
 	}
 	if len(s.Models) > 1 {
 		for _, m := range s.Models {
-			unpriced := ""
-			if m.Unpriced > 0 {
-				unpriced = fmt.Sprintf(" (and %d requests without a price)", m.Unpriced)
-			}
-			fmt.Fprintf(&b, "mcpeval: model %s: %d/%d passed (%.1f%%, 95%% interval %.1f-%.1f%%), $%.4f%s, $%.4f per pass%s\n",
-				m.Model, m.Passes, m.Runs, 100*m.PassRate, 100*m.Low, 100*m.High, m.CostUSD, unpriced, m.CostPerPass,
-				cacheShare(m.PromptTokens, m.CachedTokens))
+			fmt.Fprintln(&b, formatModel(m))
 		}
 		for _, p := range s.ModelPairs {
 			fmt.Fprintf(&b, "mcpeval: %s vs %s on %d cases: %d passed only by %s, %d only by %s (McNemar p = %.4g)\n",
 				p.A, p.B, p.Cases, p.OnlyA, p.A, p.OnlyB, p.B, p.McNemarP)
 		}
+	}
+	if j := s.Judge; j != nil && !s.Reference {
+		fmt.Fprintf(&b, "mcpeval: judge %s: %d requests, %s (not in the models' costs)\n", j.Model, j.Requests, FormatCost(j.CostUSD, j.Unpriced))
 	}
 	if s.Verdicts == eval.VerdictsByChecks && s.ChecksCalibration != nil {
 		for _, line := range s.ChecksCalibration.Lines() {
@@ -198,6 +195,39 @@ func FormatSummary(s eval.Summary, runDir string) string {
 		fmt.Fprintf(&b, "\nmcpeval: %s", settings.MissingKeyHelp)
 	}
 	return b.String()
+}
+
+// formatModel is a model's closing line: its passes with the interval,
+// pass@k and pass^k with repeats, its own cost and cost per pass; a model
+// none of whose runs started says so.
+func formatModel(m eval.ModelResult) string {
+	if m.Runs == 0 {
+		return fmt.Sprintf("mcpeval: model %s: no run (%d not run)", m.Model, m.NotRun)
+	}
+	line := fmt.Sprintf("mcpeval: model %s: %d/%d passed (%.1f%%, 95%% interval %.1f-%.1f%%)", m.Model, m.Passes, m.Runs, 100*m.PassRate, 100*m.Low, 100*m.High)
+	if k := len(m.PassAtK); k > 1 {
+		line += fmt.Sprintf(", pass@%d %.3f, pass^%d %.3f", k, m.PassAtK[k-1], k, m.PassHatK[k-1])
+	}
+	line += ", " + FormatCost(m.CostUSD, m.Unpriced)
+	if m.Passes > 0 && m.Unpriced == 0 {
+		line += fmt.Sprintf(", $%.4f per pass", m.CostPerPass)
+	}
+	if m.NotRun > 0 {
+		line += fmt.Sprintf(", %d not run", m.NotRun)
+	}
+	return line + cacheShare(m.PromptTokens, m.CachedTokens)
+}
+
+// FormatCost says what requests cost: "$0.0123", "unpriced" when none had
+// a price, or "$0.0123 and 4 unpriced requests".
+func FormatCost(usd float64, unpriced int) string {
+	switch {
+	case unpriced > 0 && usd == 0:
+		return "unpriced"
+	case unpriced > 0:
+		return fmt.Sprintf("$%.4f and %d unpriced requests", usd, unpriced)
+	}
+	return fmt.Sprintf("$%.4f", usd)
 }
 
 // cacheShare says which share of the prompt tokens the provider's prompt

@@ -93,7 +93,7 @@ func slim(r eval.Record) eval.Record {
 	return eval.Record{
 		Name: r.Name, Category: r.Category, Kind: r.Kind, Status: r.Status, Cached: r.Cached, Model: r.Model,
 		Repeat: r.Repeat, File: r.File, Line: r.Line, ToolCalls: slimCalls(r.ToolCalls),
-		Reference: r.Reference, Usage: r.Usage, Seconds: r.Seconds,
+		Reference: r.Reference, Usage: r.Usage, JudgeUsage: r.JudgeUsage, JudgeModel: r.JudgeModel, Seconds: r.Seconds,
 		JudgeDisagreement: r.JudgeDisagreement,
 	}
 }

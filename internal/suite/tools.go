@@ -15,7 +15,7 @@ import (
 
 // toolServers is each connected server's tool surface, named as the run
 // names it.
-func (s *Suite) toolServers() []toolstats.Server {
+func (s *Run) toolServers() []toolstats.Server {
 	ids := s.tools.ServerNames()
 	out := make([]toolstats.Server, len(s.tools.Servers))
 	for i, srv := range s.tools.Servers {
@@ -33,7 +33,7 @@ func (s *Suite) toolServers() []toolstats.Server {
 // compareSurface compares the run's tool surface with the one the newest
 // finished run in the output directory recorded, and counts the cached
 // passes of the loaded cases that the difference makes unusable.
-func (s *Suite) compareSurface() {
+func (s *Run) compareSurface() {
 	prev, ok := runs.LatestFinished(s.Settings.Out)
 	if !ok || prev.Summary.Tools == nil || prev.Summary.Tools.Hash == s.toolHash {
 		return
@@ -51,7 +51,7 @@ func (s *Suite) compareSurface() {
 // invalidatedPasses counts the loaded cases' repeats (up to repeats) with
 // each model whose pass the cache holds under the tool surface oldHash:
 // with this run's surface their keys differ, so they run again.
-func (s *Suite) invalidatedPasses(oldHash string, repeats int) int {
+func (s *Run) invalidatedPasses(oldHash string, repeats int) int {
 	n := 0
 	for _, c := range s.Cases {
 		for _, model := range s.Settings.Models {
@@ -71,11 +71,11 @@ func (s *Suite) invalidatedPasses(oldHash string, repeats int) int {
 
 // ToolChanges returns how the run's tool surface differs from the one the
 // previous finished run saw; nil when it does not, or there is none.
-func (s *Suite) ToolChanges() *eval.ToolChanges { return s.toolChanges }
+func (s *Run) ToolChanges() *eval.ToolChanges { return s.toolChanges }
 
 // toolSummary is the tool surface, its coverage and each tool's health
 // over the records written so far.
-func (s *Suite) toolSummary() *eval.ToolSummary {
+func (s *Run) toolSummary() *eval.ToolSummary {
 	ts := s.toolStats.Summary()
 	ts.Hash, ts.MinCoverage, ts.Changes = s.toolHash, s.Settings.MinToolCoverage, s.toolChanges
 	return &ts

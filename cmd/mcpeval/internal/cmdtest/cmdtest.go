@@ -39,6 +39,13 @@ func Run(c *base.Command, args []string, stdin io.Reader, stdout, stderr io.Writ
 // runs repeats times and, with repeats, fails all but its first run.
 func WriteRun(t *testing.T, parent, id string, cases []string, fails map[string]bool, repeats int) string {
 	t.Helper()
+	return WriteRunOf(t, parent, id, cases, repeats, func(name string, r int) bool { return !fails[name] || repeats > 1 && r == 0 })
+}
+
+// WriteRunOf writes a finished run of the given cases, each run repeats
+// times; passes says whether a case's run r passed.
+func WriteRunOf(t *testing.T, parent, id string, cases []string, repeats int, passes func(name string, r int) bool) string {
+	t.Helper()
 	dir, err := runs.Create(parent, id)
 	require.NoError(t, err)
 	var lines []string
@@ -46,7 +53,7 @@ func WriteRun(t *testing.T, parent, id string, cases []string, fails map[string]
 	for _, name := range cases {
 		for r := range repeats {
 			status := eval.Pass
-			if fails[name] && (repeats == 1 || r > 0) {
+			if !passes(name, r) {
 				status = eval.Fail
 			}
 			rec := eval.Record{Name: name, Category: "Cat " + name[:1], Test: "TestX/" + name, Repeat: r, Status: status, Model: "m",

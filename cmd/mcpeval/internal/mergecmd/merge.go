@@ -12,7 +12,7 @@ import (
 	"github.com/mcpeval/mcpeval/cache"
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/reportcmd"
-	"github.com/mcpeval/mcpeval/internal/merge"
+	"github.com/mcpeval/mcpeval/internal/shard"
 )
 
 // Cmd is mcpeval merge: mcpeval merge runs and mcpeval merge caches.
@@ -53,7 +53,7 @@ func runRuns(c *base.Command, args []string, p base.Process) error {
 	fs.StringVar(&o.Out, "out", "", "output `dir` the merged run goes under (default $EVAL_OUT, else evaltest/out in the module)")
 	fs.StringVar(&o.JUnit, "junit", "", "write the merged run's JUnit XML to `file` (default junit.xml in its directory)")
 	fs.StringVar(&o.Baseline, "baseline", "", "compare the merged run with this earlier `run` (directory, id, or latest) and exit 1 on a significant regression")
-	fs.Float64Var(&o.Alpha, "alpha", 0.05, "significance `level` of the comparison's tests")
+	fs.Float64Var(&o.Alpha, "alpha", 0.05, "the regression gate's false-alarm `rate`: how often it fails on two runs of an unchanged model, at most")
 	dirs, err := c.Parse(fs, args, p)
 	if err != nil {
 		return err
@@ -67,7 +67,7 @@ func runRuns(c *base.Command, args []string, p base.Process) error {
 	if o.Out, err = base.OutDir(o.Out, p.Getenv); err != nil {
 		return err
 	}
-	res, err := merge.Merge(dirs, o.Out)
+	res, err := shard.Merge(dirs, o.Out)
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func runRuns(c *base.Command, args []string, p base.Process) error {
 
 // problems are the lines the report of a merged run shows above its
 // cases: shards not given and case runs not run.
-func problems(r *merge.Result) []string {
+func problems(r *shard.MergeResult) []string {
 	m := r.Summary.Merged
 	var out []string
 	if len(m.Shards) < m.Count || len(m.Missing) > 0 {

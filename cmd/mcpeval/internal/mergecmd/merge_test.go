@@ -17,8 +17,8 @@ import (
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/cmdtest"
 	"github.com/mcpeval/mcpeval/internal/eval"
-	"github.com/mcpeval/mcpeval/internal/merge"
 	"github.com/mcpeval/mcpeval/internal/runs"
+	"github.com/mcpeval/mcpeval/internal/shard"
 )
 
 // writeShards writes the run directories of a run of three cases split in
@@ -28,10 +28,10 @@ func writeShards(t *testing.T) []string {
 	// Balanced by history: the assignment is this test's own.
 	plan := eval.Shard{Count: 2, Balance: "history", Config: eval.ShardConfig{Models: []string{"m"}, Repeats: 1, Settings: "s"}}
 	for i, shard := range []int{1, 2, 1} {
-		plan.Runs = append(plan.Runs, eval.ShardRun{Name: fmt.Sprint("case ", i), Category: "Genes", File: "genes.yaml", Line: 1 + i,
-			Test: fmt.Sprint("TestGenes/case_", i), Model: "m", Shard: shard})
+		plan.Runs = append(plan.Runs, eval.ShardRun{CaseRun: eval.CaseRun{Name: fmt.Sprint("case ", i), Model: "m"}, Category: "Genes", File: "genes.yaml", Line: 1 + i,
+			Test: fmt.Sprint("TestGenes/case_", i), Shard: shard})
 	}
-	plan.Config.Cases, plan.Plan = merge.Fingerprints(plan.Runs, plan.Count, plan.Balance)
+	plan.Config.Cases, plan.Plan = shard.Fingerprints(plan.Runs, plan.Count, plan.Balance)
 	parent := t.TempDir()
 	start := time.Now().UTC().Add(-time.Minute)
 	var dirs []string

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,6 +17,7 @@ import (
 
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/cmdtest"
+	"github.com/mcpeval/mcpeval/internal/stats"
 )
 
 // runReport runs mcpeval report with args in process.
@@ -82,7 +86,38 @@ func TestBaselineComparisonWithRepeats(t *testing.T) {
 	err := runReport([]string{"-out", parent, "-run", cur, "-baseline", "20261101T000000Z-aaaaaa"}, nil, &stdout, &bytes.Buffer{}, nil)
 	require.Error(t, err, stdout.String())
 	assert.Equal(t, 1, base.ExitStatus(err), "a regression is a failure: %v", err)
-	assert.Regexp(t, `(?m)^regression \(significant\)\s+c03\s+8/8\s+1/8`, stdout.String())
+	assert.Regexp(t, `(?m)^regression \(significant\)\s+c03\s+8/8\s+1/8\s+0\.0006993\s+0\.0006993\s*$`, stdout.String(), "one case tested: no correction")
+	assert.Contains(t, err.Error(), `1 cases flagged (false discovery rate 0.025): "c03" [m] 8/8 → 1/8 (adjusted p = 0.0006993)`)
+}
+
+// Two runs of a model on 40 cases that pass half the time, 5 repeats
+// each: a single case's drop is no regression of the run. The Fisher test
+// of some case is below 0.05 in these pairs (the old gate failed on it),
+// and the gate holds.
+func TestBaselineComparisonOfFlakyRunsOfOneModel(t *testing.T) {
+	names := cmdtest.CaseNames(40)
+	r := rand.New(rand.NewPCG(26, 1))
+	flaky := func(string, int) bool { return r.IntN(2) == 0 }
+	uncorrected := 0
+	for pair := range 8 {
+		parent := t.TempDir()
+		cmdtest.WriteRunOf(t, parent, "20261101T000000Z-aaaaaa", names, 5, flaky)
+		cur := cmdtest.WriteRunOf(t, parent, "20261102T000000Z-bbbbbb", names, 5, flaky)
+		var stdout bytes.Buffer
+		err := runReport([]string{"-out", parent, "-run", cur, "-baseline", "latest"}, nil, &stdout, nil, nil)
+		require.NoError(t, err, "pair %d:\n%s", pair, stdout.String())
+		out := stdout.String()
+		assert.Contains(t, out, "regression gate at level 0.05: the run is not worse")
+		assert.Regexp(t, `regression gate at level 0.05: 0 cases flagged of \d+ tested`, out)
+		for _, m := range regexp.MustCompile(`(?m)^\S+\s+c\d\d\s+(\d)/5\s+(\d)/5`).FindAllStringSubmatch(out, -1) {
+			a, _ := strconv.Atoi(m[1])
+			c, _ := strconv.Atoi(m[2])
+			if stats.Fisher(a, 5-a, c, 5-c) < 0.05 && c < a {
+				uncorrected++
+			}
+		}
+	}
+	assert.Positive(t, uncorrected, "the pairs hold drops an uncorrected per-case test calls significant")
 }
 
 func TestBaselineOfAnotherCaseSetIsRefused(t *testing.T) {

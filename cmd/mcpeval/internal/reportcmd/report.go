@@ -15,6 +15,7 @@
 package reportcmd
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -22,13 +23,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/runs"
-	"github.com/mcpeval/mcpeval/internal/tooldiff"
 	"github.com/mcpeval/mcpeval/report"
 )
 
@@ -66,7 +65,7 @@ func run(c *base.Command, args []string, p base.Process) error {
 	fs.StringVar(&o.Report, "o", "", "report `file` to write (default report.html in the run directory)")
 	fs.StringVar(&o.JUnit, "junit", "", "also write the run as JUnit XML to `file`")
 	fs.StringVar(&o.Baseline, "baseline", "", "compare the run with this earlier `run` (directory, id, or latest: the newest run before it); write compare.html and exit 1 on a significant regression")
-	fs.Float64Var(&o.Alpha, "alpha", defaultAlpha, "significance `level` of the comparison's tests")
+	fs.Float64Var(&o.Alpha, "alpha", defaultAlpha, "the regression gate's false-alarm `rate`: how often it fails on two runs of an unchanged model, at most")
 	fs.BoolVar(&o.Open, "open", false, "open the report in the browser (never when CI is set)")
 	positional, err := c.Parse(fs, args, p)
 	if err != nil {
@@ -185,63 +184,16 @@ func compare(parent, dir, baseline string, alpha float64, cur *report.Data, stdo
 	if err != nil {
 		return err
 	}
-	printComparison(stdout, c, baseDir)
+	report.WriteComparisonText(stdout, c, baseDir)
 	path := filepath.Join(dir, "compare.html")
 	if err := writeFile(path, func(w io.Writer) error { return report.WriteComparison(w, c) }); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, absPath(path))
 	if c.Significant {
-		return base.Failed(fmt.Errorf("significant regression against %s: %d cases regressed, %d fixed (McNemar p = %.4g, level %v)",
-			baseDir, c.Regressed, c.Fixed, c.McNemarP, alpha))
+		return base.Failed(errors.New(c.Verdict(baseDir)))
 	}
 	return nil
-}
-
-// printComparison prints the comparison as a table: the totals, the
-// categories and every case that changed.
-func printComparison(w io.Writer, c *report.Comparison, baseDir string) {
-	if c.Tools != nil {
-		fmt.Fprintf(w, "the tool surface changed since the baseline %s: %s\n", c.Tools.Since, tooldiff.Count(c.Tools))
-		for _, l := range tooldiff.Lines(c.Tools) {
-			fmt.Fprintln(w, l)
-		}
-	}
-	fmt.Fprintf(w, "comparison with %s: %d regressions, %d fixes (McNemar p = %.4g), %d new, %d removed, %d with other tool calls\n",
-		baseDir, c.Regressed, c.Fixed, c.McNemarP, c.Count(report.NewCase), c.Count(report.Removed), c.ToolsChanged())
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "category\tbaseline\tnow\tdelta")
-	for _, d := range c.Categories {
-		fmt.Fprintf(tw, "%s\t%.1f%%\t%.1f%%\t%+.1f\n", d.Name, 100*d.Base, 100*d.Current, 100*(d.Current-d.Base))
-	}
-	tw.Flush()
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "change\tcase\tbaseline\tnow\tFisher p\ttool changes")
-	for _, d := range c.Cases {
-		if d.Change == report.Unchanged && !d.ToolsChanged {
-			continue
-		}
-		change := d.Change
-		if d.Significant {
-			change += " (significant)"
-		}
-		if d.ToolsChanged {
-			change += ", tools changed"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.4g\t%s\n", change, d.Name, outcome(d.Base), outcome(d.Current), d.FisherP,
-			strings.Join(d.ToolChanges, "; "))
-	}
-	tw.Flush()
-}
-
-func outcome(o *report.CaseOutcome) string {
-	switch {
-	case o == nil:
-		return "-"
-	case o.Runs > 1:
-		return fmt.Sprintf("%d/%d", o.Passes, o.Runs)
-	}
-	return string(o.Status)
 }
 
 // historyOf returns the pass rates of the kept runs of the same case set as

@@ -1,6 +1,6 @@
-// Package merge joins the run directories of the shards of a split run
-// (go test ./evaltest -shard k/n, one process each) into one new run
-// directory: the records, the go test streams, the metrics and the
+// Merging a split run: Merge joins the run directories of the shards of a
+// split run (go test ./evaltest -shard k/n, one process each) into one new
+// run directory: the records, the go test streams, the metrics and the
 // summary, as one process running every case would have written them.
 //
 // It refuses directories that are not shards of one run (another number
@@ -10,7 +10,7 @@
 // recorded as eval.NotRun with the reason and listed in the summary's
 // "merged" section; the merge is then incomplete, never a silently
 // smaller run.
-package merge
+package shard
 
 import (
 	"encoding/json"
@@ -31,8 +31,8 @@ import (
 	"github.com/mcpeval/mcpeval/scoring"
 )
 
-// Result is a merged run.
-type Result struct {
+// MergeResult is a merged run.
+type MergeResult struct {
 	// Dir is the new run directory.
 	Dir     string
 	Summary eval.Summary
@@ -42,24 +42,15 @@ type Result struct {
 }
 
 // Incomplete reports whether some case run was reported by no shard.
-func (r *Result) Incomplete() bool {
+func (r *MergeResult) Incomplete() bool {
 	return r.Summary.Merged != nil && len(r.Summary.Merged.Missing) > 0
 }
-
-// runKey identifies a case run.
-type runKey struct {
-	name, model string
-	repeat      int
-}
-
-func keyOf(r eval.ShardRun) runKey   { return runKey{r.Name, r.Model, r.Repeat} }
-func recordKey(r eval.Record) runKey { return runKey{r.Name, r.Model, r.Repeat} }
 
 // Merge merges the shards' run directories dirs into a new run directory
 // under parent (parent/runs/<id>), marks it as parent's latest run and
 // returns it. It fails, writing nothing, when the directories are not
 // shards of one run.
-func Merge(dirs []string, parent string) (*Result, error) {
+func Merge(dirs []string, parent string) (*MergeResult, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("merge: no run directory given")
 	}
@@ -82,11 +73,11 @@ func Merge(dirs []string, parent string) (*Result, error) {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	plan := ref.summary.Shard
-	planned := map[runKey]eval.ShardRun{}
+	planned := map[eval.CaseRun]eval.ShardRun{}
 	for _, r := range plan.Runs {
-		planned[keyOf(r)] = r
+		planned[r.CaseRun] = r
 	}
-	res := &Result{}
+	res := &MergeResult{}
 	byIndex := map[int]*shardDir{}
 	for _, s := range shards {
 		if err := s.place(planned); err != nil {
@@ -142,9 +133,9 @@ func Merge(dirs []string, parent string) (*Result, error) {
 // place finds the shard of a directory without a summary from its records,
 // and checks that every record is a case run of the plan given to this
 // shard.
-func (s *shardDir) place(planned map[runKey]eval.ShardRun) error {
+func (s *shardDir) place(planned map[eval.CaseRun]eval.ShardRun) error {
 	for _, r := range s.records {
-		p, ok := planned[recordKey(r)]
+		p, ok := planned[r.CaseRun()]
 		if !ok {
 			return fmt.Errorf("%s holds a record of %q (model %s, repeat %d), which the run did not select: it is not a shard of this run", s.dir, r.Name, r.Model, r.Repeat)
 		}
@@ -163,15 +154,15 @@ func (s *shardDir) place(planned map[runKey]eval.ShardRun) error {
 // says so), and a NotRun record for every other case run, which it adds
 // to merged.Missing.
 func collect(plan *eval.Shard, byIndex map[int]*shardDir, merged *eval.Merged) []eval.Record {
-	got := map[runKey]eval.Record{}
+	got := map[eval.CaseRun]eval.Record{}
 	for _, s := range byIndex {
 		for _, r := range s.records {
-			got[recordKey(r)] = r
+			got[r.CaseRun()] = r
 		}
 	}
 	records := make([]eval.Record, 0, len(plan.Runs))
 	for _, p := range plan.Runs {
-		if r, ok := got[keyOf(p)]; ok {
+		if r, ok := got[p.CaseRun]; ok {
 			records = append(records, r)
 			continue
 		}
@@ -228,13 +219,12 @@ func summarize(id string, ref *eval.Summary, byIndex map[int]*shardDir, records 
 	stats.Summarize(&sum, records, ref.Shard.Config.Models)
 	// Not run, as one process counts it: the selected cases (with each
 	// model) of which no run has an outcome.
-	type pair struct{ name, model string }
-	ran, all := map[pair]bool{}, map[pair]bool{}
+	ran, all := map[eval.CaseRun]bool{}, map[eval.CaseRun]bool{}
 	for _, c := range sum.Cases {
-		ran[pair{c.Name, c.Model}] = true
+		ran[eval.CaseRun{Name: c.Name, Model: c.Model}] = true
 	}
 	for _, r := range ref.Shard.Runs {
-		if p := (pair{r.Name, r.Model}); !ran[p] {
+		if p := r.Series(); !ran[p] {
 			all[p] = true
 		}
 	}
@@ -315,7 +305,7 @@ func writeJSON(path string, v any) error {
 
 // Describe is the merge in a few lines: the shards seen, the case runs
 // merged, and those not run.
-func (r *Result) Describe() string {
+func (r *MergeResult) Describe() string {
 	var b strings.Builder
 	m := r.Summary.Merged
 	var seen []string

@@ -1,4 +1,4 @@
-package merge
+package shard
 
 import (
 	"bufio"
@@ -13,7 +13,6 @@ import (
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/runs"
-	"github.com/mcpeval/mcpeval/internal/shard"
 )
 
 // StreamFile is the go test -json stream a run directory may hold (make ci
@@ -81,23 +80,23 @@ func readShard(dir string) (*shardDir, error) {
 // one comes first does not decide what is caught. Under hash assignment
 // every case run must be where its hash puts it.
 func checkPlan(p *eval.Shard) error {
-	if p.Count < 1 || p.Index < 1 || p.Index > p.Count || p.Count > shard.MaxCount {
+	if p.Count < 1 || p.Index < 1 || p.Index > p.Count || p.Count > MaxCount {
 		return fmt.Errorf("shard %d of %d is not a shard", p.Index, p.Count)
 	}
-	listed := make(map[shard.Identity]bool, len(p.Runs))
+	listed := make(map[Identity]bool, len(p.Runs))
 	for _, r := range p.Runs {
 		if r.Shard < 1 || r.Shard > p.Count {
-			return fmt.Errorf("case run %q (model %s, repeat %d) is given to shard %d of %d", r.Name, r.Model, r.Repeat, r.Shard, p.Count)
+			return fmt.Errorf("case run %s is given to shard %d of %d", r.CaseRun, r.Shard, p.Count)
 		}
-		id := shard.Identity{File: r.File, Case: r.Name, Model: r.Model, Repeat: r.Repeat}
+		id := IdentityOf(r)
 		if listed[id] {
-			return fmt.Errorf("case run %q (model %s, repeat %d) is listed twice", r.Name, r.Model, r.Repeat)
+			return fmt.Errorf("case run %s is listed twice", r.CaseRun)
 		}
 		listed[id] = true
-		if p.Balance == shard.Hash {
-			if want := shard.ByHash(id, p.Count); want != r.Shard {
-				return fmt.Errorf("case run %q (model %s, repeat %d) is given to shard %d, but its hash puts it in shard %d of %d: the plan was altered",
-					r.Name, r.Model, r.Repeat, r.Shard, want, p.Count)
+		if p.Balance == Hash {
+			if want := ByHash(id, p.Count); want != r.Shard {
+				return fmt.Errorf("case run %s is given to shard %d, but its hash puts it in shard %d of %d: the plan was altered",
+					r.CaseRun, r.Shard, want, p.Count)
 			}
 		}
 	}
@@ -113,16 +112,16 @@ func checkPlan(p *eval.Shard) error {
 
 // Fingerprints returns what a shard's summary names its case runs by: the
 // hash of their set and the fingerprint of their assignment to count
-// shards, as the shard computed them (see shard.SetHash and
-// shard.Fingerprint).
+// shards, as the shard computed them (see SetHash and
+// Fingerprint).
 func Fingerprints(runs []eval.ShardRun, count int, balance string) (cases, plan string) {
-	ids := make([]shard.Identity, len(runs))
-	given := make(map[shard.Identity]int, len(runs))
+	ids := make([]Identity, len(runs))
+	given := make(map[Identity]int, len(runs))
 	for i, r := range runs {
-		ids[i] = shard.Identity{File: r.File, Case: r.Name, Model: r.Model, Repeat: r.Repeat}
+		ids[i] = IdentityOf(r)
 		given[ids[i]] = r.Shard
 	}
-	return shard.SetHash(ids), shard.Fingerprint(count, balance, ids, func(id shard.Identity) int { return given[id] })
+	return SetHash(ids), Fingerprint(count, balance, ids, func(id Identity) int { return given[id] })
 }
 
 // readRecords reads results.jsonl, later records of a case run replacing
@@ -138,11 +137,7 @@ func (s *shardDir) readRecords() error {
 		return fmt.Errorf("read records: %w", err)
 	}
 	defer f.Close()
-	type runKey struct {
-		name, model string
-		repeat      int
-	}
-	at := map[runKey]int{}
+	at := map[eval.CaseRun]int{}
 	lines := bufio.NewReaderSize(f, 1<<20)
 	for n := 1; ; n++ {
 		line, err := lines.ReadBytes('\n')
@@ -150,10 +145,10 @@ func (s *shardDir) readRecords() error {
 			var r eval.Record
 			if jerr := json.Unmarshal(line, &r); jerr != nil {
 				s.notes = append(s.notes, fmt.Sprintf("%s line %d is not a record (%v): left out", path, n, jerr))
-			} else if i, ok := at[runKey{r.Name, r.Model, r.Repeat}]; ok {
+			} else if i, ok := at[r.CaseRun()]; ok {
 				s.records[i] = r
 			} else {
-				at[runKey{r.Name, r.Model, r.Repeat}] = len(s.records)
+				at[r.CaseRun()] = len(s.records)
 				s.records = append(s.records, r)
 			}
 		}

@@ -1,4 +1,4 @@
-package merge
+package shard
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package merge
+package shard
 
 import (
 	"encoding/json"
@@ -14,7 +14,6 @@ import (
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/runs"
-	"github.com/mcpeval/mcpeval/internal/shard"
 )
 
 // fixture is a split run of six cases over three shards, as the shards
@@ -28,12 +27,12 @@ type fixture struct {
 func newFixture() *fixture {
 	f := &fixture{status: map[string]eval.Status{}, start: time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)}
 	// Balanced by history: the assignment is the fixture's own.
-	f.plan = eval.Shard{Count: 3, Balance: shard.History,
+	f.plan = eval.Shard{Count: 3, Balance: History,
 		Config: eval.ShardConfig{Models: []string{"m"}, Repeats: 1, Settings: "s1", Provider: "http://stub/v1"}}
 	for i := range 6 {
 		name := fmt.Sprintf("case %d", i)
-		f.plan.Runs = append(f.plan.Runs, eval.ShardRun{Name: name, Category: "Genes", File: "genes.yaml", Line: 1 + 10*i,
-			Test: "TestGenes/case_" + fmt.Sprint(i), Model: "m", Shard: 1 + i%3})
+		f.plan.Runs = append(f.plan.Runs, eval.ShardRun{CaseRun: eval.CaseRun{Name: name, Model: "m"}, Category: "Genes", File: "genes.yaml", Line: 1 + 10*i,
+			Test: "TestGenes/case_" + fmt.Sprint(i), Shard: 1 + i%3})
 		f.status[name] = eval.Pass
 	}
 	f.status["case 4"] = eval.Fail
@@ -242,7 +241,7 @@ func TestMergeRefuses(t *testing.T) {
 			seal(s.Shard)
 		}, false, []string{"assigned the case runs differently", "same cache"}},
 		{"other case set", func(f *fixture, k int, s *eval.Summary) {
-			s.Shard.Runs = append(s.Shard.Runs[:len(s.Shard.Runs):len(s.Shard.Runs)], eval.ShardRun{Name: "extra", File: "genes.yaml", Model: "m", Shard: 1})
+			s.Shard.Runs = append(s.Shard.Runs[:len(s.Shard.Runs):len(s.Shard.Runs)], eval.ShardRun{CaseRun: eval.CaseRun{Name: "extra", Model: "m"}, File: "genes.yaml", Shard: 1})
 			seal(s.Shard)
 		}, false, []string{"case sets differ", `0 case runs only in the first (none), 1 only in the second ("extra" (genes.yaml, model m, repeat 0))`}},
 		{"a shard of an earlier run", func(f *fixture, k int, s *eval.Summary) { s.Shard.Group = "GITHUB_RUN_ID 6" }, false,
@@ -253,7 +252,7 @@ func TestMergeRefuses(t *testing.T) {
 			[]string{"its case runs are not the case set it names", "the plan was altered"}},
 		{"not a shard", func(f *fixture, k int, s *eval.Summary) { s.Shard = nil }, false, []string{"is not a shard of a split run"}},
 		{"shard out of range", func(f *fixture, k int, s *eval.Summary) { s.Shard.Index = 4 }, false, []string{"shard 4 of 3 is not a shard"}},
-		{"case run out of range", func(f *fixture, k int, s *eval.Summary) { s.Shard.Runs[0].Shard = 0 }, false, []string{`case run "case 0" (model m, repeat 0) is given to shard 0 of 3`}},
+		{"case run out of range", func(f *fixture, k int, s *eval.Summary) { s.Shard.Runs[0].Shard = 0 }, false, []string{`case run "case 0" with m is given to shard 0 of 3`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -323,10 +322,10 @@ func TestMergeRefusesRecordsOfAnotherShardOrRun(t *testing.T) {
 // consistent again.
 func TestMergeCatchesAnAlteredPlanInAnyOrder(t *testing.T) {
 	hashed := newFixture()
-	hashed.plan.Balance = shard.Hash
+	hashed.plan.Balance = Hash
 	for i := range hashed.plan.Runs {
 		r := &hashed.plan.Runs[i]
-		r.Shard = shard.ByHash(shard.Identity{File: r.File, Case: r.Name, Model: r.Model, Repeat: r.Repeat}, hashed.plan.Count)
+		r.Shard = ByHash(IdentityOf(*r), hashed.plan.Count)
 	}
 	seal(&hashed.plan)
 	tests := []struct {

@@ -1,4 +1,4 @@
-package merge_test
+package shard_test
 
 // End-to-end: the compiled suite run as three concurrent shard processes
 // against a stub model, merged, and compared with the same run in one
@@ -24,7 +24,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/evalcase"
 	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
-	"github.com/mcpeval/mcpeval/internal/merge"
+	"github.com/mcpeval/mcpeval/internal/shard"
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
 	"github.com/mcpeval/mcpeval/report"
@@ -74,7 +74,7 @@ func (s suiteRun) run(t *testing.T, out string, env ...string) string {
 	id := runs.NewID(time.Now())
 	dir := filepath.Join(out, runs.Dir, id)
 	require.NoError(t, os.MkdirAll(dir, 0o755))
-	stream, err := os.Create(filepath.Join(dir, merge.StreamFile))
+	stream, err := os.Create(filepath.Join(dir, shard.StreamFile))
 	require.NoError(t, err)
 	defer stream.Close()
 	cmd := exec.Command("go", "tool", "test2json", "-t", "-p", "github.com/mcpeval/mcpeval/evaltest",
@@ -102,7 +102,7 @@ func (s suiteRun) run(t *testing.T, out string, env ...string) string {
 // report has no problem to show above them.
 func outcomes(t *testing.T, dir string) map[string]eval.Status {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, merge.StreamFile))
+	f, err := os.Open(filepath.Join(dir, shard.StreamFile))
 	require.NoError(t, err)
 	defer f.Close()
 	data, err := report.Load(dir, []report.Stream{{Name: "test.json", R: f}})
@@ -153,7 +153,7 @@ func TestShardsMergeIntoTheRunOfOneProcess(t *testing.T) {
 	}
 	wg.Wait()
 
-	res, err := merge.Merge(shardDirs, filepath.Join(work, "merged"))
+	res, err := shard.Merge(shardDirs, filepath.Join(work, "merged"))
 	require.NoError(t, err)
 	assert.False(t, res.Incomplete(), res.Describe())
 	want, got := outcomes(t, whole), outcomes(t, res.Dir)
@@ -195,7 +195,7 @@ func TestShardsMergeIntoTheRunOfOneProcess(t *testing.T) {
 	}
 
 	// One shard missing: its case runs are recorded as not run.
-	partial, err := merge.Merge([]string{shardDirs[0], shardDirs[2]}, filepath.Join(work, "partial"))
+	partial, err := shard.Merge([]string{shardDirs[0], shardDirs[2]}, filepath.Join(work, "partial"))
 	require.NoError(t, err)
 	assert.True(t, partial.Incomplete())
 	assert.Len(t, partial.Summary.Merged.Missing, sums[1].Total)
@@ -245,7 +245,7 @@ func TestShardsMergeIntoTheRunOfOneProcess(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	res, err = merge.Merge(balanced, filepath.Join(work, "balanced-merged"))
+	res, err = shard.Merge(balanced, filepath.Join(work, "balanced-merged"))
 	require.NoError(t, err)
 	assert.False(t, res.Incomplete())
 	assert.Equal(t, want, outcomes(t, res.Dir))
@@ -258,7 +258,7 @@ func TestShardsMergeIntoTheRunOfOneProcess(t *testing.T) {
 // stream ran.
 func caseTests(t *testing.T, dir string) map[string]bool {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, merge.StreamFile))
+	data, err := os.ReadFile(filepath.Join(dir, shard.StreamFile))
 	require.NoError(t, err)
 	out := map[string]bool{}
 	for _, line := range bytes.Split(data, []byte("\n")) {
