@@ -40,7 +40,7 @@ func TestHelp(t *testing.T) {
 		{[]string{"help", "merge", "caches"}, []string{"usage: mcpeval merge caches -o OUT CACHE...", "\n  -o file\n"}},
 		{[]string{"runs", "prune", "-help"}, []string{"usage: mcpeval runs prune [-out DIR] [-keep N]", "\n  -keep number\n"}},
 		{[]string{"help", "eval"}, []string{"usage: mcpeval eval [-open]", "-run-id flag", "\n  -open\n"}},
-		{[]string{"help", "calibrate"}, []string{"usage: mcpeval calibrate", "\n  -judge-model string\n"}},
+		{[]string{"help", "calibrate"}, []string{"usage: mcpeval calibrate", "\n  -judge-model ", "(env EVAL_JUDGE_MODEL)"}},
 		{[]string{"help", "sample-server"}, []string{"usage: mcpeval sample-server [-http ADDR]", "\n  -http address\n"}},
 	}
 	for _, tt := range tests {
@@ -73,7 +73,7 @@ func TestExitStatus(t *testing.T) {
 	}{
 		{"a report", []string{"report", "-out", parent, "-run", cur}, 0, ""},
 		{"a significant regression", []string{"report", "-out", parent, "-run", cur, "-baseline", "latest"}, 1,
-			"mcpeval report: significant regression against " + filepath.Join(parent, "runs", "20261101T000000Z-aaaaaa") + ": 30 cases regressed"},
+			"mcpeval report: significant regression against " + filepath.Join(parent, "runs", "20261101T000000Z-aaaaaa") + ": the run is worse"},
 		{"a bad flag", []string{"report", "-bogus"}, 2,
 			"mcpeval report: flag provided but not defined: -bogus\nusage: mcpeval report [-out DIR]"},
 		{"a run that is not there", []string{"report", "-out", parent, "-run", "nosuch"}, 2, "mcpeval report: "},

@@ -108,10 +108,12 @@ func isHelp(args []string) bool {
 }
 
 // FlagSet returns an empty flag set for the command; Parse reads it.
+// Its Usage, which the command's help calls, prints its flags; a command
+// may set another.
 func (c *Command) FlagSet() *flag.FlagSet {
 	fs := flag.NewFlagSet("mcpeval "+c.Name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	fs.SetOutput(io.Discard) // Parse returns the errors, PrintError prints them
+	fs.Usage = fs.PrintDefaults
 	return fs
 }
 
@@ -194,7 +196,7 @@ func (c *Command) Help(w io.Writer, fs *flag.FlagSet) {
 	if fs != nil && hasFlags(fs) {
 		fmt.Fprintln(w, "\nflags:")
 		fs.SetOutput(w)
-		fs.PrintDefaults()
+		fs.Usage()
 		fs.SetOutput(io.Discard)
 	}
 	if len(c.Commands) > 0 {

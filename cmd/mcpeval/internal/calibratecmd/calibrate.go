@@ -32,8 +32,7 @@ as flags or from the environment and .env:
 
 func run(c *base.Command, args []string, p base.Process) error {
 	fs := c.FlagSet()
-	settings.RegisterFlags(fs)
-	fs.Usage = func() {}
+	settings.RegisterFlags(fs) // and its Usage: the settings with their types and variables
 	if err := c.ParseFlags(fs, args, p); err != nil {
 		return err
 	}
