@@ -32,7 +32,7 @@ import (
 // Config configures a Suite.
 type Config struct {
 	// Generated lists the categories that have a test function of their
-	// own (the file evalgen writes declares it); the others run under
+	// own (the file mcpeval generate writes declares it); the others run under
 	// RunOther.
 	Generated []string
 	// ServersFile, when set, is a client configuration file (.mcp.json:

@@ -79,7 +79,7 @@ func declare(st *Settings, x *linked) []setting {
 		floatSetting(&st.MinRunPassRate, "min-run-pass-rate", "EVAL_MIN_RUN_PASS_RATE", "fail the run when its pass rate over all cases is below this rate, from 0 to 1", rate),
 		typed(&st.MinToolCoverage, "percent", "a number", parsePercent, "min-tool-coverage", "EVAL_MIN_TOOL_COVERAGE", "0", "fail the run when some server has less than this percentage of its tools called, from 0 to 100, naming the tools never called", within[float64](0, 100, "must be a percentage from 0 to 100")),
 		{"progress", "EVAL_PROGRESS", "auto|live|off|duration", ProgressAuto, "progress while the run goes: auto (a live line on the terminal, else a line every 30s), live (the live line also under go test -json), off, or a duration (a line at that interval)", st.readProgress},
-		noting(&x.shardFrom, typed(&x.shard, "k/n", "", shard.Parse, "shard", "EVAL_SHARD", "", "run only shard k of n of the selected case runs, k/n from 1 (merge the shards' runs with evalreport -merge)")),
+		noting(&x.shardFrom, typed(&x.shard, "k/n", "", shard.Parse, "shard", "EVAL_SHARD", "", "run only shard k of n of the selected case runs, k/n from 1 (merge the shards' runs with mcpeval merge runs)")),
 		noting(&x.shardsFrom, intSetting(&x.shards, "shards", "EVAL_SHARDS", "", "number of shards when JOB_COMPLETION_INDEX (a Kubernetes Indexed Job's, from 0) names this one", shardCount)),
 		typed(&st.ShardBalance, "hash|history", "", shard.ParseBalance, "shard-balance", "EVAL_SHARD_BALANCE", shard.Hash, "how case runs go to shards: hash (by identity: adding a case moves no other) or history (balanced by the durations the cache remembers)"),
 	}

@@ -38,9 +38,9 @@ type run struct {
 	records map[string]eval.Record // by case name (the last one written)
 	// allRecords are every record written, in order.
 	allRecords []eval.Record
-	output  string                 // every output line
-	err     error
-	out     string
+	output     string // every output line
+	err        error
+	out        string
 }
 
 // status returns the final action (pass, fail, skip) of a test.

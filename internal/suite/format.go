@@ -199,7 +199,7 @@ func FormatSummary(s eval.Summary, runDir string) string {
 			s.Repeats, o.PassRate, s.Repeats, last(o.PassAtK), s.Repeats, last(o.PassHatK), o.Flaky)
 	}
 	formatTools(&b, s.Tools)
-	fmt.Fprintf(&b, "mcpeval: results in %s: %s, %s, %s, %s (evalreport, run by make eval, makes %s)", runDir,
+	fmt.Fprintf(&b, "mcpeval: results in %s: %s, %s, %s, %s (mcpeval report, run by make eval, makes %s)", runDir,
 		eval.RecordsFile, eval.SummaryFile, eval.MetricsFile, eval.MetricsSummaryFile, eval.ReportFile)
 	if s.Reference {
 		fmt.Fprintf(&b, "\nmcpeval: %s", settings.MissingKeyHelp)

@@ -26,7 +26,7 @@ import (
 )
 
 // TestScripts runs the scripts in testdata/script: each is a session of the
-// suite's command line (go test ./evaltest, gotestsum, evalreport) against
+// suite's command line (go test ./evaltest, gotestsum, mcpeval) against
 // a stub model, with the files it writes checked afterwards. See scriptCmds
 // for the commands they add to testscript's own.
 func TestScripts(t *testing.T) {
