@@ -27,7 +27,7 @@ import (
 var Cmd = &base.Command{
 	Name:    "stub",
 	Summary: "serve an OpenAI-compatible stub model that replays the cases' reference calls",
-	Usage:   "[-addr 127.0.0.1:8099] [-cases DIR] [-latency D] [-rate429 P] [-rate500 P] [-rate-limit R] [-key-rate R] [-reject-judge M] [-wrong M=RE] [-cost M=USD] [-served M,...] [-fixture FILE] [-strict]",
+	Usage:   "[-addr 127.0.0.1:8099] [-cases DIR] [-latency D] [-rate429 P] [-rate500 P] [-rate-limit R] [-key-rate R] [-reject-judge M] [-wrong M=RE] [-cost M=USD] [-served M,...] [-fixture FILE] [-strict] [-offered]",
 	Doc: `  mcpeval stub -addr 127.0.0.1:8099 &
   OPENAI_BASE_URL=http://127.0.0.1:8099/v1 EVAL_MODEL=stub make eval
 
@@ -50,12 +50,15 @@ Retry-After beyond it), as providers do, for trying the shards of a split run
 with a key each. -fixture serves a real provider's recorded responses instead,
 byte for byte, refusing follow-ups that drop what the provider requires (the
 corpus in testdata/providers), and -strict validates every request as OpenAI
-does.`,
+does. -offered answers only with what it is offered, for trying an arms file
+(-arms): without tools it does not know, and it gives up on a case whose tool
+is hidden or described as deprecated or not to use.`,
 	Run: run,
 }
 
 func run(c *base.Command, args []string, p base.Process) error {
 	fs := c.FlagSet()
+	var b behaviour
 	addr := fs.String("addr", "127.0.0.1:8099", "`address` to listen on (port 0 picks a free one)")
 	cases := fs.String("cases", "", "case `file or directory` whose reference trajectories it replays (default: the module's cases/)")
 	latency := fs.Duration("latency", 0, "`delay` added to every reply")
@@ -69,7 +72,7 @@ func run(c *base.Command, args []string, p base.Process) error {
 	served := fs.String("served", "", "the `models` served, comma-separated, listed at /models; any other gets a 404 (default: every model)")
 	fixture := fs.String("fixture", "", "serve the recorded provider responses of this fixture `file` (testdata/providers) instead of replaying cases")
 	strict := fs.Bool("strict", false, "validate every request as OpenAI does and answer what OpenAI refuses with its 400")
-	var b behaviour
+	fs.BoolVar(&b.offered, "offered", false, "answer only with the tools offered, as given (for arms: see -arms)")
 	fs.Func("wrong", "`model=regexp`: the model answers every question the regular expression matches wrong (repeatable)", b.addWrong)
 	fs.Func("cost", "`model=usd`: every reply to the model reports this cost in US dollars (repeatable)", b.addCost)
 	if err := c.ParseFlags(fs, args, p); err != nil {
@@ -97,6 +100,8 @@ func splitList(s string) []string {
 
 // behaviour is how the stub departs from a correct agent.
 type behaviour struct {
+	// offered answers only with what a request offers (ReplayOffered).
+	offered         bool
 	rejectingJudges []string
 	unclearJudges   []string
 	wrong           []func(llmstub.Responder) llmstub.Responder
@@ -145,6 +150,10 @@ func serve(addr, cases string, b behaviour, opts llmstub.Options, log io.Writer)
 	}
 	fmt.Fprintf(log, "mcpeval stub: replaying %d cases from %s; OPENAI_BASE_URL=http://%s/v1\n", len(loaded), cases, ln.Addr())
 	respond := llmstub.Replay(loaded)
+	if b.offered {
+		respond = llmstub.ReplayOffered(loaded)
+		fmt.Fprintln(log, "mcpeval stub: answering only with the tools each request offers")
+	}
 	if len(b.rejectingJudges) > 0 {
 		respond = llmstub.RejectingJudges(respond, b.rejectingJudges...)
 		fmt.Fprintf(log, "mcpeval stub: judge models %s say no to every answer\n", strings.Join(b.rejectingJudges, ", "))
