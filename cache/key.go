@@ -48,6 +48,10 @@ type KeyInput struct {
 	// Repeat is the repeat index of the case (0 for the first run), so
 	// repeats are independent entries instead of one replayed answer.
 	Repeat int
+	// Replay names the recorded tool results a replaying run answers its
+	// calls from (-replay-tools), "" for the live servers: a replay is
+	// cached apart from live runs and from replays of other runs.
+	Replay string
 }
 
 // Key returns the cache key of one case run: the hex SHA-256 of a JSON
@@ -67,6 +71,7 @@ type KeyInput struct {
 //	token_limit     the token limit
 //	tools_hash      the MCP servers' tool surface
 //	repeat          the repeat index
+//	replay          the recorded results replayed (left out when empty)
 //
 // The case name is not in the key (a renamed case with the same content
 // reuses its entry) and neither is the API key. Key fails only when
@@ -91,6 +96,7 @@ func Key(k KeyInput) (string, error) {
 		TokenLimit    int             `json:"token_limit"`
 		ToolsHash     string          `json:"tools_hash"`
 		Repeat        int             `json:"repeat"`
+		Replay        string          `json:"replay,omitempty"`
 	}{
 		Format:        FormatVersion,
 		Question:      k.Question,
@@ -106,6 +112,7 @@ func Key(k KeyInput) (string, error) {
 		TokenLimit:    k.TokenLimit,
 		ToolsHash:     k.ToolsHash,
 		Repeat:        k.Repeat,
+		Replay:        k.Replay,
 	}
 	encoded, err := json.Marshal(doc)
 	if err != nil {

@@ -80,6 +80,8 @@ type (
 	//	DurationMS float64           duration_ms: the call's time
 	//	ResultTokens int             result_tokens: the result's size in tokens (cl100k_base)
 	//	Execution *CodeExecution     execution: what a code-running tool reported
+	//	ResultFingerprint string     result_fingerprint: the SHA-256 of the whole result, kept in the recordings
+	//	Replay string                replay: in a replay, where the result came from (recorded, live, unmatched)
 	ToolCall = eval.ToolCall
 	// JudgeVerdict is one judge's verdict and reason in a record.
 	JudgeVerdict = eval.JudgeVerdict

@@ -46,6 +46,23 @@ type Config struct {
 	// Prices costs the requests whose provider reports no cost; nil prices
 	// nothing.
 	Prices *prices.Table
+	// Recorder keeps the result of each call that reached a server, whole,
+	// as it arrives (before a token limit cuts it), and returns its
+	// fingerprint (see package recordings); nil keeps nothing.
+	Recorder func(result string) (fingerprint string)
+}
+
+// ToolBox is what the agent calls tools through: the live servers
+// (*mcpconn.Set), or a replay of an earlier run's recorded results
+// (replay.Box), which offers the tools that run was offered.
+type ToolBox interface {
+	// Tools are the tools offered to the model, by the names it calls.
+	Tools() []eval.Tool
+	// Lookup finds the tool offered under a name; Has says whether one is.
+	Lookup(name string) (mcpconn.Tool, bool)
+	Has(name string) bool
+	// Call executes a call of the tool offered under name.
+	Call(ctx context.Context, name string, args map[string]any) (mcpconn.Result, error)
 }
 
 // Transcript is what one run of the loop produced.
@@ -77,7 +94,7 @@ type Transcript struct {
 // Run runs the loop for one question. The error is a provider failure, a
 // server fault (*mcpconn.ServerError) or the context ending; every other tool
 // failure goes back to the model.
-func Run(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg Config, question string) (*Transcript, error) {
+func Run(ctx context.Context, chat llm.Chatter, tools ToolBox, cfg Config, question string) (*Transcript, error) {
 	if cfg.MaxIterations <= 0 {
 		cfg.MaxIterations = 10
 	}
@@ -143,10 +160,14 @@ func toolMessage(call eval.MessageToolCall, content string) eval.Message {
 	return eval.Message{Role: "tool", ToolCallID: call.ID, Name: call.Function.Name, Content: content}
 }
 
-// measure counts the tokens of a tool result once, into its ResultTokens,
-// in the token limit's encoding. It reports whether the count is exact (see
-// tokens.Counter.Measure).
+// measure takes a tool result as it arrives: it keeps the result of a call
+// that reached a server (Config.Recorder), and counts its tokens once,
+// into its ResultTokens, in the token limit's encoding. It reports whether
+// the count is exact (see tokens.Counter.Measure).
 func measure(cfg Config, rec *eval.ToolCall) (exact bool) {
+	if cfg.Recorder != nil && !rec.NotRun && !rec.Refused && rec.Replay != eval.ReplayUnmatched {
+		rec.ResultFingerprint = cfg.Recorder(rec.Result)
+	}
 	if cfg.LimitCounter == nil {
 		return true
 	}
@@ -192,7 +213,7 @@ func notRun(why string) eval.ToolCall {
 // error result the model can read; the error is a server fault
 // (*mcpconn.ServerError: the server crashed or hung) or the end of the
 // case's context, either of which ends the case.
-func execute(ctx context.Context, tools *mcpconn.Set, call eval.MessageToolCall) (eval.ToolCall, error) {
+func execute(ctx context.Context, tools ToolBox, call eval.MessageToolCall) (eval.ToolCall, error) {
 	name := call.Function.Name
 	tool, ok := tools.Lookup(name)
 	if !ok {
@@ -214,13 +235,13 @@ func execute(ctx context.Context, tools *mcpconn.Set, call eval.MessageToolCall)
 	var fault *mcpconn.ServerError
 	switch {
 	case ctx.Err() != nil: // the case's time is up: the case ends, however the call failed
-		return done(eval.ToolCall{Result: errorJSON("the case ran out of time"), IsError: true, Refused: true, DurationMS: ms}, ctx.Err())
+		return done(eval.ToolCall{Result: errorJSON("the case ran out of time"), IsError: true, Refused: true, DurationMS: ms, Replay: res.Replay}, ctx.Err())
 	case errors.As(err, &fault):
-		return done(eval.ToolCall{Result: errorJSON(err.Error()), IsError: true, Refused: true, DurationMS: ms}, err)
+		return done(eval.ToolCall{Result: errorJSON(err.Error()), IsError: true, Refused: true, DurationMS: ms, Replay: res.Replay}, err)
 	case err != nil:
-		return done(eval.ToolCall{Result: errorJSON(err.Error()), IsError: true, Refused: true, DurationMS: ms}, nil)
+		return done(eval.ToolCall{Result: errorJSON(err.Error()), IsError: true, Refused: true, DurationMS: ms, Replay: res.Replay}, nil)
 	}
-	return done(eval.ToolCall{Result: res.Text, IsError: res.IsError, DurationMS: ms, Execution: res.Execution}, nil)
+	return done(eval.ToolCall{Result: res.Text, IsError: res.IsError, DurationMS: ms, Execution: res.Execution, Replay: res.Replay}, nil)
 }
 
 // cutReason says why a reply was cut off, by its finish_reason.

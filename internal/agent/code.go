@@ -25,7 +25,6 @@ import (
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/llm"
-	"github.com/mcpeval/mcpeval/internal/mcpconn"
 )
 
 // schemaTool is the tool that describes the datasets run_pandas loads.
@@ -48,7 +47,7 @@ type CodeConfig struct {
 // and Values their listed values; when the final code failed, Incomplete
 // says so. The error is as
 // Run's.
-func RunCode(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg CodeConfig, c eval.Case) (*Transcript, error) {
+func RunCode(ctx context.Context, chat llm.Chatter, tools ToolBox, cfg CodeConfig, c eval.Case) (*Transcript, error) {
 	if cfg.SystemPrompt == "" {
 		cfg.SystemPrompt = CodeSystemPrompt
 	}
@@ -127,7 +126,7 @@ type schemaColumn struct {
 
 // listDatasets asks the server for the datasets' columns; a server without
 // list_datasets, or a failing one, gives none.
-func listDatasets(ctx context.Context, tools *mcpconn.Set) datasetSchemas {
+func listDatasets(ctx context.Context, tools ToolBox) datasetSchemas {
 	if !tools.Has(schemaTool) {
 		return nil
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/llm"
-	"github.com/mcpeval/mcpeval/internal/mcpconn"
 )
 
 // CodeTool is the MCP tool that runs pandas code for code cases.
@@ -70,7 +69,7 @@ type recoveryRun struct {
 // in.MaxAttempts attempts. The error is a provider failure or a server
 // fault (*mcpconn.ServerError); the attempts made until then are returned
 // with it.
-func recoverCode(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg Config, in recoveryInput) (*recoveryRun, error) {
+func recoverCode(ctx context.Context, chat llm.Chatter, tools ToolBox, cfg Config, in recoveryInput) (*recoveryRun, error) {
 	rec := &recoveryRun{}
 	latest := in.Failed
 	for i := 1; i <= in.MaxAttempts; i++ {

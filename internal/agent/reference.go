@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
-	"github.com/mcpeval/mcpeval/internal/mcpconn"
 )
 
 // Reference runs a case's reference trajectory on the real servers, without
@@ -14,7 +13,7 @@ import (
 // text of the results that were not errors. A call marked expect_error that
 // succeeds, or an unmarked call that fails, makes the run fail (returned as
 // Incomplete) since the reference no longer matches the server.
-func Reference(ctx context.Context, tools *mcpconn.Set, cfg Config, c eval.Case) *Transcript {
+func Reference(ctx context.Context, tools ToolBox, cfg Config, c eval.Case) *Transcript {
 	tr := &Transcript{Conversation: []eval.Message{{Role: "user", Content: c.Input}}}
 	if len(c.Reference) == 0 {
 		tr.Incomplete = "the case has no reference trajectory"

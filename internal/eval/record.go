@@ -150,7 +150,28 @@ type ToolCall struct {
 	// Execution is what a code-running tool reported about the code it ran
 	// (see CodeExecutionMeta); nil for other tools.
 	Execution *CodeExecution `json:"execution,omitempty"`
+	// ResultFingerprint names the result as the server gave it, whole and
+	// without the run's secrets: the hex SHA-256 of its text, under which
+	// package recordings keeps it. "" for a call that got no result from
+	// a server (NotRun, Refused).
+	ResultFingerprint string `json:"result_fingerprint,omitempty"`
+	// Replay says where the result came from in a run that replays an
+	// earlier run's recorded results (-replay-tools): ReplayRecorded,
+	// ReplayLive or ReplayUnmatched; "" in a live run.
+	Replay string `json:"replay,omitempty"`
 }
+
+// Where a replaying run's tool results came from (ToolCall.Replay).
+const (
+	// ReplayRecorded: the recording of a call with the same server, tool
+	// and arguments answered it.
+	ReplayRecorded = "recorded"
+	// ReplayLive: no recording matched and the server answered (with
+	// -replay-unmatched live).
+	ReplayLive = "live"
+	// ReplayUnmatched: no recording matched and the model was told so.
+	ReplayUnmatched = "unmatched"
+)
 
 // Message is one chat message in OpenAI's shape.
 type Message struct {

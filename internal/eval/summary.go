@@ -24,6 +24,11 @@ type Summary struct {
 	GitCommit string `json:"git_commit,omitempty"`
 	// Reference is true for an offline reference run (no model evaluated).
 	Reference bool `json:"reference,omitempty"`
+	// Replay is set for a run whose tool calls were answered from an
+	// earlier run's recorded results (-replay-tools); Rejudged for a run
+	// that graded an earlier run's answers again (mcpeval rejudge).
+	Replay   *ReplayInfo   `json:"replay,omitempty"`
+	Rejudged *RejudgedInfo `json:"rejudged,omitempty"`
 
 	Total      int `json:"total"`
 	Passed     int `json:"passed"`

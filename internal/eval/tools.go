@@ -27,7 +27,10 @@ type ServerTools struct {
 	// Server is the server as the run names it (its command line, URL or
 	// the bundled server's name); Name and Version come from its
 	// serverInfo.
-	Server  string `json:"server"`
+	Server string `json:"server"`
+	// ID is the server's short name, by which records name it
+	// (ToolCall.Server): its servers-file name, else its serverInfo name.
+	ID      string `json:"id,omitempty"`
 	Name    string `json:"name,omitempty"`
 	Version string `json:"version,omitempty"`
 	// Tools counts the tools the server offers, Exercised those the run

@@ -3,9 +3,12 @@ package evalcase
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 )
@@ -186,6 +189,34 @@ func argsMatch(got, want map[string]any, exact bool) bool {
 		}
 	}
 	return true
+}
+
+// ArgsKey is the canonical form of a tool call's arguments under the
+// checks' loose matching of values (sameValue): two argument objects have
+// the same key exactly when each matches the other as an `exact: true`
+// args expectation does. A replay finds a call's recording by it.
+func ArgsKey(args map[string]any) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(args)) {
+		b.WriteString(strconv.Quote(k))
+		b.WriteByte('=')
+		b.WriteString(strconv.Quote(foldText(strings.TrimSpace(scalarText(args[k])))))
+		b.WriteByte(';')
+	}
+	return b.String()
+}
+
+// foldText maps every rune to the smallest of its case-folding orbit, so
+// that strings.EqualFold(a, b) holds exactly when foldText(a) ==
+// foldText(b).
+func foldText(s string) string {
+	return strings.Map(func(r rune) rune {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least
+	}, s)
 }
 
 // sameValue compares loosely: a model may send 99694174 where the case says

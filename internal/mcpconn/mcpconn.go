@@ -43,6 +43,9 @@ type Result struct {
 	// Execution is what a code-running tool reported about the code it
 	// ran, in the result's _meta under eval.CodeExecutionMeta; nil if none.
 	Execution *eval.CodeExecution
+	// Replay says where the result of a replaying tool box came from
+	// (eval.ReplayRecorded, ...); "" for a server's own answer.
+	Replay string
 }
 
 // Options tune connections.
@@ -158,6 +161,9 @@ type Server struct {
 	restarting     chan struct{} // closed when the running restart ends; nil if none
 	lastFault      error         // why conn is nil
 	closed         bool
+	// recorded is set on a server made from a recording (see Offline):
+	// it has no connection, and says so to a call.
+	recorded bool
 }
 
 // conn is one started connection: one process for stdio servers, one
@@ -475,6 +481,9 @@ func (s *Server) current(ctx context.Context) (*conn, error) {
 	s.mu.Lock()
 	for {
 		switch {
+		case s.recorded:
+			s.mu.Unlock()
+			return nil, fmt.Errorf("server %s is not started: the run answers its calls from recordings", s.Spec)
 		case s.closed:
 			s.mu.Unlock()
 			return nil, fmt.Errorf("server %s is closed", s.Spec)
@@ -730,28 +739,36 @@ func ConnectAll(ctx context.Context, specs []string, opts Options) (*Set, error)
 // Options.Tools selects are offered; a selection that leaves no tool is an
 // error.
 func ConnectSpecs(ctx context.Context, specs []Spec, opts Options) (*Set, error) {
-	set := &Set{byOffered: map[string]int{}}
+	var servers []*Server
 	for _, spec := range specs {
 		s, err := ConnectSpec(ctx, spec, opts)
 		if err != nil {
-			set.Close()
+			(&Set{Servers: servers}).Close()
 			return nil, err
 		}
-		set.Servers = append(set.Servers, s)
+		servers = append(servers, s)
 	}
+	return newSet(servers, opts.Tools)
+}
+
+// newSet returns the set of servers, offering the tools that the patterns
+// tools select (see selected); a selection that leaves no tool is an error
+// that closes the servers.
+func newSet(servers []*Server, tools []string) (*Set, error) {
+	set := &Set{Servers: servers, byOffered: map[string]int{}}
 	set.names = serverNames(set.Servers)
 	listed := 0
 	for i, srv := range set.Servers {
 		for _, t := range srv.Tools() {
 			listed++
-			if selected(opts.Tools, set.names[i], t.Name) {
+			if selected(tools, set.names[i], t.Name) {
 				set.entries = append(set.entries, Tool{Name: t.Name, Server: set.names[i], Listed: t, server: srv})
 			}
 		}
 	}
 	if len(set.entries) == 0 && listed > 0 {
 		set.Close()
-		return nil, fmt.Errorf("the tool selection %q leaves none of the servers' %d tools", strings.Join(opts.Tools, ","), listed)
+		return nil, fmt.Errorf("the tool selection %q leaves none of the servers' %d tools", strings.Join(tools, ","), listed)
 	}
 	offeredNames(set.entries)
 	sort.Slice(set.entries, func(i, j int) bool { return set.entries[i].Offered < set.entries[j].Offered })

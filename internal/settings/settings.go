@@ -80,6 +80,13 @@ type Settings struct {
 	Force     bool
 	Reference bool // the offline reference run: no model is evaluated
 
+	// ReplayTools names the run whose recorded tool results answer this
+	// run's tool calls (a run directory, an id, "latest" or "baseline"),
+	// "" for the live servers; ReplayUnmatched is what a call no
+	// recording matches gets: "error" or "live" (see package replay).
+	ReplayTools     string
+	ReplayUnmatched string
+
 	// Prices is the price table (prices.yaml) that costs requests whose
 	// provider reports no cost; BudgetUSD bounds the run's spend (0: none).
 	Prices    string

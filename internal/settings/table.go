@@ -72,6 +72,8 @@ func declare(st *Settings, x *linked) []setting {
 		boolSetting(&st.Clear, "clear", "EVAL_CLEAR", "remove the result cache before the run, then run every case"),
 		boolSetting(&st.Force, "force", "EVAL_FORCE", "ignore cached results and run every case (new results are still cached)"),
 		boolSetting(&st.Reference, "reference", "EVAL_REFERENCE", "offline reference run: execute each case's reference trajectory instead of a model"),
+		textSetting(&st.ReplayTools, "run", "replay-tools", "EVAL_REPLAY_TOOLS", "", "answer every tool call from the recorded results of this run (its directory, its id, latest, or baseline: the newest run whose results came from the servers) instead of the servers, matched by server, tool and arguments"),
+		choiceSetting(&st.ReplayUnmatched, "replay-unmatched", "EVAL_REPLAY_UNMATCHED", "what a replayed call that no recording matches gets: 'error' (the model is told) or 'live' (the server answers, and the call is marked)", "error", "live"),
 		inputSetting(&st.Prices, root, "prices", "EVAL_PRICES", "prices.yaml", "price table (model, USD per million input and output tokens) for requests whose provider reports no cost"),
 		floatSetting(&st.BudgetUSD, "budget-usd", "EVAL_BUDGET_USD", "spend at most this many US dollars: a run estimated above it does not start, and no case starts once it is spent (0: no budget)", within(0, math.MaxFloat64, "must be a number of US dollars, 0 or more")),
 		textSetting(&st.RunID, "id", "run-id", "EVAL_RUN_ID", "", "name of the run's directory under <out>/runs (default: the UTC start time and a random suffix)", validRunID),

@@ -163,6 +163,9 @@ func FormatSummary(s eval.Summary, runDir string) string {
 	} else {
 		fmt.Fprintf(&b, "; %d tokens%s, %s, %d retries, %.1fs\n", s.Usage.TotalTokens, cacheShare(s.Usage.PromptTokens, s.Usage.CachedTokens), costLine(s), s.Usage.Retries, s.Seconds)
 	}
+	if s.Replay != nil {
+		fmt.Fprintln(&b, replayLine(s.Replay))
+	}
 	if len(s.Models) > 1 {
 		for _, m := range s.Models {
 			fmt.Fprintln(&b, formatModel(m))

@@ -103,7 +103,7 @@ func slim(r eval.Record) eval.Record {
 func slimCalls(calls []eval.ToolCall) []eval.ToolCall {
 	out := make([]eval.ToolCall, len(calls))
 	for i, c := range calls {
-		out[i] = eval.ToolCall{Name: c.Name, IsError: c.IsError, NotRun: c.NotRun, DurationMS: c.DurationMS}
+		out[i] = eval.ToolCall{Name: c.Name, IsError: c.IsError, NotRun: c.NotRun, DurationMS: c.DurationMS, Replay: c.Replay}
 	}
 	return out
 }

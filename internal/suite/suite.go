@@ -27,7 +27,9 @@ import (
 	"github.com/mcpeval/mcpeval/internal/llm"
 	"github.com/mcpeval/mcpeval/internal/mcpconn"
 	"github.com/mcpeval/mcpeval/internal/prices"
+	"github.com/mcpeval/mcpeval/internal/recordings"
 	"github.com/mcpeval/mcpeval/internal/redact"
+	"github.com/mcpeval/mcpeval/internal/replay"
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
 	"github.com/mcpeval/mcpeval/internal/stats"
@@ -48,6 +50,14 @@ type Run struct {
 	Names map[string]string
 
 	tools *mcpconn.Set
+	// store keeps every tool result (see package recordings); replay,
+	// when set, answers the tool calls from an earlier run's (with live,
+	// when set, answering the calls no recording matches).
+	store  *recordings.Store
+	replay *replay.Source
+	live   *mcpconn.Set
+	// storeWarned prints the first failure to keep a result, once.
+	storeWarned sync.Once
 	// arms are what the cases run with side by side (see arm).
 	arms     []*arm
 	chat     llm.Chatter
@@ -148,22 +158,21 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		s.checksCal = labelled.ChecksCalibration(st.Cases, st.Labels, st.Root, cases)
 	}
 
-	specs, opts := st.Servers, mcpconn.Options{CallTimeout: st.ToolTimeout, ReconnectFor: st.CaseTimeout, Tools: st.Tools}
-	for _, spec := range specs {
-		s.servers = append(s.servers, spec.Display())
+	if s.store, err = recordings.Open(recordings.DirBeside(st.Cache)); err == nil {
+		err = s.store.Register(st.Out)
 	}
-	if len(specs) == 0 {
-		spec, err := mcpconn.ParseSpec(bundled.Spec)
-		if err != nil {
-			return nil, fmt.Errorf("bundled server: %w", err)
-		}
-		specs, opts.Env, s.servers = []mcpconn.Spec{spec}, bundled.Env, []string{bundled.Display}
-		if bundled.CodeCheck != nil {
-			s.codeReady = sync.OnceValue(bundled.CodeCheck)
-		}
+	if err != nil {
+		s.Close()
+		return nil, err
 	}
-	if s.tools, err = mcpconn.ConnectSpecs(ctx, specs, opts); err != nil {
-		return nil, fmt.Errorf("MCP server failed to start, no case was run: %s", s.redactor.String(err.Error()))
+	if st.ReplayTools != "" {
+		err = s.replayServers(ctx, bundled)
+	} else {
+		s.tools, err = s.connectServers(ctx, bundled)
+	}
+	if err != nil {
+		s.Close()
+		return nil, err
 	}
 	if err := s.tools.CheckToolCount(st.MaxTools); err != nil && !st.Reference {
 		s.Close()
@@ -223,6 +232,88 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 	return s, nil
 }
 
+// connectServers connects the run's servers, or the bundled one when the
+// settings name none.
+func (s *Run) connectServers(ctx context.Context, bundled Server) (*mcpconn.Set, error) {
+	st := s.Settings
+	specs, opts := st.Servers, mcpconn.Options{CallTimeout: st.ToolTimeout, ReconnectFor: st.CaseTimeout, Tools: st.Tools}
+	s.servers = nil
+	for _, spec := range specs {
+		s.servers = append(s.servers, spec.Display())
+	}
+	if len(specs) == 0 {
+		spec, err := mcpconn.ParseSpec(bundled.Spec)
+		if err != nil {
+			return nil, fmt.Errorf("bundled server: %w", err)
+		}
+		specs, opts.Env, s.servers = []mcpconn.Spec{spec}, bundled.Env, []string{bundled.Display}
+		if bundled.CodeCheck != nil {
+			s.codeReady = sync.OnceValue(bundled.CodeCheck)
+		}
+	}
+	set, err := mcpconn.ConnectSpecs(ctx, specs, opts)
+	if err != nil {
+		return nil, fmt.Errorf("MCP server failed to start, no case was run: %s", s.redactor.String(err.Error()))
+	}
+	return set, nil
+}
+
+// replayServers loads the run whose recordings answer this run's tool
+// calls (Settings.ReplayTools): its tool surface is offered, and no server
+// is started unless the calls no recording matches go to the live ones.
+func (s *Run) replayServers(ctx context.Context, bundled Server) error {
+	st := s.Settings
+	dir, err := replay.Resolve(st.Out, st.ReplayTools)
+	if err != nil {
+		return fmt.Errorf("-replay-tools %s: %w", st.ReplayTools, err)
+	}
+	if s.replay, err = replay.Load(dir, s.store); err != nil {
+		return fmt.Errorf("-replay-tools %s: %w", st.ReplayTools, err)
+	}
+	if s.tools, err = mcpconn.Offline(s.replay.Servers, st.Tools); err != nil {
+		return fmt.Errorf("-replay-tools %s: %w", st.ReplayTools, err)
+	}
+	if st.ReplayUnmatched == replay.UnmatchedLive {
+		if s.live, err = s.connectServers(ctx, bundled); err != nil {
+			return err
+		}
+	}
+	s.servers = nil
+	for _, srv := range s.replay.Servers {
+		s.servers = append(s.servers, fmt.Sprintf("%s, replayed from run %s", srv.Name, s.replay.ID))
+	}
+	return nil
+}
+
+// toolBox returns what a case run calls its tools through: the arm's
+// servers, or, in a replay, the recordings with the arm's tool surface.
+func (s *Run) toolBox(a *arm, run eval.CaseRun) agent.ToolBox {
+	if s.replay == nil {
+		return a.tools
+	}
+	return s.replay.Box(a.tools, run, s.live)
+}
+
+// record keeps a tool result in the recordings store, without the run's
+// secrets, and returns its fingerprint. A result that cannot be kept is
+// said once; the run goes on.
+func (s *Run) record(result string) string {
+	fp, err := s.store.Put(s.redactor.String(result))
+	if err != nil {
+		s.storeWarned.Do(func() { fmt.Fprintln(s.log, "warning: recordings:", err) })
+	}
+	return fp
+}
+
+// replayKey is the cache key's part that keeps a replay's results apart:
+// the run replayed and what unmatched calls get; "" for a live run.
+func (s *Run) replayKey() string {
+	if s.replay == nil {
+		return ""
+	}
+	return fmt.Sprintf("replay of run %s, unmatched calls: %s", s.replay.ID, s.Settings.ReplayUnmatched)
+}
+
 // NewChat returns the provider client the settings describe; limiter, when
 // set, slows the run down on throttling.
 func NewChat(st settings.Settings, limiter *llm.Limiter) *llm.Client {
@@ -276,7 +367,13 @@ func (s *Run) Close() error {
 	if s.tools != nil {
 		s.tools.Close()
 	}
+	if s.live != nil {
+		s.live.Close()
+	}
 	var errs []error
+	if s.store != nil {
+		errs = append(errs, s.store.Close())
+	}
 	if s.records != nil {
 		errs = append(errs, s.records.Close())
 	}
@@ -325,6 +422,7 @@ func (s *Run) keyWith(c eval.Case, a *arm, repeat int, toolsHash string) (string
 		// The key holds no secret: the URL's credentials are left out.
 		Model: a.model, BaseURL: s.redactor.String(st.BaseURL), SystemPrompt: s.systemPrompt(c, a),
 		MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens, ToolsHash: toolsHash, Repeat: repeat,
+		Replay: s.replayKey(),
 	}
 	in.JudgeModel, in.JudgeMode, in.JudgePrompt = JudgeKey(st)
 	return cache.Key(in)
@@ -542,17 +640,18 @@ func (s *Run) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *agen
 	st := s.Settings
 	a := s.armOf(rec.Variant())
 	cfg := agent.Config{Model: rec.Model, SystemPrompt: cmp.Or(a.systemPrompt, st.SystemPrompt), MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens,
-		LimitCounter: s.limitCounter, Counter: s.counters[rec.Model], Prices: s.prices}
+		LimitCounter: s.limitCounter, Counter: s.counters[rec.Model], Prices: s.prices, Recorder: s.record}
+	tools := s.toolBox(a, rec.CaseRun())
 	var tr *agent.Transcript
 	var err error
 	switch {
 	case c.Kind == eval.KindCode: // pandas code cases and their recovery loop
-		tr, err = agent.RunCode(ctx, s.chat, a.tools, agent.CodeConfig{Config: cfg, MaxRecovery: st.MaxRecovery, Reference: st.Reference}, c)
+		tr, err = agent.RunCode(ctx, s.chat, tools, agent.CodeConfig{Config: cfg, MaxRecovery: st.MaxRecovery, Reference: st.Reference}, c)
 	case st.Reference:
-		tr = agent.Reference(ctx, a.tools, cfg, c)
+		tr = agent.Reference(ctx, tools, cfg, c)
 		err = tr.Fault
 	default:
-		tr, err = agent.Run(ctx, s.chat, a.tools, cfg, c.Input)
+		tr, err = agent.Run(ctx, s.chat, tools, cfg, c.Input)
 	}
 	var fault *mcpconn.ServerError
 	var tooLarge *llm.ResponseTooLargeError
@@ -786,7 +885,11 @@ func (s *Run) Summary() eval.Summary {
 	}
 	s.skipMu.Unlock()
 	sum.ServerRestarts = s.tools.Restarts()
+	if s.live != nil {
+		sum.ServerRestarts += s.live.Restarts()
+	}
 	sum.Tools = s.toolSummary()
+	sum.Replay = s.replayInfo(records)
 	s.redactor.Value(&sum)
 	return sum
 }

@@ -191,7 +191,7 @@ func (c *Collector) Summary() eval.ToolSummary {
 	defer c.mu.Unlock()
 	sum := eval.ToolSummary{Servers: make([]eval.ServerTools, len(c.servers)), TokenLimit: c.tokenLimit}
 	for i, s := range c.servers {
-		st := eval.ServerTools{Server: s.Server, Name: s.Name, Version: s.Version, NeverCalled: []string{},
+		st := eval.ServerTools{Server: s.Server, ID: s.ID, Name: s.Name, Version: s.Version, NeverCalled: []string{},
 			Surface: slices.SortedFunc(slices.Values(s.Tools), func(a, b eval.Tool) int { return cmp.Compare(a.Name, b.Name) })}
 		st.Stats = make([]eval.ToolStats, len(st.Surface))
 		for j, t := range st.Surface {

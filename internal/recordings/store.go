@@ -1,0 +1,386 @@
+// Package recordings keeps the tool results of every case run, content
+// addressed: a result is stored once however many calls, cases and runs
+// returned it, under its fingerprint (the hex SHA-256 of its text), and
+// each tool call of a record names the fingerprint of its result
+// (eval.ToolCall.ResultFingerprint). A replay (package replay) answers
+// tool calls from them; the comparison of two runs tells the calls whose
+// results changed by their fingerprints.
+//
+// The store is a directory beside the result cache, holding one pack
+// file, results.pack: entries appended one after another, each a header
+// line and its payload,
+//
+//	R <fingerprint> <raw|flate> <payload bytes>\n<payload>\n
+//
+// the payload being the result's text as it is, or compressed with DEFLATE
+// when that saves at least an eighth of it. Appends happen under an
+// exclusive lock on results.lock (lockedfile: flock on Unix, LockFileEx on
+// Windows) with one write each, so processes sharing the store lose
+// nothing; a reader that meets an entry still being written stops before
+// it, and the next writer under the lock cuts off an entry a killed writer
+// left half written. [Store.Prune] rewrites the pack with the entries still
+// referenced, into a temporary file renamed over it; a Store that finds
+// the pack replaced reads it again.
+//
+// The store also lists, in outputs, the output directories whose runs
+// wrote to it, so that pruning one of them keeps what another's runs
+// still name.
+package recordings
+
+import (
+	"bufio"
+	"bytes"
+	"compress/flate"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/rogpeppe/go-internal/lockedfile"
+)
+
+// Names inside the store's directory.
+const (
+	// DirName is the store's directory, beside the cache file.
+	DirName  = "recordings"
+	packName = "results.pack"
+	lockName = "results.lock"
+	// outputsName lists the output directories of the runs that wrote
+	// to the store, one a line.
+	outputsName = "outputs"
+)
+
+// MaxResult bounds a recorded result: the largest message the suite reads
+// from an MCP server (a larger reply is an error, never a result), so a
+// result the model was given is recorded whole.
+const MaxResult = 8 << 20
+
+// DirBeside returns the store's directory for the cache file cache.
+func DirBeside(cache string) string { return filepath.Join(filepath.Dir(cache), DirName) }
+
+// Fingerprint returns the fingerprint of a result's text: its hex SHA-256.
+func Fingerprint(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:])
+}
+
+// ValidFingerprint reports whether s has the form Fingerprint gives.
+func ValidFingerprint(s string) bool {
+	if len(s) != 2*sha256.Size {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil && strings.ToLower(s) == s
+}
+
+// Store is an open store. Its methods are safe for concurrent use.
+type Store struct {
+	dir string
+
+	mu sync.Mutex
+	// pack is the pack file as last read, read up to end; index holds
+	// where each entry's payload is in it.
+	pack  *os.File
+	end   int64
+	index map[string]entry
+	// written counts the entries this Store appended.
+	written int
+}
+
+// entry is where an entry's payload lies in the pack.
+type entry struct {
+	at, size int64
+	flate    bool
+}
+
+// Open opens the store in dir, creating it if needed.
+func Open(dir string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("recordings: %w", err)
+	}
+	s := &Store{dir: dir, index: map[string]entry{}}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.reopen(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Dir returns the store's directory.
+func (s *Store) Dir() string { return s.dir }
+
+// Close closes the pack.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pack == nil {
+		return nil
+	}
+	err := s.pack.Close()
+	s.pack = nil
+	return err
+}
+
+func (s *Store) path(name string) string { return filepath.Join(s.dir, name) }
+
+// reopen opens the pack afresh and reads its index; a missing pack is an
+// empty one.
+func (s *Store) reopen() error {
+	if s.pack != nil {
+		s.pack.Close()
+		s.pack = nil
+	}
+	s.index, s.end = map[string]entry{}, 0
+	f, err := os.Open(s.path(packName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("recordings: %w", err)
+	}
+	s.pack = f
+	_, err = s.catchUp()
+	return err
+}
+
+// replaced reports whether the pack on disk is another file than the one
+// open (a prune rewrote it, or it appeared since).
+func (s *Store) replaced() bool {
+	info, err := os.Stat(s.path(packName))
+	if err != nil {
+		return s.pack != nil
+	}
+	if s.pack == nil {
+		return true
+	}
+	open, err := s.pack.Stat()
+	return err != nil || !os.SameFile(info, open)
+}
+
+// catchUp reads the entries appended since end into the index. It stops
+// before an entry that is not whole (being written, or left half written
+// by a killed writer) and reports whether the pack goes on past end.
+func (s *Store) catchUp() (torn bool, err error) {
+	if s.pack == nil {
+		return false, nil
+	}
+	info, err := s.pack.Stat()
+	if err != nil {
+		return false, fmt.Errorf("recordings: %w", err)
+	}
+	size := info.Size()
+	r := bufio.NewReaderSize(io.NewSectionReader(s.pack, s.end, size-s.end), 64<<10)
+	for s.end < size {
+		line, err := r.ReadSlice('\n')
+		if err != nil {
+			return true, nil
+		}
+		fp, e, ok := parseHeader(line)
+		if !ok || s.end+int64(len(line))+e.size+1 > size {
+			return true, nil
+		}
+		e.at = s.end + int64(len(line))
+		if _, err := r.Discard(int(e.size)); err != nil {
+			return true, nil
+		}
+		if b, err := r.ReadByte(); err != nil || b != '\n' {
+			return true, nil
+		}
+		if _, dup := s.index[fp]; !dup {
+			s.index[fp] = e
+		}
+		s.end = e.at + e.size + 1
+	}
+	return false, nil
+}
+
+// parseHeader reads an entry's header line.
+func parseHeader(line []byte) (fp string, e entry, ok bool) {
+	f := strings.Fields(string(line))
+	if len(f) != 4 || f[0] != "R" || !ValidFingerprint(f[1]) || (f[2] != "raw" && f[2] != "flate") {
+		return "", entry{}, false
+	}
+	n, err := strconv.ParseInt(f[3], 10, 64)
+	if err != nil || n < 0 || n > 2*MaxResult {
+		return "", entry{}, false
+	}
+	return f[1], entry{size: n, flate: f[2] == "flate"}, true
+}
+
+// Put stores a result's text, unless the store holds it already, and
+// returns its fingerprint. A text over MaxResult is an error.
+func (s *Store) Put(text string) (string, error) {
+	fp := Fingerprint(text)
+	if len(text) > MaxResult {
+		return fp, fmt.Errorf("recordings: a result of %d bytes is over the %d bytes a recording may have", len(text), MaxResult)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.index[fp]; ok {
+		return fp, nil
+	}
+	unlock, err := lockedfile.MutexAt(s.path(lockName)).Lock()
+	if err != nil {
+		return fp, fmt.Errorf("recordings: lock: %w", err)
+	}
+	defer unlock()
+	if s.replaced() {
+		if err := s.reopen(); err != nil {
+			return fp, err
+		}
+	}
+	torn, err := s.catchUp()
+	if err != nil {
+		return fp, err
+	}
+	if _, ok := s.index[fp]; ok {
+		return fp, nil
+	}
+	return fp, s.appendEntry(fp, text, torn)
+}
+
+// appendEntry appends the entry of text under the lock; torn says that
+// the pack ends with an entry a killed writer left half written, which is
+// cut off first.
+func (s *Store) appendEntry(fp, text string, torn bool) error {
+	f, err := os.OpenFile(s.path(packName), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("recordings: %w", err)
+	}
+	defer f.Close()
+	if torn {
+		if err := f.Truncate(s.end); err != nil {
+			return fmt.Errorf("recordings: cut off a half-written entry: %w", err)
+		}
+	}
+	payload, enc := encode(text)
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "R %s %s %d\n", fp, enc, len(payload))
+	b.Write(payload)
+	b.WriteByte('\n')
+	if _, err := f.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("recordings: %w", err)
+	}
+	s.written++
+	if s.pack == nil {
+		if s.pack, err = os.Open(s.path(packName)); err != nil {
+			return fmt.Errorf("recordings: %w", err)
+		}
+	}
+	_, err = s.catchUp()
+	return err
+}
+
+// encode returns the payload of text: compressed when that saves at least
+// an eighth of it.
+func encode(text string) ([]byte, string) {
+	if len(text) >= 64 {
+		var b bytes.Buffer
+		w, _ := flate.NewWriter(&b, flate.DefaultCompression)
+		io.WriteString(w, text)
+		w.Close()
+		if b.Len() <= len(text)-len(text)/8 {
+			return b.Bytes(), "flate"
+		}
+	}
+	return []byte(text), "raw"
+}
+
+// Get returns the text of the result with fingerprint fp; ok is false when
+// the store does not hold it.
+func (s *Store) Get(fp string) (text string, ok bool, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.index[fp]
+	if !ok {
+		if s.replaced() {
+			if err := s.reopen(); err != nil {
+				return "", false, err
+			}
+		} else if _, err := s.catchUp(); err != nil {
+			return "", false, err
+		}
+		if e, ok = s.index[fp]; !ok {
+			return "", false, nil
+		}
+	}
+	text, err = s.read(fp, e)
+	return text, err == nil, err
+}
+
+// read reads the payload of the entry e, whose fingerprint is fp.
+func (s *Store) read(fp string, e entry) (string, error) {
+	payload := make([]byte, e.size)
+	if _, err := s.pack.ReadAt(payload, e.at); err != nil {
+		return "", fmt.Errorf("recordings: read %s: %w", fp, err)
+	}
+	if e.flate {
+		r := flate.NewReader(bytes.NewReader(payload))
+		defer r.Close()
+		raw, err := io.ReadAll(io.LimitReader(r, MaxResult+1))
+		if err != nil {
+			return "", fmt.Errorf("recordings: read %s: %w", fp, err)
+		}
+		payload = raw
+	}
+	if Fingerprint(string(payload)) != fp {
+		return "", fmt.Errorf("recordings: the entry of %s does not hold its result (the pack %s is damaged)", fp, s.path(packName))
+	}
+	return string(payload), nil
+}
+
+// Has reports whether the store holds the result with fingerprint fp.
+func (s *Store) Has(fp string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.index[fp]; ok {
+		return true
+	}
+	if s.replaced() {
+		if s.reopen() != nil {
+			return false
+		}
+	} else if _, err := s.catchUp(); err != nil {
+		return false
+	}
+	_, ok := s.index[fp]
+	return ok
+}
+
+// Stats says what the store holds: its entries, the bytes of the pack
+// file, and the bytes of the results as they are.
+type Stats struct {
+	Results   int
+	PackBytes int64
+	RawBytes  int64
+}
+
+// Stats reads what the store holds.
+func (s *Store) Stats() (Stats, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.replaced() {
+		if err := s.reopen(); err != nil {
+			return Stats{}, err
+		}
+	} else if _, err := s.catchUp(); err != nil {
+		return Stats{}, err
+	}
+	st := Stats{Results: len(s.index), PackBytes: s.end}
+	for fp, e := range s.index {
+		text, err := s.read(fp, e)
+		if err != nil {
+			return st, err
+		}
+		st.RawBytes += int64(len(text))
+	}
+	return st, nil
+}

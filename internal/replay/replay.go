@@ -1,0 +1,277 @@
+// Package replay answers a run's tool calls from an earlier run's recorded
+// results (-replay-tools), so that models are compared, and a flipped case
+// re-run, on frozen data with no server behind it.
+//
+// A Source is the earlier run: the tool surface it recorded in its
+// summary (the servers' tools, offered again as they were) and the tool
+// calls of its records, each with the fingerprint of its result, whose
+// text the recordings store holds (package recordings), or the record
+// itself when it kept the result whole. A Box is a case run's tool box:
+// a call is answered by the recording of a call with the same server,
+// tool and arguments, the arguments compared as the checks compare them
+// (evalcase.ArgsKey: 99694174 matches "99694174", case is ignored). The
+// recording of the same case run is preferred, in the order its calls
+// were made (the second call of a tool with the same arguments gets the
+// second recording); then that of another run of the case; then the
+// first of the run. A call no recording matches gets an error the model
+// reads, or, with a live tool box, the server's answer; either way the
+// call's record says where its result came from (eval.ToolCall.Replay).
+package replay
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/evalcase"
+	"github.com/mcpeval/mcpeval/internal/mcpconn"
+	"github.com/mcpeval/mcpeval/internal/recordings"
+	"github.com/mcpeval/mcpeval/internal/runs"
+)
+
+// The ways an unmatched call is answered (-replay-unmatched).
+const (
+	// UnmatchedError tells the model that no recording matched.
+	UnmatchedError = "error"
+	// UnmatchedLive sends the call to the live server.
+	UnmatchedLive = "live"
+)
+
+// Baseline names, for -replay-tools, the newest finished run whose tool
+// results came from the servers: not a replay, not a re-judged run, not
+// a shard.
+const Baseline = "baseline"
+
+// Resolve returns the run directory that name designates under the
+// output directory out: a run directory, a run id, runs.Latest, or
+// Baseline.
+func Resolve(out, name string) (string, error) {
+	if name != Baseline {
+		return runs.Resolve(out, name)
+	}
+	list, err := runs.List(out)
+	if err != nil {
+		return "", err
+	}
+	for _, r := range list {
+		if s := r.Summary; s != nil && s.Replay == nil && s.Rejudged == nil && s.Shard == nil {
+			return r.Dir, nil
+		}
+	}
+	return "", fmt.Errorf("no finished run in %s recorded its tool results from the servers (replays and re-judged runs do not count): run the suite first", out)
+}
+
+// Source is an earlier run's recorded tool results.
+type Source struct {
+	// ID is the run's id, Dir its directory.
+	ID, Dir string
+	// Servers are the servers the run recorded, with their tools.
+	Servers []mcpconn.Recorded
+	// Lost counts the recorded calls that cannot be replayed: their result
+	// is neither in the store nor whole in their record.
+	Lost int
+
+	store *recordings.Store
+	calls []recording
+	// byRun, byCase and first index calls: by case run and call, by case
+	// name and call (the first), by call (the first).
+	byRun  map[eval.CaseRun]map[callKey][]int
+	byCase map[string]map[callKey]int
+	first  map[callKey]int
+}
+
+// callKey is a call's server (short name), tool (its own name) and
+// arguments (evalcase.ArgsKey).
+type callKey struct{ server, tool, args string }
+
+// recording is one recorded call's result.
+type recording struct {
+	fingerprint string
+	// text is the result when the store does not hold it and the record
+	// kept it whole; else "".
+	text      string
+	inline    bool
+	isError   bool
+	execution *eval.CodeExecution
+}
+
+// Load reads the run in dir: its summary's tool surface and its records'
+// tool calls. store holds the results' texts.
+func Load(dir string, store *recordings.Store) (*Source, error) {
+	src := &Source{ID: filepath.Base(dir), Dir: dir, store: store,
+		byRun: map[eval.CaseRun]map[callKey][]int{}, byCase: map[string]map[callKey]int{}, first: map[callKey]int{}}
+	data, err := os.ReadFile(filepath.Join(dir, eval.SummaryFile))
+	if err != nil {
+		return nil, fmt.Errorf("replay: %s has no summary (a run that did not finish records no tool surface): %w", dir, err)
+	}
+	var sum eval.Summary
+	if err := json.Unmarshal(data, &sum); err != nil {
+		return nil, fmt.Errorf("replay: read %s: %w", filepath.Join(dir, eval.SummaryFile), err)
+	}
+	if sum.Tools == nil || len(sum.Tools.Servers) == 0 {
+		return nil, fmt.Errorf("replay: run %s recorded no tool surface", src.ID)
+	}
+	src.ID = cmp.Or(sum.RunID, src.ID)
+	for _, s := range sum.Tools.Servers {
+		src.Servers = append(src.Servers, mcpconn.Recorded{Name: cmp.Or(s.ID, s.Name, s.Server), InfoName: s.Name, InfoVersion: s.Version, Tools: s.Surface})
+	}
+	if err := src.readCalls(filepath.Join(dir, eval.RecordsFile)); err != nil {
+		return nil, err
+	}
+	return src, nil
+}
+
+// readCalls indexes the tool calls of the records in path.
+func (src *Source) readCalls(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("replay: run %s has no records (%s)", src.ID, path)
+	}
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<20)
+	for n := 1; ; n++ {
+		line, err := r.ReadBytes('\n')
+		if len(strings.TrimSpace(string(line))) > 0 {
+			var rec struct {
+				eval.CaseRun
+				ToolCalls []eval.ToolCall `json:"tool_calls"`
+			}
+			if jerr := json.Unmarshal(line, &rec); jerr != nil {
+				return fmt.Errorf("replay: %s:%d: not a record: %v", path, n, jerr)
+			}
+			for _, call := range rec.ToolCalls {
+				src.add(rec.CaseRun, call)
+			}
+		}
+		if err != nil {
+			return nil
+		}
+	}
+}
+
+// add indexes one recorded call, unless it got no result from a server
+// or its result is lost.
+func (src *Source) add(run eval.CaseRun, call eval.ToolCall) {
+	if call.NotRun || call.Refused || call.Server == "" || call.Replay == eval.ReplayUnmatched {
+		return
+	}
+	var args map[string]any
+	if json.Unmarshal([]byte(cmp.Or(strings.TrimSpace(call.Arguments), "{}")), &args) != nil {
+		return
+	}
+	rec := recording{fingerprint: call.ResultFingerprint, isError: call.IsError, execution: call.Execution}
+	switch whole := call.ResultBytes == 0; {
+	case rec.fingerprint != "" && src.store != nil && src.store.Has(rec.fingerprint):
+	case whole:
+		rec.text, rec.inline = call.Result, true
+	default:
+		src.Lost++
+		return
+	}
+	k := callKey{call.Server, call.Name, evalcase.ArgsKey(args)}
+	i := len(src.calls)
+	src.calls = append(src.calls, rec)
+	if src.byRun[run] == nil {
+		src.byRun[run] = map[callKey][]int{}
+	}
+	src.byRun[run][k] = append(src.byRun[run][k], i)
+	if src.byCase[run.Name] == nil {
+		src.byCase[run.Name] = map[callKey]int{}
+	}
+	if _, ok := src.byCase[run.Name][k]; !ok {
+		src.byCase[run.Name][k] = i
+	}
+	if _, ok := src.first[k]; !ok {
+		src.first[k] = i
+	}
+}
+
+// Calls returns how many recorded calls can be replayed.
+func (src *Source) Calls() int { return len(src.calls) }
+
+// Box returns the tool box of one case run: it offers the tools of
+// surface (a set of the recorded servers, see mcpconn.Offline, or a view
+// of it) and answers from the recordings; live, when not nil, answers the
+// calls no recording matches.
+func (src *Source) Box(surface *mcpconn.Set, run eval.CaseRun, live *mcpconn.Set) *Box {
+	return &Box{Set: surface, src: src, run: run, live: live, used: map[callKey]int{}}
+}
+
+// Box is a case run's tool box in a replay (see the package comment).
+type Box struct {
+	*mcpconn.Set
+	src  *Source
+	run  eval.CaseRun
+	live *mcpconn.Set
+
+	mu   sync.Mutex
+	used map[callKey]int // the case run's recordings used, by call
+}
+
+// Call answers a call of the tool offered under name from the recordings.
+func (b *Box) Call(ctx context.Context, name string, args map[string]any) (mcpconn.Result, error) {
+	t, ok := b.Lookup(name)
+	if !ok {
+		return mcpconn.Result{}, fmt.Errorf("unknown tool %q", name)
+	}
+	if rec, ok := b.match(callKey{t.Server, t.Name, evalcase.ArgsKey(args)}); ok {
+		text, err := b.src.text(rec)
+		if err != nil {
+			return mcpconn.Result{Replay: eval.ReplayUnmatched}, err
+		}
+		return mcpconn.Result{Text: text, IsError: rec.isError, Execution: rec.execution, Replay: eval.ReplayRecorded}, nil
+	}
+	if b.live != nil {
+		res, err := b.live.CallOn(ctx, t.Server, t.Name, args)
+		res.Replay = eval.ReplayLive
+		return res, err
+	}
+	msg := fmt.Sprintf("no recorded result for this call: the tool results are replayed from run %s, which made no call of %s with these arguments", b.src.ID, t.Name)
+	return mcpconn.Result{Text: eval.ArgumentsJSON(map[string]string{"error": msg}), IsError: true, Replay: eval.ReplayUnmatched}, nil
+}
+
+// match finds the recording that answers a call (see the package
+// comment).
+func (b *Box) match(k callKey) (recording, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if own := b.src.byRun[b.run][k]; len(own) > 0 {
+		i := own[min(b.used[k], len(own)-1)]
+		b.used[k]++
+		return b.src.calls[i], true
+	}
+	if i, ok := b.src.byCase[b.run.Name][k]; ok {
+		return b.src.calls[i], true
+	}
+	if i, ok := b.src.first[k]; ok {
+		return b.src.calls[i], true
+	}
+	return recording{}, false
+}
+
+// text returns a recording's result.
+func (src *Source) text(rec recording) (string, error) {
+	if rec.inline {
+		return rec.text, nil
+	}
+	text, ok, err := src.store.Get(rec.fingerprint)
+	switch {
+	case err != nil:
+		return "", err
+	case !ok:
+		return "", fmt.Errorf("the recorded result %s is no longer in %s", rec.fingerprint, src.store.Dir())
+	}
+	return text, nil
+}

@@ -1,0 +1,40 @@
+package suite
+
+import (
+	"fmt"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
+)
+
+// replayInfo says where a replaying run's tool results came from, counting
+// its records' calls; nil for a live run.
+func (s *Run) replayInfo(records []eval.Record) *eval.ReplayInfo {
+	if s.replay == nil {
+		return nil
+	}
+	info := &eval.ReplayInfo{Source: s.replay.ID, SourceDir: s.replay.Dir, Unmatched: s.Settings.ReplayUnmatched}
+	for _, r := range records {
+		for _, c := range r.ToolCalls {
+			switch c.Replay {
+			case eval.ReplayRecorded:
+				info.Recorded++
+			case eval.ReplayLive:
+				info.Live++
+			case eval.ReplayUnmatched:
+				info.UnmatchedCalls++
+			}
+		}
+	}
+	return info
+}
+
+// replayLine is the closing line of a replaying run: whose recordings
+// answered its tool calls, and what became of the calls none matched.
+func replayLine(r *eval.ReplayInfo) string {
+	unmatched := fmt.Sprintf("%d matched no recording (the model was told)", r.UnmatchedCalls)
+	if r.Unmatched == "live" {
+		unmatched = fmt.Sprintf("%d matched no recording and went to the live servers", r.Live)
+	}
+	return fmt.Sprintf("mcpeval: REPLAY: the tool results are those recorded by run %s, no server answered them: %d calls answered from its recordings, %s",
+		r.Source, r.Recorded, unmatched)
+}
