@@ -168,3 +168,15 @@ func ScoreTool(c eval.Case, r eval.Record) eval.Metrics {
 	m.Overall = overallScore(m.Scores())
 	return m
 }
+
+// RegradedCode returns a code case's metrics with the verdict passed in
+// place of the one they were scored with (mcpeval rejudge grades an answer
+// again): correctness and the overall score follow it; the metrics of the
+// code itself, which no verdict changes, stay.
+func RegradedCode(m eval.Metrics, passed bool) eval.Metrics {
+	if d := m.Correctness.Details; d != nil {
+		m.Correctness = codeCorrectness(d.Parses, d.Runs, passed && d.Runs)
+		m.Overall = overallScore(m.Scores())
+	}
+	return m
+}

@@ -131,33 +131,10 @@ func (e *SkipError) Error() string { return e.Reason }
 // records file. log receives notices (cache warnings, the reference-run
 // banner). bundled is used when no server is configured.
 func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled Server, log io.Writer) (*Run, error) {
-	s := &Run{Settings: st, Cases: cases, started: time.Now(), log: log, Names: map[string]string{},
-		skips:    map[eval.CaseRun]int{},
-		budget:   budget{held: map[string]int{}, paid: map[string]int{}, paidUSD: map[string]float64{}, estimated: map[string]float64{}, refused: map[string]int{}},
-		redactor: st.Redactor(os.Environ()), counters: map[string]*tokens.Counter{}}
-	for i, name := range evalcase.SubtestNames(cases) {
-		s.Names[cases[i].Name] = name
-		// The user's own questions and answers are data, never rewritten.
-		s.redactor.Keep(cases[i].Name, cases[i].Category, cases[i].Input, cases[i].Expected)
-	}
-	var err error
-	if s.limitCounter, err = tokens.New(tokens.Default); err != nil {
+	s, err := newRun(st, cases, log)
+	if err != nil {
 		return nil, err
 	}
-	for _, model := range append(append([]string{st.Model}, st.Models...), st.JudgeModels()...) {
-		counter, err := tokens.ForModel(model)
-		if err != nil {
-			return nil, err
-		}
-		s.counters[model] = counter
-	}
-	if s.prices, err = prices.Load(st.Prices); err != nil {
-		return nil, err
-	}
-	if !st.JudgeEnabled() {
-		s.checksCal = labelled.ChecksCalibration(st.Cases, st.Labels, st.Root, cases)
-	}
-
 	if s.store, err = recordings.Open(recordings.DirBeside(st.Cache)); err == nil {
 		err = s.store.Register(st.Out)
 	}
@@ -228,6 +205,39 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 	if err != nil {
 		s.Close()
 		return nil, err
+	}
+	return s, nil
+}
+
+// newRun returns a run of the cases under st with what every run needs
+// before it meets a server: the redactor, the token counters, the prices,
+// and the measure of the checks when no judge runs.
+func newRun(st settings.Settings, cases []eval.Case, log io.Writer) (*Run, error) {
+	s := &Run{Settings: st, Cases: cases, started: time.Now(), log: log, Names: map[string]string{},
+		skips:    map[eval.CaseRun]int{},
+		budget:   budget{held: map[string]int{}, paid: map[string]int{}, paidUSD: map[string]float64{}, estimated: map[string]float64{}, refused: map[string]int{}},
+		redactor: st.Redactor(os.Environ()), counters: map[string]*tokens.Counter{}}
+	for i, name := range evalcase.SubtestNames(cases) {
+		s.Names[cases[i].Name] = name
+		// The user's own questions and answers are data, never rewritten.
+		s.redactor.Keep(cases[i].Name, cases[i].Category, cases[i].Input, cases[i].Expected)
+	}
+	var err error
+	if s.limitCounter, err = tokens.New(tokens.Default); err != nil {
+		return nil, err
+	}
+	for _, model := range append(append([]string{st.Model}, st.Models...), st.JudgeModels()...) {
+		counter, err := tokens.ForModel(model)
+		if err != nil {
+			return nil, err
+		}
+		s.counters[model] = counter
+	}
+	if s.prices, err = prices.Load(st.Prices); err != nil {
+		return nil, err
+	}
+	if !st.JudgeEnabled() {
+		s.checksCal = labelled.ChecksCalibration(st.Cases, st.Labels, st.Root, cases)
 	}
 	return s, nil
 }
@@ -687,27 +697,36 @@ func (s *Run) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *agen
 		rec.Status, rec.Reason = eval.Fail, "the model gave an empty answer"
 		return tr
 	}
-	answerChecks, err := evalcase.CheckAnswerWithin(ctx, c, tr.Answer)
+	s.grade(ctx, c, rec, cfg, tr.Answer, tr.ToolCalls)
+	return tr
+}
+
+// grade decides a non-empty answer and the tool calls that led to it:
+// the case's deterministic checks, then the judges, whose requests it
+// adds to rec's usage. It sets rec's checks, verdicts, status and reason.
+func (s *Run) grade(ctx context.Context, c eval.Case, rec *eval.Record, cfg agent.Config, answer string, calls []eval.ToolCall) {
+	st := s.Settings
+	answerChecks, err := evalcase.CheckAnswerWithin(ctx, c, answer)
 	if err != nil {
 		rec.Status, rec.Reason = eval.Error, describeCtx(ctx, err)+" (in the deterministic checks)"
-		return tr
+		return
 	}
-	rec.Checks = append(answerChecks, evalcase.CheckTools(c, tr.ToolCalls)...)
+	rec.Checks = append(answerChecks, evalcase.CheckTools(c, calls)...)
 	if failed := evalcase.Failed(rec.Checks); len(failed) > 0 {
 		rec.Status, rec.Reason = eval.Fail, describeChecks(failed)
-		return tr
+		return
 	}
 	if !st.JudgeEnabled() {
 		if len(rec.Checks) == 0 {
 			rec.Status, rec.Reason = eval.Fail, "no judge model and no deterministic checks: nothing can decide this case (add checks: to the case)"
-			return tr
+			return
 		}
 		rec.Status, rec.Reason = eval.Pass, fmt.Sprintf("all %d deterministic checks hold", len(rec.Checks))
-		return tr
+		return
 	}
 	panel := Panel(st)
 	panel.Counters = s.counters
-	v, err := panel.Judge(ctx, s.chat, cfg, c.Input, c.Expected, tr.Answer)
+	v, err := panel.Judge(ctx, s.chat, cfg, c.Input, c.Expected, answer)
 	rec.Usage.Add(v.Usage)
 	judgeUsage := v.Usage
 	rec.JudgeUsage = &judgeUsage
@@ -728,7 +747,6 @@ func (s *Run) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *agen
 			rec.Status, rec.Reason = eval.Fail, v.Reason
 		}
 	}
-	return tr
 }
 
 // providerCheck returns the check of the provider that runs before the
