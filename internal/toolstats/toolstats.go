@@ -50,7 +50,7 @@ type toolKey struct{ server, name string }
 
 // tool is an offered tool: its schema, compiled on first use, and its calls.
 type tool struct {
-	schema *argsSchema
+	schema argsSchema
 	tally
 }
 
@@ -197,7 +197,7 @@ func (c *Collector) Summary() eval.ToolSummary {
 		for j, t := range st.Surface {
 			known := c.byKey[toolKey{s.ID, t.Name}]
 			st.Stats[j] = known.stats(t.Name)
-			st.Stats[j].SchemaProblem = known.schema.problem
+			st.Stats[j].SchemaProblem = known.schema.Problem()
 			if st.Stats[j].Calls > 0 {
 				st.Exercised++
 			} else {

@@ -74,9 +74,9 @@ func TestArgumentCheck(t *testing.T) {
 				assert.Contains(t, err.Error(), tc.wantErr)
 			}
 			if tc.wantProblem == "" {
-				assert.Empty(t, s.problem)
+				assert.Empty(t, s.Problem())
 			} else {
-				assert.Contains(t, s.problem, tc.wantProblem)
+				assert.Contains(t, s.Problem(), tc.wantProblem)
 			}
 		})
 	}
