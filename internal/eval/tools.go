@@ -20,6 +20,13 @@ type ToolSummary struct {
 	// Changes says how the surface differs from the previous run's; nil
 	// when there was none to compare with.
 	Changes *ToolChanges `json:"changes,omitempty"`
+	// DefinitionTokens is the size of every tool definition the model is
+	// offered, as the provider receives them with every request, counted
+	// in Encoding, the evaluated model's encoding; MaxDefinitionTokens is
+	// the run's limit on it (0: none).
+	DefinitionTokens    int    `json:"definition_tokens"`
+	Encoding            string `json:"encoding,omitempty"`
+	MaxDefinitionTokens int    `json:"max_definition_tokens,omitempty"`
 }
 
 // ServerTools is one server's tool surface and its coverage.
@@ -41,6 +48,20 @@ type ServerTools struct {
 	// Stats holds each tool's health, in the same order.
 	Surface []Tool      `json:"surface"`
 	Stats   []ToolStats `json:"stats"`
+	// Protocol is the MCP revision the server was reached on.
+	Protocol string `json:"protocol,omitempty"`
+	// DefinitionTokens is the size of the server's tool definitions as the
+	// provider receives them (see ToolSummary.DefinitionTokens).
+	DefinitionTokens int `json:"definition_tokens"`
+	// Parameters counts the parameters of the server's tools (each input
+	// schema's top-level properties), ParametersPassed those some call
+	// passed; ParameterCoverage is the second in percent of the first.
+	Parameters        int     `json:"parameters"`
+	ParametersPassed  int     `json:"parameters_passed"`
+	ParameterCoverage float64 `json:"parameter_coverage"`
+	// ResourceReads counts the calls that read a resource a tool of the
+	// server linked to (ReadResourceTool).
+	ResourceReads int `json:"resource_reads,omitempty"`
 }
 
 // ToolStats is the health of one tool over a run's cases.
@@ -79,6 +100,29 @@ type ToolStats struct {
 	// SchemaProblem says why the arguments could not be checked against
 	// the tool's input schema (it does not compile); "" when they were.
 	SchemaProblem string `json:"schema_problem,omitempty"`
+	// OutputErrors counts the results whose structuredContent broke the
+	// tool's output schema (each also an error); OutputProblems says how,
+	// with the path that failed, the first few distinct ones.
+	OutputErrors   int      `json:"output_errors,omitempty"`
+	OutputProblems []string `json:"output_problems,omitempty"`
+	// Elicitations counts the requests for the user's input the calls met;
+	// Unscripted those no case scripted a reply to (declined).
+	Elicitations int `json:"elicitations,omitempty"`
+	Unscripted   int `json:"unscripted_elicitations,omitempty"`
+	// DefinitionTokens is the size of the tool's definition (name,
+	// description, input schema) as the provider receives it.
+	DefinitionTokens int `json:"definition_tokens"`
+	// Parameters are the tool's parameters, in its schema's order, each
+	// with the calls that passed it.
+	Parameters []ParameterUse `json:"parameters,omitempty"`
+}
+
+// ParameterUse is one parameter of a tool (a top-level property of its
+// input schema) and how many calls that reached the server passed it.
+type ParameterUse struct {
+	Name     string `json:"name"`
+	Required bool   `json:"required,omitempty"`
+	Calls    int    `json:"calls"`
 }
 
 // ToolChanges is how a run's tool surface differs from an earlier run's.
