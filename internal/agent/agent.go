@@ -164,12 +164,12 @@ func (tr *Transcript) stopAtLimit(cfg Config, call eval.MessageToolCall, rec eva
 	if cfg.TokenLimit <= 0 || rec.ResultTokens <= cfg.TokenLimit {
 		return false
 	}
-	n := thousands(rec.ResultTokens)
+	n := tokens.Grouped(rec.ResultTokens)
 	if !exact {
 		n = "about " + n
 	}
 	named(&rec, call)
-	tr.TokenLimit = fmt.Sprintf("token count exceeded: %s > %s (result of tool %s)", n, thousands(cfg.TokenLimit), rec.Name)
+	tr.TokenLimit = fmt.Sprintf("token count exceeded: %s > %s (result of tool %s)", n, tokens.Grouped(cfg.TokenLimit), rec.Name)
 	rec.ResultBytes = len(rec.Result)
 	rec.Result = truncate(rec.Result, 2000) + fmt.Sprintf("\n[... result cut: %s tokens]", n)
 	tr.ToolCalls = append(tr.ToolCalls, rec)
@@ -294,9 +294,9 @@ func exceeds(cfg Config, text string) (bool, string) {
 	}
 	over, n, exact := cfg.LimitCounter.Exceeds(text, cfg.TokenLimit)
 	if !exact {
-		return over, "about " + thousands(n)
+		return over, "about " + tokens.Grouped(n)
 	}
-	return over, thousands(n)
+	return over, tokens.Grouped(n)
 }
 
 func errorJSON(msg string) string {
@@ -308,13 +308,4 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return strings.ToValidUTF8(s[:n], "")
-}
-
-// thousands formats n as 100,000.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

@@ -142,11 +142,39 @@ type ToolChanges struct {
 	// the change made unusable: the tool surface is part of the cache key,
 	// so those cases run again. Reference runs use no cache: 0.
 	InvalidatedPasses int `json:"invalidated_passes"`
+	// Tokens is how the size of the tool definitions changed; nil when a
+	// run did not count it, or the runs counted in other encodings.
+	Tokens *TokenChange `json:"tokens,omitempty"`
 }
 
 // Empty reports whether nothing changed.
 func (c *ToolChanges) Empty() bool {
-	return c == nil || len(c.Added)+len(c.Removed)+len(c.Changed)+len(c.Servers) == 0
+	return c == nil || len(c.Added)+len(c.Removed)+len(c.Changed)+len(c.Servers) == 0 && !c.Tokens.Changed()
+}
+
+// TokenChange is the size of the tool definitions in two runs, in tokens
+// of one encoding, in all and for each tool whose definition grew.
+type TokenChange struct {
+	Encoding string `json:"encoding"`
+	Before   int    `json:"before"`
+	Now      int    `json:"now"`
+	// Grew are the tools whose definitions grew (new tools included), the
+	// largest growth first.
+	Grew []ToolTokens `json:"grew,omitempty"`
+}
+
+// Changed reports whether the size changed.
+func (t *TokenChange) Changed() bool { return t != nil && t.Before != t.Now }
+
+// Growth reports whether the definitions grew: the context tax of every
+// request went up.
+func (t *TokenChange) Growth() bool { return t != nil && t.Now > t.Before }
+
+// ToolTokens is the size of one tool's definition in two runs.
+type ToolTokens struct {
+	Tool   string `json:"tool"`
+	Before int    `json:"before"`
+	Now    int    `json:"now"`
 }
 
 // ToolRef names a tool and the server that offers it.

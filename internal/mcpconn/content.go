@@ -74,7 +74,7 @@ func resourceHeader(uri, mime string, size int, note string) string {
 	if mime != "" {
 		parts = append(parts, mime)
 	}
-	parts = append(parts, thousands(size)+" bytes")
+	parts = append(parts, strconv.Itoa(size)+" bytes")
 	if note != "" {
 		parts = append(parts, note)
 	}
@@ -89,7 +89,7 @@ func linkText(l eval.ResourceLink, description string, size *int64) string {
 		parts = append(parts, l.MIMEType)
 	}
 	if size != nil {
-		parts = append(parts, thousands(int(*size))+" bytes")
+		parts = append(parts, strconv.FormatInt(*size, 10)+" bytes")
 	}
 	text := "[" + strings.Join(parts, ", ")
 	if description != "" {
@@ -127,13 +127,4 @@ func blobText(r mcp.BlobResourceContents) (string, bool) {
 func blobSize(b64 string) int {
 	b64 = strings.TrimSpace(b64)
 	return max(0, len(b64)/4*3+len(b64)%4*3/4-(len(b64)-len(strings.TrimRight(b64, "="))))
-}
-
-// thousands formats n as 100,000.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

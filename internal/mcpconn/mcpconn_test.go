@@ -196,7 +196,7 @@ func TestResultTextSanitises(t *testing.T) {
 				mcp.ResourceLink{Type: "resource_link", URI: "demo://resource/text/2", Name: "Text Resource 2", MIMEType: "text/plain",
 					Description: "a plaintext resource", Size: ptr(int64(2048))},
 			}},
-			want: `[resource link "Text Resource 2" <demo://resource/text/2>, text/plain, 2,048 bytes: a plaintext resource]`,
+			want: `[resource link "Text Resource 2" <demo://resource/text/2>, text/plain, 2048 bytes: a plaintext resource]`,
 		},
 		{
 			name: "a blob without padding and a large one",
@@ -204,7 +204,7 @@ func TestResultTextSanitises(t *testing.T) {
 				mcp.NewEmbeddedResource(mcp.BlobResourceContents{URI: "mem://a", Blob: "YWI"}),
 				mcp.NewEmbeddedResource(mcp.BlobResourceContents{URI: "mem://b/", Blob: strings.Repeat("AAAA", 1000) + "YQ=="}),
 			}},
-			want: "[resource a <mem://a>, 2 bytes, binary, not shown]\n[resource b <mem://b/>, 3,001 bytes, binary, not shown]",
+			want: "[resource a <mem://a>, 2 bytes, binary, not shown]\n[resource b <mem://b/>, 3001 bytes, binary, not shown]",
 		},
 		{
 			name: "structured content when there is no content",

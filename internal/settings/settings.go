@@ -46,7 +46,15 @@ type Settings struct {
 	// MaxTools is the most a request may offer (0: no limit).
 	Tools    []string
 	MaxTools int
-	Out      string
+	// MaxToolTokens bounds the tokens of the tool definitions a request
+	// sends (0: no limit); Roots are the directories offered to the
+	// servers as the client's roots (none: a stdio server's working
+	// directory); FollowLinks offers the model a tool to read the
+	// resources tool results link to.
+	MaxToolTokens int
+	Roots         []string
+	FollowLinks   bool
+	Out           string
 	Cache    string
 	Model    string
 	// Models are the models to evaluate, side by side (-models); one model
@@ -135,6 +143,9 @@ var settings = []setting{
 	{"servers-file", "EVAL_SERVERS_FILE", "", "MCP servers from a client configuration file (.mcp.json, claude_desktop_config.json: the mcpServers object); -server names the ones to use (default: all)"},
 	{"tools", "EVAL_TOOLS", "", "tools offered to the model, comma-separated patterns: get_gene_* (by name), memory/* (a server's tools, by its short name), !pattern leaves tools out (default: every tool of every server)"},
 	{"max-tools", "EVAL_MAX_TOOLS", "128", "most tools a request may offer (OpenAI's limit is 128); a run offering more stops before its first case, naming the servers (0: no limit)"},
+	{"max-tool-tokens", "EVAL_MAX_TOOL_TOKENS", "0", "most tokens the tool definitions sent with every request may take, in the evaluated model's encoding; a run above it stops before its first case, naming the largest tools (0: no limit)"},
+	{"roots", "EVAL_ROOTS", "", "directories offered to the MCP servers as the client's roots, comma-separated (relative to the project root); default: a stdio server's working directory (its servers-file cwd)"},
+	{"follow-links", "EVAL_FOLLOW_LINKS", "true", "offer the model a read_resource_link tool once a tool result returned a resource link (false: links are only shown)"},
 	{"out", "EVAL_OUT", DefaultOut, "output directory: each run writes into <out>/runs/<id>, and <out>/latest names the newest finished one"},
 	{"cache", "EVAL_CACHE", defaultCache, "result cache file"},
 	{"model", "EVAL_MODEL", "", "model to evaluate (default: google/gemini-2.5-flash on OpenRouter, gpt-4.1-mini on OpenAI)"},
@@ -340,6 +351,16 @@ func build(root string, v, origin map[string]string, lookup func(string) (string
 	st.MaxRetries = intSetting("max-retries", 0)
 	st.MaxRecovery = intSetting("max-recovery", 0)
 	st.MaxTools = intSetting("max-tools", 0)
+	st.MaxToolTokens = intSetting("max-tool-tokens", 0)
+	st.FollowLinks = boolSetting("follow-links")
+	for _, r := range strings.Split(v["roots"], ",") {
+		switch r = strings.TrimSpace(r); {
+		case strings.HasPrefix(r, "file://"):
+			st.Roots = append(st.Roots, r)
+		case r != "":
+			st.Roots = append(st.Roots, abs(root, r))
+		}
+	}
 	for _, p := range strings.Split(v["tools"], ",") {
 		if p = strings.TrimSpace(p); p != "" {
 			st.Tools = append(st.Tools, p)

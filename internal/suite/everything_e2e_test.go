@@ -137,8 +137,10 @@ func TestToolStatsOnTheReferenceServer(t *testing.T) {
 				assert.Equal(t, srv.Surface[i].Name, st.Name)
 			}
 			echo, sumTool := stats["echo"], stats["get-sum"]
-			assert.Equal(t, eval.ToolStats{Name: "echo", Calls: 1, Cases: 1, PassShare: 1}, zeroMeasures(echo))
+			assert.Equal(t, eval.ToolStats{Name: "echo", Calls: 1, Cases: 1, PassShare: 1,
+				Parameters: []eval.ParameterUse{{Name: "message", Required: true, Calls: 1}}}, zeroMeasures(echo))
 			assert.Positive(t, echo.ResultTokensMax)
+			assert.Positive(t, echo.DefinitionTokens)
 			assert.Equal(t, 2, sumTool.Calls)
 			assert.Equal(t, 1, sumTool.Errors)
 			assert.Equal(t, 1, sumTool.ArgumentErrors, "a string where the schema wants a number")
@@ -155,7 +157,7 @@ func TestToolStatsOnTheReferenceServer(t *testing.T) {
 // zeroMeasures leaves out what a run measures (time, tokens) to compare
 // the counts.
 func zeroMeasures(st eval.ToolStats) eval.ToolStats {
-	st.LatencyP50MS, st.LatencyP95MS, st.ResultTokensP50, st.ResultTokensMax = 0, 0, 0, 0
+	st.LatencyP50MS, st.LatencyP95MS, st.ResultTokensP50, st.ResultTokensMax, st.DefinitionTokens = 0, 0, 0, 0, 0
 	return st
 }
 

@@ -147,7 +147,7 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		s.checksCal = labelled.ChecksCalibration(st.Cases, st.Labels, st.Root, cases)
 	}
 
-	specs, opts := st.Servers, mcpconn.Options{CallTimeout: st.ToolTimeout, ReconnectFor: st.CaseTimeout, Tools: st.Tools}
+	specs, opts := st.Servers, mcpconn.Options{CallTimeout: st.ToolTimeout, ReconnectFor: st.CaseTimeout, Tools: st.Tools, Roots: st.Roots}
 	for _, spec := range specs {
 		s.servers = append(s.servers, spec.Display())
 	}
@@ -170,7 +170,14 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 			s.redactor.String(err.Error()), strings.Join(s.tools.ServerNames(), ", "))
 	}
 	s.toolHash = s.tools.Hash()
-	s.toolStats = toolstats.New(s.toolServers(), st.MaxTokens, s.limitCounter)
+	s.toolStats = toolstats.New(s.toolServers(s.definitionCounter()), st.MaxTokens, s.limitCounter)
+	if err := s.checkDefinitionTokens(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	for _, n := range s.tools.Notices() {
+		fmt.Fprintln(log, "mcpeval: notice:", s.redactor.String(n))
+	}
 
 	s.limiter = llm.NewLimiter(st.Concurrency)
 	if !st.Reference {
@@ -308,13 +315,14 @@ func (s *Suite) keyWith(c eval.Case, model string, repeat int, toolsHash string)
 	in := cache.KeyInput{
 		Question: c.Input, Expected: c.Expected,
 		Expectations: struct {
-			Kind        eval.Kind       `json:"kind"`
-			Checks      eval.Checks     `json:"checks"`
-			CheckRules  int             `json:"check_rules"`
-			Tools       eval.ToolExpect `json:"tools"`
-			Budget      eval.Budget     `json:"budget"`
-			MaxRecovery int             `json:"max_recovery,omitempty"`
-		}{c.Kind, c.Checks, evalcase.CheckVersion, c.Tools, c.Budget, s.maxRecovery(c)},
+			Kind        eval.Kind          `json:"kind"`
+			Checks      eval.Checks        `json:"checks"`
+			CheckRules  int                `json:"check_rules"`
+			Tools       eval.ToolExpect    `json:"tools"`
+			Budget      eval.Budget        `json:"budget"`
+			MaxRecovery int                `json:"max_recovery,omitempty"`
+			Elicitation []eval.ElicitReply `json:"elicitation,omitempty"`
+		}{c.Kind, c.Checks, evalcase.CheckVersion, c.Tools, c.Budget, s.maxRecovery(c), c.Elicitation},
 		// The key holds no secret: the URL's credentials are left out.
 		Model: model, BaseURL: s.redactor.String(st.BaseURL), SystemPrompt: s.systemPrompt(c),
 		MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens, ToolsHash: toolsHash, Repeat: repeat,
@@ -516,7 +524,10 @@ func (s *Suite) score(c eval.Case, rec eval.Record, tr *agent.Transcript) eval.M
 func (s *Suite) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *agent.Transcript {
 	st := s.Settings
 	cfg := agent.Config{Model: rec.Model, SystemPrompt: st.SystemPrompt, MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens,
-		LimitCounter: s.limitCounter, Counter: s.counters[rec.Model], Prices: s.prices}
+		LimitCounter: s.limitCounter, Counter: s.counters[rec.Model], Prices: s.prices, FollowLinks: st.FollowLinks}
+	if replies := evalcase.Replies(c.Elicitation); replies != nil {
+		ctx = mcpconn.WithReplier(ctx, replies)
+	}
 	var tr *agent.Transcript
 	var err error
 	switch {
