@@ -55,8 +55,8 @@ type Settings struct {
 	Roots         []string
 	FollowLinks   bool
 	Out           string
-	Cache    string
-	Model    string
+	Cache         string
+	Model         string
 	// Models are the models to evaluate, side by side (-models); one model
 	// when only Model is named. Model is the first.
 	Models []string
