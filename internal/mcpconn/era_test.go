@@ -237,3 +237,36 @@ func TestTasksExtension(t *testing.T) {
 	assert.Equal(t, []eval.Elicitation{{Message: "Which colour?", Fields: []string{"colour"}, Action: eval.ElicitAccept,
 		Content: map[string]any{"colour": "teal"}, Scripted: true}}, res.Elicitations)
 }
+
+// An elicitation no case scripted, on a connection that does not say which
+// call asks, belongs to the call still waiting once the others have ended;
+// when several still wait, it is recorded on each, saying so.
+func TestUnscriptedElicitationFindsItsCall(t *testing.T) {
+	t.Parallel()
+	set := connectStdio(t, modeLegacy, Options{})
+	slow := make(chan Result, 1)
+	go func() {
+		res, err := set.Call(context.Background(), "slow", map[string]any{"ms": 300})
+		assert.NoError(t, err)
+		slow <- res
+	}()
+	time.Sleep(50 * time.Millisecond) // the slow call is in flight
+	res := call(t, set, "ask", map[string]any{"field": "name"})
+	require.Len(t, res.Elicitations, 1)
+	assert.Empty(t, res.Elicitations[0].Note, "tied to the call once the slow one ended")
+	assert.Empty(t, (<-slow).Elicitations)
+
+	both := make(chan Result, 2)
+	for range 2 {
+		go func() {
+			res, err := set.Call(context.Background(), "ask", map[string]any{"field": "name"})
+			assert.NoError(t, err)
+			both <- res
+		}()
+	}
+	for range 2 {
+		res := <-both
+		require.NotEmpty(t, res.Elicitations)
+		assert.Contains(t, res.Elicitations[0].Note, "calls were in flight on a connection that does not say which call asks")
+	}
+}

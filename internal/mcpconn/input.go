@@ -128,15 +128,24 @@ type calls struct {
 	mu     sync.Mutex
 	active []*pending
 	tasks  map[string]*pending // by task id
+	ended  chan struct{}       // closed, and replaced, when a call ends
 	// exclusive lets a call whose case scripted replies run alone on a
 	// connection that cannot tie a request to its call.
 	exclusive sync.RWMutex
 }
 
+// attributionWait bounds how long a request that several calls may have
+// made waits for all but one of them to end: the call that asks cannot
+// end before it is answered.
+const attributionWait = 2 * time.Second
+
 // begin registers a call in flight; the function returned ends it.
 func (cs *calls) begin(p *pending) func() {
 	cs.mu.Lock()
 	cs.active = append(cs.active, p)
+	if cs.ended == nil {
+		cs.ended = make(chan struct{})
+	}
 	cs.mu.Unlock()
 	return func() {
 		cs.mu.Lock()
@@ -146,6 +155,31 @@ func (cs *calls) begin(p *pending) func() {
 			if q == p {
 				delete(cs.tasks, id)
 			}
+		}
+		close(cs.ended)
+		cs.ended = make(chan struct{})
+	}
+}
+
+// narrow waits, up to attributionWait, until at most one of the calls is
+// still in flight, and returns those that are.
+func (cs *calls) narrow(ctx context.Context, candidates []*pending) []*pending {
+	deadline := time.NewTimer(attributionWait)
+	defer deadline.Stop()
+	for {
+		cs.mu.Lock()
+		live := slices.DeleteFunc(slices.Clone(candidates), func(p *pending) bool { return !slices.Contains(cs.active, p) })
+		ended := cs.ended
+		cs.mu.Unlock()
+		if len(live) <= 1 {
+			return live
+		}
+		select {
+		case <-ended:
+		case <-deadline.C:
+			return live
+		case <-ctx.Done():
+			return live
 		}
 	}
 }
@@ -177,14 +211,18 @@ func (cs *calls) elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.E
 		return p.answer(req.Params, ""), nil
 	}
 	owners := cs.owners(relatedTask(req.Params.Meta))
+	if len(owners) > 1 {
+		// Several calls, none of whose cases scripted replies (a scripted
+		// one runs alone): the one that asks is the one still waiting.
+		owners = cs.narrow(ctx, owners)
+	}
 	switch len(owners) {
 	case 0: // no call in flight: nobody to ask
 		return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionDecline}}, nil
 	case 1:
 		return owners[0].answer(req.Params, ""), nil
 	}
-	// Several calls, none of whose cases scripted replies (a scripted one
-	// runs alone): declined, and recorded on each.
+	// Still several: declined, and recorded on each.
 	note := fmt.Sprintf("asked while %d calls were in flight on a connection that does not say which call asks", len(owners))
 	var res *mcp.ElicitationResult
 	for _, p := range owners {
