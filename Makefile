@@ -11,14 +11,16 @@
 #                    labelled answers (calibration.json, shown by the report)
 #   make bench       benchmarks with a table of measured values against targets
 #   make clean-runs  delete all but the KEEP newest runs (default 10)
+#   make generate    a test function per category (evaltest/categories_test.go)
 #
-# Each run writes into <out>/runs/<id>/ (EVAL_OUT, default evaltest/out);
-# <out>/latest names the newest finished run. make eval and make ci read
-# every setting (EVAL_*, the provider's variables, the .env file) as go test
-# does: cmd/mcpeval resolves them with the suite's own code.
+# Each target but test, test-ollama and bench is a go tool mcpeval command (go
+# tool mcpeval help lists them all). Each run writes into <out>/runs/<id>/ (EVAL_OUT,
+# default evaltest/out); <out>/latest names the newest finished run. make eval
+# and make ci read every setting (EVAL_*, the provider's variables, the .env
+# file) as go test does: mcpeval resolves them with the suite's own code.
 
 GO       ?= go
-MCPEVAL   = $(GO) run ./cmd/mcpeval
+MCPEVAL   = $(GO) tool mcpeval
 EVALFLAGS ?=
 KEEP     ?= 10
 
@@ -49,13 +51,13 @@ ci:
 	$(MCPEVAL) ci $(if $(BASELINE),-baseline $(BASELINE)) -- $(EVALFLAGS)
 
 clean-runs:
-	$(GO) run ./cmd/evalreport -clean-runs $(KEEP)
+	$(MCPEVAL) runs prune -keep $(KEEP)
 
 calibrate:
-	$(GO) run ./cmd/evalcalibrate $(EVALFLAGS)
+	$(MCPEVAL) calibrate $(EVALFLAGS)
 
 generate:
-	$(GO) run ./cmd/evalgen -cases cases -o evaltest/categories_test.go
+	$(MCPEVAL) generate -cases cases -o evaltest/categories_test.go
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./...

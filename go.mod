@@ -40,4 +40,7 @@ require (
 	golang.org/x/tools v0.36.0 // indirect
 )
 
-tool gotest.tools/gotestsum
+tool (
+	github.com/mcpeval/mcpeval/cmd/mcpeval
+	gotest.tools/gotestsum
+)

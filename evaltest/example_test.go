@@ -13,7 +13,7 @@ import (
 // categories with a test function of their own; in a module it is the
 // variable of categories_test.go, which
 //
-//	//go:generate go tool evalgen -cases ../cases -o categories_test.go
+//	//go:generate go tool mcpeval generate -cases ../cases -o categories_test.go
 //
 // writes from the case files (mcpeval init sets all of this up).
 var evaluation = evaltest.New(evaltest.Config{
@@ -42,7 +42,7 @@ func exampleTestGeneLookup(t *testing.T)      { evaluation.Run(t, "Gene Lookup")
 //
 // The cases are those of a YAML case file, as LoadCases reads them.
 func Example() {
-	cases, err := evaltest.LoadCases("../cmd/mcpeval/template/cases/sample.yaml.tmpl")
+	cases, err := evaltest.LoadCases("../cmd/mcpeval/internal/initcmd/template/cases/sample.yaml.tmpl")
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,13 +25,14 @@ import (
 	"github.com/mcpeval/mcpeval/internal/sampleserver"
 	"github.com/mcpeval/mcpeval/internal/selection"
 	"github.com/mcpeval/mcpeval/internal/settings"
+	"github.com/mcpeval/mcpeval/internal/shard"
 	"github.com/mcpeval/mcpeval/internal/suite"
 )
 
 // Config configures a Suite.
 type Config struct {
 	// Generated lists the categories that have a test function of their
-	// own (the file evalgen writes declares it); the others run under
+	// own (the file mcpeval generate writes declares it); the others run under
 	// RunOther.
 	Generated []string
 	// ServersFile, when set, is a client configuration file (.mcp.json:
@@ -62,7 +64,7 @@ const OtherCategoriesTest = "TestOtherCategories"
 //	func TestGeneMagic(t *testing.T)       { evaluation.Run(t, "Gene Magic") }
 type Suite struct {
 	config Config
-	run    *suite.Suite
+	run    *suite.Run
 	cases  []eval.Case
 	// names are the cases' subtest names and selected the cases that -run
 	// and -skip select, by case name.
@@ -74,7 +76,11 @@ type Suite struct {
 	runPattern, skipPattern *selection.Pattern
 	categoryOf              map[string]selection.Category
 	progress                *progress.Reporter
-	shard                   *shardState // nil unless the run is split (-shard k/n)
+	shard                   *shard.Split // nil unless the run is split (-shard k/n)
+	// repeats counts the calls of each category's test function: the
+	// n-th call (from 0) of go test -count=N is every case's repeat n.
+	repeatMu sync.Mutex
+	repeats  map[string]int
 }
 
 // New returns a Suite with the given configuration.
@@ -216,13 +222,7 @@ func (s *Suite) main(m *testing.M) int {
 		problems = append(problems, fmt.Sprintf("mcpeval: error: %d of the %d results could not be written to %s; the counts above include them",
 			unsaved, saved+unsaved, filepath.Join(s.run.RunDir, eval.RecordsFile)))
 	}
-	if err := s.run.WriteMetrics(); err != nil {
-		problems = append(problems, "mcpeval: error: "+err.Error())
-	}
-	if err := s.run.WriteSummary(sum); err != nil {
-		problems = append(problems, "mcpeval: error: "+err.Error())
-	}
-	if err := s.run.Close(); err != nil {
+	for _, err := range s.run.Finish(sum) {
 		problems = append(problems, "mcpeval: error: "+err.Error())
 	}
 	for _, line := range suite.Gates(sum, st) {
@@ -231,7 +231,7 @@ func (s *Suite) main(m *testing.M) int {
 	notices := []string{}
 	if after := s.run.FailedFast(); after != "" {
 		notices = append(notices, fmt.Sprintf("mcpeval: notice: -failfast: no case started after %q failed (%d skipped)", after, s.progress.Counts().Skipped))
-	} else if reason := s.run.Aborted(); reason != "" {
+	} else if reason := sum.Stopped; reason != "" {
 		problems = append(problems, "mcpeval: error: run stopped: "+reason)
 	}
 	if len(problems) > 0 {
@@ -415,55 +415,96 @@ func widenParallel(concurrency, cases int) {
 func (s *Suite) Run(t *testing.T, category string) {
 	t.Parallel()
 	markUncacheable()
+	repeat := s.nextRepeat(t)
 	cases := s.casesOf(category)
 	if len(cases) == 0 {
 		t.Skipf("no loaded case has category %q", category)
 	}
 	for _, c := range cases {
 		if s.selected[c.Name] {
-			s.runModels(t, c)
+			s.runModels(t, c, repeat)
 		}
 	}
 }
 
+// nextRepeat returns how many times t's test function ran before in this
+// process: go test -count=N runs every test function N times, one after
+// the other, and the n-th time (from 0) runs every case's repeat n, an
+// independent run with its own cache entry.
+func (s *Suite) nextRepeat(t *testing.T) int {
+	s.repeatMu.Lock()
+	defer s.repeatMu.Unlock()
+	if s.repeats == nil {
+		s.repeats = map[string]int{}
+	}
+	n := s.repeats[t.Name()]
+	s.repeats[t.Name()] = n + 1
+	return n
+}
+
 // runModels runs a case as a subtest: with one model, the case's own; with
-// several (-models), one subtest per model below it.
-func (s *Suite) runModels(t *testing.T, c eval.Case) {
+// several (-models), one subtest per model below it. The models of a case
+// run side by side (suite.RunModels): started together, they meet the
+// provider at the same time, and a budget admits or refuses them together.
+func (s *Suite) runModels(t *testing.T, c eval.Case, repeat int) {
 	models := s.models()
 	all := len(models)
-	if models = s.shardModels(c, models); len(models) == 0 {
+	if models = s.shardModels(c, models, repeat); len(models) == 0 {
 		return // of a split run, another shard's
 	}
 	if all == 1 {
-		t.Run(s.names[c.Name], func(t *testing.T) { s.runCase(t, c, models[0].model) })
+		t.Run(s.names[c.Name], func(t *testing.T) {
+			t.Parallel()
+			s.report(t, s.runCase(t, c, repeat, models[0].model))
+		})
 		return
 	}
 	t.Run(s.names[c.Name], func(t *testing.T) {
 		t.Parallel()
+		// -run and -skip may name the model's subtest; go test runs the
+		// selected category's function whole (see selectCases).
+		var chosen []model
+		var names, tests []string
 		for _, m := range models {
-			// -run and -skip may name the model's subtest; go test runs
-			// the selected category's function whole (see selectCases).
 			if s.categoryOf[c.Category].Selects(s.runPattern, s.skipPattern, evalcase.FuncName, s.names[c.Name], m.subtest) {
-				t.Run(m.subtest, func(t *testing.T) { s.runCase(t, c, m.model) })
+				chosen = append(chosen, m)
+				names, tests = append(names, m.model), append(tests, t.Name()+"/"+m.subtest)
 			}
+		}
+		outcomes := make([]caseOutcome, len(chosen))
+		if s.run.Aborted() != "" {
+			for i := range outcomes {
+				outcomes[i].skip = notRun
+			}
+		} else {
+			ctx, cancel := caseContext(t)
+			recs, errs := s.run.Case(ctx, c, repeat, names, tests)
+			cancel()
+			for i := range chosen {
+				outcomes[i] = outcomeOf(recs[i], errs[i])
+			}
+		}
+		for i, m := range chosen {
+			t.Run(m.subtest, func(t *testing.T) { s.report(t, outcomes[i]) })
 		}
 	})
 }
 
-// model is an evaluated model and the name of its subtests.
+// model is what a case runs with, one of the run's variants (an arm, or a
+// model: see suite.Run.Variants), and the name of its subtests.
 type model struct{ model, subtest string }
 
-// models returns the run's models with their subtest names: unique,
+// models returns the run's variants with their subtest names: unique,
 // without '/' and free of regexp metacharacters, so -run can select one
 // ("google/gemini-2.5-flash" is "google_gemini-2_5-flash").
 func (s *Suite) models() []model {
-	st := s.run.Settings
-	if st.Reference || len(st.Models) < 2 {
-		return []model{{model: st.Model}}
+	variants := s.run.Variants()
+	if len(variants) < 2 {
+		return []model{{model: variants[0]}}
 	}
-	out := make([]model, len(st.Models))
-	for i, name := range otherSubtests(st.Models) {
-		out[i] = model{st.Models[i], name}
+	out := make([]model, len(variants))
+	for i, name := range otherSubtests(variants) {
+		out[i] = model{variants[i], name}
 	}
 	return out
 }
@@ -477,6 +518,7 @@ func (s *Suite) RunOther(t *testing.T) {
 	}
 	t.Parallel()
 	markUncacheable()
+	repeat := s.nextRepeat(t)
 	other := s.otherCategoryNames()
 	if len(other) == 0 {
 		t.Skip("every loaded category has a test function of its own")
@@ -493,7 +535,7 @@ func (s *Suite) RunOther(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			for _, c := range cases {
-				s.runModels(t, c)
+				s.runModels(t, c, repeat)
 			}
 		})
 	}
@@ -517,32 +559,56 @@ var errTestTimeout = errors.New("go test -timeout is about to expire: finished c
 // run prints why it stopped once, at its end.
 const notRun = "not run: the run stopped (why is the last line of the run's output)"
 
-func (s *Suite) runCase(t *testing.T, c eval.Case, model string) {
-	t.Parallel()
-	ev := s.run
-	if ev.Aborted() != "" {
-		s.progress.Done(progress.Skipped)
-		t.Skip(notRun)
+// caseOutcome is what running a case with a model gave: its record, or
+// why it was skipped.
+type caseOutcome struct {
+	rec  eval.Record
+	skip string
+}
+
+// runCase runs a case with one model in its subtest t.
+func (s *Suite) runCase(t *testing.T, c eval.Case, repeat int, model string) caseOutcome {
+	if s.run.Aborted() != "" {
+		return caseOutcome{skip: notRun}
 	}
-	ctx := context.Background()
+	ctx, cancel := caseContext(t)
+	defer cancel()
+	recs, errs := s.run.Case(ctx, c, repeat, []string{model}, []string{t.Name()})
+	return outcomeOf(recs[0], errs[0])
+}
+
+// caseContext is the context of a case's runs: it ends shortly before go
+// test's -timeout would, so that the cases running end as errors that say
+// to raise it.
+func caseContext(t *testing.T) (context.Context, context.CancelFunc) {
 	if deadline, ok := t.Deadline(); ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadlineCause(ctx, deadline.Add(-5*time.Second), errTestTimeout)
-		defer cancel()
+		return context.WithDeadlineCause(context.Background(), deadline.Add(-5*time.Second), errTestTimeout)
 	}
-	rec, err := ev.Run(ctx, c, model, t.Name())
+	return context.WithCancel(context.Background())
+}
+
+// outcomeOf reads what suite.Run returned: a record, or why the case was
+// skipped.
+func outcomeOf(rec eval.Record, err error) caseOutcome {
 	var skip *suite.SkipError
 	switch {
 	case errors.As(err, &skip):
-		s.progress.Done(progress.Skipped)
-		t.Skip(skip.Reason)
+		return caseOutcome{skip: skip.Reason}
 	case err != nil:
-		s.progress.Done(progress.Skipped)
-		t.Skip(notRun)
+		return caseOutcome{skip: notRun}
 	case rec.Status == eval.NotRun:
-		s.progress.Done(progress.Skipped)
-		t.Skip(rec.Reason)
+		return caseOutcome{skip: rec.Reason}
 	}
+	return caseOutcome{rec: rec}
+}
+
+// report reports a case's outcome on its subtest and to the progress.
+func (s *Suite) report(t *testing.T, o caseOutcome) {
+	if o.skip != "" {
+		s.progress.Done(progress.Skipped)
+		t.Skip(o.skip)
+	}
+	rec := o.rec
 	t.Attr("eval.status", string(rec.Status))
 	t.Attr("eval.repeat", strconv.Itoa(rec.Repeat))
 	if rec.Cached {
@@ -552,7 +618,7 @@ func (s *Suite) runCase(t *testing.T, c eval.Case, model string) {
 	switch {
 	case rec.Status == eval.Pass:
 		t.Log(suite.FormatLine(rec))
-	case ev.Settings.Gated():
+	case s.run.Settings.Gated():
 		// With a pass-rate gate, the case's rate over its repeats decides
 		// (in Main), not each repeat.
 		t.Log(suite.FormatFailure(rec))

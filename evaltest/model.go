@@ -29,13 +29,57 @@ type (
 	Case = eval.Case
 	// Kind says how a case is answered: KindTool or KindCode.
 	Kind = eval.Kind
-	// Record is everything known about one evaluated case, one line of
-	// results.jsonl.
+	// Record is everything known about one run of a case, one line of
+	// results.jsonl. Its fields, with their JSON names:
+	//
+	//	Name, Category string        name, category: the case's
+	//	Test string                  test: the go test name of its subtest (TestCategory/Case)
+	//	File string, Line int        file, line: where the case is
+	//	Kind Kind                    kind: "tool" or "code"
+	//	Status Status                status: pass, fail, error, token_limit, cut, undecided, not_run
+	//	Cached bool                  cached: reused from the result cache, not run now
+	//	Reference bool               reference: the answer came from the reference agent
+	//	Model string, Repeat int     model, repeat: the run of the case (see CaseRun)
+	//	Arm string                   arm: the arm of the run (-arms), "" without arms
+	//	Question, Expected string    question, expected: from the case file
+	//	Response string              response: the model's final answer
+	//	ResponseBytes int            response_bytes: the answer's full size when it was stored cut
+	//	Verdict string               verdict: "yes" or "no" from the judge, "" without one
+	//	Reason string                reason: why the status (the judge's reason, the failed check, the error)
+	//	JudgeRaw string              judge_raw: the judge's reply when it was unclear
+	//	Judges []JudgeVerdict        judges: each judge's own verdict and reason
+	//	JudgeDisagreement bool       judge_disagreement: the judges did not all agree
+	//	Checks []CheckResult         checks: each deterministic check and its outcome
+	//	ToolCalls []ToolCall         tool_calls: every tool call, its arguments and its result
+	//	Conversation []Message       conversation: the messages, in OpenAI's shape, as sent
+	//	Usage Usage                  usage: tokens, requests, retries and cost of the agent and judge
+	//	JudgeUsage *Usage            judge_usage: the judge's part of usage
+	//	Seconds float64              seconds: the run's wall time
+	//	JudgeModel string            judge_model: the judge model(s)
+	//	StartedAt time.Time          started_at: when the run started
+	//	ServerStderr string          server_stderr: the server's stderr when it failed the case
+	//	Metrics *Metrics             metrics: the six metrics; nil for an error
 	Record = eval.Record
+	// CaseRun names one run of a case: Name, Model and Repeat (from 0,
+	// of go test -count=N). Record.CaseRun returns a record's.
+	CaseRun = eval.CaseRun
 	// Status is a case's outcome: Pass, Fail, TokenLimit, Error or
 	// Undecided.
 	Status = eval.Status
-	// ToolCall is one tool call of a record, with its result.
+	// ToolCall is one tool call of a record, with its result. Its fields,
+	// with their JSON names:
+	//
+	//	ID string                    id: the call's id in the conversation
+	//	Name, Server string          name, server: the tool's own name and its server's short name
+	//	Arguments string             arguments: the JSON arguments the model sent
+	//	Result string                result: what the server returned
+	//	IsError bool                 is_error: the result is an error
+	//	ArgumentsBytes, ResultBytes  arguments_bytes, result_bytes: full sizes of texts stored cut
+	//	NotRun bool                  not_run: the call never reached a server
+	//	Refused bool                 refused: the server answered with an error instead of a result
+	//	DurationMS float64           duration_ms: the call's time
+	//	ResultTokens int             result_tokens: the result's size in tokens (cl100k_base)
+	//	Execution *CodeExecution     execution: what a code-running tool reported
 	ToolCall = eval.ToolCall
 	// JudgeVerdict is one judge's verdict and reason in a record.
 	JudgeVerdict = eval.JudgeVerdict

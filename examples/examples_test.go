@@ -182,7 +182,7 @@ func newCluster(t *testing.T, stubURL string, keys []string) *cluster {
 	require.NoError(t, copyTree(root, c.image, trackedFiles(t, root)))
 	for _, build := range [][]string{
 		{"go", "test", "-c", "-o", "evaltest/evaltest.test", "./evaltest"},
-		{"go", "build", "-o", c.bin + "/", "./cmd/evalreport", "./cmd/evalcache"},
+		{"go", "build", "-o", c.bin + "/", "./cmd/mcpeval"},
 	} {
 		cmd := exec.Command(build[0], build[1:]...)
 		cmd.Dir = c.image

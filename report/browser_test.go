@@ -490,6 +490,19 @@ func TestRepeatedRunInBrowser(t *testing.T) {
 	for _, m := range marks {
 		assert.Regexp(t, `^mark m-\w+ mark m-\w+ \d/2$`, m, "two runs, two marks")
 	}
+	rates := jsEval[[]string](p, `[...document.querySelectorAll('#cases tbody td[data-key="rate"]')].map(td => td.textContent)`)
+	require.Len(t, rates, 4, "a pass rate column with repeats")
+	withK := 0
+	for _, r := range rates {
+		assert.Regexp(t, `^\d+\.\d%(pass@2 \d\.\d\d · pass\^2 \d\.\d\d)?$`, r, "each case's pass rate, and pass@k and pass^k over the runs that ran")
+		if strings.Contains(r, "pass@2") {
+			withK++
+		}
+	}
+	assert.Positive(t, withK)
+	if len(d.Run.Overall.PassAtK) > 1 {
+		assert.Regexp(t, `pass@2 \d\.\d\d · pass\^2 \d\.\d\d, the means over the cases`, jsEval[string](p, `document.querySelector('.rate-card').textContent`))
+	}
 
 	var slow, slowRun int
 	for i, g := range d.Groups {
@@ -500,6 +513,7 @@ func TestRepeatedRunInBrowser(t *testing.T) {
 	p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#cases tr[data-id="%d"]`, slow))))
 	p.waitFor(`!document.getElementById('detail').hidden`)
 	assert.Equal(t, []string{"1", "2"}, jsEval[[]string](p, `[...document.querySelectorAll('#runs .run-btn')].map(b => b.textContent)`))
+	assert.Regexp(t, `pass@k1: \d\.\d\d, 2: \d\.\d\d`, jsEval[string](p, `document.querySelector('#detail .facts').textContent`))
 	p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#runs .run-btn[data-run="%d"]`, slowRun))))
 	p.waitFor(fmt.Sprintf(`document.querySelector('#runs .run-btn[data-run="%d"]')?.getAttribute('aria-pressed') === 'true'`, slowRun))
 	assert.Equal(t, []string{"not run", ""}, jsEval[[]string](p,
@@ -600,21 +614,33 @@ func TestModelsInBrowser(t *testing.T) {
 	chromiumPath(t)
 	dir := t.TempDir()
 	var recs []eval.Record
+	judge := eval.Usage{TotalTokens: 20, CostUSD: 0.0005, Requests: 1}
 	for i := range 6 {
 		name := fmt.Sprintf("case <b>%d</b>", i)
-		for _, model := range []string{"model/<script>window.__xss=9</script>", "good-model"} {
+		for _, model := range []string{"model/<script>window.__xss=9</script>", "good-model", "free-model", "late-model"} {
 			status := eval.Pass
 			if model != "good-model" && i < 3 {
 				status = eval.Fail
 			}
-			recs = append(recs, eval.Record{Name: name, Category: "Genes", Test: "TestGenes/case_" + fmt.Sprint(i) + "/" + model,
-				Model: model, Status: status, Seconds: float64(i), Usage: eval.Usage{TotalTokens: 100, CostUSD: 0.001, Requests: 1}})
+			usage := eval.Usage{TotalTokens: 120, CostUSD: 0.0015, Requests: 2}
+			if model == "free-model" {
+				usage = eval.Usage{TotalTokens: 120, CostUSD: 0.0005, Requests: 2, Unpriced: 1} // only the judge's request had a price
+			}
+			if model == "late-model" {
+				status, usage = eval.NotRun, eval.Usage{} // the budget was spent first
+			}
+			rec := eval.Record{Name: name, Category: "Genes", Test: "TestGenes/case_" + fmt.Sprint(i) + "/" + model,
+				Model: model, Status: status, Seconds: float64(i), Usage: usage, JudgeModel: "judge-model"}
+			if status != eval.NotRun {
+				rec.JudgeUsage = &judge
+			}
+			recs = append(recs, rec)
 		}
 	}
 	writeRecords(t, dir, recs...)
 	d, err := Load(dir, nil)
 	require.NoError(t, err)
-	require.Len(t, d.Models, 2)
+	require.Len(t, d.Models, 4)
 	path := filepath.Join(t.TempDir(), "report.html")
 	writeFile(t, path, d)
 	p := openBrowser(t)
@@ -622,14 +648,25 @@ func TestModelsInBrowser(t *testing.T) {
 	p.open(path)
 	p.screenshot("models", "#models")
 
-	assert.Equal(t, []string{"good-model", "model/<script>window.__xss=9</script>"},
-		jsEval[[]string](p, `[...document.querySelectorAll('#leaderboard tbody tr')].map(tr => tr.dataset.model)`), "sorted by pass rate")
-	assert.Contains(t, jsEval[string](p, `document.querySelector('#leaderboard tbody tr').textContent`), "100.0%")
-	assert.Equal(t, 2, jsEval[int](p, `document.querySelectorAll('#rate-chart rect').length`))
-	assert.Equal(t, 2, jsEval[int](p, `document.querySelectorAll('#cost-chart circle').length`))
+	assert.Equal(t, []string{"good-model", "model/<script>window.__xss=9</script>", "free-model", "late-model"},
+		jsEval[[]string](p, `[...document.querySelectorAll('#leaderboard tbody tr')].map(tr => tr.dataset.model)`), "sorted by pass rate, a model without runs last")
+	rows := jsEval[[]string](p, `[...document.querySelectorAll('#leaderboard tbody tr')].map(tr => tr.textContent)`)
+	assert.Contains(t, rows[0], "100.0%")
+	assert.Contains(t, rows[0], "$0.0060", "the model's own cost: the judge's is apart")
+	assert.Contains(t, rows[0], "$0.0010", "per pass")
+	assert.Contains(t, rows[2], "unpriced", "no price: unpriced, not $0")
+	assert.NotContains(t, rows[2], "$0.0000")
+	assert.Contains(t, rows[3], "no run (6 not run)")
+	assert.Equal(t, "Judge judge-model: $0.0090 for 18 requests, counted once here and not in the models' costs.",
+		jsEval[string](p, `document.getElementById('judge-cost').textContent`))
+	assert.Contains(t, jsEval[string](p, `document.querySelector('.meta').textContent`), "Judge cost$0.0090 for 18 requests of judge-model")
+	assert.Equal(t, 3, jsEval[int](p, `document.querySelectorAll('#rate-chart rect').length`), "the models that ran")
+	assert.Equal(t, 2, jsEval[int](p, `document.querySelectorAll('#cost-chart circle').length`), "the priced models")
+	assert.Contains(t, jsEval[string](p, `document.querySelector('#cost-chart').parentNode.textContent`), "unpriced, not shown: free-model")
 	assert.Contains(t, jsEval[string](p, `document.querySelector('#model-pairs tbody').textContent`), "0.250", "McNemar p of 3 to 0")
 	p.do(chromedp.Click(chromedp.CSS(`#matrix summary`)))
 	p.waitFor(`document.querySelectorAll('#matrix tbody tr').length === 6`)
+	assert.Contains(t, jsEval[string](p, `document.querySelector('#model-pairs tbody').textContent`), "free-model vs good-model")
 	p.do(chromedp.Click(chromedp.CSS(`#matrix tbody tr td.clickable`)))
 	p.waitFor(`!document.getElementById('detail').hidden`)
 	assert.Contains(t, jsEval[string](p, `document.querySelector('#detail h2').textContent`), "case <b>")
@@ -712,5 +749,64 @@ func TestNoticesInBrowser(t *testing.T) {
 	assert.NotContains(t, jsEval[string](p, `document.getElementById('problems').textContent`), "Gene Magic")
 	assert.NotEqual(t, jsEval[string](p, `getComputedStyle(document.querySelector('#problems h2')).color`),
 		jsEval[string](p, `getComputedStyle(document.querySelector('#notices h2')).color`), "a notice is not shown as a problem")
+	p.assertClean()
+}
+
+// TestArmsInBrowser opens the report of a run of arms: the leaderboard
+// names each arm's tools and their tokens, the pairs carry their adjusted
+// p and uplift, and what the arms change is listed: the server over no
+// server, then the tools left out, the costliest first.
+func TestArmsInBrowser(t *testing.T) {
+	chromiumPath(t)
+	dir := t.TempDir()
+	arms := []struct {
+		name   string
+		passes int // of 10 cases
+		info   eval.ArmInfo
+	}{
+		{"no-server", 0, eval.ArmInfo{Model: "m", NoServer: true}},
+		{"server", 10, eval.ArmInfo{Model: "m"}},
+		{"server-without-get_gene", 4, eval.ArmInfo{Model: "m", Base: "server", Hidden: "get_gene"}},
+		{"server-without-<b>x</b>", 9, eval.ArmInfo{Model: "m", Base: "server", Hidden: "<b>x</b>"}},
+	}
+	var recs []eval.Record
+	sum := eval.Summary{Model: "m"}
+	for _, a := range arms {
+		for i := range 10 {
+			status := eval.Fail
+			if i < a.passes {
+				status = eval.Pass
+			}
+			recs = append(recs, eval.Record{Name: fmt.Sprintf("case %d", i), Category: "Genes", Model: "m", Arm: a.name,
+				Test: fmt.Sprintf("TestGenes/case_%d/%s", i, a.name), Status: status, Usage: eval.Usage{TotalTokens: 10, Requests: 1}})
+		}
+		info := a.info
+		sum.Models = append(sum.Models, eval.ModelResult{Model: a.name, Arm: &info, Tools: 35, ToolTokens: 4064})
+	}
+	writeRecords(t, dir, recs...)
+	data, err := json.Marshal(sum)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, eval.SummaryFile), data, 0o644))
+	d, err := Load(dir, nil)
+	require.NoError(t, err)
+	require.Len(t, d.ArmEffects, 3)
+	path := filepath.Join(t.TempDir(), "report.html")
+	writeFile(t, path, d)
+	p := openBrowser(t)
+	p.cases = len(d.Groups)
+	p.open(path)
+	p.screenshot("arms", "#models")
+
+	assert.Equal(t, "Arms", jsEval[string](p, `document.querySelector('#models h2').textContent`))
+	assert.Contains(t, jsEval[string](p, `document.querySelector('#leaderboard tbody tr').textContent`), "35 (4,064)", "tools and their tokens per request")
+	effects := jsEval[[]string](p, `[...document.querySelectorAll('#arm-effects tbody tr')].map(tr => tr.textContent)`)
+	require.Len(t, effects, 3)
+	assert.Contains(t, effects[0], "server over no-server (no server)")
+	assert.Contains(t, effects[0], "+100.0")
+	assert.Contains(t, effects[1], "leaving get_gene out of server")
+	assert.Contains(t, effects[1], "-60.0", "the costliest absence first")
+	assert.Contains(t, effects[2], "leaving <b>x</b> out of server", "names are text, never markup")
+	assert.Contains(t, effects[2], "-10.0")
+	assert.Contains(t, jsEval[string](p, `document.querySelector('#model-pairs thead').textContent`), "Adjusted p")
 	p.assertClean()
 }

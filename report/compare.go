@@ -14,20 +14,22 @@ import (
 // Comparison is a run compared with a baseline run, case by case.
 type Comparison struct {
 	Base, Current eval.Summary
-	// Alpha is the significance level of the tests.
+	// Alpha is the regression gate's level: how often it fails on two runs
+	// of an unchanged model, at most (see stats.RegressionGate).
 	Alpha float64
 	// Cases holds every case of either run, regressions first.
 	Cases []CaseDiff
 	// Categories holds the pass rate of each category in both runs.
 	Categories []CategoryDelta
-	// Regressed and Fixed count the paired cases that passed in the
-	// baseline and fail now, and the other way round; McNemarP is the
-	// exact McNemar test of those counts.
+	// Regressed and Fixed count the paired cases that passed (most of
+	// their runs) in the baseline and fail now, and the other way round.
 	Regressed, Fixed int
-	McNemarP         float64
-	// Significant is true when the run is significantly worse: the paired
-	// cases regressed significantly (McNemarP < Alpha, more regressions
-	// than fixes), or some case's repeats did (its FisherP < Alpha).
+	// Gate is the regression gate's decision over the paired cases: the
+	// run-level test and the counts of cases tested and flagged; each
+	// case's verdict is on its CaseDiff.
+	Gate stats.GateResult
+	// Significant is true when the gate fails: the run is significantly
+	// worse as a whole, or some case is flagged.
 	Significant bool
 	// Tools is how the tool surface changed since the baseline; nil when
 	// it did not, or a run did not record it.
@@ -54,11 +56,13 @@ type CaseDiff struct {
 	// ToolsChanged is true when the case called other tools, or in
 	// another order.
 	ToolsChanged bool
-	// FisherP is the Fisher exact test of the case's passes and fails in
-	// the two runs (meaningful with repeats); Significant is true for a
-	// drop in pass rate with FisherP below the level.
-	FisherP     float64
-	Significant bool
+	// P is the one-sided Fisher exact test that the case passes less often
+	// now, AdjustedP the same after the correction for the cases tested
+	// (1 when the case was not tested: its counts could not show a
+	// significant drop); Significant is true when the gate flags the case.
+	P, AdjustedP float64
+	Tested       bool
+	Significant  bool
 	// ToolChanges are the changes of the tool surface among the tools the
 	// case called in either run, which may explain a change of outcome:
 	// "get_gene: input schema changed".
@@ -85,18 +89,18 @@ type CategoryDelta struct {
 	CurrentCases  int
 }
 
-// Compare compares the run cur with the baseline base. Cases are matched
-// by name and model. Runs that share no case are not comparable: that is
-// an error.
+// Compare compares the run cur with the baseline base and applies the
+// regression gate at level alpha. Cases are matched by name and model.
+// Runs that share no case are not comparable: that is an error.
 func Compare(base, cur *Data, alpha float64) (*Comparison, error) {
 	if !(alpha > 0 && alpha < 1) {
 		return nil, fmt.Errorf("significance level %v: must be between 0 and 1", alpha)
 	}
-	type key struct{ name, model string }
+	type key = eval.CaseRun // a case with a model, over its repeats
 	outcomes := func(d *Data) (map[key]*CaseOutcome, map[key]Group) {
 		out, groups := map[key]*CaseOutcome{}, map[key]Group{}
 		for _, g := range d.Groups {
-			k := key{g.Name, g.Model}
+			k := key{Name: g.Name, Model: g.Model}
 			out[k] = outcomeOf(g, d.Cases)
 			groups[k] = g
 		}
@@ -123,7 +127,7 @@ func Compare(base, cur *Data, alpha float64) (*Comparison, error) {
 		keys[k] = true
 	}
 	for k := range keys {
-		d := CaseDiff{Name: k.name, Model: k.model, Base: bo[k], Current: co[k], FisherP: 1}
+		d := CaseDiff{Name: k.Name, Model: k.Model, Base: bo[k], Current: co[k], P: 1, AdjustedP: 1}
 		if g, ok := cg[k]; ok {
 			d.Category = g.Category
 		} else {
@@ -146,9 +150,6 @@ func Compare(base, cur *Data, alpha float64) (*Comparison, error) {
 			default:
 				d.Change = Unchanged
 			}
-			b, n := d.Base, d.Current
-			d.FisherP = stats.Fisher(b.Passes, b.Runs-b.Passes, n.Passes, n.Runs-n.Passes)
-			d.Significant = n.Rate < b.Rate && d.FisherP < alpha
 		}
 		if d.Change != Unchanged {
 			d.ToolChanges = tooldiff.Explain(c.Tools, calledTools(d))
@@ -160,13 +161,40 @@ func Compare(base, cur *Data, alpha float64) (*Comparison, error) {
 		return cmp.Or(cmp.Compare(order[a.Change], order[b.Change]), strings.Compare(a.Category, b.Category),
 			strings.Compare(a.Name, b.Name), strings.Compare(a.Model, b.Model))
 	})
-	c.McNemarP = stats.McNemar(c.Regressed, c.Fixed)
-	c.Significant = c.Regressed > c.Fixed && c.McNemarP < alpha
-	for _, d := range c.Cases {
-		c.Significant = c.Significant || d.Significant
-	}
+	c.applyGate()
 	c.Categories = categoryDeltas(c.Cases)
 	return c, nil
+}
+
+// applyGate runs the regression gate over the cases both runs ran and
+// marks each case's verdict.
+func (c *Comparison) applyGate() {
+	var paired []int
+	var counts []stats.CaseCounts
+	for i, d := range c.Cases {
+		if d.Base != nil && d.Current != nil {
+			paired = append(paired, i)
+			counts = append(counts, stats.CaseCounts{BaseRuns: d.Base.Runs, BasePasses: d.Base.Passes, Runs: d.Current.Runs, Passes: d.Current.Passes})
+		}
+	}
+	c.Gate = stats.RegressionGate(counts, c.Alpha)
+	for j, i := range paired {
+		v, d := c.Gate.Cases[j], &c.Cases[i]
+		d.P, d.AdjustedP, d.Tested, d.Significant = v.P, v.AdjustedP, v.Tested, v.Flagged
+	}
+	c.Gate.Cases = nil // on the cases
+	c.Significant = c.Gate.Significant
+}
+
+// Flagged returns the cases the gate flagged.
+func (c *Comparison) Flagged() []CaseDiff {
+	var out []CaseDiff
+	for _, d := range c.Cases {
+		if d.Significant {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // toolChanges compares the tool surfaces the two runs recorded; nil when

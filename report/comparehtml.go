@@ -42,6 +42,12 @@ var compareTemplate = template.Must(template.New("compare").Funcs(template.FuncM
 		}
 		return string(o.Status)
 	},
+	"worse": func(worse bool) string {
+		if worse {
+			return "worse"
+		}
+		return "not worse"
+	},
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -57,10 +63,14 @@ var compareTemplate = template.Must(template.New("compare").Funcs(template.FuncM
 <div class="sub">{{.Current.RunID}} ({{.Current.Model}}) against the baseline {{.Base.RunID}} ({{.Base.Model}})</div>
 {{if .Significant}}<div class="verdict bad" id="verdict">Significant regression at level {{.Alpha}}</div>
 {{else}}<div class="verdict good" id="verdict">No significant regression at level {{.Alpha}}</div>{{end}}
+<p class="gate" id="gate">The run as a whole: {{worse .Gate.RunWorse}} ({{.Gate.Worse}} cases worse, {{.Gate.Better}} better; one-sided signed-rank p = {{p .Gate.RunP}}, level {{.Gate.RunLevel}}).
+Cases flagged: {{.Gate.Flagged}} of {{.Gate.Tested}} tested (one-sided Fisher p adjusted for a false discovery rate of {{.Gate.CaseLevel}}).
+At level {{.Alpha}}, two runs of an unchanged model fail this gate at most {{pct .Alpha}} of the time.</p>
 <dl>
 <div><dt>Regressions</dt><dd id="regressions">{{.Regressed}}</dd></div>
 <div><dt>Fixes</dt><dd>{{.Fixed}}</dd></div>
-<div><dt>McNemar p</dt><dd>{{p .McNemarP}}</dd></div>
+<div><dt>Signed-rank p</dt><dd>{{p .Gate.RunP}}</dd></div>
+<div><dt>Cases flagged</dt><dd id="flagged">{{.Gate.Flagged}} of {{.Gate.Tested}}</dd></div>
 <div><dt>New cases</dt><dd>{{.Count "new"}}</dd></div>
 <div><dt>Removed cases</dt><dd>{{.Count "removed"}}</dd></div>
 <div><dt>Tool trajectory changed</dt><dd>{{.ToolsChanged}}</dd></div>
@@ -86,11 +96,11 @@ var compareTemplate = template.Must(template.New("compare").Funcs(template.FuncM
 </table>
 <h2>Cases</h2>
 <table id="cases">
-<thead><tr><th>Change</th><th>Case</th><th>Category</th><th>Baseline</th><th>Now</th><th class="num">Fisher p</th><th>Tools (baseline / now)</th><th>Tool changes</th></tr></thead>
-<tbody>{{range .Cases}}{{if or (ne .Change "unchanged") .ToolsChanged}}<tr>
+<thead><tr><th>Change</th><th>Case</th><th>Category</th><th>Baseline</th><th>Now</th><th class="num">p</th><th class="num">Adjusted p</th><th>Tools (baseline / now)</th><th>Tool changes</th></tr></thead>
+<tbody>{{range .Cases}}{{if or (ne .Change "unchanged") .ToolsChanged .Significant}}<tr>
 <td class="{{.Change}}">{{.Change}}{{if .Significant}} <span class="sig">significant</span>{{end}}</td>
 <td>{{.Name}}{{if .Model}} [{{.Model}}]{{end}}</td><td>{{.Category}}</td>
-<td>{{outcome .Base}}</td><td>{{outcome .Current}}</td><td class="num">{{p .FisherP}}</td>
+<td>{{outcome .Base}}</td><td>{{outcome .Current}}</td><td class="num">{{.PText}}</td><td class="num">{{.AdjustedPText}}</td>
 <td class="tools">{{if .ToolsChanged}}{{tools .Base.Tools}}<br>{{tools .Current.Tools}}{{end}}</td>
 <td class="why">{{range .ToolChanges}}<div>{{.}}</div>{{end}}</td>
 </tr>

@@ -55,19 +55,18 @@ func worse(a, b eval.Status) bool {
 // group gathers the sorted cases into one group per case and model, in
 // the cases' order.
 func group(cases []Case) []Group {
-	type key struct{ name, model string }
-	index := map[key]int{}
+	index := map[eval.CaseRun]int{}
 	var groups []Group
 	for i, c := range cases {
-		k := key{c.Name, ""}
+		k := eval.CaseRun{Name: c.Name}
 		if c.Record != nil {
-			k.model = c.Record.Model
+			k.Model = c.Record.Variant()
 		}
 		gi, ok := index[k]
 		if !ok {
 			gi = len(groups)
 			index[k] = gi
-			groups = append(groups, Group{Name: c.Name, Category: c.Category, Model: k.model, Status: c.Status, Shown: i})
+			groups = append(groups, Group{Name: c.Name, Category: c.Category, Model: k.Model, Status: c.Status, Shown: i})
 		}
 		g := &groups[gi]
 		g.Runs = append(g.Runs, i)

@@ -293,6 +293,7 @@ func (in *inputs) build() *Data {
 	d.Groups = group(d.Cases)
 	d.Totals, d.Categories = count(d.Cases)
 	d.Models, d.ModelPairs = modelsOf(d.Cases, in.summary)
+	d.ArmEffects = stats.ArmEffects(d.Models, d.ModelPairs)
 	d.Run, d.FromSummary = in.run()
 	d.Trust = trustOf(d.Run, in.calibration)
 	d.Problems = append(in.packageProblems(), in.problems...)
@@ -533,6 +534,9 @@ func (in *inputs) run() (r eval.Summary, fromSummary bool) {
 		if r.Seconds == 0 {
 			r.Seconds = in.events.seconds()
 		}
+		if r.Judge == nil {
+			r.Judge = stats.Judge(in.records)
+		}
 		return r, true
 	}
 	r = eval.Summary{Started: in.events.first, Seconds: in.events.seconds()}
@@ -555,6 +559,8 @@ func (in *inputs) run() (r eval.Summary, fromSummary bool) {
 			r.Usage.Add(rec.Usage)
 		}
 	}
+	r.CostUSD = r.Usage.CostUSD
+	r.Judge = stats.Judge(in.records)
 	return r, false
 }
 
@@ -639,6 +645,17 @@ func modelsOf(cases []Case, summary *eval.Summary) ([]eval.ModelResult, []eval.M
 	models, pairs := stats.Models(records, order)
 	if len(models) < 2 {
 		return nil, nil
+	}
+	// What the records do not hold: the arm each variant is, and its tool
+	// surface.
+	if summary != nil {
+		for i := range models {
+			for _, m := range summary.Models {
+				if m.Model == models[i].Model {
+					models[i].Arm, models[i].Tools, models[i].ToolTokens = m.Arm, m.Tools, m.ToolTokens
+				}
+			}
+		}
 	}
 	return models, pairs
 }

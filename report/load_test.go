@@ -457,7 +457,7 @@ func TestLoadSummaryOfAnotherRun(t *testing.T) {
 				assert.Equal(t, "model-of-summary", d.Run.Model)
 				assert.Equal(t, tt.summary.Started, d.Run.Started)
 				assert.Equal(t, 2, d.Run.ServerRestarts)
-				assert.Equal(t, Metric{Name: "overall", Label: "Overall", Kind: Score, Value: 0.5}, d.MetricsSummary[0])
+				assert.Equal(t, Metric{Name: "overall", Label: "Overall", Kind: Score, Value: 0.5, Entries: 2}, d.MetricsSummary[0])
 				return
 			}
 			require.Len(t, d.Problems, 1)
@@ -482,9 +482,10 @@ func TestLoadNothingToReport(t *testing.T) {
 // The tiles come from the typed metrics summary: every average score once
 // (overall first, in the guide's order), then the counts and the rate.
 func TestLoadMetricsSummary(t *testing.T) {
-	score := func(name, label string, v float64) Metric {
-		return Metric{Name: name, Label: label, Kind: Score, Value: v}
+	score := func(name, label string, v float64, entries int) Metric {
+		return Metric{Name: name, Label: label, Kind: Score, Value: v, Entries: entries}
 	}
+	ptr := func(v float64) *float64 { return &v }
 	tests := []struct {
 		name    string
 		summary eval.MetricsSummary
@@ -492,26 +493,28 @@ func TestLoadMetricsSummary(t *testing.T) {
 	}{
 		{
 			name: "scores then counts",
-			summary: eval.MetricsSummary{Entries: 3, AverageOverallScore: 0.8646, ErrorsEncountered: 2,
-				TotalRecoveryAttempts: 3, SuccessfulRecoveries: 1, RecoverySuccessRate: 0.5,
-				AverageScores: map[string]float64{"correctness": 0.6667, "coverage": 0.8333, "performance": 1, "recovery": 1, "understanding": 1},
-				ByCategory:    map[string]eval.MetricsGroup{"A": {Entries: 3, AverageOverallScore: 0.1}}},
+			summary: eval.MetricsSummary{Entries: 3, AverageOverallScore: ptr(0.8646), ErrorsEncountered: 2,
+				TotalRecoveryAttempts: 3, SuccessfulRecoveries: 1, RecoverySuccessRate: ptr(0.5),
+				AverageScores:  map[string]float64{"correctness": 0.6667, "coverage": 0.8333, "performance": 1, "recovery": 1, "understanding": 1},
+				AverageEntries: map[string]int{"correctness": 3, "coverage": 2, "performance": 3, "recovery": 3, "understanding": 1},
+				ByCategory:     map[string]eval.MetricsGroup{"A": {Entries: 3, AverageOverallScore: ptr(0.1)}}},
 			want: []Metric{
-				score("overall", "Overall", 0.8646), score("correctness", "Correctness", 0.6667),
-				score("performance", "Performance", 1), score("understanding", "Understanding", 1),
-				score("coverage", "Coverage", 0.8333), score("recovery", "Recovery", 1),
+				score("overall", "Overall", 0.8646, 3), score("correctness", "Correctness", 0.6667, 3),
+				score("performance", "Performance", 1, 3), score("understanding", "Understanding", 1, 1),
+				score("coverage", "Coverage", 0.8333, 2), score("recovery", "Recovery", 1, 3),
 				{Name: "entries", Label: "Cases scored", Kind: Count, Value: 3},
 				{Name: "errors_encountered", Label: "Errors encountered", Kind: Count, Value: 2},
 				{Name: "total_recovery_attempts", Label: "Recovery attempts", Kind: Count, Value: 3},
 				{Name: "successful_recoveries", Label: "Successful recoveries", Kind: Count, Value: 1},
-				{Name: "recovery_success_rate", Label: "Recovery success rate", Kind: Rate, Value: 0.5},
+				{Name: "recovery_success_rate", Label: "Recovery success rate", Kind: Rate, Value: 0.5, Entries: 3},
 			},
 		},
 		{
-			name:    "a recovery rate without errors means nothing",
-			summary: eval.MetricsSummary{Entries: 1, AverageOverallScore: 1, AverageScores: map[string]float64{"quality": 0.5}},
+			name: "a recovery rate without errors means nothing",
+			summary: eval.MetricsSummary{Entries: 1, AverageOverallScore: ptr(1), AverageScores: map[string]float64{"quality": 0.5},
+				AverageEntries: map[string]int{"quality": 1}},
 			want: []Metric{
-				score("overall", "Overall", 1), score("quality", "Quality", 0.5),
+				score("overall", "Overall", 1, 1), score("quality", "Quality", 0.5, 1),
 				{Name: "entries", Label: "Cases scored", Kind: Count, Value: 1},
 				{Name: "errors_encountered", Label: "Errors encountered", Kind: Count, Value: 0},
 				{Name: "total_recovery_attempts", Label: "Recovery attempts", Kind: Count, Value: 0},

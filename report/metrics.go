@@ -56,13 +56,14 @@ func metricColumns(cases []Case) []string {
 }
 
 // metricTiles are the tiles of a metrics summary: the overall score and
-// every metric's average where it applied somewhere, then the counts and
-// the recovery success rate, which means nothing without recovery attempts.
+// every metric's average where it applied somewhere, each with the cases
+// it is over, then the counts and the recovery success rate, which means
+// nothing without recovery attempts.
 func metricTiles(s eval.MetricsSummary) []Metric {
-	tiles := []Metric{{Name: overall, Kind: Score, Value: s.AverageOverallScore}}
+	tiles := []Metric{valueTile(overall, Score, s.AverageOverallScore, s.Entries)}
 	for _, name := range eval.MetricNames {
 		if v, ok := s.AverageScores[name]; ok {
-			tiles = append(tiles, Metric{Name: name, Kind: Score, Value: v})
+			tiles = append(tiles, Metric{Name: name, Kind: Score, Value: v, Entries: s.AverageEntries[name]})
 		}
 	}
 	for i := range tiles {
@@ -73,8 +74,18 @@ func metricTiles(s eval.MetricsSummary) []Metric {
 		{Name: "errors_encountered", Label: "Errors encountered", Kind: Count, Value: float64(s.ErrorsEncountered)},
 		{Name: "total_recovery_attempts", Label: "Recovery attempts", Kind: Count, Value: float64(s.TotalRecoveryAttempts)},
 		{Name: "successful_recoveries", Label: "Successful recoveries", Kind: Count, Value: float64(s.SuccessfulRecoveries)},
-		{Name: "recovery_success_rate", Label: "Recovery success rate", Kind: Rate, Value: s.RecoverySuccessRate,
-			NotApplicable: s.TotalRecoveryAttempts == 0},
 	}
-	return slices.Concat(tiles, counts)
+	rate := valueTile("recovery_success_rate", Rate, s.RecoverySuccessRate, s.TotalRecoveryAttempts)
+	rate.Label = "Recovery success rate"
+	return slices.Concat(tiles, counts, []Metric{rate})
+}
+
+// valueTile is the tile of a value that may not apply (nil), taken over
+// entries.
+func valueTile(name string, kind MetricKind, v *float64, entries int) Metric {
+	m := Metric{Name: name, Kind: kind, Entries: entries, NotApplicable: v == nil}
+	if v != nil {
+		m.Value = *v
+	}
+	return m
 }

@@ -66,6 +66,9 @@ type Data struct {
 	// (stats.Models over the records); empty with one model.
 	Models     []eval.ModelResult
 	ModelPairs []eval.ModelPair
+	// ArmEffects are what the arms change (with -arms; see
+	// eval.ArmEffect).
+	ArmEffects []eval.ArmEffect
 	// History is the pass rate of the kept runs of the same case set,
 	// oldest first, this run included; empty when unknown.
 	History []HistoryPoint
@@ -161,6 +164,8 @@ type Metric struct {
 	// NotApplicable is true when the value means nothing, such as a
 	// recovery success rate without errors to recover from.
 	NotApplicable bool `json:"not_applicable,omitempty"`
+	// Entries is, for an average, how many cases it is taken over.
+	Entries int `json:"entries,omitempty"`
 }
 
 // MetricKind says how a metric's value reads.

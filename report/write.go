@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/stats"
 )
 
 var (
@@ -220,6 +221,7 @@ type overview struct {
 	// Models and ModelPairs compare the models (empty with one).
 	Models     []eval.ModelResult `json:"models"`
 	ModelPairs []eval.ModelPair   `json:"model_pairs"`
+	ArmEffects []eval.ArmEffect   `json:"arm_effects"`
 }
 
 // rowJSON is one case as the table shows it; long tool arguments are cut.
@@ -232,11 +234,15 @@ type rowJSON struct {
 	// Runs are the ids of the case's runs (their case-N blocks), by
 	// repeat; Shown is the run whose texts the row shows, Marks the runs'
 	// outcomes when there is more than one.
-	Runs            []int              `json:"runs"`
-	Shown           int                `json:"shown"`
-	Marks           []eval.Status      `json:"marks,omitempty"`
-	Passes          int                `json:"passes"`
-	Rate            float64            `json:"rate"`
+	Runs   []int         `json:"runs"`
+	Shown  int           `json:"shown"`
+	Marks  []eval.Status `json:"marks,omitempty"`
+	Passes int           `json:"passes"`
+	Rate   float64       `json:"rate"`
+	// PassAtK and PassHatK are the case's pass@k and pass^k for k = 1 to
+	// its runs, with repeats.
+	PassAtK         []float64          `json:"pass_at_k,omitempty"`
+	PassHatK        []float64          `json:"pass_hat_k,omitempty"`
 	Flaky           bool               `json:"flaky,omitempty"`
 	Status          eval.Status        `json:"status"`
 	Cached          bool               `json:"cached"`
@@ -287,6 +293,7 @@ func newOverview(d *Data) overview {
 		History:        append([]HistoryPoint{}, d.History...),
 		Models:         append([]eval.ModelResult{}, d.Models...),
 		ModelPairs:     append([]eval.ModelPair{}, d.ModelPairs...),
+		ArmEffects:     append([]eval.ArmEffect{}, d.ArmEffects...),
 	}
 	for _, name := range d.MetricNames {
 		o.MetricLabels = append(o.MetricLabels, metricLabels[name])
@@ -318,6 +325,11 @@ func newRow(id int, g Group, cases []Case) rowJSON {
 	if len(g.Runs) > 1 {
 		for _, i := range g.Runs {
 			row.Marks = append(row.Marks, cases[i].Status)
+		}
+		ran := len(g.Runs) - skipped(cases, g.Runs)
+		for k := 1; k <= ran; k++ {
+			row.PassAtK = append(row.PassAtK, stats.PassAtK(ran, g.Passes, k))
+			row.PassHatK = append(row.PassHatK, stats.PassHatK(ran, g.Passes, k))
 		}
 	}
 	for _, i := range g.Runs {

@@ -1,8 +1,10 @@
 package scoring
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +21,7 @@ const (
 	entityHPO        = "hpo"        // HP:0001250
 	entityMIM        = "mim"        // MIM:191170, OMIM 191170
 	entityEntrez     = "entrez"     // Entrez ID 7157
+	entityTerm       = "term"       // 'haemolytic anaemia', Rett syndrome
 	entityNumber     = "number"     // any other number
 )
 
@@ -34,18 +37,21 @@ var notGenes = []string{"DNA", "RNA", "MRNA", "CDNA", "OMIM", "MIM", "HPO", "HGV
 	"SIFT", "DGV", "DECIPHER", "DIOPT", "GTEX", "GNOMAD", "CLINVAR", "DBSNP", "DBNSFP", "NCBI",
 	"PMID", "PMC", "LOF", "ID", "IDS", "ACMG", "VUS", "SNP", "SNV", "CNV", "GWAS", "HG19", "HG38",
 	"GRCH37", "GRCH38", "MARRVEL", "API", "JSON", "GO", "MGI", "ZFIN", "RGD", "II", "III", "IV",
-	"UK", "USA", "OK", "FAQ", "PDF", "URL", "AND", "OR", "NOT", "TPM", "RPKM", "GENE", "MAF", "AF"}
+	"UK", "USA", "OK", "FAQ", "PDF", "URL", "AND", "OR", "NOT", "TPM", "RPKM", "GENE", "MAF", "AF",
+	"STRING", "LOEUF", "PHAROS", "GENO2MP", "PLI", "TDL"}
 
 // aminoAcids maps three-letter amino-acid codes to one letter.
 var aminoAcids = map[string]string{"ala": "a", "arg": "r", "asn": "n", "asp": "d", "cys": "c",
 	"gln": "q", "glu": "e", "gly": "g", "his": "h", "ile": "i", "leu": "l", "lys": "k", "met": "m",
 	"phe": "f", "pro": "p", "ser": "s", "thr": "t", "trp": "w", "tyr": "y", "val": "v", "ter": "*"}
 
-// findEntities returns the entities a question names: gene symbols, HGVS
-// variants, protein changes, rsIDs, chromosome positions, HPO terms,
-// MIM numbers, Entrez ids and other numbers. Each appears once.
+// findEntities returns the entities a question names: gene symbols (a
+// model organism's too, such as Trp53), HGVS variants, protein changes,
+// rsIDs, chromosome positions, HPO terms, MIM numbers, Entrez ids, terms
+// in quotes ('haemolytic anaemia'), named syndromes and diseases (Rett
+// syndrome) and other numbers. Each appears once.
 func findEntities(question string) []entity {
-	var out []entity
+	out := findTerms(question)
 	raw := strings.Fields(question)
 	for i, field := range raw {
 		text := trimToken(field)
@@ -92,10 +98,50 @@ func classifyEntity(text string) (kind, key string) {
 	if n, ok := canonicalNumber(text); ok {
 		return entityNumber, n
 	}
-	if isGeneSymbol(text) {
+	if isGeneSymbol(text) || modelOrganismSymbol.MatchString(text) {
 		return entityGene, low
 	}
 	return "", ""
+}
+
+// modelOrganismSymbol matches a gene symbol of mouse, rat or fish style:
+// an upper-case letter, lower-case letters and a number (Trp53, Brca1).
+var modelOrganismSymbol = regexp.MustCompile(`^[A-Z][a-z]{1,6}[0-9]{1,3}[a-z]?$`)
+
+// quotedTerm matches a phrase in quotes; namedCondition a syndrome or
+// disease named after a word (Rett syndrome, Alzheimer's disease).
+var (
+	quotedTerm     = regexp.MustCompile(`(?:^|[\s(])['"‘“]([^'"’”]{2,80}?)['"’”](?:$|[\s?.,;:!)])`)
+	namedCondition = regexp.MustCompile(`\b([A-Z][a-z]+(?:'s)?) (syndrome|disease)\b`)
+)
+
+// findTerms returns the phrases a question names as a whole: terms in
+// quotes and named syndromes or diseases.
+func findTerms(question string) []entity {
+	var out []entity
+	addTerm := func(text string) {
+		key := phraseKey(text)
+		if key != "" && !slices.ContainsFunc(out, func(e entity) bool { return e.key == key }) {
+			out = append(out, entity{Text: text, Kind: entityTerm, key: key})
+		}
+	}
+	for _, m := range quotedTerm.FindAllStringSubmatch(question, -1) {
+		addTerm(strings.TrimSpace(m[1]))
+	}
+	for _, m := range namedCondition.FindAllStringSubmatch(question, -1) {
+		if !slices.Contains([]string{"Which", "What", "The", "This", "That", "A", "An", "Each", "Any"}, m[1]) {
+			addTerm(m[0])
+		}
+	}
+	return out
+}
+
+// phraseKey is a phrase in lower case, its words separated by one space,
+// punctuation other than apostrophes and hyphens dropped.
+func phraseKey(s string) string {
+	return strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '-')
+	}), " ")
 }
 
 // numberKind names a number by the words before it: "Entrez ID 7157",
@@ -204,37 +250,63 @@ func isGeneSymbol(text string) bool {
 	return true
 }
 
-// argumentAtoms returns the canonical forms of everything in tool arguments
-// that an entity may match: every value, every word of every value, the parts
-// of words split at ':', '/', '=' and ',', each read as chromosome, number,
-// protein change or coordinate where it is one.
-func argumentAtoms(args map[string]any) map[string]bool {
-	atoms := map[string]bool{}
+// atomSet is what entities are compared with: the canonical forms of the
+// values, words and parts of words of tool arguments or results, and each
+// value as a phrase (see phraseKey).
+type atomSet struct {
+	atoms   map[string]bool
+	phrases []string
+}
+
+// argumentAtoms returns the atoms of tool arguments: every value, every
+// word of every value, the parts of words split at ':', '/', '=' and ',',
+// each read as chromosome, number, protein change or coordinate where it
+// is one.
+func argumentAtoms(args map[string]any) atomSet {
+	return atomsOf(flattenValues(args))
+}
+
+// resultAtoms returns the atoms of a tool result: of its JSON values, or of
+// its text when it is not JSON.
+func resultAtoms(result string) atomSet {
+	var v any
+	if err := json.Unmarshal([]byte(result), &v); err != nil {
+		return atomsOf([]string{result})
+	}
+	return atomsOf(flattenValues(v))
+}
+
+// atomsOf returns the atoms of values (see argumentAtoms).
+func atomsOf(values []string) atomSet {
+	set := atomSet{atoms: map[string]bool{}}
 	add := func(s string) {
 		s = trimToken(strings.TrimSpace(s))
 		if s == "" {
 			return
 		}
 		low := strings.ToLower(s)
-		atoms[low] = true
+		set.atoms[low] = true
 		if c, ok := strings.CutPrefix(low, "chr"); ok && isChromosome(c) {
-			atoms[canonicalChromosome(c)] = true
+			set.atoms[canonicalChromosome(c)] = true
 		}
 		if isChromosome(low) {
-			atoms[canonicalChromosome(low)] = true
+			set.atoms[canonicalChromosome(low)] = true
 		}
 		if c, ok := canonicalNumber(s); ok {
-			atoms[c] = true
+			set.atoms[c] = true
 		}
 		if c, ok := canonicalProtein(s); ok {
-			atoms[c] = true
+			set.atoms[c] = true
 		}
 		if c, ok := canonicalCoordinate(low); ok {
-			atoms[c] = true
+			set.atoms[c] = true
 		}
 	}
-	for _, v := range flattenValues(args) {
+	for _, v := range values {
 		add(v)
+		if p := phraseKey(v); p != "" {
+			set.phrases = append(set.phrases, " "+p+" ")
+		}
 		for _, w := range strings.Fields(v) {
 			add(w)
 			for _, part := range strings.FieldsFunc(w, func(r rune) bool { return strings.ContainsRune(":/=,", r) }) {
@@ -242,7 +314,15 @@ func argumentAtoms(args map[string]any) map[string]bool {
 			}
 		}
 	}
-	return atoms
+	return set
+}
+
+// merge adds the atoms and phrases of o.
+func (a *atomSet) merge(o atomSet) {
+	for k := range o.atoms {
+		a.atoms[k] = true
+	}
+	a.phrases = append(a.phrases, o.phrases...)
 }
 
 // flattenValues returns every scalar in a JSON-like value as text.
@@ -271,15 +351,24 @@ func flattenValues(v any) []string {
 	}
 }
 
-// found reports whether the entity reaches the argument atoms. A position
-// also matches when its chromosome and position are separate arguments.
-func (e entity) found(atoms map[string]bool) bool {
-	if atoms[e.key] {
+// found reports whether the entity is among the atoms. A position also
+// matches when its chromosome and position are separate values; a term
+// matches a value that holds its words in order.
+func (e entity) found(set atomSet) bool {
+	if set.atoms[e.key] {
 		return true
 	}
-	if e.Kind == entityCoordinate {
+	switch e.Kind {
+	case entityCoordinate:
 		chrom, pos, _ := strings.Cut(e.key, ":")
-		return atoms[chrom] && atoms[pos]
+		return set.atoms[chrom] && set.atoms[pos]
+	case entityTerm:
+		return slices.ContainsFunc(set.phrases, func(p string) bool { return strings.Contains(p, " "+e.key+" ") })
 	}
 	return false
 }
+
+// identifies is true for the entities a tool result can tie to what a
+// call asked for (a gene to its Entrez id, a variant to its gene): every
+// kind but plain numbers, which results hold by the hundred.
+func (e entity) identifies() bool { return e.Kind != entityNumber }

@@ -86,6 +86,9 @@ func ScoreCode(c CodeCase) eval.Metrics {
 	if len(attempts) > 0 {
 		final = attempts[len(attempts)-1]
 	}
+	if len(attempts) == 0 {
+		return noCode(maxAttempts)
+	}
 	var facts *eval.CodeFacts
 	if final.Execution != nil {
 		facts = final.Execution.Facts
@@ -105,6 +108,26 @@ func ScoreCode(c CodeCase) eval.Metrics {
 		PromptUnderstanding: codeUnderstanding(c.Question, s, facts),
 		RequirementCoverage: codeCoverage(c.Question, s, facts),
 		ErrorRecovery:       codeRecovery(attempts, maxAttempts),
+	}
+	m.Overall = overallScore(m.Scores())
+	return m
+}
+
+// noCode is the metrics of a code case whose model ran no code:
+// there is nothing to credit, so every metric of the code scores 0, and
+// recovery, with nothing run that could fail, does not apply.
+func noCode(maxAttempts int) eval.Metrics {
+	const missing = "no code was written"
+	m := eval.Metrics{
+		Kind:        eval.KindCode,
+		Correctness: codeCorrectness(false, false, false),
+		Quality:     &eval.QualityMetric{Details: eval.QualityDetails{UnsafePatterns: []string{}, Imports: []string{}}},
+		Performance: eval.PerformanceMetric{Details: &eval.PerformanceDetails{}},
+		PromptUnderstanding: eval.UnderstandingMetric{Details: &eval.UnderstandingDetails{ExtractedColumns: []string{},
+			MentionedColumns: []string{}, StatisticalOperations: []string{}, RequestedOperations: []string{},
+			NLPatterns: []string{}, RequestedPatterns: []string{}}},
+		RequirementCoverage: eval.CoverageMetric{Details: &eval.CoverageDetails{MissingRequirements: []string{missing}, Requirements: []string{}}},
+		ErrorRecovery:       eval.RecoveryMetric{NotApplicable: true, MaxRecoveryAttempts: maxAttempts, RecoveryDetails: []eval.RecoveryAttempt{}},
 	}
 	m.Overall = overallScore(m.Scores())
 	return m

@@ -178,26 +178,33 @@ func TestSummarize(t *testing.T) {
 	// Upstream divided error-free entries by failing ones: (4-2)/... here
 	// the rate is the guide's successful recoveries / attempts, and the
 	// share of errors recovered is a rate of its own.
-	assert.Equal(t, 0.3333, s.RecoverySuccessRate, "1 successful recovery in 3 attempts")
+	assert.Equal(t, 0.3333, value(t, s.RecoverySuccessRate), "1 successful recovery in 3 attempts")
 	assert.Equal(t, 1, s.RecoveredErrors)
-	assert.Equal(t, 0.5, s.ErrorRecoveryRate, "1 of 2 errors recovered")
+	assert.Equal(t, 0.5, value(t, s.ErrorRecoveryRate), "1 of 2 errors recovered")
 	assert.InDelta(t, (recovered.ErrorRecovery.RecoveryScore+unrecovered.ErrorRecovery.RecoveryScore+1+1)/4,
-		s.AverageRecoveryScore, 1e-4)
+		value(t, s.AverageRecoveryScore), 1e-4)
+	assert.Equal(t, 4, s.RecoveryEntries)
 	assert.InDelta(t, (recovered.PromptUnderstanding.Score+clean.PromptUnderstanding.Score+tool.PromptUnderstanding.Score)/3,
-		s.AverageUnderstandingScore, 1e-4, "the unrecovered case's code was never read")
-	assert.InDelta(t, (recovered.RequirementCoverage.Score+clean.RequirementCoverage.Score)/2, s.AverageCoverageScore, 1e-4,
+		value(t, s.AverageUnderstandingScore), 1e-4, "the unrecovered case's code was never read")
+	assert.Equal(t, 3, s.UnderstandingEntries)
+	assert.Equal(t, 3, s.AverageEntries[eval.MetricUnderstanding])
+	assert.InDelta(t, (recovered.RequirementCoverage.Score+clean.RequirementCoverage.Score)/2, value(t, s.AverageCoverageScore), 1e-4,
 		"the tool case states no requirement")
+	assert.Equal(t, 2, s.CoverageEntries)
 	assert.InDelta(t, (recovered.Overall.Score+unrecovered.Overall.Score+clean.Overall.Score+tool.Overall.Score)/4,
-		s.AverageOverallScore, 1e-4)
+		value(t, s.AverageOverallScore), 1e-4)
 
 	assert.Equal(t, 3, s.ByCategory["Counts"].Entries)
+	assert.Equal(t, 2, s.ByCategory["Counts"].AverageEntries[eval.MetricCoverage])
 	assert.Equal(t, 1, s.ByKind[eval.KindTool].Entries)
 	assert.NotContains(t, s.ByKind[eval.KindTool].AverageScores, eval.MetricQuality, "quality applies to no tool case")
-	assert.InDelta(t, tool.Overall.Score, s.ByCategory["Genes"].AverageOverallScore, 1e-4)
-	assert.InDelta(t, (recovered.Overall.Score+unrecovered.Overall.Score)/2, s.ByModel["m1"].AverageOverallScore, 1e-4)
+	assert.InDelta(t, tool.Overall.Score, value(t, s.ByCategory["Genes"].AverageOverallScore), 1e-4)
+	assert.InDelta(t, (recovered.Overall.Score+unrecovered.Overall.Score)/2, value(t, s.ByModel["m1"].AverageOverallScore), 1e-4)
 
 	empty := Summarize(nil)
-	assert.Equal(t, 0.0, empty.RecoverySuccessRate)
+	assert.Nil(t, empty.RecoverySuccessRate, "no attempts: no rate")
+	assert.Nil(t, empty.AverageOverallScore)
+	assert.Nil(t, empty.AverageCoverageScore)
 	assert.Equal(t, 0, empty.Entries)
 }
 
@@ -220,9 +227,9 @@ func TestSummarizeSuccessesNeverAboveAttempts(t *testing.T) {
 	assert.Equal(t, 3, s.TotalRecoveryAttempts, "two retries and one code fix")
 	assert.Equal(t, 2, s.SuccessfulRecoveries)
 	assert.LessOrEqual(t, s.SuccessfulRecoveries, s.TotalRecoveryAttempts)
-	assert.Equal(t, 0.6667, s.RecoverySuccessRate)
+	assert.Equal(t, 0.6667, value(t, s.RecoverySuccessRate))
 	assert.Equal(t, 2, s.RecoveredErrors)
-	assert.Equal(t, 0.5, s.ErrorRecoveryRate)
+	assert.Equal(t, 0.5, value(t, s.ErrorRecoveryRate))
 	assert.False(t, workedAround.ErrorRecovery.RecoverySuccess)
 	assert.Equal(t, 0, workedAround.ErrorRecovery.RecoveryAttemptsCount)
 }
@@ -238,8 +245,8 @@ func TestSummarizeRateNeverAboveOne(t *testing.T) {
 	entries = append(entries, eval.MetricsEntry{Kind: eval.KindCode, Metrics: failing})
 	s := Summarize(entries)
 	assert.Equal(t, 1, s.ErrorsEncountered)
-	assert.Equal(t, 0.0, s.RecoverySuccessRate)
-	assert.LessOrEqual(t, s.RecoverySuccessRate, 1.0)
+	assert.Nil(t, s.RecoverySuccessRate, "no recovery attempts: no rate")
+	assert.Equal(t, 0.0, value(t, s.ErrorRecoveryRate))
 }
 
 func TestScoreCodeRunningCodeParses(t *testing.T) {
@@ -247,4 +254,101 @@ func TestScoreCodeRunningCodeParses(t *testing.T) {
 	assert.True(t, m.Correctness.Details.Parses)
 	assert.True(t, m.Quality.Details.SyntaxValid)
 	assert.Equal(t, 1.0, m.Correctness.Score)
+}
+
+// value is a summary value that must be there.
+func value(t *testing.T, v *float64) float64 {
+	t.Helper()
+	require.NotNil(t, v)
+	return *v
+}
+
+// metrics.json follows the metrics guide: each entry carries the guide's
+// blocks at the top level, with its field names; a metric that does not
+// apply is null, never 0.
+func TestMetricsEntryInTheGuidesShape(t *testing.T) {
+	code := ScoreCode(CodeCase{Question: "How many rows?", Attempts: []eval.Attempt{
+		ran("result = len(df)", &eval.CodeFacts{Parsed: true, Operations: []string{"len"}}, 0.001)}, ResultMatches: true})
+	tool := ScoreTool(eval.Case{}, eval.Record{Question: "Is it raining?", Response: "no", Status: eval.Pass})
+	b, err := json.Marshal([]eval.MetricsEntry{
+		{Case: "rows", Category: "Counts", Kind: eval.KindCode, Model: "m", Metrics: code},
+		{Case: "rain", Category: "Weather", Kind: eval.KindTool, Model: "m", Metrics: tool},
+	})
+	require.NoError(t, err)
+	var entries []map[string]any
+	require.NoError(t, json.Unmarshal(b, &entries))
+
+	e := entries[0]
+	for _, block := range []string{"correctness", "quality", "performance", "prompt_understanding", "requirement_coverage", "error_recovery", "overall"} {
+		assert.Contains(t, e, block)
+	}
+	assert.NotContains(t, e, "metrics", "the blocks are not nested")
+	assert.Equal(t, "code", e["kind"])
+	pu := e["prompt_understanding"].(map[string]any)
+	assert.InDelta(t, code.PromptUnderstanding.Score, pu["understanding_score"], 1e-12)
+	for _, field := range []string{"column_extraction_score", "nl_parsing_score", "statistical_understanding_score", "extracted_columns", "mentioned_columns", "statistical_operations"} {
+		assert.Contains(t, pu["details"], field)
+	}
+	rc := e["requirement_coverage"].(map[string]any)
+	assert.Contains(t, rc, "coverage_score")
+	for _, field := range []string{"filter_conditions_coverage", "groupby_columns_coverage", "sorting_coverage", "join_conditions_coverage", "missing_requirements"} {
+		assert.Contains(t, rc["details"], field)
+	}
+	er := e["error_recovery"].(map[string]any)
+	for _, field := range []string{"has_error", "error_message", "recovery_attempts_count", "recovery_success", "recovery_success_rate", "error_fix_quality", "recovery_score", "recovery_details"} {
+		assert.Contains(t, er, field)
+	}
+	assert.Nil(t, er["recovery_success_rate"], "no error, no attempts: no rate")
+	assert.Equal(t, 1.0, er["recovery_score"])
+
+	rain := entries[1]
+	assert.Nil(t, rain["prompt_understanding"].(map[string]any)["understanding_score"], "the question names nothing to check")
+	assert.Equal(t, true, rain["prompt_understanding"].(map[string]any)["not_applicable"])
+	assert.Nil(t, rain["requirement_coverage"].(map[string]any)["coverage_score"], "the case states no requirement")
+	assert.NotContains(t, rain, "quality")
+}
+
+// A code case whose model ran no code has nothing to credit: 0 on every
+// metric of the code, and no recovery to score.
+func TestScoreCodeWithoutCode(t *testing.T) {
+	m := ScoreCode(CodeCase{Question: "What is the average salary by department?", ResultMatches: false})
+	assert.False(t, m.PromptUnderstanding.NotApplicable)
+	assert.Zero(t, m.PromptUnderstanding.Score)
+	assert.False(t, m.RequirementCoverage.NotApplicable)
+	assert.Zero(t, m.RequirementCoverage.Score)
+	assert.Equal(t, []string{"no code was written"}, m.RequirementCoverage.Details.MissingRequirements)
+	assert.True(t, m.ErrorRecovery.NotApplicable, "nothing ran that could fail")
+	assert.Zero(t, m.Overall.Score)
+	assert.Contains(t, m.Overall.NotApplicable, eval.MetricRecovery)
+
+	// Ten answers without code among nineteen pull the average down.
+	good := ScoreCode(CodeCase{Question: "How many rows?", Attempts: []eval.Attempt{
+		ran("result = len(df)", &eval.CodeFacts{Parsed: true, Operations: []string{"len"}}, 0.001)}, ResultMatches: true})
+	var entries []eval.MetricsEntry
+	for i := range 19 {
+		e := eval.MetricsEntry{Kind: eval.KindCode, Metrics: good}
+		if i < 10 {
+			e.Metrics = m
+		}
+		entries = append(entries, e)
+	}
+	s := Summarize(entries)
+	assert.Equal(t, 19, s.UnderstandingEntries)
+	assert.InDelta(t, 9*good.PromptUnderstanding.Score/19, value(t, s.AverageUnderstandingScore), 1e-4)
+	assert.Equal(t, 9, s.RecoveryEntries)
+}
+
+// A run whose cases state no requirement has no coverage average: null,
+// over no entry, and absent from average_scores.
+func TestSummarizeWithoutCoverage(t *testing.T) {
+	tool := ScoreTool(eval.Case{}, eval.Record{Question: "Does TP53 matter?", Response: "yes", Status: eval.Pass,
+		ToolCalls: []eval.ToolCall{call("get_gene_by_symbol", map[string]any{"gene_symbol": "TP53"})}})
+	b, err := json.Marshal(eval.MetricsFileSummary{Summary: Summarize([]eval.MetricsEntry{{Kind: eval.KindTool, Metrics: tool}})})
+	require.NoError(t, err)
+	var file struct{ Summary map[string]any }
+	require.NoError(t, json.Unmarshal(b, &file))
+	assert.Nil(t, file.Summary["average_coverage_score"])
+	assert.Equal(t, 0.0, file.Summary["coverage_entries"])
+	assert.NotContains(t, file.Summary["average_scores"], "coverage")
+	assert.Equal(t, 1.0, file.Summary["understanding_entries"])
 }

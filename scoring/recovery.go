@@ -22,8 +22,10 @@ const (
 // only the first maxAttempts recovery attempts count (maxAttempts <= 0 means
 // defaultMaxRecoveryAttempts), and none after the first success.
 //
-// No error (attempts[0] succeeded, or no attempts): has_error false, score
-// 1.0, success rate 0 (nothing to recover). With an error, scoring starts at
+// No error (attempts[0] succeeded): has_error false, score 1.0, no success
+// rate or fix quality (nothing to recover; written as null). A case without
+// code has no recovery to score at all (see noCode). With an error, scoring
+// starts at
 // the first failure, with the guide's definitions:
 //
 //	recovery_success_rate = successful recoveries / recovery attempts
@@ -33,7 +35,7 @@ const (
 //
 // An attempt's fix quality is 1.0 on success, 0.5 when its error class
 // differs from the error it set out to fix (progress), 0.1 when the class is
-// the same; the rate and the mean are 0 without attempts. As the loop stops
+// the same; without attempts the rate and the mean do not apply. As the loop stops
 // at the first success, a case has at most one successful recovery, so its
 // rate is 1/attempts when it recovered and 0 when not: the guide's example
 // (a failed fix, then a good one) has rate 1/2. Up to 6 allowed attempts,

@@ -2,8 +2,9 @@ package scoring
 
 import "github.com/mcpeval/mcpeval/internal/eval"
 
-// Summarize aggregates the metrics of many cases. Averages of
-// understanding and coverage skip entries where they do not apply.
+// Summarize aggregates the metrics of many cases. Each average is taken
+// over the entries where its metric applies, with their number; over none
+// it is absent (null).
 func Summarize(entries []eval.MetricsEntry) eval.MetricsSummary {
 	s := eval.MetricsSummary{Entries: len(entries), ByCategory: map[string]eval.MetricsGroup{}, ByKind: map[eval.Kind]eval.MetricsGroup{},
 		ByModel: map[string]eval.MetricsGroup{}}
@@ -30,17 +31,13 @@ func Summarize(entries []eval.MetricsEntry) eval.MetricsSummary {
 			}
 		}
 	}
-	s.AverageScores = all.averages()
-	s.AverageUnderstandingScore = s.AverageScores[eval.MetricUnderstanding]
-	s.AverageCoverageScore = s.AverageScores[eval.MetricCoverage]
-	s.AverageRecoveryScore = s.AverageScores[eval.MetricRecovery]
+	s.AverageScores, s.AverageEntries = all.averages(), all.counts
+	s.AverageUnderstandingScore, s.UnderstandingEntries = all.average(eval.MetricUnderstanding)
+	s.AverageCoverageScore, s.CoverageEntries = all.average(eval.MetricCoverage)
+	s.AverageRecoveryScore, s.RecoveryEntries = all.average(eval.MetricRecovery)
 	s.AverageOverallScore = all.overall()
-	if s.TotalRecoveryAttempts > 0 {
-		s.RecoverySuccessRate = unit(float64(s.SuccessfulRecoveries) / float64(s.TotalRecoveryAttempts))
-	}
-	if s.ErrorsEncountered > 0 {
-		s.ErrorRecoveryRate = unit(float64(s.RecoveredErrors) / float64(s.ErrorsEncountered))
-	}
+	s.RecoverySuccessRate = ratio(s.SuccessfulRecoveries, s.TotalRecoveryAttempts)
+	s.ErrorRecoveryRate = ratio(s.RecoveredErrors, s.ErrorsEncountered)
 	for key, a := range categories {
 		s.ByCategory[key] = a.group()
 	}
@@ -82,13 +79,35 @@ func (a *averager) averages() map[string]float64 {
 	return out
 }
 
-func (a *averager) overall() float64 {
-	if a.entries == 0 {
-		return 0
+// average is a metric's average and the entries it is over; nil over
+// none.
+func (a *averager) average(name string) (*float64, int) {
+	n := a.counts[name]
+	if n == 0 {
+		return nil, 0
 	}
-	return unit(a.overallTotal / float64(a.entries))
+	v := unit(a.totals[name] / float64(n))
+	return &v, n
+}
+
+// overall is the average overall score, nil without entries.
+func (a *averager) overall() *float64 {
+	if a.entries == 0 {
+		return nil
+	}
+	v := unit(a.overallTotal / float64(a.entries))
+	return &v
 }
 
 func (a *averager) group() eval.MetricsGroup {
-	return eval.MetricsGroup{Entries: a.entries, AverageOverallScore: a.overall(), AverageScores: a.averages()}
+	return eval.MetricsGroup{Entries: a.entries, AverageOverallScore: a.overall(), AverageScores: a.averages(), AverageEntries: a.counts}
+}
+
+// ratio is part/whole in [0, 1], nil when whole is 0.
+func ratio(part, whole int) *float64 {
+	if whole == 0 {
+		return nil
+	}
+	v := unit(float64(part) / float64(whole))
+	return &v
 }

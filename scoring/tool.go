@@ -31,25 +31,38 @@ func toolCorrectness(passed bool) eval.CorrectnessMetric {
 	return eval.CorrectnessMetric{Score: b2f(passed), ToolDetails: &eval.ToolCorrectnessDetails{Passed: passed}}
 }
 
-// toolUnderstanding is the share of the question's entities (see findEntities)
-// that reach the arguments of some tool call. Comparison is normalised:
-// case-insensitive, "chr9" equals "9", "0.160" equals "0.16", "p.Pro63Ser"
-// equals "p.P63S", and a position matches separate chromosome and position
-// arguments. A question without entities gives nothing to check: the metric
-// is not applicable (score 0, left out of the overall score).
+// toolUnderstanding is the share of the question's entities (see
+// findEntities) that the model carried into its tool calls: an entity
+// counts when it reaches the arguments of some call, or when the results
+// of the successful calls hold it, tying what the model asked for to it (a
+// gene looked up by its Entrez id: the result names the gene; a variant's
+// gene: the conversion names it; a phenotype searched by name: the result
+// names its HPO term). Plain numbers count only in the arguments.
+// Comparison is normalised: case-insensitive, "chr9" equals "9", "0.160"
+// equals "0.16", "p.Pro63Ser" equals "p.P63S", a position matches
+// separate chromosome and position values, a term its words in order. A
+// question without entities gives nothing to check: the metric is not
+// applicable (left out of the overall score).
 func toolUnderstanding(question string, calls []eval.ToolCall) eval.UnderstandingMetric {
-	atoms := map[string]bool{}
+	args, results := atomSet{atoms: map[string]bool{}}, atomSet{atoms: map[string]bool{}}
 	for _, c := range calls {
-		for a := range argumentAtoms(callArgs(c)) {
-			atoms[a] = true
+		args.merge(argumentAtoms(callArgs(c)))
+		if !c.IsError && !c.NotRun && c.Result != "" {
+			results.merge(resultAtoms(c.Result))
 		}
 	}
 	d := &eval.EntityDetails{Entities: []eval.Entity{}, MissingEntities: []string{}}
 	found := 0
 	for _, e := range findEntities(question) {
-		ok := e.found(atoms)
-		d.Entities = append(d.Entities, eval.Entity{Text: e.Text, Kind: e.Kind, Found: ok})
-		if ok {
+		ent := eval.Entity{Text: e.Text, Kind: e.Kind}
+		switch {
+		case e.found(args):
+			ent.Found, ent.Via = true, eval.ViaArguments
+		case e.identifies() && e.found(results):
+			ent.Found, ent.Via = true, eval.ViaResults
+		}
+		d.Entities = append(d.Entities, ent)
+		if ent.Found {
 			found++
 		} else {
 			d.MissingEntities = append(d.MissingEntities, e.Text)

@@ -39,6 +39,11 @@ func TestEntities(t *testing.T) {
 				"7157": entityEntrez, "50": entityNumber}},
 		{"Does BRCA1 match brca1 and BRCA1?", map[string]string{"BRCA1": entityGene}},
 		{"Tell me about this gene.", map[string]string{}},
+		{"Which genes go with the HPO phenotype 'Seizure', and is the phenotype's MIM number known?",
+			map[string]string{"Seizure": entityTerm}},
+		{`What is "haemolytic anaemia"? Is Rett syndrome or Alzheimer's disease in OMIM? Which syndrome?`,
+			map[string]string{"haemolytic anaemia": entityTerm, "Rett syndrome": entityTerm, "Alzheimer's disease": entityTerm}},
+		{"What is the Entrez ID of the mouse gene Trp53 in STRING, by LOEUF?", map[string]string{"Trp53": entityGene}},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, entityTexts(findEntities(tt.question)), tt.question)
@@ -111,6 +116,28 @@ func TestToolUnderstanding(t *testing.T) {
 			calls: []eval.ToolCall{call("search_pubmed", map[string]any{"query": "TP53 cancer 2020", "max_results": 50.0})},
 			score: 1, missing: []string{}},
 		{name: "no tool call", question: "What is TP53?", score: 0, missing: []string{"TP53"}},
+		{name: "gene reached by its Entrez id: the result names it", question: "Which tissue expresses MECP2 most?",
+			calls: []eval.ToolCall{withResult(call("get_gtex_expression", map[string]any{"entrez_id": "4204"}),
+				`{"entrezId": 4204, "gene": "MECP2", "data": {"Brain": 12.5}}`)},
+			score: 1, missing: []string{}},
+		{name: "another gene's Entrez id", question: "Which tissue expresses MECP2 most?",
+			calls: []eval.ToolCall{withResult(call("get_gtex_expression", map[string]any{"entrez_id": "7157"}),
+				`{"entrezId": 7157, "gene": "TP53", "data": {"Brain": 12.5}}`)},
+			score: 0, missing: []string{"MECP2"}},
+		{name: "an error result ties nothing", question: "Which tissue expresses MECP2 most?",
+			calls: []eval.ToolCall{withError(withResult(call("get_gtex_expression", map[string]any{"entrez_id": "TP53"}),
+				`entrez_id must be numeric; did you mean MECP2?`))},
+			score: 0, missing: []string{"MECP2"}},
+		{name: "a number in a result is no evidence", question: "Genes with more than 150 variants near TP53?",
+			calls: []eval.ToolCall{withResult(call("get_gene_by_symbol", map[string]any{"gene_symbol": "TP53"}),
+				`{"symbol": "TP53", "variants": 150}`)},
+			score: 0.5, missing: []string{"150"}},
+		{name: "a quoted term inside a longer query", question: "Which genes go with 'blue toe syndrome'?",
+			calls: []eval.ToolCall{call("search_omim_by_disease_name", map[string]any{"disease_name": "Blue toe syndrome, OMIM"})},
+			score: 1, missing: []string{}},
+		{name: "a term's words out of order", question: "Which HPO terms match 'haemolytic anaemia'?",
+			calls: []eval.ToolCall{call("search_hpo_terms", map[string]any{"phenotype_query": "anaemia haemolytic"})},
+			score: 0, missing: []string{"haemolytic anaemia"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -314,6 +341,16 @@ func TestScoreToolReadsCaseAndRecord(t *testing.T) {
 }
 
 // call is a tool call with JSON arguments.
+func withResult(c eval.ToolCall, result string) eval.ToolCall {
+	c.Result = result
+	return c
+}
+
+func withError(c eval.ToolCall) eval.ToolCall {
+	c.IsError = true
+	return c
+}
+
 func call(name string, args map[string]any) eval.ToolCall {
 	b, err := json.Marshal(args)
 	if err != nil {

@@ -117,6 +117,8 @@ type bench struct {
 	binOnce    sync.Once
 	bin        string
 	binErr     error
+	cmdOnce    sync.Once // mcpeval, built once
+	cmdErr     error
 }
 
 // testBinary compiles the evaltest suite once.
@@ -408,9 +410,6 @@ func (b *bench) memoryAndReport() ([]row, error) {
 		return rows, fmt.Errorf("no run in %s: %v", out, err)
 	}
 	rerun := list[0].Dir
-	if err := b.buildTool("evalreport"); err != nil {
-		return rows, err
-	}
 	more, err := b.report(fmt.Sprintf("the %d cases of that run", n), out, rerun, stream)
 	rows = append(rows, more...)
 	if err != nil {
@@ -427,12 +426,16 @@ func (b *bench) memoryAndReport() ([]row, error) {
 	return append(rows, more...), err
 }
 
-// report writes the report of the run in dir (under out) with evalreport,
-// then opens it in Chromium; it gives a row for each.
+// report writes the report of the run in dir (under out) with mcpeval
+// report, then opens it in Chromium; it gives a row for each.
 func (b *bench) report(what, out, dir, stream string) ([]row, error) {
+	cmd, err := b.mcpeval("report", "-out", out, "-run", dir, "-json", stream)
+	if err != nil {
+		return nil, err
+	}
 	start := time.Now()
-	if outb, err := exec.Command(b.binPath("evalreport"), "-out", out, "-run", dir, "-json", stream).CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("evalreport: %v\n%s", err, outb)
+	if outb, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("mcpeval report: %v\n%s", err, outb)
 	}
 	d := time.Since(start)
 	path := filepath.Join(dir, eval.ReportFile)
@@ -441,7 +444,7 @@ func (b *bench) report(what, out, dir, stream string) ([]row, error) {
 		size = info.Size()
 	}
 	rows := []row{{
-		name:     fmt.Sprintf("report for %s (evalreport, %.0f MB HTML)", what, float64(size)/1e6),
+		name:     fmt.Sprintf("report for %s (mcpeval report, %.0f MB HTML)", what, float64(size)/1e6),
 		target:   "<= 5s",
 		measured: fmt.Sprintf("%.2fs", d.Seconds()),
 		ok:       d <= 5*time.Second,
@@ -502,15 +505,25 @@ func padRecords(from, dir string, size int) error {
 	return nil
 }
 
-func (b *bench) binPath(name string) string { return filepath.Join(b.work, name) }
+// mcpevalPath is where mcpeval is built.
+func (b *bench) mcpevalPath() string { return filepath.Join(b.work, "mcpeval") }
 
-func (b *bench) buildTool(name string) error {
-	cmd := exec.Command("go", "build", "-o", b.binPath(name), "./cmd/"+name)
-	cmd.Dir = b.root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("build %s: %v\n%s", name, err, out)
-	}
-	return nil
+// mcpeval returns the command mcpeval args, built once.
+func (b *bench) mcpeval(args ...string) (*exec.Cmd, error) {
+	b.cmdOnce.Do(func() {
+		cmd := exec.Command("go", "build", "-o", b.mcpevalPath(), "./cmd/mcpeval")
+		cmd.Dir = b.root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.cmdErr = fmt.Errorf("build mcpeval: %v\n%s", err, out)
+		}
+	})
+	return exec.Command(b.mcpevalPath(), args...), b.cmdErr
+}
+
+// sampleServer is the command line of the bundled sample server.
+func (b *bench) sampleServer() (string, error) {
+	_, err := b.mcpeval()
+	return b.mcpevalPath() + " sample-server", err
 }
 
 // captureStream writes the go test -json stream of a (cached) re-run.
@@ -534,10 +547,11 @@ func (b *bench) captureStream(casesPath, out string, stub *llmstub.Server, strea
 }
 
 func (b *bench) toolLatency() ([]row, error) {
-	if err := b.buildTool("marrvel-sample"); err != nil {
+	server, err := b.sampleServer()
+	if err != nil {
 		return nil, err
 	}
-	set, err := mcpconn.ConnectAll(context.Background(), []string{b.binPath("marrvel-sample")}, mcpconn.Options{})
+	set, err := mcpconn.ConnectAll(context.Background(), []string{server}, mcpconn.Options{})
 	if err != nil {
 		return nil, err
 	}

@@ -53,10 +53,11 @@ func (b *bench) pandasServer() (*mcpconn.Set, []codeRun, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := b.buildTool("marrvel-sample"); err != nil {
+	server, err := b.sampleServer()
+	if err != nil {
 		return nil, nil, err
 	}
-	set, err := mcpconn.ConnectAll(context.Background(), []string{b.binPath("marrvel-sample")}, mcpconn.Options{})
+	set, err := mcpconn.ConnectAll(context.Background(), []string{server}, mcpconn.Options{})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -253,7 +254,7 @@ func (b *bench) cachedBundled() ([]row, error) {
 	}}
 
 	// The same through make eval: go test's build and link, gotestsum and
-	// the report (go run ./cmd/evalreport) come on top of the run.
+	// the report (written by mcpeval itself) come on top of the run.
 	cmd := exec.Command("make", "eval", "OUT="+out)
 	cmd.Dir = b.root
 	cmd.Env = append(settings.IsolatedEnv(), "EVAL_CASES="+casesDir, "EVAL_CACHE="+filepath.Join(out, "cache.json"),

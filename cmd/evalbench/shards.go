@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -27,7 +26,7 @@ func (b *bench) shardsWithKeys() ([]row, error) {
 	if _, err := b.testBinary(); err != nil {
 		return nil, err
 	}
-	if err := b.buildTool("evalreport"); err != nil {
+	if _, err := b.mcpeval(); err != nil {
 		return nil, err
 	}
 	// A throttled request waits for its key's next slot (Retry-After):
@@ -68,9 +67,12 @@ func (b *bench) shardsWithKeys() ([]row, error) {
 	}
 
 	merged := filepath.Join(b.work, "shards-merged")
-	cmd := exec.Command(b.binPath("evalreport"), append([]string{"-out", merged, "-merge"}, dirs...)...)
+	cmd, err := b.mcpeval(append([]string{"merge", "runs", "-out", merged}, dirs...)...)
+	if err != nil {
+		return nil, err
+	}
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("evalreport -merge: %v\n%s", err, out)
+		return nil, fmt.Errorf("mcpeval merge runs: %v\n%s", err, out)
 	}
 	_, sum, err := latestRun(merged)
 	if err != nil {

@@ -259,9 +259,7 @@ func tokenUsage(resp llm.Response, req llm.Request, counter *tokens.Counter) eva
 	for _, m := range req.Messages {
 		prompt += messageTokens(counter, m) + 4 // role and separators
 	}
-	for _, t := range req.Tools {
-		prompt += counter.Count(t.Name) + counter.Count(t.Description) + counter.Count(string(t.Parameters)) + 8
-	}
+	prompt += tokens.ToolDefinitions(counter, req.Tools)
 	completion := messageTokens(counter, resp.Message)
 	return eval.Usage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion, Requests: 1, Estimated: true}
 }

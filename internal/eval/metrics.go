@@ -1,9 +1,13 @@
 package eval
 
+import "encoding/json"
+
 // The metrics of a case, in the metrics guide's shape: six metrics and an
 // overall score, every score in [0, 1]. The scoring package computes them
 // and documents each formula; code cases fill the Details fields, tool cases
-// the ToolDetails fields.
+// the ToolDetails fields. A metric that does not apply to a case is written
+// with a null score (and not_applicable), never 0, and left out of the
+// overall score and of every average.
 
 // The metric names, as used in weights, averages and report columns.
 const (
@@ -20,7 +24,8 @@ var MetricNames = []string{MetricCorrectness, MetricQuality, MetricPerformance, 
 	MetricCoverage, MetricRecovery}
 
 // Metrics holds the six metrics and the overall score of one case. Quality
-// is nil for tool cases; understanding and coverage may be not applicable.
+// is nil for tool cases; understanding, coverage and recovery may be not
+// applicable.
 type Metrics struct {
 	Kind                Kind                `json:"kind"`
 	Correctness         CorrectnessMetric   `json:"correctness"`
@@ -37,7 +42,9 @@ func (m Metrics) Scores() map[string]float64 {
 	s := map[string]float64{
 		MetricCorrectness: m.Correctness.Score,
 		MetricPerformance: m.Performance.Score,
-		MetricRecovery:    m.ErrorRecovery.RecoveryScore,
+	}
+	if !m.ErrorRecovery.NotApplicable {
+		s[MetricRecovery] = m.ErrorRecovery.RecoveryScore
 	}
 	if m.Quality != nil {
 		s[MetricQuality] = m.Quality.Score
@@ -147,10 +154,28 @@ type ToolPerformanceDetails struct {
 type UnderstandingMetric struct {
 	Score float64 `json:"understanding_score"`
 	// NotApplicable is true when the question gives nothing to check (a tool
-	// case whose question names no entity); the overall score leaves it out.
+	// case whose question names no entity, a code case whose code the
+	// server did not read); the score is then written as null.
 	NotApplicable bool                  `json:"not_applicable,omitempty"`
 	Details       *UnderstandingDetails `json:"details,omitempty"`
 	ToolDetails   *EntityDetails        `json:"tool_details,omitempty"`
+}
+
+// MarshalJSON writes the score as null when the metric does not apply.
+func (m UnderstandingMetric) MarshalJSON() ([]byte, error) {
+	type plain UnderstandingMetric
+	return json.Marshal(struct {
+		Score *float64 `json:"understanding_score"`
+		plain
+	}{applicable(m.Score, m.NotApplicable), plain(m)})
+}
+
+// applicable is a score as written: nil (null) when it does not apply.
+func applicable(score float64, notApplicable bool) *float64 {
+	if notApplicable {
+		return nil
+	}
+	return &score
 }
 
 // UnderstandingDetails explains a code case's understanding score.
@@ -179,22 +204,40 @@ type EntityDetails struct {
 }
 
 // Entity is something a question names that a tool call should carry on:
-// a gene, a variant, a position, an identifier or a number.
+// a gene, a variant, a position, an identifier, a term or a number.
 type Entity struct {
 	Text  string `json:"text"`
 	Kind  string `json:"kind"`
 	Found bool   `json:"found"`
+	// Via says how it was found: in the calls' arguments, or in the
+	// results of the calls, which tie it to what they asked for.
+	Via string `json:"via,omitempty"`
 }
+
+// How an entity was found (Entity.Via).
+const (
+	ViaArguments = "arguments"
+	ViaResults   = "tool_results"
+)
 
 // CoverageMetric is requirement coverage.
 type CoverageMetric struct {
 	Score float64 `json:"coverage_score"`
 	// NotApplicable is true when the case states no requirement to cover (a
-	// tool case without expected tools or facts); the overall score leaves it
-	// out.
+	// tool case without expected tools or facts, a code case whose code the
+	// server did not read); the score is then written as null.
 	NotApplicable bool                 `json:"not_applicable,omitempty"`
 	Details       *CoverageDetails     `json:"details,omitempty"`
 	ToolDetails   *ToolCoverageDetails `json:"tool_details,omitempty"`
+}
+
+// MarshalJSON writes the score as null when the metric does not apply.
+func (m CoverageMetric) MarshalJSON() ([]byte, error) {
+	type plain CoverageMetric
+	return json.Marshal(struct {
+		Score *float64 `json:"coverage_score"`
+		plain
+	}{applicable(m.Score, m.NotApplicable), plain(m)})
 }
 
 // CoverageDetails explains a code case's coverage score. Each part is a
@@ -234,7 +277,9 @@ type RecoveryMetric struct {
 	// attempt succeeded, or every failed tool was later called successfully.
 	RecoverySuccess bool `json:"recovery_success"`
 	// RecoverySuccessRate is SuccessfulRecoveries / RecoveryAttemptsCount,
-	// the guide's successful_recoveries / total_attempts (0 without attempts).
+	// the guide's successful_recoveries / total_attempts; ErrorFixQuality
+	// the mean fix quality of the attempts. Without attempts neither
+	// applies: both are written as null.
 	RecoverySuccessRate float64 `json:"recovery_success_rate"`
 	ErrorFixQuality     float64 `json:"error_fix_quality"`
 	RecoveryScore       float64 `json:"recovery_score"`
@@ -242,6 +287,23 @@ type RecoveryMetric struct {
 	// (code cases only).
 	MaxRecoveryAttempts int               `json:"max_recovery_attempts,omitempty"`
 	RecoveryDetails     []RecoveryAttempt `json:"recovery_details"`
+	// NotApplicable is true when nothing ran that could fail (a code case
+	// whose model wrote no code); the scores are then written as null.
+	NotApplicable bool `json:"not_applicable,omitempty"`
+}
+
+// MarshalJSON writes the scores as null when the metric does not apply,
+// and the success rate and fix quality as null without attempts.
+func (m RecoveryMetric) MarshalJSON() ([]byte, error) {
+	type plain RecoveryMetric
+	noAttempts := m.NotApplicable || m.RecoveryAttemptsCount == 0
+	return json.Marshal(struct {
+		RecoverySuccessRate *float64 `json:"recovery_success_rate"`
+		ErrorFixQuality     *float64 `json:"error_fix_quality"`
+		RecoveryScore       *float64 `json:"recovery_score"`
+		plain
+	}{applicable(m.RecoverySuccessRate, noAttempts), applicable(m.ErrorFixQuality, noAttempts),
+		applicable(m.RecoveryScore, m.NotApplicable), plain(m)})
 }
 
 // RecoveryAttempt is one recovery attempt.
@@ -257,13 +319,15 @@ type RecoveryAttempt struct {
 }
 
 // MetricsEntry is the metrics of one evaluated case, one element of
-// metrics.json.
+// metrics.json: the case, then the guide's blocks at the top level
+// (correctness, quality, performance, prompt_understanding,
+// requirement_coverage, error_recovery) and the overall score.
 type MetricsEntry struct {
-	Case     string  `json:"case"`
-	Category string  `json:"category"`
-	Kind     Kind    `json:"kind"`
-	Model    string  `json:"model"`
-	Metrics  Metrics `json:"metrics"`
+	Case     string `json:"case"`
+	Category string `json:"category"`
+	Kind     Kind   `json:"kind"`
+	Model    string `json:"model"`
+	Metrics
 }
 
 // MetricsFileSummary is the content of metrics_summary.json: the summary
@@ -272,13 +336,21 @@ type MetricsFileSummary struct {
 	Summary MetricsSummary `json:"summary"`
 }
 
-// MetricsSummary aggregates the metrics of a run's cases.
+// MetricsSummary aggregates the metrics of a run's cases. Each average is
+// taken over the entries where its metric applies, says over how many, and
+// is null over none.
 type MetricsSummary struct {
-	Entries                   int     `json:"entries"`
-	AverageUnderstandingScore float64 `json:"average_understanding_score"`
-	AverageCoverageScore      float64 `json:"average_coverage_score"`
-	AverageRecoveryScore      float64 `json:"average_recovery_score"`
-	AverageOverallScore       float64 `json:"average_overall_score"`
+	Entries int `json:"entries"`
+	// The guide's averages, each with the number of entries it is taken
+	// over.
+	AverageUnderstandingScore *float64 `json:"average_understanding_score"`
+	UnderstandingEntries      int      `json:"understanding_entries"`
+	AverageCoverageScore      *float64 `json:"average_coverage_score"`
+	CoverageEntries           int      `json:"coverage_entries"`
+	AverageRecoveryScore      *float64 `json:"average_recovery_score"`
+	RecoveryEntries           int      `json:"recovery_entries"`
+	// AverageOverallScore is over every entry (null without entries).
+	AverageOverallScore *float64 `json:"average_overall_score"`
 	// ErrorsEncountered counts entries whose first execution (code) or some
 	// tool call (tool) failed.
 	ErrorsEncountered int `json:"errors_encountered"`
@@ -288,24 +360,27 @@ type MetricsSummary struct {
 	TotalRecoveryAttempts int `json:"total_recovery_attempts"`
 	SuccessfulRecoveries  int `json:"successful_recoveries"`
 	// RecoverySuccessRate is SuccessfulRecoveries / TotalRecoveryAttempts,
-	// the guide's definition (0 without attempts).
-	RecoverySuccessRate float64 `json:"recovery_success_rate"`
+	// the guide's definition (null without attempts).
+	RecoverySuccessRate *float64 `json:"recovery_success_rate"`
 	// RecoveredErrors counts the entries with an error that recovered;
-	// ErrorRecoveryRate is RecoveredErrors / ErrorsEncountered (0 without
-	// errors).
-	RecoveredErrors   int     `json:"recovered_errors"`
-	ErrorRecoveryRate float64 `json:"error_recovery_rate"`
+	// ErrorRecoveryRate is RecoveredErrors / ErrorsEncountered (null
+	// without errors).
+	RecoveredErrors   int      `json:"recovered_errors"`
+	ErrorRecoveryRate *float64 `json:"error_recovery_rate"`
 	// AverageScores holds every metric's average over the entries where it
-	// applies; a metric that applies nowhere is absent.
-	AverageScores map[string]float64      `json:"average_scores"`
-	ByCategory    map[string]MetricsGroup `json:"by_category"`
-	ByKind        map[Kind]MetricsGroup   `json:"by_kind"`
-	ByModel       map[string]MetricsGroup `json:"by_model"`
+	// applies, and AverageEntries how many those are; a metric that applies
+	// nowhere is absent from both.
+	AverageScores  map[string]float64      `json:"average_scores"`
+	AverageEntries map[string]int          `json:"average_entries"`
+	ByCategory     map[string]MetricsGroup `json:"by_category"`
+	ByKind         map[Kind]MetricsGroup   `json:"by_kind"`
+	ByModel        map[string]MetricsGroup `json:"by_model"`
 }
 
 // MetricsGroup aggregates the entries of one category, kind or model.
 type MetricsGroup struct {
 	Entries             int                `json:"entries"`
-	AverageOverallScore float64            `json:"average_overall_score"`
+	AverageOverallScore *float64           `json:"average_overall_score"`
 	AverageScores       map[string]float64 `json:"average_scores"`
+	AverageEntries      map[string]int     `json:"average_entries"`
 }

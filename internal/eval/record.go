@@ -2,6 +2,7 @@ package eval
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -75,10 +76,16 @@ type Record struct {
 	ToolCalls    []ToolCall `json:"tool_calls"`
 	Conversation []Message  `json:"conversation"`
 	Usage        Usage      `json:"usage"`
+	// JudgeUsage is the judge's part of Usage, nil when no judge was asked.
+	JudgeUsage *Usage `json:"judge_usage,omitempty"`
 	// Seconds is the wall time of the case (agent, tools and judge).
 	Seconds float64 `json:"seconds"`
 
 	Model string `json:"model,omitempty"`
+	// Arm names the arm of the run (see -arms): a variant of what the
+	// model was given (servers, tools, descriptions, system prompt); ""
+	// without arms.
+	Arm string `json:"arm,omitempty"`
 	// JudgeModel names the judge model, or the judge models separated by
 	// commas.
 	JudgeModel string    `json:"judge_model,omitempty"`
@@ -263,3 +270,46 @@ type Attempt struct {
 	// server reported nothing.
 	Execution *CodeExecution
 }
+
+// CaseRun names one run of a case: the case (by its name, unique among a
+// run's cases), the model it ran with, its arm (see Record.Arm), and its
+// repeat, from 0 (go test -count=N runs every case N times). Records,
+// cache lookups, shards, the merge of shards, the statistics and the
+// report all name a run of a case by it.
+type CaseRun struct {
+	Name   string `json:"name"`
+	Model  string `json:"model,omitempty"`
+	Arm    string `json:"arm,omitempty"`
+	Repeat int    `json:"repeat,omitempty"`
+}
+
+// Variant names what the run evaluated: its arm, else its model. Runs of
+// a case are compared variant by variant.
+func (r CaseRun) Variant() string {
+	if r.Arm != "" {
+		return r.Arm
+	}
+	return r.Model
+}
+
+// Series names every run of the case with the model, whatever its repeat.
+func (r CaseRun) Series() CaseRun { r.Repeat = 0; return r }
+
+func (r CaseRun) String() string {
+	s := fmt.Sprintf("%q", r.Name)
+	if v := r.Variant(); v != "" {
+		s += " with " + v
+	}
+	if r.Repeat > 0 {
+		s += fmt.Sprintf(" (repeat %d)", r.Repeat)
+	}
+	return s
+}
+
+// CaseRun names the run of the case the record holds.
+func (r Record) CaseRun() CaseRun {
+	return CaseRun{Name: r.Name, Model: r.Model, Arm: r.Arm, Repeat: r.Repeat}
+}
+
+// Variant names what the record's run evaluated (see CaseRun.Variant).
+func (r Record) Variant() string { return r.CaseRun().Variant() }

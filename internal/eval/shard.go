@@ -26,6 +26,7 @@ type Shard struct {
 // ShardConfig is what decides the outcomes of a split run's case runs
 // besides the cases: shards that differ in it are not parts of one run.
 type ShardConfig struct {
+	// Models names what the cases run with: the models, or the arms.
 	Models    []string `json:"models"`
 	Judge     string   `json:"judge,omitempty"`
 	Provider  string   `json:"provider,omitempty"` // base URL, never a key
@@ -45,15 +46,13 @@ type ShardConfig struct {
 // ShardRun is one case run of a split run: a case with one model in one
 // repeat, and the shard that runs it.
 type ShardRun struct {
-	Name     string `json:"name"`
+	CaseRun
 	Category string `json:"category"`
 	// File is the case file relative to the configured case path.
-	File   string `json:"file"`
-	Line   int    `json:"line,omitempty"`
-	Test   string `json:"test"`
-	Model  string `json:"model,omitempty"`
-	Repeat int    `json:"repeat,omitempty"`
-	Shard  int    `json:"shard"`
+	File  string `json:"file"`
+	Line  int    `json:"line,omitempty"`
+	Test  string `json:"test"`
+	Shard int    `json:"shard"`
 }
 
 // Merged describes a run merged from the run directories of its shards

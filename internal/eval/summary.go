@@ -91,6 +91,13 @@ type Summary struct {
 	// of them on the cases both ran.
 	Models     []ModelResult `json:"models"`
 	ModelPairs []ModelPair   `json:"model_pairs,omitempty"`
+	// ArmEffects are what the arms change (see ArmEffect): each arm with
+	// servers against the arm without, each leave-one-out arm against its
+	// base, the largest effect first.
+	ArmEffects []ArmEffect `json:"arm_effects,omitempty"`
+	// Judge is what the judge's requests cost (cached runs included), nil
+	// when no judge ran; the models' costs leave it out.
+	Judge *JudgeCost `json:"judge_cost,omitempty"`
 
 	// Shard is set for one shard of a split run, Merged for a run merged
 	// from its shards (see shard.go).
@@ -98,17 +105,37 @@ type Summary struct {
 	Merged *Merged `json:"merged,omitempty"`
 }
 
-// ModelResult is how one model did over its runs of the cases.
+// ModelResult is how one model, or one arm (-arms), did over its runs of
+// the cases. Every model or arm the run was asked to evaluate has one,
+// with no runs when none started.
 type ModelResult struct {
-	Model  string `json:"model"`
-	Cases  int    `json:"cases"`
-	Runs   int    `json:"runs"`
-	Passes int    `json:"passes"`
-	// PassRate is Passes/Runs; Low and High bound it with a 95% Wilson
-	// score interval.
+	// Model names the model, or the arm (Arm then says what it is).
+	Model string `json:"model"`
+	// Arm describes an arm of an arms file; nil for a model.
+	Arm *ArmInfo `json:"arm,omitempty"`
+	// Tools counts the tool definitions every request offered, and
+	// ToolTokens their tokens in the model's encoding: what the tool
+	// surface costs on every request.
+	Tools      int `json:"tools"`
+	ToolTokens int `json:"tool_tokens"`
+	Cases      int `json:"cases"`
+	Runs       int `json:"runs"`
+	Passes     int `json:"passes"`
+	// NotRun counts the model's case runs recorded as not run: the budget
+	// was spent, or no shard of a split run ran them.
+	NotRun int `json:"not_run,omitempty"`
+	// PassRate is Passes/Runs (0 without runs); Low and High bound it with
+	// a 95% Wilson score interval at the runs' effective sample size, the
+	// repeats of one case counting as correlated (see
+	// stats.ClusteredWilson); [0, 1] without runs.
 	PassRate float64 `json:"pass_rate"`
 	Low      float64 `json:"pass_rate_low"`
 	High     float64 `json:"pass_rate_high"`
+	// PassAtK and PassHatK are the means over the model's cases of their
+	// pass@k and pass^k, for k = 1..the most runs of a case (see
+	// GroupResult).
+	PassAtK  []float64 `json:"pass_at_k"`
+	PassHatK []float64 `json:"pass_hat_k"`
 	// MeanTokens is the mean of the runs' total tokens.
 	MeanTokens float64 `json:"mean_tokens"`
 	// PromptTokens and CachedTokens add up the runs' prompt tokens and
@@ -117,9 +144,11 @@ type ModelResult struct {
 	PromptTokens int     `json:"prompt_tokens"`
 	CachedTokens int     `json:"cached_tokens"`
 	CacheHitRate float64 `json:"cache_hit_rate"`
-	// CostUSD is what the model's runs cost (cached runs included: their
-	// cost when they ran); Unpriced counts requests of unknown cost;
-	// CostPerPass is CostUSD per passed run (0 without a pass).
+	// CostUSD is what the model's own requests cost (cached runs included:
+	// their cost when they ran; the judge's requests are the judge's, see
+	// Summary.Judge); Unpriced counts its requests of unknown cost, so a
+	// CostUSD of 0 with Unpriced > 0 is unknown, not free. CostPerPass is
+	// CostUSD per passed run (0 without a pass).
 	CostUSD     float64 `json:"cost_usd"`
 	Unpriced    int     `json:"unpriced_requests,omitempty"`
 	CostPerPass float64 `json:"cost_per_pass"`
@@ -128,6 +157,47 @@ type ModelResult struct {
 	LatencyP95 float64 `json:"latency_p95"`
 	// ToolCallsPerRun is the mean number of tool calls of a run.
 	ToolCallsPerRun float64 `json:"tool_calls_per_run"`
+}
+
+// ArmEffect is what going from one arm to another did to the pass rate,
+// on the cases both ran (see ModelPair): the uplift of the servers over
+// the arm without any (Kind "servers"), or the loss of leaving a tool out
+// (Kind "leave_one_out", Hidden names it; Effect is then negative when the
+// tool helped).
+type ArmEffect struct {
+	Kind   string `json:"kind"`
+	From   string `json:"from"`
+	To     string `json:"to"`
+	Hidden string `json:"hidden,omitempty"`
+	Cases  int    `json:"cases"`
+	// Effect is To's pass rate less From's, with its 95% interval and the
+	// pair's Holm-adjusted p.
+	Effect    float64 `json:"effect"`
+	Low       float64 `json:"low"`
+	High      float64 `json:"high"`
+	AdjustedP float64 `json:"adjusted_p"`
+}
+
+// ArmInfo is what an arm gives the model (see ModelResult).
+type ArmInfo struct {
+	Model string `json:"model"`
+	// NoServer is true for an arm without any MCP server: the model
+	// answers from what it knows.
+	NoServer bool `json:"no_server,omitempty"`
+	// Base and Hidden are set on an arm that leaves one tool (or group)
+	// out of the arm Base.
+	Base   string `json:"base,omitempty"`
+	Hidden string `json:"hidden,omitempty"`
+}
+
+// JudgeCost is what the judge's requests cost over a run's cases, apart
+// from the evaluated models'.
+type JudgeCost struct {
+	Model    string  `json:"model"`
+	Requests int     `json:"requests"`
+	CostUSD  float64 `json:"cost_usd"`
+	// Unpriced counts the judge's requests of unknown cost.
+	Unpriced int `json:"unpriced_requests,omitempty"`
 }
 
 // ModelPair compares two models on the cases both ran: a case counts for
@@ -140,6 +210,16 @@ type ModelPair struct {
 	OnlyA    int     `json:"only_a"`
 	OnlyB    int     `json:"only_b"`
 	McNemarP float64 `json:"mcnemar_p"`
+	// AdjustedP is McNemarP corrected for the number of pairs compared
+	// (Holm): a pair whose AdjustedP is below 0.05 differs, with at most a
+	// 5% chance that any of the run's pairs is called different wrongly.
+	AdjustedP float64 `json:"adjusted_p"`
+	// Uplift is B's pass rate less A's on the cases both ran
+	// ((OnlyB-OnlyA)/Cases); UpliftLow and UpliftHigh bound it with a 95%
+	// interval for paired proportions (Agresti-Min).
+	Uplift     float64 `json:"uplift"`
+	UpliftLow  float64 `json:"uplift_low"`
+	UpliftHigh float64 `json:"uplift_high"`
 }
 
 // CaseResult is how one case did over its runs: once, or go test -count=N

@@ -57,7 +57,13 @@ func encodeRequest(req Request, temperature, usage bool) ([]byte, error) {
 		w.Usage = &usageAccounting{Include: true}
 	}
 	for _, t := range req.Tools {
-		w.Tools = append(w.Tools, wireTool(t))
+		params := t.Parameters
+		if len(bytes.TrimSpace(params)) == 0 || isNull(params) {
+			params = emptySchema
+		}
+		w.Tools = append(w.Tools, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+			Name: t.Name, Description: t.Description, Parameters: params,
+		}})
 	}
 	if req.ForceTool != "" {
 		w.ToolChoice = &openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: req.ForceTool}}
@@ -70,27 +76,6 @@ func encodeRequest(req Request, temperature, usage bool) ([]byte, error) {
 		w.Messages = append(w.Messages, raw)
 	}
 	return json.Marshal(w)
-}
-
-// wireTool is a tool's definition as a request carries it.
-func wireTool(t eval.Tool) openai.Tool {
-	params := t.Parameters
-	if len(bytes.TrimSpace(params)) == 0 || isNull(params) {
-		params = emptySchema
-	}
-	return openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
-		Name: t.Name, Description: t.Description, Parameters: params,
-	}}
-}
-
-// ToolJSON is a tool's definition as the provider receives it with every
-// request: the JSON of one item of the request's tools.
-func ToolJSON(t eval.Tool) []byte {
-	b, err := json.Marshal(wireTool(t))
-	if err != nil { // a schema that is not JSON: the request would fail to encode as well
-		return []byte(t.Name + t.Description + string(t.Parameters))
-	}
-	return b
 }
 
 // field is one member of a JSON object being written in a fixed order.

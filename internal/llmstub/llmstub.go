@@ -35,7 +35,8 @@ type Request struct {
 	Messages []eval.Message `json:"messages"`
 	Tools    []struct {
 		Function struct {
-			Name string `json:"name"`
+			Name        string `json:"name"`
+			Description string `json:"description"`
 		} `json:"function"`
 	} `json:"tools"`
 	ToolChoice  json.RawMessage `json:"tool_choice"`

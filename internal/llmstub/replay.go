@@ -49,6 +49,49 @@ func Replay(cases []eval.Case) Responder {
 	}
 }
 
+// ReplayOffered answers like Replay, but only with what it was offered, as
+// a careful model would: without tools it answers from what it knows
+// ("I am not sure."), and it makes a reference call only when a tool of
+// that name is offered and its description does not warn it off
+// ("deprecated", "do not use"); otherwise it gives up on the case. A tool
+// is offered under its own name or a server-qualified one
+// (server__name).
+func ReplayOffered(cases []eval.Case) Responder {
+	replay := Replay(cases)
+	return func(req Request) Reply {
+		if req.ForcedTool() == JudgeTool {
+			return replay(req)
+		}
+		if len(req.Tools) == 0 {
+			return Reply{Content: "From what I know I am not sure; I have no tool to look it up."}
+		}
+		reply := replay(req)
+		for i, call := range reply.ToolCalls {
+			offered, ok := req.offered(call.Name)
+			if !ok {
+				return Reply{Content: "No tool offered can answer this."}
+			}
+			if d := strings.ToLower(offered.description); strings.Contains(d, "deprecated") || strings.Contains(d, "do not use") {
+				return Reply{Content: "The tool for this says not to use it; I cannot answer."}
+			}
+			reply.ToolCalls[i].Name = offered.name
+		}
+		return reply
+	}
+}
+
+// offered finds the tool the request offers for a tool's own name: the
+// tool of that name, else the one qualified by a server (server__name).
+func (r Request) offered(name string) (tool struct{ name, description string }, ok bool) {
+	for _, t := range r.Tools {
+		if f := t.Function; f.Name == name || strings.HasSuffix(f.Name, "__"+name) {
+			tool.name, tool.description = f.Name, f.Description
+			return tool, true
+		}
+	}
+	return tool, false
+}
+
 // Verdict is a judge reply through the submit_verdict tool, with the
 // judge's restatement agreeing.
 func Verdict(verdict, reason string) Reply {

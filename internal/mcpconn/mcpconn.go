@@ -833,6 +833,8 @@ type Set struct {
 	entries   []Tool
 	byOffered map[string]int
 	tools     []eval.Tool // as offered
+	// view is true for a set made by View, which shares its servers.
+	view bool
 }
 
 // ConnectAll connects to every spec. On error every server already
@@ -961,8 +963,11 @@ func (s *Set) Restarts() int {
 	return n
 }
 
-// Close closes every server.
+// Close closes every server; closing a view (see View) closes nothing.
 func (s *Set) Close() {
+	if s.view {
+		return
+	}
 	for _, srv := range s.Servers {
 		srv.Close()
 	}

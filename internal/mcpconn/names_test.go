@@ -1,6 +1,8 @@
 package mcpconn
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -93,4 +95,54 @@ func TestCheckToolCount(t *testing.T) {
 	var tooMany *TooManyToolsError
 	require.ErrorAs(t, err, &tooMany)
 	assert.Equal(t, "the servers offer 150 tools (big: 140, small: 10), more than the 128 a provider accepts in one request", err.Error())
+}
+
+// A view shows the model a subset of the tools, overridden, and calls
+// still reach the real server under the tools' own names.
+func TestView(t *testing.T) {
+	spec, opts := stdioSpec(t, modeTools, Options{})
+	streamable, _ := streamableSpec(t)
+	set, err := ConnectAll(context.Background(), []string{spec, streamable}, opts)
+	require.NoError(t, err)
+	t.Cleanup(set.Close)
+
+	desc := "Says back what it is given (overridden)."
+	view, err := set.View(Surface{
+		Servers:  []string{"mcpconn-test"},
+		Hide:     []string{"fail"},
+		Override: map[string]Override{"echo": {Description: &desc, InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)}},
+	})
+	require.NoError(t, err)
+	var names []string
+	for _, tool := range view.Tools() {
+		names = append(names, tool.Name)
+		if tool.Name == "echo" {
+			assert.Equal(t, desc, tool.Description)
+			assert.JSONEq(t, `{"type":"object","properties":{"text":{"type":"string"}}}`, string(tool.Parameters))
+		}
+	}
+	assert.Contains(t, names, "echo", "one server left: the name is no longer qualified")
+	assert.NotContains(t, names, "fail")
+	assert.NotContains(t, names, "mcpconn-test-2__echo")
+	res, err := view.Call(context.Background(), "echo", map[string]any{"text": "hi"})
+	require.NoError(t, err)
+	assert.Equal(t, "hi", res.Text)
+	assert.NotEqual(t, set.Hash(), view.Hash(), "another surface, another cache key")
+
+	none, err := set.View(Surface{Servers: []string{}})
+	require.NoError(t, err)
+	assert.Empty(t, none.Tools())
+	view.Close() // a view closes nothing
+	_, err = set.Call(context.Background(), "pid", nil)
+	require.NoError(t, err, "the servers still run")
+
+	for name, s := range map[string]Surface{
+		"unknown server": {Servers: []string{"nope"}},
+		"unknown tool":   {Override: map[string]Override{"nope": {Description: &desc}}},
+		"bad schema":     {Override: map[string]Override{"echo": {InputSchema: json.RawMessage(`[1]`)}}},
+		"bad pattern":    {Hide: []string{"["}},
+	} {
+		_, err := set.View(s)
+		assert.Error(t, err, name)
+	}
 }

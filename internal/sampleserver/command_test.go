@@ -18,11 +18,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestCommandStdio drives the command with raw JSON-RPC: stdout carries only
+// TestCommandStdio drives mcpeval sample-server with raw JSON-RPC: stdout carries only
 // protocol messages, stderr exactly one start-up line, and closing stdin
 // ends the process cleanly.
 func TestCommandStdio(t *testing.T) {
-	cmd := exec.Command(commandPath)
+	cmd := exec.Command(commandPath, serveArgs...)
 	stdin, err := cmd.StdinPipe()
 	require.NoError(t, err)
 	stdout, err := cmd.StdoutPipe()
@@ -73,10 +73,10 @@ func TestCommandStdio(t *testing.T) {
 
 var startupURL = regexp.MustCompile(`at (http://127\.0\.0\.1:\d+/mcp)\n$`)
 
-// TestCommandHTTP runs the command with -http on a free port and talks to it
+// TestCommandHTTP runs mcpeval sample-server with -http on a free port and talks to it
 // with the streamable HTTP client.
 func TestCommandHTTP(t *testing.T) {
-	cmd := exec.Command(commandPath, "-http", "127.0.0.1:0")
+	cmd := exec.Command(commandPath, append(serveArgs, "-http", "127.0.0.1:0")...)
 	stderrPipe, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())

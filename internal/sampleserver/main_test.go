@@ -22,8 +22,12 @@ import (
 	"github.com/mcpeval/mcpeval/internal/sampleserver"
 )
 
-// commandPath is the marrvel-sample binary built once by TestMain.
-var commandPath string
+// commandPath is the mcpeval binary built once by TestMain; serveArgs
+// make it the sample server (mcpeval sample-server).
+var (
+	commandPath string
+	serveArgs   = []string{"sample-server"}
+)
 
 func TestMain(m *testing.M) {
 	os.Exit(runTests(m))
@@ -36,11 +40,11 @@ func runTests(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	commandPath = filepath.Join(dir, "marrvel-sample")
-	build := exec.Command("go", "build", "-o", commandPath, "../../cmd/marrvel-sample")
+	commandPath = filepath.Join(dir, "mcpeval")
+	build := exec.Command("go", "build", "-o", commandPath, "../../cmd/mcpeval")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build marrvel-sample:", err)
+		fmt.Fprintln(os.Stderr, "build mcpeval:", err)
 		return 1
 	}
 	return m.Run()
@@ -75,7 +79,7 @@ func initialize(t *testing.T, c *client.Client) {
 // connectStdio runs the built command as a subprocess speaking stdio.
 func connectStdio(t *testing.T) *client.Client {
 	t.Helper()
-	c, err := client.NewStdioMCPClientWithOptions(commandPath, nil, nil)
+	c, err := client.NewStdioMCPClientWithOptions(commandPath, nil, serveArgs)
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	initialize(t, c)

@@ -187,7 +187,7 @@ func TestRunPandasOverTheSampleServer(t *testing.T) {
 		{"arguments are required", args{"code": "result = 1"}, true,
 			func(t *testing.T, text string) { assert.Contains(t, text, "dataset") }},
 	}
-	// The built marrvel-sample command over stdio; the happy-path table
+	// The built mcpeval sample-server over stdio; the happy-path table
 	// covers streamable HTTP.
 	c := connectStdio(t)
 	for _, tt := range tests {

@@ -213,8 +213,13 @@ func (h *handlers) stringBetween(_ context.Context, req mcp.CallToolRequest) (*m
 	}
 	out := obj{"gene": g.Symbol, "entrezId": g.EntrezID, "partnerEntrezId": id2,
 		"data": obj{"stringInteractionsByEntrezId": matches, "totalInteractions": len(matches)}}
+	partner := fmt.Sprintf("Entrez %d", id2)
+	if p, ok := h.fx.byEntrez[id2]; ok { // name the partner, as the gene is named
+		out["partnerGene"] = p.Symbol
+		partner = fmt.Sprintf("%s (Entrez %d)", p.Symbol, id2)
+	}
 	if len(matches) == 0 {
-		out["message"] = fmt.Sprintf("No STRING interaction found between %s (Entrez %d) and Entrez %d.", g.Symbol, g.EntrezID, id2)
+		out["message"] = fmt.Sprintf("No STRING interaction found between %s (Entrez %d) and %s.", g.Symbol, g.EntrezID, partner)
 	}
 	return jsonResult(out)
 }

@@ -22,7 +22,7 @@ func servedVersion(t *testing.T, dir string, stdio bool) string {
 	var c *client.Client
 	var err error
 	if stdio {
-		c, err = client.NewStdioMCPClientWithOptions(commandPath, []string{sampleserver.DatasetsEnv + "=" + dir}, nil)
+		c, err = client.NewStdioMCPClientWithOptions(commandPath, []string{sampleserver.DatasetsEnv + "=" + dir}, serveArgs)
 	} else {
 		t.Setenv(sampleserver.DatasetsEnv, dir)
 		c, err = client.NewInProcessClient(sampleserver.New())

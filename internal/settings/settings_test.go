@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,9 +88,9 @@ func TestPrecedenceFlagOverEnvOverDotEnv(t *testing.T) {
 func TestBadSettingsNameTheVariable(t *testing.T) {
 	_, err := resolveWith(t, map[string]string{"EVAL_MAX_TOKENS": "lots", "EVAL_CASE_TIMEOUT": "-3s", "EVAL_CONCURRENCY": "0"}, "")
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `EVAL_MAX_TOKENS: invalid value "lots"`)
-	assert.Contains(t, err.Error(), `EVAL_CASE_TIMEOUT: invalid value "-3s": must be positive`)
-	assert.Contains(t, err.Error(), `EVAL_CONCURRENCY: invalid value "0": must be at least 1`)
+	assert.Contains(t, err.Error(), `EVAL_MAX_TOKENS (environment): invalid value "lots"`)
+	assert.Contains(t, err.Error(), `EVAL_CASE_TIMEOUT (environment): invalid value "-3s": must be positive`)
+	assert.Contains(t, err.Error(), `EVAL_CONCURRENCY (environment): invalid value "0": must be at least 1`)
 
 	_, err = resolveWith(t, nil, "", "-max-iterations", "x")
 	require.ErrorContains(t, err, `-max-iterations: invalid value "x"`)
@@ -181,11 +182,11 @@ func TestRunSettings(t *testing.T) {
 	assert.Empty(t, st.RunID)
 
 	for _, tt := range []struct{ env, value, msg string }{
-		{"EVAL_MIN_PASS_RATE", "1.5", `EVAL_MIN_PASS_RATE: invalid value "1.5": must be a rate from 0 to 1`},
-		{"EVAL_MIN_RUN_PASS_RATE", "-0.1", `EVAL_MIN_RUN_PASS_RATE: invalid value "-0.1": must be a rate from 0 to 1`},
-		{"EVAL_MIN_PASS_RATE", "NaN", `EVAL_MIN_PASS_RATE: invalid value "NaN"`},
-		{"EVAL_MIN_PASS_RATE", "most", `EVAL_MIN_PASS_RATE: invalid value "most"`},
-		{"EVAL_RUN_ID", "../escape", `EVAL_RUN_ID: invalid value "../escape": must have the form`},
+		{"EVAL_MIN_PASS_RATE", "1.5", `EVAL_MIN_PASS_RATE (environment): invalid value "1.5": must be a rate from 0 to 1`},
+		{"EVAL_MIN_RUN_PASS_RATE", "-0.1", `EVAL_MIN_RUN_PASS_RATE (environment): invalid value "-0.1": must be a rate from 0 to 1`},
+		{"EVAL_MIN_PASS_RATE", "NaN", `EVAL_MIN_PASS_RATE (environment): invalid value "NaN"`},
+		{"EVAL_MIN_PASS_RATE", "most", `EVAL_MIN_PASS_RATE (environment): invalid value "most"`},
+		{"EVAL_RUN_ID", "../escape", `EVAL_RUN_ID (environment): invalid value "../escape": must have the form`},
 	} {
 		_, err := resolveWith(t, map[string]string{tt.env: tt.value}, "")
 		require.ErrorContains(t, err, tt.msg, tt.value)
@@ -207,7 +208,7 @@ func TestModelsPricesAndBudget(t *testing.T) {
 
 	for _, bad := range []string{"-1", "NaN", "lots", "+Inf"} {
 		_, err := resolveWith(t, map[string]string{"EVAL_BUDGET_USD": bad}, "")
-		require.ErrorContains(t, err, `EVAL_BUDGET_USD: invalid value "`+bad+`"`, bad)
+		require.ErrorContains(t, err, `EVAL_BUDGET_USD (environment): invalid value "`+bad+`"`, bad)
 	}
 }
 
@@ -227,10 +228,10 @@ func TestMinToolCoverage(t *testing.T) {
 		assert.Equal(t, tt.want, st.MinToolCoverage, "%v %v", tt.env, tt.args)
 	}
 	for _, tt := range []struct{ value, msg string }{
-		{"101", `EVAL_MIN_TOOL_COVERAGE: invalid value "101": must be a percentage from 0 to 100`},
-		{"-1", `EVAL_MIN_TOOL_COVERAGE: invalid value "-1": must be a percentage from 0 to 100`},
-		{"0.8x", `EVAL_MIN_TOOL_COVERAGE: invalid value "0.8x"`},
-		{"NaN", `EVAL_MIN_TOOL_COVERAGE: invalid value "NaN": must be a percentage`},
+		{"101", `EVAL_MIN_TOOL_COVERAGE (environment): invalid value "101": must be a percentage from 0 to 100`},
+		{"-1", `EVAL_MIN_TOOL_COVERAGE (environment): invalid value "-1": must be a percentage from 0 to 100`},
+		{"0.8x", `EVAL_MIN_TOOL_COVERAGE (environment): invalid value "0.8x"`},
+		{"NaN", `EVAL_MIN_TOOL_COVERAGE (environment): invalid value "NaN": must be a percentage`},
 	} {
 		_, err := resolveWith(t, map[string]string{"EVAL_MIN_TOOL_COVERAGE": tt.value}, "")
 		require.ErrorContains(t, err, tt.msg, tt.value)
@@ -266,7 +267,7 @@ func TestJudges(t *testing.T) {
 		{"an even number for a majority", with(map[string]string{"EVAL_JUDGE_MODEL": "a,b"}), nil, "", "EVAL_JUDGE_MODEL names 2 judge models: a majority needs an odd number"},
 		{"an empty name", with(map[string]string{"EVAL_JUDGE_MODEL": "a,,b"}), nil, "", "names an empty judge model"},
 		{"none among others", with(map[string]string{"EVAL_JUDGE_MODEL": "a,none,b"}), nil, "", "'none' turns the judge off"},
-		{"unknown mode", with(map[string]string{"EVAL_JUDGE_MODE": "average"}), nil, "", `EVAL_JUDGE_MODE must be "majority" or "unanimous", not "average"`},
+		{"unknown mode", with(map[string]string{"EVAL_JUDGE_MODE": "average"}), nil, "", `EVAL_JUDGE_MODE (environment): invalid value "average": must be "majority" or "unanimous"`},
 		{"reference run has no judge", map[string]string{"EVAL_JUDGE_MODEL": "a,b,c"}, nil, JudgeMajority, ""},
 	}
 	for _, tt := range tests {
@@ -327,9 +328,9 @@ func TestServersFile(t *testing.T) {
 	assert.Equal(t, "remote", st.Servers[0].Name)
 
 	_, err = resolveWith(t, map[string]string{"EVAL_SERVERS_FILE": file, "EVAL_SERVER": "marvel", "MARRVEL_KEY": "k-123456"}, "")
-	assert.ErrorContains(t, err, `EVAL_SERVER: `+file+` has no server "marvel"; its servers: marrvel, remote`)
+	assert.ErrorContains(t, err, `EVAL_SERVER (environment): `+file+` has no server "marvel"; its servers: marrvel, remote`)
 	_, err = resolveWith(t, map[string]string{"EVAL_SERVERS_FILE": file}, "")
-	assert.ErrorContains(t, err, "EVAL_SERVERS_FILE: "+file+`: server "marrvel": ${MARRVEL_KEY} is not set`)
+	assert.ErrorContains(t, err, "EVAL_SERVERS_FILE (environment): "+file+`: server "marrvel": ${MARRVEL_KEY} is not set`)
 
 	// A suite's default servers file applies when no server is configured.
 	st, err = resolveWith(t, map[string]string{"MARRVEL_KEY": "k-123456"}, "")
@@ -353,7 +354,7 @@ func TestUnknownVariablesNameTheClosestSetting(t *testing.T) {
 		{env: map[string]string{"EVAL_CONCURENCY": "8"}, want: []string{"EVAL_CONCURENCY (environment) is not a setting: did you mean EVAL_CONCURRENCY?"}},
 		{env: map[string]string{"EVAL_OUTPUT": "x"}, want: []string{"did you mean EVAL_OUT?"}},
 		{env: map[string]string{"EVAL_MODELSS": "a,b"}, want: []string{"did you mean EVAL_MODEL or EVAL_MODELS?"}},
-		{dotenv: "EVAL_JUDGE=none\n", want: []string{"EVAL_JUDGE (", ".env) is not a setting: did you mean EVAL_JUDGE_MODE or EVAL_JUDGE_MODEL?"}},
+		{dotenv: "EVAL_JUDGE=none\n", want: []string{".env:1: EVAL_JUDGE is not a setting: did you mean EVAL_JUDGE_MODE or EVAL_JUDGE_MODEL?"}},
 		{env: map[string]string{"EVAL_FORCE_RUN": "1", "EVAL_CACHES": "c"}, want: []string{"EVAL_CACHES (environment) is not a setting: did you mean EVAL_CACHE?", "EVAL_FORCE_RUN (environment) is not a setting: did you mean EVAL_FORCE?"}},
 	}
 	for _, tt := range tests {
@@ -390,7 +391,7 @@ func TestProgressSetting(t *testing.T) {
 		assert.Equal(t, tt.every, st.ProgressEvery)
 	}
 	_, err := resolveWith(t, map[string]string{"EVAL_PROGRESS": "often"}, "")
-	assert.ErrorContains(t, err, `EVAL_PROGRESS: invalid value "often": give auto, live, off or a duration`)
+	assert.ErrorContains(t, err, `EVAL_PROGRESS (environment): invalid value "often": must be auto, live, off or a duration`)
 }
 
 // The settings among a go test command line's arguments, as the suite
@@ -398,4 +399,111 @@ func TestProgressSetting(t *testing.T) {
 func TestSettingsArgs(t *testing.T) {
 	args := []string{"-run", "Gene", "-force", "-out", "/tmp/o", "-v", "-count=2", "--concurrency=3", "-args", "-cases", "c.yaml", "-x"}
 	assert.Equal(t, []string{"-force", "-out=/tmp/o", "-concurrency=3", "-cases=c.yaml"}, SettingsArgs(args))
+}
+
+// -h shows each setting's flag with its type, variable and default.
+func TestHelpTypesTheFlags(t *testing.T) {
+	fs := flag.NewFlagSet("suite", flag.ContinueOnError)
+	var out strings.Builder
+	fs.SetOutput(&out)
+	RegisterFlags(fs)
+	fs.Bool("test.v", false, "go test's own flag")
+	require.ErrorIs(t, fs.Parse([]string{"-h"}), flag.ErrHelp)
+	for _, want := range []string{
+		"  -max-iterations int\n    \tmodel turns per case (env EVAL_MAX_ITERATIONS) (default 10)\n",
+		"  -case-timeout duration\n", "  -min-pass-rate float\n", "  -budget-usd float\n", "  -cases path\n",
+		"  -judge-mode majority|unanimous\n", "  -shard k/n\n", "  -force\n    \tignore cached results",
+		"  -test.v\n    \tgo test's own flag\n", "OPENROUTER_API_KEY",
+	} {
+		assert.Contains(t, out.String(), want)
+	}
+}
+
+// A value that cannot be read names where it came from: the environment,
+// the flag, or the line of the .env file; so does a .env file that cannot
+// be parsed, without quoting it.
+func TestErrorsSayWhereTheValueCameFrom(t *testing.T) {
+	_, err := resolveWith(t, nil, "# keys\nOPENAI_API_KEY=sk-abc\n\nEVAL_MAX_ITERATIONS=x\n")
+	require.Error(t, err)
+	assert.Regexp(t, `^/\S+/\.env:4: EVAL_MAX_ITERATIONS: invalid value "x": must be a whole number$`, err.Error())
+
+	_, err = resolveWith(t, map[string]string{"EVAL_MAX_ITERATIONS": "0"}, "EVAL_MAX_ITERATIONS=x\n")
+	require.EqualError(t, err, `EVAL_MAX_ITERATIONS (environment): invalid value "0": must be at least 1`)
+
+	_, err = resolveWith(t, map[string]string{"EVAL_CASE_TIMEOUT": "x"}, "", "-case-timeout", "soon")
+	require.EqualError(t, err, `-case-timeout: invalid value "soon": must be a duration such as 90s or 5m`)
+
+	_, err = resolveWith(t, nil, "OPENAI_API_KEY=sk-secret-123\nEVAL-CASES=x\nOPENROUTER_API_KEY=sk-secret-456\n")
+	require.Error(t, err)
+	assert.Regexp(t, `\.env:2: not a NAME=value line`, err.Error())
+	assert.NotContains(t, err.Error(), "sk-secret", "the file is not quoted: it holds keys")
+
+	_, err = resolveWith(t, nil, "A=1\nB=\"two\nlines\"\nC=3\nD=\"open\nE=5\n")
+	assert.ErrorContains(t, err, `.env:5: not a NAME=value line (a quoted value needs its closing quote)`)
+}
+
+// A file or directory the run reads that is named but does not exist is an
+// error naming the setting; the default may be absent.
+func TestNamedInputsMustExist(t *testing.T) {
+	_, err := resolveWith(t, map[string]string{"EVAL_CASES": "case"}, "")
+	require.Error(t, err)
+	assert.Regexp(t, `^EVAL_CASES \(environment\): invalid value "case": /\S+/case does not exist$`, err.Error())
+	_, err = resolveWith(t, nil, "", "-prices", "nowhere.yaml", "-labels", "nolabels")
+	assert.ErrorContains(t, err, `-prices: invalid value "nowhere.yaml"`)
+	assert.ErrorContains(t, err, `-labels: invalid value "nolabels"`)
+
+	st, err := resolveWith(t, nil, "")
+	require.NoError(t, err, "the defaults need not exist")
+	assert.NoDirExists(t, st.Cases)
+	dir := t.TempDir()
+	st, err = resolveWith(t, map[string]string{"EVAL_CASES": dir, "EVAL_OUT": filepath.Join(dir, "new")}, "")
+	require.NoError(t, err, "an output directory is made by the run")
+	assert.Equal(t, dir, st.Cases)
+}
+
+// Every setting has its own flag and variable, and its default reads.
+func TestDeclarations(t *testing.T) {
+	flags, envs := map[string]bool{}, map[string]bool{}
+	for _, s := range table() {
+		assert.False(t, flags[s.flag] || envs[s.env], "%s is declared twice", s.flag)
+		flags[s.flag], envs[s.env] = true, true
+		assert.NotEmpty(t, s.kind, s.flag)
+		if s.def != "" {
+			assert.NoError(t, s.read(value{text: s.def}), s.flag)
+		}
+	}
+}
+
+// The README's configuration table lists every setting with its flag,
+// variable and default, and no other.
+func TestReadmeTableMatchesTheDeclarations(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	_, section, ok := strings.Cut(string(readme), "\n## Configuration\n")
+	require.True(t, ok)
+	section, _, _ = strings.Cut(section, "\n#")
+	rows := map[string][]string{}
+	for _, line := range strings.Split(section, "\n") {
+		cells := strings.Split(strings.Trim(line, "| "), " |")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		if len(cells) == 4 && strings.HasPrefix(cells[0], "`-") {
+			rows[strings.Trim(cells[0], "`")] = cells
+		}
+	}
+	for _, s := range table() {
+		cells, ok := rows["-"+s.flag]
+		if !assert.True(t, ok, "-%s is not in the README's table", s.flag) {
+			continue
+		}
+		delete(rows, "-"+s.flag)
+		assert.Equal(t, "`"+s.env+"`", cells[1], s.flag)
+		if s.def == "" {
+			assert.False(t, strings.HasPrefix(cells[2], "`"), "-%s has no default, the README gives %s", s.flag, cells[2])
+		} else {
+			assert.True(t, strings.HasPrefix(cells[2], "`"+s.def+"`"), "-%s defaults to %s, the README says %s", s.flag, s.def, cells[2])
+		}
+	}
+	assert.Empty(t, rows, "flags in the README that are not settings")
 }

@@ -26,17 +26,17 @@ func TestShardSettings(t *testing.T) {
 		{name: "an index alone splits nothing", env: map[string]string{"JOB_COMPLETION_INDEX": "4"}, want: shard.Spec{}, balance: shard.Hash},
 		{name: "EVAL_SHARD wins over the index", env: map[string]string{"EVAL_SHARD": "1/3", "EVAL_SHARDS": "3", "JOB_COMPLETION_INDEX": "2"}, want: shard.Spec{Index: 1, Count: 3}, balance: shard.Hash},
 
-		{name: "index out of range", env: map[string]string{"EVAL_SHARD": "4/3"}, wantErr: `EVAL_SHARD: invalid value "4/3": the shard must be from 1 to 3, not 4`},
+		{name: "index out of range", env: map[string]string{"EVAL_SHARD": "4/3"}, wantErr: `EVAL_SHARD (environment): invalid value "4/3": the shard must be from 1 to 3, not 4`},
 		{name: "not k/n", args: []string{"-shard", "two"}, wantErr: `-shard: invalid value "two": must have the form k/n`},
-		{name: "Kubernetes index out of range", env: map[string]string{"EVAL_SHARDS": "3", "JOB_COMPLETION_INDEX": "3"}, wantErr: `JOB_COMPLETION_INDEX: invalid value "3": must be from 0 to 2 (EVAL_SHARDS is 3)`},
-		{name: "no index", env: map[string]string{"EVAL_SHARDS": "3"}, wantErr: "EVAL_SHARDS is 3 but no shard is named: set JOB_COMPLETION_INDEX"},
-		{name: "zero shards", env: map[string]string{"EVAL_SHARDS": "0", "JOB_COMPLETION_INDEX": "0"}, wantErr: `EVAL_SHARDS: invalid value "0"`},
-		{name: "ten million shards", env: map[string]string{"EVAL_SHARD": "1/10000000"}, wantErr: `EVAL_SHARD: invalid value "1/10000000": the number of shards must be at most 1000, not 10000000`},
+		{name: "Kubernetes index out of range", env: map[string]string{"EVAL_SHARDS": "3", "JOB_COMPLETION_INDEX": "3"}, wantErr: `JOB_COMPLETION_INDEX: invalid value "3": must be from 0 to 2, as EVAL_SHARDS (environment) is 3`},
+		{name: "no index", env: map[string]string{"EVAL_SHARDS": "3"}, wantErr: "EVAL_SHARDS (environment) is 3 but no shard is named: set JOB_COMPLETION_INDEX"},
+		{name: "zero shards", env: map[string]string{"EVAL_SHARDS": "0", "JOB_COMPLETION_INDEX": "0"}, wantErr: `EVAL_SHARDS (environment): invalid value "0"`},
+		{name: "ten million shards", env: map[string]string{"EVAL_SHARD": "1/10000000"}, wantErr: `EVAL_SHARD (environment): invalid value "1/10000000": the number of shards must be at most 1000, not 10000000`},
 		{name: "ten million Kubernetes shards", env: map[string]string{"EVAL_SHARDS": "10000000", "JOB_COMPLETION_INDEX": "0"},
-			wantErr: `EVAL_SHARDS: invalid value "10000000": the number of shards must be at most 1000, not 10000000`},
+			wantErr: `EVAL_SHARDS (environment): invalid value "10000000": the number of shards must be at most 1000, not 10000000`},
 		{name: "the most shards", env: map[string]string{"EVAL_SHARD": "1000/1000"}, want: shard.Spec{Index: 1000, Count: 1000}, balance: shard.Hash},
-		{name: "counts disagree", env: map[string]string{"EVAL_SHARD": "1/3", "EVAL_SHARDS": "4"}, wantErr: "EVAL_SHARD is 1/3 but EVAL_SHARDS is 4"},
-		{name: "unknown balance", env: map[string]string{"EVAL_SHARD_BALANCE": "cost"}, wantErr: `EVAL_SHARD_BALANCE: invalid value "cost"`},
+		{name: "counts disagree", env: map[string]string{"EVAL_SHARD": "1/3", "EVAL_SHARDS": "4"}, wantErr: "EVAL_SHARD (environment) is 1/3 but EVAL_SHARDS (environment) is 4"},
+		{name: "unknown balance", env: map[string]string{"EVAL_SHARD_BALANCE": "cost"}, wantErr: `EVAL_SHARD_BALANCE (environment): invalid value "cost"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

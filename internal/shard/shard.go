@@ -28,6 +28,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // Spec is one shard of a run: Index of Count, Index from 1. The zero Spec
@@ -92,23 +94,26 @@ func ParseBalance(s string) (string, error) {
 	return "", fmt.Errorf("must be %q (by the case's identity) or %q (by the durations the cache remembers)", Hash, History)
 }
 
-// Identity names one case run.
+// Identity names one case run as every shard names it: the run, and its
+// case file relative to the configured case directory (so that every
+// machine names it alike).
 type Identity struct {
-	// File is the case file, relative to the configured case directory
-	// (so that every machine names it alike).
-	File   string
-	Case   string
-	Model  string
-	Repeat int
+	File string
+	eval.CaseRun
 }
 
-func (id Identity) String() string {
-	return fmt.Sprintf("%s: %q model %s repeat %d", id.File, id.Case, id.Model, id.Repeat)
-}
+// IdentityOf is the identity of a case run the summary of a shard lists.
+func IdentityOf(r eval.ShardRun) Identity { return Identity{File: r.File, CaseRun: r.CaseRun} }
 
-// key is the identity as hashed.
+func (id Identity) String() string { return id.File + ": " + id.CaseRun.String() }
+
+// key is the identity as hashed (an arm's name only when there is one,
+// so that runs without arms keep their shards).
 func (id Identity) key() []byte {
-	return fmt.Appendf(nil, "%s\x00%s\x00%s\x00%d", id.File, id.Case, id.Model, id.Repeat)
+	if id.Arm != "" {
+		return fmt.Appendf(nil, "%s\x00%s\x00%s\x00%d\x00%s", id.File, id.Name, id.Model, id.Repeat, id.Arm)
+	}
+	return fmt.Appendf(nil, "%s\x00%s\x00%s\x00%d", id.File, id.Name, id.Model, id.Repeat)
 }
 
 // score is the rendezvous weight of shard j for the identity.
@@ -228,4 +233,75 @@ func SetHash(ids []Identity) string {
 		h.Write([]byte{'\n'})
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// Split is one process's part of a split run: the plan of the whole run's
+// case runs and which of them are this shard's.
+type Split struct {
+	Spec Spec
+	Plan Plan
+	// runs are every case run the whole run selected, with its shard.
+	runs []eval.ShardRun
+	mine int
+}
+
+// NewSplit plans the selected case runs over spec's shards (see NewPlan).
+func NewSplit(spec Spec, balance string, runs []eval.ShardRun, weight Weight) *Split {
+	ids := make([]Identity, len(runs))
+	for i, r := range runs {
+		ids[i] = IdentityOf(r)
+	}
+	s := &Split{Spec: spec, Plan: NewPlan(ids, spec.Count, balance, weight), runs: slices.Clone(runs)}
+	for i := range s.runs {
+		s.runs[i].Shard, _ = s.Plan.Shard(ids[i])
+		if s.runs[i].Shard == spec.Index {
+			s.mine++
+		}
+	}
+	return s
+}
+
+// Mine counts the case runs of this shard.
+func (s *Split) Mine() int { return s.mine }
+
+// Owns reports whether this shard runs the case run: it does unless the
+// plan gives it to another (a run the plan does not hold, one -run did
+// not select, is left to go test).
+func (s *Split) Owns(id Identity) bool {
+	j, ok := s.Plan.Shard(id)
+	return !ok || j == s.Spec.Index
+}
+
+// HasCase reports whether some run of the named case is this shard's.
+func (s *Split) HasCase(name string) bool {
+	return slices.ContainsFunc(s.runs, func(r eval.ShardRun) bool { return r.Name == name && r.Shard == s.Spec.Index })
+}
+
+// Summary describes the shard for its run's summary: config holds the
+// settings every shard must share (its Cases is set here), group tells
+// the runs that shards belong to apart.
+func (s *Split) Summary(config eval.ShardConfig, group string) *eval.Shard {
+	ids := make([]Identity, len(s.runs))
+	for i, r := range s.runs {
+		ids[i] = IdentityOf(r)
+	}
+	config.Cases = SetHash(ids)
+	return &eval.Shard{Index: s.Spec.Index, Count: s.Spec.Count, Balance: s.Plan.Balance, Plan: s.Plan.Fingerprint,
+		Config: config, Runs: slices.Clone(s.runs), Group: group}
+}
+
+// NotRun counts this shard's cases (with each model) of which no run has
+// an outcome in the summary: the cases of other shards are theirs to run.
+func (s *Split) NotRun(sum eval.Summary) int {
+	ran := map[eval.CaseRun]bool{}
+	for _, c := range sum.Cases {
+		ran[eval.CaseRun{Name: c.Name, Model: c.Model}] = true // c.Model names the variant
+	}
+	missing := map[eval.CaseRun]bool{}
+	for _, r := range s.runs {
+		if p := (eval.CaseRun{Name: r.Name, Model: r.Variant()}); r.Shard == s.Spec.Index && !ran[p] {
+			missing[p] = true
+		}
+	}
+	return len(missing)
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 func TestParse(t *testing.T) {
@@ -56,7 +58,7 @@ func identities(n int, models []string, repeats int) []Identity {
 	for i := range n {
 		for _, m := range models {
 			for r := range repeats {
-				ids = append(ids, Identity{File: "genes.yaml", Case: fmt.Sprintf("case %d", i), Model: m, Repeat: r})
+				ids = append(ids, Identity{File: "genes.yaml", CaseRun: eval.CaseRun{Name: fmt.Sprintf("case %d", i), Model: m, Repeat: r}})
 			}
 		}
 	}
@@ -99,10 +101,10 @@ func TestAddingOrRenamingACaseMovesOnlyThatCase(t *testing.T) {
 	ids := identities(200, []string{"m"}, 1)
 	before := NewPlan(ids, 3, Hash, nil)
 
-	added := append(slices.Clone(ids), Identity{File: "genes.yaml", Case: "a new case", Model: "m"})
+	added := append(slices.Clone(ids), Identity{File: "genes.yaml", CaseRun: eval.CaseRun{Name: "a new case", Model: "m"}})
 	afterAdd := NewPlan(added, 3, Hash, nil)
 	renamed := slices.Clone(ids)
-	renamed[17].Case = "case 17, renamed"
+	renamed[17].Name = "case 17, renamed"
 	afterRename := NewPlan(renamed, 3, Hash, nil)
 	removed := slices.Delete(slices.Clone(ids), 40, 41)
 	afterRemove := NewPlan(removed, 3, Hash, nil)
@@ -168,7 +170,7 @@ func TestHistoryBalancesKnownDurations(t *testing.T) {
 func TestHistoryPlacesUnknownAndFreeCaseRunsByHash(t *testing.T) {
 	ids := identities(40, []string{"m"}, 1)
 	weight := func(id Identity) (float64, bool) {
-		switch id.Case {
+		switch id.Name {
 		case "case 1", "case 2", "case 3":
 			return 10, true
 		case "case 4":
@@ -181,7 +183,7 @@ func TestHistoryPlacesUnknownAndFreeCaseRunsByHash(t *testing.T) {
 	seen := map[int]bool{}
 	for _, id := range ids {
 		j, _ := balanced.Shard(id)
-		switch id.Case {
+		switch id.Name {
 		case "case 1", "case 2", "case 3":
 			seen[j] = true
 		default:
@@ -192,7 +194,7 @@ func TestHistoryPlacesUnknownAndFreeCaseRunsByHash(t *testing.T) {
 	assert.Len(t, seen, 3, "the three known 10 s runs go to three shards")
 
 	// A new case without history moves no balanced one.
-	added := append(slices.Clone(ids), Identity{File: "genes.yaml", Case: "new", Model: "m"})
+	added := append(slices.Clone(ids), Identity{File: "genes.yaml", CaseRun: eval.CaseRun{Name: "new", Model: "m"}})
 	after := NewPlan(added, 3, History, weight)
 	for _, id := range ids {
 		j, _ := balanced.Shard(id)

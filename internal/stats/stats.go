@@ -47,8 +47,12 @@ func Wilson(successes, n int, z float64) (lo, hi float64) {
 	if n <= 0 {
 		return 0, 1
 	}
-	p := float64(successes) / float64(n)
-	nn := float64(n)
+	return wilson(float64(successes)/float64(n), float64(n), z)
+}
+
+// wilson is the Wilson score interval of the proportion p observed over a
+// sample of size nn (which may be fractional: an effective sample size).
+func wilson(p, nn, z float64) (lo, hi float64) {
 	z2 := z * z
 	center := (p + z2/(2*nn)) / (1 + z2/nn)
 	half := z / (1 + z2/nn) * math.Sqrt(p*(1-p)/nn+z2/(4*nn*nn))

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -15,14 +16,13 @@ import (
 // case's pass rate, pass@k and pass^k over its repeats, each category's
 // and the whole run's. Cases come in category, file and line order.
 func Tally(records []eval.Record) (overall eval.GroupResult, categories []eval.GroupResult, cases []eval.CaseResult) {
-	type key struct{ name, model string }
-	byCase := map[key][]eval.Record{}
-	var order []key
+	byCase := map[eval.CaseRun][]eval.Record{}
+	var order []eval.CaseRun
 	for _, r := range records {
 		if r.Status == eval.NotRun {
 			continue // no outcome
 		}
-		k := key{r.Name, r.Model}
+		k := r.CaseRun().Series()
 		if _, ok := byCase[k]; !ok {
 			order = append(order, k)
 		}
@@ -56,7 +56,7 @@ func CaseResultOf(runs []eval.Record) eval.CaseResult {
 	runs = slices.Clone(runs)
 	slices.SortStableFunc(runs, func(a, b eval.Record) int { return cmp.Compare(a.Repeat, b.Repeat) })
 	first := runs[0]
-	c := eval.CaseResult{Name: first.Name, Category: first.Category, Model: first.Model, File: first.File, Line: first.Line,
+	c := eval.CaseResult{Name: first.Name, Category: first.Category, Model: first.Variant(), File: first.File, Line: first.Line,
 		Runs: len(runs), Statuses: make([]eval.Status, len(runs))}
 	for i, r := range runs {
 		c.Statuses[i] = r.Status
@@ -121,61 +121,37 @@ func CaseSet(cases []eval.CaseResult) string {
 }
 
 // Models compares the models of a run's records: each model's pass rate
-// with its 95% Wilson interval, tokens, cost, latency and tool calls, and
-// each two models on the cases both ran, with the exact McNemar test.
-// Models come in the order given, then the others by name.
+// with its 95% interval (the repeats of a case counted as correlated),
+// pass@k and pass^k, tokens, its own cost (the judge's apart), latency and
+// tool calls, and each two models on the cases both ran, with the exact
+// McNemar test. Models come in the order given, then the others by name;
+// every model given or recorded is there, with no runs when none of its
+// runs started.
 func Models(records []eval.Record, order []string) ([]eval.ModelResult, []eval.ModelPair) {
-	byModel := map[string][]eval.Record{}
+	byModel, notRun := map[string][]eval.Record{}, map[string]int{}
 	for _, r := range records {
-		if r.Status != eval.NotRun {
-			byModel[r.Model] = append(byModel[r.Model], r)
+		if r.Status == eval.NotRun {
+			notRun[r.Variant()]++
+		} else {
+			byModel[r.Variant()] = append(byModel[r.Variant()], r)
 		}
 	}
 	var rest []string
-	for m := range byModel {
-		if !slices.Contains(order, m) {
+	for _, m := range slices.Concat(slices.Collect(maps.Keys(byModel)), slices.Collect(maps.Keys(notRun))) {
+		if !slices.Contains(order, m) && !slices.Contains(rest, m) {
 			rest = append(rest, m)
 		}
 	}
 	slices.Sort(rest)
-	order = slices.DeleteFunc(slices.Concat(order, rest), func(m string) bool { return byModel[m] == nil })
+	order = slices.Concat(order, rest)
 	passed := map[string]map[string]bool{} // model -> case -> passed most runs
 	var models []eval.ModelResult
 	for _, name := range order {
-		runs := byModel[name]
-		m := eval.ModelResult{Model: name, Runs: len(runs)}
-		var seconds []float64
-		tokens, calls := 0, 0
-		byCase := map[string][]eval.Record{}
-		for _, r := range runs {
-			if r.Status == eval.Pass {
-				m.Passes++
-			}
-			tokens += r.Usage.TotalTokens
-			m.PromptTokens += r.Usage.PromptTokens
-			m.CachedTokens += r.Usage.CachedTokens
-			calls += len(r.ToolCalls)
-			m.CostUSD += r.Usage.CostUSD
-			m.Unpriced += r.Usage.Unpriced
-			seconds = append(seconds, r.Seconds)
-			byCase[r.Name] = append(byCase[r.Name], r)
-		}
-		m.Cases = len(byCase)
-		m.PassRate = float64(m.Passes) / float64(m.Runs)
-		m.Low, m.High = Wilson(m.Passes, m.Runs, 1.96)
-		m.MeanTokens = float64(tokens) / float64(m.Runs)
-		if m.PromptTokens > 0 {
-			m.CacheHitRate = float64(m.CachedTokens) / float64(m.PromptTokens)
-		}
-		m.ToolCallsPerRun = float64(calls) / float64(m.Runs)
-		if m.Passes > 0 {
-			m.CostPerPass = m.CostUSD / float64(m.Passes)
-		}
-		slices.Sort(seconds)
-		m.LatencyP50, m.LatencyP95 = percentile(seconds, 0.5), percentile(seconds, 0.95)
+		m, cases := modelResult(name, byModel[name])
+		m.NotRun = notRun[name]
 		passed[name] = map[string]bool{}
-		for c, rs := range byCase {
-			passed[name][c] = 2*CaseResultOf(rs).Passes > len(rs)
+		for _, c := range cases {
+			passed[name][c.Name] = 2*c.Passes > c.Runs
 		}
 		models = append(models, m)
 	}
@@ -197,10 +173,135 @@ func Models(records []eval.Record, order []string) ([]eval.ModelResult, []eval.M
 				}
 			}
 			p.McNemarP = McNemar(p.OnlyA, p.OnlyB)
+			p.Uplift, p.UpliftLow, p.UpliftHigh = PairedDifference(p.OnlyA, p.OnlyB, p.Cases)
 			pairs = append(pairs, p)
 		}
 	}
+	ps := make([]float64, len(pairs))
+	for i, p := range pairs {
+		ps[i] = p.McNemarP
+	}
+	for i, q := range Holm(ps) {
+		pairs[i].AdjustedP = q
+	}
 	return models, pairs
+}
+
+// modelResult is how a model did over its runs (none: a result with no
+// runs), and its cases' results.
+func modelResult(name string, runs []eval.Record) (eval.ModelResult, []eval.CaseResult) {
+	m := eval.ModelResult{Model: name, Runs: len(runs), Low: 0, High: 1, PassAtK: []float64{}, PassHatK: []float64{}}
+	if len(runs) == 0 {
+		return m, nil
+	}
+	var seconds []float64
+	tokens, calls := 0, 0
+	byCase := map[string][]eval.Record{}
+	var names []string
+	for _, r := range runs {
+		if r.Status == eval.Pass {
+			m.Passes++
+		}
+		own := ownUsage(r)
+		tokens += own.TotalTokens
+		m.PromptTokens += own.PromptTokens
+		m.CachedTokens += own.CachedTokens
+		m.CostUSD += own.CostUSD
+		m.Unpriced += own.Unpriced
+		calls += len(r.ToolCalls)
+		seconds = append(seconds, r.Seconds)
+		if byCase[r.Name] == nil {
+			names = append(names, r.Name)
+		}
+		byCase[r.Name] = append(byCase[r.Name], r)
+	}
+	cases := make([]eval.CaseResult, len(names))
+	passes, ran := make([]int, len(names)), make([]int, len(names))
+	for i, c := range names {
+		cases[i] = CaseResultOf(byCase[c])
+		passes[i], ran[i] = cases[i].Passes, cases[i].Runs
+	}
+	g := Group(cases)
+	m.Cases, m.PassAtK, m.PassHatK = len(cases), g.PassAtK, g.PassHatK
+	m.PassRate = float64(m.Passes) / float64(m.Runs)
+	m.Low, m.High = ClusteredWilson(passes, ran, 1.96)
+	m.MeanTokens = float64(tokens) / float64(m.Runs)
+	if m.PromptTokens > 0 {
+		m.CacheHitRate = float64(m.CachedTokens) / float64(m.PromptTokens)
+	}
+	m.ToolCallsPerRun = float64(calls) / float64(m.Runs)
+	if m.Passes > 0 {
+		m.CostPerPass = m.CostUSD / float64(m.Passes)
+	}
+	slices.Sort(seconds)
+	m.LatencyP50, m.LatencyP95 = percentile(seconds, 0.5), percentile(seconds, 0.95)
+	return m, cases
+}
+
+// ownUsage is a record's usage without the judge's part: the evaluated
+// model's own requests.
+func ownUsage(r eval.Record) eval.Usage {
+	u := r.Usage
+	if j := r.JudgeUsage; j != nil {
+		u.PromptTokens -= j.PromptTokens
+		u.CompletionTokens -= j.CompletionTokens
+		u.CachedTokens -= j.CachedTokens
+		u.TotalTokens -= j.TotalTokens
+		u.Requests -= j.Requests
+		u.Retries -= j.Retries
+		u.CostUSD -= j.CostUSD
+		u.Unpriced -= j.Unpriced
+	}
+	return u
+}
+
+// Judge is what the judge's requests cost over the records (cached ones
+// included), nil when no record had a judge's requests.
+func Judge(records []eval.Record) *eval.JudgeCost {
+	var j *eval.JudgeCost
+	for _, r := range records {
+		if r.JudgeUsage == nil || r.Status == eval.NotRun {
+			continue
+		}
+		if j == nil {
+			j = &eval.JudgeCost{Model: r.JudgeModel}
+		}
+		j.Requests += r.JudgeUsage.Requests
+		j.CostUSD += r.JudgeUsage.CostUSD
+		j.Unpriced += r.JudgeUsage.Unpriced
+	}
+	return j
+}
+
+// ClusteredWilson is the Wilson score interval of a pass rate measured
+// over cases that ran several times each (passes[i] of runs[i]): repeats
+// of one case are correlated, so the runs count at their effective sample
+// size, the number of independent runs that would give the same variance
+// as the cluster-robust variance of the rate, Σ(passes_i − p·runs_i)² /
+// (Σ runs_i)². Never more than the runs; with one run per case it is the
+// plain Wilson interval. No runs: [0, 1].
+func ClusteredWilson(passes, runs []int, z float64) (lo, hi float64) {
+	total, passed := 0, 0
+	for i := range runs {
+		total += runs[i]
+		passed += passes[i]
+	}
+	if total == 0 {
+		return 0, 1
+	}
+	p := float64(passed) / float64(total)
+	effective := float64(total)
+	if p > 0 && p < 1 {
+		spread := 0.0
+		for i := range runs {
+			d := float64(passes[i]) - p*float64(runs[i])
+			spread += d * d
+		}
+		if spread > 0 {
+			effective = math.Min(effective, p*(1-p)*float64(total)*float64(total)/spread)
+		}
+	}
+	return wilson(p, effective, z)
 }
 
 // percentile is the q-th percentile of sorted values (nearest rank), 0
@@ -219,8 +320,55 @@ func percentile(sorted []float64, q float64) float64 {
 func Summarize(sum *eval.Summary, records []eval.Record, models []string) {
 	sum.Overall, sum.Categories, sum.Cases = Tally(records)
 	sum.Models, sum.ModelPairs = Models(records, models)
+	sum.Judge = Judge(records)
 	sum.CaseSet = CaseSet(sum.Cases)
 	for _, c := range sum.Cases {
 		sum.Repeats = max(sum.Repeats, c.Runs)
 	}
+}
+
+// ArmEffects reads from the compared arms what they change (see
+// eval.ArmEffect): each arm with servers against the arm without any
+// (when there is one), and each leave-one-out arm against its base, the
+// servers' uplifts first, then the tools whose absence cost the most.
+func ArmEffects(models []eval.ModelResult, pairs []eval.ModelPair) []eval.ArmEffect {
+	effect := func(kind, from, to, hidden string) (eval.ArmEffect, bool) {
+		for _, p := range pairs {
+			e := eval.ArmEffect{Kind: kind, From: from, To: to, Hidden: hidden, Cases: p.Cases, AdjustedP: p.AdjustedP}
+			switch {
+			case p.A == from && p.B == to:
+				e.Effect, e.Low, e.High = p.Uplift, p.UpliftLow, p.UpliftHigh
+			case p.A == to && p.B == from:
+				e.Effect, e.Low, e.High = -p.Uplift, -p.UpliftHigh, -p.UpliftLow
+			default:
+				continue
+			}
+			return e, true
+		}
+		return eval.ArmEffect{}, false
+	}
+	var none string
+	for _, m := range models {
+		if m.Arm != nil && m.Arm.NoServer {
+			none = m.Model
+			break
+		}
+	}
+	var servers, loo []eval.ArmEffect
+	for _, m := range models {
+		switch {
+		case m.Arm == nil:
+		case m.Arm.Base != "":
+			if e, ok := effect("leave_one_out", m.Arm.Base, m.Model, m.Arm.Hidden); ok {
+				loo = append(loo, e)
+			}
+		case none != "" && !m.Arm.NoServer:
+			if e, ok := effect("servers", none, m.Model, ""); ok {
+				servers = append(servers, e)
+			}
+		}
+	}
+	slices.SortStableFunc(servers, func(a, b eval.ArmEffect) int { return cmp.Compare(b.Effect, a.Effect) })
+	slices.SortStableFunc(loo, func(a, b eval.ArmEffect) int { return cmp.Compare(a.Effect, b.Effect) })
+	return append(servers, loo...)
 }

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -98,8 +99,9 @@ func TestModels(t *testing.T) {
 	models, pairs := Models(recs, nil)
 	assert.Equal(t, "bad", models[0].Model, "by name without an order")
 	models, pairs = Models(recs, []string{"good", "bad", "absent"})
-	require.Len(t, models, 2)
-	good, bad := models[0], models[1]
+	require.Len(t, models, 3, "every model asked for is there")
+	good, bad, absent := models[0], models[1], models[2]
+	assert.Equal(t, eval.ModelResult{Model: "absent", Low: 0, High: 1, PassAtK: []float64{}, PassHatK: []float64{}}, absent, "no run")
 	assert.Equal(t, "good", good.Model)
 	assert.Equal(t, 10, good.Runs)
 	assert.Equal(t, 1.0, good.PassRate)
@@ -112,9 +114,90 @@ func TestModels(t *testing.T) {
 	assert.Equal(t, 5.0, good.LatencyP50)
 	assert.Equal(t, 10.0, good.LatencyP95)
 	assert.Equal(t, 10, bad.Runs, "the case that never started is not a run")
+	assert.Equal(t, 1, bad.NotRun)
 	assert.InDelta(t, 0.6, bad.PassRate, 1e-12)
 	assert.InDelta(t, 0.02/6, bad.CostPerPass, 1e-12)
-	require.Len(t, pairs, 1)
-	assert.Equal(t, eval.ModelPair{A: "good", B: "bad", Cases: 10, OnlyA: 4, OnlyB: 0, McNemarP: McNemar(4, 0)}, pairs[0])
-	assert.InDelta(t, 0.125, pairs[0].McNemarP, 1e-12)
+	require.Len(t, pairs, 3)
+	first := pairs[0]
+	assert.Equal(t, eval.ModelPair{A: "good", B: "bad", Cases: 10, OnlyA: 4, OnlyB: 0, McNemarP: McNemar(4, 0),
+		AdjustedP: first.AdjustedP, Uplift: first.Uplift, UpliftLow: first.UpliftLow, UpliftHigh: first.UpliftHigh}, first)
+	assert.InDelta(t, 0.125, first.McNemarP, 1e-12)
+	assert.InDelta(t, 3*0.125, first.AdjustedP, 1e-12, "Holm over the three pairs: the smallest p times 3")
+	// bad passes 4 cases fewer of 10: -0.4; Agresti-Min with half a pair
+	// added to each cell: (0.5-4.5)/12 +- 1.96 sqrt(5-16/12)/12.
+	assert.InDelta(t, -0.4, first.Uplift, 1e-12)
+	se := math.Sqrt(5-16.0/12) / 12
+	assert.InDelta(t, -1.0/3-1.96*se, first.UpliftLow, 1e-12)
+	assert.InDelta(t, -1.0/3+1.96*se, first.UpliftHigh, 1e-12)
+	noShared := pairs[1]
+	assert.Equal(t, eval.ModelPair{A: "good", B: "absent", McNemarP: 1, AdjustedP: 1, UpliftLow: -1, UpliftHigh: 1}, noShared, "no shared case: nothing known")
+}
+
+// The judge's requests are the judge's: each model's cost is its own, and
+// the judge's is counted once, apart.
+func TestModelsLeaveTheJudgeOut(t *testing.T) {
+	judge := eval.Usage{PromptTokens: 100, TotalTokens: 110, Requests: 1, CostUSD: 0.001}
+	var recs []eval.Record
+	for _, model := range []string{"priced", "unpriced"} {
+		for _, name := range []string{"x", "y"} {
+			own := eval.Usage{PromptTokens: 1000, TotalTokens: 1200, Requests: 2, CostUSD: 0.01}
+			if model == "unpriced" {
+				own = eval.Usage{PromptTokens: 1000, TotalTokens: 1200, Requests: 2, Unpriced: 2}
+			}
+			u := own
+			u.Add(judge)
+			recs = append(recs, eval.Record{Name: name, Model: model, Status: eval.Pass, Usage: u, JudgeUsage: &judge, JudgeModel: "j"})
+		}
+	}
+	models, _ := Models(recs, []string{"priced", "unpriced"})
+	assert.InDelta(t, 0.02, models[0].CostUSD, 1e-12)
+	assert.InDelta(t, 0.01, models[0].CostPerPass, 1e-12)
+	assert.Equal(t, 1200.0, models[0].MeanTokens)
+	assert.Zero(t, models[1].CostUSD)
+	assert.Equal(t, 4, models[1].Unpriced)
+	assert.Equal(t, &eval.JudgeCost{Model: "j", Requests: 4, CostUSD: 0.004}, roundCost(Judge(recs)))
+	assert.Nil(t, Judge(recs[:0]))
+}
+
+func roundCost(j *eval.JudgeCost) *eval.JudgeCost {
+	j.CostUSD = math.Round(j.CostUSD*1e9) / 1e9
+	return j
+}
+
+// Repeats of a case are not independent runs: ten cases that each pass
+// all or none of their three runs are ten observations, not thirty.
+func TestClusteredWilson(t *testing.T) {
+	tests := []struct {
+		name          string
+		passes, runs  []int
+		asIndependent [2]int // the plain Wilson interval it must equal
+	}{
+		{"one run per case is the plain interval", []int{1, 1, 0, 1, 0, 1, 1, 0, 1, 1}, []int{1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, [2]int{7, 10}},
+		{"cases all or nothing: as many runs as cases", []int{3, 3, 0, 3, 0, 3, 3, 0, 3, 3}, []int{3, 3, 3, 3, 3, 3, 3, 3, 3, 3}, [2]int{7, 10}},
+		{"every case passing always: the plain interval", []int{3, 3, 3}, []int{3, 3, 3}, [2]int{9, 9}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lo, hi := ClusteredWilson(tt.passes, tt.runs, 1.96)
+			wlo, whi := Wilson(tt.asIndependent[0], tt.asIndependent[1], 1.96)
+			assert.InDelta(t, wlo, lo, 1e-12)
+			assert.InDelta(t, whi, hi, 1e-12)
+		})
+	}
+	// Every case passing 2 of its 3 runs: nothing between the cases, the
+	// runs count in full.
+	lo, hi := ClusteredWilson([]int{2, 2, 2, 2}, []int{3, 3, 3, 3}, 1.96)
+	wlo, whi := Wilson(8, 12, 1.96)
+	assert.InDelta(t, wlo, lo, 1e-12)
+	assert.InDelta(t, whi, hi, 1e-12)
+	// In between: wider than thirty independent runs, narrower than ten.
+	passes := []int{3, 2, 0, 3, 1, 3, 3, 0, 2, 3}
+	runs := []int{3, 3, 3, 3, 3, 3, 3, 3, 3, 3}
+	lo, hi = ClusteredWilson(passes, runs, 1.96)
+	ilo, ihi := Wilson(20, 30, 1.96)
+	tlo, thi := wilson(20.0/30, 10, 1.96)
+	assert.Greater(t, hi-lo, ihi-ilo)
+	assert.Less(t, hi-lo, thi-tlo)
+	lo, hi = ClusteredWilson(nil, nil, 1.96)
+	assert.Equal(t, [2]float64{0, 1}, [2]float64{lo, hi})
 }

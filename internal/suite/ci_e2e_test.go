@@ -30,7 +30,7 @@ func TestCIRunWritesJUnitStreamAndReport(t *testing.T) {
 	run := filepath.Join(out, runs.Dir, id)
 	require.NoError(t, os.MkdirAll(run, 0o755))
 	cmd := exec.Command("go", "tool", "gotestsum", "--format", "testname", "--jsonfile", filepath.Join(run, "test.json"),
-		"--post-run-command", "go run ./cmd/evalreport -out "+out+" -run "+run+" -junit "+filepath.Join(run, "junit.xml"),
+		"--post-run-command", "go tool mcpeval report -out "+out+" -run "+run+" -junit "+filepath.Join(run, "junit.xml"),
 		"--", "./evaltest", "-count=1")
 	cmd.Dir = root
 	cmd.Env = append(filteredEnv(), "EVAL_CASES="+casePath, "EVAL_OUT="+out, "EVAL_RUN_ID="+id, "EVAL_CACHE="+filepath.Join(dir, "cache.json"))

@@ -35,10 +35,12 @@ type testEvent struct {
 // run is the outcome of one suite run.
 type run struct {
 	events  []testEvent
-	records map[string]eval.Record // by case name
-	output  string                 // every output line
-	err     error
-	out     string
+	records map[string]eval.Record // by case name (the last one written)
+	// allRecords are every record written, in order.
+	allRecords []eval.Record
+	output     string // every output line
+	err        error
+	out        string
 }
 
 // status returns the final action (pass, fail, skip) of a test.
@@ -111,6 +113,7 @@ func runSuite(t *testing.T, dir, cases string, e env, args ...string) run {
 			var rec eval.Record
 			require.NoError(t, json.Unmarshal(sc.Bytes(), &rec))
 			r.records[rec.Name] = rec
+			r.allRecords = append(r.allRecords, rec)
 		}
 	}
 	return r
@@ -199,6 +202,18 @@ func TestSuitePassRecoveryAndRecords(t *testing.T) {
 		assert.Equal(t, r.records[e.Case].Metrics.Overall, e.Metrics.Overall, "metrics.json holds the record's metrics")
 		assert.Contains(t, e.Metrics.Overall.NotApplicable, "quality", "quality does not apply to tool cases")
 		assert.Greater(t, e.Metrics.Overall.Score, 0.5, e.Case)
+	}
+	// As the metrics guide reads them: its blocks at the top level.
+	var guide []struct {
+		PromptUnderstanding map[string]any `json:"prompt_understanding"`
+		RequirementCoverage map[string]any `json:"requirement_coverage"`
+		ErrorRecovery       map[string]any `json:"error_recovery"`
+	}
+	readJSON(t, filepath.Join(r.out, eval.MetricsFile), &guide)
+	for i, e := range guide {
+		assert.Equal(t, entries[i].PromptUnderstanding.Score, e.PromptUnderstanding["understanding_score"])
+		assert.Equal(t, entries[i].RequirementCoverage.Score, e.RequirementCoverage["coverage_score"])
+		assert.Contains(t, e.ErrorRecovery, "recovery_score")
 	}
 	var summary struct {
 		Summary struct {

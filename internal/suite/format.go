@@ -159,18 +159,21 @@ func hidden(r rune) bool {
 // runDir.
 func FormatSummary(s eval.Summary, runDir string) string {
 	var b strings.Builder
-	what := "model " + s.Model
+	what, runs := "model "+s.Model, "cases"
 	if len(s.Models) > 1 {
 		names := make([]string, len(s.Models))
 		for i, m := range s.Models {
 			names[i] = m.Model
 		}
-		what = "models " + strings.Join(names, ", ")
+		what, runs = "models "+strings.Join(names, ", "), "case runs"
+		if s.Models[0].Arm != nil {
+			what = "arms " + strings.Join(names, ", ")
+		}
 	}
 	if s.Reference {
 		what = "REFERENCE RUN (no model evaluated)"
 	}
-	fmt.Fprintf(&b, "mcpeval: %s: %d cases: %d passed, %d failed, %d errors, %d token-limit", what, s.Total, s.Passed, s.Failed, s.Errors, s.TokenLimit)
+	fmt.Fprintf(&b, "mcpeval: %s: %s: %d passed, %d failed, %d errors, %d token-limit", what, plural(s.Total, runs), s.Passed, s.Failed, s.Errors, s.TokenLimit)
 	if s.Cut > 0 {
 		fmt.Fprintf(&b, ", %d cut off", s.Cut)
 	}
@@ -191,18 +194,22 @@ func FormatSummary(s eval.Summary, runDir string) string {
 	}
 	if len(s.Models) > 1 {
 		for _, m := range s.Models {
-			unpriced := ""
-			if m.Unpriced > 0 {
-				unpriced = fmt.Sprintf(" (and %d requests without a price)", m.Unpriced)
-			}
-			fmt.Fprintf(&b, "mcpeval: model %s: %d/%d passed (%.1f%%, 95%% interval %.1f-%.1f%%), $%.4f%s, $%.4f per pass%s\n",
-				m.Model, m.Passes, m.Runs, 100*m.PassRate, 100*m.Low, 100*m.High, m.CostUSD, unpriced, m.CostPerPass,
-				cacheShare(m.PromptTokens, m.CachedTokens))
+			fmt.Fprintln(&b, formatModel(m))
 		}
 		for _, p := range s.ModelPairs {
-			fmt.Fprintf(&b, "mcpeval: %s vs %s on %d cases: %d passed only by %s, %d only by %s (McNemar p = %.4g)\n",
-				p.A, p.B, p.Cases, p.OnlyA, p.A, p.OnlyB, p.B, p.McNemarP)
+			adjusted := ""
+			if len(s.ModelPairs) > 1 {
+				adjusted = fmt.Sprintf(", adjusted for %d pairs %.4g", len(s.ModelPairs), p.AdjustedP)
+			}
+			fmt.Fprintf(&b, "mcpeval: %s vs %s on %s: %d passed only by %s, %d only by %s (McNemar p = %.4g%s)\n",
+				p.A, p.B, plural(p.Cases, "cases"), p.OnlyA, p.A, p.OnlyB, p.B, p.McNemarP, adjusted)
 		}
+		for _, e := range s.ArmEffects {
+			fmt.Fprintln(&b, formatEffect(e))
+		}
+	}
+	if j := s.Judge; j != nil && !s.Reference {
+		fmt.Fprintf(&b, "mcpeval: judge %s: %d requests, %s (not in the models' costs)\n", j.Model, j.Requests, FormatCost(j.CostUSD, j.Unpriced))
 	}
 	if s.Verdicts == eval.VerdictsByChecks && s.ChecksCalibration != nil {
 		for _, line := range s.ChecksCalibration.Lines() {
@@ -221,12 +228,71 @@ func FormatSummary(s eval.Summary, runDir string) string {
 			s.Repeats, o.PassRate, s.Repeats, last(o.PassAtK), s.Repeats, last(o.PassHatK), o.Flaky)
 	}
 	formatTools(&b, s.Tools)
-	fmt.Fprintf(&b, "mcpeval: results in %s: %s, %s, %s, %s (evalreport, run by make eval, makes %s)", runDir,
+	fmt.Fprintf(&b, "mcpeval: results in %s: %s, %s, %s, %s (mcpeval report, run by make eval, makes %s)", runDir,
 		eval.RecordsFile, eval.SummaryFile, eval.MetricsFile, eval.MetricsSummaryFile, eval.ReportFile)
 	if s.Reference {
 		fmt.Fprintf(&b, "\nmcpeval: %s", settings.MissingKeyHelp)
 	}
 	return b.String()
+}
+
+// formatModel is a model's closing line: its passes with the interval,
+// pass@k and pass^k with repeats, its own cost and cost per pass; a model
+// none of whose runs started says so.
+func formatModel(m eval.ModelResult) string {
+	what := "model " + m.Model
+	if m.Arm != nil {
+		what = fmt.Sprintf("arm %s (%s, %d tools, %d tokens of tool definitions per request)", m.Model, m.Arm.Model, m.Tools, m.ToolTokens)
+	}
+	if m.Runs == 0 {
+		return fmt.Sprintf("mcpeval: %s: no run (%d not run)", what, m.NotRun)
+	}
+	line := fmt.Sprintf("mcpeval: %s: %d/%d passed (%.1f%%, 95%% interval %.1f-%.1f%%)", what, m.Passes, m.Runs, 100*m.PassRate, 100*m.Low, 100*m.High)
+	if k := len(m.PassAtK); k > 1 {
+		line += fmt.Sprintf(", pass@%d %.3f, pass^%d %.3f", k, m.PassAtK[k-1], k, m.PassHatK[k-1])
+	}
+	line += ", " + FormatCost(m.CostUSD, m.Unpriced)
+	if m.Passes > 0 && m.Unpriced == 0 {
+		line += fmt.Sprintf(", $%.4f per pass", m.CostPerPass)
+	}
+	if m.NotRun > 0 {
+		line += fmt.Sprintf(", %d not run", m.NotRun)
+	}
+	return line + cacheShare(m.PromptTokens, m.CachedTokens)
+}
+
+// formatEffect is the closing line of what an arm changes: "the servers
+// of arm server over no-server: +45.0 points of pass rate (95% interval
+// 28.1 to 59.0) on 20 cases, adjusted p 0.0001".
+func formatEffect(e eval.ArmEffect) string {
+	what := fmt.Sprintf("arm %s over %s (no server)", e.To, e.From)
+	if e.Kind == "leave_one_out" {
+		what = fmt.Sprintf("leaving %s out of %s (arm %s)", e.Hidden, e.From, e.To)
+	}
+	return fmt.Sprintf("mcpeval: %s: %+.1f points of pass rate (95%% interval %+.1f to %+.1f) on %d cases, adjusted p %.4g",
+		what, 100*e.Effect, 100*e.Low, 100*e.High, e.Cases, e.AdjustedP)
+}
+
+// FormatCost says what requests cost: "$0.0123", "unpriced" when none had
+// a price, or "$0.0123 and 4 unpriced requests".
+func FormatCost(usd float64, unpriced int) string {
+	switch {
+	case unpriced > 0 && usd == 0:
+		return "unpriced"
+	case unpriced > 0:
+		return fmt.Sprintf("$%.4f and %d unpriced requests", usd, unpriced)
+	}
+	return fmt.Sprintf("$%.4f", usd)
+}
+
+// plural is n with the noun, singular for one ("1 case", "3 cases",
+// "1 case run").
+func plural(n int, noun string) string {
+	if n == 1 {
+		noun = strings.Replace(noun, "cases", "case", 1)
+		noun = strings.TrimSuffix(noun, "s")
+	}
+	return fmt.Sprintf("%d %s", n, noun)
 }
 
 // cacheShare says which share of the prompt tokens the provider's prompt

@@ -75,7 +75,7 @@ func (w *recordWriter) Write(rec eval.Record) {
 	w.slim = append(w.slim, slim(rec))
 	if rec.Metrics != nil {
 		w.metrics = append(w.metrics, eval.MetricsEntry{Case: rec.Name, Category: rec.Category, Kind: rec.Kind,
-			Model: rec.Model, Metrics: *rec.Metrics})
+			Model: rec.Variant(), Metrics: *rec.Metrics})
 	}
 }
 
@@ -91,9 +91,9 @@ func (w *recordWriter) metricsEntries() []eval.MetricsEntry {
 // identity, not its texts, conversation or metrics.
 func slim(r eval.Record) eval.Record {
 	return eval.Record{
-		Name: r.Name, Category: r.Category, Kind: r.Kind, Status: r.Status, Cached: r.Cached, Model: r.Model,
+		Name: r.Name, Category: r.Category, Kind: r.Kind, Status: r.Status, Cached: r.Cached, Model: r.Model, Arm: r.Arm,
 		Repeat: r.Repeat, File: r.File, Line: r.Line, ToolCalls: slimCalls(r.ToolCalls),
-		Reference: r.Reference, Usage: r.Usage, Seconds: r.Seconds,
+		Reference: r.Reference, Usage: r.Usage, JudgeUsage: r.JudgeUsage, JudgeModel: r.JudgeModel, Seconds: r.Seconds,
 		JudgeDisagreement: r.JudgeDisagreement,
 	}
 }

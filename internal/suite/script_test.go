@@ -26,7 +26,7 @@ import (
 )
 
 // TestScripts runs the scripts in testdata/script: each is a session of the
-// suite's command line (go test ./evaltest, gotestsum, evalreport) against
+// suite's command line (go test ./evaltest, gotestsum, mcpeval) against
 // a stub model, with the files it writes checked afterwards. See scriptCmds
 // for the commands they add to testscript's own.
 func TestScripts(t *testing.T) {
@@ -242,7 +242,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		dir := newestRun(ts.Getenv("EVAL_OUT"))
 		var sum eval.Summary
 		ts.Check(json.Unmarshal([]byte(ts.ReadFile(filepath.Join(dir, eval.SummaryFile))), &sum))
-		var spent, saved float64
+		var spent, saved, judged float64
 		byModel := map[string]float64{}
 		for _, line := range strings.Split(strings.TrimSpace(ts.ReadFile(filepath.Join(dir, eval.RecordsFile))), "\n") {
 			var r eval.Record
@@ -259,7 +259,12 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 			if r.Usage.CostUSD <= 0 {
 				ts.Fatalf("%s with %s: no cost", r.Name, r.Model)
 			}
-			byModel[r.Model] += r.Usage.CostUSD
+			own := r.Usage.CostUSD
+			if r.JudgeUsage != nil {
+				own -= r.JudgeUsage.CostUSD
+				judged += r.JudgeUsage.CostUSD
+			}
+			byModel[r.Model] += own
 			if r.Cached {
 				saved += r.Usage.CostUSD
 			} else {
@@ -275,7 +280,44 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 				ts.Fatalf("summary: model %s cost $%v, its records $%v", m.Model, m.CostUSD, byModel[m.Model])
 			}
 		}
+		if judged > 0 && (sum.Judge == nil || !near(sum.Judge.CostUSD, judged)) {
+			ts.Fatalf("summary: the judge cost %+v, its records $%v", sum.Judge, judged)
+		}
 		fmt.Fprintf(out, "spent %.4f saved %.4f\n", spent, saved)
+	},
+	// modelruns: print, for each model of the newest run's summary.json,
+	// "MODEL: runs=R not_run=N", then "paired: yes" when every run of a
+	// case (by repeat) that ran with one model ran with every model, else
+	// "paired: no" and the runs that did not.
+	"modelruns": func(ts *testscript.TestScript, neg bool, args []string) {
+		out := ts.Stdout()
+		dir := newestRun(ts.Getenv("EVAL_OUT"))
+		var sum eval.Summary
+		ts.Check(json.Unmarshal([]byte(ts.ReadFile(filepath.Join(dir, eval.SummaryFile))), &sum))
+		for _, m := range sum.Models {
+			fmt.Fprintf(out, "%s: runs=%d not_run=%d\n", m.Model, m.Runs, m.NotRun)
+		}
+		ran := map[string][]string{}
+		for _, line := range strings.Split(strings.TrimSpace(ts.ReadFile(filepath.Join(dir, eval.RecordsFile))), "\n") {
+			var r eval.Record
+			ts.Check(json.Unmarshal([]byte(line), &r))
+			if r.Status != eval.NotRun {
+				k := fmt.Sprintf("%s#%d", r.Name, r.Repeat)
+				ran[k] = append(ran[k], r.Model)
+			}
+		}
+		var unpaired []string
+		for k, models := range ran {
+			if len(models) != len(sum.Models) {
+				unpaired = append(unpaired, k+" "+strings.Join(models, ","))
+			}
+		}
+		sort.Strings(unpaired)
+		if len(unpaired) == 0 {
+			fmt.Fprintln(out, "paired: yes")
+			return
+		}
+		fmt.Fprintf(out, "paired: no: %s\n", strings.Join(unpaired, "; "))
 	},
 	// tools [DIR]: print the tools section of summary.json (default: the
 	// newest run's under $EVAL_OUT): per server "server NAME: E of T

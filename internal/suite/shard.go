@@ -11,29 +11,16 @@ import (
 	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
-// PeekRepeat returns the repeat index the next run of the case with the
-// model will have (see nextRepeat), without counting it.
-func (s *Suite) PeekRepeat(name, model string) int {
-	s.repeatMu.Lock()
-	defer s.repeatMu.Unlock()
-	return s.repeats[repeatKey{name, model}]
-}
-
-// SkipRepeat counts the next run of the case with the model as one this
-// process does not run (another shard's, or a skipped one), so that the
-// runs after it keep their repeat index.
-func (s *Suite) SkipRepeat(name, model string) { s.nextRepeat(name, model) }
-
 // ExpectedSeconds returns how long a case run is expected to take in this
 // run, from what the cache remembers under this run's settings: the
 // seconds of its last run when it will run again (it failed, or -force
 // runs everything). A case run the cache will serve, or one it knows
 // nothing of, has no expectation (ok false).
-func (s *Suite) ExpectedSeconds(c eval.Case, model string, repeat int) (seconds float64, ok bool) {
+func (s *Run) ExpectedSeconds(c eval.Case, run eval.CaseRun) (seconds float64, ok bool) {
 	if s.Settings.Reference {
 		return 0, false
 	}
-	key, err := s.key(c, model, repeat)
+	key, err := s.key(c, s.armOf(run.Variant()), run.Repeat)
 	if err != nil {
 		return 0, false
 	}
@@ -47,36 +34,36 @@ func (s *Suite) ExpectedSeconds(c eval.Case, model string, repeat int) (seconds 
 	return s.cache.Removed(key)
 }
 
-// ShardConfig returns the settings every shard of a split run must share
-// for repeats runs of each case; Cases is left to the caller.
-func (s *Suite) ShardConfig(repeats int) eval.ShardConfig {
+// ShardInfo returns the settings every shard of a split run must share
+// for repeats runs of each case (Cases is left to the caller), and what
+// tells the run this shard belongs to from the runs of other shards (see
+// eval.Shard.Group).
+func (s *Run) ShardInfo(repeats int) (config eval.ShardConfig, group string) {
 	st := s.Settings
-	models := st.Models
-	if st.Reference || len(models) == 0 {
-		models = []string{st.Model}
-	}
-	c := eval.ShardConfig{Models: models, Provider: s.redactor.String(st.BaseURL), Reference: st.Reference,
+	c := eval.ShardConfig{Models: s.Variants(), Provider: s.redactor.String(st.BaseURL), Reference: st.Reference,
 		Repeats: repeats, GitCommit: gitCommit(st.Root)}
 	decisive := struct {
-		SystemPrompt  string `json:"system_prompt"`
-		MaxIterations int    `json:"max_iterations"`
-		MaxTokens     int    `json:"max_tokens"`
-		MaxRecovery   int    `json:"max_recovery"`
-		JudgePrompt   string `json:"judge_prompt,omitempty"`
-		ToolsHash     string `json:"tools_hash"`
-	}{st.SystemPrompt, st.MaxIterations, st.MaxTokens, st.MaxRecovery, "", s.toolHash}
+		SystemPrompt  string   `json:"system_prompt"`
+		MaxIterations int      `json:"max_iterations"`
+		MaxTokens     int      `json:"max_tokens"`
+		MaxRecovery   int      `json:"max_recovery"`
+		JudgePrompt   string   `json:"judge_prompt,omitempty"`
+		ToolsHash     string   `json:"tools_hash"`
+		Arms          []string `json:"arms,omitempty"`
+	}{st.SystemPrompt, st.MaxIterations, st.MaxTokens, st.MaxRecovery, "", s.toolHash, nil}
+	for _, a := range s.arms {
+		if a.name != "" {
+			decisive.Arms = append(decisive.Arms, a.name+"\x00"+a.model+"\x00"+a.hash+"\x00"+a.systemPrompt)
+		}
+	}
 	if st.JudgeEnabled() {
 		c.Judge, decisive.JudgePrompt = st.Judge, agent.JudgePrompt
 	}
 	data, _ := json.Marshal(decisive) // strings and numbers always encode
 	sum := sha256.Sum256(data)
 	c.Settings = hex.EncodeToString(sum[:8])
-	return c
+	return c, s.shardGroup
 }
-
-// ShardGroup tells the run this shard belongs to from the runs of other
-// shards (see eval.Shard.Group).
-func (s *Suite) ShardGroup() string { return s.shardGroup }
 
 // ciRunVars name, for the CI systems that set one, the variable that is the
 // same in every job of one run (a matrix's, a pipeline's) and differs from

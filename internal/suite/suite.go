@@ -6,6 +6,7 @@
 package suite
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -35,8 +36,10 @@ import (
 	"github.com/mcpeval/mcpeval/scoring"
 )
 
-// Suite is one run's shared state.
-type Suite struct {
+// Run is one run's shared state: the servers, the provider, the cache and the
+// records file, and what the run has counted so far. evaltest.Suite drives
+// one from go test.
+type Run struct {
 	Settings settings.Settings
 	Cases    []eval.Case
 	// RunDir is the run's own directory (Settings.Out/runs/<id>).
@@ -44,7 +47,9 @@ type Suite struct {
 	// Names holds each case's subtest name, by case name.
 	Names map[string]string
 
-	tools    *mcpconn.Set
+	tools *mcpconn.Set
+	// arms are what the cases run with side by side (see arm).
+	arms     []*arm
 	chat     llm.Chatter
 	limiter  *llm.Limiter
 	counters map[string]*tokens.Counter // by model: usage the provider did not report is estimated in its encoding
@@ -75,13 +80,11 @@ type Suite struct {
 	FailFast   bool
 	failedFast atomic.Pointer[string]
 
-	runID    string
-	repeatMu sync.Mutex
-	repeats  map[repeatKey]int // runs so far, by case and model
-	skips    map[repeatKey]int // runs skipped (see SkipError), by case and model
+	runID  string
+	skipMu sync.Mutex
+	skips  map[eval.CaseRun]int // runs skipped (see SkipError), by case and model (CaseRun.Series)
 
-	spendMu sync.Mutex
-	spent   float64 // US dollars this run's finished cases cost
+	budget budget // the spend against -budget-usd (see budget.go)
 
 	// checkProvider checks the provider once, before the first case that
 	// needs it; a failure stops the run.
@@ -91,9 +94,6 @@ type Suite struct {
 	// checksCal measures the checks that decide a run without a judge.
 	checksCal *eval.ChecksCalibration
 }
-
-// repeatKey names a case's runs with one model.
-type repeatKey struct{ name, model string }
 
 // Server describes how to start the MCP servers when Settings.Servers is
 // empty: the bundled sample server.
@@ -120,9 +120,10 @@ func (e *SkipError) Error() string { return e.Reason }
 // New connects the servers and the provider, opens the cache and the
 // records file. log receives notices (cache warnings, the reference-run
 // banner). bundled is used when no server is configured.
-func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled Server, log io.Writer) (*Suite, error) {
-	s := &Suite{Settings: st, Cases: cases, started: time.Now(), log: log, Names: map[string]string{},
-		repeats: map[repeatKey]int{}, skips: map[repeatKey]int{},
+func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled Server, log io.Writer) (*Run, error) {
+	s := &Run{Settings: st, Cases: cases, started: time.Now(), log: log, Names: map[string]string{},
+		skips:    map[eval.CaseRun]int{},
+		budget:   budget{held: map[string]int{}, paid: map[string]int{}, paidUSD: map[string]float64{}, estimated: map[string]float64{}, refused: map[string]int{}},
 		redactor: st.Redactor(os.Environ()), counters: map[string]*tokens.Counter{}}
 	for i, name := range evalcase.SubtestNames(cases) {
 		s.Names[cases[i].Name] = name
@@ -170,6 +171,10 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 			s.redactor.String(err.Error()), strings.Join(s.tools.ServerNames(), ", "))
 	}
 	s.toolHash = s.tools.Hash()
+	if err := s.makeArms(); err != nil {
+		s.Close()
+		return nil, err
+	}
 	s.toolStats = toolstats.New(s.toolServers(s.definitionCounter()), st.MaxTokens, s.limitCounter)
 	if err := s.checkDefinitionTokens(); err != nil {
 		s.Close()
@@ -261,11 +266,11 @@ func JudgeKey(st settings.Settings) (models, mode, prompt string) {
 
 // Recorded returns how many records of this run were written to
 // results.jsonl, and how many could not be (the run stopped at the first).
-func (s *Suite) Recorded() (saved, unsaved int) { return s.records.counts() }
+func (s *Run) Recorded() (saved, unsaved int) { return s.records.counts() }
 
 // Discard ends a run that started no case: it is closed and its directory
 // removed, so that no empty run is kept.
-func (s *Suite) Discard() error {
+func (s *Run) Discard() error {
 	err := s.Close()
 	if s.RunDir != "" {
 		err = errors.Join(err, os.RemoveAll(s.RunDir))
@@ -274,7 +279,7 @@ func (s *Suite) Discard() error {
 }
 
 // Close ends the servers and closes the records file and the cache.
-func (s *Suite) Close() error {
+func (s *Run) Close() error {
 	if s.tools != nil {
 		s.tools.Close()
 	}
@@ -294,7 +299,7 @@ func (s *Suite) Close() error {
 }
 
 // printCacheWarnings prints the cache's warnings not printed yet.
-func (s *Suite) printCacheWarnings() {
+func (s *Run) printCacheWarnings() {
 	warnings := s.cache.Warnings()
 	for _, w := range warnings[min(s.cacheWarned, len(warnings)):] {
 		fmt.Fprintln(s.log, "warning:", s.redactor.String(w))
@@ -304,13 +309,15 @@ func (s *Suite) printCacheWarnings() {
 
 // key returns the cache key of a case's repeat with a model under this
 // run's settings.
-func (s *Suite) key(c eval.Case, model string, repeat int) (string, error) {
-	return s.keyWith(c, model, repeat, s.toolHash)
+func (s *Run) key(c eval.Case, a *arm, repeat int) (string, error) {
+	return s.keyWith(c, a, repeat, a.hash)
 }
 
-// keyWith returns the cache key of a case's repeat with a model under this
-// run's settings and the tool surface toolsHash.
-func (s *Suite) keyWith(c eval.Case, model string, repeat int, toolsHash string) (string, error) {
+// keyWith returns the cache key of a case's repeat with an arm under this
+// run's settings and the tool surface toolsHash: the arm's model, system
+// prompt and surface decide, not its name, so an arm whose surface a
+// changed override does not touch keeps its cached passes.
+func (s *Run) keyWith(c eval.Case, a *arm, repeat int, toolsHash string) (string, error) {
 	st := s.Settings
 	in := cache.KeyInput{
 		Question: c.Input, Expected: c.Expected,
@@ -324,7 +331,7 @@ func (s *Suite) keyWith(c eval.Case, model string, repeat int, toolsHash string)
 			Elicitation []eval.ElicitReply `json:"elicitation,omitempty"`
 		}{c.Kind, c.Checks, evalcase.CheckVersion, c.Tools, c.Budget, s.maxRecovery(c), c.Elicitation},
 		// The key holds no secret: the URL's credentials are left out.
-		Model: model, BaseURL: s.redactor.String(st.BaseURL), SystemPrompt: s.systemPrompt(c),
+		Model: a.model, BaseURL: s.redactor.String(st.BaseURL), SystemPrompt: s.systemPrompt(c, a),
 		MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens, ToolsHash: toolsHash, Repeat: repeat,
 	}
 	in.JudgeModel, in.JudgeMode, in.JudgePrompt = JudgeKey(st)
@@ -332,8 +339,10 @@ func (s *Suite) keyWith(c eval.Case, model string, repeat int, toolsHash string)
 }
 
 // systemPrompt returns the agent's system prompt for a case.
-func (s *Suite) systemPrompt(c eval.Case) string {
+func (s *Run) systemPrompt(c eval.Case, a *arm) string {
 	switch {
+	case a.systemPrompt != "":
+		return a.systemPrompt
 	case s.Settings.SystemPrompt != "":
 		return s.Settings.SystemPrompt
 	case c.Kind == eval.KindCode:
@@ -342,21 +351,8 @@ func (s *Suite) systemPrompt(c eval.Case) string {
 	return agent.DefaultSystemPrompt
 }
 
-// nextRepeat returns how many times the case ran before with the model in
-// this process: go test -count=N runs every case N times, and each repeat
-// is an independent run with its own cache entry, not a replay of the
-// first.
-func (s *Suite) nextRepeat(name, model string) int {
-	s.repeatMu.Lock()
-	defer s.repeatMu.Unlock()
-	k := repeatKey{name, model}
-	n := s.repeats[k]
-	s.repeats[k] = n + 1
-	return n
-}
-
 // maxRecovery returns the recovery budget of a code case (0 for others).
-func (s *Suite) maxRecovery(c eval.Case) int {
+func (s *Run) maxRecovery(c eval.Case) int {
 	if c.Kind != eval.KindCode {
 		return 0
 	}
@@ -365,7 +361,7 @@ func (s *Suite) maxRecovery(c eval.Case) int {
 
 // Aborted returns why the run was stopped (e.g. the provider rejected the
 // key), or "".
-func (s *Suite) Aborted() string {
+func (s *Run) Aborted() string {
 	if p := s.aborted.Load(); p != nil {
 		return *p
 	}
@@ -374,20 +370,20 @@ func (s *Suite) Aborted() string {
 
 // skip counts a run of a case the run cannot evaluate and returns the
 // *SkipError that says why.
-func (s *Suite) skip(c eval.Case, model, reason string) error {
-	s.repeatMu.Lock()
-	s.skips[repeatKey{c.Name, model}]++
-	s.repeatMu.Unlock()
+func (s *Run) skip(c eval.Case, model string, a *arm, reason string) error {
+	s.skipMu.Lock()
+	s.skips[eval.CaseRun{Name: c.Name, Model: model, Arm: a.name}]++
+	s.skipMu.Unlock()
 	return &SkipError{Reason: reason}
 }
 
 // Stop stops the run for the given reason: cases not started yet are not
 // run (Run returns ErrStopped). The first reason given stays.
-func (s *Suite) Stop(reason string) { s.aborted.CompareAndSwap(nil, &reason) }
+func (s *Run) Stop(reason string) { s.aborted.CompareAndSwap(nil, &reason) }
 
 // FailedFast names the case whose failure stopped the run under FailFast,
 // or gives "".
-func (s *Suite) FailedFast() string {
+func (s *Run) FailedFast() string {
 	if p := s.failedFast.Load(); p != nil {
 		return *p
 	}
@@ -398,35 +394,62 @@ func (s *Suite) FailedFast() string {
 // (see Aborted).
 var ErrStopped = errors.New("run stopped")
 
-// Run evaluates one case with one model and records it. test is the go
-// test name of the case's subtest. Every problem with the model, the tools
-// or the case becomes the record's status and reason; the only errors are
-// ErrStopped and a *SkipError, for cases that were not run. A case that
-// does not start because the budget is spent is a record with status
-// NotRun. The record returned, like everything written, holds no secret of
-// the run.
-func (s *Suite) Run(ctx context.Context, c eval.Case, model, test string) (eval.Record, error) {
+// Case evaluates one case in one of its repeats (go test -count) with
+// each of the variants (see Variants: the arms, or the models), side by
+// side, and records each run; tests are the runs' go test names, in the
+// order of variants. The variants start together, and a budget admits or
+// refuses them together, so that whatever it cuts, they stay compared on
+// the same runs. Every problem with a model, the
+// tools or the case becomes its record's status and reason; the only
+// errors are ErrStopped and a *SkipError, for runs that did not happen. A
+// run that does not start because the budget is spent is a record with
+// status NotRun. The records returned, like everything written, hold no
+// secret of the run.
+func (s *Run) Case(ctx context.Context, c eval.Case, repeat int, variants, tests []string) ([]eval.Record, []error) {
+	g := newCaseGroup(variants...)
+	recs, errs := make([]eval.Record, len(variants)), make([]error, len(variants))
+	if len(variants) == 1 {
+		recs[0], errs[0] = s.runIn(ctx, g, c, s.armOf(variants[0]), repeat, tests[0])
+		return recs, errs
+	}
+	var wg sync.WaitGroup
+	for i, v := range variants {
+		wg.Go(func() { recs[i], errs[i] = s.runIn(ctx, g, c, s.armOf(v), repeat, tests[i]) })
+	}
+	wg.Wait()
+	return recs, errs
+}
+
+// runIn runs one arm of a case group.
+func (s *Run) runIn(ctx context.Context, g *caseGroup, c eval.Case, a *arm, repeat int, test string) (eval.Record, error) {
 	st := s.Settings
+	model := a.model
+	groupModel, left := a.label, false
+	defer func() {
+		if !left { // it did not run: nothing to pay
+			s.leave(g, groupModel, 0, false)
+		}
+	}()
 	if st.Reference {
 		model = st.Model
 		if len(c.Reference) == 0 {
-			return eval.Record{}, s.skip(c, model, "reference run: the case has no reference trajectory to replay (add `reference:` tool calls to the case, or configure a model to evaluate it)")
+			return eval.Record{}, s.skip(c, model, a, "reference run: the case has no reference trajectory to replay (add `reference:` tool calls to the case, or configure a model to evaluate it)")
 		}
 	}
 	rec := eval.Record{
 		Name: c.Name, Category: c.Category, Test: test, File: c.File, Line: c.Line, Kind: c.Kind,
 		Question: c.Input, Expected: c.Expected, Reference: st.Reference,
-		Model: model, StartedAt: time.Now().UTC(), Repeat: s.nextRepeat(c.Name, model),
+		Model: model, Arm: a.name, StartedAt: time.Now().UTC(), Repeat: repeat,
 	}
 	rec.JudgeModel = strings.Join(st.JudgeModels(), ",")
-	key, keyErr := s.key(c, model, rec.Repeat)
+	key, keyErr := s.key(c, a, rec.Repeat)
 	if keyErr != nil {
 		fmt.Fprintf(s.log, "warning: case %q cannot be cached: %v\n", c.Name, keyErr)
 	}
 	if keyErr == nil && !st.Force && !st.Reference {
 		if cached, ok := s.cache.Get(key); ok {
 			cached.Name, cached.Category, cached.Test, cached.File, cached.Line = c.Name, c.Category, test, c.File, c.Line
-			cached.Repeat = rec.Repeat
+			cached.Repeat, cached.Arm = rec.Repeat, rec.Arm
 			s.redactor.Value(&cached)
 			s.records.Write(cached)
 			return cached, nil
@@ -452,18 +475,19 @@ func (s *Suite) Run(ctx context.Context, c eval.Case, model, test string) (eval.
 		s.limiter.Release()
 		return rec, ErrStopped
 	}
-	if spent, over := s.overBudget(); over {
-		s.limiter.Release()
-		rec.Status = eval.NotRun
-		rec.Reason = fmt.Sprintf("not started: the budget of $%.4f is spent ($%.4f)", st.BudgetUSD, spent)
-		s.records.Write(rec)
-		return rec, nil
-	}
 	if c.Kind == eval.KindCode && s.codeReady != nil {
 		if err := s.codeReady(); err != nil {
 			s.limiter.Release()
-			return rec, s.skip(c, model, "code case: the bundled server cannot run pandas: "+err.Error())
+			return rec, s.skip(c, model, a, "code case: the bundled server cannot run pandas: "+err.Error())
 		}
+	}
+	spent, ok := s.admit(g, groupModel)
+	if !ok {
+		s.limiter.Release()
+		rec.Status = eval.NotRun
+		rec.Reason = fmt.Sprintf("not started: the budget of $%.4f is spent ($%.4f, with the runs under way)", st.BudgetUSD, spent)
+		s.records.Write(rec)
+		return rec, nil
 	}
 	start := time.Now()
 	caseCtx, cancel := context.WithTimeoutCause(ctx, st.CaseTimeout,
@@ -472,7 +496,8 @@ func (s *Suite) Run(ctx context.Context, c eval.Case, model, test string) (eval.
 	cancel()
 	// The spend counts before the slot is free: the next case to take it
 	// sees this one's cost.
-	s.spend(rec.Usage.CostUSD)
+	s.leave(g, groupModel, rec.Usage.CostUSD, true)
+	left = true
 	// Before the slot goes to a waiting case.
 	if s.FailFast && rec.Status != eval.Pass && !st.Gated() && s.failedFast.CompareAndSwap(nil, &c.Name) {
 		s.Stop(fmt.Sprintf("-failfast: case %q failed", c.Name))
@@ -506,7 +531,7 @@ func (s *Suite) Run(ctx context.Context, c eval.Case, model, test string) (eval.
 
 // score computes the metrics of a finished case, once the checks and the
 // judge have decided its status.
-func (s *Suite) score(c eval.Case, rec eval.Record, tr *agent.Transcript) eval.Metrics {
+func (s *Run) score(c eval.Case, rec eval.Record, tr *agent.Transcript) eval.Metrics {
 	if c.Kind != eval.KindCode {
 		return scoring.ScoreTool(c, rec)
 	}
@@ -521,9 +546,10 @@ func (s *Suite) score(c eval.Case, rec eval.Record, tr *agent.Transcript) eval.M
 
 // evaluate runs the agent, checks and judge and fills rec. It returns the
 // agent's transcript.
-func (s *Suite) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *agent.Transcript {
+func (s *Run) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *agent.Transcript {
 	st := s.Settings
-	cfg := agent.Config{Model: rec.Model, SystemPrompt: st.SystemPrompt, MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens,
+	a := s.armOf(rec.Variant())
+	cfg := agent.Config{Model: rec.Model, SystemPrompt: cmp.Or(a.systemPrompt, st.SystemPrompt), MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens,
 		LimitCounter: s.limitCounter, Counter: s.counters[rec.Model], Prices: s.prices, FollowLinks: st.FollowLinks}
 	if replies := evalcase.Replies(c.Elicitation); replies != nil {
 		ctx = mcpconn.WithReplier(ctx, replies)
@@ -532,12 +558,12 @@ func (s *Suite) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *ag
 	var err error
 	switch {
 	case c.Kind == eval.KindCode: // pandas code cases and their recovery loop
-		tr, err = agent.RunCode(ctx, s.chat, s.tools, agent.CodeConfig{Config: cfg, MaxRecovery: st.MaxRecovery, Reference: st.Reference}, c)
+		tr, err = agent.RunCode(ctx, s.chat, a.tools, agent.CodeConfig{Config: cfg, MaxRecovery: st.MaxRecovery, Reference: st.Reference}, c)
 	case st.Reference:
-		tr = agent.Reference(ctx, s.tools, cfg, c)
+		tr = agent.Reference(ctx, a.tools, cfg, c)
 		err = tr.Fault
 	default:
-		tr, err = agent.Run(ctx, s.chat, s.tools, cfg, c.Input)
+		tr, err = agent.Run(ctx, s.chat, a.tools, cfg, c.Input)
 	}
 	var fault *mcpconn.ServerError
 	var tooLarge *llm.ResponseTooLargeError
@@ -595,6 +621,8 @@ func (s *Suite) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *ag
 	panel.Counters = s.counters
 	v, err := panel.Judge(ctx, s.chat, cfg, c.Input, c.Expected, tr.Answer)
 	rec.Usage.Add(v.Usage)
+	judgeUsage := v.Usage
+	rec.JudgeUsage = &judgeUsage
 	rec.Judges, rec.JudgeDisagreement = v.Judges, v.Disagreement
 	switch {
 	case err != nil:
@@ -620,7 +648,7 @@ func (s *Suite) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *ag
 // waiting for its outcome. A provider that cannot be reached, refuses the
 // key or does not serve the model stops the run with one message that
 // names the setting to fix.
-func (s *Suite) providerCheck(client *llm.Client) func(ctx context.Context) error {
+func (s *Run) providerCheck(client *llm.Client) func(ctx context.Context) error {
 	var once sync.Once
 	var failed error
 	done := make(chan struct{})
@@ -655,7 +683,7 @@ func (s *Suite) providerCheck(client *llm.Client) func(ctx context.Context) erro
 
 // describeCheck says what a failed provider check means and which setting
 // to fix.
-func (s *Suite) describeCheck(err error) string {
+func (s *Run) describeCheck(err error) string {
 	st := s.Settings
 	var unreachable *llm.UnreachableError
 	var rejected *llm.RejectedKeyError
@@ -681,7 +709,7 @@ func (s *Suite) describeCheck(err error) string {
 
 // providerError describes a provider failure; an authentication failure
 // stops the run.
-func (s *Suite) providerError(ctx context.Context, err error) string {
+func (s *Run) providerError(ctx context.Context, err error) string {
 	if ctx.Err() != nil {
 		return describeCtx(ctx, err)
 	}
@@ -721,13 +749,16 @@ func orDefault(s, def string) string {
 
 // Summary builds the run summary from the records written so far. It holds
 // no secret: the provider's URL is shown without its credentials.
-func (s *Suite) Summary() eval.Summary {
+func (s *Run) Summary() eval.Summary {
 	st := s.Settings
 	sum := eval.Summary{
 		RunID: s.runID, Started: s.started.UTC(), Finished: time.Now().UTC(), Model: st.Model, CaseFiles: st.Cases,
 		Servers: s.servers, Reference: st.Reference, Provider: st.BaseURL, GitCommit: gitCommit(st.Root),
 		MinPassRate: st.MinPassRate, MinRunPassRate: st.MinRunPassRate, BudgetUSD: st.BudgetUSD,
 		Stopped: s.Aborted(),
+	}
+	if sum.Stopped == "" {
+		sum.Stopped = s.budgetStop()
 	}
 	sum.Verdicts, sum.ChecksCalibration = eval.VerdictsByJudge, s.checksCal
 	if s.checksCal != nil {
@@ -741,20 +772,22 @@ func (s *Suite) Summary() eval.Summary {
 	}
 	sum.Seconds = sum.Finished.Sub(sum.Started).Seconds()
 	records := s.records.records()
-	ran := map[repeatKey]bool{}
+	ran := map[eval.CaseRun]bool{}
 	for _, r := range records {
 		sum.Count(r)
 		if r.Status != eval.NotRun {
-			ran[repeatKey{r.Name, r.Model}] = true
+			ran[r.CaseRun().Series()] = true
 		}
 	}
-	models := len(st.Models)
-	if st.Reference || models == 0 {
-		models = 1
+	sum.NotRun = len(s.Cases)*len(s.arms) - len(ran)
+	evaluated := s.Variants()
+	if st.Reference {
+		evaluated = nil // no model was evaluated
 	}
-	sum.NotRun = len(s.Cases)*models - len(ran)
-	stats.Summarize(&sum, records, st.Models)
-	s.repeatMu.Lock()
+	stats.Summarize(&sum, records, evaluated)
+	s.describeArms(sum.Models)
+	sum.ArmEffects = stats.ArmEffects(sum.Models, sum.ModelPairs)
+	s.skipMu.Lock()
 	for k, n := range s.skips {
 		sum.Skipped += n
 		if !ran[k] {
@@ -762,7 +795,7 @@ func (s *Suite) Summary() eval.Summary {
 			sum.NotRun--
 		}
 	}
-	s.repeatMu.Unlock()
+	s.skipMu.Unlock()
 	sum.ServerRestarts = s.tools.Restarts()
 	sum.Tools = s.toolSummary()
 	s.redactor.Value(&sum)
@@ -779,26 +812,25 @@ func gitCommit(root string) string {
 
 // WriteSummary writes summary.json into the run directory and marks the
 // run as the latest finished one.
-func (s *Suite) WriteSummary(sum eval.Summary) error {
+func (s *Run) writeSummary(sum eval.Summary) error {
 	if err := writeJSONFile(s.RunDir, eval.SummaryFile, sum); err != nil {
 		return err
 	}
 	return runs.MarkLatest(s.Settings.Out, s.RunDir)
 }
 
-// overBudget reports whether the run's budget is spent, and what was
-// spent.
-func (s *Suite) overBudget() (float64, bool) {
-	s.spendMu.Lock()
-	defer s.spendMu.Unlock()
-	return s.spent, s.Settings.BudgetUSD > 0 && s.spent >= s.Settings.BudgetUSD
-}
-
-// spend adds a finished case's cost to the run's spend.
-func (s *Suite) spend(usd float64) {
-	s.spendMu.Lock()
-	defer s.spendMu.Unlock()
-	s.spent += usd
+// Finish ends the run with its summary: it writes metrics.json,
+// metrics_summary.json and summary.json, marks the run as the latest
+// finished one, and closes the servers, the records file and the cache.
+// Every step is tried; the errors are those of the steps that failed.
+func (s *Run) Finish(sum eval.Summary) []error {
+	var errs []error
+	for _, err := range []error{s.writeMetrics(), s.writeSummary(sum), s.Close()} {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
 }
 
 // Gates returns, for a run's summary, one line for each gate it does not
@@ -827,65 +859,10 @@ func Gates(sum eval.Summary, st settings.Settings) []string {
 
 // WriteMetrics writes metrics.json (one entry per scored case) and
 // metrics_summary.json into the output directory.
-func (s *Suite) WriteMetrics() error {
+func (s *Run) writeMetrics() error {
 	entries := s.records.metricsEntries()
 	if err := writeJSONFile(s.RunDir, eval.MetricsFile, entries); err != nil {
 		return err
 	}
 	return writeJSONFile(s.RunDir, eval.MetricsSummaryFile, eval.MetricsFileSummary{Summary: scoring.Summarize(entries)})
-}
-
-// The usage a case never run before is estimated at: an agent's requests
-// and, with a judge, the judge's request.
-var (
-	estimateAgent = eval.Usage{PromptTokens: 8000, CompletionTokens: 800, Requests: 3}
-	estimateJudge = eval.Usage{PromptTokens: 1500, CompletionTokens: 100, Requests: 1}
-)
-
-// Estimate returns what running the cases repeats times with every model
-// is expected to cost, before any request: nothing for a run the cache
-// holds, the case's mean cost in the newest kept run that ran it with the
-// model, else the default usage (estimateAgent and, with a judge,
-// estimateJudge) at the models' prices. A model needed at its price that
-// has none is an error naming it and the price table.
-func (s *Suite) Estimate(cases []eval.Case, repeats int) (usd float64, err error) {
-	st := s.Settings
-	history := map[repeatKey]float64{}
-	if kept, _ := runs.List(st.Out); kept != nil {
-		for i := len(kept) - 1; i >= 0; i-- { // oldest first: newer runs win
-			if sum := kept[i].Summary; sum != nil {
-				for _, c := range sum.Cases {
-					history[repeatKey{c.Name, c.Model}] = c.CostUSD
-				}
-			}
-		}
-	}
-	for _, c := range cases {
-		for _, model := range st.Models {
-			for r := range repeats {
-				if key, err := s.key(c, model, r); err == nil && !st.Force {
-					if _, ok := s.cache.Get(key); ok {
-						continue
-					}
-				}
-				if h, ok := history[repeatKey{c.Name, model}]; ok {
-					usd += h
-					continue
-				}
-				agentUSD, ok := s.prices.Cost(model, estimateAgent)
-				if !ok {
-					return 0, fmt.Errorf("cannot estimate the cost of case %q with model %s: it never ran and %s has no price for the model; add one (USD per million input and output tokens)", c.Name, model, st.Prices)
-				}
-				usd += agentUSD
-				for _, judge := range st.JudgeModels() {
-					judgeUSD, ok := s.prices.Cost(judge, estimateJudge)
-					if !ok {
-						return 0, fmt.Errorf("cannot estimate the judge's cost: %s has no price for the judge model %s; add one", st.Prices, judge)
-					}
-					usd += judgeUSD
-				}
-			}
-		}
-	}
-	return usd, nil
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
-	"github.com/mcpeval/mcpeval/internal/llm"
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
 	"github.com/mcpeval/mcpeval/internal/tokens"
@@ -18,7 +17,7 @@ import (
 // toolServers is each connected server's tool surface, named as the run
 // names it, with the size of each tool's definition as the provider
 // receives it, in the tokens of counter's encoding.
-func (s *Suite) toolServers(counter *tokens.Counter) []toolstats.Server {
+func (s *Run) toolServers(counter *tokens.Counter) []toolstats.Server {
 	ids := s.tools.ServerNames()
 	out := make([]toolstats.Server, len(s.tools.Servers))
 	for i, srv := range s.tools.Servers {
@@ -30,7 +29,7 @@ func (s *Suite) toolServers(counter *tokens.Counter) []toolstats.Server {
 				out[i].Tools = append(out[i].Tools, t.Listed)
 				offered := t.Listed
 				offered.Name = t.Offered
-				out[i].DefinitionTokens[t.Name] = counter.Count(string(llm.ToolJSON(offered)))
+				out[i].DefinitionTokens[t.Name] = tokens.ToolDefinition(counter, offered)
 			}
 		}
 	}
@@ -38,12 +37,19 @@ func (s *Suite) toolServers(counter *tokens.Counter) []toolstats.Server {
 }
 
 // definitionCounter counts the tool definitions in the evaluated model's
-// encoding (the first model's, with several).
-func (s *Suite) definitionCounter() *tokens.Counter { return s.counters[s.Settings.Model] }
+// encoding (the first arm's, with several).
+func (s *Run) definitionCounter() *tokens.Counter {
+	if len(s.arms) > 0 {
+		if c, err := s.counterFor(s.arms[0].model); err == nil {
+			return c
+		}
+	}
+	return s.limitCounter
+}
 
 // checkDefinitionTokens refuses a tool surface whose definitions take more
 // tokens than -max-tool-tokens allows, naming the largest tools.
-func (s *Suite) checkDefinitionTokens() error {
+func (s *Run) checkDefinitionTokens() error {
 	limit := s.Settings.MaxToolTokens
 	ts := s.toolStats.Summary()
 	if limit <= 0 || ts.DefinitionTokens <= limit {
@@ -73,7 +79,7 @@ func largestTools(ts eval.ToolSummary, n int) string {
 // compareSurface compares the run's tool surface with the one the newest
 // finished run in the output directory recorded, and counts the cached
 // passes of the loaded cases that the difference makes unusable.
-func (s *Suite) compareSurface() {
+func (s *Run) compareSurface() {
 	prev, ok := runs.LatestFinished(s.Settings.Out)
 	if !ok || prev.Summary.Tools == nil || prev.Summary.Tools.Hash == s.toolHash {
 		return
@@ -88,14 +94,14 @@ func (s *Suite) compareSurface() {
 }
 
 // invalidatedPasses counts the loaded cases' repeats (up to repeats) with
-// each model whose pass the cache holds under the tool surface oldHash:
+// each arm whose pass the cache holds under the tool surface oldHash:
 // with this run's surface their keys differ, so they run again.
-func (s *Suite) invalidatedPasses(oldHash string, repeats int) int {
+func (s *Run) invalidatedPasses(oldHash string, repeats int) int {
 	n := 0
 	for _, c := range s.Cases {
-		for _, model := range s.Settings.Models {
+		for _, a := range s.arms {
 			for r := range repeats {
-				key, err := s.keyWith(c, model, r, oldHash)
+				key, err := s.keyWith(c, a, r, oldHash)
 				if err != nil {
 					continue
 				}
@@ -110,11 +116,11 @@ func (s *Suite) invalidatedPasses(oldHash string, repeats int) int {
 
 // ToolChanges returns how the run's tool surface differs from the one the
 // previous finished run saw; nil when it does not, or there is none.
-func (s *Suite) ToolChanges() *eval.ToolChanges { return s.toolChanges }
+func (s *Run) ToolChanges() *eval.ToolChanges { return s.toolChanges }
 
 // toolSummary is the tool surface, its coverage and each tool's health
 // over the records written so far.
-func (s *Suite) toolSummary() *eval.ToolSummary {
+func (s *Run) toolSummary() *eval.ToolSummary {
 	ts := s.toolStats.Summary()
 	ts.Hash, ts.MinCoverage, ts.Changes = s.toolHash, s.Settings.MinToolCoverage, s.toolChanges
 	ts.Encoding, ts.MaxDefinitionTokens = s.definitionCounter().Encoding, s.Settings.MaxToolTokens

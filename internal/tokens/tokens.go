@@ -14,6 +14,8 @@ import (
 
 	"github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // Default is the encoding used for models the table does not know, and for
@@ -128,4 +130,25 @@ func (c *Counter) Exceeds(text string, limit int) (over bool, n int, exact bool)
 	}
 	n, exact = c.Measure(text)
 	return n > limit, n, exact
+}
+
+// toolOverhead is what each tool definition adds besides its name,
+// description and schema: the framing the provider wraps it in.
+const toolOverhead = 8
+
+// ToolDefinitions counts the tokens that tool definitions add to a request
+// in c's encoding: each tool's name, description and parameter schema, and
+// its framing. It is what a tool surface costs on every request.
+func ToolDefinitions(c *Counter, tools []eval.Tool) int {
+	n := 0
+	for _, t := range tools {
+		n += ToolDefinition(c, t)
+	}
+	return n
+}
+
+// ToolDefinition counts the tokens of one tool definition (see
+// ToolDefinitions).
+func ToolDefinition(c *Counter, t eval.Tool) int {
+	return c.Count(t.Name) + c.Count(t.Description) + c.Count(string(t.Parameters)) + toolOverhead
 }

@@ -101,6 +101,19 @@
     return Math.abs(v) <= 1 ? v.toFixed(2) : String(Math.round(v * 100) / 100);
   }
   function scoreClass(v) { return v >= 0.8 ? 'hi' : v >= 0.5 ? 'md' : 'lo'; }
+  function fmtUSD(v) { return '$' + Number(v || 0).toFixed(4); }
+  // A cost that may be unknown: "unpriced" when no request had a price,
+  // never $0.
+  function fmtCost(usd, unpriced) {
+    if (unpriced && !usd) return 'unpriced';
+    return fmtUSD(usd) + (unpriced ? ' + ' + fmtInt(unpriced) + ' unpriced requests' : '');
+  }
+  // pass@k and pass^k at the largest k of a list of estimates.
+  function fmtPassK(at, hat) {
+    if (!at || at.length < 2) return '';
+    const k = at.length;
+    return 'pass@' + k + ' ' + Number(at[k - 1]).toFixed(2) + ' · pass^' + k + ' ' + Number(hat[k - 1]).toFixed(2);
+  }
   function pretty(text) {
     if (typeof text !== 'string' || text.length > 400000) return text;
     const t = text.trim();
@@ -247,6 +260,13 @@
     },
     { key: 'seconds', label: 'Time', title: 'seconds', w: 'w-seconds', num: true, sort: (c) => c.seconds, cell: (c) => fmtSec(c.seconds) + ' s' },
   ];
+  if (data.repeats > 1) {
+    columns.splice(2, 0, {
+      key: 'rate', label: 'Pass rate', title: 'the share of the runs that passed, pass@k and pass^k', w: 'w-rate', num: true,
+      sort: (c) => (c.marks ? c.rate : -1),
+      cell: (c) => (c.marks ? [fmtRate(100 * c.rate), el('div', 'pass-k', fmtPassK(c.pass_at_k, c.pass_hat_k))] : el('span', 'empty', '—')),
+    });
+  }
   for (const k of data.metric_keys || []) {
     columns.push({
       key: 'metric:' + k, label: metricLabel(k), title: k, w: 'w-metric', num: true, metric: true,
@@ -322,7 +342,12 @@
     item('Provider', run.provider);
     item('Servers', (run.servers || []).join(', '));
     item('Cases', run.case_files);
-    if (run.cost_usd || run.saved_usd) item('Cost', fmtUSD(run.cost_usd) + (run.saved_usd ? ' (' + fmtUSD(run.saved_usd) + ' saved by the cache)' : ''));
+    const unpriced = run.usage && run.usage.unpriced_requests;
+    if (run.cost_usd || run.saved_usd || unpriced) item('Cost', fmtCost(run.cost_usd, unpriced) + (run.saved_usd ? ' (' + fmtUSD(run.saved_usd) + ' saved by the cache)' : ''));
+    if (run.judge_cost && !run.reference) {
+      const j = run.judge_cost;
+      item('Judge cost', fmtCost(j.cost_usd, j.unpriced_requests) + ' for ' + fmtInt(j.requests) + ' requests of ' + j.model + (modelNames.length > 1 ? ', not in the models\' costs' : ''));
+    }
     item('Commit', run.git_commit ? run.git_commit.slice(0, 12) : '', run.git_commit);
     if (run.usage && run.usage.requests) item('Requests', fmtInt(run.usage.requests));
     if (run.usage && run.usage.retries) item('Retries', fmtInt(run.usage.retries));
@@ -349,6 +374,7 @@
       el('div', 'rate-label', 'Success rate'), rate,
       el('div', 'rate-sub', fmtInt(totals.passed) + ' of ' + fmtInt(totals.ran) + (data.repeats > 1 ? ' runs passed' : ' cases passed') +
         (totals.skipped ? ' (' + fmtInt(totals.skipped) + ' skipped)' : '')),
+      run.overall && fmtPassK(run.overall.pass_at_k, run.overall.pass_hat_k) ? el('div', 'rate-sub pass-k', fmtPassK(run.overall.pass_at_k, run.overall.pass_hat_k) + ', the means over the cases') : null,
       bar(totals), legend, historyChart());
 
     const counts = el('div', 'counts');
@@ -420,57 +446,103 @@
     if (text !== undefined) e.textContent = escapeHidden(text);
     return e;
   }
-  const fmtUSD = (v) => '$' + Number(v || 0).toFixed(4);
   function modelsView() {
     const models = data.models || [];
     if (models.length < 2) return null;
-    const board = models.slice().sort((a, b) => b.pass_rate - a.pass_rate || a.cost_per_pass - b.cost_per_pass);
+    const ran = (m) => m.runs > 0;
+    const priced = (m) => !m.unpriced_requests;
+    const board = models.slice().sort((a, b) => ran(b) - ran(a) || b.pass_rate - a.pass_rate || priced(b) - priced(a) || a.cost_per_pass - b.cost_per_pass);
     const table = el('table', 'mini');
     table.id = 'leaderboard';
-    const heads = [['#', 'num'], ['Model', ''], ['Pass rate', 'num'], ['95% interval', 'num'], ['Passed', 'num'], ['Cost', 'num'],
-      ['Cost per pass', 'num'], ['Mean tokens', 'num'], ['Prompt cache', 'num'], ['Latency p50 / p95', 'num'], ['Tool calls per run', 'num']];
+    const k = data.repeats;
+    const arms = models.some((m) => m.arm);
+    const heads = [['#', 'num'], [arms ? 'Arm' : 'Model', ''], ['Pass rate', 'num'], ['95% interval', 'num'], ['Passed', 'num']];
+    if (k > 1) heads.push(['pass@' + k, 'num'], ['pass^' + k, 'num']);
+    heads.push(['Cost', 'num'], ['Cost per pass', 'num'], ['Mean tokens', 'num'], ['Prompt cache', 'num'], ['Tools (tokens per request)', 'num'], ['Latency p50 / p95', 'num'], ['Tool calls per run', 'num']);
     const hr = el('tr', '');
     for (const [h, cls] of heads) hr.appendChild(el('th', cls, h));
     table.appendChild(el('thead', '', hr));
     const body = el('tbody', '');
     board.forEach((m, i) => {
-      const cost = fmtUSD(m.cost_usd) + (m.unpriced_requests ? ' + ' + fmtInt(m.unpriced_requests) + ' unpriced' : '');
-      const tr = el('tr', '',
-        el('td', 'num', String(i + 1)), el('td', 'mono', m.model),
-        el('td', 'num', fmtRate(100 * m.pass_rate)),
-        el('td', 'num', fmtRate(100 * m.pass_rate_low) + ' – ' + fmtRate(100 * m.pass_rate_high)),
-        el('td', 'num', fmtInt(m.passes) + ' / ' + fmtInt(m.runs)),
-        el('td', 'num', cost), el('td', 'num', m.passes ? fmtUSD(m.cost_per_pass) : '—'),
-        el('td', 'num', fmtInt(Math.round(m.mean_tokens))),
-        el('td', 'num', m.prompt_tokens ? fmtRate(100 * (m.cache_hit_rate || 0)) : '—'),
-        el('td', 'num', fmtSec(m.latency_p50) + ' / ' + fmtSec(m.latency_p95) + ' s'),
-        el('td', 'num', Number(m.tool_calls_per_run || 0).toFixed(1)));
+      const dash = () => el('span', 'empty', '—');
+      const cells = [el('td', 'num', String(i + 1)), el('td', 'mono', m.model)];
+      if (!ran(m)) {
+        cells.push(el('td', 'num', dash()), el('td', 'num', dash()), el('td', 'num', 'no run' + (m.not_run ? ' (' + fmtInt(m.not_run) + ' not run)' : '')));
+        if (k > 1) cells.push(el('td', 'num', dash()), el('td', 'num', dash()));
+        cells.push(el('td', 'num', dash()), el('td', 'num', dash()), el('td', 'num', dash()), el('td', 'num', dash()), el('td', 'num', dash()), el('td', 'num', dash()), el('td', 'num', dash()));
+      } else {
+        const at = m.pass_at_k || [], hat = m.pass_hat_k || [];
+        cells.push(el('td', 'num', fmtRate(100 * m.pass_rate)),
+          el('td', 'num', fmtRate(100 * m.pass_rate_low) + ' – ' + fmtRate(100 * m.pass_rate_high)),
+          el('td', 'num', fmtInt(m.passes) + ' / ' + fmtInt(m.runs) + (m.not_run ? ' (' + fmtInt(m.not_run) + ' not run)' : '')));
+        if (k > 1) cells.push(el('td', 'num', at.length >= k ? Number(at[k - 1]).toFixed(2) : '—'), el('td', 'num', hat.length >= k ? Number(hat[k - 1]).toFixed(2) : '—'));
+        cells.push(el('td', 'num', fmtCost(m.cost_usd, m.unpriced_requests)),
+          el('td', 'num', !m.passes ? '—' : m.unpriced_requests ? 'unpriced' : fmtUSD(m.cost_per_pass)),
+          el('td', 'num', fmtInt(Math.round(m.mean_tokens))),
+          el('td', 'num', m.prompt_tokens ? fmtRate(100 * (m.cache_hit_rate || 0)) : '—'),
+          el('td', 'num', fmtInt(m.tools || 0) + ' (' + fmtInt(m.tool_tokens || 0) + ')'),
+          el('td', 'num', fmtSec(m.latency_p50) + ' / ' + fmtSec(m.latency_p95) + ' s'),
+          el('td', 'num', Number(m.tool_calls_per_run || 0).toFixed(1)));
+      }
+      const tr = el('tr', '', cells);
       tr.dataset.model = m.model;
       body.appendChild(tr);
     });
     table.appendChild(body);
+    const j = run.judge_cost;
+    const judgeLine = j ? el('p', 'judge-cost', 'Judge ' + j.model + ': ' + fmtCost(j.cost_usd, j.unpriced_requests) + ' for ' + fmtInt(j.requests) +
+      ' requests, counted once here and not in the models\' costs.') : null;
+    if (judgeLine) judgeLine.id = 'judge-cost';
+    const note = el('p', 'interval-note', 'The 95% interval counts the repeats of a case as correlated: ' +
+      'they weigh as many independent runs as the spread between the cases says, never more than the runs.');
 
     const pairs = el('table', 'mini');
     pairs.id = 'model-pairs';
     const pr = el('tr', '');
-    for (const h of ['Models', 'Cases', 'Only the first passed', 'Only the second passed', 'McNemar p']) pr.appendChild(el('th', h === 'Models' ? '' : 'num', h));
+    for (const h of ['Models', 'Cases', 'Only the first passed', 'Only the second passed', 'McNemar p', 'Adjusted p', 'Second less first, points (95% interval)']) pr.appendChild(el('th', h === 'Models' ? '' : 'num', h));
     pairs.appendChild(el('thead', '', pr));
     const pb = el('tbody', '');
     for (const p of data.model_pairs || []) {
       pb.appendChild(el('tr', '', el('td', 'mono', p.a + ' vs ' + p.b), el('td', 'num', fmtInt(p.cases)),
         el('td', 'num', fmtInt(p.only_a)), el('td', 'num', fmtInt(p.only_b)),
-        el('td', 'num' + (p.mcnemar_p < 0.05 ? ' sig' : ''), Number(p.mcnemar_p).toPrecision(3))));
+        el('td', 'num', Number(p.mcnemar_p).toPrecision(3)),
+        el('td', 'num' + (p.adjusted_p < 0.05 ? ' sig' : ''), Number(p.adjusted_p).toPrecision(3)),
+        el('td', 'num', fmtPoints(p.uplift) + ' (' + fmtPoints(p.uplift_low) + ' to ' + fmtPoints(p.uplift_high) + ')')));
     }
     pairs.appendChild(pb);
+    const effects = armEffects();
 
-    const charts = el('div', 'model-charts', rateChart(board), costChart(board));
+    const charts = el('div', 'model-charts', rateChart(board.filter(ran)), costChart(board.filter((m) => ran(m) && !m.unpriced_requests)));
     const matrix = el('details', 'matrix-box', el('summary', '', 'Cases by models'));
     matrix.id = 'matrix';
     matrix.addEventListener('toggle', () => { if (matrix.open && matrix.children.length === 1) matrix.appendChild(matrixTable(models)); });
-    const s = el('section', 'panel', el('h2', '', 'Models'), table, charts,
-      el('h3', 'sub-h', 'Each two models on the same cases'), pairs, matrix);
+    const s = el('section', 'panel', el('h2', '', arms ? 'Arms' : 'Models'), table, judgeLine, data.repeats > 1 ? note : null, charts,
+      effects, el('h3', 'sub-h', arms ? 'Each two arms on the same cases (p adjusted by Holm over every pair)' : 'Each two models on the same cases'), pairs, matrix);
     s.id = 'models';
     return s;
+  }
+  const fmtPoints = (v) => (v > 0 ? '+' : '') + (100 * Number(v || 0)).toFixed(1);
+  // armEffects shows what the arms change: the servers' uplift over the
+  // arm without any, and each left-out tool's effect, costliest first.
+  function armEffects() {
+    const effects = data.arm_effects || [];
+    if (!effects.length) return null;
+    const t = el('table', 'mini');
+    t.id = 'arm-effects';
+    const hr = el('tr', '');
+    for (const [h, cls] of [['What changes', ''], ['Cases', 'num'], ['Pass rate change, points (95% interval)', 'num'], ['Adjusted p', 'num']]) hr.appendChild(el('th', cls, h));
+    t.appendChild(el('thead', '', hr));
+    const body = el('tbody', '');
+    for (const e of effects) {
+      const what = e.kind === 'leave_one_out' ? 'leaving ' + e.hidden + ' out of ' + e.from : e.to + ' over ' + e.from + ' (no server)';
+      const tr = el('tr', '', el('td', 'mono', what), el('td', 'num', fmtInt(e.cases)),
+        el('td', 'num', fmtPoints(e.effect) + ' (' + fmtPoints(e.low) + ' to ' + fmtPoints(e.high) + ')'),
+        el('td', 'num' + (e.adjusted_p < 0.05 ? ' sig' : ''), Number(e.adjusted_p).toPrecision(3)));
+      tr.dataset.kind = e.kind;
+      body.appendChild(tr);
+    }
+    t.appendChild(body);
+    return el('div', '', el('h3', 'sub-h', 'What the arms change: the servers over no server, and each tool left out, the costliest first'), t);
   }
   // rateChart draws each model's pass rate as a bar with its 95% interval.
   function rateChart(board) {
@@ -506,7 +578,8 @@
       svg.appendChild(dot);
       svg.appendChild(svgEl('text', { x: x(m.cost_usd) + 8, y: y(m.pass_rate) + 4, class: 'chart-label' }, m.model));
     }
-    return el('figure', 'chart', svg, el('figcaption', '', 'Cost against pass rate'));
+    const left = (data.models || []).filter((m) => m.runs > 0 && m.unpriced_requests).map((m) => m.model);
+    return el('figure', 'chart', svg, el('figcaption', '', 'Cost against pass rate' + (left.length ? ' (unpriced, not shown: ' + left.join(', ') + ')' : '')));
   }
   // matrixTable lists every case with each model's outcome.
   function matrixTable(models) {
@@ -641,7 +714,8 @@
     if (!data.metrics_summary || !data.metrics_summary.length) return null;
     const grid = el('div', 'metric-grid');
     for (const m of data.metrics_summary) {
-      const tile = el('div', 'metric-tile', el('div', 'v', fmtMetric(m)), el('div', 'k', m.label || m.name));
+      const over = m.kind === 'count' ? null : el('div', 'n', m.entries ? 'over ' + fmtInt(m.entries) + (m.entries === 1 ? ' case' : ' cases') : 'applies to no case');
+      const tile = el('div', 'metric-tile', el('div', 'v', fmtMetric(m)), el('div', 'k', m.label || m.name), over);
       tile.title = m.name + (m.not_applicable ? ': not applicable' : '');
       grid.appendChild(tile);
     }
@@ -1212,9 +1286,10 @@
       if (u.cached_tokens) f('Cached tokens', fmtInt(u.cached_tokens));
       f('Requests', fmtInt(u.requests));
       if (u.cost_usd || u.unpriced_requests) {
-        f('Cost', fmtUSD(u.cost_usd) + (u.unpriced_requests ? ' + ' + fmtInt(u.unpriced_requests) + ' unpriced requests' : '') +
-          (rec.cached ? ' (saved: the cache answered)' : ''));
+        f('Cost', fmtCost(u.cost_usd, u.unpriced_requests) + (rec.cached ? ' (saved: the cache answered)' : ''));
       }
+      const ju = rec.judge_usage;
+      if (ju && (ju.cost_usd || ju.unpriced_requests)) f('Of it, the judge', fmtCost(ju.cost_usd, ju.unpriced_requests));
       f('Seconds', fmtSec(rec.seconds));
       f('Model', rec.model);
       f('Judge', rec.judge_model);
@@ -1222,6 +1297,11 @@
       if (rec.usage && rec.usage.retries) f('Retries', fmtInt(rec.usage.retries));
       if (rec.kind) f('Kind', rec.kind);
       if (rec.reference) f('Answer', 'reference agent');
+    }
+    if (c.marks) {
+      f('Pass rate', fmtRate(100 * c.rate) + ' (' + c.passes + ' of ' + c.marks.length + ' runs)');
+      const ks = (xs) => xs.map((v, i) => (i + 1) + ': ' + Number(v).toFixed(2)).join(', ');
+      if (c.pass_at_k) { f('pass@k', ks(c.pass_at_k)); f('pass^k', ks(c.pass_hat_k)); }
     }
     f('go test', detail.unfinished ? 'did not finish' : detail.action ? detail.action + ' (' + fmtSec(detail.elapsed) + ' s)' : 'no test event');
     for (const k of data.metric_keys || []) if (typeof own(c.metrics, k) === 'number') f(metricLabel(k), fmtScore(own(c.metrics, k)));

@@ -1,0 +1,149 @@
+package reportcmd
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
+	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/cmdtest"
+	"github.com/mcpeval/mcpeval/internal/stats"
+)
+
+// runReport runs mcpeval report with args in process.
+func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer, env map[string]string) error {
+	return cmdtest.Run(Cmd, args, stdin, stdout, stderr, env)
+}
+
+func TestBaselineComparison(t *testing.T) {
+	names := cmdtest.CaseNames(40)
+	flip := func(n int) map[string]bool {
+		m := map[string]bool{}
+		for _, name := range names[:n] {
+			m[name] = true
+		}
+		return m
+	}
+	tests := []struct {
+		name        string
+		flipped     int
+		significant bool
+	}{
+		{"30 of 40 cases regress", 30, true},
+		{"1 of 40 cases regresses", 1, false},
+		{"nothing changes", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			parent := t.TempDir()
+			baseRun := cmdtest.WriteRun(t, parent, "20261101T000000Z-aaaaaa", names, nil, 1)
+			cur := cmdtest.WriteRun(t, parent, "20261102T000000Z-bbbbbb", names, flip(tt.flipped), 1)
+			var stdout bytes.Buffer
+			err := runReport([]string{"-out", parent, "-run", cur, "-baseline", "latest"}, nil, &stdout, &bytes.Buffer{}, nil)
+			if tt.significant {
+				require.Error(t, err)
+				assert.Equal(t, 1, base.ExitStatus(err), "a regression is a failure: %v", err)
+				assert.Contains(t, err.Error(), fmt.Sprintf("%d cases regressed", tt.flipped))
+			} else {
+				require.NoError(t, err)
+			}
+			out := stdout.String()
+			assert.Contains(t, out, "comparison with "+baseRun+": "+fmt.Sprintf("%d regressions, 0 fixes", tt.flipped))
+			for _, name := range names[:tt.flipped] {
+				assert.Regexp(t, `(?m)^regression\s+`+name+`\s+pass\s+fail`, out, "every regression is listed")
+			}
+			assert.NotRegexp(t, `(?m)^regression\s+`+names[39], out)
+			page, err := os.ReadFile(filepath.Join(cur, "compare.html"))
+			require.NoError(t, err)
+			if tt.significant {
+				assert.Contains(t, string(page), "Significant regression at level 0.05")
+			} else {
+				assert.Contains(t, string(page), "No significant regression at level 0.05")
+			}
+			assert.Contains(t, string(page), `<dd id="regressions">`+fmt.Sprint(tt.flipped)+`</dd>`)
+		})
+	}
+}
+
+// With repeats, a case whose pass rate drops sharply is a significant
+// regression by its own Fisher test, even alone.
+func TestBaselineComparisonWithRepeats(t *testing.T) {
+	parent := t.TempDir()
+	names := cmdtest.CaseNames(10)
+	cmdtest.WriteRun(t, parent, "20261101T000000Z-aaaaaa", names, nil, 8)
+	cur := cmdtest.WriteRun(t, parent, "20261102T000000Z-bbbbbb", names, map[string]bool{"c03": true}, 8)
+	var stdout bytes.Buffer
+	err := runReport([]string{"-out", parent, "-run", cur, "-baseline", "20261101T000000Z-aaaaaa"}, nil, &stdout, &bytes.Buffer{}, nil)
+	require.Error(t, err, stdout.String())
+	assert.Equal(t, 1, base.ExitStatus(err), "a regression is a failure: %v", err)
+	assert.Regexp(t, `(?m)^regression \(significant\)\s+c03\s+8/8\s+1/8\s+0\.0006993\s+0\.0006993\s*$`, stdout.String(), "one case tested: no correction")
+	assert.Contains(t, err.Error(), `1 cases flagged (false discovery rate 0.025): "c03" [m] 8/8 → 1/8 (adjusted p = 0.0006993)`)
+}
+
+// Two runs of a model on 40 cases that pass half the time, 5 repeats
+// each: a single case's drop is no regression of the run. The Fisher test
+// of some case is below 0.05 in these pairs (the old gate failed on it),
+// and the gate holds.
+func TestBaselineComparisonOfFlakyRunsOfOneModel(t *testing.T) {
+	names := cmdtest.CaseNames(40)
+	r := rand.New(rand.NewPCG(26, 1))
+	flaky := func(string, int) bool { return r.IntN(2) == 0 }
+	uncorrected := 0
+	for pair := range 8 {
+		parent := t.TempDir()
+		cmdtest.WriteRunOf(t, parent, "20261101T000000Z-aaaaaa", names, 5, flaky)
+		cur := cmdtest.WriteRunOf(t, parent, "20261102T000000Z-bbbbbb", names, 5, flaky)
+		var stdout bytes.Buffer
+		err := runReport([]string{"-out", parent, "-run", cur, "-baseline", "latest"}, nil, &stdout, nil, nil)
+		require.NoError(t, err, "pair %d:\n%s", pair, stdout.String())
+		out := stdout.String()
+		assert.Contains(t, out, "regression gate at level 0.05: the run is not worse")
+		assert.Regexp(t, `regression gate at level 0.05: 0 cases flagged of \d+ tested`, out)
+		for _, m := range regexp.MustCompile(`(?m)^\S+\s+c\d\d\s+(\d)/5\s+(\d)/5`).FindAllStringSubmatch(out, -1) {
+			a, _ := strconv.Atoi(m[1])
+			c, _ := strconv.Atoi(m[2])
+			if stats.Fisher(a, 5-a, c, 5-c) < 0.05 && c < a {
+				uncorrected++
+			}
+		}
+	}
+	assert.Positive(t, uncorrected, "the pairs hold drops an uncorrected per-case test calls significant")
+}
+
+func TestBaselineOfAnotherCaseSetIsRefused(t *testing.T) {
+	parent := t.TempDir()
+	cmdtest.WriteRun(t, parent, "20261101T000000Z-aaaaaa", []string{"a1", "a2"}, nil, 1)
+	cur := cmdtest.WriteRun(t, parent, "20261102T000000Z-bbbbbb", []string{"b1", "b2"}, nil, 1)
+	err := runReport([]string{"-out", parent, "-run", cur, "-baseline", "latest"}, nil, &bytes.Buffer{}, &bytes.Buffer{}, nil)
+	require.ErrorContains(t, err, "the runs share no case")
+	assert.Equal(t, 2, base.ExitStatus(err), "not a finding of the run")
+	assert.NoFileExists(t, filepath.Join(cur, "compare.html"))
+}
+
+// The report of a run charts the pass rates of the kept runs of its case
+// set, oldest first.
+func TestReportChartsTheHistoryOfItsCaseSet(t *testing.T) {
+	parent := t.TempDir()
+	names := cmdtest.CaseNames(4)
+	for i, id := range []string{"20261101T000000Z-aaaaaa", "20261102T000000Z-bbbbbb", "20261103T000000Z-cccccc"} {
+		cmdtest.WriteRun(t, parent, id, names, map[string]bool{"c00": i > 0, "c01": i > 1}, 1)
+	}
+	cmdtest.WriteRun(t, parent, "20261102T120000Z-dddddd", cmdtest.CaseNames(2), nil, 1) // another case set
+	var stdout bytes.Buffer
+	require.NoError(t, runReport([]string{"-out", parent, "-run", "20261103T000000Z-cccccc"}, nil, &stdout, nil, nil))
+	page, err := os.ReadFile(strings.TrimSpace(stdout.String()))
+	require.NoError(t, err)
+	assert.Contains(t, string(page), `"history":[{"run_id":"20261101T000000Z-aaaaaa"`)
+	assert.Regexp(t, `"pass_rate":0.5,"cases":4}\],"repeats"`, string(page))
+	assert.NotContains(t, string(page), "20261102T120000Z-dddddd")
+}

@@ -1,0 +1,342 @@
+// Package reportcmd is mcpeval report: a run's self-contained HTML
+// report, its JUnit file and its comparison with a baseline.
+//
+// Each run of the suite writes into a directory of its own,
+// <out>/runs/<id>, and <out>/latest names the newest finished one. The
+// report reads a run's records and summary from its directory and its
+// go test -json stream, and writes one HTML file:
+//
+//	mcpeval report                                  # the newest run, report.html in its directory
+//	mcpeval report -run latest -json run.json       # with the go test stream
+//	go test ./evaltest -json | mcpeval report -json -
+//	gotestsum --jsonfile run.json --post-run-command "mcpeval report" -- ./evaltest
+//	mcpeval report -junit junit.xml                 # the run as JUnit XML
+//	mcpeval report -baseline latest                 # compare with the run before; exit 1 on a significant regression
+package reportcmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
+	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/files"
+	"github.com/mcpeval/mcpeval/internal/runs"
+	"github.com/mcpeval/mcpeval/report"
+)
+
+// Cmd is mcpeval report.
+var Cmd = &base.Command{
+	Name:    "report",
+	Summary: "write a run's HTML report, its JUnit file, its comparison with a baseline",
+	Usage:   "[-out DIR] [-run RUN] [-json FILE]... [-o FILE] [-junit FILE] [-baseline RUN [-alpha P]] [-open] [FILE...]",
+	Doc: `The output directory is -out, else EVAL_OUT (from the environment or the .env
+file, as the suite reads it), else evaltest/out under the module root. The run
+is -run (a run directory, a run id or latest), else $EVAL_RUN_ID, else the
+newest run. The go test -json streams are -json and the arguments; without
+them $GOTESTSUM_JSONFILE (set by gotestsum for a post-run command), else
+test.json in the run's directory; with none the report shows the records
+alone. -baseline exits 1 on a significant regression.`,
+	Run: run,
+}
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// defaultAlpha is the significance level of a comparison's tests.
+const defaultAlpha = 0.05
+
+func run(c *base.Command, args []string, p base.Process) error {
+	fs := c.FlagSet()
+	var o Options
+	var streams listFlag
+	fs.Var(&streams, "json", "go test -json output `file` (repeatable; - for standard input; default $GOTESTSUM_JSONFILE, else test.json in the run)")
+	fs.StringVar(&o.Out, "out", "", "output `dir` holding runs/ and latest (default $EVAL_OUT, else evaltest/out in the module)")
+	fs.StringVar(&o.Run, "run", "", "the `run`: its directory, its id or latest (default $EVAL_RUN_ID, else the newest run)")
+	fs.StringVar(&o.Report, "o", "", "report `file` to write (default report.html in the run directory)")
+	fs.StringVar(&o.JUnit, "junit", "", "also write the run as JUnit XML to `file`")
+	fs.StringVar(&o.Baseline, "baseline", "", "compare the run with this earlier `run` (directory, id, or latest: the newest run before it); write compare.html and exit 1 on a significant regression")
+	fs.Float64Var(&o.Alpha, "alpha", defaultAlpha, "the regression gate's false-alarm `rate`: how often it fails on two runs of an unchanged model, at most")
+	fs.BoolVar(&o.Open, "open", false, "open the report in the browser (never when CI is set)")
+	positional, err := c.Parse(fs, args, p)
+	if err != nil {
+		return err
+	}
+	if !(o.Alpha > 0 && o.Alpha < 1) {
+		return base.Usagef("-alpha %v: the significance level must be between 0 and 1", o.Alpha)
+	}
+	o.Streams = append(streams, positional...)
+	return Write(o, p)
+}
+
+// Options say which run to report and what to write.
+type Options struct {
+	// Out is the output directory that holds runs/ (default: as the suite
+	// resolves it).
+	Out string
+	// Run is the run: its directory, its id or latest (default:
+	// $EVAL_RUN_ID, else the newest run).
+	Run string
+	// Streams are go test -json files, "-" for standard input (default:
+	// $GOTESTSUM_JSONFILE, else test.json in the run's directory).
+	Streams []string
+	// Report is the HTML file (default: report.html in the run's directory).
+	Report string
+	// JUnit, when set, is the JUnit file to write too.
+	JUnit string
+	// Baseline, when set, is the run to compare with (a directory, an id,
+	// or latest: the newest finished run before); Alpha is the comparison's
+	// significance level (0: 0.05).
+	Baseline string
+	Alpha    float64
+	// Open opens the report in the browser (never when CI is set).
+	Open bool
+	// Problems are lines the report shows above its cases.
+	Problems []string
+}
+
+// Write writes the report of a run as o says, and prints its path. A
+// significant regression against the baseline is a failure (exit 1).
+func Write(o Options, p base.Process) error {
+	parent, err := base.OutDir(o.Out, p.Getenv)
+	if err != nil {
+		return err
+	}
+	if o.Alpha == 0 {
+		o.Alpha = defaultAlpha
+	}
+	dir, err := resolveRun(parent, o.Run, p.Getenv("EVAL_RUN_ID"))
+	if err != nil {
+		return err
+	}
+	if len(o.Streams) == 0 {
+		if f := p.Getenv("GOTESTSUM_JSONFILE"); f != "" {
+			o.Streams = append(o.Streams, f)
+		} else if f := filepath.Join(dir, "test.json"); fileExists(f) {
+			o.Streams = append(o.Streams, f)
+		}
+	}
+	streams, closeAll, err := openStreams(o.Streams, p.Stdin)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+
+	data, err := report.Load(dir, streams)
+	if err != nil {
+		return err
+	}
+	for _, problem := range data.Problems {
+		first, _, _ := strings.Cut(problem, "\n")
+		fmt.Fprintln(p.Stderr, "mcpeval report: problem:", first)
+	}
+	data.History = historyOf(parent, data.Run)
+	data.Problems = append(o.Problems, data.Problems...)
+
+	path := o.Report
+	if path == "" {
+		path = filepath.Join(dir, eval.ReportFile)
+	}
+	if err := writeFile(path, func(w io.Writer) error { return report.Write(w, data) }); err != nil {
+		return err
+	}
+	fmt.Fprintln(p.Stdout, absPath(path)) // a terminal can open an absolute path with a click
+	if o.JUnit != "" {
+		if err := writeFile(o.JUnit, func(w io.Writer) error { return report.WriteJUnit(w, data, moduleRoot()) }); err != nil {
+			return err
+		}
+	}
+	if o.Open {
+		if p.Getenv("CI") != "" {
+			fmt.Fprintln(p.Stderr, "mcpeval report: CI is set: not opening a browser")
+		} else if err := openBrowser(path); err != nil {
+			fmt.Fprintln(p.Stderr, "mcpeval report: open browser:", err)
+		}
+	}
+	if o.Baseline != "" {
+		return compare(parent, dir, o.Baseline, o.Alpha, data, p.Stdout)
+	}
+	return nil
+}
+
+// compare compares the run in dir (whose data is cur) with the baseline,
+// prints the table, writes compare.html beside the report and returns a
+// failure for a significant regression.
+func compare(parent, dir, baseline string, alpha float64, cur *report.Data, stdout io.Writer) error {
+	baseDir, err := resolveBaseline(parent, dir, baseline)
+	if err != nil {
+		return err
+	}
+	before, err := report.Load(baseDir, nil)
+	if err != nil {
+		return fmt.Errorf("baseline %s: %w", baseDir, err)
+	}
+	c, err := report.Compare(before, cur, alpha)
+	if err != nil {
+		return err
+	}
+	report.WriteComparisonText(stdout, c, baseDir)
+	path := filepath.Join(dir, "compare.html")
+	if err := writeFile(path, func(w io.Writer) error { return report.WriteComparison(w, c) }); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, absPath(path))
+	if c.Significant {
+		return base.Failed(errors.New(c.Verdict(baseDir)))
+	}
+	return nil
+}
+
+// historyOf returns the pass rates of the kept runs of the same case set as
+// run, oldest first, at most 50.
+func historyOf(parent string, run eval.Summary) []report.HistoryPoint {
+	if run.CaseSet == "" {
+		return nil
+	}
+	list, err := runs.List(parent)
+	if err != nil {
+		return nil
+	}
+	var points []report.HistoryPoint
+	for _, r := range list {
+		if s := r.Summary; s != nil && s.CaseSet == run.CaseSet {
+			points = append(points, report.HistoryPoint{RunID: r.ID, Started: s.Started, PassRate: s.Overall.PassRate, Cases: s.Overall.Cases})
+		}
+	}
+	if len(points) > 50 {
+		points = points[:50]
+	}
+	for i, j := 0, len(points)-1; i < j; i, j = i+1, j-1 {
+		points[i], points[j] = points[j], points[i]
+	}
+	return points
+}
+
+// resolveRun picks the run to report: the flag's, the environment's, or the
+// newest under parent.
+func resolveRun(parent, flagValue, envID string) (string, error) {
+	switch {
+	case flagValue != "":
+		return runs.Resolve(parent, flagValue)
+	case envID != "":
+		return runs.Resolve(parent, envID)
+	}
+	list, err := runs.List(parent)
+	if err != nil {
+		return "", err
+	}
+	if len(list) == 0 {
+		return "", fmt.Errorf("no run in %s: run the suite first (go test ./evaltest), or name one with -run", filepath.Join(parent, runs.Dir))
+	}
+	return list[0].Dir, nil
+}
+
+// resolveBaseline resolves the baseline of the run in dir: "latest" is the
+// newest finished run before it.
+func resolveBaseline(parent, dir, name string) (string, error) {
+	if name == runs.Latest {
+		list, err := runs.List(parent)
+		if err != nil {
+			return "", err
+		}
+		for _, r := range list {
+			if r.Summary != nil && r.Summary.Shard == nil && !samePath(r.Dir, dir) && r.ID < filepath.Base(dir) {
+				return r.Dir, nil
+			}
+		}
+		return "", fmt.Errorf("no finished run before %s in %s to compare with", filepath.Base(dir), parent)
+	}
+	base, err := runs.Resolve(parent, name)
+	if err != nil {
+		return "", fmt.Errorf("baseline: %w", err)
+	}
+	if samePath(base, dir) {
+		return "", fmt.Errorf("baseline %s is the run itself: name an earlier run", name)
+	}
+	return base, nil
+}
+
+func samePath(a, b string) bool {
+	ia, err1 := os.Stat(a)
+	ib, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(ia, ib)
+}
+
+func fileExists(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.Mode().IsRegular()
+}
+
+func absPath(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
+}
+
+func openStreams(paths []string, stdin io.Reader) ([]report.Stream, func(), error) {
+	var streams []report.Stream
+	var opened []*os.File
+	closeAll := func() {
+		for _, f := range opened {
+			f.Close()
+		}
+	}
+	for _, p := range paths {
+		if p == "-" {
+			streams = append(streams, report.Stream{Name: "standard input", R: stdin})
+			continue
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			closeAll()
+			return nil, nil, fmt.Errorf("open test output: %w", err)
+		}
+		opened = append(opened, f)
+		streams = append(streams, report.Stream{Name: p, R: f})
+	}
+	return streams, closeAll, nil
+}
+
+// writeFile writes a file atomically, so a reader never sees half of it.
+func writeFile(path string, write func(io.Writer) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("create directory of %s: %w", path, err)
+	}
+	return files.WriteAtomic(path, 0o644, write)
+}
+
+func openBrowser(path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	name := "xdg-open"
+	if runtime.GOOS == "darwin" {
+		name = "open"
+	}
+	cmd := exec.Command(name, abs)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	return cmd.Process.Release()
+}
+
+// moduleRoot is the module root the case files of a JUnit file are named
+// from, or "" outside a module.
+func moduleRoot() string {
+	root, err := files.ModuleRoot()
+	if err != nil {
+		return ""
+	}
+	return root
+}

@@ -1,0 +1,157 @@
+package suite
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/mcpeval/mcpeval/internal/arms"
+	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/mcpconn"
+	"github.com/mcpeval/mcpeval/internal/tokens"
+)
+
+// arm is one variant of what the model is given, run on every case side
+// by side with the others: an arm of the arms file, or, without one, each
+// model of -models (or the one model).
+type arm struct {
+	// label names the variant in subtests, records and the summary: the
+	// arm's name, else the model's.
+	label string
+	// name is the arm's name ("" without an arms file).
+	name         string
+	model        string
+	systemPrompt string // "" : the run's
+	tools        *mcpconn.Set
+	// hash identifies the arm's tool surface (the cache key's), and
+	// toolTokens counts the tokens its tool definitions add to every
+	// request, in the model's encoding.
+	hash       string
+	toolTokens int
+	// base and hidden are set on an arm leave_one_out made (see arms.Arm).
+	base, hidden string
+	noServer     bool
+}
+
+// makeArms builds the run's arms: from the arms file, each a view of the
+// connected servers (see mcpconn.Set.View), with leave_one_out expanded;
+// else one per model. The models the arms use become the run's models.
+func (s *Run) makeArms() error {
+	st := &s.Settings
+	if st.Arms == "" {
+		models := st.Models
+		if st.Reference || len(models) == 0 {
+			models = []string{st.Model}
+		}
+		for _, m := range models {
+			s.arms = append(s.arms, &arm{label: m, model: m, tools: s.tools})
+		}
+		return s.countToolTokens()
+	}
+	declared, err := arms.Load(st.Arms)
+	if err != nil {
+		return err
+	}
+	all, err := arms.Expand(declared, func(a arms.Arm) ([]string, error) {
+		view, err := s.tools.View(a.Surface)
+		if err != nil {
+			return nil, err
+		}
+		var names []string
+		for _, t := range view.Entries() {
+			names = append(names, t.Server+"/"+t.Name)
+		}
+		return names, nil
+	})
+	if err != nil {
+		return err
+	}
+	var models []string
+	for _, a := range all {
+		view, err := s.tools.View(a.Surface)
+		if err != nil {
+			return fmt.Errorf("%s:%d: arm %q: %w", a.File, a.Line, a.Name, err)
+		}
+		model := a.Model
+		if model == "" || st.Reference {
+			model = st.Model
+		}
+		if !slices.Contains(models, model) {
+			models = append(models, model)
+		}
+		s.arms = append(s.arms, &arm{label: a.Name, name: a.Name, model: model, systemPrompt: a.SystemPrompt, tools: view,
+			base: a.Base, hidden: a.Hidden, noServer: a.NoServer()})
+	}
+	st.Models = models
+	return s.countToolTokens()
+}
+
+// countToolTokens hashes each arm's tool surface and counts its tokens.
+func (s *Run) countToolTokens() error {
+	for _, a := range s.arms {
+		a.hash = a.tools.Hash()
+		counter, err := s.counterFor(a.model)
+		if err != nil {
+			return err
+		}
+		a.toolTokens = tokens.ToolDefinitions(counter, a.tools.Tools())
+	}
+	return nil
+}
+
+// counterFor returns the token counter of a model's encoding.
+func (s *Run) counterFor(model string) (*tokens.Counter, error) {
+	if c, ok := s.counters[model]; ok {
+		return c, nil
+	}
+	c, err := tokens.ForModel(model)
+	if err != nil {
+		return nil, err
+	}
+	s.counters[model] = c
+	return c, nil
+}
+
+// Variants returns the labels of the run's arms, in their order: what the
+// cases run with side by side, one subtest each when there are several.
+func (s *Run) Variants() []string {
+	out := make([]string, len(s.arms))
+	for i, a := range s.arms {
+		out[i] = a.label
+	}
+	return out
+}
+
+// armOf returns the arm of a label.
+func (s *Run) armOf(label string) *arm {
+	for _, a := range s.arms {
+		if a.label == label {
+			return a
+		}
+	}
+	return s.arms[0]
+}
+
+// describeArms adds to each variant's result what its arm gives the model:
+// the model (when the variant is an arm), the tokens of its tool
+// definitions, the arm it leaves a tool out of.
+func (s *Run) describeArms(results []eval.ModelResult) {
+	for i := range results {
+		r := &results[i]
+		for _, a := range s.arms {
+			if a.label != r.Model {
+				continue
+			}
+			r.ToolTokens, r.Tools = a.toolTokens, len(a.tools.Tools())
+			if a.name != "" {
+				r.Arm = &eval.ArmInfo{Model: a.model, NoServer: a.noServer, Base: a.base, Hidden: a.hidden}
+			}
+		}
+	}
+}
+
+// CaseRunOf names the run of a case with a variant (see Variants) in a
+// repeat.
+func (s *Run) CaseRunOf(name, variant string, repeat int) eval.CaseRun {
+	a := s.armOf(variant)
+	return eval.CaseRun{Name: name, Model: a.model, Arm: a.name, Repeat: repeat}
+}

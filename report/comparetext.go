@@ -1,0 +1,130 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/mcpeval/mcpeval/internal/tooldiff"
+)
+
+// WriteComparisonText writes the comparison for a terminal: the tool
+// surface's changes, the totals, the regression gate's two tests, the
+// categories and every case that changed, with its evidence.
+func WriteComparisonText(w io.Writer, c *Comparison, baseDir string) {
+	if c.Tools != nil {
+		fmt.Fprintf(w, "the tool surface changed since the baseline %s: %s\n", c.Tools.Since, tooldiff.Count(c.Tools))
+		for _, l := range tooldiff.Lines(c.Tools) {
+			fmt.Fprintln(w, l)
+		}
+	}
+	fmt.Fprintf(w, "comparison with %s: %d regressions, %d fixes, %d new, %d removed, %d with other tool calls\n",
+		baseDir, c.Regressed, c.Fixed, c.Count(NewCase), c.Count(Removed), c.ToolsChanged())
+	for _, l := range c.GateLines() {
+		fmt.Fprintln(w, l)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "category\tbaseline\tnow\tdelta")
+	for _, d := range c.Categories {
+		fmt.Fprintf(tw, "%s\t%.1f%%\t%.1f%%\t%+.1f\n", d.Name, 100*d.Base, 100*d.Current, 100*(d.Current-d.Base))
+	}
+	tw.Flush()
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "change\tcase\tbaseline\tnow\tp\tadjusted p\ttool changes")
+	for _, d := range c.Cases {
+		if d.Change == Unchanged && !d.ToolsChanged && !d.Significant {
+			continue
+		}
+		change := d.Change
+		if d.Significant {
+			change += " (significant)"
+		}
+		if d.ToolsChanged {
+			change += ", tools changed"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", change, d.Name, d.Base.Short(), d.Current.Short(), d.PText(), d.AdjustedPText(),
+			strings.Join(d.ToolChanges, "; "))
+	}
+	tw.Flush()
+}
+
+// GateLines says what the regression gate found: the run-level test and
+// the case flags, each with its level.
+func (c *Comparison) GateLines() []string {
+	g := c.Gate
+	run := "not worse"
+	if g.RunWorse {
+		run = "worse"
+	}
+	return []string{
+		fmt.Sprintf("regression gate at level %g: the run is %s: %d cases worse, %d better (signed-rank p = %.4g, level %g)",
+			c.Alpha, run, g.Worse, g.Better, g.RunP, g.RunLevel),
+		fmt.Sprintf("regression gate at level %g: %d cases flagged of %d tested (one-sided Fisher p, adjusted for a false discovery rate of %g)",
+			c.Alpha, g.Flagged, g.Tested, g.CaseLevel),
+	}
+}
+
+// Verdict is the one line of a failed gate: why the run counts as a
+// significant regression, with the evidence of the first flagged cases.
+func (c *Comparison) Verdict(baseDir string) string {
+	g := c.Gate
+	var why []string
+	if g.RunWorse {
+		why = append(why, fmt.Sprintf("the run is worse (%d cases worse, %d better; signed-rank p = %.4g, level %g)", g.Worse, g.Better, g.RunP, g.RunLevel))
+	}
+	if flagged := c.Flagged(); len(flagged) > 0 {
+		const shown = 5
+		var list []string
+		for _, d := range flagged[:min(shown, len(flagged))] {
+			list = append(list, d.Evidence())
+		}
+		if len(flagged) > shown {
+			list = append(list, fmt.Sprintf("and %d more", len(flagged)-shown))
+		}
+		why = append(why, fmt.Sprintf("%d cases flagged (false discovery rate %g): %s", len(flagged), g.CaseLevel, strings.Join(list, ", ")))
+	}
+	return fmt.Sprintf("significant regression against %s: %s; %d cases regressed, %d fixed", baseDir, strings.Join(why, "; "), c.Regressed, c.Fixed)
+}
+
+// Evidence is a flagged case's evidence: its counts before and after and
+// its p-value after the correction.
+func (d CaseDiff) Evidence() string {
+	name := fmt.Sprintf("%q", d.Name)
+	if d.Model != "" {
+		name += " [" + d.Model + "]"
+	}
+	return fmt.Sprintf("%s %s → %s (adjusted p = %.4g)", name, d.Base.Short(), d.Current.Short(), d.AdjustedP)
+}
+
+// PText is the case's one-sided p-value, "-" for a case not in both runs.
+func (d CaseDiff) PText() string {
+	if d.Base == nil || d.Current == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.4g", d.P)
+}
+
+// AdjustedPText is the case's p-value after the correction, "not tested"
+// for a case whose counts could not show a significant drop.
+func (d CaseDiff) AdjustedPText() string {
+	switch {
+	case d.Base == nil || d.Current == nil:
+		return "-"
+	case !d.Tested:
+		return "not tested"
+	}
+	return fmt.Sprintf("%.4g", d.AdjustedP)
+}
+
+// Short is the outcome in a few characters: passes/runs with repeats,
+// else the status; "-" when the case did not run.
+func (o *CaseOutcome) Short() string {
+	switch {
+	case o == nil:
+		return "-"
+	case o.Runs > 1:
+		return fmt.Sprintf("%d/%d", o.Passes, o.Runs)
+	}
+	return string(o.Status)
+}
