@@ -45,9 +45,9 @@ type Settings struct {
 	MaxToolTokens int
 	Roots         []string
 	FollowLinks   bool
-	Out      string
-	Cache    string
-	Model    string
+	Out           string
+	Cache         string
+	Model         string
 	// Models are the models to evaluate, side by side (-models); one model
 	// when only Model is named. Model is the first.
 	Models []string
