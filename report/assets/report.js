@@ -730,6 +730,9 @@
     { key: 'name', label: 'Tool', sort: (r) => r.name.toLowerCase(), cell: (r) => toolCell(r) },
     { key: 'calls', label: 'Calls', num: true, sort: (r) => r.calls, cell: (r) => fmtInt(r.calls) },
     { key: 'cases', label: 'Cases', num: true, sort: (r) => r.cases, cell: (r) => fmtInt(r.cases) },
+    { key: 'params', label: 'Params', num: true, sort: (r) => paramShare(r), cell: (r) => paramCell(r) },
+    { key: 'definition_tokens', label: 'Def. tokens', num: true, sort: (r) => r.definition_tokens || 0, cell: (r) => (r.unknown ? '—' : fmtInt(r.definition_tokens || 0)) },
+
     {
       key: 'error_rate', label: 'Error rate', num: true, sort: (r) => (r.calls ? r.error_rate : -1),
       cell: (r) => {
@@ -743,12 +746,6 @@
     { key: 'error_results', label: 'Error results', num: true, sort: (r) => r.error_results, cell: (r) => fmtInt(r.error_results) },
     { key: 'refused', label: 'Refused', num: true, sort: (r) => r.refused, cell: (r) => fmtInt(r.refused) },
     { key: 'argument_errors', label: 'Bad arguments', num: true, sort: (r) => r.argument_errors, cell: (r) => fmtInt(r.argument_errors) },
-    { key: 'latency_p50_ms', label: 'p50 ms', num: true, sort: (r) => r.latency_p50_ms, cell: (r) => (r.calls ? fmtMs(r.latency_p50_ms) : '—') },
-    { key: 'latency_p95_ms', label: 'p95 ms', num: true, sort: (r) => r.latency_p95_ms, cell: (r) => (r.calls ? fmtMs(r.latency_p95_ms) : '—') },
-    { key: 'result_tokens_p50', label: 'Tokens p50', num: true, sort: (r) => r.result_tokens_p50, cell: (r) => (r.calls ? fmtInt(r.result_tokens_p50) : '—') },
-    { key: 'result_tokens_max', label: 'Tokens max', num: true, sort: (r) => r.result_tokens_max, cell: (r) => (r.calls ? fmtInt(r.result_tokens_max) : '—') },
-    { key: 'over_limit', label: 'Over limit', num: true, sort: (r) => r.over_limit, cell: (r) => fmtInt(r.over_limit) },
-    { key: 'pass_share', label: 'Case passed', num: true, sort: (r) => (r.calls ? r.pass_share : -1), cell: (r) => (r.calls ? fmtRate(100 * r.pass_share) : '—') },
     {
       key: 'output_errors', label: 'Bad output', num: true, sort: (r) => r.output_errors || 0,
       cell: (r) => {
@@ -757,8 +754,12 @@
         return e;
       },
     },
-    { key: 'params', label: 'Params passed', num: true, sort: (r) => paramShare(r), cell: (r) => paramCell(r) },
-    { key: 'definition_tokens', label: 'Definition tokens', num: true, sort: (r) => r.definition_tokens || 0, cell: (r) => (r.unknown ? '—' : fmtInt(r.definition_tokens || 0)) },
+    { key: 'latency_p50_ms', label: 'p50 ms', num: true, sort: (r) => r.latency_p50_ms, cell: (r) => (r.calls ? fmtMs(r.latency_p50_ms) : '—') },
+    { key: 'latency_p95_ms', label: 'p95 ms', num: true, sort: (r) => r.latency_p95_ms, cell: (r) => (r.calls ? fmtMs(r.latency_p95_ms) : '—') },
+    { key: 'result_tokens_p50', label: 'Tokens p50', num: true, sort: (r) => r.result_tokens_p50, cell: (r) => (r.calls ? fmtInt(r.result_tokens_p50) : '—') },
+    { key: 'result_tokens_max', label: 'Tokens max', num: true, sort: (r) => r.result_tokens_max, cell: (r) => (r.calls ? fmtInt(r.result_tokens_max) : '—') },
+    { key: 'over_limit', label: 'Over limit', num: true, sort: (r) => r.over_limit, cell: (r) => fmtInt(r.over_limit) },
+    { key: 'pass_share', label: 'Case passed', num: true, sort: (r) => (r.calls ? r.pass_share : -1), cell: (r) => (r.calls ? fmtRate(100 * r.pass_share) : '—') },
   ];
   // paramShare is the share of a tool's parameters some call passed; -1
   // for a tool without parameters.
@@ -800,14 +801,16 @@
       }
       kids.push(d);
     }
-    if ((r.parameters || []).length) {
-      const ul = el('ul', 'params');
-      for (const p of r.parameters) {
-        const li = el('li', p.calls ? 'passed' : 'never', el('code', '', p.name), p.required ? el('span', 'req', ' required') : null,
-          ' ', el('span', 'pc', p.calls ? 'passed by ' + fmtInt(p.calls) + (p.calls === 1 ? ' call' : ' calls') : 'never passed'));
-        ul.appendChild(li);
-      }
-      kids.push(ul);
+    if (r.calls && (r.parameters || []).length) {
+      // Each parameter, marked passed or never passed; its title says by
+      // how many calls, and whether it is required.
+      const box = el('div', 'params', 'Parameters: ');
+      r.parameters.forEach((p, i) => {
+        const c = el('code', p.calls ? 'passed' : 'never', p.name + (p.required ? '*' : ''));
+        c.title = (p.required ? 'required; ' : '') + (p.calls ? 'passed by ' + fmtInt(p.calls) + (p.calls === 1 ? ' call' : ' calls') : 'never passed');
+        box.append(i ? ' ' : '', c);
+      });
+      kids.push(box);
     }
     for (const prob of r.output_problems || []) kids.push(el('div', 'tool-problem output-problem', prob));
     if (r.elicitations) kids.push(el('div', 'tool-server', fmtInt(r.elicitations) + ' elicitations' + (r.unscripted ? ', ' + fmtInt(r.unscripted) + ' not scripted (declined)' : '')));
@@ -831,16 +834,22 @@
         el('strong', '', s.exercised + ' of ' + s.tools + ' exercised (' + Number(s.coverage || 0).toFixed(1) + '%)'));
       line.dataset.server = s.server;
       if (t.min_coverage) line.appendChild(el('span', s.coverage < t.min_coverage ? 'tag gate-fail' : 'tag gate-ok', 'minimum ' + t.min_coverage + '%'));
-      if (s.parameters) {
-        const pc = el('span', 'param-line', ' · parameters ', el('strong', '', s.parameters_passed + ' of ' + s.parameters + ' passed (' + Number(s.parameter_coverage || 0).toFixed(1) + '%)'));
-        pc.id = 'param-coverage';
-        line.appendChild(pc);
-      }
-      const defs = el('span', 'def-line', ' · definitions ', el('strong', '', fmtInt(s.definition_tokens || 0) + ' tokens'), ' (' + (t.encoding || '?') + ') with every request');
-      line.appendChild(defs);
-      if (t.max_definition_tokens) line.appendChild(el('span', t.definition_tokens > t.max_definition_tokens ? 'tag gate-fail' : 'tag gate-ok', 'at most ' + fmtInt(t.max_definition_tokens)));
-      if (s.protocol) line.appendChild(el('span', 'tag protocol', 'MCP ' + s.protocol));
       panel.appendChild(line);
+      // Beside tool coverage: parameter coverage, the context tax of the
+      // server's definitions, and the protocol revision it spoke.
+      const facts = el('div', 'surface-facts');
+      facts.dataset.server = s.server;
+      if (s.parameters) {
+        const pc = el('span', 'param-line', 'Parameters: ', el('strong', '', s.parameters_passed + ' of ' + s.parameters + ' passed (' + Number(s.parameter_coverage || 0).toFixed(1) + '%)'));
+        pc.id = 'param-coverage';
+        facts.append(pc, ' · ');
+      }
+      if (t.encoding) {
+        facts.appendChild(el('span', 'def-line', 'Definitions: ', el('strong', '', fmtInt(s.definition_tokens || 0) + ' tokens'), ' (' + t.encoding + ') with every request'));
+        if (t.max_definition_tokens) facts.appendChild(el('span', t.definition_tokens > t.max_definition_tokens ? 'tag gate-fail' : 'tag gate-ok', 'at most ' + fmtInt(t.max_definition_tokens)));
+      }
+      if (s.protocol) facts.appendChild(el('span', 'tag protocol', 'MCP ' + s.protocol));
+      if (facts.childNodes.length) panel.appendChild(facts);
       if (s.never_called && s.never_called.length) {
         const never = el('div', 'never-called', 'Never called: ', s.never_called.map((n, i) => [i ? ', ' : '', el('code', '', n)]));
         panel.appendChild(never);
