@@ -41,18 +41,7 @@ const toolsViewCases = `
 // sorting by parameter coverage. REPORT_SCREENSHOTS=DIR saves it as
 // tools-parameters.png.
 func TestToolsViewInBrowser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the suite")
-	}
-	chromiumPath(t)
-	outDir, stream := runRealSuite(t, toolsViewCases)
-	d := loadFiles(t, outDir, stream)
-	path := filepath.Join(t.TempDir(), "report.html")
-	writeFile(t, path, d)
-	var summary eval.Summary
-	ok, err := readJSONFile(filepath.Join(outDir, eval.SummaryFile), &summary)
-	require.NoError(t, err)
-	require.True(t, ok)
+	d, path, summary := realRunReport(t, toolsViewCases)
 	srv := summary.Tools.Servers[0]
 	stats := map[string]eval.ToolStats{}
 	for _, st := range srv.Stats {

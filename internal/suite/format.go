@@ -83,7 +83,7 @@ func serverInput(calls []eval.ToolCall) []string {
 			if !e.Scripted {
 				reply += " (no reply scripted: declined)"
 			}
-			out = append(out, fmt.Sprintf("elicitation: %s asked %q for %s → %s", c.Name, oneLine(e.Message, 200),
+			out = append(out, fmt.Sprintf("elicitation: %s asked \"%s\" for %s → %s", c.Name, oneLine(e.Message, 200),
 				oneLine(strings.Join(e.Fields, ", "), 200), oneLine(reply, 300)))
 		}
 		if c.IsError && c.Stderr != "" && !stderr {
