@@ -329,7 +329,10 @@ func (s *Run) keyWith(c eval.Case, a *arm, repeat int, toolsHash string) (string
 			Budget      eval.Budget        `json:"budget"`
 			MaxRecovery int                `json:"max_recovery,omitempty"`
 			Elicitation []eval.ElicitReply `json:"elicitation,omitempty"`
-		}{c.Kind, c.Checks, evalcase.CheckVersion, c.Tools, c.Budget, s.maxRecovery(c), c.Elicitation},
+			// LinksShownOnly: the model is not offered to read linked
+			// resources (-follow-links=false).
+			LinksShownOnly bool `json:"links_shown_only,omitempty"`
+		}{c.Kind, c.Checks, evalcase.CheckVersion, c.Tools, c.Budget, s.maxRecovery(c), c.Elicitation, !st.FollowLinks},
 		// The key holds no secret: the URL's credentials are left out.
 		Model: a.model, BaseURL: s.redactor.String(st.BaseURL), SystemPrompt: s.systemPrompt(c, a),
 		MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens, ToolsHash: toolsHash, Repeat: repeat,
