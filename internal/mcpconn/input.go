@@ -297,7 +297,7 @@ func (s *Server) roots() (rootsList, error) {
 	}
 	out := rootsList{}
 	for _, d := range dirs {
-		r, err := Root(d)
+		r, err := rootOf(d)
 		if err != nil {
 			return nil, err
 		}
@@ -306,9 +306,9 @@ func (s *Server) roots() (rootsList, error) {
 	return out, nil
 }
 
-// Root returns the root of a directory (made absolute) or of a file://
+// rootOf returns the root of a directory (made absolute) or of a file://
 // URI, named by its last element.
-func Root(dir string) (mcp.Root, error) {
+func rootOf(dir string) (mcp.Root, error) {
 	if strings.HasPrefix(dir, "file://") {
 		u, err := url.Parse(dir)
 		if err != nil {

@@ -1,5 +1,10 @@
 // Package mcpconn connects to MCP servers over stdio, streamable HTTP or SSE,
-// lists their tools and executes tool calls.
+// lists their tools and executes tool calls, on the protocol revision each
+// server speaks (2026-07-28 where it answers server/discover, else the
+// initialize handshake; see era.go). As a host does, it offers roots,
+// answers elicitations (with a case's scripted replies, see WithReplier),
+// runs tools that require tasks as tasks, checks structured output against
+// the tool's output schema and reads linked resources.
 //
 // A server is named by a spec: an http(s) URL is a streamable HTTP endpoint,
 // "sse:" followed by a URL is an SSE endpoint, anything else is a command
