@@ -36,12 +36,6 @@ func (s *Schema) Problem() string {
 	return s.problem
 }
 
-// Declared reports whether there is a schema: a text other than null.
-func (s *Schema) Declared() bool {
-	text := bytes.TrimSpace(s.raw)
-	return len(text) > 0 && string(text) != "null"
-}
-
 // Validate checks a decoded value (see Decode) against the schema. A
 // schema that cannot check values accepts every value.
 func (s *Schema) Validate(v any) error {
