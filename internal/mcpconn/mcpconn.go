@@ -879,15 +879,22 @@ func ConnectSpecs(ctx context.Context, specs []Spec, opts Options) (*Set, error)
 		set.Close()
 		return nil, fmt.Errorf("the tool selection %q leaves none of the servers' %d tools", strings.Join(opts.Tools, ","), listed)
 	}
-	offeredNames(set.entries)
-	sort.Slice(set.entries, func(i, j int) bool { return set.entries[i].Offered < set.entries[j].Offered })
-	for i, t := range set.entries {
-		set.byOffered[t.Offered] = i
+	set.offer()
+	return set, nil
+}
+
+// offer names the set's entries as the model is offered them (see
+// offeredNames), in the order of those names, and lists the tools so.
+func (s *Set) offer() {
+	offeredNames(s.entries)
+	sort.Slice(s.entries, func(i, j int) bool { return s.entries[i].Offered < s.entries[j].Offered })
+	s.byOffered, s.tools = map[string]int{}, nil
+	for i, t := range s.entries {
+		s.byOffered[t.Offered] = i
 		offered := t.Listed
 		offered.Name = t.Offered
-		set.tools = append(set.tools, offered)
+		s.tools = append(s.tools, offered)
 	}
-	return set, nil
 }
 
 // Tools returns every tool of every server as the model is offered them,
