@@ -598,10 +598,11 @@ func runSpan(recs []eval.Record) (s span, ok bool) {
 // with it, when the summary cannot be of the run that wrote the records:
 // it started after the first case started or finished before the last case
 // started. A run killed before writing its summaries leaves the previous
-// run's beside its own records.
+// run's beside its own records. A re-judged run's records keep the times
+// of the run they came from.
 func (in *inputs) dropForeignSummaries() {
 	s := in.summary
-	if s == nil {
+	if s == nil || s.Rejudged != nil {
 		return
 	}
 	cases, ok := runSpan(in.records)

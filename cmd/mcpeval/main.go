@@ -6,6 +6,7 @@
 //	mcpeval ci [-baseline RUN] [-- ARGS]   the same for CI, with the JUnit file
 //	mcpeval report [-run RUN] ...    a run's HTML report, JUnit file, comparison
 //	mcpeval runs [prune -keep N]     the kept runs; delete all but the newest
+//	mcpeval rejudge RUN              a run's answers graded again, the model asked nothing
 //	mcpeval merge runs DIR...        the shards of a split run as one run
 //	mcpeval merge caches A B -o C    the shards' result caches as one
 //	mcpeval calibrate                the checks and the judge on labelled answers
@@ -35,6 +36,7 @@ import (
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/generatecmd"
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/initcmd"
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/mergecmd"
+	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/rejudgecmd"
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/reportcmd"
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/runscmd"
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/samplecmd"
@@ -48,6 +50,7 @@ var commands = []*base.Command{
 	evalcmd.CI,
 	reportcmd.Cmd,
 	runscmd.Cmd,
+	rejudgecmd.Cmd,
 	mergecmd.Cmd,
 	calibratecmd.Cmd,
 	generatecmd.Cmd,

@@ -2,6 +2,7 @@ package suite_test
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -90,6 +91,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	// base URL carries user credentials; -latency delays every reply.
 	// Behaviours:
 	//   yes      answers "x" and approves every answer
+	//   exact    answers "x"; as judge approves an answer that is the expected one
 	//   replay   replays the reference calls of $EVAL_CASES, approves every answer
 	//   flaky    answers "x"; as judge approves a question whose text holds
 	//            "k of n" on k of its first n judgements, and any other always
@@ -138,14 +140,26 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 			ts.Setenv("OPENAI_API_KEY", "sk-test-secret-key-123456")
 		}
 	},
-	// requests: print how many chat requests the stub received (the
-	// provider check's model list is not one).
+	// requests [kinds]: print how many chat requests the stub received (the
+	// provider check's model list is not one); with kinds, "model N judge M":
+	// those of the evaluated model and those of the judge.
 	"requests": func(ts *testscript.TestScript, neg bool, args []string) {
 		stub := ts.Value(stubKey{}).(*stubHolder).stub
 		if stub == nil {
 			ts.Fatalf("requests: no stub started")
 		}
-		fmt.Fprintln(ts.Stdout(), len(stub.Received()))
+		received := stub.Received()
+		if len(args) == 0 {
+			fmt.Fprintln(ts.Stdout(), len(received))
+			return
+		}
+		judge := 0
+		for _, r := range received {
+			if r.ForcedTool() == llmstub.JudgeTool {
+				judge++
+			}
+		}
+		fmt.Fprintf(ts.Stdout(), "model %d judge %d\n", len(received)-judge, judge)
 	},
 	// ran: print, sorted, the case subtests that ran according to the go
 	// test -json stream in the last command's stdout.
@@ -347,14 +361,22 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 			line("unknown ", st)
 		}
 	},
-	// manycases N: write N cases of category "Gene and Variant Utilities"
-	// to $EVAL_CASES, whose answers the stub "yes" passes.
+	// manycases N [INDEX=EXPECTED]...: write N cases of category "Gene and
+	// Variant Utilities" to $EVAL_CASES, whose answers the stub "yes"
+	// passes: each expects "x", but case INDEX expects EXPECTED.
 	"manycases": func(ts *testscript.TestScript, neg bool, args []string) {
 		n, err := strconv.Atoi(args[0])
 		ts.Check(err)
+		expected := map[int]string{}
+		for _, a := range args[1:] {
+			k, v, _ := strings.Cut(a, "=")
+			i, err := strconv.Atoi(k)
+			ts.Check(err)
+			expected[i] = v
+		}
 		var b strings.Builder
 		for i := range n {
-			fmt.Fprintf(&b, "- case: {name: \"case %03d\", category: \"Gene and Variant Utilities\", input: \"question %d\", expected: \"x\"}\n", i, i)
+			fmt.Fprintf(&b, "- case: {name: \"case %03d\", category: \"Gene and Variant Utilities\", input: \"question %d\", expected: %q}\n", i, i, cmp.Or(expected[i], "x"))
 		}
 		ts.Check(os.WriteFile(ts.Getenv("EVAL_CASES"), []byte(b.String()), 0o644))
 	},
@@ -437,6 +459,14 @@ func stubBehaviour(ts *testscript.TestScript, name, password string) llmstub.Res
 			}
 			return llmstub.Reply{Content: "x"}
 		}
+	case "exact":
+		return llmstub.JudgeWith(func(llmstub.Request) llmstub.Reply { return llmstub.Reply{Content: "x"} },
+			func(_ string, g llmstub.Graded) llmstub.Reply {
+				if strings.TrimSpace(g.Answer) == strings.TrimSpace(g.Expected) {
+					return llmstub.Verdict("yes", "the answer is the expected one")
+				}
+				return llmstub.Verdict("no", "the answer is not the expected one")
+			})
 	case "replay":
 		cases, err := evalcase.LoadPath(ts.Getenv("EVAL_CASES"))
 		ts.Check(err)

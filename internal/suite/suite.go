@@ -161,7 +161,14 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		s.Close()
 		return nil, err
 	}
-	s.toolStats = toolstats.New(s.toolServers(), st.MaxTokens, s.limitCounter)
+	s.toolStats = toolstats.New(s.toolServers(s.definitionCounter()), st.MaxTokens, s.limitCounter)
+	if err := s.checkDefinitionTokens(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	for _, n := range s.tools.Notices() {
+		fmt.Fprintln(log, "mcpeval: notice:", s.redactor.String(n))
+	}
 
 	s.limiter = llm.NewLimiter(st.Concurrency)
 	if !st.Reference {
@@ -246,7 +253,7 @@ func newRun(st settings.Settings, cases []eval.Case, log io.Writer) (*Run, error
 // settings name none.
 func (s *Run) connectServers(ctx context.Context, bundled Server) (*mcpconn.Set, error) {
 	st := s.Settings
-	specs, opts := st.Servers, mcpconn.Options{CallTimeout: st.ToolTimeout, ReconnectFor: st.CaseTimeout, Tools: st.Tools}
+	specs, opts := st.Servers, mcpconn.Options{CallTimeout: st.ToolTimeout, ReconnectFor: st.CaseTimeout, Tools: st.Tools, Roots: st.Roots}
 	s.servers = nil
 	for _, spec := range specs {
 		s.servers = append(s.servers, spec.Display())
@@ -422,13 +429,17 @@ func (s *Run) keyWith(c eval.Case, a *arm, repeat int, toolsHash string) (string
 	in := cache.KeyInput{
 		Question: c.Input, Expected: c.Expected,
 		Expectations: struct {
-			Kind        eval.Kind       `json:"kind"`
-			Checks      eval.Checks     `json:"checks"`
-			CheckRules  int             `json:"check_rules"`
-			Tools       eval.ToolExpect `json:"tools"`
-			Budget      eval.Budget     `json:"budget"`
-			MaxRecovery int             `json:"max_recovery,omitempty"`
-		}{c.Kind, c.Checks, evalcase.CheckVersion, c.Tools, c.Budget, s.maxRecovery(c)},
+			Kind        eval.Kind          `json:"kind"`
+			Checks      eval.Checks        `json:"checks"`
+			CheckRules  int                `json:"check_rules"`
+			Tools       eval.ToolExpect    `json:"tools"`
+			Budget      eval.Budget        `json:"budget"`
+			MaxRecovery int                `json:"max_recovery,omitempty"`
+			Elicitation []eval.ElicitReply `json:"elicitation,omitempty"`
+			// LinksShownOnly: the model is not offered to read linked
+			// resources (-follow-links=false).
+			LinksShownOnly bool `json:"links_shown_only,omitempty"`
+		}{c.Kind, c.Checks, evalcase.CheckVersion, c.Tools, c.Budget, s.maxRecovery(c), c.Elicitation, !st.FollowLinks},
 		// The key holds no secret: the URL's credentials are left out.
 		Model: a.model, BaseURL: s.redactor.String(st.BaseURL), SystemPrompt: s.systemPrompt(c, a),
 		MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens, ToolsHash: toolsHash, Repeat: repeat,
@@ -650,8 +661,11 @@ func (s *Run) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *agen
 	st := s.Settings
 	a := s.armOf(rec.Variant())
 	cfg := agent.Config{Model: rec.Model, SystemPrompt: cmp.Or(a.systemPrompt, st.SystemPrompt), MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens,
-		LimitCounter: s.limitCounter, Counter: s.counters[rec.Model], Prices: s.prices, Recorder: s.record}
+		LimitCounter: s.limitCounter, Counter: s.counters[rec.Model], Prices: s.prices, Recorder: s.record, FollowLinks: st.FollowLinks}
 	tools := s.toolBox(a, rec.CaseRun())
+	if replies := evalcase.Replies(c.Elicitation); replies != nil {
+		ctx = mcpconn.WithReplier(ctx, replies)
+	}
 	var tr *agent.Transcript
 	var err error
 	switch {
@@ -701,6 +715,12 @@ func (s *Run) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *agen
 	return tr
 }
 
+// The reasons grade gives that Rejudge recognizes.
+const (
+	inChecks  = " (in the deterministic checks)"
+	noDecider = "no judge model and no deterministic checks"
+)
+
 // grade decides a non-empty answer and the tool calls that led to it:
 // the case's deterministic checks, then the judges, whose requests it
 // adds to rec's usage. It sets rec's checks, verdicts, status and reason.
@@ -708,7 +728,7 @@ func (s *Run) grade(ctx context.Context, c eval.Case, rec *eval.Record, cfg agen
 	st := s.Settings
 	answerChecks, err := evalcase.CheckAnswerWithin(ctx, c, answer)
 	if err != nil {
-		rec.Status, rec.Reason = eval.Error, describeCtx(ctx, err)+" (in the deterministic checks)"
+		rec.Status, rec.Reason = eval.Error, describeCtx(ctx, err)+inChecks
 		return
 	}
 	rec.Checks = append(answerChecks, evalcase.CheckTools(c, calls)...)
@@ -718,7 +738,7 @@ func (s *Run) grade(ctx context.Context, c eval.Case, rec *eval.Record, cfg agen
 	}
 	if !st.JudgeEnabled() {
 		if len(rec.Checks) == 0 {
-			rec.Status, rec.Reason = eval.Fail, "no judge model and no deterministic checks: nothing can decide this case (add checks: to the case)"
+			rec.Status, rec.Reason = eval.Fail, noDecider+": nothing can decide this case (add checks: to the case)"
 			return
 		}
 		rec.Status, rec.Reason = eval.Pass, fmt.Sprintf("all %d deterministic checks hold", len(rec.Checks))

@@ -1,0 +1,301 @@
+package suite
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpeval/mcpeval/internal/agent"
+	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/llm"
+	"github.com/mcpeval/mcpeval/internal/runs"
+	"github.com/mcpeval/mcpeval/internal/settings"
+	"github.com/mcpeval/mcpeval/internal/stats"
+	"github.com/mcpeval/mcpeval/scoring"
+)
+
+// Rejudged is what Rejudge wrote: the new run's directory and summary.
+type Rejudged struct {
+	Dir     string
+	Summary eval.Summary
+}
+
+// Rejudge grades the answers of the finished run in source again, with
+// the checks of cases (the case files as they are now), the judges and the
+// labels of st, and writes them as a new run under st.Out whose summary
+// names its source (eval.Summary.Rejudged). The evaluated model is asked
+// nothing: only the judges' requests are made, and only they count in the
+// new run's usage and cost; each record keeps its answer's own usage from
+// the source run besides. A record without an answer to grade (an error,
+// a limit, a cut reply, no final answer) is taken over as it was, and so
+// is the record of a case no longer in cases, which the summary names.
+// log receives notices.
+func Rejudge(ctx context.Context, st settings.Settings, cases []eval.Case, source string, log io.Writer) (Rejudged, error) {
+	src, err := readSummary(source)
+	if err != nil {
+		return Rejudged{}, err
+	}
+	records, err := readRecords(filepath.Join(source, eval.RecordsFile))
+	if err != nil {
+		return Rejudged{}, err
+	}
+	s, err := newRun(st, cases, log)
+	if err != nil {
+		return Rejudged{}, err
+	}
+	s.limiter = llm.NewLimiter(st.Concurrency)
+	if st.JudgeEnabled() {
+		s.chat = NewChat(st, s.limiter)
+	}
+	s.runID = runs.NewID(s.started)
+	if s.RunDir, err = runs.Create(st.Out, s.runID); err == nil {
+		s.releaseRun, err = runs.Hold(s.RunDir)
+	}
+	if err == nil {
+		s.records, err = createRecords(s.RunDir, log, nil)
+	}
+	if err != nil {
+		s.Close()
+		return Rejudged{}, err
+	}
+
+	byName := map[string]eval.Case{}
+	for _, c := range cases {
+		byName[c.Name] = c
+	}
+	info := &eval.RejudgedInfo{Source: src.RunID, SourceDir: source}
+	if info.Source == "" {
+		info.Source = filepath.Base(source)
+	}
+	out := make([]eval.Record, len(records))
+	regraded := make([]bool, len(records))
+	gone := map[string]bool{}
+	var wg sync.WaitGroup
+	for i, r := range records {
+		c, ok := byName[r.Name]
+		switch {
+		case !ok:
+			out[i] = r
+			if !gone[r.Name] {
+				gone[r.Name] = true
+				info.Gone = append(info.Gone, r.Name)
+			}
+			continue
+		case !answered(r):
+			out[i] = r
+			continue
+		}
+		regraded[i] = true
+		wg.Go(func() {
+			if err := s.limiter.Acquire(ctx); err != nil {
+				out[i] = r
+				out[i].Status, out[i].Reason = eval.Error, "not re-judged: "+describeCtx(ctx, err)
+				return
+			}
+			defer s.limiter.Release()
+			out[i] = s.regrade(ctx, c, r)
+		})
+	}
+	wg.Wait()
+
+	var spent eval.Usage
+	for i, r := range out {
+		if regraded[i] {
+			info.Regraded++
+			if r.JudgeUsage != nil {
+				spent.Add(*r.JudgeUsage)
+			}
+			if r.Status != records[i].Status {
+				info.Changed++
+			}
+		} else {
+			info.Kept++
+		}
+		s.records.Write(r)
+	}
+	sum := s.rejudgedSummary(src, info, spent)
+	if errs := s.Finish(sum); len(errs) > 0 {
+		return Rejudged{Dir: s.RunDir, Summary: sum}, errors.Join(errs...)
+	}
+	return Rejudged{Dir: s.RunDir, Summary: sum}, nil
+}
+
+// answered reports whether a record holds an answer that was graded: one
+// the checks or the judges decided, not a run that ended before it had an
+// answer (an error of the provider or a server, a token limit, a cut
+// reply, no final answer).
+func answered(r eval.Record) bool {
+	switch r.Status {
+	case eval.Pass, eval.Undecided:
+		return true
+	case eval.Fail:
+		return len(r.Checks) > 0 || r.Verdict != "" || len(r.Judges) > 0 || strings.HasPrefix(r.Reason, noDecider)
+	case eval.Error:
+		return strings.HasPrefix(r.Reason, "judge: ") || strings.HasSuffix(r.Reason, inChecks)
+	case eval.TokenLimit:
+		return r.JudgeUsage != nil // the judge's prompt was over the limit, not the model's
+	}
+	return false
+}
+
+// regrade grades the answer of r again as the case c now stands. The
+// record's question and expected answer become the case's; its answer,
+// tool calls and the model's usage stay.
+func (s *Run) regrade(ctx context.Context, c eval.Case, r eval.Record) eval.Record {
+	st := s.Settings
+	rec := r
+	rec.Question, rec.Expected, rec.Category, rec.File, rec.Line, rec.Kind = c.Input, c.Expected, c.Category, c.File, c.Line, c.Kind
+	rec.Checks, rec.Judges, rec.JudgeDisagreement, rec.Verdict, rec.JudgeRaw = nil, nil, false, "", ""
+	rec.JudgeModel, rec.JudgeUsage, rec.Cached = strings.Join(st.JudgeModels(), ","), nil, false
+	rec.Usage = modelUsage(r)
+	cfg := agent.Config{Model: rec.Model, MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens,
+		LimitCounter: s.limitCounter, Counter: s.counters[rec.Model], Prices: s.prices}
+	caseCtx, cancel := context.WithTimeoutCause(ctx, st.CaseTimeout,
+		fmt.Errorf("timed out: the case took longer than EVAL_CASE_TIMEOUT (%s)", st.CaseTimeout))
+	s.grade(caseCtx, c, &rec, cfg, rec.Response, rec.ToolCalls)
+	cancel()
+	if rec.JudgeUsage == nil {
+		rec.JudgeUsage = &eval.Usage{} // graded now, without a judge: nothing spent
+	}
+	s.redactor.Value(&rec)
+	rec.Limit(eval.MaxStoredText)
+	rec.Metrics = nil
+	if rec.Status != eval.Error && rec.Status != eval.Undecided {
+		var m eval.Metrics
+		switch {
+		case c.Kind != eval.KindCode:
+			m = scoring.ScoreTool(c, rec)
+		case r.Metrics != nil:
+			m = scoring.RegradedCode(*r.Metrics, rec.Status == eval.Pass)
+		default: // a code case's metrics need its run, which a record without them does not keep
+			return rec
+		}
+		s.redactor.Value(&m)
+		rec.Metrics = &m
+	}
+	return rec
+}
+
+// modelUsage is a record's usage less its judges': what the evaluated
+// model's requests took.
+func modelUsage(r eval.Record) eval.Usage {
+	u := r.Usage
+	if j := r.JudgeUsage; j != nil {
+		u.PromptTokens -= j.PromptTokens
+		u.CompletionTokens -= j.CompletionTokens
+		u.CachedTokens -= j.CachedTokens
+		u.TotalTokens -= j.TotalTokens
+		u.Requests -= j.Requests
+		u.Retries -= j.Retries
+		u.CostUSD -= j.CostUSD
+		u.Unpriced -= j.Unpriced
+	}
+	return u
+}
+
+// rejudgedSummary is the summary of a re-judged run: the source's, with
+// the outcomes, verdicts and judges of the records written, and as usage
+// only the judges' requests made now.
+func (s *Run) rejudgedSummary(src eval.Summary, info *eval.RejudgedInfo, spent eval.Usage) eval.Summary {
+	st := s.Settings
+	sum := eval.Summary{
+		RunID: s.runID, Started: s.started.UTC(), Finished: time.Now().UTC(), Model: src.Model, CaseFiles: st.Cases,
+		Servers: src.Servers, Reference: src.Reference, Provider: src.Provider, GitCommit: gitCommit(st.Root),
+		MinPassRate: st.MinPassRate, MinRunPassRate: st.MinRunPassRate, Stopped: src.Stopped,
+		Skipped: src.Skipped, NotRun: src.NotRun, ServerRestarts: src.ServerRestarts,
+		Tools: src.Tools, Replay: src.Replay, Rejudged: info,
+	}
+	sum.Verdicts, sum.ChecksCalibration = eval.VerdictsByJudge, s.checksCal
+	if s.checksCal != nil {
+		sum.Verdicts = eval.VerdictsByChecks
+	}
+	if models := st.JudgeModels(); len(models) > 0 {
+		sum.JudgeModel, sum.JudgePromptHash = strings.Join(models, ","), agent.JudgePromptHash()
+		if len(models) > 1 {
+			sum.JudgeMode = st.JudgeMode
+		}
+	}
+	sum.Seconds = sum.Finished.Sub(sum.Started).Seconds()
+	records := s.records.records()
+	for _, r := range records {
+		sum.Count(r)
+	}
+	sum.Usage, sum.CostUSD, sum.SavedUSD, sum.Cached = spent, spent.CostUSD, 0, 0
+	var variants []string
+	for _, m := range src.Models {
+		variants = append(variants, m.Model)
+	}
+	stats.Summarize(&sum, records, variants)
+	for i := range sum.Models {
+		for _, m := range src.Models {
+			if m.Model == sum.Models[i].Model {
+				sum.Models[i].Arm, sum.Models[i].Tools, sum.Models[i].ToolTokens = m.Arm, m.Tools, m.ToolTokens
+			}
+		}
+	}
+	sum.ArmEffects = stats.ArmEffects(sum.Models, sum.ModelPairs)
+	s.redactor.Value(&sum)
+	return sum
+}
+
+// RejudgedLine is the closing line of a re-judged run: its source, what
+// was graded again, and the cases no longer there.
+func RejudgedLine(r *eval.RejudgedInfo) string {
+	line := fmt.Sprintf("mcpeval: RE-JUDGED: the answers of run %s graded again with the current checks and judges, the model asked nothing: %d graded, %d changed status, %d taken over as they were",
+		r.Source, r.Regraded, r.Changed, r.Kept)
+	if len(r.Gone) > 0 {
+		line += fmt.Sprintf("\nmcpeval: RE-JUDGED: %d cases of run %s are no longer in the case files, their records taken over as they were: %s",
+			len(r.Gone), r.Source, strings.Join(r.Gone, ", "))
+	}
+	return line
+}
+
+// readSummary reads the summary of the run in dir.
+func readSummary(dir string) (eval.Summary, error) {
+	var sum eval.Summary
+	path := filepath.Join(dir, eval.SummaryFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return sum, fmt.Errorf("%s has no summary (the run did not finish): %w", dir, err)
+	}
+	if err := json.Unmarshal(data, &sum); err != nil {
+		return sum, fmt.Errorf("read %s: %w", path, err)
+	}
+	return sum, nil
+}
+
+// readRecords reads the records of results.jsonl at path, in order; a line
+// that is not a record is an error that names it.
+func readRecords(path string) ([]eval.Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read records: %w", err)
+	}
+	defer f.Close()
+	var out []eval.Record
+	r := bufio.NewReaderSize(f, 1<<20)
+	for n := 1; ; n++ {
+		line, err := r.ReadBytes('\n')
+		if len(strings.TrimSpace(string(line))) > 0 {
+			var rec eval.Record
+			if jerr := json.Unmarshal(line, &rec); jerr != nil {
+				return nil, fmt.Errorf("%s:%d: not a record: %v", path, n, jerr)
+			}
+			out = append(out, rec)
+		}
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+	}
+}

@@ -1,0 +1,51 @@
+package suite
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
+)
+
+// A record is graded again only when its answer was graded: runs that
+// ended before an answer keep their outcome.
+func TestAnswered(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rec  eval.Record
+		want bool
+	}{
+		{"a pass", eval.Record{Status: eval.Pass}, true},
+		{"an undecided judge", eval.Record{Status: eval.Undecided}, true},
+		{"a failed check", eval.Record{Status: eval.Fail, Checks: []eval.CheckResult{{Check: "contains"}}}, true},
+		{"a judge's no", eval.Record{Status: eval.Fail, Verdict: "no"}, true},
+		{"nothing to decide", eval.Record{Status: eval.Fail, Reason: noDecider + ": nothing can decide this case"}, true},
+		{"no final answer", eval.Record{Status: eval.Fail, Reason: "no final answer after 10 iterations"}, false},
+		{"an empty answer", eval.Record{Status: eval.Fail, Reason: "the model gave an empty answer"}, false},
+		{"a judge that failed", eval.Record{Status: eval.Error, Reason: "judge: HTTP 500"}, true},
+		{"checks out of time", eval.Record{Status: eval.Error, Reason: "timed out" + inChecks}, true},
+		{"a provider error", eval.Record{Status: eval.Error, Reason: "HTTP 500"}, false},
+		{"the model over the token limit", eval.Record{Status: eval.TokenLimit}, false},
+		{"the judge's prompt over the limit", eval.Record{Status: eval.TokenLimit, JudgeUsage: &eval.Usage{}}, true},
+		{"a cut reply", eval.Record{Status: eval.Cut}, false},
+		{"not run", eval.Record{Status: eval.NotRun}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, answered(tc.rec))
+		})
+	}
+}
+
+// The model's usage is the record's less the judges'.
+func TestModelUsage(t *testing.T) {
+	r := eval.Record{Usage: eval.Usage{PromptTokens: 100, CompletionTokens: 20, TotalTokens: 120, Requests: 3, CostUSD: 0.3},
+		JudgeUsage: &eval.Usage{PromptTokens: 40, CompletionTokens: 5, TotalTokens: 45, Requests: 1, CostUSD: 0.1}}
+	u := modelUsage(r)
+	assert.Equal(t, 60, u.PromptTokens)
+	assert.Equal(t, 75, u.TotalTokens)
+	assert.Equal(t, 2, u.Requests)
+	assert.InDelta(t, 0.2, u.CostUSD, 1e-12)
+	r.JudgeUsage = nil
+	assert.Equal(t, r.Usage, modelUsage(r), "no judge: all of it is the model's")
+}
