@@ -20,6 +20,11 @@ type ToolSummary struct {
 	// Changes says how the surface differs from the previous run's; nil
 	// when there was none to compare with.
 	Changes *ToolChanges `json:"changes,omitempty"`
+	// SelectedCases and LoadedCases are set when the run selected some of
+	// the loaded cases (-run, -skip): coverage is then of the selected
+	// cases' calls.
+	SelectedCases int `json:"selected_cases,omitempty"`
+	LoadedCases   int `json:"loaded_cases,omitempty"`
 }
 
 // ServerTools is one server's tool surface and its coverage.

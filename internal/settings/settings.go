@@ -12,6 +12,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,6 +34,9 @@ type Settings struct {
 	// came from, if any.
 	Servers     []mcpconn.Spec
 	ServersFile string
+	// serverNames are the entries of EVAL_SERVER (-server) as names, for a
+	// suite's own servers file (see UseServersFile).
+	serverNames []string
 	// Tools selects the tools offered to the model (mcpconn.Options.Tools);
 	// MaxTools is the most a request may offer (0: no limit).
 	Tools    []string
@@ -202,6 +206,15 @@ func resolve(fs *flag.FlagSet, root string, environ []string) (Settings, error) 
 // headers are secrets.
 func (st *Settings) chooseServers(x linked) error {
 	entries := mcpconn.SplitSpecs(x.server)
+	var names []string
+	for _, e := range entries {
+		for _, name := range strings.Split(e, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				names = append(names, name)
+			}
+		}
+	}
+	st.serverNames = names
 	if st.ServersFile == "" {
 		specs, err := mcpconn.ParseSpecs(entries)
 		if err != nil {
@@ -213,14 +226,6 @@ func (st *Settings) chooseServers(x linked) error {
 	f, err := mcpconn.LoadServersFile(st.ServersFile, st.lookup)
 	if err != nil {
 		return fmt.Errorf("%s: %w", x.serversFileFrom, err)
-	}
-	var names []string
-	for _, e := range entries {
-		for _, name := range strings.Split(e, ",") {
-			if name = strings.TrimSpace(name); name != "" {
-				names = append(names, name)
-			}
-		}
 	}
 	specs, err := f.Select(names)
 	if err != nil {
@@ -239,24 +244,41 @@ func (st *Settings) useServers(specs []mcpconn.Spec) {
 }
 
 // UseServersFile makes the servers of a servers file (path relative to the
-// project root) the run's servers when none is configured: a suite's
-// default (evaltest.Config.ServersFile). A configured server or servers
-// file wins.
+// project root) the run's servers when no other servers file is
+// configured: a suite's default (evaltest.Config.ServersFile). Without
+// EVAL_SERVER, its servers that are not disabled; with EVAL_SERVER naming
+// only servers of the file (EVAL_SERVER=memory), those; an EVAL_SERVER
+// that is a command line or a URL wins over the file.
 func (st *Settings) UseServersFile(path string) error {
-	if len(st.Servers) > 0 || path == "" {
+	if path == "" || st.ServersFile != "" {
 		return nil
 	}
-	st.ServersFile = abs(st.Root, path)
-	f, err := mcpconn.LoadServersFile(st.ServersFile, st.lookup)
-	var specs []mcpconn.Spec
-	if err == nil {
-		specs, err = f.Select(nil)
+	file := abs(st.Root, path)
+	f, err := mcpconn.LoadServersFile(file, st.lookup)
+	if len(st.Servers) > 0 {
+		if err != nil || !allNamed(st.serverNames, f.Names()) {
+			return nil // a command line or a URL, not a name of the file
+		}
+	} else if err != nil {
+		return fmt.Errorf("the suite's servers file (set EVAL_SERVER or EVAL_SERVERS_FILE to use others): %w", err)
 	}
+	specs, err := f.Select(st.serverNames)
 	if err != nil {
 		return fmt.Errorf("the suite's servers file (set EVAL_SERVER or EVAL_SERVERS_FILE to use others): %w", err)
 	}
+	st.ServersFile = file
 	st.useServers(specs)
 	return nil
+}
+
+// allNamed reports whether names are some of the file's names.
+func allNamed(names, file []string) bool {
+	for _, n := range names {
+		if !slices.Contains(file, n) {
+			return false
+		}
+	}
+	return len(names) > 0
 }
 
 // azureHost reports whether host is an Azure OpenAI resource's.

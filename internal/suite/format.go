@@ -130,13 +130,13 @@ func hidden(r rune) bool {
 // runDir.
 func FormatSummary(s eval.Summary, runDir string) string {
 	var b strings.Builder
-	what, runs := "model "+s.Model, "cases"
+	what := "model " + s.Model
 	if len(s.Models) > 1 {
 		names := make([]string, len(s.Models))
 		for i, m := range s.Models {
 			names[i] = m.Model
 		}
-		what, runs = "models "+strings.Join(names, ", "), "case runs"
+		what = "models " + strings.Join(names, ", ")
 		if s.Models[0].Arm != nil {
 			what = "arms " + strings.Join(names, ", ")
 		}
@@ -144,7 +144,7 @@ func FormatSummary(s eval.Summary, runDir string) string {
 	if s.Reference {
 		what = "REFERENCE RUN (no model evaluated)"
 	}
-	fmt.Fprintf(&b, "mcpeval: %s: %s: %d passed, %d failed, %d errors, %d token-limit", what, plural(s.Total, runs), s.Passed, s.Failed, s.Errors, s.TokenLimit)
+	fmt.Fprintf(&b, "mcpeval: %s: %s: %d passed, %d failed, %d errors, %d token-limit", what, CountRuns(s), s.Passed, s.Failed, s.Errors, s.TokenLimit)
 	if s.Cut > 0 {
 		fmt.Fprintf(&b, ", %d cut off", s.Cut)
 	}
@@ -205,6 +205,15 @@ func FormatSummary(s eval.Summary, runDir string) string {
 		fmt.Fprintf(&b, "\nmcpeval: %s", settings.MissingKeyHelp)
 	}
 	return b.String()
+}
+
+// CountRuns says how many case runs a summary counts: "12 cases" when each
+// case ran once, "90 case runs" with several models or repeats.
+func CountRuns(s eval.Summary) string {
+	if len(s.Models) > 1 || s.Repeats > 1 {
+		return plural(s.Total, "case runs")
+	}
+	return plural(s.Total, "cases")
 }
 
 // formatModel is a model's closing line: its passes with the interval,

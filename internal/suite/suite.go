@@ -46,6 +46,9 @@ type Run struct {
 	RunDir string
 	// Names holds each case's subtest name, by case name.
 	Names map[string]string
+	// selected names the cases the run selects (see Select); nil: every
+	// loaded case.
+	selected map[string]bool
 
 	tools *mcpconn.Set
 	// arms are what the cases run with side by side (see arm).
@@ -768,7 +771,7 @@ func (s *Run) Summary() eval.Summary {
 			ran[r.CaseRun().Series()] = true
 		}
 	}
-	sum.NotRun = len(s.Cases)*len(s.arms) - len(ran)
+	sum.NotRun = s.selectedCount()*len(s.arms) - len(ran)
 	evaluated := s.Variants()
 	if st.Reference {
 		evaluated = nil // no model was evaluated
@@ -789,6 +792,27 @@ func (s *Run) Summary() eval.Summary {
 	sum.Tools = s.toolSummary()
 	s.redactor.Value(&sum)
 	return sum
+}
+
+// Select narrows the run to the cases named (those -run and -skip
+// select): the case runs not run and the tools' coverage count them alone.
+// Without it every loaded case counts.
+func (s *Run) Select(names map[string]bool) {
+	s.selected = names
+}
+
+// selectedCount counts the loaded cases the run selects.
+func (s *Run) selectedCount() int {
+	if s.selected == nil {
+		return len(s.Cases)
+	}
+	n := 0
+	for _, c := range s.Cases {
+		if s.selected[c.Name] {
+			n++
+		}
+	}
+	return n
 }
 
 func gitCommit(root string) string {

@@ -78,6 +78,9 @@ func (s *Run) ToolChanges() *eval.ToolChanges { return s.toolChanges }
 func (s *Run) toolSummary() *eval.ToolSummary {
 	ts := s.toolStats.Summary()
 	ts.Hash, ts.MinCoverage, ts.Changes = s.toolHash, s.Settings.MinToolCoverage, s.toolChanges
+	if n := s.selectedCount(); n < len(s.Cases) {
+		ts.SelectedCases, ts.LoadedCases = n, len(s.Cases)
+	}
 	return &ts
 }
 
@@ -109,10 +112,17 @@ func formatTools(b *strings.Builder, t *eval.ToolSummary) {
 		return
 	}
 	var failing, over []eval.ToolStats
+	by, never := "", "never called"
+	if t.SelectedCases > 0 {
+		// Coverage is of the cases that ran: a -run of a few cases leaves
+		// most tools uncalled, which says nothing of the others.
+		by = fmt.Sprintf(" by the %d selected of %d cases", t.SelectedCases, t.LoadedCases)
+		never = "not called by the selected cases"
+	}
 	for _, srv := range t.Servers {
-		fmt.Fprintf(b, "mcpeval: tools: %s on %s\n", coverage(srv), srv.Server)
+		fmt.Fprintf(b, "mcpeval: tools: %s%s on %s\n", coverage(srv), by, srv.Server)
 		if len(srv.NeverCalled) > 0 {
-			fmt.Fprintf(b, "mcpeval: never called: %s\n", listNames(mapSlice(srv.NeverCalled, tooldiff.Name)))
+			fmt.Fprintf(b, "mcpeval: %s: %s\n", never, listNames(mapSlice(srv.NeverCalled, tooldiff.Name)))
 		}
 		for _, st := range srv.Stats {
 			if st.Errors > 0 {
