@@ -171,7 +171,11 @@ func (s *Suite) main(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "mcpeval: error: %v\n", err)
 		return 1
 	}
-	s.run.Select(s.selected)
+	if err := s.run.Select(s.selected); err != nil {
+		s.run.Discard()
+		fmt.Fprintf(os.Stderr, "mcpeval: error: %v\nmcpeval: no case was run\n", err)
+		return 1
+	}
 	s.planShard()
 	if st.BudgetUSD > 0 {
 		var chosen []eval.Case

@@ -31,6 +31,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
 	"github.com/mcpeval/mcpeval/internal/stats"
+	"github.com/mcpeval/mcpeval/internal/suggest"
 	"github.com/mcpeval/mcpeval/internal/tokens"
 	"github.com/mcpeval/mcpeval/internal/toolstats"
 	"github.com/mcpeval/mcpeval/scoring"
@@ -797,8 +798,28 @@ func (s *Run) Summary() eval.Summary {
 // Select narrows the run to the cases named (those -run and -skip
 // select): the case runs not run and the tools' coverage count them alone.
 // Without it every loaded case counts.
-func (s *Run) Select(names map[string]bool) {
+//
+// A tool that a selected case must call (tools.must_call) and no server
+// offers is an error, before any request: the case could never pass.
+func (s *Run) Select(names map[string]bool) error {
 	s.selected = names
+	var offered []string
+	for _, t := range s.tools.Entries() {
+		offered = append(offered, t.Name)
+	}
+	var errs []error
+	for _, c := range s.Cases {
+		if names != nil && !names[c.Name] {
+			continue
+		}
+		for _, tool := range c.Tools.MustCall {
+			if !s.tools.Has(tool) {
+				errs = append(errs, fmt.Errorf("%s: case %q: tools.must_call: no server offers the tool %q%s, so the case could never pass: correct the name, or the servers (EVAL_SERVER, EVAL_TOOLS)",
+					c.Where(), c.Name, tool, suggest.DidYouMean(tool, offered)))
+			}
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // selectedCount counts the loaded cases the run selects.
