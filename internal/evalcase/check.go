@@ -125,8 +125,7 @@ func CheckTools(c eval.Case, calls []eval.ToolCall) []eval.CheckResult {
 		out = append(out, check("must_not_call "+name, !attempted[name], "was called"))
 	}
 	for _, m := range c.Tools.Args {
-		args, _ := json.Marshal(m.Args)
-		name := fmt.Sprintf("args %s %s", m.Tool, args)
+		name := fmt.Sprintf("args %s %s", m.Tool, plainJSON(m.Args))
 		if m.Exact {
 			name += " (exact)"
 		}
@@ -158,6 +157,16 @@ func check(name string, ok bool, detail string) eval.CheckResult {
 }
 
 func quote(s string) string { return strconv.Quote(s) }
+
+// plainJSON is v as JSON without HTML escapes, so that a label reads as the
+// case file wrote it ("c.187C>T", not "c.187C\u003eT").
+func plainJSON(v any) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+	return strings.TrimSuffix(b.String(), "\n")
+}
 
 func anyCallMatches(calls []eval.ToolCall, m eval.ArgMatch) bool {
 	for _, call := range calls {

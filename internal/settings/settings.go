@@ -380,8 +380,14 @@ func (st *Settings) checkJudges() error {
 	if len(parts) == 1 {
 		return nil
 	}
+	seen := map[string]bool{}
 	for _, p := range parts {
-		switch strings.TrimSpace(p) {
+		name := strings.TrimSpace(p)
+		if seen[name] && name != "" {
+			return fmt.Errorf("EVAL_JUDGE_MODEL %q names %s twice: a judge has one vote (asked twice at temperature 0 it answers the same), so name each judge model once", st.Judge, name)
+		}
+		seen[name] = true
+		switch name {
 		case "":
 			return fmt.Errorf("EVAL_JUDGE_MODEL %q names an empty judge model: separate model names with single commas", st.Judge)
 		case "none":

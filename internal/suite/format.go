@@ -173,7 +173,7 @@ func FormatSummary(s eval.Summary, runDir string) string {
 				adjusted = fmt.Sprintf(", adjusted for %d pairs %.4g", len(s.ModelPairs), p.AdjustedP)
 			}
 			fmt.Fprintf(&b, "mcpeval: %s vs %s on %s: %d passed only by %s, %d only by %s (McNemar p = %.4g%s)\n",
-				p.A, p.B, plural(p.Cases, "cases"), p.OnlyA, p.A, p.OnlyB, p.B, p.McNemarP, adjusted)
+				p.A, p.B, eval.Plural(p.Cases, "cases"), p.OnlyA, p.A, p.OnlyB, p.B, p.McNemarP, adjusted)
 		}
 		for _, e := range s.ArmEffects {
 			fmt.Fprintln(&b, formatEffect(e))
@@ -188,7 +188,7 @@ func FormatSummary(s eval.Summary, runDir string) string {
 		}
 	}
 	if s.JudgeDisagreements > 0 {
-		fmt.Fprintf(&b, "mcpeval: the judges (%s, %s) disagreed on %d cases\n", s.JudgeModel, s.JudgeMode, s.JudgeDisagreements)
+		fmt.Fprintf(&b, "mcpeval: the judges (%s, %s) disagreed on %s\n", s.JudgeModel, s.JudgeMode, eval.Plural(s.JudgeDisagreements, "cases"))
 	}
 	if s.ServerRestarts > 0 {
 		fmt.Fprintf(&b, "mcpeval: MCP servers restarted %d times after a crash or hang\n", s.ServerRestarts)
@@ -211,9 +211,9 @@ func FormatSummary(s eval.Summary, runDir string) string {
 // case ran once, "90 case runs" with several models or repeats.
 func CountRuns(s eval.Summary) string {
 	if len(s.Models) > 1 || s.Repeats > 1 {
-		return plural(s.Total, "case runs")
+		return eval.Plural(s.Total, "case runs")
 	}
-	return plural(s.Total, "cases")
+	return eval.Plural(s.Total, "cases")
 }
 
 // formatModel is a model's closing line: its passes with the interval,
@@ -263,16 +263,6 @@ func FormatCost(usd float64, unpriced int) string {
 		return fmt.Sprintf("$%.4f and %d unpriced requests", usd, unpriced)
 	}
 	return fmt.Sprintf("$%.4f", usd)
-}
-
-// plural is n with the noun, singular for one ("1 case", "3 cases",
-// "1 case run").
-func plural(n int, noun string) string {
-	if n == 1 {
-		noun = strings.Replace(noun, "cases", "case", 1)
-		noun = strings.TrimSuffix(noun, "s")
-	}
-	return fmt.Sprintf("%d %s", n, noun)
 }
 
 // cacheShare says which share of the prompt tokens the provider's prompt

@@ -882,7 +882,7 @@ func Gates(sum eval.Summary, st settings.Settings) []string {
 			}
 		}
 		if len(low) > 0 {
-			out = append(out, fmt.Sprintf("%d cases below the minimum pass rate %g: %s", len(low), st.MinPassRate, strings.Join(low, ", ")))
+			out = append(out, fmt.Sprintf("%s below the minimum pass rate %g: %s", eval.Plural(len(low), "cases"), st.MinPassRate, strings.Join(low, ", ")))
 		}
 	}
 	if st.MinRunPassRate > 0 && sum.Overall.PassRate < st.MinRunPassRate {

@@ -1237,7 +1237,9 @@
       const ks = (xs) => xs.map((v, i) => (i + 1) + ': ' + Number(v).toFixed(2)).join(', ');
       if (c.pass_at_k) { f('pass@k', ks(c.pass_at_k)); f('pass^k', ks(c.pass_hat_k)); }
     }
-    f('go test', detail.unfinished ? 'did not finish' : detail.action ? detail.action + ' (' + fmtSec(detail.elapsed) + ' s)' : 'no test event');
+    // A report rebuilt from the records alone (a plain go test run keeps no
+    // stream) has no test events: then there is nothing to say of go test.
+    if (detail.unfinished || detail.action) f('go test', detail.unfinished ? 'did not finish' : detail.action + ' (' + fmtSec(detail.elapsed) + ' s)');
     for (const k of data.metric_keys || []) if (typeof own(c.metrics, k) === 'number') f(metricLabel(k), fmtScore(own(c.metrics, k)));
     return dl;
   }
