@@ -617,6 +617,10 @@ func (s *Run) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *agen
 	judgeUsage := v.Usage
 	rec.JudgeUsage = &judgeUsage
 	rec.Judges, rec.JudgeDisagreement = v.Judges, v.Disagreement
+	rec.JudgePrompt, rec.JudgeReply = v.Prompt, v.Reply
+	if len(rec.Judges) == 1 {
+		rec.Judges[0].Reply = "" // JudgeReply holds it
+	}
 	switch {
 	case err != nil:
 		rec.Status, rec.Reason = eval.Error, "judge: "+s.providerError(ctx, err)

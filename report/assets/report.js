@@ -1048,6 +1048,26 @@
   }
   let opening = 0; // the latest openCase: an earlier one still inflating is dropped
 
+  // caseAnchor is the fragment that links to case c: its name, and its
+  // model when the run has several (name@model), URL-encoded.
+  function caseAnchor(c) {
+    return encodeURIComponent(c.name) + (c.model ? '@' + encodeURIComponent(c.model) : '');
+  }
+
+  // caseByAnchor finds the row a fragment names: encoded as caseAnchor
+  // writes it, or the case name as typed (spaces and all); -1 when none.
+  function caseByAnchor(hash) {
+    if (!hash) return -1;
+    let typed = hash;
+    try { typed = decodeURIComponent(hash); } catch (e) { /* keep it as it is */ }
+    let byName = -1;
+    for (let i = 0; i < cases.length; i++) {
+      if (caseAnchor(cases[i]) === hash) return i;
+      if (byName < 0 && (cases[i].name === typed || cases[i].name + '@' + cases[i].model === typed)) byName = i;
+    }
+    return byName;
+  }
+
   // openCase shows the row id, at its run runId (a case-N block; default:
   // the run the row shows).
   function openCase(id, runId) {
@@ -1121,6 +1141,16 @@
         }
         body.appendChild(el('div', 'block', el('h3', '', 'Checks'), ul));
       }
+      if (rec.judge_prompt) {
+        const jp = section('Judge prompt', rec.judge_prompt, true);
+        jp.id = 'judge-prompt';
+        body.appendChild(jp);
+      }
+      if (rec.judge_reply) {
+        const jr = section('Judge reply', rec.judge_reply, true);
+        jr.id = 'judge-reply';
+        body.appendChild(jr);
+      }
       if (rec.judge_raw) body.appendChild(section('Judge reply (raw)', rec.judge_raw, true));
       if (rec.server_stderr) body.appendChild(section('Server stderr', rec.server_stderr, true));
     }
@@ -1162,7 +1192,7 @@
     document.body.classList.add('noscroll');
     body.scrollTop = 0;
     closeBtn.focus();
-    try { history.replaceState(null, '', '#case-' + id); } catch (e) { /* file:// may refuse */ }
+    try { history.replaceState(null, '', '#' + caseAnchor(c)); } catch (e) { /* file:// may refuse */ }
   }
 
   // runPicker lists a case's runs as buttons, the shown one pressed.
@@ -1197,6 +1227,7 @@
     for (const j of rec.judges) {
       const li = el('li', '', el('span', 'mono', j.model), judgeVerdict(j), el('span', 'detail', j.error || j.reason || ''));
       if (j.raw) li.appendChild(el('pre', 'code', j.raw));
+      else if (j.reply) li.appendChild(el('pre', 'code', j.reply));
       ul.appendChild(li);
     }
     const title = 'Judges' + (rec.judge_disagreement ? ' (split)' : ' (unanimous)');
@@ -1327,6 +1358,15 @@
     shownLabel.textContent += ' · loading case details…';
     document.addEventListener('DOMContentLoaded', renderControls, { once: true });
   }
-  const m = /^#case-(\d+)$/.exec(location.hash);
-  if (m) openCase(Number(m[1]));
+  // A case's stable link is report.html#<case name> (#<case name>@<model>
+  // with several models): it opens that case whatever the table's order.
+  // #case-N, the N-th row, still works.
+  const openFromHash = () => {
+    const m = /^#case-(\d+)$/.exec(location.hash);
+    if (m) { openCase(Number(m[1])); return; }
+    const id = caseByAnchor(location.hash.slice(1));
+    if (id >= 0) openCase(id);
+  };
+  openFromHash();
+  window.addEventListener('hashchange', openFromHash);
 })();
