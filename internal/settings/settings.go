@@ -12,6 +12,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/mcpconn"
 	"github.com/mcpeval/mcpeval/internal/redact"
 	"github.com/mcpeval/mcpeval/internal/shard"
+	"github.com/mcpeval/mcpeval/internal/suggest"
 )
 
 // Settings is the configuration of a run. Every setting is a flag and an
@@ -256,7 +258,17 @@ func (st *Settings) UseServersFile(path string) error {
 	file := abs(st.Root, path)
 	f, err := mcpconn.LoadServersFile(file, st.lookup)
 	if len(st.Servers) > 0 {
-		if err != nil || !allNamed(st.serverNames, f.Names()) {
+		if err != nil {
+			return nil
+		}
+		if !allNamed(st.serverNames, f.Names()) {
+			for _, name := range st.serverNames {
+				if _, lookErr := exec.LookPath(name); lookErr != nil && !slices.Contains(f.Names(), name) && !strings.ContainsAny(name, " /:\\") {
+					// A bare word that is neither a server of the file nor a command.
+					return fmt.Errorf("EVAL_SERVER %q: the suite's servers file %s has no server %q%s (its servers: %s), and no command of that name is on PATH",
+						strings.Join(st.serverNames, ","), file, name, suggest.DidYouMean(name, f.Names()), strings.Join(f.Names(), ", "))
+				}
+			}
 			return nil // a command line or a URL, not a name of the file
 		}
 	} else if err != nil {
