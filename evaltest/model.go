@@ -47,6 +47,8 @@ type (
 	//	Verdict string               verdict: "yes" or "no" from the judge, "" without one
 	//	Reason string                reason: why the status (the judge's reason, the failed check, the error)
 	//	JudgeRaw string              judge_raw: the judge's reply when it was unclear
+	//	JudgePrompt string           judge_prompt: what the judge was asked (question, expected answer, answer)
+	//	JudgeReply string            judge_reply: the judge's reply as text
 	//	Judges []JudgeVerdict        judges: each judge's own verdict and reason
 	//	JudgeDisagreement bool       judge_disagreement: the judges did not all agree
 	//	Checks []CheckResult         checks: each deterministic check and its outcome
