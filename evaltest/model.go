@@ -25,7 +25,8 @@ import (
 // run writes).
 type (
 	// Case is one evaluation case: its question, expected answer and
-	// optional checks, tool expectations, reference trajectory and budget.
+	// optional checks, tool expectations, reference trajectory, budget and
+	// the user's replies to the servers' requests for input (elicitation).
 	Case = eval.Case
 	// Kind says how a case is answered: KindTool or KindCode.
 	Kind = eval.Kind
@@ -82,7 +83,21 @@ type (
 	//	DurationMS float64           duration_ms: the call's time
 	//	ResultTokens int             result_tokens: the result's size in tokens (cl100k_base)
 	//	Execution *CodeExecution     execution: what a code-running tool reported
+	//	Elicitations []Elicitation   elicitations: the server's requests for the user's input, each with its reply
+	//	OutputError string           output_error: how structuredContent breaks the tool's output schema
+	//	Task *TaskRun                task: the task the call ran as (id, status, polls)
+	//	Links []ResourceLink         links: the resource links the result returned
+	//	Resource string              resource: the URI a read_resource_link call read
+	//	Stderr string                stderr: a stdio server's last stderr lines when the call failed
 	ToolCall = eval.ToolCall
+	// Elicitation is one request of a server for the user's input during a
+	// call (message, mode, url, fields) and the reply it got (action,
+	// content), scripted by the case or not (then declined).
+	Elicitation = eval.Elicitation
+	// TaskRun is how a call that ran as a task went.
+	TaskRun = eval.TaskRun
+	// ResourceLink is a resource link a tool result returned.
+	ResourceLink = eval.ResourceLink
 	// JudgeVerdict is one judge's verdict and reason in a record.
 	JudgeVerdict = eval.JudgeVerdict
 	// Metrics are a record's six metrics and overall score.

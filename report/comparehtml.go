@@ -26,12 +26,13 @@ func WriteComparison(w io.Writer, c *Comparison) error {
 }
 
 var compareTemplate = template.Must(template.New("compare").Funcs(template.FuncMap{
-	"pct":   func(r float64) string { return fmt.Sprintf("%.1f%%", 100*r) },
-	"delta": func(a, b float64) string { return fmt.Sprintf("%+.1f", 100*(b-a)) },
-	"p":     func(p float64) string { return fmt.Sprintf("%.4g", p) },
-	"tools": func(t []string) string { return strings.Join(t, " → ") },
-	"what":  tooldiff.What,
-	"count": tooldiff.Count,
+	"pct":    func(r float64) string { return fmt.Sprintf("%.1f%%", 100*r) },
+	"delta":  func(a, b float64) string { return fmt.Sprintf("%+.1f", 100*(b-a)) },
+	"p":      func(p float64) string { return fmt.Sprintf("%.4g", p) },
+	"tools":  func(t []string) string { return strings.Join(t, " → ") },
+	"what":   tooldiff.What,
+	"count":  tooldiff.Count,
+	"tokens": tooldiff.Tokens,
 	"outcome": func(o *CaseOutcome) string {
 		if o == nil {
 			return "—"
@@ -77,7 +78,9 @@ At level {{.Alpha}}, two runs of an unchanged model fail this gate at most {{pct
 {{with .Tools}}<section class="surface" id="tool-changes">
 <h2>Tool surface changes since the baseline: {{count .}}</h2>
 <ul>
-{{range .Servers}}<li>server {{.Name}}: {{if .Added}}added ({{.NewVersion}}){{else if .Removed}}removed ({{.OldVersion}}){{else}}version {{.OldVersion}} → {{.NewVersion}}{{end}}</li>
+{{with .Tokens}}{{if .Changed}}<li id="token-change"{{if .Growth}} class="grew"{{end}}>{{tokens .}}{{if .Growth}} <span class="sig">the context tax of every request went up</span>{{end}}
+{{range .Grew}}<div><code>{{.Tool}}</code>: {{.Before}} → {{.Now}} tokens</div>{{end}}</li>
+{{end}}{{end}}{{range .Servers}}<li>server {{.Name}}: {{if .Added}}added ({{.NewVersion}}){{else if .Removed}}removed ({{.OldVersion}}){{else}}version {{.OldVersion}} → {{.NewVersion}}{{end}}</li>
 {{end}}{{range .Added}}<li>added: <code>{{.Tool}}</code> ({{.Server}})</li>
 {{end}}{{range .Removed}}<li>removed: <code>{{.Tool}}</code> ({{.Server}})</li>
 {{end}}{{range .Changed}}<li>changed: <code>{{.Tool}}</code> ({{.Server}}): {{what .}}

@@ -105,24 +105,32 @@ func runSuiteWith(t *testing.T, casesYAML string, env ...string) (outDir, stream
 	return runDir, streamPath
 }
 
+// realRunReport makes the report of a real reference run of casesYAML
+// for a browser test: its data, the path of its HTML file, and the run's
+// summary. The test is skipped under -short and without Chromium.
+func realRunReport(t *testing.T, casesYAML string) (*Data, string, eval.Summary) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the suite")
+	}
+	chromiumPath(t)
+	outDir, stream := runRealSuite(t, casesYAML)
+	d := loadFiles(t, outDir, stream)
+	path := filepath.Join(t.TempDir(), "report.html")
+	writeFile(t, path, d)
+	var summary eval.Summary
+	ok, err := readJSONFile(filepath.Join(outDir, eval.SummaryFile), &summary)
+	require.NoError(t, err)
+	require.True(t, ok, "the suite writes its summary")
+	return d, path, summary
+}
+
 // TestRealRunReportInBrowser makes a report of a real run of the suite and
 // checks it in Chromium: the counts are the run's, a case shows its
 // conversation with the tool call and its result, the status filter works,
 // and hostile text from the case file is shown as text and runs nothing.
 func TestRealRunReportInBrowser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the suite")
-	}
-	chromiumPath(t)
-	outDir, stream := runRealSuite(t, realRunCases)
-	d := loadFiles(t, outDir, stream)
-	path := filepath.Join(t.TempDir(), "report.html")
-	writeFile(t, path, d)
-
-	var summary eval.Summary
-	ok, err := readJSONFile(filepath.Join(outDir, eval.SummaryFile), &summary)
-	require.NoError(t, err)
-	require.True(t, ok, "the suite writes its summary")
+	d, path, summary := realRunReport(t, realRunCases)
 	require.Equal(t, []int{3, 2, 1}, []int{summary.Total, summary.Passed, summary.Failed},
 		"the run itself: 3 cases, 2 passed, 1 failed")
 	require.Empty(t, d.Problems, "a clean run has no run problems")

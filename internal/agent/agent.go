@@ -7,7 +7,6 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -46,6 +45,9 @@ type Config struct {
 	// Prices costs the requests whose provider reports no cost; nil prices
 	// nothing.
 	Prices *prices.Table
+	// FollowLinks offers the model eval.ReadResourceTool once a tool
+	// result returned a resource link.
+	FollowLinks bool
 }
 
 // Transcript is what one run of the loop produced.
@@ -88,9 +90,9 @@ func Run(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg Config, 
 		{Role: "system", Content: cfg.SystemPrompt},
 		{Role: "user", Content: question},
 	}}
-	offered := tools.Tools()
+	l := newLinks(cfg.FollowLinks)
 	for iter := 0; iter < cfg.MaxIterations; iter++ {
-		req := llm.Request{Model: cfg.Model, Messages: tr.Conversation, Tools: offered}
+		req := llm.Request{Model: cfg.Model, Messages: tr.Conversation, Tools: l.tools(tools)}
 		resp, err := chat.Chat(ctx, req)
 		if err != nil {
 			tr.Usage.Retries += resp.Retries
@@ -112,7 +114,7 @@ func Run(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg Config, 
 				tr.reply(call, notRun(fmt.Sprintf("not executed: at most %d tool calls per turn", maxCallsPerTurn)))
 				continue
 			}
-			rec, err := execute(ctx, tools, call)
+			rec, err := execute(ctx, tools, l, call)
 			exact := measure(cfg, &rec)
 			if err != nil {
 				tr.reply(call, rec)
@@ -162,12 +164,12 @@ func (tr *Transcript) stopAtLimit(cfg Config, call eval.MessageToolCall, rec eva
 	if cfg.TokenLimit <= 0 || rec.ResultTokens <= cfg.TokenLimit {
 		return false
 	}
-	n := thousands(rec.ResultTokens)
+	n := tokens.Grouped(rec.ResultTokens)
 	if !exact {
 		n = "about " + n
 	}
 	named(&rec, call)
-	tr.TokenLimit = fmt.Sprintf("token count exceeded: %s > %s (result of tool %s)", n, thousands(cfg.TokenLimit), rec.Name)
+	tr.TokenLimit = fmt.Sprintf("token count exceeded: %s > %s (result of tool %s)", n, tokens.Grouped(cfg.TokenLimit), rec.Name)
 	rec.ResultBytes = len(rec.Result)
 	rec.Result = truncate(rec.Result, 2000) + fmt.Sprintf("\n[... result cut: %s tokens]", n)
 	tr.ToolCalls = append(tr.ToolCalls, rec)
@@ -188,39 +190,33 @@ func notRun(why string) eval.ToolCall {
 	return eval.ToolCall{Result: errorJSON(why), IsError: true, NotRun: true}
 }
 
-// execute runs one tool call. Every failure of the call itself becomes an
-// error result the model can read; the error is a server fault
-// (*mcpconn.ServerError: the server crashed or hung) or the end of the
-// case's context, either of which ends the case.
-func execute(ctx context.Context, tools *mcpconn.Set, call eval.MessageToolCall) (eval.ToolCall, error) {
+// execute runs one tool call: of a server's tool, or of readTool. Every
+// failure of the call itself becomes an error result the model can read;
+// the error is a server fault (*mcpconn.ServerError: the server crashed or
+// hung) or the end of the case's context, either of which ends the case.
+func execute(ctx context.Context, tools *mcpconn.Set, l *links, call eval.MessageToolCall) (eval.ToolCall, error) {
 	name := call.Function.Name
+	if l.reads(tools, name) {
+		return l.read(ctx, tools, call)
+	}
 	tool, ok := tools.Lookup(name)
 	if !ok {
 		return notRun(fmt.Sprintf("unknown tool %q; use one of the tools offered", name)), nil
 	}
-	done := func(rec eval.ToolCall, err error) (eval.ToolCall, error) {
-		rec.Name, rec.Server = tool.Name, tool.Server
-		return rec, err
-	}
 	args := map[string]any{}
 	if raw := strings.TrimSpace(call.Function.Arguments); raw != "" {
 		if err := json.Unmarshal([]byte(raw), &args); err != nil {
-			return done(notRun("invalid JSON arguments: "+err.Error()), nil)
+			rec := notRun("invalid JSON arguments: " + err.Error())
+			rec.Name, rec.Server = tool.Name, tool.Server
+			return rec, nil
 		}
 	}
 	start := time.Now()
 	res, err := tools.Call(ctx, name, args)
-	ms := float64(time.Since(start).Microseconds()) / 1000
-	var fault *mcpconn.ServerError
-	switch {
-	case ctx.Err() != nil: // the case's time is up: the case ends, however the call failed
-		return done(eval.ToolCall{Result: errorJSON("the case ran out of time"), IsError: true, Refused: true, DurationMS: ms}, ctx.Err())
-	case errors.As(err, &fault):
-		return done(eval.ToolCall{Result: errorJSON(err.Error()), IsError: true, Refused: true, DurationMS: ms}, err)
-	case err != nil:
-		return done(eval.ToolCall{Result: errorJSON(err.Error()), IsError: true, Refused: true, DurationMS: ms}, nil)
-	}
-	return done(eval.ToolCall{Result: res.Text, IsError: res.IsError, DurationMS: ms, Execution: res.Execution}, nil)
+	rec := eval.ToolCall{Name: tool.Name, Server: tool.Server, DurationMS: float64(time.Since(start).Microseconds()) / 1000}
+	rec, err = finish(ctx, rec, res, err)
+	l.add(rec)
+	return rec, err
 }
 
 // cutReason says why a reply was cut off, by its finish_reason.
@@ -296,9 +292,9 @@ func exceeds(cfg Config, text string) (bool, string) {
 	}
 	over, n, exact := cfg.LimitCounter.Exceeds(text, cfg.TokenLimit)
 	if !exact {
-		return over, "about " + thousands(n)
+		return over, "about " + tokens.Grouped(n)
 	}
-	return over, thousands(n)
+	return over, tokens.Grouped(n)
 }
 
 func errorJSON(msg string) string {
@@ -310,13 +306,4 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return strings.ToValidUTF8(s[:n], "")
-}
-
-// thousands formats n as 100,000.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

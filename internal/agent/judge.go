@@ -117,7 +117,7 @@ type Panel struct {
 func (p Panel) Judge(ctx context.Context, chat llm.Chatter, cfg Config, question, expected, response string) (Verdict, error) {
 	user := judgeInput(question, expected, response)
 	if over, n := exceeds(cfg, JudgePrompt+"\n"+user); over {
-		return Verdict{Skipped: fmt.Sprintf("evaluation skipped: judge prompt token count exceeded: %s > %s", n, thousands(cfg.TokenLimit))}, nil
+		return Verdict{Skipped: fmt.Sprintf("evaluation skipped: judge prompt token count exceeded: %s > %s", n, tokens.Grouped(cfg.TokenLimit))}, nil
 	}
 	type answer struct {
 		v   Verdict

@@ -13,11 +13,12 @@ import (
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/llm"
+	"github.com/mcpeval/mcpeval/internal/tokens"
 )
 
 func TestThousands(t *testing.T) {
 	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 100000: "100,000", 1234567: "1,234,567", -4500: "-4,500"} {
-		assert.Equal(t, want, thousands(n))
+		assert.Equal(t, want, tokens.Grouped(n))
 	}
 }
 

@@ -92,7 +92,7 @@ func recoverCode(ctx context.Context, chat llm.Chatter, tools *mcpconn.Set, cfg 
 		rec.Conversation = append(rec.Conversation, request[0],
 			eval.Message{Role: "assistant", Content: resp.Message.Content, ToolCalls: []eval.MessageToolCall{call}})
 
-		ran, fault := execute(ctx, tools, call)
+		ran, fault := execute(ctx, tools, nil, call)
 		measure(cfg, &ran)
 		ran.ID, ran.Name, ran.Arguments = call.ID, call.Function.Name, call.Function.Arguments
 		rec.ToolCalls = append(rec.ToolCalls, ran)

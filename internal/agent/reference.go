@@ -21,11 +21,12 @@ func Reference(ctx context.Context, tools *mcpconn.Set, cfg Config, c eval.Case)
 		return tr
 	}
 	var answers, problems []string
+	l := newLinks(cfg.FollowLinks)
 	for i, ref := range c.Reference {
 		call := eval.MessageToolCall{ID: fmt.Sprintf("ref_%d", i+1), Type: "function",
 			Function: eval.FunctionCall{Name: ref.Tool, Arguments: eval.ArgumentsJSON(ref.Args)}}
 		tr.Conversation = append(tr.Conversation, eval.Message{Role: "assistant", ToolCalls: []eval.MessageToolCall{call}})
-		rec, err := execute(ctx, tools, call)
+		rec, err := execute(ctx, tools, l, call)
 		exact := measure(cfg, &rec)
 		if err != nil {
 			tr.reply(call, rec)

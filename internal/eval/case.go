@@ -20,6 +20,9 @@ type Case struct {
 	Tools     ToolExpect `yaml:"tools" json:"tools,omitzero"`
 	Reference []RefCall  `yaml:"reference" json:"reference,omitempty"`
 	Budget    Budget     `yaml:"budget" json:"budget,omitzero"`
+	// Elicitation scripts the user's replies to the servers' requests for
+	// input (MCP elicitation) during the case's tool calls.
+	Elicitation []ElicitReply `yaml:"elicitation" json:"elicitation,omitempty"`
 
 	// File and Line locate the case in its source file.
 	File string `yaml:"-" json:"-"`
@@ -237,6 +240,12 @@ type ToolExpect struct {
 	Args        []ArgMatch `yaml:"args" json:"args,omitempty"`
 	// MaxCalls bounds the number of tool calls; 0 means no bound.
 	MaxCalls int `yaml:"max_calls" json:"max_calls,omitempty"`
+	// Elicited asks for elicitation requests the calls met, with the
+	// reply each got.
+	Elicited []Elicited `yaml:"elicited" json:"elicited,omitempty"`
+	// MustRead lists resource URIs the model must have read through
+	// ReadResourceTool (a final "*" matches any rest).
+	MustRead []string `yaml:"must_read" json:"must_read,omitempty"`
 }
 
 // ArgMatch asks that some call of Tool had these argument values: a subset

@@ -159,6 +159,22 @@ type ToolCall struct {
 	// Execution is what a code-running tool reported about the code it ran
 	// (see CodeExecutionMeta); nil for other tools.
 	Execution *CodeExecution `json:"execution,omitempty"`
+	// Elicitations are the server's requests for input from the user
+	// during the call, each with the reply it got, in order.
+	Elicitations []Elicitation `json:"elicitations,omitempty"`
+	// OutputError says how the result's structuredContent breaks the
+	// tool's output schema, with the path that failed; "" when it holds
+	// or the tool declares none.
+	OutputError string `json:"output_error,omitempty"`
+	// Task is the task the call ran as, for a tool that requires tasks.
+	Task *TaskRun `json:"task,omitempty"`
+	// Links are the resource links the result returned.
+	Links []ResourceLink `json:"links,omitempty"`
+	// Resource is the URI a call of the suite's ReadResourceTool read.
+	Resource string `json:"resource,omitempty"`
+	// Stderr holds the last lines a stdio server wrote to its stderr up to
+	// the end of a call that failed; "" for other calls.
+	Stderr string `json:"stderr,omitempty"`
 }
 
 // Message is one chat message in OpenAI's shape.
@@ -242,6 +258,9 @@ type Tool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"` // JSON Schema of the arguments
+	// Output is the JSON Schema of the tool's structuredContent, when the
+	// tool declares one; the model is not sent it.
+	Output json.RawMessage `json:"output_schema,omitempty"`
 }
 
 // Attempt is one execution of a code case's code through run_pandas: the

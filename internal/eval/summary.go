@@ -170,8 +170,8 @@ type ArmEffect struct {
 	To     string `json:"to"`
 	Hidden string `json:"hidden,omitempty"`
 	Cases  int    `json:"cases"`
-	// Effect is To's pass rate less From's, with its 95% interval and the
-	// pair's Holm-adjusted p.
+	// Effect is To's pass rate less From's, with its 95% interval, and the
+	// pair's McNemar p adjusted (Holm) over the run's arm effects.
 	Effect    float64 `json:"effect"`
 	Low       float64 `json:"low"`
 	High      float64 `json:"high"`

@@ -25,6 +25,13 @@ type ToolSummary struct {
 	// cases' calls.
 	SelectedCases int `json:"selected_cases,omitempty"`
 	LoadedCases   int `json:"loaded_cases,omitempty"`
+	// DefinitionTokens is the size of every tool definition the model is
+	// offered, as the provider receives them with every request, counted
+	// in Encoding, the evaluated model's encoding; MaxDefinitionTokens is
+	// the run's limit on it (0: none).
+	DefinitionTokens    int    `json:"definition_tokens"`
+	Encoding            string `json:"encoding,omitempty"`
+	MaxDefinitionTokens int    `json:"max_definition_tokens,omitempty"`
 }
 
 // ServerTools is one server's tool surface and its coverage.
@@ -46,6 +53,20 @@ type ServerTools struct {
 	// Stats holds each tool's health, in the same order.
 	Surface []Tool      `json:"surface"`
 	Stats   []ToolStats `json:"stats"`
+	// Protocol is the MCP revision the server was reached on.
+	Protocol string `json:"protocol,omitempty"`
+	// DefinitionTokens is the size of the server's tool definitions as the
+	// provider receives them (see ToolSummary.DefinitionTokens).
+	DefinitionTokens int `json:"definition_tokens"`
+	// Parameters counts the parameters of the server's tools (each input
+	// schema's top-level properties), ParametersPassed those some call
+	// passed; ParameterCoverage is the second in percent of the first.
+	Parameters        int     `json:"parameters"`
+	ParametersPassed  int     `json:"parameters_passed"`
+	ParameterCoverage float64 `json:"parameter_coverage"`
+	// ResourceReads counts the calls that read a resource a tool of the
+	// server linked to (ReadResourceTool).
+	ResourceReads int `json:"resource_reads,omitempty"`
 }
 
 // ToolStats is the health of one tool over a run's cases.
@@ -84,6 +105,29 @@ type ToolStats struct {
 	// SchemaProblem says why the arguments could not be checked against
 	// the tool's input schema (it does not compile); "" when they were.
 	SchemaProblem string `json:"schema_problem,omitempty"`
+	// OutputErrors counts the results whose structuredContent broke the
+	// tool's output schema (each also an error); OutputProblems says how,
+	// with the path that failed, the first few distinct ones.
+	OutputErrors   int      `json:"output_errors,omitempty"`
+	OutputProblems []string `json:"output_problems,omitempty"`
+	// Elicitations counts the requests for the user's input the calls met;
+	// Unscripted those no case scripted a reply to (declined).
+	Elicitations int `json:"elicitations,omitempty"`
+	Unscripted   int `json:"unscripted_elicitations,omitempty"`
+	// DefinitionTokens is the size of the tool's definition (name,
+	// description, input schema) as the provider receives it.
+	DefinitionTokens int `json:"definition_tokens"`
+	// Parameters are the tool's parameters, in its schema's order, each
+	// with the calls that passed it.
+	Parameters []ParameterUse `json:"parameters,omitempty"`
+}
+
+// ParameterUse is one parameter of a tool (a top-level property of its
+// input schema) and how many calls that reached the server passed it.
+type ParameterUse struct {
+	Name     string `json:"name"`
+	Required bool   `json:"required,omitempty"`
+	Calls    int    `json:"calls"`
 }
 
 // ToolChanges is how a run's tool surface differs from an earlier run's.
@@ -103,11 +147,39 @@ type ToolChanges struct {
 	// the change made unusable: the tool surface is part of the cache key,
 	// so those cases run again. Reference runs use no cache: 0.
 	InvalidatedPasses int `json:"invalidated_passes"`
+	// Tokens is how the size of the tool definitions changed; nil when a
+	// run did not count it, or the runs counted in other encodings.
+	Tokens *TokenChange `json:"tokens,omitempty"`
 }
 
 // Empty reports whether nothing changed.
 func (c *ToolChanges) Empty() bool {
-	return c == nil || len(c.Added)+len(c.Removed)+len(c.Changed)+len(c.Servers) == 0
+	return c == nil || len(c.Added)+len(c.Removed)+len(c.Changed)+len(c.Servers) == 0 && !c.Tokens.Changed()
+}
+
+// TokenChange is the size of the tool definitions in two runs, in tokens
+// of one encoding, in all and for each tool whose definition grew.
+type TokenChange struct {
+	Encoding string `json:"encoding"`
+	Before   int    `json:"before"`
+	Now      int    `json:"now"`
+	// Grew are the tools whose definitions grew (new tools included), the
+	// largest growth first.
+	Grew []ToolTokens `json:"grew,omitempty"`
+}
+
+// Changed reports whether the size changed.
+func (t *TokenChange) Changed() bool { return t != nil && t.Before != t.Now }
+
+// Growth reports whether the definitions grew: the context tax of every
+// request went up.
+func (t *TokenChange) Growth() bool { return t != nil && t.Now > t.Before }
+
+// ToolTokens is the size of one tool's definition in two runs.
+type ToolTokens struct {
+	Tool   string `json:"tool"`
+	Before int    `json:"before"`
+	Now    int    `json:"now"`
 }
 
 // ToolRef names a tool and the server that offers it.

@@ -131,6 +131,12 @@ func CheckTools(c eval.Case, calls []eval.ToolCall) []eval.CheckResult {
 		}
 		out = append(out, check(name, anyCallMatches(calls, m), "no call with these arguments"))
 	}
+	for _, e := range c.Tools.Elicited {
+		out = append(out, checkElicited(calls, e))
+	}
+	for _, uri := range c.Tools.MustRead {
+		out = append(out, checkRead(calls, uri))
+	}
 	if max := c.Tools.MaxCalls; max > 0 {
 		out = append(out, check(fmt.Sprintf("max_calls %d", max), len(calls) <= max, fmt.Sprintf("%d calls made", len(calls))))
 	}

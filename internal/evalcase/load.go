@@ -334,6 +334,7 @@ func validate(c *eval.Case) error {
 		{"checks.not_regexp", c.Checks.NotRegexp},
 		{"tools.must_call", c.Tools.MustCall},
 		{"tools.must_not_call", c.Tools.MustNotCall},
+		{"tools.must_read", c.Tools.MustRead},
 	} {
 		if slices.Contains(list.items, "") {
 			return fmt.Errorf("%s: %s: an item is empty", label(c), list.field)
@@ -383,6 +384,9 @@ func validate(c *eval.Case) error {
 	}
 	if c.Tools.MaxCalls < 0 {
 		return fmt.Errorf("%s: tools.max_calls must not be negative", label(c))
+	}
+	if err := validateElicitation(c); err != nil {
+		return err
 	}
 	return validateBudget(c)
 }
@@ -647,6 +651,8 @@ var sections = map[string]struct {
 	"eval.ArgMatch":    {"tools.args item", reflect.TypeFor[eval.ArgMatch]()},
 	"eval.RefCall":     {"reference item", reflect.TypeFor[eval.RefCall]()},
 	"eval.Budget":      {"budget", reflect.TypeFor[eval.Budget]()},
+	"eval.ElicitReply": {"elicitation item", reflect.TypeFor[eval.ElicitReply]()},
+	"eval.Elicited":    {"tools.elicited item", reflect.TypeFor[eval.Elicited]()},
 	"eval.Label":       {"label", reflect.TypeFor[eval.Label]()},
 }
 

@@ -215,7 +215,7 @@ func TestParseErrorsNameFileAndLine(t *testing.T) {
 		{
 			name:    "unknown field in a case",
 			content: caseYAML("a", "nmae: x"),
-			want:    `5: unknown field "nmae" in case: did you mean name? (known fields: name, category, input, expected, kind, checks, tools, reference, budget)`,
+			want:    `5: unknown field "nmae" in case: did you mean name? (known fields: name, category, input, expected, kind, checks, tools, reference, budget, elicitation)`,
 		},
 		{
 			name:    "unknown field in checks",
@@ -226,6 +226,41 @@ func TestParseErrorsNameFileAndLine(t *testing.T) {
 			name:    "unknown field in a reference call",
 			content: caseYAML("a", "reference:", "  - tool: t", "    arguments: {}"),
 			want:    `7: unknown field "arguments" in reference item (known fields: tool, args, expect_error)`,
+		},
+		{
+			name:    "an elicitation reply without action or content",
+			content: caseYAML("a", "budget: {seconds: 5}", "elicitation:", "  - field: name"),
+			want:    `6: case "a": elicitation[0]: give an action (accept, decline, cancel) or the content to accept`,
+		},
+		{
+			name:    "an elicitation reply with an unknown action",
+			content: caseYAML("a", "elicitation:", "  - action: agree"),
+			want:    `5: case "a": elicitation[0]: action must be accept, decline, cancel, not "agree"`,
+		},
+		{
+			name:    "content with a decline",
+			content: caseYAML("a", "elicitation:", "  - {action: decline, content: {name: x}}"),
+			want:    `5: case "a": elicitation[0]: content goes with action accept, not decline`,
+		},
+		{
+			name:    "an unknown field in an elicitation reply",
+			content: caseYAML("a", "elicitation:", "  - {action: accept, answer: {name: x}}"),
+			want:    `6: unknown field "answer" in elicitation item (known fields: field, action, content)`,
+		},
+		{
+			name:    "an elicitation expectation without a tool",
+			content: caseYAML("a", "tools:", "  must_call: [x]", "  elicited:", "    - action: accept"),
+			want:    `7: case "a": tools.elicited[0] has no tool`,
+		},
+		{
+			name:    "an elicitation expectation with an unknown action",
+			content: caseYAML("a", "tools:", "  elicited: [{tool: t, action: answered}]"),
+			want:    `6: case "a": tools.elicited[0]: action must be accept, decline, cancel, not "answered"`,
+		},
+		{
+			name:    "an empty must_read",
+			content: caseYAML("a", "tools:", "  must_read: [\"\"]"),
+			want:    `1: case "a": tools.must_read: an item is empty`,
 		},
 		{
 			name:    "unknown key beside case",

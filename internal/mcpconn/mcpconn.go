@@ -1,5 +1,10 @@
 // Package mcpconn connects to MCP servers over stdio, streamable HTTP or SSE,
-// lists their tools and executes tool calls.
+// lists their tools and executes tool calls, on the protocol revision each
+// server speaks (2026-07-28 where it answers server/discover, else the
+// initialize handshake; see era.go). As a host does, it offers roots,
+// answers elicitations (with a case's scripted replies, see WithReplier),
+// runs tools that require tasks as tasks, checks structured output against
+// the tool's output schema and reads linked resources.
 //
 // A server is named by a spec: an http(s) URL is a streamable HTTP endpoint,
 // "sse:" followed by a URL is an SSE endpoint, anything else is a command
@@ -43,6 +48,19 @@ type Result struct {
 	// Execution is what a code-running tool reported about the code it
 	// ran, in the result's _meta under eval.CodeExecutionMeta; nil if none.
 	Execution *eval.CodeExecution
+	// Elicitations are the requests for the user's input the server made
+	// during the call, with their replies (see WithReplier).
+	Elicitations []eval.Elicitation
+	// OutputError says how structuredContent breaks the tool's output
+	// schema (see eval.ToolCall.OutputError).
+	OutputError string
+	// Task is the task the call ran as; nil for a plain call.
+	Task *eval.TaskRun
+	// Links are the resource links the result returned.
+	Links []eval.ResourceLink
+	// Stderr holds the last lines of a stdio server's stderr when the
+	// result is an error.
+	Stderr string
 }
 
 // Options tune connections.
@@ -79,6 +97,10 @@ type Options struct {
 	// Tools selects the tools offered to the model, by patterns (see
 	// selected); none offers every tool.
 	Tools []string
+	// Roots are the directories (or file:// URIs) offered to every server
+	// as the client's roots; none offers a stdio server the directory it
+	// runs in, and a network server nothing.
+	Roots []string
 }
 
 // successesToForgiveRestarts is how many successful calls since the last
@@ -148,6 +170,10 @@ type Server struct {
 	stderr *tailBuffer        // every process started for this server
 	tools  []eval.Tool        // listed at Connect
 	info   mcp.Implementation // serverInfo of the first initialize
+	// protocol is the protocol revision the first connection settled on;
+	// notices say what the run should know of the server (tools left out).
+	protocol string
+	notices  []string
 
 	mu             sync.Mutex
 	conn           *conn         // nil when closed, or when the last start failed
@@ -165,10 +191,20 @@ type Server struct {
 type conn struct {
 	client     *client.Client
 	generation int
-	tools      []eval.Tool        // as this connection listed them
+	tools      []eval.Tool // as this connection listed them, those it can call
+	meta       map[string]toolMeta
 	info       mcp.Implementation // serverInfo of this connection's initialize
-	stderr     *tailBuffer        // this process only
+	protocol   string             // the protocol revision in effect
+	caps       mcp.ServerCapabilities
+	roots      *givenRoots // the roots offered
+	stderr     *tailBuffer // this process only
 	kill       context.CancelFunc
+	calls      calls    // the calls in flight
+	left       []string // tools listed but not offered, with why
+	// sharedStream is true when a server's own requests do not say which
+	// call they belong to: a stdio or SSE connection on a revision before
+	// 2026-07-28.
+	sharedStream bool
 
 	closeOnce sync.Once
 }
@@ -206,7 +242,8 @@ func ConnectSpec(ctx context.Context, spec Spec, opts Options) (*Server, error) 
 		s.stop()
 		return nil, err
 	}
-	s.conn, s.tools, s.info, s.generation = cn, cn.tools, cn.info, 1
+	s.conn, s.tools, s.info, s.protocol, s.generation = cn, cn.tools, cn.info, cn.protocol, 1
+	s.notices = cn.left
 	return s, nil
 }
 
@@ -219,7 +256,7 @@ func (s *Server) dial(ctx context.Context, generation int) (*conn, error) {
 	life, kill := context.WithCancel(context.Background())
 	stopWatch := context.AfterFunc(ctx, kill)
 	cn := &conn{generation: generation, stderr: newTailBuffer(8 << 10), kill: kill}
-	c, err := s.newClient(cn.stderr)
+	c, err := s.newClient(cn)
 	if err != nil {
 		kill()
 		return nil, fmt.Errorf("server %s: %w", s.Spec, err)
@@ -236,18 +273,23 @@ func (s *Server) dial(ctx context.Context, generation int) (*conn, error) {
 		return fail(fmt.Errorf("start: %w", err))
 	}
 	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
-	req.Params.ClientInfo = mcp.Implementation{Name: "mcpeval", Version: "1"}
+	req.Params.ClientInfo = clientInfo
 	initialized, err := c.Initialize(ctx, req)
 	if err != nil {
 		return fail(fmt.Errorf("initialize: %w", err))
 	}
-	cn.info = initialized.ServerInfo
-	if cn.tools, err = listTools(ctx, c, s.Spec); err != nil {
+	cn.info, cn.caps, cn.protocol = initialized.ServerInfo, initialized.Capabilities, c.ProtocolVersion()
+	cn.sharedStream = !mcp.IsModernProtocol(cn.protocol) && (s.spec.URL == "" || s.spec.SSE)
+	listed, err := listTools(ctx, c)
+	if err != nil {
 		return fail(err)
 	}
-	if len(cn.tools) == 0 {
+	if len(listed) == 0 {
 		return fail(errors.New("lists no tools"))
+	}
+	cn.tools, cn.meta, cn.left = callable(listed, cn.caps, cn.protocol)
+	if len(cn.tools) == 0 {
+		return fail(fmt.Errorf("offers no tool the suite can call: %s", strings.Join(cn.left, "; ")))
 	}
 	if !stopWatch() {
 		return fail(ctx.Err())
@@ -270,10 +312,22 @@ func (e *startError) Error() string {
 
 func (e *startError) Unwrap() error { return e.err }
 
-// newClient builds the client for the spec; stdio servers write their
-// stderr to the server's tail and to the connection's own.
-func (s *Server) newClient(stderr *tailBuffer) (*client.Client, error) {
-	opts := []client.ClientOption{client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION)}
+// newClient builds the client of a connection for the spec; stdio
+// servers write their stderr to the server's tail and to the
+// connection's own.
+func (s *Server) newClient(cn *conn) (*client.Client, error) {
+	roots, err := s.roots()
+	if err != nil {
+		return nil, err
+	}
+	cn.roots = &givenRoots{roots: roots}
+	opts := []client.ClientOption{
+		client.WithClientCapabilities(clientCapabilities),
+		client.WithRootsHandler(cn.roots),
+		client.WithElicitationHandler(elicitFunc(cn.calls.elicit)),
+	}
+	opts = append(opts, s.protocolOptions()...)
+	stderr := cn.stderr
 	sp := s.spec
 	switch {
 	case sp.URL != "" && sp.SSE:
@@ -361,22 +415,12 @@ func childEnv(parent, extra []string) []string {
 	return env
 }
 
-func listTools(ctx context.Context, c *client.Client, spec string) ([]eval.Tool, error) {
+func listTools(ctx context.Context, c *client.Client) ([]mcp.Tool, error) {
 	res, err := c.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil {
 		return nil, fmt.Errorf("list tools: %w", err)
 	}
-	tools := make([]eval.Tool, 0, len(res.Tools))
-	for _, t := range res.Tools {
-		schema := t.RawInputSchema
-		if len(schema) == 0 {
-			if schema, err = json.Marshal(t.InputSchema); err != nil {
-				return nil, fmt.Errorf("tool %s: schema: %w", t.Name, err)
-			}
-		}
-		tools = append(tools, eval.Tool{Name: t.Name, Description: t.Description, Parameters: schema})
-	}
-	return tools, nil
+	return res.Tools, nil
 }
 
 // Tools returns the tools the server listed at Connect. A restart does not
@@ -387,6 +431,15 @@ func (s *Server) Tools() []eval.Tool { return s.tools }
 // Info returns the name and version the server gave in its serverInfo when
 // it was connected.
 func (s *Server) Info() (name, version string) { return s.info.Name, s.info.Version }
+
+// Protocol returns the MCP protocol revision the server was first
+// reached on: 2026-07-28 or later for a server that answers discovery,
+// else the revision its initialize handshake agreed.
+func (s *Server) Protocol() string { return s.protocol }
+
+// Notices say what the run should know of the server: the tools it
+// lists that are not offered, and why.
+func (s *Server) Notices() []string { return slices.Clone(s.notices) }
 
 // Stderr returns the tail of the server's stderr (stdio servers only), across
 // restarts.
@@ -403,7 +456,10 @@ func (s *Server) Restarts() int {
 // that reports an error gives IsError; a protocol error is returned as err.
 // A call that outlasts CallTimeout is an error too, unless the server then
 // fails a ping. A crashed, disconnected or hung server gives a *ServerError,
-// and the server is restarted for later calls.
+// and the server is restarted for later calls. The server's requests for
+// the user's input are answered by ctx's Replier (see WithReplier), or
+// declined; a tool that requires tasks runs as a task, polled within
+// CallTimeout.
 func (s *Server) Call(ctx context.Context, name string, args map[string]any) (Result, error) {
 	cn, err := s.current(ctx)
 	if err != nil {
@@ -412,44 +468,145 @@ func (s *Server) Call(ctx context.Context, name string, args map[string]any) (Re
 	if !hasTool(cn.tools, name) && hasTool(s.tools, name) {
 		return Result{}, &ServerError{Spec: s.Spec, Err: fmt.Errorf("tool %s is no longer offered by the restarted server", name)}
 	}
+	if args == nil {
+		args = map[string]any{} // "arguments": null is refused by some servers
+	}
+	if err := cn.roots.settle(ctx); err != nil {
+		return Result{}, fmt.Errorf("tool %s: %w", name, err)
+	}
+	p := &pending{replier: replierFrom(ctx)}
+	if cn.sharedStream {
+		// A request of the server's own cannot say which call it belongs
+		// to: a call whose case scripted replies runs alone.
+		if p.replier != nil {
+			cn.calls.exclusive.Lock()
+			defer cn.calls.exclusive.Unlock()
+		} else {
+			cn.calls.exclusive.RLock()
+			defer cn.calls.exclusive.RUnlock()
+		}
+	}
+	defer cn.calls.begin(p)()
 	// The end of callCtx cancels this request alone (notifications/cancelled
 	// over stdio, the aborted request over HTTP).
-	callCtx, cancel := context.WithTimeout(ctx, s.opts.CallTimeout)
+	callCtx, cancel := context.WithTimeout(context.WithValue(ctx, pendingKey{}, p), s.opts.CallTimeout)
 	defer cancel()
-	req := mcp.CallToolRequest{}
-	req.Params.Name = name
-	req.Params.Arguments = args
-	res, err := cn.client.CallTool(callCtx, req)
+	var res *mcp.CallToolResult
+	var task *eval.TaskRun
+	switch cn.meta[name].mode {
+	case coreTask:
+		res, task, err = s.callCoreTask(callCtx, cn, p, name, args)
+	case tasksExtension:
+		res, task, err = s.callWithTasksExtension(callCtx, cn, p, name, args)
+	default:
+		req := mcp.CallToolRequest{}
+		req.Params.Name = name
+		req.Params.Arguments = args
+		res, err = cn.client.CallTool(callCtx, req)
+	}
 	if err == nil {
 		s.succeeded()
-		return Result{Text: resultText(res), IsError: res.IsError, Execution: codeExecution(res)}, nil
+		text, links := resultText(res)
+		out := Result{Text: text, IsError: res.IsError, Execution: codeExecution(res), Elicitations: p.elicitations(),
+			Task: task, Links: links, OutputError: cn.meta[name].checkOutput(res)}
+		if res.IsError {
+			out.Stderr = lastLines(cn.stderr.String(), stderrLines)
+		}
+		return out, nil
 	}
+	return Result{}, s.failed(ctx, callCtx, cn, p, "tool "+name, err)
+}
+
+// failed is the error of a request (a call, the reading of a resource)
+// that failed: the caller's context ending, a timeout (a hung server is
+// restarted), a broken transport (the server is restarted), else the
+// server's error answer, as a *CallError.
+func (s *Server) failed(ctx, callCtx context.Context, cn *conn, p *pending, what string, err error) error {
 	var transportErr *transport.Error
 	switch {
 	case ctx.Err() != nil: // the caller gave up; the server is not at fault
-		return Result{}, fmt.Errorf("tool %s: %w", name, ctx.Err())
+		return fmt.Errorf("%s: %w", what, ctx.Err())
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
-		return Result{}, s.timedOut(ctx, cn, name)
+		return s.timedOut(ctx, cn, what)
 	case errors.As(err, &transportErr):
-		return Result{}, s.fault(cn, fmt.Errorf("tool %s: %w", name, err))
+		return s.fault(cn, fmt.Errorf("%s: %w", what, err))
 	}
-	return Result{}, fmt.Errorf("tool %s: %w", name, err)
+	return &CallError{Err: fmt.Errorf("%s: %w", what, err), Elicitations: p.elicitations(), Stderr: lastLines(cn.stderr.String(), stderrLines)}
+}
+
+// ReadResource reads a resource the server offers (a resource link a tool
+// result returned) and returns its contents as the model is shown them
+// (see resultText). Failures are those of Call.
+func (s *Server) ReadResource(ctx context.Context, uri string) (Result, error) {
+	cn, err := s.current(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	p := &pending{replier: replierFrom(ctx)}
+	defer cn.calls.begin(p)()
+	callCtx, cancel := context.WithTimeout(context.WithValue(ctx, pendingKey{}, p), s.opts.CallTimeout)
+	defer cancel()
+	res, err := cn.client.ReadResource(callCtx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: uri}})
+	if err != nil {
+		return Result{}, s.failed(ctx, callCtx, cn, p, "resource "+uri, err)
+	}
+	s.succeeded()
+	parts := make([]string, len(res.Contents))
+	for i, c := range res.Contents {
+		parts[i] = resourceText(c)
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "(the resource has no contents)")
+	}
+	return Result{Text: sanitize(strings.Join(parts, "\n")), Elicitations: p.elicitations()}, nil
+}
+
+// CallError is a call the server answered with an error instead of a
+// result (a protocol error such as invalid parameters), with what is
+// known of it: the elicitations it met and the server's last stderr lines.
+type CallError struct {
+	Err          error
+	Elicitations []eval.Elicitation
+	Stderr       string
+}
+
+func (e *CallError) Error() string { return e.Err.Error() }
+func (e *CallError) Unwrap() error { return e.Err }
+
+// stderrLines bounds the stderr lines a failed call carries.
+const stderrLines = 20
+
+// lastLines returns the last n non-empty lines of text, at most 2 KiB.
+func lastLines(text string, n int) string {
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	var keep []string
+	for i := len(lines) - 1; i >= 0 && len(keep) < n; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			keep = append(keep, l)
+		}
+	}
+	slices.Reverse(keep)
+	out := strings.Join(keep, "\n")
+	if len(out) > 2<<10 {
+		out = "…" + strings.ToValidUTF8(out[len(out)-2<<10:], "")
+	}
+	return out
 }
 
 // timedOut is the error of a call that outlasted CallTimeout. A server that
 // still answers a ping is merely slow, and only this call fails; one that
 // does not is hung, and is restarted.
-func (s *Server) timedOut(ctx context.Context, cn *conn, name string) error {
-	timeout := fmt.Errorf("tool %s timed out after %s", name, s.opts.CallTimeout)
+func (s *Server) timedOut(ctx context.Context, cn *conn, what string) error {
+	timeout := fmt.Errorf("%s timed out after %s", what, s.opts.CallTimeout)
 	pingCtx, cancel := context.WithTimeout(ctx, min(maxPingTimeout, s.opts.CallTimeout))
 	defer cancel()
-	err := cn.client.Ping(pingCtx)
+	err := alive(pingCtx, cn)
 	var transportErr *transport.Error
 	switch {
 	case err == nil, !errors.As(err, &transportErr): // an error response is an answer too
 		return timeout
 	case ctx.Err() != nil:
-		return fmt.Errorf("tool %s: %w", name, ctx.Err())
+		return fmt.Errorf("%s: %w", what, ctx.Err())
 	}
 	return s.fault(cn, fmt.Errorf("%w, and the server failed a ping: %v", timeout, err))
 }
@@ -658,37 +815,6 @@ func codeExecution(res *mcp.CallToolResult) *eval.CodeExecution {
 	return &e
 }
 
-// resultText flattens a tool result into text for the model.
-func resultText(res *mcp.CallToolResult) string {
-	var parts []string
-	for _, c := range res.Content {
-		switch c := c.(type) {
-		case mcp.TextContent:
-			parts = append(parts, c.Text)
-		case mcp.ImageContent:
-			parts = append(parts, fmt.Sprintf("[image %s, %d base64 bytes]", c.MIMEType, len(c.Data)))
-		case mcp.AudioContent:
-			parts = append(parts, fmt.Sprintf("[audio %s, %d base64 bytes]", c.MIMEType, len(c.Data)))
-		case mcp.EmbeddedResource:
-			if r, ok := c.Resource.(mcp.TextResourceContents); ok {
-				parts = append(parts, r.Text)
-			} else {
-				parts = append(parts, "[binary resource]")
-			}
-		default:
-			if b, err := json.Marshal(c); err == nil {
-				parts = append(parts, string(b))
-			}
-		}
-	}
-	if len(parts) == 0 && res.StructuredContent != nil {
-		if b, err := json.Marshal(res.StructuredContent); err == nil {
-			parts = append(parts, string(b))
-		}
-	}
-	return sanitize(strings.Join(parts, "\n"))
-}
-
 // sanitize makes tool output safe to hand to a model: invalid UTF-8 and
 // control characters other than tab and line breaks become U+FFFD.
 func sanitize(text string) string {
@@ -753,15 +879,22 @@ func ConnectSpecs(ctx context.Context, specs []Spec, opts Options) (*Set, error)
 		set.Close()
 		return nil, fmt.Errorf("the tool selection %q leaves none of the servers' %d tools", strings.Join(opts.Tools, ","), listed)
 	}
-	offeredNames(set.entries)
-	sort.Slice(set.entries, func(i, j int) bool { return set.entries[i].Offered < set.entries[j].Offered })
-	for i, t := range set.entries {
-		set.byOffered[t.Offered] = i
+	set.offer()
+	return set, nil
+}
+
+// offer names the set's entries as the model is offered them (see
+// offeredNames), in the order of those names, and lists the tools so.
+func (s *Set) offer() {
+	offeredNames(s.entries)
+	sort.Slice(s.entries, func(i, j int) bool { return s.entries[i].Offered < s.entries[j].Offered })
+	s.byOffered, s.tools = map[string]int{}, nil
+	for i, t := range s.entries {
+		s.byOffered[t.Offered] = i
 		offered := t.Listed
 		offered.Name = t.Offered
-		set.tools = append(set.tools, offered)
+		s.tools = append(s.tools, offered)
 	}
-	return set, nil
 }
 
 // Tools returns every tool of every server as the model is offered them,
@@ -778,6 +911,28 @@ func (s *Set) Call(ctx context.Context, name string, args map[string]any) (Resul
 		return Result{}, fmt.Errorf("unknown tool %q", name)
 	}
 	return t.server.Call(ctx, t.Name, args)
+}
+
+// ReadResource reads a resource of the server of the short name server
+// (see ServerNames).
+func (s *Set) ReadResource(ctx context.Context, server, uri string) (Result, error) {
+	i := slices.Index(s.names, server)
+	if i < 0 {
+		return Result{}, fmt.Errorf("no server %q", server)
+	}
+	return s.Servers[i].ReadResource(ctx, uri)
+}
+
+// Notices say what the run should know of its servers: the tools listed
+// but not offered, and why; each names its server.
+func (s *Set) Notices() []string {
+	var out []string
+	for i, srv := range s.Servers {
+		for _, n := range srv.Notices() {
+			out = append(out, fmt.Sprintf("%s: %s", s.names[i], n))
+		}
+	}
+	return out
 }
 
 // ServerNames returns the servers' short names, in the order of Servers.

@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -185,10 +184,27 @@ func TestResultTextSanitises(t *testing.T) {
 			res: &mcp.CallToolResult{Content: []mcp.Content{
 				mcp.NewTextContent("first"),
 				mcp.NewImageContent("aGVsbG8=", "image/jpeg"),
-				mcp.NewEmbeddedResource(mcp.BlobResourceContents{URI: "file:///x", Blob: "AAAA"}),
+				mcp.NewEmbeddedResource(mcp.BlobResourceContents{URI: "file:///data/x.png", MIMEType: "image/png", Blob: "AAAA"}),
 				mcp.NewEmbeddedResource(mcp.TextResourceContents{URI: "file:///y", Text: "resource text"}),
 			}},
-			want: "first\n[image image/jpeg, 8 base64 bytes]\n[binary resource]\nresource text",
+			want: "first\n[image image/jpeg, 8 base64 bytes]\n[resource x.png <file:///data/x.png>, image/png, 3 bytes, binary, not shown]\n" +
+				"[resource y <file:///y>, 13 bytes]\nresource text",
+		},
+		{
+			name: "a resource link keeps its URI, name, MIME type, size and description",
+			res: &mcp.CallToolResult{Content: []mcp.Content{
+				mcp.ResourceLink{Type: "resource_link", URI: "demo://resource/text/2", Name: "Text Resource 2", MIMEType: "text/plain",
+					Description: "a plaintext resource", Size: ptr(int64(2048))},
+			}},
+			want: `[resource link "Text Resource 2" <demo://resource/text/2>, text/plain, 2048 bytes: a plaintext resource]`,
+		},
+		{
+			name: "a blob without padding and a large one",
+			res: &mcp.CallToolResult{Content: []mcp.Content{
+				mcp.NewEmbeddedResource(mcp.BlobResourceContents{URI: "mem://a", Blob: "YWI"}),
+				mcp.NewEmbeddedResource(mcp.BlobResourceContents{URI: "mem://b/", Blob: strings.Repeat("AAAA", 1000) + "YQ=="}),
+			}},
+			want: "[resource a <mem://a>, 2 bytes, binary, not shown]\n[resource b <mem://b/>, 3001 bytes, binary, not shown]",
 		},
 		{
 			name: "structured content when there is no content",
@@ -198,7 +214,7 @@ func TestResultTextSanitises(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := resultText(tt.res)
+			got, _ := resultText(tt.res)
 			assert.True(t, utf8.ValidString(got))
 			assert.Equal(t, tt.want, got)
 		})
@@ -911,19 +927,4 @@ func (m *methodRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	m.next.ServeHTTP(w, r)
-}
-
-// Connecting uses the classic handshake: probing server/discover first
-// costs 5 s against a server that ignores it (see Options).
-func TestConnectDoesNotProbeDiscover(t *testing.T) {
-	t.Parallel()
-	rec := &methodRecorder{next: server.NewStreamableHTTPServer(newTestServer(modeTools, false))}
-	hs := httptest.NewServer(rec)
-	t.Cleanup(hs.Close)
-	connect(t, []string{hs.URL + "/mcp"}, Options{})
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	require.NotEmpty(t, rec.methods)
-	assert.Equal(t, "initialize", rec.methods[0])
-	assert.NotContains(t, rec.methods, "server/discover")
 }

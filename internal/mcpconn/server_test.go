@@ -36,6 +36,13 @@ const (
 	modeVersion2     = "version-2"      // the test tools, served as another server version
 
 	modeNoEcho = "no-echo" // the test tools but echo; what restart-drops turns into
+
+	// Servers of the initialize era: they refuse server/discover as an
+	// unknown method, or ignore it (and cost the probe's timeout).
+	modeLegacy       = "legacy"
+	modeLegacySilent = "legacy-silent"
+	// modeNoTasks offers the task tool without declaring task support.
+	modeNoTasks = "no-tasks"
 )
 
 // markerEnv names the file by which restart-fails and restart-slow servers
@@ -85,6 +92,12 @@ func serveStdio(mode string) int {
 			time.Sleep(restartDelay)
 		}
 	}
+	switch mode {
+	case modeLegacy, modeLegacySilent:
+		return serveLegacy(mode)
+	case modeTasksExtension:
+		return serveTasksExtension()
+	}
 	// Enough workers for the concurrent hanging calls of the tests.
 	if err := server.ServeStdio(newTestServer(mode, true), server.WithWorkerPoolSize(20)); err != nil {
 		fmt.Fprintln(os.Stderr, "serve:", err)
@@ -95,7 +108,7 @@ func serveStdio(mode string) int {
 
 // newTestServer builds the test MCP server. Tools that end or freeze the
 // process are offered only when it runs as its own process.
-func newTestServer(mode string, ownProcess bool) *server.MCPServer {
+func newTestServer(mode string, ownProcess bool, extra ...server.ServerOption) *server.MCPServer {
 	name, version := "mcpconn-test", "1.0.0"
 	switch mode {
 	case modeRenamed:
@@ -103,10 +116,15 @@ func newTestServer(mode string, ownProcess bool) *server.MCPServer {
 	case modeVersion2:
 		version = "2.0.0"
 	}
-	s := server.NewMCPServer(name, version, server.WithToolCapabilities(false))
+	opts := []server.ServerOption{server.WithToolCapabilities(false), server.WithResourceCapabilities(false, false)}
+	if mode != modeNoTasks {
+		opts = append(opts, server.WithTaskCapabilities(true, true, true))
+	}
+	s := server.NewMCPServer(name, version, append(opts, extra...)...)
 	if mode == modeNoTools {
 		return s
 	}
+	addInputTools(s)
 	echoOpts := []mcp.ToolOption{
 		mcp.WithDescription("Returns the text it is given."),
 		mcp.WithString("text", mcp.Required(), mcp.Description("text to return")),
@@ -241,13 +259,15 @@ func (s *swappableHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	(*s.h.Load()).ServeHTTP(w, r)
 }
 
-// streamableSpec serves the test tools over streamable HTTP; replace swaps in
-// a fresh server that knows none of the old sessions.
+// streamableSpec serves the test tools over streamable HTTP, with sessions
+// (the initialize era); replace swaps in a fresh server that knows none of
+// the old sessions.
 func streamableSpec(t *testing.T) (spec string, replace func()) {
 	t.Helper()
 	var h swappableHandler
 	replace = func() {
-		h.set(server.NewStreamableHTTPServer(newTestServer(modeTools, false), server.WithStateful(true)))
+		h.set(server.NewStreamableHTTPServer(newTestServer(modeTools, false), server.WithStateful(true),
+			server.WithStreamableHTTPProtocolVersions(legacyVersions()...)))
 	}
 	replace()
 	hs := httptest.NewServer(&h)

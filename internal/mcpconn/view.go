@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sort"
 )
 
 // Surface is what a variant of a run (an arm) shows the model of a Set's
@@ -93,14 +92,7 @@ func (s *Set) View(v Surface) (*Set, error) {
 			return nil, fmt.Errorf("override: no tool is named %q", key)
 		}
 	}
-	offeredNames(view.entries)
-	sort.Slice(view.entries, func(i, j int) bool { return view.entries[i].Offered < view.entries[j].Offered })
-	for i, t := range view.entries {
-		view.byOffered[t.Offered] = i
-		offered := t.Listed
-		offered.Name = t.Offered
-		view.tools = append(view.tools, offered)
-	}
+	view.offer()
 	return view, nil
 }
 

@@ -43,9 +43,17 @@ type Settings struct {
 	// MaxTools is the most a request may offer (0: no limit).
 	Tools    []string
 	MaxTools int
-	Out      string
-	Cache    string
-	Model    string
+	// MaxToolTokens bounds the tokens of the tool definitions a request
+	// sends (0: no limit); Roots are the directories offered to the
+	// servers as the client's roots (none: a stdio server's working
+	// directory); FollowLinks offers the model a tool to read the
+	// resources tool results link to.
+	MaxToolTokens int
+	Roots         []string
+	FollowLinks   bool
+	Out           string
+	Cache         string
+	Model         string
 	// Models are the models to evaluate, side by side (-models); one model
 	// when only Model is named. Model is the first.
 	Models []string

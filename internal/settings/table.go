@@ -49,6 +49,9 @@ func declare(st *Settings, x *linked) []setting {
 		noting(&x.serversFileFrom, pathSetting(&st.ServersFile, root, "servers-file", "EVAL_SERVERS_FILE", "", "MCP servers from a client configuration file (.mcp.json, claude_desktop_config.json: the mcpServers object); -server names the ones to use (default: all)")),
 		listSetting(&st.Tools, "tools", "EVAL_TOOLS", "tools offered to the model, comma-separated patterns: get_gene_* (by name), memory/* (a server's tools, by its short name), !pattern leaves tools out (default: every tool of every server)", mcpconn.CheckPatterns),
 		intSetting(&st.MaxTools, "max-tools", "EVAL_MAX_TOOLS", "128", "most tools a request may offer (OpenAI's limit is 128); a run offering more stops before its first case, naming the servers (0: no limit)", atLeast(0)),
+		intSetting(&st.MaxToolTokens, "max-tool-tokens", "EVAL_MAX_TOOL_TOKENS", "0", "most tokens the tool definitions sent with every request may take, in the evaluated model's encoding; a run above it stops before its first case, naming the largest tools (0: no limit)", atLeast(0)),
+		typed(&st.Roots, "list", "", rootsIn(root), "roots", "EVAL_ROOTS", "", "directories offered to the MCP servers as the client's roots, comma-separated (relative to the project root, or file:// URIs); default: a stdio server's working directory (its servers-file cwd)"),
+		typed(&st.FollowLinks, "bool", "true or false", strconv.ParseBool, "follow-links", "EVAL_FOLLOW_LINKS", "true", "offer the model a read_resource_link tool once a tool result returned a resource link (false: links are only shown)"),
 		pathSetting(&st.Out, root, "out", "EVAL_OUT", DefaultOut, "output directory: each run writes into <out>/runs/<id>, and <out>/latest names the newest finished one"),
 		pathSetting(&st.Cache, root, "cache", "EVAL_CACHE", defaultCache, "result cache file"),
 		textSetting(&st.Model, "string", "model", "EVAL_MODEL", "", "model to evaluate (default: google/gemini-2.5-flash on OpenRouter, gpt-4.1-mini on OpenAI)"),
@@ -147,6 +150,23 @@ func listSetting(field *[]string, flag, env, usage string, checks ...func([]stri
 		}
 		return items, nil
 	}, flag, env, "", usage, checks...)
+}
+
+// rootsIn reads a comma-separated list of directories, made absolute
+// against root, and file:// URIs, kept as they are.
+func rootsIn(root string) func(string) ([]string, error) {
+	return func(s string) ([]string, error) {
+		var roots []string
+		for _, r := range strings.Split(s, ",") {
+			switch r = strings.TrimSpace(r); {
+			case strings.HasPrefix(r, "file://"):
+				roots = append(roots, r)
+			case r != "":
+				roots = append(roots, abs(root, r))
+			}
+		}
+		return roots, nil
+	}
 }
 
 // choiceSetting declares one of two choices, the first by default, in any

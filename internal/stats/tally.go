@@ -331,10 +331,12 @@ func Summarize(sum *eval.Summary, records []eval.Record, models []string) {
 // eval.ArmEffect): each arm with servers against the arm without any
 // (when there is one), and each leave-one-out arm against its base, the
 // servers' uplifts first, then the tools whose absence cost the most.
+// Each effect's p is its pair's McNemar p adjusted (Holm) over the
+// effects listed.
 func ArmEffects(models []eval.ModelResult, pairs []eval.ModelPair) []eval.ArmEffect {
 	effect := func(kind, from, to, hidden string) (eval.ArmEffect, bool) {
 		for _, p := range pairs {
-			e := eval.ArmEffect{Kind: kind, From: from, To: to, Hidden: hidden, Cases: p.Cases, AdjustedP: p.AdjustedP}
+			e := eval.ArmEffect{Kind: kind, From: from, To: to, Hidden: hidden, Cases: p.Cases, AdjustedP: p.McNemarP}
 			switch {
 			case p.A == from && p.B == to:
 				e.Effect, e.Low, e.High = p.Uplift, p.UpliftLow, p.UpliftHigh
@@ -370,5 +372,15 @@ func ArmEffects(models []eval.ModelResult, pairs []eval.ModelPair) []eval.ArmEff
 	}
 	slices.SortStableFunc(servers, func(a, b eval.ArmEffect) int { return cmp.Compare(b.Effect, a.Effect) })
 	slices.SortStableFunc(loo, func(a, b eval.ArmEffect) int { return cmp.Compare(a.Effect, b.Effect) })
-	return append(servers, loo...)
+	effects := append(servers, loo...)
+	// The effects are the hypotheses reported: their p-values are adjusted
+	// (Holm) over them, not over every pair of arms.
+	ps := make([]float64, len(effects))
+	for i, e := range effects {
+		ps[i] = e.AdjustedP
+	}
+	for i, q := range Holm(ps) {
+		effects[i].AdjustedP = q
+	}
+	return effects
 }

@@ -47,17 +47,25 @@ const everythingCases = `
 // installing it with npm into the user's cache once. Without npm the test
 // is skipped, saying what to install.
 func everythingServer(t *testing.T) string {
+	return npmServer(t, "server-everything", everythingVersion)
+}
+
+// npmServer returns the path of the entry point of the MCP reference
+// server @modelcontextprotocol/<name> at version, installing it with npm
+// into the user's cache once. Without npm the test is skipped, saying what
+// to install.
+func npmServer(t *testing.T, name, version string) string {
 	t.Helper()
 	npm, err := exec.LookPath("npm")
 	if err != nil {
-		t.Skip("npm not found: install Node.js and npm (apt-get install nodejs npm) to test against @modelcontextprotocol/server-everything")
+		t.Skipf("npm not found: install Node.js and npm (apt-get install nodejs npm) to test against @modelcontextprotocol/%s", name)
 	}
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		cache = os.TempDir()
 	}
-	dir := filepath.Join(cache, "mcpeval-test", "server-everything-"+everythingVersion)
-	entry := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	dir := filepath.Join(cache, "mcpeval-test", name+"-"+version)
+	entry := filepath.Join(dir, "node_modules", "@modelcontextprotocol", name, "dist", "index.js")
 	if _, err := os.Stat(entry); err == nil {
 		return entry
 	}
@@ -68,9 +76,9 @@ func everythingServer(t *testing.T) string {
 	require.NoError(t, err)
 	defer os.RemoveAll(tmp)
 	cmd := exec.Command(npm, "install", "--prefix", tmp, "--no-audit", "--no-fund", "--loglevel=error",
-		"@modelcontextprotocol/server-everything@"+everythingVersion)
+		"@modelcontextprotocol/"+name+"@"+version)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Skipf("npm could not install @modelcontextprotocol/server-everything@%s (is the npm registry reachable?): %v\n%s", everythingVersion, err, out)
+		t.Skipf("npm could not install @modelcontextprotocol/%s@%s (is the npm registry reachable?): %v\n%s", name, version, err, out)
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		_, statErr := os.Stat(entry)
@@ -91,22 +99,7 @@ func TestToolStatsOnTheReferenceServer(t *testing.T) {
 	node, err := exec.LookPath("node")
 	require.NoError(t, err, "npm without node")
 
-	httpServer := func(t *testing.T) string {
-		port := freePort(t)
-		cmd := exec.Command(node, entry, "streamableHttp")
-		cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
-		require.NoError(t, cmd.Start())
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		addr := fmt.Sprintf("127.0.0.1:%d", port)
-		require.Eventually(t, func() bool {
-			c, err := net.Dial("tcp", addr)
-			if err == nil {
-				c.Close()
-			}
-			return err == nil
-		}, 30*time.Second, 50*time.Millisecond, "the server listens")
-		return "http://" + addr + "/mcp"
-	}
+	httpServer := func(t *testing.T) string { return everythingHTTP(t, node, entry) }
 	hashes := map[string]string{}
 	for _, tc := range []struct {
 		transport string
@@ -137,8 +130,10 @@ func TestToolStatsOnTheReferenceServer(t *testing.T) {
 				assert.Equal(t, srv.Surface[i].Name, st.Name)
 			}
 			echo, sumTool := stats["echo"], stats["get-sum"]
-			assert.Equal(t, eval.ToolStats{Name: "echo", Calls: 1, Cases: 1, PassShare: 1}, zeroMeasures(echo))
+			assert.Equal(t, eval.ToolStats{Name: "echo", Calls: 1, Cases: 1, PassShare: 1,
+				Parameters: []eval.ParameterUse{{Name: "message", Required: true, Calls: 1}}}, zeroMeasures(echo))
 			assert.Positive(t, echo.ResultTokensMax)
+			assert.Positive(t, echo.DefinitionTokens)
 			assert.Equal(t, 2, sumTool.Calls)
 			assert.Equal(t, 1, sumTool.Errors)
 			assert.Equal(t, 1, sumTool.ArgumentErrors, "a string where the schema wants a number")
@@ -152,10 +147,29 @@ func TestToolStatsOnTheReferenceServer(t *testing.T) {
 	}
 }
 
+// everythingHTTP starts the reference server over streamable HTTP and
+// returns its endpoint.
+func everythingHTTP(t *testing.T, node, entry string) string {
+	port := freePort(t)
+	cmd := exec.Command(node, entry, "streamableHttp")
+	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	require.Eventually(t, func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	}, 30*time.Second, 50*time.Millisecond, "the server listens")
+	return "http://" + addr + "/mcp"
+}
+
 // zeroMeasures leaves out what a run measures (time, tokens) to compare
 // the counts.
 func zeroMeasures(st eval.ToolStats) eval.ToolStats {
-	st.LatencyP50MS, st.LatencyP95MS, st.ResultTokensP50, st.ResultTokensMax = 0, 0, 0, 0
+	st.LatencyP50MS, st.LatencyP95MS, st.ResultTokensP50, st.ResultTokensMax, st.DefinitionTokens = 0, 0, 0, 0, 0
 	return st
 }
 

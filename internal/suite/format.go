@@ -39,6 +39,9 @@ func FormatFailure(r eval.Record) string {
 		fmt.Fprintf(&b, "judges: %s\n", judgeList(r.Judges))
 	}
 	fmt.Fprintf(&b, "tools: %s\n", toolList(r.ToolCalls))
+	for _, l := range serverInput(r.ToolCalls) {
+		b.WriteString(l + "\n")
+	}
 	if r.Response != "" {
 		fmt.Fprintf(&b, "answer: %s\n", oneLine(r.Response, 300))
 	}
@@ -63,6 +66,32 @@ func judgeList(judges []eval.JudgeVerdict) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// serverInput is what the servers asked and said during the calls: each
+// elicitation round trip (what was asked, the reply), and the stderr of
+// the first call that failed with the server's stderr lines beside it.
+func serverInput(calls []eval.ToolCall) []string {
+	var out []string
+	stderr := false
+	for _, c := range calls {
+		for _, e := range c.Elicitations {
+			reply := e.Action
+			if e.Content != nil {
+				reply += " " + eval.ArgumentsJSON(e.Content)
+			}
+			if !e.Scripted {
+				reply += " (no reply scripted: declined)"
+			}
+			out = append(out, fmt.Sprintf("elicitation: %s asked \"%s\" for %s → %s", c.Name, oneLine(e.Message, 200),
+				oneLine(strings.Join(e.Fields, ", "), 200), oneLine(reply, 300)))
+		}
+		if c.IsError && c.Stderr != "" && !stderr {
+			stderr = true
+			out = append(out, fmt.Sprintf("stderr of %s when %s failed: %s", c.Server, c.Name, oneLine(c.Stderr, 600)))
+		}
+	}
+	return out
 }
 
 func toolList(calls []eval.ToolCall) string {

@@ -152,7 +152,7 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		s.checksCal = labelled.ChecksCalibration(st.Cases, st.Labels, st.Root, cases)
 	}
 
-	specs, opts := st.Servers, mcpconn.Options{CallTimeout: st.ToolTimeout, ReconnectFor: st.CaseTimeout, Tools: st.Tools}
+	specs, opts := st.Servers, mcpconn.Options{CallTimeout: st.ToolTimeout, ReconnectFor: st.CaseTimeout, Tools: st.Tools, Roots: st.Roots}
 	for _, spec := range specs {
 		s.servers = append(s.servers, spec.Display())
 	}
@@ -179,7 +179,14 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		s.Close()
 		return nil, err
 	}
-	s.toolStats = toolstats.New(s.toolServers(), st.MaxTokens, s.limitCounter)
+	s.toolStats = toolstats.New(s.toolServers(s.definitionCounter()), st.MaxTokens, s.limitCounter)
+	if err := s.checkDefinitionTokens(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	for _, n := range s.tools.Notices() {
+		fmt.Fprintln(log, "mcpeval: notice:", s.redactor.String(n))
+	}
 
 	s.limiter = llm.NewLimiter(st.Concurrency)
 	if !st.Reference {
@@ -319,13 +326,17 @@ func (s *Run) keyWith(c eval.Case, a *arm, repeat int, toolsHash string) (string
 	in := cache.KeyInput{
 		Question: c.Input, Expected: c.Expected,
 		Expectations: struct {
-			Kind        eval.Kind       `json:"kind"`
-			Checks      eval.Checks     `json:"checks"`
-			CheckRules  int             `json:"check_rules"`
-			Tools       eval.ToolExpect `json:"tools"`
-			Budget      eval.Budget     `json:"budget"`
-			MaxRecovery int             `json:"max_recovery,omitempty"`
-		}{c.Kind, c.Checks, evalcase.CheckVersion, c.Tools, c.Budget, s.maxRecovery(c)},
+			Kind        eval.Kind          `json:"kind"`
+			Checks      eval.Checks        `json:"checks"`
+			CheckRules  int                `json:"check_rules"`
+			Tools       eval.ToolExpect    `json:"tools"`
+			Budget      eval.Budget        `json:"budget"`
+			MaxRecovery int                `json:"max_recovery,omitempty"`
+			Elicitation []eval.ElicitReply `json:"elicitation,omitempty"`
+			// LinksShownOnly: the model is not offered to read linked
+			// resources (-follow-links=false).
+			LinksShownOnly bool `json:"links_shown_only,omitempty"`
+		}{c.Kind, c.Checks, evalcase.CheckVersion, c.Tools, c.Budget, s.maxRecovery(c), c.Elicitation, !st.FollowLinks},
 		// The key holds no secret: the URL's credentials are left out.
 		Model: a.model, BaseURL: s.redactor.String(st.BaseURL), SystemPrompt: s.systemPrompt(c, a),
 		MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens, ToolsHash: toolsHash, Repeat: repeat,
@@ -546,7 +557,10 @@ func (s *Run) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *agen
 	st := s.Settings
 	a := s.armOf(rec.Variant())
 	cfg := agent.Config{Model: rec.Model, SystemPrompt: cmp.Or(a.systemPrompt, st.SystemPrompt), MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens,
-		LimitCounter: s.limitCounter, Counter: s.counters[rec.Model], Prices: s.prices}
+		LimitCounter: s.limitCounter, Counter: s.counters[rec.Model], Prices: s.prices, FollowLinks: st.FollowLinks}
+	if replies := evalcase.Replies(c.Elicitation); replies != nil {
+		ctx = mcpconn.WithReplier(ctx, replies)
+	}
 	var tr *agent.Transcript
 	var err error
 	switch {

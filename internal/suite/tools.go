@@ -9,25 +9,71 @@ import (
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
+	"github.com/mcpeval/mcpeval/internal/tokens"
 	"github.com/mcpeval/mcpeval/internal/tooldiff"
 	"github.com/mcpeval/mcpeval/internal/toolstats"
 )
 
 // toolServers is each connected server's tool surface, named as the run
-// names it.
-func (s *Run) toolServers() []toolstats.Server {
+// names it, with the size of each tool's definition as the provider
+// receives it, in the tokens of counter's encoding.
+func (s *Run) toolServers(counter *tokens.Counter) []toolstats.Server {
 	ids := s.tools.ServerNames()
 	out := make([]toolstats.Server, len(s.tools.Servers))
 	for i, srv := range s.tools.Servers {
 		name, version := srv.Info()
-		out[i] = toolstats.Server{Server: s.servers[i], ID: ids[i], Name: name, Version: version}
+		out[i] = toolstats.Server{Server: s.servers[i], ID: ids[i], Name: name, Version: version, Protocol: srv.Protocol(),
+			DefinitionTokens: map[string]int{}}
 		for _, t := range s.tools.Entries() {
 			if t.Server == ids[i] {
 				out[i].Tools = append(out[i].Tools, t.Listed)
+				offered := t.Listed
+				offered.Name = t.Offered
+				out[i].DefinitionTokens[t.Name] = tokens.ToolDefinition(counter, offered)
 			}
 		}
 	}
 	return out
+}
+
+// definitionCounter counts the tool definitions in the evaluated model's
+// encoding (the first arm's, with several).
+func (s *Run) definitionCounter() *tokens.Counter {
+	if len(s.arms) > 0 {
+		if c, err := s.counterFor(s.arms[0].model); err == nil {
+			return c
+		}
+	}
+	return s.limitCounter
+}
+
+// checkDefinitionTokens refuses a tool surface whose definitions take more
+// tokens than -max-tool-tokens allows, naming the largest tools.
+func (s *Run) checkDefinitionTokens() error {
+	limit := s.Settings.MaxToolTokens
+	ts := s.toolStats.Summary()
+	if limit <= 0 || ts.DefinitionTokens <= limit {
+		return nil
+	}
+	return fmt.Errorf("the tool definitions take %s tokens (%s) with every request, above -max-tool-tokens %d (EVAL_MAX_TOOL_TOKENS); largest: %s: no case was run. Offer fewer tools with EVAL_TOOLS (or -tools), shorten their descriptions and schemas, or raise the limit",
+		tokens.Grouped(ts.DefinitionTokens), s.definitionCounter().Encoding, limit, largestTools(ts, 3))
+}
+
+// largestTools names the n tools whose definitions are largest, with
+// their sizes: "get_gene (412), search (380), lookup (301)".
+func largestTools(ts eval.ToolSummary, n int) string {
+	var all []eval.ToolStats
+	for _, srv := range ts.Servers {
+		all = append(all, srv.Stats...)
+	}
+	slices.SortStableFunc(all, func(a, b eval.ToolStats) int {
+		return cmp.Or(cmp.Compare(b.DefinitionTokens, a.DefinitionTokens), cmp.Compare(a.Name, b.Name))
+	})
+	parts := make([]string, 0, n)
+	for _, st := range all[:min(n, len(all))] {
+		parts = append(parts, fmt.Sprintf("%s (%s)", tooldiff.Name(st.Name), tokens.Grouped(st.DefinitionTokens)))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // compareSurface compares the run's tool surface with the one the newest
@@ -39,8 +85,7 @@ func (s *Run) compareSurface() {
 	if !ok || prev.Summary.Tools.Hash == s.toolHash {
 		return
 	}
-	cur := s.toolStats.Summary()
-	ch := tooldiff.Compare(prev.Summary.Tools, &cur)
+	ch := tooldiff.Compare(prev.Summary.Tools, s.toolSummary())
 	ch.Since = cmp.Or(prev.Summary.RunID, prev.ID)
 	s.redactor.Value(&ch) // it is printed before the summary is redacted
 	if !s.Settings.Reference {
@@ -114,6 +159,7 @@ func (s *Run) toolSummary() *eval.ToolSummary {
 	if n := s.selectedCount(); n < len(s.Cases) {
 		ts.SelectedCases, ts.LoadedCases = n, len(s.Cases)
 	}
+	ts.Encoding, ts.MaxDefinitionTokens = s.definitionCounter().Encoding, s.Settings.MaxToolTokens
 	return &ts
 }
 
@@ -148,7 +194,7 @@ func formatTools(b *strings.Builder, t *eval.ToolSummary) {
 	if t == nil {
 		return
 	}
-	var failing, over []eval.ToolStats
+	var failing, over, broken, unscripted []eval.ToolStats
 	by, never := "", "never called"
 	if t.SelectedCases > 0 {
 		// Coverage is of the cases that ran: a -run of a few cases leaves
@@ -161,6 +207,8 @@ func formatTools(b *strings.Builder, t *eval.ToolSummary) {
 		if len(srv.NeverCalled) > 0 {
 			fmt.Fprintf(b, "mcpeval: %s: %s\n", never, listNames(mapSlice(srv.NeverCalled, tooldiff.Name)))
 		}
+		formatParameters(b, srv)
+		formatDefinitions(b, t, srv)
 		for _, st := range srv.Stats {
 			if st.Errors > 0 {
 				failing = append(failing, st)
@@ -168,7 +216,16 @@ func formatTools(b *strings.Builder, t *eval.ToolSummary) {
 			if st.OverLimit > 0 {
 				over = append(over, st)
 			}
+			if st.OutputErrors > 0 {
+				broken = append(broken, st)
+			}
+			if st.Unscripted > 0 {
+				unscripted = append(unscripted, st)
+			}
 		}
+	}
+	if len(t.Servers) > 1 && t.Encoding != "" {
+		fmt.Fprintf(b, "mcpeval: tool definitions in all: %s tokens (%s) with every request\n", tokens.Grouped(t.DefinitionTokens), t.Encoding)
 	}
 	if len(failing) > 0 {
 		slices.SortStableFunc(failing, func(a, b eval.ToolStats) int { return cmp.Compare(b.ErrorRate, a.ErrorRate) })
@@ -177,6 +234,20 @@ func formatTools(b *strings.Builder, t *eval.ToolSummary) {
 			parts[i] = fmt.Sprintf("%s %d of %d calls (%.1f%%)", tooldiff.Name(st.Name), st.Errors, st.Calls, 100*st.ErrorRate)
 		}
 		fmt.Fprintf(b, "mcpeval: tool calls that failed: %s\n", listNames(parts))
+	}
+	if len(broken) > 0 {
+		parts := make([]string, len(broken))
+		for i, st := range broken {
+			parts[i] = fmt.Sprintf("%s %d of %d results (%s)", tooldiff.Name(st.Name), st.OutputErrors, st.Calls-st.NotRun, strings.Join(st.OutputProblems, "; "))
+		}
+		fmt.Fprintf(b, "mcpeval: results that break their tool's output schema: %s\n", listNames(parts))
+	}
+	if len(unscripted) > 0 {
+		parts := make([]string, len(unscripted))
+		for i, st := range unscripted {
+			parts[i] = fmt.Sprintf("%s %d", tooldiff.Name(st.Name), st.Unscripted)
+		}
+		fmt.Fprintf(b, "mcpeval: elicitations no case scripted a reply to (declined): %s\n", listNames(parts))
 	}
 	if len(over) > 0 {
 		parts := make([]string, len(over))
@@ -195,6 +266,39 @@ func formatTools(b *strings.Builder, t *eval.ToolSummary) {
 	if ch := t.Changes; ch != nil {
 		fmt.Fprintf(b, "mcpeval: the tool surface changed since run %s (%s; shown at the start)\n", ch.Since, tooldiff.Count(ch))
 	}
+}
+
+// formatParameters writes a server's parameter coverage and the
+// parameters of its called tools that no call passed.
+func formatParameters(b *strings.Builder, srv eval.ServerTools) {
+	if srv.Parameters == 0 {
+		return
+	}
+	fmt.Fprintf(b, "mcpeval: parameters: %d of %d passed (%.1f%%) on %s\n", srv.ParametersPassed, srv.Parameters, srv.ParameterCoverage, srv.Server)
+	var never []string
+	for _, st := range srv.Stats {
+		if st.Calls == 0 {
+			continue
+		}
+		for _, p := range st.Parameters {
+			if p.Calls == 0 {
+				never = append(never, tooldiff.Name(st.Name)+"."+tooldiff.Name(p.Name))
+			}
+		}
+	}
+	if len(never) > 0 {
+		fmt.Fprintf(b, "mcpeval: parameters of called tools never passed: %s\n", listNames(never))
+	}
+}
+
+// formatDefinitions writes the size of a server's tool definitions, the
+// context tax of every request, with its three largest tools.
+func formatDefinitions(b *strings.Builder, t *eval.ToolSummary, srv eval.ServerTools) {
+	if t.Encoding == "" { // a run before the suite counted them
+		return
+	}
+	fmt.Fprintf(b, "mcpeval: tool definitions: %s tokens (%s) with every request on %s; largest: %s\n",
+		tokens.Grouped(srv.DefinitionTokens), t.Encoding, srv.Server, largestTools(eval.ToolSummary{Servers: []eval.ServerTools{srv}}, 3))
 }
 
 // coverage reads "27 of 33 exercised (81.8%)".

@@ -18,6 +18,7 @@ import (
 	"github.com/rogpeppe/go-internal/diff"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/tokens"
 )
 
 // Compare returns how the surface cur differs from old. Tools are matched
@@ -56,7 +57,48 @@ func Compare(old, cur *eval.ToolSummary) eval.ToolChanges {
 		}
 	}
 	ch.Servers = compareServers(old, cur)
+	ch.Tokens = compareTokens(old, cur)
 	return ch
+}
+
+// compareTokens compares the size of the tool definitions of two runs
+// that counted it in the same encoding.
+func compareTokens(old, cur *eval.ToolSummary) *eval.TokenChange {
+	if old == nil || cur == nil || old.DefinitionTokens == 0 || cur.DefinitionTokens == 0 || old.Encoding != cur.Encoding {
+		return nil
+	}
+	tc := &eval.TokenChange{Encoding: cur.Encoding, Before: old.DefinitionTokens, Now: cur.DefinitionTokens}
+	before := map[string]int{}
+	for _, srv := range old.Servers {
+		for _, st := range srv.Stats {
+			before[st.Name] = st.DefinitionTokens
+		}
+	}
+	for _, srv := range cur.Servers {
+		for _, st := range srv.Stats {
+			if st.DefinitionTokens > before[st.Name] {
+				tc.Grew = append(tc.Grew, eval.ToolTokens{Tool: st.Name, Before: before[st.Name], Now: st.DefinitionTokens})
+			}
+		}
+	}
+	slices.SortStableFunc(tc.Grew, func(a, b eval.ToolTokens) int {
+		return cmp.Or(cmp.Compare(b.Now-b.Before, a.Now-a.Before), cmp.Compare(a.Tool, b.Tool))
+	})
+	return tc
+}
+
+// Tokens says how the size of the tool definitions changed: "tool
+// definitions grew 1,200 → 1,450 tokens (+250, +20.8%, cl100k_base)".
+func Tokens(t *eval.TokenChange) string {
+	verb := "shrank"
+	if t.Growth() {
+		verb = "grew"
+	}
+	pct := ""
+	if t.Before > 0 {
+		pct = fmt.Sprintf(", %+.1f%%", 100*float64(t.Now-t.Before)/float64(t.Before))
+	}
+	return fmt.Sprintf("tool definitions %s %s → %s tokens (%+d%s, %s)", verb, tokens.Grouped(t.Before), tokens.Grouped(t.Now), t.Now-t.Before, pct, t.Encoding)
 }
 
 // offered is a tool and the name of the server offering it.
@@ -139,6 +181,11 @@ func canonical(schema json.RawMessage) []byte {
 // summary.json keeps the whole diff.
 const maxDiffLines = 60
 
+// maxGrew bounds the grown tools Lines lists.
+const maxGrew = 10
+
+func abs(n int) int { return max(n, -n) }
+
 // maxDescription bounds the characters of a description that Lines shows.
 const maxDescription = 400
 
@@ -160,6 +207,13 @@ func Count(ch *eval.ToolChanges) string {
 	} else if n > 1 {
 		counts = append(counts, fmt.Sprintf("%d servers changed", n))
 	}
+	if ch.Tokens.Changed() {
+		verb := "shrank"
+		if ch.Tokens.Growth() {
+			verb = "grew"
+		}
+		counts = append(counts, fmt.Sprintf("definitions %s by %d tokens", verb, abs(ch.Tokens.Now-ch.Tokens.Before)))
+	}
 	if len(counts) == 0 {
 		return "no tool changed in meaning (only how a schema is written)"
 	}
@@ -175,6 +229,20 @@ func Lines(ch *eval.ToolChanges) []string {
 		return nil
 	}
 	var out []string
+	if ch.Tokens.Changed() {
+		line := "  " + Tokens(ch.Tokens)
+		if ch.Tokens.Growth() {
+			line += ": the context tax of every request went up"
+		}
+		out = append(out, line)
+		for i, t := range ch.Tokens.Grew {
+			if i == maxGrew {
+				out = append(out, fmt.Sprintf("    … %d more tools grew (summary.json lists them)", len(ch.Tokens.Grew)-i))
+				break
+			}
+			out = append(out, fmt.Sprintf("    %s: %s → %s tokens", Name(t.Tool), tokens.Grouped(t.Before), tokens.Grouped(t.Now)))
+		}
+	}
 	for _, s := range ch.Servers {
 		switch {
 		case s.Added:

@@ -209,3 +209,42 @@ func TestExplain(t *testing.T) {
 	}
 	assert.Nil(t, Explain(nil, []string{"lookup"}))
 }
+
+// withTokens gives a surface's tools their definition sizes, in order, and
+// the total.
+func withTokens(s *eval.ToolSummary, encoding string, sizes ...int) *eval.ToolSummary {
+	s.Encoding = encoding
+	for i := range s.Servers {
+		srv := &s.Servers[i]
+		srv.Stats = make([]eval.ToolStats, len(srv.Surface))
+		for j, t := range srv.Surface {
+			srv.Stats[j] = eval.ToolStats{Name: t.Name, DefinitionTokens: sizes[j]}
+			s.DefinitionTokens += sizes[j]
+		}
+	}
+	return s
+}
+
+// Growth of the definitions is flagged, tool by tool, largest first;
+// runs counted in other encodings are not compared.
+func TestTokenGrowth(t *testing.T) {
+	old := withTokens(summary(server("genes", "1.0", tool("lookup", "L.", lookupV1), tool("list", "L.", `{}`))), "cl100k_base", 100, 40)
+	cur := withTokens(summary(server("genes", "1.0", tool("lookup", "L.", lookupV2), tool("list", "L.", `{}`), tool("fresh", "F.", `{}`))), "cl100k_base", 160, 40, 30)
+	ch := Compare(old, cur)
+	require.NotNil(t, ch.Tokens)
+	assert.Equal(t, eval.TokenChange{Encoding: "cl100k_base", Before: 140, Now: 230,
+		Grew: []eval.ToolTokens{{Tool: "lookup", Before: 100, Now: 160}, {Tool: "fresh", Now: 30}}}, *ch.Tokens)
+	assert.Equal(t, "1 added, 1 changed, definitions grew by 90 tokens", Count(&ch))
+	lines := Lines(&ch)
+	assert.Equal(t, "  tool definitions grew 140 → 230 tokens (+90, +64.3%, cl100k_base): the context tax of every request went up", lines[0])
+	assert.Equal(t, "    lookup: 100 → 160 tokens", lines[1])
+	assert.Equal(t, "    fresh: 0 → 30 tokens", lines[2])
+
+	shrunk := Compare(cur, old)
+	assert.False(t, shrunk.Tokens.Growth())
+	assert.Equal(t, "  tool definitions shrank 230 → 140 tokens (-90, -39.1%, cl100k_base)", Lines(&shrunk)[0])
+
+	other := withTokens(summary(server("genes", "1.0", tool("lookup", "L.", lookupV1), tool("list", "L.", `{}`))), "o200k_base", 90, 35)
+	assert.Nil(t, Compare(old, other).Tokens, "counts in other encodings do not compare")
+	assert.Nil(t, Compare(summary(server("genes", "1.0", tool("lookup", "L.", lookupV1))), cur).Tokens, "a run that did not count")
+}

@@ -1,72 +1,29 @@
 package toolstats
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/mcpeval/mcpeval/internal/schemacheck"
 )
 
-// argsSchema checks a tool's arguments against its input schema, compiled
-// on first use. A schema that does not compile checks only that the
-// arguments are a JSON object, and says why in problem.
-type argsSchema struct {
-	raw     []byte
-	once    sync.Once
-	schema  *jsonschema.Schema
-	problem string
-}
+// argsSchema checks a tool's arguments against its input schema. A
+// schema that does not compile checks only that the arguments are a JSON
+// object, and says why in its problem.
+type argsSchema struct{ *schemacheck.Schema }
 
-func newArgsSchema(raw []byte) *argsSchema { return &argsSchema{raw: raw} }
+func newArgsSchema(raw []byte) argsSchema { return argsSchema{schemacheck.New(raw, "input schema")} }
 
 // check returns why the arguments (raw JSON, as the model sent them) are
 // not valid: not a JSON object, or not matching the schema. An empty text
 // is the empty object, as the agent sends it.
-func (s *argsSchema) check(args string) error {
+func (s argsSchema) check(args string) error {
 	v, err := decodeArgs(args)
 	if err != nil {
 		return err
 	}
-	s.once.Do(s.compile)
-	if s.schema == nil {
-		return nil
-	}
-	return s.schema.Validate(v)
-}
-
-// compile compiles the schema with nothing to load: a reference to
-// anything outside the schema (a file, a URL) makes it a problem, never a
-// read. Schemas without $schema are read as draft 2020-12, as MCP says.
-func (s *argsSchema) compile() {
-	text := bytes.TrimSpace(s.raw)
-	if len(text) == 0 || string(text) == "null" || string(text) == "{}" {
-		return
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(text))
-	if err != nil {
-		s.problem = fmt.Sprintf("the input schema is not JSON: %v", err)
-		return
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(noLoader{})
-	const url = "https://mcpeval.invalid/input-schema.json" // never loaded: it is added here
-	if err = c.AddResource(url, doc); err == nil {
-		s.schema, err = c.Compile(url)
-	}
-	if err != nil {
-		s.problem = "the input schema does not compile: " + oneLine(err.Error())
-	}
-}
-
-// noLoader refuses to load any schema a tool's schema refers to.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("%s is outside the tool's schema and is not loaded", url)
+	return s.Validate(v)
 }
 
 // errNotObject is the argument error of arguments that are JSON but not an
@@ -80,7 +37,7 @@ func decodeArgs(args string) (any, error) {
 	if args == "" {
 		return map[string]any{}, nil
 	}
-	v, err := jsonschema.UnmarshalJSON(strings.NewReader(args))
+	v, err := schemacheck.Decode(strings.NewReader(args))
 	if err != nil {
 		return nil, fmt.Errorf("the arguments are not JSON: %w", err)
 	}
@@ -89,5 +46,3 @@ func decodeArgs(args string) (any, error) {
 	}
 	return v, nil
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

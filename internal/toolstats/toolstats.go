@@ -23,10 +23,12 @@ import (
 
 // Server is one server's tool surface: how the run names the server, its
 // short name (which tool calls carry, see eval.ToolCall.Server), its
-// serverInfo and the tools offered of it.
+// serverInfo, the protocol revision it was reached on, and the tools
+// offered of it with the size of each definition in tokens, by name.
 type Server struct {
-	Server, ID, Name, Version string
-	Tools                     []eval.Tool
+	Server, ID, Name, Version, Protocol string
+	Tools                               []eval.Tool
+	DefinitionTokens                    map[string]int
 }
 
 // Collector gathers the statistics of a run's tool calls. Its methods are
@@ -43,23 +45,29 @@ type Collector struct {
 
 	mu      sync.Mutex
 	unknown map[string]*tally // calls to names no server offers
+	reads   map[string]int    // calls of eval.ReadResourceTool, by server
 }
 
 // toolKey names a tool of a server.
 type toolKey struct{ server, name string }
 
-// tool is an offered tool: its schema, compiled on first use, and its calls.
+// tool is an offered tool: its schema, compiled on first use, its
+// parameters, and its calls.
 type tool struct {
-	schema *argsSchema
+	schema argsSchema
+	params []eval.ParameterUse
 	tally
 }
 
 // tally is what the calls to one tool name added up to.
 type tally struct {
 	calls, errors, errorResults, refused, argErrors, notRun, overLimit, passCalls int
+	outputErrors, elicitations, unscripted                                        int
+	outputProblems                                                                []string
 	cases                                                                         map[string]bool
 	latencies                                                                     []float64
 	resultTokens                                                                  []int
+	passed                                                                        map[string]int // calls that passed each argument, by name
 }
 
 // New returns a collector for the tools of servers. tokenLimit is the
@@ -68,14 +76,14 @@ type tally struct {
 // records of older versions; nil leaves them uncounted.
 func New(servers []Server, tokenLimit int, counter *tokens.Counter) *Collector {
 	c := &Collector{servers: servers, byKey: map[toolKey]*tool{}, byName: map[string]*tool{}, tokenLimit: tokenLimit,
-		counter: counter, unknown: map[string]*tally{}}
+		counter: counter, unknown: map[string]*tally{}, reads: map[string]int{}}
 	for _, s := range servers {
 		for _, t := range s.Tools {
 			k := toolKey{s.ID, t.Name}
 			if _, dup := c.byKey[k]; dup {
 				continue
 			}
-			c.byKey[k] = &tool{schema: newArgsSchema(t.Parameters)}
+			c.byKey[k] = &tool{schema: newArgsSchema(t.Parameters), params: parameters(t.Parameters)}
 			if _, dup := c.byName[t.Name]; !dup {
 				c.byName[t.Name] = c.byKey[k]
 			}
@@ -100,6 +108,9 @@ type call struct {
 	argError, errorResult, refused, notRun, unknown bool
 	latencyMS                                       float64
 	tokens                                          int
+	outputProblem                                   string
+	elicitations, unscripted                        int
+	args                                            []string // the arguments passed, by name
 }
 
 // Add counts the tool calls of one finished record.
@@ -117,6 +128,13 @@ func (c *Collector) Add(r eval.Record) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, tc := range r.ToolCalls {
+		if c.suiteRead(tc) {
+			// The suite's own tool, not a server's: counted per server.
+			if tc.Server != "" && !tc.NotRun {
+				c.reads[tc.Server]++
+			}
+			continue
+		}
 		var t *tally
 		if known := c.lookup(tc); known != nil {
 			t = &known.tally
@@ -143,6 +161,14 @@ func (c *Collector) measure(tc eval.ToolCall) call {
 	if tc.NotRun {
 		return cl // no server time, and the result is the harness's message
 	}
+	cl.outputProblem = tc.OutputError
+	cl.elicitations = len(tc.Elicitations)
+	for _, e := range tc.Elicitations {
+		if !e.Scripted {
+			cl.unscripted++
+		}
+	}
+	cl.args = argNames(tc.Arguments)
 	cl.latencyMS = tc.DurationMS
 	cl.tokens = tc.ResultTokens
 	if cl.tokens == 0 && tc.Result != "" && c.counter != nil {
@@ -169,12 +195,26 @@ func (t *tally) add(caseName string, cl call, passed bool, tokenLimit int) {
 	if cl.refused {
 		t.refused++
 	}
-	if cl.argError || cl.errorResult || cl.refused || cl.unknown {
+	if cl.outputProblem != "" {
+		t.outputErrors++
+		if len(t.outputProblems) < maxProblems && !slices.Contains(t.outputProblems, cl.outputProblem) {
+			t.outputProblems = append(t.outputProblems, cl.outputProblem)
+		}
+	}
+	if cl.argError || cl.errorResult || cl.refused || cl.unknown || cl.outputProblem != "" {
 		t.errors++
 	}
 	if cl.notRun {
 		t.notRun++
 		return
+	}
+	t.elicitations += cl.elicitations
+	t.unscripted += cl.unscripted
+	for _, name := range cl.args {
+		if t.passed == nil {
+			t.passed = map[string]int{}
+		}
+		t.passed[name]++
 	}
 	t.latencies = append(t.latencies, cl.latencyMS)
 	t.resultTokens = append(t.resultTokens, cl.tokens)
@@ -193,11 +233,21 @@ func (c *Collector) Summary() eval.ToolSummary {
 	for i, s := range c.servers {
 		st := eval.ServerTools{Server: s.Server, Name: s.Name, Version: s.Version, NeverCalled: []string{},
 			Surface: slices.SortedFunc(slices.Values(s.Tools), func(a, b eval.Tool) int { return cmp.Compare(a.Name, b.Name) })}
+		st.Protocol, st.ResourceReads = s.Protocol, c.reads[s.ID]
 		st.Stats = make([]eval.ToolStats, len(st.Surface))
 		for j, t := range st.Surface {
 			known := c.byKey[toolKey{s.ID, t.Name}]
 			st.Stats[j] = known.stats(t.Name)
-			st.Stats[j].SchemaProblem = known.schema.problem
+			st.Stats[j].SchemaProblem = known.schema.Problem()
+			st.Stats[j].DefinitionTokens = s.DefinitionTokens[t.Name]
+			st.Stats[j].Parameters = known.parameterUse()
+			st.DefinitionTokens += st.Stats[j].DefinitionTokens
+			for _, p := range st.Stats[j].Parameters {
+				st.Parameters++
+				if p.Calls > 0 {
+					st.ParametersPassed++
+				}
+			}
 			if st.Stats[j].Calls > 0 {
 				st.Exercised++
 			} else {
@@ -208,6 +258,10 @@ func (c *Collector) Summary() eval.ToolSummary {
 		if st.Tools > 0 {
 			st.Coverage = 100 * float64(st.Exercised) / float64(st.Tools)
 		}
+		if st.Parameters > 0 {
+			st.ParameterCoverage = 100 * float64(st.ParametersPassed) / float64(st.Parameters)
+		}
+		sum.DefinitionTokens += st.DefinitionTokens
 		sum.Servers[i] = st
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.unknown)) {
@@ -221,7 +275,8 @@ func (t *tally) stats(name string) eval.ToolStats {
 	s := eval.ToolStats{
 		Name: name, Calls: t.calls, Cases: len(t.cases), Errors: t.errors,
 		ErrorResults: t.errorResults, Refused: t.refused, ArgumentErrors: t.argErrors, NotRun: t.notRun,
-		OverLimit: t.overLimit,
+		OverLimit: t.overLimit, OutputErrors: t.outputErrors, OutputProblems: slices.Clone(t.outputProblems),
+		Elicitations: t.elicitations, Unscripted: t.unscripted,
 	}
 	if t.calls == 0 {
 		return s

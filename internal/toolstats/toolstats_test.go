@@ -74,9 +74,9 @@ func TestArgumentCheck(t *testing.T) {
 				assert.Contains(t, err.Error(), tc.wantErr)
 			}
 			if tc.wantProblem == "" {
-				assert.Empty(t, s.problem)
+				assert.Empty(t, s.Problem())
 			} else {
-				assert.Contains(t, s.problem, tc.wantProblem)
+				assert.Contains(t, s.Problem(), tc.wantProblem)
 			}
 		})
 	}
@@ -139,7 +139,8 @@ func TestCollector(t *testing.T) {
 			},
 			want: map[string]eval.ToolStats{
 				"lookup": {Name: "lookup", Calls: 4, Cases: 1, Errors: 3, ErrorRate: 0.75, ErrorResults: 1, ArgumentErrors: 3, NotRun: 1,
-					LatencyP50MS: 20, LatencyP95MS: 30, ResultTokensP50: 50, ResultTokensMax: 100, PassShare: 1},
+					LatencyP50MS: 20, LatencyP95MS: 30, ResultTokensP50: 50, ResultTokensMax: 100, PassShare: 1,
+					Parameters: []eval.ParameterUse{{Name: "id", Required: true, Calls: 2}, {Name: "limit"}}},
 				"fail": {Name: "fail", Calls: 2, Cases: 1, Errors: 2, ErrorRate: 1, ErrorResults: 1, Refused: 1,
 					LatencyP50MS: 5, LatencyP95MS: 7, ResultTokensP50: 4, ResultTokensMax: 6},
 			},
@@ -184,6 +185,10 @@ func TestCollector(t *testing.T) {
 						got[st.Name] = st
 						assert.NotContains(t, s.NeverCalled, st.Name)
 					} else {
+						for _, p := range st.Parameters {
+							assert.Zero(t, p.Calls, "a parameter of a tool never called was never passed")
+						}
+						st.Parameters = nil
 						assert.Equal(t, eval.ToolStats{Name: st.Name}, st, "a tool never called has no statistics")
 						assert.Contains(t, s.NeverCalled, st.Name)
 					}
@@ -259,4 +264,56 @@ func TestConcurrentAdds(t *testing.T) {
 	assert.Equal(t, 50, st.ArgumentErrors)
 	assert.InDelta(t, 0.5, st.ErrorRate, 1e-9)
 	assert.Equal(t, 24.0, st.LatencyP50MS)
+}
+
+// The new figures: output schema violations (errors, with their problems),
+// elicitations met and unscripted, parameters passed, definition tokens,
+// and the suite's reads of linked resources, counted per server and not
+// as a tool.
+func TestOutputsElicitationsParametersAndReads(t *testing.T) {
+	servers := surface()
+	servers[0].DefinitionTokens = map[string]int{"lookup": 120, "fail": 30, "quiet": 25}
+	servers[0].Protocol = "2025-11-25"
+	c := New(servers, 0, nil)
+	c.Add(rec("A", eval.Pass,
+		eval.ToolCall{Name: "lookup", Arguments: `{"id":"a","limit":2}`, Result: "r",
+			OutputError: "structuredContent does not match the output schema: at /n: got string, want number"},
+		eval.ToolCall{Name: "lookup", Arguments: `{"id":"b","extra":1}`, Result: "r",
+			Elicitations: []eval.Elicitation{{Action: eval.ElicitAccept, Scripted: true}, {Action: eval.ElicitDecline}}},
+		eval.ToolCall{Name: "lookup", Arguments: `{"id":"c"}`, Result: "r",
+			OutputError: "structuredContent does not match the output schema: at /n: got string, want number"},
+		eval.ToolCall{Name: eval.ReadResourceTool, Server: "genes", Arguments: `{"uri":"x://1"}`, Resource: "x://1", Result: "text"},
+		eval.ToolCall{Name: eval.ReadResourceTool, Arguments: `{"uri":"x://2"}`, Result: "no link", IsError: true, NotRun: true},
+	))
+	sum := c.Summary()
+	genes := sum.Servers[0]
+	lookup := genes.Stats[1]
+	assert.Equal(t, 2, lookup.OutputErrors)
+	assert.Equal(t, []string{"structuredContent does not match the output schema: at /n: got string, want number"}, lookup.OutputProblems)
+	assert.Equal(t, 2, lookup.Errors, "an output that breaks the schema is an error of the tool")
+	assert.Equal(t, 2, lookup.Elicitations)
+	assert.Equal(t, 1, lookup.Unscripted)
+	assert.Equal(t, []eval.ParameterUse{{Name: "id", Required: true, Calls: 3}, {Name: "limit", Calls: 1}}, lookup.Parameters,
+		"arguments the schema does not name are not parameters")
+	assert.Equal(t, 120, lookup.DefinitionTokens)
+	assert.Equal(t, 175, genes.DefinitionTokens)
+	assert.Equal(t, 175, sum.DefinitionTokens)
+	assert.Equal(t, 2, genes.Parameters)
+	assert.Equal(t, 2, genes.ParametersPassed)
+	assert.InDelta(t, 100, genes.ParameterCoverage, 1e-9)
+	assert.Equal(t, "2025-11-25", genes.Protocol)
+	assert.Empty(t, sum.Unknown, "the suite's reads are no unknown tool")
+}
+
+func TestResourceReadsCountPerServer(t *testing.T) {
+	servers := []Server{{Server: "everything", ID: "mcp-servers/everything", Tools: []eval.Tool{{Name: "get-resource-links", Parameters: json.RawMessage(`{}`)}}}}
+	c := New(servers, 0, nil)
+	c.Add(rec("A", eval.Pass,
+		eval.ToolCall{Name: "get-resource-links", Server: "mcp-servers/everything", Arguments: `{}`, Result: "links"},
+		eval.ToolCall{Name: eval.ReadResourceTool, Server: "mcp-servers/everything", Arguments: `{"uri":"x://1"}`, Resource: "x://1", Result: "text"},
+	))
+	srv := c.Summary().Servers[0]
+	assert.Equal(t, 1, srv.ResourceReads)
+	assert.Equal(t, 1, srv.Stats[0].Calls)
+	assert.Zero(t, srv.Parameters, "a schema without properties has no parameters")
 }

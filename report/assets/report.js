@@ -730,6 +730,9 @@
     { key: 'name', label: 'Tool', sort: (r) => r.name.toLowerCase(), cell: (r) => toolCell(r) },
     { key: 'calls', label: 'Calls', num: true, sort: (r) => r.calls, cell: (r) => fmtInt(r.calls) },
     { key: 'cases', label: 'Cases', num: true, sort: (r) => r.cases, cell: (r) => fmtInt(r.cases) },
+    { key: 'params', label: 'Params', num: true, sort: (r) => paramShare(r), cell: (r) => paramCell(r) },
+    { key: 'definition_tokens', label: 'Def. tokens', num: true, sort: (r) => r.definition_tokens || 0, cell: (r) => (r.unknown ? '—' : fmtInt(r.definition_tokens || 0)) },
+
     {
       key: 'error_rate', label: 'Error rate', num: true, sort: (r) => (r.calls ? r.error_rate : -1),
       cell: (r) => {
@@ -743,6 +746,14 @@
     { key: 'error_results', label: 'Error results', num: true, sort: (r) => r.error_results, cell: (r) => fmtInt(r.error_results) },
     { key: 'refused', label: 'Refused', num: true, sort: (r) => r.refused, cell: (r) => fmtInt(r.refused) },
     { key: 'argument_errors', label: 'Bad arguments', num: true, sort: (r) => r.argument_errors, cell: (r) => fmtInt(r.argument_errors) },
+    {
+      key: 'output_errors', label: 'Bad output', num: true, sort: (r) => r.output_errors || 0,
+      cell: (r) => {
+        const e = el('span', r.output_errors ? 'tool-err' : '', fmtInt(r.output_errors || 0));
+        if (r.output_errors) e.title = (r.output_problems || []).join('\n');
+        return e;
+      },
+    },
     { key: 'latency_p50_ms', label: 'p50 ms', num: true, sort: (r) => r.latency_p50_ms, cell: (r) => (r.calls ? fmtMs(r.latency_p50_ms) : '—') },
     { key: 'latency_p95_ms', label: 'p95 ms', num: true, sort: (r) => r.latency_p95_ms, cell: (r) => (r.calls ? fmtMs(r.latency_p95_ms) : '—') },
     { key: 'result_tokens_p50', label: 'Tokens p50', num: true, sort: (r) => r.result_tokens_p50, cell: (r) => (r.calls ? fmtInt(r.result_tokens_p50) : '—') },
@@ -750,6 +761,28 @@
     { key: 'over_limit', label: 'Over limit', num: true, sort: (r) => r.over_limit, cell: (r) => fmtInt(r.over_limit) },
     { key: 'pass_share', label: 'Case passed', num: true, sort: (r) => (r.calls ? r.pass_share : -1), cell: (r) => (r.calls ? fmtRate(100 * r.pass_share) : '—') },
   ];
+  // paramShare is the share of a tool's parameters some call passed; -1
+  // for a tool without parameters.
+  function paramShare(r) {
+    const ps = r.parameters || [];
+    return ps.length ? ps.filter((p) => p.calls > 0).length / ps.length : -1;
+  }
+  // paramCell reads "2 of 3" with a bar; the title names the parameters
+  // never passed.
+  function paramCell(r) {
+    const ps = r.parameters || [];
+    if (!ps.length) return el('span', 'empty', '—');
+    const passed = ps.filter((p) => p.calls > 0);
+    const cell = el('span', 'param-cov', passed.length + ' of ' + ps.length);
+    const bar = el('span', 'param-bar');
+    const fill = el('span', 'param-fill');
+    fill.style.width = Math.round((100 * passed.length) / ps.length) + '%';
+    bar.appendChild(fill);
+    cell.appendChild(bar);
+    const never = ps.filter((p) => !p.calls).map((p) => p.name);
+    cell.title = never.length ? 'Never passed: ' + never.join(', ') : 'Every parameter was passed';
+    return cell;
+  }
   const fmtMs = (ms) => (Number(ms || 0) >= 100 ? fmtInt(Math.round(ms)) : Number(ms || 0).toFixed(1));
   // The tool's name and server, and its description and input schema to
   // open.
@@ -762,8 +795,25 @@
       d.appendChild(el('div', 'tool-desc', r.tool.description || '(no description)'));
       d.appendChild(el('pre', 'code', JSON.stringify(r.tool.parameters, null, 2)));
       if (r.schema_problem) d.appendChild(el('div', 'tool-problem', r.schema_problem));
+      if (r.tool.output_schema) {
+        d.appendChild(el('div', 'tool-desc', 'Output schema:'));
+        d.appendChild(el('pre', 'code', JSON.stringify(r.tool.output_schema, null, 2)));
+      }
       kids.push(d);
     }
+    if (r.calls && (r.parameters || []).length) {
+      // Each parameter, marked passed or never passed; its title says by
+      // how many calls, and whether it is required.
+      const box = el('div', 'params', 'Parameters: ');
+      r.parameters.forEach((p, i) => {
+        const c = el('code', p.calls ? 'passed' : 'never', p.name + (p.required ? '*' : ''));
+        c.title = (p.required ? 'required; ' : '') + (p.calls ? 'passed by ' + fmtInt(p.calls) + (p.calls === 1 ? ' call' : ' calls') : 'never passed');
+        box.append(i ? ' ' : '', c);
+      });
+      kids.push(box);
+    }
+    for (const prob of r.output_problems || []) kids.push(el('div', 'tool-problem output-problem', prob));
+    if (r.elicitations) kids.push(el('div', 'tool-server', fmtInt(r.elicitations) + ' elicitations' + (r.unscripted ? ', ' + fmtInt(r.unscripted) + ' not scripted (declined)' : '')));
     return kids;
   }
   function toolsPanel() {
@@ -785,6 +835,21 @@
       line.dataset.server = s.server;
       if (t.min_coverage) line.appendChild(el('span', s.coverage < t.min_coverage ? 'tag gate-fail' : 'tag gate-ok', 'minimum ' + t.min_coverage + '%'));
       panel.appendChild(line);
+      // Beside tool coverage: parameter coverage, the context tax of the
+      // server's definitions, and the protocol revision it spoke.
+      const facts = el('div', 'surface-facts');
+      facts.dataset.server = s.server;
+      if (s.parameters) {
+        const pc = el('span', 'param-line', 'Parameters: ', el('strong', '', s.parameters_passed + ' of ' + s.parameters + ' passed (' + Number(s.parameter_coverage || 0).toFixed(1) + '%)'));
+        pc.id = 'param-coverage';
+        facts.append(pc, ' · ');
+      }
+      if (t.encoding) {
+        facts.appendChild(el('span', 'def-line', 'Definitions: ', el('strong', '', fmtInt(s.definition_tokens || 0) + ' tokens'), ' (' + t.encoding + ') with every request'));
+        if (t.max_definition_tokens) facts.appendChild(el('span', t.definition_tokens > t.max_definition_tokens ? 'tag gate-fail' : 'tag gate-ok', 'at most ' + fmtInt(t.max_definition_tokens)));
+      }
+      if (s.protocol) facts.appendChild(el('span', 'tag protocol', 'MCP ' + s.protocol));
+      if (facts.childNodes.length) panel.appendChild(facts);
       if (s.never_called && s.never_called.length) {
         const never = el('div', 'never-called', 'Never called: ', s.never_called.map((n, i) => [i ? ', ' : '', el('code', '', n)]));
         panel.appendChild(never);
@@ -844,6 +909,16 @@
     const box = el('div', 'tool-changes', el('h3', '', 'Changed since run ' + ch.since));
     box.id = 'tool-changes';
     const ul = el('ul', '');
+    const tk = ch.tokens;
+    if (tk && tk.before !== tk.now) {
+      const grew = tk.now > tk.before;
+      const li = el('li', grew ? 'grew' : '', 'Tool definitions ' + (grew ? 'grew' : 'shrank') + ': ' + fmtInt(tk.before) + ' → ' + fmtInt(tk.now) +
+        ' tokens (' + (grew ? '+' : '') + fmtInt(tk.now - tk.before) + ', ' + tk.encoding + ')');
+      li.id = 'token-change';
+      if (grew) li.appendChild(el('span', 'tag gate-fail', 'the context tax of every request went up'));
+      for (const g of tk.grew || []) li.appendChild(el('div', '', el('code', '', g.tool), ': ' + fmtInt(g.before) + ' → ' + fmtInt(g.now) + ' tokens'));
+      ul.appendChild(li);
+    }
     for (const s of ch.servers || []) {
       ul.appendChild(el('li', '', 'Server ', el('code', '', s.name), s.added ? ' added' : s.removed ? ' removed' : ': version ' + (s.old_version || '?') + ' → ' + (s.new_version || '?')));
     }
@@ -1287,6 +1362,32 @@
       box.appendChild(el('span', 'lbl', t.not_run ? 'Not run' : t.is_error ? 'Error' : 'Result'));
       box.appendChild(longText('code', pretty(resultText) || '(empty)', true));
     }
+    for (const e of t.elicitations || []) box.appendChild(elicitation(e));
+    if (t.output_error) box.appendChild(el('div', 'call-note bad', 'Output schema: ' + t.output_error));
+    if (t.task) box.appendChild(el('div', 'call-note', 'Ran as task ' + t.task.id + ': ' + t.task.status + ' after ' + fmtInt(t.task.polls) + ' polls'));
+    if (t.resource) box.appendChild(el('div', 'call-note', 'Read the linked resource ', el('code', '', t.resource)));
+    for (const l of t.links || []) box.appendChild(el('div', 'call-note', 'Linked: ', el('code', '', l.uri), (l.name ? ' ' + l.name : '') + (l.mime_type ? ' (' + l.mime_type + ')' : '')));
+    if (t.stderr) {
+      box.appendChild(el('span', 'lbl', 'Server stderr'));
+      box.appendChild(longText('code', t.stderr, true));
+    }
+    return box;
+  }
+
+  // One round trip of a server's request for the user's input: what it
+  // asked, and the reply the case scripted (or the decline of one no case
+  // scripted).
+  function elicitation(e) {
+    const box = el('div', 'elicit' + (e.scripted ? '' : ' unscripted'));
+    const ask = [el('span', 'lbl', 'Server asked'), el('div', 'elicit-msg', e.message || '(no message)')];
+    if (e.mode === 'url') ask.push(el('div', 'elicit-fields', 'Open ', el('code', '', e.url || '')));
+    if ((e.fields || []).length) ask.push(el('div', 'elicit-fields', 'Fields: ', e.fields.map((f, i) => [i ? ', ' : '', el('code', '', f)])));
+    box.append(...ask);
+    const reply = el('div', 'elicit-reply', el('strong', '', e.action));
+    if (e.content) reply.append(' ', el('code', '', JSON.stringify(e.content)));
+    if (!e.scripted) reply.append(el('span', 'tag', 'not scripted: declined'));
+    if (e.note) reply.append(el('div', 'elicit-fields', e.note));
+    box.append(el('span', 'lbl', 'Reply'), reply);
     return box;
   }
 

@@ -1,0 +1,52 @@
+package schemacheck
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const weather = `{"type":"object","properties":{"temperature":{"type":"number"},"tags":{"type":"array","items":{"type":"string"}}},"required":["temperature"]}`
+
+// A violation says where, as a JSON pointer, and what is wrong there; at
+// most three are listed.
+func TestDescribe(t *testing.T) {
+	s := New([]byte(weather), "output schema")
+	for _, tc := range []struct{ name, value, want string }{
+		{"valid", `{"temperature": 21.5, "tags": ["sunny"]}`, ""},
+		{"a wrong type", `{"temperature": "warm"}`, "at /temperature: got string, want number"},
+		{"a nested item", `{"temperature": 1, "tags": ["a", 2]}`, "at /tags/1: got number, want string"},
+		{"a missing property", `{"tags": []}`, "at /: missing property 'temperature'"},
+		{"not an object", `[1]`, "at /: got array, want object"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := Decode(strings.NewReader(tc.value))
+			require.NoError(t, err)
+			err = s.Validate(v)
+			if tc.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Equal(t, tc.want, Describe(err))
+		})
+	}
+	many := New([]byte(`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"},"c":{"type":"number"},"d":{"type":"number"}}}`), "output schema")
+	v, err := Decode(strings.NewReader(`{"a":"x","b":"x","c":"x","d":"x"}`))
+	require.NoError(t, err)
+	assert.Regexp(t, `^at /\w: got string, want number; at /\w: .*; at /\w: .*; and 1 more$`, Describe(many.Validate(v)))
+}
+
+// A schema that is not JSON, or refers to anything outside itself, checks
+// nothing and says why; no schema at all is no problem.
+func TestProblems(t *testing.T) {
+	assert.Contains(t, New([]byte(`{"type":`), "output schema").Problem(), "the output schema is not JSON")
+	assert.Contains(t, New([]byte(`{"$ref":"https://example.invalid/s.json"}`), "input schema").Problem(), "the input schema does not compile")
+	for _, raw := range []string{"", "null", "{}"} {
+		s := New([]byte(raw), "output schema")
+		assert.Empty(t, s.Problem())
+		assert.NoError(t, s.Validate(map[string]any{"x": 1}))
+	}
+}

@@ -1,0 +1,29 @@
+package suite
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
+)
+
+// The failure paragraph shows each elicitation round trip and the stderr
+// of the first failed call that has some; the server's text is escaped.
+func TestFormatFailureShowsServerInput(t *testing.T) {
+	rec := eval.Record{Status: eval.Fail, Reason: "deterministic check failed", File: "cases.yaml", Line: 3,
+		ToolCalls: []eval.ToolCall{
+			{Name: "ask", Arguments: `{}`, Elicitations: []eval.Elicitation{
+				{Message: "Your name?", Fields: []string{"name"}, Action: eval.ElicitAccept, Content: map[string]any{"name": "Ada"}, Scripted: true},
+				{Message: "Your pet?\x1b[2J", Fields: []string{"pet"}, Action: eval.ElicitDecline},
+			}},
+			{Name: "read_text_file", Server: "files", Arguments: `{}`, IsError: true, Stderr: "Secure MCP Filesystem Server running on stdio\nwaiting for client to provide roots"},
+			{Name: "read_text_file", Server: "files", Arguments: `{}`, IsError: true, Stderr: "a later failure"},
+		}}
+	got := FormatFailure(rec)
+	assert.Contains(t, got, "\nelicitation: ask asked \"Your name?\" for name → accept {\"name\":\"Ada\"}\n")
+	assert.Contains(t, got, "\nelicitation: ask asked \"Your pet?\\x1b[2J\" for pet → decline (no reply scripted: declined)\n")
+	assert.Contains(t, got, "\nstderr of files when read_text_file failed: Secure MCP Filesystem Server running on stdio waiting for client to provide roots\n")
+	assert.NotContains(t, got, "a later failure", "the first failure's stderr only")
+	assert.NotContains(t, got, "\x1b")
+}
