@@ -1140,6 +1140,11 @@
       if (caseAnchor(cases[i]) === hash) return i;
       if (byName < 0 && (cases[i].name === typed || cases[i].name + '@' + cases[i].model === typed)) byName = i;
     }
+    if (byName < 0 && typed.lastIndexOf('@') > 0) {
+      // name@model of a run whose one model the table does not show
+      const name = typed.slice(0, typed.lastIndexOf('@'));
+      byName = cases.findIndex((c) => !c.model && c.name === name);
+    }
     return byName;
   }
 
@@ -1296,7 +1301,7 @@
     if (lastFocus && document.contains(lastFocus)) lastFocus.focus();
   }
 
-  // Each judge's verdict, reason and, for an unusable reply, the reply.
+  // Each judge's verdict and reason, with its reply (or an unusable reply as it came).
   function judgesBlock(rec) {
     const ul = el('ul', 'judge-list');
     for (const j of rec.judges) {
