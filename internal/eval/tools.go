@@ -39,7 +39,10 @@ type ServerTools struct {
 	// Server is the server as the run names it (its command line, URL or
 	// the bundled server's name); Name and Version come from its
 	// serverInfo.
-	Server  string `json:"server"`
+	Server string `json:"server"`
+	// ID is the server's short name: its name in the servers file, else
+	// its serverInfo name (the name tool calls carry, ToolCall.Server).
+	ID      string `json:"id,omitempty"`
 	Name    string `json:"name,omitempty"`
 	Version string `json:"version,omitempty"`
 	// Tools counts the tools the server offers, Exercised those the run
@@ -85,7 +88,10 @@ type ToolStats struct {
 	// result (a protocol error, a timeout, a crash); ArgumentErrors the
 	// calls whose arguments were not a JSON object or did not match the
 	// tool's input schema.
-	ErrorResults   int `json:"error_results"`
+	ErrorResults int `json:"error_results"`
+	// ExpectedErrors counts the error results a case asked for (see
+	// ToolCall.ExpectedError): not errors, and not in ErrorRate.
+	ExpectedErrors int `json:"expected_errors,omitempty"`
 	Refused        int `json:"refused"`
 	ArgumentErrors int `json:"argument_errors"`
 	// NotRun counts the calls that never reached the server (arguments

@@ -174,6 +174,21 @@ func plainJSON(v any) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
+// ExpectedError reports whether call failed as one of c's reference calls
+// marked expect_error asks: the same tool, and the reference's arguments
+// among the call's (compared as the args checks compare them).
+func ExpectedError(c eval.Case, call eval.ToolCall) bool {
+	if !call.IsError || call.NotRun {
+		return false
+	}
+	for _, ref := range c.Reference {
+		if ref.ExpectError && anyCallMatches([]eval.ToolCall{call}, eval.ArgMatch{Tool: ref.Tool, Args: ref.Args}) {
+			return true
+		}
+	}
+	return false
+}
+
 func anyCallMatches(calls []eval.ToolCall, m eval.ArgMatch) bool {
 	for _, call := range calls {
 		if call.Name != m.Tool || call.NotRun {

@@ -578,6 +578,9 @@ func (s *Run) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *agen
 	if rec.ToolCalls == nil {
 		rec.ToolCalls = []eval.ToolCall{}
 	}
+	for i := range rec.ToolCalls {
+		rec.ToolCalls[i].ExpectedError = evalcase.ExpectedError(c, rec.ToolCalls[i])
+	}
 	switch {
 	case errors.As(err, &fault):
 		rec.Status, rec.Reason = eval.Error, "MCP server fault: "+err.Error()

@@ -739,8 +739,10 @@
         if (!r.calls) return el('span', 'empty', '—');
         const e = el('span', r.errors ? 'tool-err' : '', fmtRate(100 * r.error_rate));
         e.title = r.errors + ' of ' + r.calls + ' calls failed: ' + r.error_results + ' error results, ' + r.refused +
-          ' refused by the server, ' + r.argument_errors + ' with arguments against the schema';
-        return e;
+          ' refused by the server, ' + r.argument_errors + ' with arguments against the schema' +
+          (r.expected_errors ? '; ' + r.expected_errors + ' more failed as their case expects (expect_error), not counted' : '');
+        if (!r.expected_errors) return e;
+        return [e, el('div', 'tool-server', fmtInt(r.expected_errors) + ' expected')];
       },
     },
     { key: 'error_results', label: 'Error results', num: true, sort: (r) => r.error_results, cell: (r) => fmtInt(r.error_results) },
@@ -821,7 +823,7 @@
     if (!t || !t.servers || !t.servers.length) return null;
     const rows = [];
     t.servers.forEach((s) => {
-      (s.stats || []).forEach((st, i) => rows.push(Object.assign({}, st, { server: s.server, tool: (s.surface || [])[i], showServer: t.servers.length > 1 })));
+      (s.stats || []).forEach((st, i) => rows.push(Object.assign({}, st, { server: s.id || s.server, tool: (s.surface || [])[i], showServer: t.servers.length > 1 })));
     });
     for (const st of t.unknown || []) rows.push(Object.assign({}, st, { server: '', unknown: true, showServer: false }));
     rows.forEach((r, i) => { r.index = i; });
