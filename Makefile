@@ -9,6 +9,7 @@
 #                    (make ci BASELINE=latest also compares with the run before and fails on a significant regression)
 #   make calibrate   how far verdicts can be trusted: the checks and the judge on
 #                    labelled answers (calibration.json, shown by the report)
+#   make cross       go vet and the test binaries for Linux, macOS and Windows
 #   make bench       benchmarks with a table of measured values against targets
 #   make clean-runs  delete all but the KEEP newest runs (default 10)
 #   make generate    a test function per category (evaltest/categories_test.go)
@@ -24,7 +25,7 @@ MCPEVAL   = $(GO) tool mcpeval
 EVALFLAGS ?=
 KEEP     ?= 10
 
-.PHONY: eval test test-ollama ci bench generate vet clean-runs calibrate
+.PHONY: eval test test-ollama ci bench generate vet cross clean-runs calibrate
 
 eval:
 	$(MCPEVAL) eval $(if $(OPEN),-open) -- $(EVALFLAGS)
@@ -46,6 +47,14 @@ test-ollama:
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
+
+# Every package and every test binary builds for Linux, macOS and Windows.
+cross:
+	@for os in linux darwin windows; do \
+		echo "GOOS=$$os: go vet, go test -c"; \
+		GOOS=$$os $(GO) vet ./... || exit 1; \
+		out=$$(mktemp -d) && GOOS=$$os $(GO) test -c -o $$out/ ./... >/dev/null; st=$$?; rm -rf $$out; [ $$st = 0 ] || exit 1; \
+	done
 
 ci:
 	$(MCPEVAL) ci $(if $(BASELINE),-baseline $(BASELINE)) -- $(EVALFLAGS)

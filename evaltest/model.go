@@ -48,6 +48,8 @@ type (
 	//	Verdict string               verdict: "yes" or "no" from the judge, "" without one
 	//	Reason string                reason: why the status (the judge's reason, the failed check, the error)
 	//	JudgeRaw string              judge_raw: the judge's reply when it was unclear
+	//	JudgePrompt string           judge_prompt: what the judge was asked (question, expected answer, answer)
+	//	JudgeReply string            judge_reply: the judge's reply as text
 	//	Judges []JudgeVerdict        judges: each judge's own verdict and reason
 	//	JudgeDisagreement bool       judge_disagreement: the judges did not all agree
 	//	Checks []CheckResult         checks: each deterministic check and its outcome
@@ -78,6 +80,7 @@ type (
 	//	ArgumentsBytes, ResultBytes  arguments_bytes, result_bytes: full sizes of texts stored cut
 	//	NotRun bool                  not_run: the call never reached a server
 	//	Refused bool                 refused: the server answered with an error instead of a result
+	//	ExpectedError bool           expected_error: an error result the case asked for (expect_error)
 	//	DurationMS float64           duration_ms: the call's time
 	//	ResultTokens int             result_tokens: the result's size in tokens (cl100k_base)
 	//	Execution *CodeExecution     execution: what a code-running tool reported

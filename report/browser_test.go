@@ -99,10 +99,16 @@ func openBrowser(t *testing.T) *browserPage {
 	return p
 }
 
-func (p *browserPage) open(path string) {
+func (p *browserPage) open(path string) { p.t.Helper(); p.openAt(path, "") }
+
+// openAt opens the report at path with a fragment ("" for none).
+func (p *browserPage) openAt(path, fragment string) {
 	p.t.Helper()
 	abs, err := filepath.Abs(path)
 	require.NoError(p.t, err)
+	if fragment != "" {
+		abs += "#" + fragment
+	}
 	ctx, cancel := context.WithTimeout(p.ctx, 60*time.Second)
 	defer cancel()
 	// Page.navigate returns once the page starts loading, so the wait below
@@ -808,5 +814,48 @@ func TestArmsInBrowser(t *testing.T) {
 	assert.Contains(t, effects[2], "leaving <b>x</b> out of server", "names are text, never markup")
 	assert.Contains(t, effects[2], "-10.0")
 	assert.Contains(t, jsEval[string](p, `document.querySelector('#model-pairs thead').textContent`), "Adjusted p")
+	p.assertClean()
+}
+
+// TestCaseLinkInBrowser opens report.html#<case name>: that case opens,
+// whatever the table's order, with the judge's prompt and reply; opening
+// another case gives the address its own name.
+func TestCaseLinkInBrowser(t *testing.T) {
+	chromiumPath(t)
+	dir := t.TempDir()
+	records := []eval.Record{
+		{Name: "Alpha", Category: "Genes", Status: eval.Pass, Question: "q1", Expected: "e1", Response: "r1", Verdict: "yes", Reason: "fine"},
+		{Name: "Gene lookup of TP53 & friends", Category: "Genes", Status: eval.Fail, Question: "What is TP53's Entrez id?", Expected: "7157",
+			Response: "It is 7158.", Verdict: "no", Reason: "the id is wrong",
+			JudgePrompt: "Question: What is TP53's Entrez id?\nExpected answer: 7157\nAnswer to grade: It is 7158.",
+			JudgeReply:  `submit_verdict({"verdict":"no","reason":"the id is wrong","answer_is_correct":false})`},
+	}
+	var lines []string
+	for _, r := range records {
+		b, err := json.Marshal(r)
+		require.NoError(t, err)
+		lines = append(lines, string(b))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, eval.RecordsFile), []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+	d, err := Load(dir, nil)
+	require.NoError(t, err)
+	path := filepath.Join(dir, "report.html")
+	writeFile(t, path, d)
+
+	p := openBrowser(t)
+	p.cases = len(d.Cases)
+	for _, fragment := range []string{"Gene%20lookup%20of%20TP53%20%26%20friends", "Gene lookup of TP53 & friends"} {
+		p.openAt(path, fragment)
+		p.waitFor(`!document.getElementById('detail').hidden`)
+		assert.Contains(t, jsEval[string](p, `document.querySelector('#detail h2').textContent`), "Gene lookup of TP53 & friends", fragment)
+		assert.Contains(t, jsEval[string](p, `document.querySelector('#detail #judge-prompt').textContent`), "Answer to grade: It is 7158.")
+		assert.Contains(t, jsEval[string](p, `document.querySelector('#detail #judge-reply').textContent`), `"verdict":"no"`)
+	}
+	p.screenshot("case-link", "")
+	p.do(chromedp.Click(chromedp.CSS(`#close`)))
+	p.waitFor(`document.getElementById('detail').hidden`)
+	p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#cases tr[data-id="%d"]`, caseIndex(t, d, "Alpha")))))
+	p.waitFor(`location.hash === '#Alpha'`)
+	assert.Nil(t, jsEval[any](p, `document.querySelector('#detail #judge-prompt')`), "a record without a judge prompt shows none")
 	p.assertClean()
 }

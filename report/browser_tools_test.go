@@ -15,7 +15,8 @@ import (
 )
 
 // toolsViewCases call two tools of the bundled server: get_gene_by_symbol
-// without its taxon_id, get_gene_by_position without its build.
+// without its taxon_id (once with the unknown symbol the case expects to
+// fail), get_gene_by_position without its build.
 const toolsViewCases = `
 - case:
     name: "NUTM2G symbol"
@@ -24,6 +25,7 @@ const toolsViewCases = `
     expected: "441457"
     checks: {contains: ["441457"]}
     reference:
+      - {tool: get_gene_by_symbol, args: {gene_symbol: NOTAGENE}, expect_error: true}
       - {tool: get_gene_by_symbol, args: {gene_symbol: NUTM2G}}
 - case:
     name: "BRCA2 by position"
@@ -69,6 +71,12 @@ func TestToolsViewInBrowser(t *testing.T) {
 	assert.Equal(t, commas(stats["get_gene_by_position"].DefinitionTokens), cell("definition_tokens"))
 	params := jsEval[[]string](p, `[...document.querySelectorAll('`+row+` .params code')].map(c => c.className + ' ' + c.textContent + ': ' + c.title)`)
 	assert.Equal(t, []string{"never build: never passed", "passed chromosome*: required; passed by 1 call", "passed position*: required; passed by 1 call"}, params)
+
+	// The error the case asked for is no error of the tool.
+	symbol := `#tool-stats tr[data-tool="get_gene_by_symbol"] td[data-key="error_rate"]`
+	assert.Equal(t, 1, stats["get_gene_by_symbol"].ExpectedErrors)
+	assert.Equal(t, "0.0%1 expected", jsEval[string](p, `document.querySelector('`+symbol+`').textContent`))
+	assert.Empty(t, jsEval[string](p, `document.querySelector('`+symbol+` span').className`), "not marked as failing")
 
 	p.do(chromedp.Click(chromedp.CSS(`#more-tools`)))
 	p.do(chromedp.Click(chromedp.CSS(`#tool-stats th[data-key="params"]`)))

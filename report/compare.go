@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/stats"
@@ -78,6 +79,9 @@ type CaseOutcome struct {
 	Status eval.Status
 	// Tools are the names of the tools its shown run called, in order.
 	Tools []string
+	// Answer and Reason are its shown run's answer and why it has its
+	// status (cut to a few hundred characters).
+	Answer, Reason string
 }
 
 // CategoryDelta is a category's pass rate (the mean of its cases') in the
@@ -233,8 +237,44 @@ func outcomeOf(g Group, cases []Case) *CaseOutcome {
 		for _, tc := range r.ToolCalls {
 			o.Tools = append(o.Tools, tc.Name)
 		}
+		o.Answer, o.Reason = shorten(r.Response, 600), shorten(r.Reason, 600)
 	}
 	return o
+}
+
+// shorten cuts s to at most n bytes at a character boundary, marked.
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// CaseAnchor is the fragment of report.html that opens a case: its name,
+// and its model when the run has several (name@model), each encoded as
+// JavaScript's encodeURIComponent does.
+func CaseAnchor(name, model string) string {
+	a := encodeURIComponent(name)
+	if model != "" {
+		a += "@" + encodeURIComponent(model)
+	}
+	return a
+}
+
+// encodeURIComponent escapes s as JavaScript's encodeURIComponent does.
+func encodeURIComponent(s string) string {
+	var b strings.Builder
+	for _, c := range []byte(s) {
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-_.!~*'()", c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
 }
 
 // categoryDeltas are the mean pass rates of each category's cases in both

@@ -33,6 +33,7 @@ var compareTemplate = template.Must(template.New("compare").Funcs(template.FuncM
 	"what":   tooldiff.What,
 	"count":  tooldiff.Count,
 	"tokens": tooldiff.Tokens,
+	"anchor": CaseAnchor,
 	"outcome": func(o *CaseOutcome) string {
 		if o == nil {
 			return "—"
@@ -99,12 +100,16 @@ At level {{.Alpha}}, two runs of an unchanged model fail this gate at most {{pct
 <thead><tr><th>Change</th><th>Case</th><th>Category</th><th>Baseline</th><th>Now</th><th class="num">p</th><th class="num">Adjusted p</th><th>Tools (baseline / now)</th><th>Tool changes</th></tr></thead>
 <tbody>{{range .Cases}}{{if or (ne .Change "unchanged") .ToolsChanged .Significant}}<tr>
 <td class="{{.Change}}">{{.Change}}{{if .Significant}} <span class="sig">significant</span>{{end}}</td>
-<td>{{.Name}}{{if .Model}} [{{.Model}}]{{end}}</td><td>{{.Category}}</td>
+<td><a href="report.html#{{anchor .Name .Model}}">{{.Name}}</a>{{if .Model}} [{{.Model}}]{{end}}</td><td>{{.Category}}</td>
 <td>{{outcome .Base}}</td><td>{{outcome .Current}}</td><td class="num">{{.PText}}</td><td class="num">{{.AdjustedPText}}</td>
 <td class="tools">{{if .ToolsChanged}}{{tools .Base.Tools}}<br>{{tools .Current.Tools}}{{end}}</td>
 <td class="why">{{range .ToolChanges}}<div>{{.}}</div>{{end}}</td>
 </tr>
-{{end}}{{end}}</tbody>
+{{if and (or (eq .Change "regression") (eq .Change "fix")) .Base .Current}}<tr class="answers">
+<td></td><td colspan="8"><div class="side"><div><h3>Baseline answer</h3><p class="answer">{{.Base.Answer}}</p><p class="reason">{{.Base.Reason}}</p></div>
+<div><h3>Now</h3><p class="answer">{{.Current.Answer}}</p><p class="reason">{{.Current.Reason}}</p></div></div></td>
+</tr>
+{{end}}{{end}}{{end}}</tbody>
 </table>
 </body>
 </html>

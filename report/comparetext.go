@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/tooldiff"
 )
 
@@ -19,8 +20,8 @@ func WriteComparisonText(w io.Writer, c *Comparison, baseDir string) {
 			fmt.Fprintln(w, l)
 		}
 	}
-	fmt.Fprintf(w, "comparison with %s: %d regressions, %d fixes, %d new, %d removed, %d with other tool calls\n",
-		baseDir, c.Regressed, c.Fixed, c.Count(NewCase), c.Count(Removed), c.ToolsChanged())
+	fmt.Fprintf(w, "comparison with %s: %s, %s, %d new, %d removed, %d with other tool calls\n",
+		baseDir, eval.Plural(c.Regressed, "regressions"), eval.Plural(c.Fixed, "fixes"), c.Count(NewCase), c.Count(Removed), c.ToolsChanged())
 	for _, l := range c.GateLines() {
 		fmt.Fprintln(w, l)
 	}
@@ -58,10 +59,10 @@ func (c *Comparison) GateLines() []string {
 		run = "worse"
 	}
 	return []string{
-		fmt.Sprintf("regression gate at level %g: the run is %s: %d cases worse, %d better (signed-rank p = %.4g, level %g)",
-			c.Alpha, run, g.Worse, g.Better, g.RunP, g.RunLevel),
-		fmt.Sprintf("regression gate at level %g: %d cases flagged of %d tested (one-sided Fisher p, adjusted for a false discovery rate of %g)",
-			c.Alpha, g.Flagged, g.Tested, g.CaseLevel),
+		fmt.Sprintf("regression gate at level %g: the run is %s: %s worse, %d better (signed-rank p = %.4g, level %g)",
+			c.Alpha, run, eval.Plural(g.Worse, "cases"), g.Better, g.RunP, g.RunLevel),
+		fmt.Sprintf("regression gate at level %g: %s flagged of %d tested (one-sided Fisher p, adjusted for a false discovery rate of %g)",
+			c.Alpha, eval.Plural(g.Flagged, "cases"), g.Tested, g.CaseLevel),
 	}
 }
 
@@ -71,7 +72,7 @@ func (c *Comparison) Verdict(baseDir string) string {
 	g := c.Gate
 	var why []string
 	if g.RunWorse {
-		why = append(why, fmt.Sprintf("the run is worse (%d cases worse, %d better; signed-rank p = %.4g, level %g)", g.Worse, g.Better, g.RunP, g.RunLevel))
+		why = append(why, fmt.Sprintf("the run is worse (%s worse, %d better; signed-rank p = %.4g, level %g)", eval.Plural(g.Worse, "cases"), g.Better, g.RunP, g.RunLevel))
 	}
 	if flagged := c.Flagged(); len(flagged) > 0 {
 		const shown = 5
@@ -82,9 +83,9 @@ func (c *Comparison) Verdict(baseDir string) string {
 		if len(flagged) > shown {
 			list = append(list, fmt.Sprintf("and %d more", len(flagged)-shown))
 		}
-		why = append(why, fmt.Sprintf("%d cases flagged (false discovery rate %g): %s", len(flagged), g.CaseLevel, strings.Join(list, ", ")))
+		why = append(why, fmt.Sprintf("%s flagged (false discovery rate %g): %s", eval.Plural(len(flagged), "cases"), g.CaseLevel, strings.Join(list, ", ")))
 	}
-	return fmt.Sprintf("significant regression against %s: %s; %d cases regressed, %d fixed", baseDir, strings.Join(why, "; "), c.Regressed, c.Fixed)
+	return fmt.Sprintf("significant regression against %s: %s; %s regressed, %d fixed", baseDir, strings.Join(why, "; "), eval.Plural(c.Regressed, "cases"), c.Fixed)
 }
 
 // Evidence is a flagged case's evidence: its counts before and after and

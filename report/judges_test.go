@@ -147,7 +147,11 @@ func TestSeveralJudgesInBrowser(t *testing.T) {
 		assert.Equal(t, "Judges (split)", jsEval[string](p, `document.querySelector('#judges h3').textContent`))
 		lines := jsEval[[]string](p, `[...document.querySelectorAll('#judges li')].map(li => li.textContent)`)
 		require.Len(t, lines, 3)
-		assert.Equal(t, "judge-bnothe answer does not match the expected answer", lines[1])
+		assert.True(t, strings.HasPrefix(lines[1], "judge-bnothe answer does not match the expected answer"), lines[1])
+		// Each judge's own reply is kept and shown under its verdict.
+		replies := jsEval[[]string](p, `[...document.querySelectorAll('#judges li pre')].map(pre => pre.textContent)`)
+		require.Len(t, replies, 3)
+		assert.Contains(t, replies[1], `"verdict":"no"`)
 		p.screenshot("several-judges-case", "")
 		p.assertClean()
 	})

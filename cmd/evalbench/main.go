@@ -26,7 +26,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -194,9 +193,7 @@ func (b *bench) runSuiteEnv(casesPath, out string, stub *llmstub.Server, concurr
 	}
 	var r runResult
 	r.wall = wall
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.maxRSS = ru.Maxrss * 1024
-	}
+	r.maxRSS = peakRSS(cmd.ProcessState)
 	r.dir, r.summary, err = latestRun(out)
 	return r, err
 }

@@ -71,6 +71,10 @@ type Verdict struct {
 	// Raw is the judge's reply as text, kept when it was unclear (both
 	// replies when it was asked again).
 	Raw string
+	// Prompt is the grading input the judges were given (after the
+	// system prompt, JudgePrompt); Reply is the reply that decided, as
+	// text (a panel's are in Judges).
+	Prompt, Reply string
 	// Skipped, when set, says why the judge was not asked (token limit).
 	Skipped string
 	// Judges holds each judge's verdict, in the panel's order.
@@ -134,11 +138,11 @@ func (p Panel) Judge(ctx context.Context, chat llm.Chatter, cfg Config, question
 	}
 	wg.Wait()
 
-	var out Verdict
+	out := Verdict{Prompt: user}
 	var firstErr error
 	for i, a := range answers {
 		out.Usage.Add(a.v.Usage)
-		jv := eval.JudgeVerdict{Model: p.Models[i], Verdict: a.v.Verdict, Reason: a.v.Reason, Raw: a.v.Raw}
+		jv := eval.JudgeVerdict{Model: p.Models[i], Verdict: a.v.Verdict, Reason: a.v.Reason, Raw: a.v.Raw, Reply: a.v.Reply}
 		if a.err != nil {
 			jv.Reason, jv.Error = "", a.err.Error()
 			if firstErr == nil {
@@ -172,7 +176,7 @@ func (p Panel) combine(out *Verdict, first Verdict) {
 	}
 	n := len(out.Judges)
 	if n == 1 {
-		out.Pass, out.Verdict, out.Undecided, out.Reason, out.Raw = first.Pass, first.Verdict, first.Undecided, first.Reason, first.Raw
+		out.Pass, out.Verdict, out.Undecided, out.Reason, out.Raw, out.Reply = first.Pass, first.Verdict, first.Undecided, first.Reason, first.Raw, first.Reply
 		return
 	}
 	mode := p.Mode
@@ -237,6 +241,7 @@ func ask(ctx context.Context, chat llm.Chatter, cfg Config, user string) (Verdic
 		Reason: "the judge could not decide: asked twice, it replied unclearly both times: " +
 			strings.TrimPrefix(v.Reason, unclearPrefix) + "; then: " + strings.TrimPrefix(again.Reason, unclearPrefix),
 		Raw:   "first reply:\n" + v.Raw + "\n\nsecond reply:\n" + again.Raw,
+		Reply: again.Reply,
 		Usage: again.Usage,
 	}, nil
 }
@@ -257,6 +262,7 @@ func askOnce(ctx context.Context, chat llm.Chatter, cfg Config, user string) (Ve
 	if resp.Cut() && v.Verdict != "" { // a reply cut off may have said more
 		v = Verdict{Raw: replyText(resp.Message), Reason: unclearPrefix + "the provider cut the reply off (finish_reason " + resp.FinishReason + ")"}
 	}
+	v.Reply = replyText(resp.Message)
 	v.Usage = usageOf(cfg, resp, req)
 	return v, nil
 }

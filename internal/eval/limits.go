@@ -30,6 +30,12 @@ func (r *Record) Limit(max int) bool {
 	limit(&r.Response, &r.ResponseBytes)
 	limit(&r.Reason, nil)
 	limit(&r.JudgeRaw, nil)
+	limit(&r.JudgePrompt, nil)
+	limit(&r.JudgeReply, nil)
+	for i := range r.Judges {
+		limit(&r.Judges[i].Raw, nil)
+		limit(&r.Judges[i].Reply, nil)
+	}
 	for i := range r.ToolCalls {
 		tc := &r.ToolCalls[i]
 		limit(&tc.Result, &tc.ResultBytes)

@@ -65,6 +65,13 @@ type Record struct {
 	// JudgeRaw is the judge's unparsed reply, kept when it was unclear
 	// (both replies when it was asked again).
 	JudgeRaw string `json:"judge_raw,omitempty"`
+	// JudgePrompt is what the judge was asked about this answer: the
+	// question, the expected answer and the answer graded (after the
+	// judge's system prompt, the same for every case, which summary.json
+	// names by its hash). JudgeReply is the judge's reply as text; with
+	// several judges each one's is in Judges.
+	JudgePrompt string `json:"judge_prompt,omitempty"`
+	JudgeReply  string `json:"judge_reply,omitempty"`
 	// Judges holds each judge's own verdict and reason, in the order the
 	// judge models were configured.
 	Judges []JudgeVerdict `json:"judges,omitempty"`
@@ -106,7 +113,9 @@ type JudgeVerdict struct {
 	Verdict string `json:"verdict"`
 	Reason  string `json:"reason"`
 	Raw     string `json:"raw,omitempty"`
-	Error   string `json:"error,omitempty"`
+	// Reply is the judge's reply as text, whatever it said.
+	Reply string `json:"reply,omitempty"`
+	Error string `json:"error,omitempty"`
 }
 
 // CheckResult is the outcome of one deterministic check.
@@ -141,6 +150,10 @@ type ToolCall struct {
 	// result: a protocol error (such as invalid parameters), a timeout or
 	// a crash. IsError is set too.
 	Refused bool `json:"refused,omitempty"`
+	// ExpectedError marks an error result the case asked for: a reference
+	// call marked expect_error of the same tool with matching arguments
+	// (see evalcase.ExpectedError). Tool health counts it apart.
+	ExpectedError bool `json:"expected_error,omitempty"`
 	// DurationMS is the time the call took, in milliseconds, as the suite
 	// measured it (transport and server included).
 	DurationMS float64 `json:"duration_ms"`

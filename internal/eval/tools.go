@@ -20,6 +20,11 @@ type ToolSummary struct {
 	// Changes says how the surface differs from the previous run's; nil
 	// when there was none to compare with.
 	Changes *ToolChanges `json:"changes,omitempty"`
+	// SelectedCases and LoadedCases are set when the run selected some of
+	// the loaded cases (-run, -skip): coverage is then of the selected
+	// cases' calls.
+	SelectedCases int `json:"selected_cases,omitempty"`
+	LoadedCases   int `json:"loaded_cases,omitempty"`
 	// DefinitionTokens is the size of every tool definition the model is
 	// offered, as the provider receives them with every request, counted
 	// in Encoding, the evaluated model's encoding; MaxDefinitionTokens is
@@ -35,8 +40,8 @@ type ServerTools struct {
 	// the bundled server's name); Name and Version come from its
 	// serverInfo.
 	Server string `json:"server"`
-	// ID is the server's short name, by which records name it
-	// (ToolCall.Server): its servers-file name, else its serverInfo name.
+	// ID is the server's short name: its name in the servers file, else
+	// its serverInfo name (the name tool calls carry, ToolCall.Server).
 	ID      string `json:"id,omitempty"`
 	Name    string `json:"name,omitempty"`
 	Version string `json:"version,omitempty"`
@@ -83,7 +88,10 @@ type ToolStats struct {
 	// result (a protocol error, a timeout, a crash); ArgumentErrors the
 	// calls whose arguments were not a JSON object or did not match the
 	// tool's input schema.
-	ErrorResults   int `json:"error_results"`
+	ErrorResults int `json:"error_results"`
+	// ExpectedErrors counts the error results a case asked for (see
+	// ToolCall.ExpectedError): not errors, and not in ErrorRate.
+	ExpectedErrors int `json:"expected_errors,omitempty"`
 	Refused        int `json:"refused"`
 	ArgumentErrors int `json:"argument_errors"`
 	// NotRun counts the calls that never reached the server (arguments

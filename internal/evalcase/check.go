@@ -128,8 +128,7 @@ func CheckTools(c eval.Case, calls []eval.ToolCall) []eval.CheckResult {
 		out = append(out, check("must_not_call "+name, !attempted[name], "was called"))
 	}
 	for _, m := range c.Tools.Args {
-		args, _ := json.Marshal(m.Args)
-		name := fmt.Sprintf("args %s %s", m.Tool, args)
+		name := fmt.Sprintf("args %s %s", m.Tool, plainJSON(m.Args))
 		if m.Exact {
 			name += " (exact)"
 		}
@@ -167,6 +166,31 @@ func check(name string, ok bool, detail string) eval.CheckResult {
 }
 
 func quote(s string) string { return strconv.Quote(s) }
+
+// plainJSON is v as JSON without HTML escapes, so that a label reads as the
+// case file wrote it ("c.187C>T", not "c.187C\u003eT").
+func plainJSON(v any) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// ExpectedError reports whether call failed as one of c's reference calls
+// marked expect_error asks: the same tool, and the reference's arguments
+// among the call's (compared as the args checks compare them).
+func ExpectedError(c eval.Case, call eval.ToolCall) bool {
+	if !call.IsError || call.NotRun {
+		return false
+	}
+	for _, ref := range c.Reference {
+		if ref.ExpectError && anyCallMatches([]eval.ToolCall{call}, eval.ArgMatch{Tool: ref.Tool, Args: ref.Args}) {
+			return true
+		}
+	}
+	return false
+}
 
 func anyCallMatches(calls []eval.ToolCall, m eval.ArgMatch) bool {
 	for _, call := range calls {

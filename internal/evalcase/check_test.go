@@ -299,3 +299,30 @@ func TestToolChecksIgnoreCallsThatNeverRan(t *testing.T) {
 	assert.False(t, got[`args get_gene_by_symbol {"gene_symbol":"NUTM2G"}`].Passed)
 	assert.False(t, got["max_calls 1"].Passed, "attempts count toward max_calls")
 }
+
+func TestExpectedError(t *testing.T) {
+	c := eval.Case{Reference: []eval.RefCall{
+		{Tool: "get_gene_by_symbol", Args: map[string]any{"gene_symbol": "NOTAGENE"}, ExpectError: true},
+		{Tool: "get_gene_by_symbol", Args: map[string]any{"gene_symbol": "TP53"}},
+	}}
+	failed := func(name, args string) eval.ToolCall {
+		return eval.ToolCall{Name: name, Arguments: args, IsError: true}
+	}
+	tests := []struct {
+		name string
+		call eval.ToolCall
+		want bool
+	}{
+		{"the expected failure, arguments compared loosely", failed("get_gene_by_symbol", `{"gene_symbol":"notagene ","extra":1}`), true},
+		{"other arguments", failed("get_gene_by_symbol", `{"gene_symbol":"TP53"}`), false},
+		{"another tool", failed("get_gene_by_id", `{"gene_symbol":"NOTAGENE"}`), false},
+		{"not an error", eval.ToolCall{Name: "get_gene_by_symbol", Arguments: `{"gene_symbol":"NOTAGENE"}`}, false},
+		{"never run", eval.ToolCall{Name: "get_gene_by_symbol", Arguments: `{"gene_symbol":"NOTAGENE"}`, IsError: true, NotRun: true}, false},
+		{"arguments that are not JSON", failed("get_gene_by_symbol", `{"gene_symbol":`), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, ExpectedError(c, tt.call))
+		})
+	}
+}

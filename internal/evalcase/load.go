@@ -22,6 +22,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/suggest"
 )
 
 // LoadPath loads the cases of one file, or of every *.yaml and *.yml file
@@ -504,6 +505,9 @@ func yamlError(path string, data []byte, err error) error {
 		line, _ = strconv.Atoi(m[1])
 		msg = msg[len(m[0]):]
 	}
+	if at, why := explainSyntax(data, msg); at > 0 {
+		return fmt.Errorf("%s:%d: %s", path, at, why)
+	}
 	switch {
 	case parserProblems[msg]:
 		// The parser (unlike the scanner) reports the line before the
@@ -519,6 +523,63 @@ func yamlError(path string, data []byte, err error) error {
 		return fmt.Errorf("%s: %s", path, msg)
 	}
 	return fmt.Errorf("%s:%d: %s", path, line, msg)
+}
+
+// explainSyntax finds the two syntax errors the parser reports in its own
+// words, often on another line: a tab in a line's indentation, and a
+// quoted value whose quote is never closed. It returns their line and a
+// plain explanation, or 0.
+func explainSyntax(data []byte, msg string) (int, string) {
+	lines := strings.Split(string(data), "\n")
+	if msg == "found character that cannot start any token" || strings.HasPrefix(msg, "found a tab character") {
+		for i, l := range lines {
+			indent := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+			if strings.Contains(indent, "\t") {
+				return i + 1, "a tab indents this line: YAML indents with spaces only (replace the tab with spaces)"
+			}
+		}
+	}
+	if !parserProblems[msg] && msg != "found unexpected end of stream" && !strings.HasPrefix(msg, "could not find expected") {
+		return 0, ""
+	}
+	for i, l := range lines {
+		if q := unclosedQuote(l); q != 0 {
+			return i + 1, fmt.Sprintf("the quote (%c) that starts this value is not closed on its line: close it, or escape a %c inside it (%s)",
+				q, q, map[rune]string{'"': `\"`, '\'': "''"}[q])
+		}
+	}
+	return 0, ""
+}
+
+// unclosedQuote returns the quote character of a value that starts quoted
+// on line (after "key: " or "- ") and is not closed there, or 0. YAML lets
+// a quoted value run over several lines, but in a case file that is almost
+// always a missing quote.
+func unclosedQuote(line string) rune {
+	rest := strings.TrimLeft(line, " ")
+	if strings.HasPrefix(rest, "#") {
+		return 0
+	}
+	rest = strings.TrimPrefix(rest, "- ")
+	if i := strings.Index(rest, ": "); i >= 0 && !strings.ContainsAny(rest[:i], `"'`) {
+		rest = rest[i+2:]
+	}
+	rest = strings.TrimLeft(rest, " ")
+	if rest == "" || (rest[0] != '"' && rest[0] != '\'') {
+		return 0
+	}
+	q := rest[0]
+	for i := 1; i < len(rest); i++ {
+		switch {
+		case q == '"' && rest[i] == '\\':
+			i++
+		case rest[i] == q && q == '\'' && i+1 < len(rest) && rest[i+1] == '\'':
+			i++
+		case rest[i] == q:
+			return 0
+		}
+	}
+	return rune(q)
 }
 
 // parserProblems are the YAML parser's messages; the scanner's differ.
@@ -600,7 +661,11 @@ var sections = map[string]struct {
 func humanize(msg string) string {
 	if m := unknownFieldRE.FindStringSubmatch(msg); m != nil {
 		if s, ok := sections[m[2]]; ok {
-			return fmt.Sprintf("unknown field %q in %s (known fields: %s)", m[1], s.name, strings.Join(yamlFields(s.typ), ", "))
+			known := yamlFields(s.typ)
+			if c, near := suggest.Closest(m[1], known); near {
+				return fmt.Sprintf("unknown field %q in %s: did you mean %s? (known fields: %s)", m[1], s.name, c, strings.Join(known, ", "))
+			}
+			return fmt.Sprintf("unknown field %q in %s (known fields: %s)", m[1], s.name, strings.Join(known, ", "))
 		}
 		return fmt.Sprintf("unknown field %q", m[1])
 	}

@@ -215,12 +215,12 @@ func TestParseErrorsNameFileAndLine(t *testing.T) {
 		{
 			name:    "unknown field in a case",
 			content: caseYAML("a", "nmae: x"),
-			want:    `5: unknown field "nmae" in case (known fields: name, category, input, expected, kind, checks, tools, reference, budget, elicitation)`,
+			want:    `5: unknown field "nmae" in case: did you mean name? (known fields: name, category, input, expected, kind, checks, tools, reference, budget, elicitation)`,
 		},
 		{
 			name:    "unknown field in checks",
 			content: caseYAML("a", "checks:", "  contain: [x]"),
-			want:    `6: unknown field "contain" in checks (known fields: contains, not_contains, substring, regexp, not_regexp, numbers)`,
+			want:    `6: unknown field "contain" in checks: did you mean contains? (known fields: contains, not_contains, substring, regexp, not_regexp, numbers)`,
 		},
 		{
 			name:    "unknown field in a reference call",
@@ -447,7 +447,8 @@ func TestParseErrorsNameFileAndLine(t *testing.T) {
 }
 
 // YAML syntax errors come from the parser; the loader adds the file and
-// keeps the parser's line.
+// keeps the parser's line, except for a tab in the indentation and an
+// unclosed quote, which it finds and explains itself.
 func TestParseSyntaxErrors(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -456,8 +457,11 @@ func TestParseSyntaxErrors(t *testing.T) {
 		problem string
 	}{
 		{"mapping value in a plain scalar", caseYAML("a") + "- case:\n    name: b: c\n", "6", "mapping values are not allowed"},
-		{"unclosed quote", "- case:\n    name: \"a\n    input: q\n", "2", "found unexpected end of stream"},
-		{"tab indentation", "- case:\n\tname: a\n", "2", "found character that cannot start any token"},
+		{"unclosed quote", "- case:\n    name: \"a\n    input: q\n", "2", `the quote (") that starts this value is not closed on its line`},
+		{"unclosed quote before another case", caseYAML("a") + "- case:\n    name: b\n    input: q\n    expected: \"x\n" + caseYAML("c"),
+			"8", `the quote (") that starts this value is not closed on its line: close it, or escape a " inside it (\")`},
+		{"unclosed single quote", "- case:\n    name: 'abc\n    input: q\n", "2", "escape a ' inside it ('')"},
+		{"tab indentation", "- case:\n\tname: a\n", "2", "a tab indents this line: YAML indents with spaces only"},
 		{"unclosed flow list", caseYAML("a", "checks: {contains: [x}"), "5", "did not find expected ',' or ']'"},
 		{"list item under a map key", "- case:\n    name: a\n  - case:\n", "3", "did not find expected key"},
 		{"undefined alias", caseYAML("a", "kind: *nothing"), "5", "unknown anchor 'nothing' referenced"},

@@ -40,7 +40,7 @@ func (t *Temp) Commit(perm os.FileMode) error {
 		err = t.Sync()
 	}
 	if err == nil {
-		err = os.Rename(t.Name(), t.path)
+		err = renameOpen(t)
 	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", t.path, err)

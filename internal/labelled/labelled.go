@@ -7,7 +7,9 @@
 package labelled
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -54,7 +56,11 @@ func Load(casesPath, labelsPath string, cases []eval.Case, forChecks bool) (Inpu
 		}
 	}
 	if len(in.Files) == 0 {
-		return Inputs{}, fmt.Errorf("no labelled answers: put *.labels.yaml files next to the cases in %s, or point EVAL_LABELS (-labels) at a file or directory of them (%s has none)", casesPath, labelsPath)
+		msg := fmt.Sprintf("no labelled answers: put *.labels.yaml files next to the cases in %s, or point EVAL_LABELS (-labels) at a file or directory of them", casesPath)
+		if _, err := os.Stat(labelsPath); err == nil {
+			msg += fmt.Sprintf(" (%s has none)", labelsPath) // the default directory may well not exist: then it is not named
+		}
+		return Inputs{}, errors.New(msg)
 	}
 	if in.Labels, err = evalcase.LoadLabels(in.Files); err != nil {
 		return Inputs{}, err

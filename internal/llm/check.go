@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/suggest"
 )
 
 // checkTimeout bounds the request that tells whether the provider can be
@@ -43,14 +44,16 @@ func (e *RejectedKeyError) Error() string {
 	return fmt.Sprintf("the provider rejected the API key (HTTP %d: %s)", e.Status, e.Message)
 }
 
-// UnknownModelError is a model the provider does not serve.
+// UnknownModelError is a model the provider does not serve; Listed holds
+// the models the provider lists, if it lists them.
 type UnknownModelError struct {
 	Model   string
 	Message string
+	Listed  []string
 }
 
 func (e *UnknownModelError) Error() string {
-	return fmt.Sprintf("the provider does not serve the model %q (%s)", e.Model, e.Message)
+	return fmt.Sprintf("the provider does not serve the model %q%s (%s)", e.Model, suggest.DidYouMean(e.Model, e.Listed), e.Message)
 }
 
 // Check tells, before any case runs, whether the provider can be reached,
@@ -78,7 +81,7 @@ func (c *Client) Check(ctx context.Context, models ...string) error {
 		case IsAuthError(err):
 			return &RejectedKeyError{Status: statusCode(err), Message: messageOf(err)}
 		case unknownModel(err):
-			return &UnknownModelError{Model: model, Message: Describe(err)}
+			return &UnknownModelError{Model: model, Message: Describe(err), Listed: listed}
 		}
 	}
 	return nil

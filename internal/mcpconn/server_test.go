@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -214,7 +213,7 @@ func newTestServer(mode string, ownProcess bool, extra ...server.ServerOption) *
 	s.AddTool(mcp.NewTool("freeze", mcp.WithDescription("Stops the server process: nothing is answered any more.")),
 		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			fmt.Fprintln(os.Stderr, freezeMessage)
-			if err := syscall.Kill(os.Getpid(), syscall.SIGSTOP); err != nil {
+			if err := stopSelf(); err != nil {
 				return nil, err
 			}
 			select {} // the signal may take a moment to stop every thread

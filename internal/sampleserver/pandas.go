@@ -42,11 +42,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -80,6 +80,11 @@ const (
 // ErrNoPandas is the error when no interpreter can import pandas.
 var ErrNoPandas = errors.New("python3 with pandas is not installed: apt-get install python3-pandas (or set " +
 	PythonEnv + " to a python3 that has pandas)")
+
+// ErrNoFork is the error on a system where run_pandas cannot run: its
+// workers fork a process for every run, which Windows cannot do.
+var ErrNoFork = errors.New("run_pandas needs Linux or macOS: its Python workers fork a process for every run, which " +
+	runtime.GOOS + " cannot do; code cases are skipped here")
 
 // PandasConfig configures the pandas tools; zero fields take the defaults.
 type PandasConfig struct {
@@ -185,15 +190,18 @@ func (p *Pandas) Tools() []server.ServerTool {
 // found, or each one found ran and could not import pandas. A check that
 // could not finish (a timeout, a crash) gives another error.
 func PythonWithPandas() (string, error) {
+	if !canFork {
+		return "", ErrNoFork
+	}
 	return findPython(defaultInterpreters())
 }
 
-// CheckPandas tells whether the bundled server can run code cases: an error
-// wrapping ErrNoPandas when python3 with pandas is certainly missing, else
-// nil. A check that could not finish is no reason to skip code cases: the
+// CheckPandas tells whether the bundled server can run code cases: ErrNoFork
+// on Windows, an error wrapping ErrNoPandas when python3 with pandas is
+// certainly missing, else nil. A check that could not finish is no reason to skip code cases: the
 // server's run_pandas then reports what went wrong.
 func CheckPandas() error {
-	if _, err := PythonWithPandas(); errors.Is(err, ErrNoPandas) {
+	if _, err := PythonWithPandas(); errors.Is(err, ErrNoPandas) || errors.Is(err, ErrNoFork) {
 		return err
 	}
 	return nil
@@ -253,6 +261,10 @@ func findPython(candidates []string) (string, error) {
 // executable, inside an empty network namespace when unshare allows.
 func (p *Pandas) interpreter() ([]string, error) {
 	p.once.Do(func() {
+		if !canFork {
+			p.findErr = ErrNoFork
+			return
+		}
 		python, err := findPython(p.cfg.Interpreters)
 		if err != nil {
 			p.findErr = err
@@ -603,7 +615,7 @@ func (p *Pandas) Run(ctx context.Context, code, dataset string) (Execution, erro
 // without trailing newlines) and how many bytes were left out. The file is
 // not followed if the code replaced it with a link.
 func readPrinted(path string) (string, int64) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := openNoFollow(path)
 	if err != nil {
 		return "", 0
 	}
@@ -618,7 +630,7 @@ func readPrinted(path string) (string, int64) {
 
 // readTail returns the last n bytes of a regular file, or "".
 func readTail(path string, n int) string {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := openNoFollow(path)
 	if err != nil {
 		return ""
 	}

@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
@@ -208,7 +207,7 @@ func (p *workerPool) start() (*worker, error) {
 	args := append(slices.Clone(p.command[1:]), "-I", "-c", workerScript, "worker", string(config))
 	cmd := exec.Command(p.command[0], args...)
 	cmd.Dir, cmd.Env = os.TempDir(), runEnv(os.TempDir())
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	newProcessGroup(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -340,8 +339,7 @@ func (w *worker) dead() bool {
 // kill ends the worker's process group (the worker and the code it runs).
 func (w *worker) kill() {
 	if w.cmd.Process != nil {
-		syscall.Kill(-w.cmd.Process.Pid, syscall.SIGKILL)
-		w.cmd.Process.Kill()
+		killGroup(w.cmd.Process)
 	}
 	w.stdin.Close()
 }

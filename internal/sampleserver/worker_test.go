@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -174,7 +173,7 @@ func TestRunPandasOverrunsAndDeadWorkers(t *testing.T) {
 		assert.Equal(t, "60", next.Text)
 		assert.NotEqual(t, pids, p.WorkerPIDs())
 		for _, pid := range pids {
-			assert.Eventually(t, func() bool { return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) }, 30*time.Second,
+			assert.Eventually(t, func() bool { return processGone(pid) }, 30*time.Second,
 				50*time.Millisecond, "the stopped worker %d is gone", pid)
 		}
 	})
@@ -215,7 +214,7 @@ func TestPandasCloseStopsTheWorkers(t *testing.T) {
 	require.Len(t, pids, 2, "two runs at once, two workers")
 	p.Close()
 	for _, pid := range pids {
-		assert.Eventually(t, func() bool { return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) }, 30*time.Second,
+		assert.Eventually(t, func() bool { return processGone(pid) }, 30*time.Second,
 			50*time.Millisecond, "worker %d is gone", pid)
 	}
 	out, err := p.Run(ctx, "result = 1", "employees")

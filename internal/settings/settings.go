@@ -12,6 +12,8 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,6 +21,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/mcpconn"
 	"github.com/mcpeval/mcpeval/internal/redact"
 	"github.com/mcpeval/mcpeval/internal/shard"
+	"github.com/mcpeval/mcpeval/internal/suggest"
 )
 
 // Settings is the configuration of a run. Every setting is a flag and an
@@ -33,6 +36,9 @@ type Settings struct {
 	// came from, if any.
 	Servers     []mcpconn.Spec
 	ServersFile string
+	// serverNames are the entries of EVAL_SERVER (-server) as names, for a
+	// suite's own servers file (see UseServersFile).
+	serverNames []string
 	// Tools selects the tools offered to the model (mcpconn.Options.Tools);
 	// MaxTools is the most a request may offer (0: no limit).
 	Tools    []string
@@ -217,6 +223,15 @@ func resolve(fs *flag.FlagSet, root string, environ []string) (Settings, error) 
 // headers are secrets.
 func (st *Settings) chooseServers(x linked) error {
 	entries := mcpconn.SplitSpecs(x.server)
+	var names []string
+	for _, e := range entries {
+		for _, name := range strings.Split(e, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				names = append(names, name)
+			}
+		}
+	}
+	st.serverNames = names
 	if st.ServersFile == "" {
 		specs, err := mcpconn.ParseSpecs(entries)
 		if err != nil {
@@ -228,14 +243,6 @@ func (st *Settings) chooseServers(x linked) error {
 	f, err := mcpconn.LoadServersFile(st.ServersFile, st.lookup)
 	if err != nil {
 		return fmt.Errorf("%s: %w", x.serversFileFrom, err)
-	}
-	var names []string
-	for _, e := range entries {
-		for _, name := range strings.Split(e, ",") {
-			if name = strings.TrimSpace(name); name != "" {
-				names = append(names, name)
-			}
-		}
 	}
 	specs, err := f.Select(names)
 	if err != nil {
@@ -254,24 +261,51 @@ func (st *Settings) useServers(specs []mcpconn.Spec) {
 }
 
 // UseServersFile makes the servers of a servers file (path relative to the
-// project root) the run's servers when none is configured: a suite's
-// default (evaltest.Config.ServersFile). A configured server or servers
-// file wins.
+// project root) the run's servers when no other servers file is
+// configured: a suite's default (evaltest.Config.ServersFile). Without
+// EVAL_SERVER, its servers that are not disabled; with EVAL_SERVER naming
+// only servers of the file (EVAL_SERVER=memory), those; an EVAL_SERVER
+// that is a command line or a URL wins over the file.
 func (st *Settings) UseServersFile(path string) error {
-	if len(st.Servers) > 0 || path == "" {
+	if path == "" || st.ServersFile != "" {
 		return nil
 	}
-	st.ServersFile = abs(st.Root, path)
-	f, err := mcpconn.LoadServersFile(st.ServersFile, st.lookup)
-	var specs []mcpconn.Spec
-	if err == nil {
-		specs, err = f.Select(nil)
+	file := abs(st.Root, path)
+	f, err := mcpconn.LoadServersFile(file, st.lookup)
+	if len(st.Servers) > 0 {
+		if err != nil {
+			return nil
+		}
+		if !allNamed(st.serverNames, f.Names()) {
+			for _, name := range st.serverNames {
+				if _, lookErr := exec.LookPath(name); lookErr != nil && !slices.Contains(f.Names(), name) && !strings.ContainsAny(name, " /:\\") {
+					// A bare word that is neither a server of the file nor a command.
+					return fmt.Errorf("EVAL_SERVER %q: the suite's servers file %s has no server %q%s (its servers: %s), and no command of that name is on PATH",
+						strings.Join(st.serverNames, ","), file, name, suggest.DidYouMean(name, f.Names()), strings.Join(f.Names(), ", "))
+				}
+			}
+			return nil // a command line or a URL, not a name of the file
+		}
+	} else if err != nil {
+		return fmt.Errorf("the suite's servers file (set EVAL_SERVER or EVAL_SERVERS_FILE to use others): %w", err)
 	}
+	specs, err := f.Select(st.serverNames)
 	if err != nil {
 		return fmt.Errorf("the suite's servers file (set EVAL_SERVER or EVAL_SERVERS_FILE to use others): %w", err)
 	}
+	st.ServersFile = file
 	st.useServers(specs)
 	return nil
+}
+
+// allNamed reports whether names are some of the file's names.
+func allNamed(names, file []string) bool {
+	for _, n := range names {
+		if !slices.Contains(file, n) {
+			return false
+		}
+	}
+	return len(names) > 0
 }
 
 // azureHost reports whether host is an Azure OpenAI resource's.
@@ -373,8 +407,14 @@ func (st *Settings) checkJudges() error {
 	if len(parts) == 1 {
 		return nil
 	}
+	seen := map[string]bool{}
 	for _, p := range parts {
-		switch strings.TrimSpace(p) {
+		name := strings.TrimSpace(p)
+		if seen[name] && name != "" {
+			return fmt.Errorf("EVAL_JUDGE_MODEL %q names %s twice: a judge has one vote (asked twice at temperature 0 it answers the same), so name each judge model once", st.Judge, name)
+		}
+		seen[name] = true
+		switch name {
 		case "":
 			return fmt.Errorf("EVAL_JUDGE_MODEL %q names an empty judge model: separate model names with single commas", st.Judge)
 		case "none":

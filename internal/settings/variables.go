@@ -10,10 +10,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hbollon/go-edlib"
 	"github.com/joho/godotenv"
 
 	"github.com/mcpeval/mcpeval/internal/files"
+	"github.com/mcpeval/mcpeval/internal/suggest"
 )
 
 // DotEnvVar names the .env file to read instead of the project root's
@@ -135,27 +135,10 @@ func (vars variables) unknown() error {
 	return errors.Join(errs...)
 }
 
-// closest names the candidates most like name: those that start with name
-// or that name starts with (EVAL_JUDGE: EVAL_JUDGE_MODE or
-// EVAL_JUDGE_MODEL), else the one with the fewest edits from name.
+// closest names the candidates most like name (see suggest.Closest).
 func closest(name string, candidates []string) string {
-	var related []string
-	for _, c := range candidates {
-		if strings.HasPrefix(c, name) || strings.HasPrefix(name, c) {
-			related = append(related, c)
-		}
-	}
-	if len(related) > 0 {
-		slices.Sort(related)
-		return strings.Join(related, " or ")
-	}
-	best, bestDistance := "", 0
-	for _, c := range candidates {
-		if d := edlib.LevenshteinDistance(name, c); best == "" || d < bestDistance {
-			best, bestDistance = c, d
-		}
-	}
-	return best
+	c, _ := suggest.Closest(name, candidates)
+	return c
 }
 
 // OutDir is the output directory as the suite resolves it when no flag

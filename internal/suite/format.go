@@ -159,13 +159,13 @@ func hidden(r rune) bool {
 // runDir.
 func FormatSummary(s eval.Summary, runDir string) string {
 	var b strings.Builder
-	what, runs := "model "+s.Model, "cases"
+	what := "model " + s.Model
 	if len(s.Models) > 1 {
 		names := make([]string, len(s.Models))
 		for i, m := range s.Models {
 			names[i] = m.Model
 		}
-		what, runs = "models "+strings.Join(names, ", "), "case runs"
+		what = "models " + strings.Join(names, ", ")
 		if s.Models[0].Arm != nil {
 			what = "arms " + strings.Join(names, ", ")
 		}
@@ -173,7 +173,7 @@ func FormatSummary(s eval.Summary, runDir string) string {
 	if s.Reference {
 		what = "REFERENCE RUN (no model evaluated)"
 	}
-	fmt.Fprintf(&b, "mcpeval: %s: %s: %d passed, %d failed, %d errors, %d token-limit", what, plural(s.Total, runs), s.Passed, s.Failed, s.Errors, s.TokenLimit)
+	fmt.Fprintf(&b, "mcpeval: %s: %s: %d passed, %d failed, %d errors, %d token-limit", what, CountRuns(s), s.Passed, s.Failed, s.Errors, s.TokenLimit)
 	if s.Cut > 0 {
 		fmt.Fprintf(&b, ", %d cut off", s.Cut)
 	}
@@ -208,7 +208,7 @@ func FormatSummary(s eval.Summary, runDir string) string {
 				adjusted = fmt.Sprintf(", adjusted for %d pairs %.4g", len(s.ModelPairs), p.AdjustedP)
 			}
 			fmt.Fprintf(&b, "mcpeval: %s vs %s on %s: %d passed only by %s, %d only by %s (McNemar p = %.4g%s)\n",
-				p.A, p.B, plural(p.Cases, "cases"), p.OnlyA, p.A, p.OnlyB, p.B, p.McNemarP, adjusted)
+				p.A, p.B, eval.Plural(p.Cases, "cases"), p.OnlyA, p.A, p.OnlyB, p.B, p.McNemarP, adjusted)
 		}
 		for _, e := range s.ArmEffects {
 			fmt.Fprintln(&b, formatEffect(e))
@@ -223,7 +223,7 @@ func FormatSummary(s eval.Summary, runDir string) string {
 		}
 	}
 	if s.JudgeDisagreements > 0 {
-		fmt.Fprintf(&b, "mcpeval: the judges (%s, %s) disagreed on %d cases\n", s.JudgeModel, s.JudgeMode, s.JudgeDisagreements)
+		fmt.Fprintf(&b, "mcpeval: the judges (%s, %s) disagreed on %s\n", s.JudgeModel, s.JudgeMode, eval.Plural(s.JudgeDisagreements, "cases"))
 	}
 	if s.ServerRestarts > 0 {
 		fmt.Fprintf(&b, "mcpeval: MCP servers restarted %d times after a crash or hang\n", s.ServerRestarts)
@@ -240,6 +240,15 @@ func FormatSummary(s eval.Summary, runDir string) string {
 		fmt.Fprintf(&b, "\nmcpeval: %s", settings.MissingKeyHelp)
 	}
 	return b.String()
+}
+
+// CountRuns says how many case runs a summary counts: "12 cases" when each
+// case ran once, "90 case runs" with several models or repeats.
+func CountRuns(s eval.Summary) string {
+	if len(s.Models) > 1 || s.Repeats > 1 {
+		return eval.Plural(s.Total, "case runs")
+	}
+	return eval.Plural(s.Total, "cases")
 }
 
 // formatModel is a model's closing line: its passes with the interval,
@@ -289,16 +298,6 @@ func FormatCost(usd float64, unpriced int) string {
 		return fmt.Sprintf("$%.4f and %d unpriced requests", usd, unpriced)
 	}
 	return fmt.Sprintf("$%.4f", usd)
-}
-
-// plural is n with the noun, singular for one ("1 case", "3 cases",
-// "1 case run").
-func plural(n int, noun string) string {
-	if n == 1 {
-		noun = strings.Replace(noun, "cases", "case", 1)
-		noun = strings.TrimSuffix(noun, "s")
-	}
-	return fmt.Sprintf("%d %s", n, noun)
 }
 
 // cacheShare says which share of the prompt tokens the provider's prompt

@@ -113,7 +113,7 @@ func TestRunRefusedBeforeAnyCaseIsNotKept(t *testing.T) {
 	e["EVAL_JUDGE_MODEL"] = "stub-model"
 	refused := runSuite(t, dir, providerCases, e)
 	require.Error(t, refused.err)
-	assert.Contains(t, refused.output, `run stopped: the provider does not serve the model "stub-modle"`)
+	assert.Contains(t, refused.output, `run stopped: the provider does not serve the model "stub-modle" (did you mean stub-model?)`)
 
 	list, err := runs.List(filepath.Join(dir, "out"))
 	require.NoError(t, err)

@@ -337,7 +337,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	// newest run's under $EVAL_OUT): per server "server NAME: E of T
 	// exercised, never called: ...", then per tool called (and per call to
 	// an unknown tool, marked so) "NAME calls=N cases=N errors=N rate=R
-	// results=N refused=N args=N notrun=N over=N tokens>0=B pass=R".
+	// results=N expected=N refused=N args=N notrun=N over=N tokens>0=B pass=R".
 	"tools": func(ts *testscript.TestScript, neg bool, args []string) {
 		out := ts.Stdout()
 		s := scriptSummary(ts, args)
@@ -345,8 +345,8 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 			ts.Fatalf("summary.json has no tools")
 		}
 		line := func(prefix string, st eval.ToolStats) {
-			fmt.Fprintf(out, "%s%s calls=%d cases=%d errors=%d rate=%.2f results=%d refused=%d args=%d notrun=%d over=%d tokens>0=%v pass=%.2f\n",
-				prefix, st.Name, st.Calls, st.Cases, st.Errors, st.ErrorRate, st.ErrorResults, st.Refused, st.ArgumentErrors,
+			fmt.Fprintf(out, "%s%s calls=%d cases=%d errors=%d rate=%.2f results=%d expected=%d refused=%d args=%d notrun=%d over=%d tokens>0=%v pass=%.2f\n",
+				prefix, st.Name, st.Calls, st.Cases, st.Errors, st.ErrorRate, st.ErrorResults, st.ExpectedErrors, st.Refused, st.ArgumentErrors,
 				st.NotRun, st.OverLimit, st.ResultTokensMax > 0, st.PassShare)
 		}
 		for _, srv := range s.Tools.Servers {

@@ -33,6 +33,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
 	"github.com/mcpeval/mcpeval/internal/stats"
+	"github.com/mcpeval/mcpeval/internal/suggest"
 	"github.com/mcpeval/mcpeval/internal/tokens"
 	"github.com/mcpeval/mcpeval/internal/toolstats"
 	"github.com/mcpeval/mcpeval/scoring"
@@ -48,6 +49,9 @@ type Run struct {
 	RunDir string
 	// Names holds each case's subtest name, by case name.
 	Names map[string]string
+	// selected names the cases the run selects (see Select); nil: every
+	// loaded case.
+	selected map[string]bool
 
 	tools *mcpconn.Set
 	// store keeps every tool result (see package recordings); replay,
@@ -683,6 +687,9 @@ func (s *Run) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *agen
 	if rec.ToolCalls == nil {
 		rec.ToolCalls = []eval.ToolCall{}
 	}
+	for i := range rec.ToolCalls {
+		rec.ToolCalls[i].ExpectedError = evalcase.ExpectedError(c, rec.ToolCalls[i])
+	}
 	switch {
 	case errors.As(err, &fault):
 		rec.Status, rec.Reason = eval.Error, "MCP server fault: "+err.Error()
@@ -751,6 +758,10 @@ func (s *Run) grade(ctx context.Context, c eval.Case, rec *eval.Record, cfg agen
 	judgeUsage := v.Usage
 	rec.JudgeUsage = &judgeUsage
 	rec.Judges, rec.JudgeDisagreement = v.Judges, v.Disagreement
+	rec.JudgePrompt, rec.JudgeReply = v.Prompt, v.Reply
+	if len(rec.Judges) == 1 {
+		rec.Judges[0].Reply = "" // JudgeReply holds it
+	}
 	switch {
 	case err != nil:
 		rec.Status, rec.Reason = eval.Error, "judge: "+s.providerError(ctx, err)
@@ -905,7 +916,7 @@ func (s *Run) Summary() eval.Summary {
 			ran[r.CaseRun().Series()] = true
 		}
 	}
-	sum.NotRun = len(s.Cases)*len(s.arms) - len(ran)
+	sum.NotRun = s.selectedCount()*len(s.arms) - len(ran)
 	evaluated := s.Variants()
 	if st.Reference {
 		evaluated = nil // no model was evaluated
@@ -930,6 +941,47 @@ func (s *Run) Summary() eval.Summary {
 	sum.Replay = s.replayInfo(records)
 	s.redactor.Value(&sum)
 	return sum
+}
+
+// Select narrows the run to the cases named (those -run and -skip
+// select): the case runs not run and the tools' coverage count them alone.
+// Without it every loaded case counts.
+//
+// A tool that a selected case must call (tools.must_call) and no server
+// offers is an error, before any request: the case could never pass.
+func (s *Run) Select(names map[string]bool) error {
+	s.selected = names
+	var offered []string
+	for _, t := range s.tools.Entries() {
+		offered = append(offered, t.Name)
+	}
+	var errs []error
+	for _, c := range s.Cases {
+		if names != nil && !names[c.Name] {
+			continue
+		}
+		for _, tool := range c.Tools.MustCall {
+			if !s.tools.Has(tool) {
+				errs = append(errs, fmt.Errorf("%s: case %q: tools.must_call: no server offers the tool %q%s, so the case could never pass: correct the name, or the servers (EVAL_SERVER, EVAL_TOOLS)",
+					c.Where(), c.Name, tool, suggest.DidYouMean(tool, offered)))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// selectedCount counts the loaded cases the run selects.
+func (s *Run) selectedCount() int {
+	if s.selected == nil {
+		return len(s.Cases)
+	}
+	n := 0
+	for _, c := range s.Cases {
+		if s.selected[c.Name] {
+			n++
+		}
+	}
+	return n
 }
 
 func gitCommit(root string) string {
@@ -978,7 +1030,7 @@ func Gates(sum eval.Summary, st settings.Settings) []string {
 			}
 		}
 		if len(low) > 0 {
-			out = append(out, fmt.Sprintf("%d cases below the minimum pass rate %g: %s", len(low), st.MinPassRate, strings.Join(low, ", ")))
+			out = append(out, fmt.Sprintf("%s below the minimum pass rate %g: %s", eval.Plural(len(low), "cases"), st.MinPassRate, strings.Join(low, ", ")))
 		}
 	}
 	if st.MinRunPassRate > 0 && sum.Overall.PassRate < st.MinRunPassRate {

@@ -77,11 +77,12 @@ func largestTools(ts eval.ToolSummary, n int) string {
 }
 
 // compareSurface compares the run's tool surface with the one the newest
-// finished run in the output directory recorded, and counts the cached
+// finished run of the same servers in the output directory recorded, and
+// counts the cached
 // passes of the loaded cases that the difference makes unusable.
 func (s *Run) compareSurface() {
-	prev, ok := runs.LatestFinished(s.Settings.Out)
-	if !ok || prev.Summary.Tools == nil || prev.Summary.Tools.Hash == s.toolHash {
+	prev, ok := s.lastRunOfSameServers()
+	if !ok || prev.Summary.Tools.Hash == s.toolHash {
 		return
 	}
 	ch := tooldiff.Compare(prev.Summary.Tools, s.toolSummary())
@@ -91,6 +92,38 @@ func (s *Run) compareSurface() {
 		ch.InvalidatedPasses = s.invalidatedPasses(prev.Summary.Tools.Hash, max(prev.Summary.Repeats, 1))
 	}
 	s.toolChanges = &ch
+}
+
+// lastRunOfSameServers returns the newest finished run in the output
+// directory that recorded the tool surface of the same servers, as the
+// servers name themselves (serverInfo), in any order: a run of other
+// servers (another servers file) is no earlier state of these.
+func (s *Run) lastRunOfSameServers() (runs.Run, bool) {
+	list, err := runs.List(s.Settings.Out)
+	if err != nil {
+		return runs.Run{}, false
+	}
+	var own []string
+	for _, srv := range s.tools.Servers {
+		name, _ := srv.Info()
+		own = append(own, name)
+	}
+	slices.Sort(own)
+	var best runs.Run
+	for _, r := range list {
+		if r.Summary == nil || r.Summary.Tools == nil || r.Summary.Finished.IsZero() {
+			continue
+		}
+		var theirs []string
+		for _, srv := range r.Summary.Tools.Servers {
+			theirs = append(theirs, srv.Name)
+		}
+		slices.Sort(theirs)
+		if slices.Equal(own, theirs) && (best.Summary == nil || r.Summary.Finished.After(best.Summary.Finished)) {
+			best = r
+		}
+	}
+	return best, best.Summary != nil
 }
 
 // invalidatedPasses counts the loaded cases' repeats (up to repeats) with
@@ -123,6 +156,9 @@ func (s *Run) ToolChanges() *eval.ToolChanges { return s.toolChanges }
 func (s *Run) toolSummary() *eval.ToolSummary {
 	ts := s.toolStats.Summary()
 	ts.Hash, ts.MinCoverage, ts.Changes = s.toolHash, s.Settings.MinToolCoverage, s.toolChanges
+	if n := s.selectedCount(); n < len(s.Cases) {
+		ts.SelectedCases, ts.LoadedCases = n, len(s.Cases)
+	}
 	ts.Encoding, ts.MaxDefinitionTokens = s.definitionCounter().Encoding, s.Settings.MaxToolTokens
 	return &ts
 }
@@ -137,8 +173,12 @@ func FormatToolChanges(ch *eval.ToolChanges, reference bool) string {
 	for _, l := range tooldiff.Lines(ch) {
 		b.WriteString("mcpeval: " + l + "\n")
 	}
-	if !reference {
-		fmt.Fprintf(&b, "mcpeval: the change invalidated %d cached passes of the loaded cases: the tool surface is part of the cache key, so they run again\n", ch.InvalidatedPasses)
+	switch {
+	case reference:
+	case ch.InvalidatedPasses == 0:
+		b.WriteString("mcpeval: no cached pass of the loaded cases was made with the earlier surface: the change costs no case a re-run\n")
+	default:
+		fmt.Fprintf(&b, "mcpeval: the change invalidated %s of the loaded cases: the tool surface is part of the cache key, so they run again\n", eval.Plural(ch.InvalidatedPasses, "cached passes"))
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
@@ -155,10 +195,17 @@ func formatTools(b *strings.Builder, t *eval.ToolSummary) {
 		return
 	}
 	var failing, over, broken, unscripted []eval.ToolStats
+	by, never := "", "never called"
+	if t.SelectedCases > 0 {
+		// Coverage is of the cases that ran: a -run of a few cases leaves
+		// most tools uncalled, which says nothing of the others.
+		by = fmt.Sprintf(" by the %d selected of %d cases", t.SelectedCases, t.LoadedCases)
+		never = "not called by the selected cases"
+	}
 	for _, srv := range t.Servers {
-		fmt.Fprintf(b, "mcpeval: tools: %s on %s\n", coverage(srv), srv.Server)
+		fmt.Fprintf(b, "mcpeval: tools: %s%s on %s\n", coverage(srv), by, srv.Server)
 		if len(srv.NeverCalled) > 0 {
-			fmt.Fprintf(b, "mcpeval: never called: %s\n", listNames(mapSlice(srv.NeverCalled, tooldiff.Name)))
+			fmt.Fprintf(b, "mcpeval: %s: %s\n", never, listNames(mapSlice(srv.NeverCalled, tooldiff.Name)))
 		}
 		formatParameters(b, srv)
 		formatDefinitions(b, t, srv)

@@ -61,13 +61,13 @@ type tool struct {
 
 // tally is what the calls to one tool name added up to.
 type tally struct {
-	calls, errors, errorResults, refused, argErrors, notRun, overLimit, passCalls int
-	outputErrors, elicitations, unscripted                                        int
-	outputProblems                                                                []string
-	cases                                                                         map[string]bool
-	latencies                                                                     []float64
-	resultTokens                                                                  []int
-	passed                                                                        map[string]int // calls that passed each argument, by name
+	calls, errors, errorResults, expectedErrors, refused, argErrors, notRun, overLimit int
+	passCalls, outputErrors, elicitations, unscripted                                  int
+	outputProblems                                                                     []string
+	cases                                                                              map[string]bool
+	latencies                                                                          []float64
+	resultTokens                                                                       []int
+	passed                                                                             map[string]int // calls that passed each argument, by name
 }
 
 // New returns a collector for the tools of servers. tokenLimit is the
@@ -105,12 +105,12 @@ func (c *Collector) lookup(tc eval.ToolCall) *tool {
 type call struct {
 	// unknown: no server offers the tool, so the call failed whatever its
 	// arguments.
-	argError, errorResult, refused, notRun, unknown bool
-	latencyMS                                       float64
-	tokens                                          int
-	outputProblem                                   string
-	elicitations, unscripted                        int
-	args                                            []string // the arguments passed, by name
+	argError, errorResult, expectedError, refused, notRun, unknown bool
+	latencyMS                                                      float64
+	tokens                                                         int
+	outputProblem                                                  string
+	elicitations, unscripted                                       int
+	args                                                           []string // the arguments passed, by name
 }
 
 // Add counts the tool calls of one finished record.
@@ -152,6 +152,10 @@ func (c *Collector) Add(r eval.Record) {
 func (c *Collector) measure(tc eval.ToolCall) call {
 	cl := call{notRun: tc.NotRun, refused: tc.Refused && !tc.NotRun}
 	cl.errorResult = tc.IsError && !tc.NotRun && !tc.Refused
+	if tc.ExpectedError && cl.errorResult {
+		// The case asked for this error: the tool did its job.
+		cl.errorResult, cl.expectedError = false, true
+	}
 	if t := c.lookup(tc); t != nil {
 		cl.argError = t.schema.check(tc.Arguments) != nil
 	} else {
@@ -191,6 +195,9 @@ func (t *tally) add(caseName string, cl call, passed bool, tokenLimit int) {
 	}
 	if cl.errorResult {
 		t.errorResults++
+	}
+	if cl.expectedError {
+		t.expectedErrors++
 	}
 	if cl.refused {
 		t.refused++
@@ -274,7 +281,7 @@ func (c *Collector) Summary() eval.ToolSummary {
 func (t *tally) stats(name string) eval.ToolStats {
 	s := eval.ToolStats{
 		Name: name, Calls: t.calls, Cases: len(t.cases), Errors: t.errors,
-		ErrorResults: t.errorResults, Refused: t.refused, ArgumentErrors: t.argErrors, NotRun: t.notRun,
+		ErrorResults: t.errorResults, ExpectedErrors: t.expectedErrors, Refused: t.refused, ArgumentErrors: t.argErrors, NotRun: t.notRun,
 		OverLimit: t.overLimit, OutputErrors: t.outputErrors, OutputProblems: slices.Clone(t.outputProblems),
 		Elicitations: t.elicitations, Unscripted: t.unscripted,
 	}

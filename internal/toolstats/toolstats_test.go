@@ -86,7 +86,7 @@ func TestArgumentCheck(t *testing.T) {
 // and "big" with dump.
 func surface() []Server {
 	return []Server{
-		{Server: "genes-cmd --stdio", Name: "genes", Version: "1.0", Tools: []eval.Tool{
+		{Server: "genes (genes-cmd --stdio)", ID: "genes", Name: "genes-server", Version: "1.0", Tools: []eval.Tool{
 			{Name: "quiet", Description: "never called", Parameters: json.RawMessage(`{"type":"object"}`)},
 			{Name: "lookup", Description: "look up an item", Parameters: json.RawMessage(idSchema)},
 			{Name: "fail", Description: "always fails", Parameters: json.RawMessage(`{"type":"object"}`)},
@@ -146,6 +146,20 @@ func TestCollector(t *testing.T) {
 			},
 			wantUnknown: []eval.ToolStats{{Name: "nope", Calls: 1, Cases: 1, Errors: 1, ErrorRate: 1, NotRun: 1}},
 			wantCovered: [2]int{2, 0},
+		},
+		{
+			name: "an error result the case expects is counted apart, a refusal is still an error",
+			records: []eval.Record{
+				rec("A", eval.Pass,
+					eval.ToolCall{Name: "fail", Arguments: `{}`, Result: `{"error":"no such gene"}`, IsError: true, ExpectedError: true, DurationMS: 5, ResultTokens: 4},
+					eval.ToolCall{Name: "fail", Arguments: `{}`, Result: `{"error":"invalid params"}`, IsError: true, Refused: true, ExpectedError: true, DurationMS: 7, ResultTokens: 6},
+				),
+			},
+			want: map[string]eval.ToolStats{
+				"fail": {Name: "fail", Calls: 2, Cases: 1, Errors: 1, ErrorRate: 0.5, ExpectedErrors: 1, Refused: 1, PassShare: 1,
+					LatencyP50MS: 5, LatencyP95MS: 7, ResultTokensP50: 4, ResultTokensMax: 6},
+			},
+			wantCovered: [2]int{1, 0},
 		},
 		{
 			name:  "cases, repeats, pass share and the token limit",
@@ -209,6 +223,10 @@ func TestSurfaceAndNeverCalledAreSortedByName(t *testing.T) {
 	assert.Equal(t, []string{"fail", "lookup", "quiet"}, names)
 	assert.Equal(t, []string{"fail", "lookup", "quiet"}, sum.Servers[0].NeverCalled)
 	assert.Equal(t, "look up an item", sum.Servers[0].Surface[1].Description)
+	// The short name names the server on each tool's row; Server, with its
+	// command line, only where the server itself is described.
+	assert.Equal(t, "genes", sum.Servers[0].ID)
+	assert.Equal(t, "genes (genes-cmd --stdio)", sum.Servers[0].Server)
 	assert.JSONEq(t, idSchema, string(sum.Servers[0].Surface[1].Parameters))
 	assert.Equal(t, []eval.Tool{{Name: "quiet", Description: "never called", Parameters: json.RawMessage(`{"type":"object"}`)},
 		{Name: "lookup", Description: "look up an item", Parameters: json.RawMessage(idSchema)},

@@ -742,8 +742,10 @@
         if (!r.calls) return el('span', 'empty', '—');
         const e = el('span', r.errors ? 'tool-err' : '', fmtRate(100 * r.error_rate));
         e.title = r.errors + ' of ' + r.calls + ' calls failed: ' + r.error_results + ' error results, ' + r.refused +
-          ' refused by the server, ' + r.argument_errors + ' with arguments against the schema';
-        return e;
+          ' refused by the server, ' + r.argument_errors + ' with arguments against the schema' +
+          (r.expected_errors ? '; ' + r.expected_errors + ' more failed as their case expects (expect_error), not counted' : '');
+        if (!r.expected_errors) return e;
+        return [e, el('div', 'tool-server', fmtInt(r.expected_errors) + ' expected')];
       },
     },
     { key: 'error_results', label: 'Error results', num: true, sort: (r) => r.error_results, cell: (r) => fmtInt(r.error_results) },
@@ -824,7 +826,7 @@
     if (!t || !t.servers || !t.servers.length) return null;
     const rows = [];
     t.servers.forEach((s) => {
-      (s.stats || []).forEach((st, i) => rows.push(Object.assign({}, st, { server: s.server, tool: (s.surface || [])[i], showServer: t.servers.length > 1 })));
+      (s.stats || []).forEach((st, i) => rows.push(Object.assign({}, st, { server: s.id || s.server, tool: (s.surface || [])[i], showServer: t.servers.length > 1 })));
     });
     for (const st of t.unknown || []) rows.push(Object.assign({}, st, { server: '', unknown: true, showServer: false }));
     rows.forEach((r, i) => { r.index = i; });
@@ -1126,6 +1128,31 @@
   }
   let opening = 0; // the latest openCase: an earlier one still inflating is dropped
 
+  // caseAnchor is the fragment that links to case c: its name, and its
+  // model when the run has several (name@model), URL-encoded.
+  function caseAnchor(c) {
+    return encodeURIComponent(c.name) + (c.model ? '@' + encodeURIComponent(c.model) : '');
+  }
+
+  // caseByAnchor finds the row a fragment names: encoded as caseAnchor
+  // writes it, or the case name as typed (spaces and all); -1 when none.
+  function caseByAnchor(hash) {
+    if (!hash) return -1;
+    let typed = hash;
+    try { typed = decodeURIComponent(hash); } catch (e) { /* keep it as it is */ }
+    let byName = -1;
+    for (let i = 0; i < cases.length; i++) {
+      if (caseAnchor(cases[i]) === hash) return i;
+      if (byName < 0 && (cases[i].name === typed || cases[i].name + '@' + cases[i].model === typed)) byName = i;
+    }
+    if (byName < 0 && typed.lastIndexOf('@') > 0) {
+      // name@model of a run whose one model the table does not show
+      const name = typed.slice(0, typed.lastIndexOf('@'));
+      byName = cases.findIndex((c) => !c.model && c.name === name);
+    }
+    return byName;
+  }
+
   // openCase shows the row id, at its run runId (a case-N block; default:
   // the run the row shows).
   function openCase(id, runId) {
@@ -1199,6 +1226,16 @@
         }
         body.appendChild(el('div', 'block', el('h3', '', 'Checks'), ul));
       }
+      if (rec.judge_prompt) {
+        const jp = section('Judge prompt', rec.judge_prompt, true);
+        jp.id = 'judge-prompt';
+        body.appendChild(jp);
+      }
+      if (rec.judge_reply) {
+        const jr = section('Judge reply', rec.judge_reply, true);
+        jr.id = 'judge-reply';
+        body.appendChild(jr);
+      }
       if (rec.judge_raw) body.appendChild(section('Judge reply (raw)', rec.judge_raw, true));
       if (rec.server_stderr) body.appendChild(section('Server stderr', rec.server_stderr, true));
     }
@@ -1240,7 +1277,7 @@
     document.body.classList.add('noscroll');
     body.scrollTop = 0;
     closeBtn.focus();
-    try { history.replaceState(null, '', '#case-' + id); } catch (e) { /* file:// may refuse */ }
+    try { history.replaceState(null, '', '#' + caseAnchor(c)); } catch (e) { /* file:// may refuse */ }
   }
 
   // runPicker lists a case's runs as buttons, the shown one pressed.
@@ -1269,12 +1306,13 @@
     if (lastFocus && document.contains(lastFocus)) lastFocus.focus();
   }
 
-  // Each judge's verdict, reason and, for an unusable reply, the reply.
+  // Each judge's verdict and reason, with its reply (or an unusable reply as it came).
   function judgesBlock(rec) {
     const ul = el('ul', 'judge-list');
     for (const j of rec.judges) {
       const li = el('li', '', el('span', 'mono', j.model), judgeVerdict(j), el('span', 'detail', j.error || j.reason || ''));
       if (j.raw) li.appendChild(el('pre', 'code', j.raw));
+      else if (j.reply) li.appendChild(el('pre', 'code', j.reply));
       ul.appendChild(li);
     }
     const title = 'Judges' + (rec.judge_disagreement ? ' (split)' : ' (unanimous)');
@@ -1315,7 +1353,9 @@
       const ks = (xs) => xs.map((v, i) => (i + 1) + ': ' + Number(v).toFixed(2)).join(', ');
       if (c.pass_at_k) { f('pass@k', ks(c.pass_at_k)); f('pass^k', ks(c.pass_hat_k)); }
     }
-    f('go test', detail.unfinished ? 'did not finish' : detail.action ? detail.action + ' (' + fmtSec(detail.elapsed) + ' s)' : 'no test event');
+    // A report rebuilt from the records alone (a plain go test run keeps no
+    // stream) has no test events: then there is nothing to say of go test.
+    if (detail.unfinished || detail.action) f('go test', detail.unfinished ? 'did not finish' : detail.action + ' (' + fmtSec(detail.elapsed) + ' s)');
     for (const k of data.metric_keys || []) if (typeof own(c.metrics, k) === 'number') f(metricLabel(k), fmtScore(own(c.metrics, k)));
     return dl;
   }
@@ -1429,6 +1469,15 @@
     shownLabel.textContent += ' · loading case details…';
     document.addEventListener('DOMContentLoaded', renderControls, { once: true });
   }
-  const m = /^#case-(\d+)$/.exec(location.hash);
-  if (m) openCase(Number(m[1]));
+  // A case's stable link is report.html#<case name> (#<case name>@<model>
+  // with several models): it opens that case whatever the table's order.
+  // #case-N, the N-th row, still works.
+  const openFromHash = () => {
+    const m = /^#case-(\d+)$/.exec(location.hash);
+    if (m) { openCase(Number(m[1])); return; }
+    const id = caseByAnchor(location.hash.slice(1));
+    if (id >= 0) openCase(id);
+  };
+  openFromHash();
+  window.addEventListener('hashchange', openFromHash);
 })();

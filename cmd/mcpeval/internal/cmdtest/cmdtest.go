@@ -52,12 +52,12 @@ func WriteRunOf(t *testing.T, parent, id string, cases []string, repeats int, pa
 	var recs []eval.Record
 	for _, name := range cases {
 		for r := range repeats {
-			status := eval.Pass
+			status, answer, reason := eval.Pass, "the right answer to "+name, "fine"
 			if !passes(name, r) {
-				status = eval.Fail
+				status, answer, reason = eval.Fail, "a wrong answer to "+name, "the judge said no"
 			}
 			rec := eval.Record{Name: name, Category: "Cat " + name[:1], Test: "TestX/" + name, Repeat: r, Status: status, Model: "m",
-				ToolCalls: []eval.ToolCall{{Name: "get_gene_by_symbol"}}}
+				Response: answer, Reason: reason, ToolCalls: []eval.ToolCall{{Name: "get_gene_by_symbol"}}}
 			b, err := json.Marshal(rec)
 			require.NoError(t, err)
 			lines = append(lines, string(b))

@@ -3,7 +3,9 @@
 package evalcmd
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -16,6 +18,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
+	"github.com/mcpeval/mcpeval/internal/suite"
 )
 
 const doc = `It runs go test PKG -count=1 -timeout 0 GO_TEST_ARGS under gotestsum, which
@@ -103,6 +106,7 @@ func run(c *base.Command, args []string, p base.Process) error {
 		}
 		return nil
 	}
+	explainCounts(p.Stdout, stream, filepath.Join(dir, eval.SummaryFile))
 	o := reportcmd.Options{Out: st.Out, Run: dir, Streams: []string{stream}, Open: open, Baseline: *baseline}
 	if ci {
 		o.JUnit = filepath.Join(dir, "junit.xml")
@@ -120,4 +124,47 @@ func run(c *base.Command, args []string, p base.Process) error {
 func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// explainCounts follows gotestsum's closing line ("DONE 14 tests, 4
+// failures"), which counts go test's tests, with what they are: the case
+// runs the suite counted and the category tests that hold them, which
+// fail when one of their cases fails.
+func explainCounts(w io.Writer, stream, summaryFile string) {
+	tests, failed := goTestCounts(stream)
+	data, err := os.ReadFile(summaryFile)
+	var sum eval.Summary
+	if err != nil || json.Unmarshal(data, &sum) != nil || tests <= sum.Total {
+		return
+	}
+	caseFailed := sum.Failed + sum.Errors + sum.TokenLimit + sum.Cut + sum.Undecided
+	fmt.Fprintf(w, "mcpeval: gotestsum's DONE line counts go test's tests: the %s above (%d not passed) and %d category tests that hold them (%d failed with a case)\n",
+		suite.CountRuns(sum), caseFailed, tests-sum.Total, max(failed-caseFailed, 0))
+}
+
+// goTestCounts counts the tests of a go test -json stream that ended, as
+// gotestsum does, and those that failed.
+func goTestCounts(stream string) (tests, failed int) {
+	f, err := os.Open(stream)
+	if err != nil {
+		return 0, 0
+	}
+	defer f.Close()
+	dec := json.NewDecoder(f)
+	for {
+		var e struct{ Action, Test string }
+		if dec.Decode(&e) != nil {
+			return tests, failed
+		}
+		if e.Test == "" {
+			continue
+		}
+		switch e.Action {
+		case "pass", "skip":
+			tests++
+		case "fail":
+			tests++
+			failed++
+		}
+	}
 }

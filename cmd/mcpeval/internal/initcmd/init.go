@@ -28,7 +28,7 @@ var Cmd = &base.Command{
 	Name:    "init",
 	Summary: "write an evaluation module of your own into a directory",
 	Usage:   "[-module PATH] [-replace DIR] [-no-tidy] DIR",
-	Doc: `init writes go.mod (requiring mcpeval, with mcpeval as its one tool), README.md,
+	Doc: `init writes go.mod (requiring mcpeval, with mcpeval and gotestsum as its tools), README.md,
 a Makefile (eval, ci, generate, calibrate, clean-runs: each a go tool mcpeval
 command), .mcp.json (the bundled sample server), .gitignore, cases/sample.yaml
 and evaltest/main_test.go, then runs go mod tidy and go generate, which writes
@@ -146,7 +146,7 @@ func run(c *base.Command, args []string, p base.Process) error {
 	}
 	var steps [][]string
 	if *replace == "" && ownVersion() == "latest" {
-		steps = append(steps, []string{"go", "get", "-tool", tool + "@latest"})
+		steps = append(steps, []string{"go", "get", "-tool", tool + "@latest"}, []string{"go", "get", "-tool", gotestsum})
 	}
 	steps = append(steps, []string{"go", "mod", "tidy"}, []string{"go", "generate", "./evaltest"})
 	for _, step := range steps {
@@ -200,9 +200,14 @@ func initFiles(modPath, replace string) (map[string][]byte, error) {
 // Makefile, its README, its go:generate line and its .mcp.json.
 const tool = mcpevalModule + "/cmd/mcpeval"
 
+// gotestsum is the new module's other tool, which go tool mcpeval eval and
+// ci run the suite under, and which CI may run itself (go tool gotestsum).
+const gotestsum = "gotest.tools/gotestsum"
+
 // goMod is the new module's go.mod: it requires mcpeval at version (a
-// placeholder with a replace) and names mcpeval as its tool. With the
-// version "latest" it names neither: go get adds both.
+// placeholder with a replace) and names mcpeval and gotestsum as its tools
+// (go mod tidy requires gotestsum at the version mcpeval requires). With
+// the version "latest" it names neither: go get adds them.
 func goMod(modPath, version, replace string) string {
 	text := fmt.Sprintf("module %s\n\ngo %s\n", modPath, goVersion)
 	if replace != "" {
@@ -211,7 +216,7 @@ func goMod(modPath, version, replace string) string {
 	if version == "latest" {
 		return text
 	}
-	text += fmt.Sprintf("\nrequire %s %s\n\ntool %s\n", mcpevalModule, version, tool)
+	text += fmt.Sprintf("\nrequire %s %s\n\ntool (\n\t%s\n\t%s\n)\n", mcpevalModule, version, tool, gotestsum)
 	if replace != "" {
 		text += fmt.Sprintf("\nreplace %s => %s\n", mcpevalModule, replace)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/mod/modfile"
 
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
 	"github.com/mcpeval/mcpeval/internal/eval"
@@ -43,7 +44,7 @@ func TestInitWritesAModuleThatRunsItsOwnCases(t *testing.T) {
 	}
 	mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
 	require.NoError(t, err)
-	assert.Equal(t, []string{"tool github.com/mcpeval/mcpeval/cmd/mcpeval"}, toolLines(string(mod)), "one tool")
+	assert.Equal(t, []string{"github.com/mcpeval/mcpeval/cmd/mcpeval", "gotest.tools/gotestsum"}, toolLines(string(mod)), "mcpeval and gotestsum")
 	for name, want := range map[string]string{"Makefile": "MCPEVAL   = $(GO) tool mcpeval\n", "README.md": "go tool mcpeval eval ",
 		".mcp.json": `["tool", "mcpeval", "sample-server"]`, "evaltest/main_test.go": "//go:generate go tool mcpeval generate "} {
 		text, err := os.ReadFile(filepath.Join(dir, name))
@@ -99,13 +100,15 @@ func TestInitWritesAModuleThatRunsItsOwnCases(t *testing.T) {
 	assert.Equal(t, 1, list[0].Summary.Passed, "the one case of Variant Scores")
 }
 
-// toolLines are the tool directives of a go.mod.
+// toolLines are the tools a go.mod names.
 func toolLines(mod string) []string {
+	f, err := modfile.Parse("go.mod", []byte(mod), nil)
+	if err != nil {
+		return nil
+	}
 	var out []string
-	for _, line := range strings.Split(mod, "\n") {
-		if strings.HasPrefix(line, "tool") {
-			out = append(out, strings.TrimSpace(line))
-		}
+	for _, t := range f.Tool {
+		out = append(out, t.Path)
 	}
 	return out
 }
@@ -132,8 +135,7 @@ func TestGoMod(t *testing.T) {
 	mod := goMod("example.org/eval", "v1.2.3", "")
 	assert.Contains(t, mod, "module example.org/eval\n\ngo "+goVersion+"\n")
 	assert.Contains(t, mod, "require github.com/mcpeval/mcpeval v1.2.3\n")
-	assert.Contains(t, mod, "\ntool github.com/mcpeval/mcpeval/cmd/mcpeval\n")
-	assert.Equal(t, 1, strings.Count(mod, "tool "), "one tool")
+	assert.Equal(t, []string{"github.com/mcpeval/mcpeval/cmd/mcpeval", "gotest.tools/gotestsum"}, toolLines(mod))
 	assert.NotContains(t, mod, "replace")
 	assert.Contains(t, goMod("m", "v1.2.3", "/src/mcpeval"), "replace github.com/mcpeval/mcpeval => /src/mcpeval\n")
 	assert.NotContains(t, goMod("m", "latest", ""), "require", "go get adds mcpeval and its tools")

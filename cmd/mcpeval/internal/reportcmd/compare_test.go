@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/cmdtest"
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/stats"
 )
 
@@ -58,7 +59,7 @@ func TestBaselineComparison(t *testing.T) {
 				require.NoError(t, err)
 			}
 			out := stdout.String()
-			assert.Contains(t, out, "comparison with "+baseRun+": "+fmt.Sprintf("%d regressions, 0 fixes", tt.flipped))
+			assert.Contains(t, out, "comparison with "+baseRun+": "+eval.Plural(tt.flipped, "regressions")+", 0 fixes")
 			for _, name := range names[:tt.flipped] {
 				assert.Regexp(t, `(?m)^regression\s+`+name+`\s+pass\s+fail`, out, "every regression is listed")
 			}
@@ -71,6 +72,13 @@ func TestBaselineComparison(t *testing.T) {
 				assert.Contains(t, string(page), "No significant regression at level 0.05")
 			}
 			assert.Contains(t, string(page), `<dd id="regressions">`+fmt.Sprint(tt.flipped)+`</dd>`)
+			for _, name := range names[:tt.flipped] {
+				// Each regression links to its case in the run's report and
+				// shows its old and new answer and reason side by side.
+				assert.Contains(t, string(page), `<a href="report.html#`+name+`%40m">`+name+`</a> [m]`)
+				assert.Contains(t, string(page), `<p class="answer">the right answer to `+name+`</p><p class="reason">fine</p>`)
+				assert.Contains(t, string(page), `<p class="answer">a wrong answer to `+name+`</p><p class="reason">the judge said no</p>`)
+			}
 		})
 	}
 }

@@ -154,6 +154,7 @@ func Write(o Options, p base.Process) error {
 		if err := writeFile(o.JUnit, func(w io.Writer) error { return report.WriteJUnit(w, data, moduleRoot()) }); err != nil {
 			return err
 		}
+		fmt.Fprintln(p.Stdout, absPath(o.JUnit))
 	}
 	if o.Open {
 		if p.Getenv("CI") != "" {
