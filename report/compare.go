@@ -35,6 +35,9 @@ type Comparison struct {
 	// Tools is how the tool surface changed since the baseline; nil when
 	// it did not, or a run did not record it.
 	Tools *eval.ToolChanges
+	// GateCauses, when set, limits the gate to the flips of these causes
+	// (see eval.Causes): the others are reported and do not count.
+	GateCauses []string
 }
 
 // The changes of a case between two runs.
@@ -68,6 +71,8 @@ type CaseDiff struct {
 	// case called in either run, which may explain a change of outcome:
 	// "get_gene: input schema changed".
 	ToolChanges []string
+	// Attribution is why a regression or fix flipped; nil for the others.
+	Attribution *Attribution
 }
 
 // CaseOutcome is how a case did in one run.
@@ -82,6 +87,16 @@ type CaseOutcome struct {
 	// Answer and Reason are its shown run's answer and why it has its
 	// status (cut to a few hundred characters).
 	Answer, Reason string
+	// records are its runs' records, the shown run's first.
+	records []*eval.Record
+}
+
+// shown is the record of the run the outcome shows; nil for none.
+func (o *CaseOutcome) shown() *eval.Record {
+	if o == nil || len(o.records) == 0 {
+		return nil
+	}
+	return o.records[0]
 }
 
 // CategoryDelta is a category's pass rate (the mean of its cases') in the
@@ -93,10 +108,11 @@ type CategoryDelta struct {
 	CurrentCases  int
 }
 
-// Compare compares the run cur with the baseline base and applies the
-// regression gate at level alpha. Cases are matched by name and model.
-// Runs that share no case are not comparable: that is an error.
-func Compare(base, cur *Data, alpha float64) (*Comparison, error) {
+// Compare compares the run cur with the baseline base, attributes each
+// flipped case to a cause and applies the regression gate at level alpha,
+// to the flips of gateCauses alone when given. Cases are matched by name
+// and model. Runs that share no case are not comparable: that is an error.
+func Compare(base, cur *Data, alpha float64, gateCauses ...string) (*Comparison, error) {
 	if !(alpha > 0 && alpha < 1) {
 		return nil, fmt.Errorf("significance level %v: must be between 0 and 1", alpha)
 	}
@@ -122,7 +138,7 @@ func Compare(base, cur *Data, alpha float64) (*Comparison, error) {
 		return nil, fmt.Errorf("the runs share no case (the baseline ran %d, this run %d): compare runs of the same case files", len(bo), len(co))
 	}
 
-	c := &Comparison{Base: base.Run, Current: cur.Run, Alpha: alpha, Tools: toolChanges(base.Run, cur.Run)}
+	c := &Comparison{Base: base.Run, Current: cur.Run, Alpha: alpha, Tools: toolChanges(base.Run, cur.Run), GateCauses: gateCauses}
 	keys := map[key]bool{}
 	for k := range bo {
 		keys[k] = true
@@ -158,6 +174,9 @@ func Compare(base, cur *Data, alpha float64) (*Comparison, error) {
 		if d.Change != Unchanged {
 			d.ToolChanges = tooldiff.Explain(c.Tools, calledTools(d))
 		}
+		if d.Change == Regression || d.Change == Fix {
+			d.Attribution = attribute(d, d.ToolChanges)
+		}
 		c.Cases = append(c.Cases, d)
 	}
 	order := map[string]int{Regression: 0, Fix: 1, NewCase: 2, Removed: 3, Unchanged: 4}
@@ -173,10 +192,14 @@ func Compare(base, cur *Data, alpha float64) (*Comparison, error) {
 // applyGate runs the regression gate over the cases both runs ran and
 // marks each case's verdict.
 func (c *Comparison) applyGate() {
+	for i := range c.Cases {
+		d := &c.Cases[i]
+		d.P, d.AdjustedP, d.Tested, d.Significant = 1, 1, false, false
+	}
 	var paired []int
 	var counts []stats.CaseCounts
 	for i, d := range c.Cases {
-		if d.Base != nil && d.Current != nil {
+		if d.Base != nil && d.Current != nil && c.gated(d) {
 			paired = append(paired, i)
 			counts = append(counts, stats.CaseCounts{BaseRuns: d.Base.Runs, BasePasses: d.Base.Passes, Runs: d.Current.Runs, Passes: d.Current.Passes})
 		}
@@ -188,6 +211,12 @@ func (c *Comparison) applyGate() {
 	}
 	c.Gate.Cases = nil // on the cases
 	c.Significant = c.Gate.Significant
+}
+
+// gated reports whether the gate weighs a case: every case, unless the
+// gate is limited to causes and the case flipped for another.
+func (c *Comparison) gated(d CaseDiff) bool {
+	return len(c.GateCauses) == 0 || d.Attribution == nil || slices.Contains(c.GateCauses, d.Attribution.Cause)
 }
 
 // Flagged returns the cases the gate flagged.
@@ -233,6 +262,11 @@ func outcomeOf(g Group, cases []Case) *CaseOutcome {
 	}
 	o.Rate = g.Rate(cases)
 	o.Passed = o.Runs > 0 && 2*o.Passes > o.Runs
+	for _, i := range append([]int{g.Shown}, g.Runs...) {
+		if r := cases[i].Record; r != nil && (i != g.Shown || len(o.records) == 0) {
+			o.records = append(o.records, r)
+		}
+	}
 	if r := cases[g.Shown].Record; r != nil {
 		for _, tc := range r.ToolCalls {
 			o.Tools = append(o.Tools, tc.Name)

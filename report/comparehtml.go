@@ -75,7 +75,16 @@ At level {{.Alpha}}, two runs of an unchanged model fail this gate at most {{pct
 <div><dt>New cases</dt><dd>{{.Count "new"}}</dd></div>
 <div><dt>Removed cases</dt><dd>{{.Count "removed"}}</dd></div>
 <div><dt>Tool trajectory changed</dt><dd>{{.ToolsChanged}}</dd></div>
+<div><dt>Flips by cause</dt><dd id="causes">{{.CauseLine}}</dd></div>
 </dl>
+{{with .ByCause}}<section class="causes" id="why">
+<h2>Why they flipped</h2>
+{{range .}}<h3 id="cause-{{.Cause}}">{{.Cause}}: {{len .Cases}}</h3>
+<ul>{{range .Cases}}<li><span class="{{.Change}}">{{.Change}}</span> <a href="report.html#{{anchor .Name .Model}}">{{.Name}}</a>{{if .Model}} [{{.Model}}]{{end}}: {{.Attribution.Explanation}}
+{{range .Attribution.DataChanges}}<div class="data"><code>{{.Tool}} {{.Arguments}}</code>: <code>{{.Diff}}</code></div>{{end}}</li>
+{{end}}</ul>
+{{end}}</section>
+{{end}}
 {{with .Tools}}<section class="surface" id="tool-changes">
 <h2>Tool surface changes since the baseline: {{count .}}</h2>
 <ul>
@@ -97,16 +106,17 @@ At level {{.Alpha}}, two runs of an unchanged model fail this gate at most {{pct
 </table>
 <h2>Cases</h2>
 <table id="cases">
-<thead><tr><th>Change</th><th>Case</th><th>Category</th><th>Baseline</th><th>Now</th><th class="num">p</th><th class="num">Adjusted p</th><th>Tools (baseline / now)</th><th>Tool changes</th></tr></thead>
+<thead><tr><th>Change</th><th>Case</th><th>Category</th><th>Baseline</th><th>Now</th><th class="num">p</th><th class="num">Adjusted p</th><th>Tools (baseline / now)</th><th>Cause</th><th>Tool changes</th></tr></thead>
 <tbody>{{range .Cases}}{{if or (ne .Change "unchanged") .ToolsChanged .Significant}}<tr>
 <td class="{{.Change}}">{{.Change}}{{if .Significant}} <span class="sig">significant</span>{{end}}</td>
 <td><a href="report.html#{{anchor .Name .Model}}">{{.Name}}</a>{{if .Model}} [{{.Model}}]{{end}}</td><td>{{.Category}}</td>
 <td>{{outcome .Base}}</td><td>{{outcome .Current}}</td><td class="num">{{.PText}}</td><td class="num">{{.AdjustedPText}}</td>
 <td class="tools">{{if .ToolsChanged}}{{tools .Base.Tools}}<br>{{tools .Current.Tools}}{{end}}</td>
+<td class="cause">{{with .Attribution}}{{.Cause}}{{end}}</td>
 <td class="why">{{range .ToolChanges}}<div>{{.}}</div>{{end}}</td>
 </tr>
 {{if and (or (eq .Change "regression") (eq .Change "fix")) .Base .Current}}<tr class="answers">
-<td></td><td colspan="8"><div class="side"><div><h3>Baseline answer</h3><p class="answer">{{.Base.Answer}}</p><p class="reason">{{.Base.Reason}}</p></div>
+<td></td><td colspan="9"><div class="side"><div><h3>Baseline answer</h3><p class="answer">{{.Base.Answer}}</p><p class="reason">{{.Base.Reason}}</p></div>
 <div><h3>Now</h3><p class="answer">{{.Current.Answer}}</p><p class="reason">{{.Current.Reason}}</p></div></div></td>
 </tr>
 {{end}}{{end}}{{end}}</tbody>

@@ -22,6 +22,7 @@ func WriteComparisonText(w io.Writer, c *Comparison, baseDir string) {
 	}
 	fmt.Fprintf(w, "comparison with %s: %s, %s, %d new, %d removed, %d with other tool calls\n",
 		baseDir, eval.Plural(c.Regressed, "regressions"), eval.Plural(c.Fixed, "fixes"), c.Count(NewCase), c.Count(Removed), c.ToolsChanged())
+	fmt.Fprintln(w, c.CauseLine())
 	for _, l := range c.GateLines() {
 		fmt.Fprintln(w, l)
 	}
@@ -32,7 +33,7 @@ func WriteComparisonText(w io.Writer, c *Comparison, baseDir string) {
 	}
 	tw.Flush()
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "change\tcase\tbaseline\tnow\tp\tadjusted p\ttool changes")
+	fmt.Fprintln(tw, "change\tcase\tbaseline\tnow\tp\tadjusted p\tcause\ttool changes")
 	for _, d := range c.Cases {
 		if d.Change == Unchanged && !d.ToolsChanged && !d.Significant {
 			continue
@@ -44,10 +45,68 @@ func WriteComparisonText(w io.Writer, c *Comparison, baseDir string) {
 		if d.ToolsChanged {
 			change += ", tools changed"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", change, d.Name, d.Base.Short(), d.Current.Short(), d.PText(), d.AdjustedPText(),
-			strings.Join(d.ToolChanges, "; "))
+		cause := "-"
+		if d.Attribution != nil {
+			cause = d.Attribution.Cause
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", change, d.Name, d.Base.Short(), d.Current.Short(), d.PText(), d.AdjustedPText(),
+			cause, strings.Join(d.ToolChanges, "; "))
 	}
 	tw.Flush()
+	for _, l := range c.CauseLines() {
+		fmt.Fprintln(w, l)
+	}
+}
+
+// CauseLines are the flipped cases grouped by cause, each with its
+// evidence, and under a data move the calls whose results changed.
+func (c *Comparison) CauseLines() []string {
+	models := map[string]bool{}
+	for _, d := range c.Cases {
+		models[d.Model] = true
+	}
+	var out []string
+	for _, g := range c.ByCause() {
+		out = append(out, fmt.Sprintf("cause %s: %s", g.Cause, eval.Plural(len(g.Cases), "flipped cases")))
+		for _, d := range g.Cases {
+			name := d.Name
+			if len(models) > 1 {
+				name += " [" + d.Model + "]"
+			}
+			gated := ""
+			if !c.gated(d) {
+				gated = " (not gated)"
+			}
+			out = append(out, fmt.Sprintf("  %s %s%s: %s", d.Change, name, gated, d.Attribution.Explanation()))
+			for _, ch := range d.Attribution.DataChanges {
+				out = append(out, fmt.Sprintf("    %s %s: %s", ch.Tool, ch.Arguments, ch.Diff))
+			}
+		}
+	}
+	return out
+}
+
+// CauseGroup is the flipped cases of one cause.
+type CauseGroup struct {
+	Cause string
+	Cases []CaseDiff
+}
+
+// ByCause groups the flipped cases by cause, in the order of eval.Causes.
+func (c *Comparison) ByCause() []CauseGroup {
+	var out []CauseGroup
+	for _, cause := range eval.Causes {
+		g := CauseGroup{Cause: cause}
+		for _, d := range c.Cases {
+			if d.Attribution != nil && d.Attribution.Cause == cause {
+				g.Cases = append(g.Cases, d)
+			}
+		}
+		if len(g.Cases) > 0 {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // GateLines says what the regression gate found: the run-level test and
@@ -85,7 +144,11 @@ func (c *Comparison) Verdict(baseDir string) string {
 		}
 		why = append(why, fmt.Sprintf("%s flagged (false discovery rate %g): %s", eval.Plural(len(flagged), "cases"), g.CaseLevel, strings.Join(list, ", ")))
 	}
-	return fmt.Sprintf("significant regression against %s: %s; %s regressed, %d fixed", baseDir, strings.Join(why, "; "), eval.Plural(c.Regressed, "cases"), c.Fixed)
+	gated := ""
+	if len(c.GateCauses) > 0 {
+		gated = " (the gate weighs the flips of " + strings.Join(c.GateCauses, ", ") + ")"
+	}
+	return fmt.Sprintf("significant regression against %s%s: %s; %s regressed, %d fixed; %s", baseDir, gated, strings.Join(why, "; "), eval.Plural(c.Regressed, "cases"), c.Fixed, c.CauseLine())
 }
 
 // Evidence is a flagged case's evidence: its counts before and after and
@@ -95,7 +158,11 @@ func (d CaseDiff) Evidence() string {
 	if d.Model != "" {
 		name += " [" + d.Model + "]"
 	}
-	return fmt.Sprintf("%s %s → %s (adjusted p = %.4g)", name, d.Base.Short(), d.Current.Short(), d.AdjustedP)
+	cause := ""
+	if d.Attribution != nil {
+		cause = ", cause " + d.Attribution.Cause
+	}
+	return fmt.Sprintf("%s %s → %s (adjusted p = %.4g%s)", name, d.Base.Short(), d.Current.Short(), d.AdjustedP, cause)
 }
 
 // PText is the case's one-sided p-value, "-" for a case not in both runs.

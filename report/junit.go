@@ -95,6 +95,13 @@ func WriteJUnit(w io.Writer, d *Data, root string) error {
 		}
 		s := &doc.Suites[si]
 		tc := junitTestcase(g, d.Cases, minPassRate, len(models) > 1, root)
+		if flip := d.Flips[eval.CaseRun{Name: g.Name, Model: g.Model}]; flip != "" {
+			for _, m := range []*junitMessage{tc.Failure, tc.Error} {
+				if m != nil {
+					m.Message = cut(flip+"; "+m.Message, maxJUnitMessage)
+				}
+			}
+		}
 		seconds := groupSeconds(g, d.Cases)
 		total += seconds
 		s.Tests++

@@ -30,6 +30,10 @@ const Skip eval.Status = "skip"
 
 // Data is everything the report shows.
 type Data struct {
+	// Flips are, in a comparison with a baseline, the change and cause of
+	// each flipped case, by name and model (Comparison.FlipMessages): its
+	// JUnit message names them.
+	Flips map[eval.CaseRun]string
 	// Run is the header: summary.json, or what the records and test events
 	// say when there is none (FromSummary false). Its Usage and Retries
 	// count the requests of the cases run now; cached cases' were made by

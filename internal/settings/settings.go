@@ -100,6 +100,14 @@ type Settings struct {
 	// recording matches gets: "error" or "live" (see package replay).
 	ReplayTools     string
 	ReplayUnmatched string
+	// GateCauses limits the regression gate of a comparison with a
+	// baseline to the flips of these causes (eval.Causes); empty: all.
+	// Attribute re-runs each flipped case AttributeRuns times on the
+	// baseline's recorded tool results, to tell a model that changed from
+	// data that moved it.
+	GateCauses    []string
+	Attribute     bool
+	AttributeRuns int
 
 	// Prices is the price table (prices.yaml) that costs requests whose
 	// provider reports no cost; BudgetUSD bounds the run's spend (0: none).

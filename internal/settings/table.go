@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/mcpconn"
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/shard"
@@ -77,6 +78,9 @@ func declare(st *Settings, x *linked) []setting {
 		boolSetting(&st.Reference, "reference", "EVAL_REFERENCE", "offline reference run: execute each case's reference trajectory instead of a model"),
 		textSetting(&st.ReplayTools, "run", "replay-tools", "EVAL_REPLAY_TOOLS", "", "answer every tool call from the recorded results of this run (its directory, its id, latest, or baseline: the newest run whose results came from the servers) instead of the servers, matched by server, tool and arguments"),
 		choiceSetting(&st.ReplayUnmatched, "replay-unmatched", "EVAL_REPLAY_UNMATCHED", "what a replayed call that no recording matches gets: 'error' (the model is told) or 'live' (the server answers, and the call is marked)", "error", "live"),
+		listSetting(&st.GateCauses, "gate-causes", "EVAL_GATE_CAUSES", "limit the regression gate of a comparison with a baseline to the cases that flipped for these causes, comma-separated: model, surface, data, judge, infrastructure (the others are reported and do not fail it; default: all)", knownCauses),
+		boolSetting(&st.Attribute, "attribute", "EVAL_ATTRIBUTE", "in a comparison with a baseline, re-run each flipped case on the baseline's recorded tool results, to tell the model changing from the data moving it"),
+		intSetting(&st.AttributeRuns, "attribute-runs", "EVAL_ATTRIBUTE_RUNS", "3", "how many times -attribute re-runs each flipped case", atLeast(1)),
 		inputSetting(&st.Prices, root, "prices", "EVAL_PRICES", "prices.yaml", "price table (model, USD per million input and output tokens) for requests whose provider reports no cost"),
 		floatSetting(&st.BudgetUSD, "budget-usd", "EVAL_BUDGET_USD", "spend at most this many US dollars: a run estimated above it does not start, and no case starts once it is spent (0: no budget)", within(0, math.MaxFloat64, "must be a number of US dollars, 0 or more")),
 		textSetting(&st.RunID, "id", "run-id", "EVAL_RUN_ID", "", "name of the run's directory under <out>/runs (default: the UTC start time and a random suffix)", validRunID),
@@ -335,4 +339,26 @@ func SettingsArgs(args []string) []string {
 		}
 	}
 	return out
+}
+
+// ParseCauses reads a comma-separated list of causes of a flip (see
+// eval.Causes), as -gate-causes takes it.
+func ParseCauses(s string) ([]string, error) {
+	var causes []string
+	for _, c := range strings.Split(s, ",") {
+		if c = strings.ToLower(strings.TrimSpace(c)); c != "" && !slices.Contains(causes, c) {
+			causes = append(causes, c)
+		}
+	}
+	return causes, knownCauses(causes)
+}
+
+// knownCauses checks that every cause named is one of eval.Causes.
+func knownCauses(causes []string) error {
+	for _, c := range causes {
+		if !slices.Contains(eval.Causes, c) {
+			return fmt.Errorf("unknown cause %q: the causes are %s", c, strings.Join(eval.Causes, ", "))
+		}
+	}
+	return nil
 }

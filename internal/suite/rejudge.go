@@ -299,3 +299,22 @@ func readRecords(path string) ([]eval.Record, error) {
 		}
 	}
 }
+
+// GradeAgain grades one record's answer again as Rejudge does, with the
+// case c as it now stands and the judges of st, writing nothing: a
+// comparison with a baseline asks it whether the current judge gives the
+// baseline's answer the verdict it gave then.
+func GradeAgain(ctx context.Context, st settings.Settings, c eval.Case, r eval.Record, log io.Writer) (eval.Record, error) {
+	if !answered(r) {
+		return r, fmt.Errorf("the record of %q holds no answer that was graded (%s)", r.Name, r.Status)
+	}
+	s, err := newRun(st, []eval.Case{c}, log)
+	if err != nil {
+		return r, err
+	}
+	s.limiter = llm.NewLimiter(1)
+	if st.JudgeEnabled() {
+		s.chat = NewChat(st, s.limiter)
+	}
+	return s.regrade(ctx, c, r), nil
+}

@@ -92,6 +92,10 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	// Behaviours:
 	//   yes      answers "x" and approves every answer
 	//   exact    answers "x"; as judge approves an answer that is the expected one
+	//   attribution  as llmstub.ReplayOffered on $EVAL_CASES (the reference calls
+	//            when offered, not deprecated), approves every answer
+	//   attribution-changed  the same, but gives up at once on a question
+	//            holding "(model)", and as judge rejects a question holding "(judge)"
 	//   replay   replays the reference calls of $EVAL_CASES, approves every answer
 	//   flaky    answers "x"; as judge approves a question whose text holds
 	//            "k of n" on k of its first n judgements, and any other always
@@ -467,6 +471,10 @@ func stubBehaviour(ts *testscript.TestScript, name, password string) llmstub.Res
 				}
 				return llmstub.Verdict("no", "the answer is not the expected one")
 			})
+	case "attribution", "attribution-changed":
+		cases, err := evalcase.LoadPath(ts.Getenv("EVAL_CASES"))
+		ts.Check(err)
+		return attribution(cases, name == "attribution-changed")
 	case "replay":
 		cases, err := evalcase.LoadPath(ts.Getenv("EVAL_CASES"))
 		ts.Check(err)
@@ -567,5 +575,24 @@ func leakyModel(secret, password string) llmstub.Responder {
 			}}
 		}
 		return llmstub.Reply{Content: "The key is " + both + "."}
+	}
+}
+
+// attribution answers as llmstub.ReplayOffered; changed, it gives up on a
+// question holding "(model)" and, as judge, rejects a question holding
+// "(judge)": a model and a judge that changed their minds.
+func attribution(cases []eval.Case, changed bool) llmstub.Responder {
+	replay := llmstub.ReplayOffered(cases)
+	return func(req llmstub.Request) llmstub.Reply {
+		if !changed {
+			return replay(req)
+		}
+		if g, ok := req.Graded(); ok && strings.Contains(g.Question, "(judge)") {
+			return llmstub.Verdict("no", "the answer does not convince me any more")
+		}
+		if req.ForcedTool() == "" && strings.Contains(req.Question(), "(model)") {
+			return llmstub.Reply{Content: llmstub.WrongAnswer}
+		}
+		return replay(req)
 	}
 }

@@ -107,7 +107,8 @@ func run(c *base.Command, args []string, p base.Process) error {
 		return nil
 	}
 	explainCounts(p.Stdout, stream, filepath.Join(dir, eval.SummaryFile))
-	o := reportcmd.Options{Out: st.Out, Run: dir, Streams: []string{stream}, Open: open, Baseline: *baseline}
+	o := reportcmd.Options{Out: st.Out, Run: dir, Streams: []string{stream}, Open: open, Baseline: *baseline,
+		GateCauses: st.GateCauses, Attribute: st.Attribute, AttributeRuns: st.AttributeRuns, Pkg: *pkg}
 	if ci {
 		o.JUnit = filepath.Join(dir, "junit.xml")
 	}

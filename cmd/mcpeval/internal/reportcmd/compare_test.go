@@ -94,8 +94,8 @@ func TestBaselineComparisonWithRepeats(t *testing.T) {
 	err := runReport([]string{"-out", parent, "-run", cur, "-baseline", "20261101T000000Z-aaaaaa"}, nil, &stdout, &bytes.Buffer{}, nil)
 	require.Error(t, err, stdout.String())
 	assert.Equal(t, 1, base.ExitStatus(err), "a regression is a failure: %v", err)
-	assert.Regexp(t, `(?m)^regression \(significant\)\s+c03\s+8/8\s+1/8\s+0\.0006993\s+0\.0006993\s*$`, stdout.String(), "one case tested: no correction")
-	assert.Contains(t, err.Error(), `1 cases flagged (false discovery rate 0.025): "c03" [m] 8/8 → 1/8 (adjusted p = 0.0006993)`)
+	assert.Regexp(t, `(?m)^regression \(significant\)\s+c03\s+8/8\s+1/8\s+0\.0006993\s+0\.0006993\s+model\s*$`, stdout.String(), "one case tested: no correction")
+	assert.Contains(t, err.Error(), `1 case flagged (false discovery rate 0.025): "c03" [m] 8/8 → 1/8 (adjusted p = 0.0006993, cause model)`)
 }
 
 // Two runs of a model on 40 cases that pass half the time, 5 repeats
@@ -154,4 +154,42 @@ func TestReportChartsTheHistoryOfItsCaseSet(t *testing.T) {
 	assert.Contains(t, string(page), `"history":[{"run_id":"20261101T000000Z-aaaaaa"`)
 	assert.Regexp(t, `"pass_rate":0.5,"cases":4}\],"repeats"`, string(page))
 	assert.NotContains(t, string(page), "20261102T120000Z-dddddd")
+}
+
+// -gate-causes limits the gate to the flips of some causes: 30 of 40
+// cases whose model answered otherwise fail a gate that weighs the model,
+// and pass one that weighs the data alone, which still reports them.
+func TestGateCauses(t *testing.T) {
+	names := cmdtest.CaseNames(40)
+	fails := map[string]bool{}
+	for _, n := range names[:30] {
+		fails[n] = true
+	}
+	parent := t.TempDir()
+	cmdtest.WriteRun(t, parent, "20261101T000000Z-aaaaaa", names, nil, 1)
+	cur := cmdtest.WriteRun(t, parent, "20261102T000000Z-bbbbbb", names, fails, 1)
+	for _, tc := range []struct {
+		causes string
+		fails  bool
+	}{{"model,surface", true}, {"data", false}, {"", true}} {
+		t.Run("causes "+tc.causes, func(t *testing.T) {
+			var stdout bytes.Buffer
+			err := runReport([]string{"-out", parent, "-run", cur, "-baseline", "latest", "-gate-causes", tc.causes}, nil, &stdout, &bytes.Buffer{}, nil)
+			assert.Contains(t, stdout.String(), "30 flipped cases by cause: 30 model")
+			data, rerr := os.ReadFile(filepath.Join(cur, "compare.json"))
+			require.NoError(t, rerr)
+			assert.Contains(t, string(data), `"model": 30`)
+			if !tc.fails {
+				require.NoError(t, err)
+				assert.Contains(t, stdout.String(), "regression c00 (not gated): model: ")
+				return
+			}
+			require.Error(t, err)
+			assert.Equal(t, 1, base.ExitStatus(err))
+		})
+	}
+	err := runReport([]string{"-out", parent, "-run", cur, "-baseline", "latest", "-gate-causes", "model,weather"}, nil, io.Discard, io.Discard, nil)
+	require.Error(t, err)
+	assert.Equal(t, 2, base.ExitStatus(err))
+	assert.Contains(t, err.Error(), `unknown cause "weather"`)
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/runs"
+	"github.com/mcpeval/mcpeval/internal/settings"
 	"github.com/mcpeval/mcpeval/report"
 )
 
@@ -35,14 +36,18 @@ import (
 var Cmd = &base.Command{
 	Name:    "report",
 	Summary: "write a run's HTML report, its JUnit file, its comparison with a baseline",
-	Usage:   "[-out DIR] [-run RUN] [-json FILE]... [-o FILE] [-junit FILE] [-baseline RUN [-alpha P]] [-open] [FILE...]",
+	Usage:   "[-out DIR] [-run RUN] [-json FILE]... [-o FILE] [-junit FILE] [-baseline RUN [-alpha P] [-gate-causes LIST] [-attribute]] [-open] [FILE...]",
 	Doc: `The output directory is -out, else EVAL_OUT (from the environment or the .env
 file, as the suite reads it), else evaltest/out under the module root. The run
 is -run (a run directory, a run id or latest), else $EVAL_RUN_ID, else the
 newest run. The go test -json streams are -json and the arguments; without
 them $GOTESTSUM_JSONFILE (set by gotestsum for a post-run command), else
 test.json in the run's directory; with none the report shows the records
-alone. -baseline exits 1 on a significant regression.`,
+alone. -baseline exits 1 on a significant regression, and gives each flipped
+case a cause (model, surface, data, judge, infrastructure) in the terminal,
+compare.html, compare.json and the JUnit file; -gate-causes limits the gate
+to some causes, -attribute re-runs the flips on the baseline's recorded tool
+results.`,
 	Run: run,
 }
 
@@ -67,9 +72,19 @@ func run(c *base.Command, args []string, p base.Process) error {
 	fs.StringVar(&o.Baseline, "baseline", "", "compare the run with this earlier `run` (directory, id, or latest: the newest run before it); write compare.html and exit 1 on a significant regression")
 	fs.Float64Var(&o.Alpha, "alpha", defaultAlpha, "the regression gate's false-alarm `rate`: how often it fails on two runs of an unchanged model, at most")
 	fs.BoolVar(&o.Open, "open", false, "open the report in the browser (never when CI is set)")
+	gateCauses := fs.String("gate-causes", p.Getenv("EVAL_GATE_CAUSES"), "weigh in the regression gate only the cases that flipped for these `causes` (model, surface, data, judge, infrastructure; default $EVAL_GATE_CAUSES, else all)")
+	fs.BoolVar(&o.Attribute, "attribute", p.Getenv("EVAL_ATTRIBUTE") == "true" || p.Getenv("EVAL_ATTRIBUTE") == "1", "re-run each flipped case on the baseline's recorded tool results (go test -pkg, -attribute-runs times) to tell the model changing from the data moving it")
+	fs.IntVar(&o.AttributeRuns, "attribute-runs", 3, "how many times -attribute re-runs each flipped case")
+	fs.StringVar(&o.Pkg, "pkg", "./evaltest", "the suite's `package`, which -attribute runs")
 	positional, err := c.Parse(fs, args, p)
 	if err != nil {
 		return err
+	}
+	if o.GateCauses, err = settings.ParseCauses(*gateCauses); err != nil {
+		return base.Usagef("-gate-causes: %v", err)
+	}
+	if o.AttributeRuns < 1 {
+		return base.Usagef("-attribute-runs %d: re-run each flipped case at least once", o.AttributeRuns)
 	}
 	if !(o.Alpha > 0 && o.Alpha < 1) {
 		return base.Usagef("-alpha %v: the significance level must be between 0 and 1", o.Alpha)
@@ -98,6 +113,14 @@ type Options struct {
 	// significance level (0: 0.05).
 	Baseline string
 	Alpha    float64
+	// GateCauses limits the gate to the flips of these causes (see
+	// eval.Causes); Attribute re-runs each flipped case AttributeRuns
+	// times on the baseline's recorded tool results, running the suite's
+	// package Pkg (default ./evaltest).
+	GateCauses    []string
+	Attribute     bool
+	AttributeRuns int
+	Pkg           string
 	// Open opens the report in the browser (never when CI is set).
 	Open bool
 	// Problems are lines the report shows above its cases.
@@ -141,6 +164,13 @@ func Write(o Options, p base.Process) error {
 	}
 	data.History = historyOf(parent, data.Run)
 	data.Problems = append(o.Problems, data.Problems...)
+	var cmp *comparison
+	if o.Baseline != "" {
+		if cmp, err = compare(parent, dir, o, data, p); err != nil {
+			return err
+		}
+		data.Flips = cmp.FlipMessages()
+	}
 
 	path := o.Report
 	if path == "" {
@@ -163,36 +193,55 @@ func Write(o Options, p base.Process) error {
 			fmt.Fprintln(p.Stderr, "mcpeval report: open browser:", err)
 		}
 	}
-	if o.Baseline != "" {
-		return compare(parent, dir, o.Baseline, o.Alpha, data, p.Stdout)
+	if cmp != nil {
+		return cmp.write(dir, p.Stdout)
 	}
 	return nil
 }
 
-// compare compares the run in dir (whose data is cur) with the baseline,
-// prints the table, writes compare.html beside the report and returns a
-// failure for a significant regression.
-func compare(parent, dir, baseline string, alpha float64, cur *report.Data, stdout io.Writer) error {
-	baseDir, err := resolveBaseline(parent, dir, baseline)
+// comparison is the run compared with its baseline, in baseDir.
+type comparison struct {
+	*report.Comparison
+	baseDir string
+}
+
+// compare compares the run in dir (whose data is cur) with the baseline o
+// names, attributes each flipped case to its cause and, as o asks,
+// confirms the judge's flips and re-runs the flips on the baseline's
+// recorded tool results.
+func compare(parent, dir string, o Options, cur *report.Data, p base.Process) (*comparison, error) {
+	baseDir, err := resolveBaseline(parent, dir, o.Baseline)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	before, err := report.Load(baseDir, nil)
 	if err != nil {
-		return fmt.Errorf("baseline %s: %w", baseDir, err)
+		return nil, fmt.Errorf("baseline %s: %w", baseDir, err)
 	}
-	c, err := report.Compare(before, cur, alpha)
+	c, err := report.Compare(before, cur, o.Alpha, o.GateCauses...)
 	if err != nil {
+		return nil, err
+	}
+	if err := confirm(c, baseDir, dir, o, p); err != nil {
+		return nil, err
+	}
+	return &comparison{c, baseDir}, nil
+}
+
+// write prints the comparison, writes compare.html and compare.json
+// beside the report and returns a failure for a significant regression.
+func (c *comparison) write(dir string, stdout io.Writer) error {
+	report.WriteComparisonText(stdout, c.Comparison, c.baseDir)
+	path := filepath.Join(dir, "compare.html")
+	if err := writeFile(path, func(w io.Writer) error { return report.WriteComparison(w, c.Comparison) }); err != nil {
 		return err
 	}
-	report.WriteComparisonText(stdout, c, baseDir)
-	path := filepath.Join(dir, "compare.html")
-	if err := writeFile(path, func(w io.Writer) error { return report.WriteComparison(w, c) }); err != nil {
+	if err := files.WriteJSON(filepath.Join(dir, "compare.json"), c.JSON()); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, absPath(path))
 	if c.Significant {
-		return base.Failed(errors.New(c.Verdict(baseDir)))
+		return base.Failed(errors.New(c.Verdict(c.baseDir)))
 	}
 	return nil
 }

@@ -11,6 +11,9 @@
 //
 // With -variant 2, lookup_item has another description and a second
 // required argument, source ("local" or "remote"), and fails without it.
+// -legacy 1 adds legacy_lookup(id), {"id": ..., "name": "legacy <id>"};
+// -legacy 2 adds it with a description that says not to use it. -data 2
+// changes the data behind lookup_item: item d is withdrawn.
 // -label names the server in the results of items.count. It serves stdio.
 package main
 
@@ -31,8 +34,20 @@ func main() {
 	dotted := flag.Bool("dotted", false, "offer items.count, a tool whose name has a dot")
 	label := flag.String("label", "toolserver", "the server's name in the results of items.count")
 	extra := flag.Int("extra", 0, "offer this many more tools, extra_1 to extra_N")
+	legacy := flag.Int("legacy", 0, "1: offer legacy_lookup; 2: offer it deprecated")
+	data := flag.Int("data", 1, "1, or 2: item d is withdrawn")
 	flag.Parse()
-	s := newServer(*variant)
+	s := newServer(*variant, *data)
+	if *legacy > 0 {
+		description := "Look up an item in the legacy index."
+		if *legacy == 2 {
+			description = "Deprecated: do not use. " + description
+		}
+		s.AddTool(mcp.NewTool("legacy_lookup", mcp.WithDescription(description), mcp.WithString("id", mcp.Required())),
+			func(_ context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.NewToolResultText(fmt.Sprintf(`{"id":%q,"name":"legacy %s"}`, r.GetString("id", ""), r.GetString("id", ""))), nil
+			})
+	}
 	if *dotted {
 		s.AddTool(mcp.NewTool("items.count", mcp.WithDescription("Counts the items of this server.")),
 			func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -51,7 +66,7 @@ func main() {
 	}
 }
 
-func newServer(variant int) *server.MCPServer {
+func newServer(variant, data int) *server.MCPServer {
 	s := server.NewMCPServer("toolserver", "1.0", server.WithToolCapabilities(false))
 	lookup := mcp.NewTool("lookup_item",
 		mcp.WithDescription("Look up an item by its id."),
@@ -70,6 +85,9 @@ func newServer(variant int) *server.MCPServer {
 		}
 		if _, given := args["source"]; variant == 2 && !given {
 			return mcp.NewToolResultError("source is required: local or remote"), nil
+		}
+		if data == 2 && id == "d" {
+			return mcp.NewToolResultText(`{"id":"d","name":"withdrawn"}`), nil
 		}
 		return mcp.NewToolResultText(fmt.Sprintf(`{"id":%q,"name":"item %s"}`, id, id)), nil
 	})

@@ -1,0 +1,222 @@
+package reportcmd
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
+	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/evalcase"
+	"github.com/mcpeval/mcpeval/internal/files"
+	"github.com/mcpeval/mcpeval/internal/runs"
+	"github.com/mcpeval/mcpeval/internal/settings"
+	"github.com/mcpeval/mcpeval/internal/suite"
+	"github.com/mcpeval/mcpeval/report"
+)
+
+// confirm checks the causes of the flips by asking again: a flip the
+// judge's verdict explains is confirmed by grading the baseline's answer
+// with the current judge (when the settings configure one); with
+// o.Attribute the flips are re-run on the baseline's recorded tool
+// results. The gate then weighs the causes found.
+func confirm(c *report.Comparison, baseDir, dir string, o Options, p base.Process) error {
+	judged := flips(c, eval.CauseJudge)
+	if len(judged) == 0 && !o.Attribute {
+		return nil
+	}
+	st, err := settings.ResolveArgs(nil)
+	switch {
+	case err != nil && o.Attribute:
+		return fmt.Errorf("-attribute: configuration: %w", err)
+	case err != nil:
+		fmt.Fprintln(p.Stderr, "mcpeval report: the judge's flips are not re-judged: configuration:", err)
+		return nil
+	}
+	if len(judged) > 0 && st.JudgeEnabled() {
+		if err := confirmJudge(judged, st, p); err != nil {
+			return err
+		}
+	}
+	if o.Attribute {
+		if err := replayFlips(flips(c, eval.CauseSurface, eval.CauseData, eval.CauseModel), st, baseDir, dir, o, p); err != nil {
+			return err
+		}
+	}
+	c.Regate()
+	return nil
+}
+
+// flips returns the flipped cases of the causes given.
+func flips(c *report.Comparison, causes ...string) []*report.CaseDiff {
+	var out []*report.CaseDiff
+	for i := range c.Cases {
+		if a := c.Cases[i].Attribution; a != nil && slices.Contains(causes, a.Cause) {
+			out = append(out, &c.Cases[i])
+		}
+	}
+	return out
+}
+
+// confirmJudge grades the baseline's answer of each flip the judge
+// explains with the current case and judge: the same outcome as now
+// confirms that the judge changed its mind; the baseline's outcome again
+// says the answer changed, which makes the flip the model's.
+func confirmJudge(judged []*report.CaseDiff, st settings.Settings, p base.Process) error {
+	cases, err := evalcase.LoadPath(st.Cases)
+	if err != nil {
+		return fmt.Errorf("re-judging the baseline's answers: %w", err)
+	}
+	for _, d := range judged {
+		a := d.Attribution
+		baseRec, curRec := d.Records()
+		i := slices.IndexFunc(cases, func(c eval.Case) bool { return c.Name == d.Name })
+		if i < 0 {
+			a.JudgeCheck = "not re-judged: the case is no longer in the case files"
+			continue
+		}
+		r, err := suite.GradeAgain(context.Background(), st, cases[i], *baseRec, p.Stderr)
+		switch {
+		case err != nil:
+			a.JudgeCheck = "not re-judged: " + err.Error()
+		case r.Status == curRec.Status:
+			a.JudgeCheck = fmt.Sprintf("confirmed: the current judge (%s) grades the baseline's answer %s too", r.JudgeModel, r.Status)
+		default:
+			a.Cause = eval.CauseModel
+			a.JudgeCheck = fmt.Sprintf("not confirmed: the current judge (%s) grades the baseline's answer %s, as then: the answer changed, not the judge", r.JudgeModel, r.Status)
+		}
+	}
+	return nil
+}
+
+// replayFlips re-runs the flipped cases o.AttributeRuns times on the
+// baseline's recorded tool results (go test o.Pkg -replay-tools), in a run
+// of their own under dir/attribution, and weighs each flip's cause by
+// what the re-runs did: mostly the baseline's outcome again says the tool
+// results moved the model (data, or surface when the surface changed);
+// mostly the current one says the model changed on the same data.
+func replayFlips(flipped []*report.CaseDiff, st settings.Settings, baseDir, dir string, o Options, p base.Process) error {
+	if len(flipped) == 0 {
+		return nil
+	}
+	var tests []string
+	for _, d := range flipped {
+		if _, cur := d.Records(); cur != nil && cur.Test != "" {
+			tests = append(tests, cur.Test)
+		}
+	}
+	root, err := files.ModuleRoot()
+	if err != nil {
+		return fmt.Errorf("-attribute: %w", err)
+	}
+	out, id := filepath.Join(dir, "attribution"), runs.NewID(time.Now())
+	fmt.Fprintf(p.Stdout, "attribution: re-running %s %d times on the tool results recorded by the baseline %s\n",
+		eval.Plural(len(flipped), "flipped cases"), o.AttributeRuns, filepath.Base(baseDir))
+	cmd := exec.Command("go", "test", cmp.Or(o.Pkg, "./evaltest"), "-count="+strconv.Itoa(o.AttributeRuns), "-run", runPattern(tests),
+		"-replay-tools="+baseDir, "-run-id="+id)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "EVAL_OUT="+out, "EVAL_PROGRESS=off")
+	output, runErr := cmd.CombinedOutput() // failed cases fail go test: the records tell
+	records, err := readRecords(filepath.Join(out, runs.Dir, id, eval.RecordsFile))
+	if err != nil {
+		return fmt.Errorf("-attribute: the re-runs left no records (%v): %s", runErr, lastLines(string(output), 10))
+	}
+	for _, d := range flipped {
+		n, asBase := 0, 0
+		for _, r := range records {
+			if r.Name == d.Name && (d.Model == "" || r.Variant() == d.Model) && r.Status != eval.NotRun {
+				n++
+				if (r.Status == eval.Pass) == d.Base.Passed {
+					asBase++
+				}
+			}
+		}
+		if n > 0 {
+			weigh(d.Attribution, &report.ReplayCheck{Run: id, Runs: n, AsBaseline: asBase})
+		}
+	}
+	return nil
+}
+
+// weigh sets a flip's cause by its re-runs on the baseline's tool results.
+func weigh(a *report.Attribution, r *report.ReplayCheck) {
+	a.Replay = r
+	switch {
+	case 2*r.AsBaseline > r.Runs: // the old tool results give the old outcome
+		r.Sure = float64(r.AsBaseline) / float64(r.Runs)
+		if a.Cause == eval.CauseModel {
+			a.Cause = eval.CauseData
+			a.Why += "; the model does as before on the baseline's tool results: the data moved and the model followed"
+		}
+	case 2*r.AsBaseline < r.Runs: // the old tool results give the new outcome
+		r.Sure = float64(r.Runs-r.AsBaseline) / float64(r.Runs)
+		if a.Cause != eval.CauseModel {
+			a.Cause = eval.CauseModel
+			a.Why += "; yet on the baseline's tool results the model does as now: the model changed on the same data"
+		}
+	default:
+		r.Sure = 0.5
+	}
+}
+
+// runPattern is a go test -run pattern that selects the subtests named
+// (Test/Sub): the tests and the subtests, each level an alternation.
+func runPattern(tests []string) string {
+	var tops, subs []string
+	for _, t := range tests {
+		top, sub, _ := strings.Cut(t, "/")
+		if q := regexp.QuoteMeta(top); !slices.Contains(tops, q) {
+			tops = append(tops, q)
+		}
+		if q := regexp.QuoteMeta(sub); sub != "" && !slices.Contains(subs, q) {
+			subs = append(subs, q)
+		}
+	}
+	pattern := "^(" + strings.Join(tops, "|") + ")$"
+	if len(subs) > 0 {
+		pattern += "/^(" + strings.Join(subs, "|") + ")$"
+	}
+	return pattern
+}
+
+// readRecords reads the records of a results.jsonl file.
+func readRecords(path string) ([]eval.Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []eval.Record
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var r eval.Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			return nil, fmt.Errorf("%s: not a record: %w", path, err)
+		}
+		out = append(out, r)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no records")
+	}
+	return out, nil
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}

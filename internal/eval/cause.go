@@ -1,0 +1,22 @@
+package eval
+
+// The causes of a case that flipped between a baseline run and a later
+// one (see report.Attribution), in the order they are looked for.
+const (
+	// CauseInfrastructure: a run of the case ended in an error, a cut
+	// reply or a token limit, in either run.
+	CauseInfrastructure = "infrastructure"
+	// CauseSurface: a tool the case called changed in the tool surface.
+	CauseSurface = "surface"
+	// CauseData: the case made the same calls, and some returned other
+	// results.
+	CauseData = "data"
+	// CauseJudge: the same answer, or the same outcome of the checks, got
+	// another verdict.
+	CauseJudge = "judge"
+	// CauseModel: none of the above: the model answered otherwise.
+	CauseModel = "model"
+)
+
+// Causes are the causes of a flip, in the order they are looked for.
+var Causes = []string{CauseInfrastructure, CauseSurface, CauseData, CauseJudge, CauseModel}

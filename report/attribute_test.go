@@ -1,0 +1,61 @@
+package report
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
+)
+
+func TestTextDiff(t *testing.T) {
+	for _, tc := range []struct{ a, b, want string }{
+		{`{"name":"item d"}`, `{"name":"withdrawn"}`, `{"name":"[-item d-]{+withdrawn+}"}`},
+		{"same", "same", "same[--]{++}"},
+		{"abc", "abXc", "ab[--]{+X+}c"},
+		{"é1", "é2", "é[-1-]{+2+}"},
+	} {
+		assert.Equal(t, tc.want, textDiff(tc.a, tc.b, 60), "%q → %q", tc.a, tc.b)
+	}
+	long := textDiff("0123456789abcdefghij-old-tail0123456789", "0123456789abcdefghij-new-tail0123456789", 5)
+	assert.Equal(t, "…ghij-[-old-]{+new+}-tail…", long, "context is cut")
+}
+
+func TestAttribute(t *testing.T) {
+	call := func(args, result, fp string) eval.ToolCall {
+		return eval.ToolCall{Name: "get", Server: "s", Arguments: args, Result: result, ResultFingerprint: fp}
+	}
+	outcome := func(r eval.Record) *CaseOutcome {
+		o := &CaseOutcome{records: []*eval.Record{&r}}
+		for _, c := range r.ToolCalls {
+			o.Tools = append(o.Tools, c.Name)
+		}
+		return o
+	}
+	pass := eval.Record{Status: eval.Pass, Verdict: "yes", Response: "item d", ToolCalls: []eval.ToolCall{call(`{"id":"d"}`, "item d", "f1")}}
+	for _, tc := range []struct {
+		name        string
+		cur         eval.Record
+		toolChanges []string
+		want        string
+	}{
+		{"an error", eval.Record{Status: eval.Error, Reason: "HTTP 500"}, nil, eval.CauseInfrastructure},
+		{"a token limit", eval.Record{Status: eval.TokenLimit, Reason: "over"}, []string{"get: description changed"}, eval.CauseInfrastructure},
+		{"the surface", eval.Record{Status: eval.Fail}, []string{"get: description changed"}, eval.CauseSurface},
+		{"the data", eval.Record{Status: eval.Fail, ToolCalls: []eval.ToolCall{call(`{"id": "D"}`, "gone", "f2")}}, nil, eval.CauseData},
+		{"the judge", eval.Record{Status: eval.Fail, Verdict: "no", Response: "item d", ToolCalls: []eval.ToolCall{call(`{"id":"d"}`, "item d", "f1")}}, nil, eval.CauseJudge},
+		{"an undecided judge", eval.Record{Status: eval.Undecided, Response: "item d", ToolCalls: []eval.ToolCall{call(`{"id":"d"}`, "item d", "f1")}}, nil, eval.CauseJudge},
+		{"other calls", eval.Record{Status: eval.Fail, ToolCalls: []eval.ToolCall{call(`{"id":"e"}`, "item e", "f3")}}, nil, eval.CauseModel},
+		{"another answer", eval.Record{Status: eval.Fail, Verdict: "no", Response: "no idea", ToolCalls: []eval.ToolCall{call(`{"id":"d"}`, "item d", "f1")}}, nil, eval.CauseModel},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := CaseDiff{Base: outcome(pass), Current: outcome(tc.cur), Change: Regression}
+			a := attribute(d, tc.toolChanges)
+			assert.Equal(t, tc.want, a.Cause, a.Why)
+			assert.NotEmpty(t, a.Why)
+			if tc.want == eval.CauseData {
+				assert.Equal(t, []DataChange{{Tool: "get", Server: "s", Arguments: `{"id": "D"}`, Before: "f1", Now: "f2", Diff: "[-item d-]{+gone+}"}}, a.DataChanges)
+			}
+		})
+	}
+}
