@@ -82,6 +82,8 @@ type Source struct {
 
 	store *recordings.Store
 	calls []recording
+	// ran holds the names of the cases the run has records of.
+	ran map[string]bool
 	// byRun, byCase and first index calls: by case run and call, by case
 	// name and call (the first), by call (the first).
 	byRun  map[eval.CaseRun]map[callKey][]int
@@ -107,7 +109,7 @@ type recording struct {
 // Load reads the run in dir: its summary's tool surface and its records'
 // tool calls. store holds the results' texts.
 func Load(dir string, store *recordings.Store) (*Source, error) {
-	src := &Source{ID: filepath.Base(dir), Dir: dir, store: store,
+	src := &Source{ID: filepath.Base(dir), Dir: dir, store: store, ran: map[string]bool{},
 		byRun: map[eval.CaseRun]map[callKey][]int{}, byCase: map[string]map[callKey]int{}, first: map[callKey]int{}}
 	data, err := os.ReadFile(filepath.Join(dir, eval.SummaryFile))
 	if err != nil {
@@ -151,6 +153,7 @@ func (src *Source) readCalls(path string) error {
 			if jerr := json.Unmarshal(line, &rec); jerr != nil {
 				return fmt.Errorf("replay: %s:%d: not a record: %v", path, n, jerr)
 			}
+			src.ran[rec.Name] = true
 			for _, call := range rec.ToolCalls {
 				src.add(rec.CaseRun, call)
 			}
@@ -197,6 +200,10 @@ func (src *Source) add(run eval.CaseRun, call eval.ToolCall) {
 		src.first[k] = i
 	}
 }
+
+// Ran reports whether the run has a record of the case named: a case it
+// skipped, or did not select, has no recorded results to replay.
+func (src *Source) Ran(name string) bool { return src.ran[name] }
 
 // Calls returns how many recorded calls can be replayed.
 func (src *Source) Calls() int { return len(src.calls) }

@@ -133,7 +133,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		respond := stubBehaviour(ts, args[0], password)
 		stub := llmstub.Start(respond, opts)
 		ts.Defer(stub.Close)
-		ts.Value(stubKey{}).(*stubHolder).stub = stub
+		*ts.Value(stubKey{}).(*stubHolder) = stubHolder{stub: stub}
 		base := stub.BaseURL()
 		if password != "" {
 			base = strings.Replace(base, "http://", "http://eval:"+password+"@", 1)
@@ -164,6 +164,39 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 			}
 		}
 		fmt.Fprintf(ts.Stdout(), "model %d judge %d\n", len(received)-judge, judge)
+	},
+	// toolresults FILE: write to FILE the tool results the stub's model
+	// requests carried since the last toolresults, one line each, sorted:
+	// the question, the result's place in its conversation and the
+	// result's text quoted, byte for byte.
+	"toolresults": func(ts *testscript.TestScript, neg bool, args []string) {
+		h := ts.Value(stubKey{}).(*stubHolder)
+		if h.stub == nil || len(args) != 1 {
+			ts.Fatalf("usage: toolresults FILE, after stub")
+		}
+		received := h.stub.Received()
+		seen := map[string]bool{}
+		var lines []string
+		for _, req := range received[h.reported:] {
+			if req.ForcedTool() != "" {
+				continue // the judge's
+			}
+			n := 0
+			for _, m := range req.Messages {
+				if m.Role != "tool" {
+					continue
+				}
+				n++
+				line := fmt.Sprintf("%q %d %q", req.Question(), n, m.Content)
+				if !seen[line] {
+					seen[line] = true
+					lines = append(lines, line)
+				}
+			}
+		}
+		h.reported = len(received)
+		sort.Strings(lines)
+		ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(strings.Join(lines, "\n")+"\n"), 0o644))
 	},
 	// ran: print, sorted, the case subtests that ran according to the go
 	// test -json stream in the last command's stdout.
@@ -450,8 +483,12 @@ func scriptSummary(ts *testscript.TestScript, args []string) eval.Summary {
 // stubKey keys the script's stubHolder in its values.
 type stubKey struct{}
 
-// stubHolder holds the stub a script started.
-type stubHolder struct{ stub *llmstub.Server }
+// stubHolder holds the stub a script started, and how many of its
+// requests toolresults wrote.
+type stubHolder struct {
+	stub     *llmstub.Server
+	reported int
+}
 
 // stubBehaviour returns the responder a stub command names.
 func stubBehaviour(ts *testscript.TestScript, name, password string) llmstub.Responder {

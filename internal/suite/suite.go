@@ -551,6 +551,9 @@ func (s *Run) runIn(ctx context.Context, g *caseGroup, c eval.Case, a *arm, repe
 			return eval.Record{}, s.skip(c, model, a, "reference run: the case has no reference trajectory to replay (add `reference:` tool calls to the case, or configure a model to evaluate it)")
 		}
 	}
+	if s.replay != nil && !s.replay.Ran(c.Name) {
+		return eval.Record{}, s.skip(c, model, a, fmt.Sprintf("replay: run %s has no record of this case, so no recorded tool results to answer it from", s.replay.ID))
+	}
 	rec := eval.Record{
 		Name: c.Name, Category: c.Category, Test: test, File: c.File, Line: c.Line, Kind: c.Kind,
 		Question: c.Input, Expected: c.Expected, Reference: st.Reference,
