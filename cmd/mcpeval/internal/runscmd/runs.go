@@ -5,12 +5,16 @@ package runscmd
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
+	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/recordings"
 	"github.com/mcpeval/mcpeval/internal/runs"
+	"github.com/mcpeval/mcpeval/internal/settings"
 )
 
 // Cmd is mcpeval runs: mcpeval runs history (the default) and mcpeval
@@ -31,8 +35,8 @@ var history = &base.Command{
 
 var prune = &base.Command{
 	Name:    "runs prune",
-	Summary: "delete all but the newest runs (and the one latest names); a run still going is kept",
-	Usage:   "[-out DIR] [-keep N]",
+	Summary: "delete all but the newest runs (and the one latest names), and the recorded tool results only they named; a run still going is kept",
+	Usage:   "[-out DIR] [-keep N] [-cache FILE]",
 	Run:     runPrune,
 }
 
@@ -53,6 +57,7 @@ func runPrune(c *base.Command, args []string, p base.Process) error {
 	fs := c.FlagSet()
 	out := fs.String("out", "", outUsage)
 	keep := fs.Int("keep", 10, "the `number` of newest runs to keep")
+	cacheFile := fs.String("cache", "", "the result `cache` beside which the recorded tool results are kept (default: the suite's, $EVAL_CACHE)")
 	if err := c.ParseFlags(fs, args, p); err != nil {
 		return err
 	}
@@ -70,7 +75,66 @@ func runPrune(c *base.Command, args []string, p base.Process) error {
 	for _, dir := range pruned.Running {
 		fmt.Fprintln(p.Stdout, "kept", dir+": the run is still going")
 	}
+	if err != nil || len(pruned.Removed) == 0 {
+		return err
+	}
+	cache := *cacheFile
+	if cache == "" {
+		st, err := settings.ResolveArgs(nil)
+		if err != nil {
+			fmt.Fprintln(p.Stderr, "mcpeval runs prune: the recorded tool results are kept: configuration:", err)
+			return nil
+		}
+		cache = st.Cache
+	}
+	line, err := pruneRecordings(cache)
+	if line != "" {
+		fmt.Fprintln(p.Stdout, line)
+	}
 	return err
+}
+
+// pruneRecordings drops from the recordings beside the cache the results
+// that no kept run of any output directory writing to them, and no cached
+// result, names. While a run is going (it may have recorded results its
+// records do not name yet) it keeps them all. It says what it did.
+func pruneRecordings(cache string) (string, error) {
+	dir := recordings.DirBeside(cache)
+	if _, err := os.Stat(dir); err != nil {
+		return "", nil // no recordings
+	}
+	store, err := recordings.Open(dir)
+	if err != nil {
+		return "", err
+	}
+	defer store.Close()
+	outs, err := store.Outputs()
+	if err != nil {
+		return "", err
+	}
+	paths := []string{cache, cache + ".journal"}
+	for _, out := range outs {
+		list, err := runs.List(out)
+		if err != nil {
+			return "", err
+		}
+		for _, r := range list {
+			if runs.InUse(r.Dir) {
+				return "recordings kept whole: run " + r.ID + " is still going", nil
+			}
+			nested, _ := filepath.Glob(filepath.Join(r.Dir, "*", runs.Dir, "*", eval.RecordsFile)) // the runs of -attribute
+			paths = append(append(paths, filepath.Join(r.Dir, eval.RecordsFile)), nested...)
+		}
+	}
+	refs := map[string]bool{}
+	if err := recordings.Referenced(refs, paths...); err != nil {
+		return "", err
+	}
+	pr, err := store.Prune(refs)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("recordings: %d results kept, %d removed (%d → %d bytes)", pr.Kept, pr.Removed, pr.BytesBefore, pr.BytesAfter), nil
 }
 
 const outUsage = "output `dir` holding runs/ and latest (default $EVAL_OUT, else evaltest/out in the module)"

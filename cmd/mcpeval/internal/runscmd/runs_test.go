@@ -2,6 +2,9 @@ package runscmd
 
 import (
 	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -10,6 +13,8 @@ import (
 
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/cmdtest"
+	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/recordings"
 	"github.com/mcpeval/mcpeval/internal/runs"
 )
 
@@ -33,7 +38,7 @@ func TestHistoryAndPrune(t *testing.T) {
 	}
 
 	var stdout bytes.Buffer
-	require.NoError(t, cmdtest.Run(Cmd, []string{"prune", "-out", parent, "-keep", "2"}, nil, &stdout, nil, nil))
+	require.NoError(t, cmdtest.Run(Cmd, []string{"prune", "-out", parent, "-keep", "2", "-cache", filepath.Join(parent, "cache.json")}, nil, &stdout, nil, nil))
 	assert.Equal(t, 2, strings.Count(stdout.String(), "removed "))
 	left, err := runs.List(parent)
 	require.NoError(t, err)
@@ -67,5 +72,40 @@ func TestRunsRefuses(t *testing.T) {
 		err := cmdtest.Run(Cmd, append(tt.args, "-out", t.TempDir()), nil, nil, nil, nil)
 		require.ErrorContains(t, err, tt.want, "%v", tt.args)
 		assert.Equal(t, 2, base.ExitStatus(err), "%v: a usage error", tt.args)
+	}
+}
+
+// Pruning runs prunes the recorded tool results only they named: those of
+// the kept runs, and of the cache, stay.
+func TestPruneRecordings(t *testing.T) {
+	parent := t.TempDir()
+	cache := filepath.Join(parent, "cache.json")
+	store, err := recordings.Open(recordings.DirBeside(cache))
+	require.NoError(t, err)
+	require.NoError(t, store.Register(parent))
+	var fps []string
+	for _, text := range []string{"result of the oldest run", "result of the middle run", "result of the newest run", "result in the cache"} {
+		fp, err := store.Put(text)
+		require.NoError(t, err)
+		fps = append(fps, fp)
+	}
+	require.NoError(t, store.Close())
+	for i, id := range []string{"20261101T000000Z-aaaaaa", "20261102T000000Z-bbbbbb", "20261103T000000Z-cccccc"} {
+		dir := cmdtest.WriteRun(t, parent, id, cmdtest.CaseNames(1), nil, 1)
+		rec := fmt.Sprintf(`{"name":"c00","status":"pass","tool_calls":[{"name":"get","result_fingerprint":%q}]}`+"\n", fps[i])
+		require.NoError(t, os.WriteFile(filepath.Join(dir, eval.RecordsFile), []byte(rec), 0o644))
+	}
+	require.NoError(t, os.WriteFile(cache, []byte(fmt.Sprintf(`{"k":{"tool_calls":[{"result_fingerprint":%q}]}}`, fps[3])), 0o644))
+
+	var stdout bytes.Buffer
+	require.NoError(t, cmdtest.Run(Cmd, []string{"prune", "-out", parent, "-keep", "2", "-cache", cache}, nil, &stdout, nil, nil))
+	assert.Contains(t, stdout.String(), "recordings: 3 results kept, 1 removed")
+	store, err = recordings.Open(recordings.DirBeside(cache))
+	require.NoError(t, err)
+	defer store.Close()
+	for i, want := range []bool{false, true, true, true} {
+		_, ok, err := store.Get(fps[i])
+		require.NoError(t, err)
+		assert.Equal(t, want, ok, "result %d", i)
 	}
 }
