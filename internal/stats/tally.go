@@ -202,7 +202,7 @@ func modelResult(name string, runs []eval.Record) (eval.ModelResult, []eval.Case
 		if r.Status == eval.Pass {
 			m.Passes++
 		}
-		own := ownUsage(r)
+		own := OwnUsage(r)
 		tokens += own.TotalTokens
 		m.PromptTokens += own.PromptTokens
 		m.CachedTokens += own.CachedTokens
@@ -238,9 +238,9 @@ func modelResult(name string, runs []eval.Record) (eval.ModelResult, []eval.Case
 	return m, cases
 }
 
-// ownUsage is a record's usage without the judge's part: the evaluated
+// OwnUsage is a record's usage without the judge's part: the evaluated
 // model's own requests.
-func ownUsage(r eval.Record) eval.Usage {
+func OwnUsage(r eval.Record) eval.Usage {
 	u := r.Usage
 	if j := r.JudgeUsage; j != nil {
 		u.PromptTokens -= j.PromptTokens

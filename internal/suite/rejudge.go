@@ -155,7 +155,7 @@ func (s *Run) regrade(ctx context.Context, c eval.Case, r eval.Record) eval.Reco
 	rec.Question, rec.Expected, rec.Category, rec.File, rec.Line, rec.Kind = c.Input, c.Expected, c.Category, c.File, c.Line, c.Kind
 	rec.Checks, rec.Judges, rec.JudgeDisagreement, rec.Verdict, rec.JudgeRaw = nil, nil, false, "", ""
 	rec.JudgeModel, rec.JudgeUsage, rec.Cached = strings.Join(st.JudgeModels(), ","), nil, false
-	rec.Usage = modelUsage(r)
+	rec.Usage = stats.OwnUsage(r)
 	cfg := agent.Config{Model: rec.Model, MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens,
 		LimitCounter: s.limitCounter, Counter: s.counters[rec.Model], Prices: s.prices}
 	caseCtx, cancel := context.WithTimeoutCause(ctx, st.CaseTimeout,
@@ -184,23 +184,6 @@ func (s *Run) regrade(ctx context.Context, c eval.Case, r eval.Record) eval.Reco
 	return rec
 }
 
-// modelUsage is a record's usage less its judges': what the evaluated
-// model's requests took.
-func modelUsage(r eval.Record) eval.Usage {
-	u := r.Usage
-	if j := r.JudgeUsage; j != nil {
-		u.PromptTokens -= j.PromptTokens
-		u.CompletionTokens -= j.CompletionTokens
-		u.CachedTokens -= j.CachedTokens
-		u.TotalTokens -= j.TotalTokens
-		u.Requests -= j.Requests
-		u.Retries -= j.Retries
-		u.CostUSD -= j.CostUSD
-		u.Unpriced -= j.Unpriced
-	}
-	return u
-}
-
 // rejudgedSummary is the summary of a re-judged run: the source's, with
 // the outcomes, verdicts and judges of the records written, and as usage
 // only the judges' requests made now.
@@ -213,16 +196,7 @@ func (s *Run) rejudgedSummary(src eval.Summary, info *eval.RejudgedInfo, spent e
 		Skipped: src.Skipped, NotRun: src.NotRun, ServerRestarts: src.ServerRestarts,
 		Tools: src.Tools, Replay: src.Replay, Rejudged: info,
 	}
-	sum.Verdicts, sum.ChecksCalibration = eval.VerdictsByJudge, s.checksCal
-	if s.checksCal != nil {
-		sum.Verdicts = eval.VerdictsByChecks
-	}
-	if models := st.JudgeModels(); len(models) > 0 {
-		sum.JudgeModel, sum.JudgePromptHash = strings.Join(models, ","), agent.JudgePromptHash()
-		if len(models) > 1 {
-			sum.JudgeMode = st.JudgeMode
-		}
-	}
+	s.describeVerdicts(&sum)
 	sum.Seconds = sum.Finished.Sub(sum.Started).Seconds()
 	records := s.records.records()
 	for _, r := range records {

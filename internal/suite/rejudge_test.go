@@ -36,16 +36,3 @@ func TestAnswered(t *testing.T) {
 		})
 	}
 }
-
-// The model's usage is the record's less the judges'.
-func TestModelUsage(t *testing.T) {
-	r := eval.Record{Usage: eval.Usage{PromptTokens: 100, CompletionTokens: 20, TotalTokens: 120, Requests: 3, CostUSD: 0.3},
-		JudgeUsage: &eval.Usage{PromptTokens: 40, CompletionTokens: 5, TotalTokens: 45, Requests: 1, CostUSD: 0.1}}
-	u := modelUsage(r)
-	assert.Equal(t, 60, u.PromptTokens)
-	assert.Equal(t, 75, u.TotalTokens)
-	assert.Equal(t, 2, u.Requests)
-	assert.InDelta(t, 0.2, u.CostUSD, 1e-12)
-	r.JudgeUsage = nil
-	assert.Equal(t, r.Usage, modelUsage(r), "no judge: all of it is the model's")
-}

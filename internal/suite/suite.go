@@ -900,16 +900,7 @@ func (s *Run) Summary() eval.Summary {
 	if sum.Stopped == "" {
 		sum.Stopped = s.budgetStop()
 	}
-	sum.Verdicts, sum.ChecksCalibration = eval.VerdictsByJudge, s.checksCal
-	if s.checksCal != nil {
-		sum.Verdicts = eval.VerdictsByChecks
-	}
-	if models := st.JudgeModels(); len(models) > 0 {
-		sum.JudgeModel, sum.JudgePromptHash = strings.Join(models, ","), agent.JudgePromptHash()
-		if len(models) > 1 {
-			sum.JudgeMode = st.JudgeMode
-		}
-	}
+	s.describeVerdicts(&sum)
 	sum.Seconds = sum.Finished.Sub(sum.Started).Seconds()
 	records := s.records.records()
 	ran := map[eval.CaseRun]bool{}
@@ -985,6 +976,21 @@ func (s *Run) selectedCount() int {
 		}
 	}
 	return n
+}
+
+// describeVerdicts says in the summary what decided the verdicts: the
+// judges (their models, mode and prompt) or the checks, measured.
+func (s *Run) describeVerdicts(sum *eval.Summary) {
+	sum.Verdicts, sum.ChecksCalibration = eval.VerdictsByJudge, s.checksCal
+	if s.checksCal != nil {
+		sum.Verdicts = eval.VerdictsByChecks
+	}
+	if models := s.Settings.JudgeModels(); len(models) > 0 {
+		sum.JudgeModel, sum.JudgePromptHash = strings.Join(models, ","), agent.JudgePromptHash()
+		if len(models) > 1 {
+			sum.JudgeMode = s.Settings.JudgeMode
+		}
+	}
 }
 
 func gitCommit(root string) string {
