@@ -95,7 +95,7 @@ func TestBaselineComparisonWithRepeats(t *testing.T) {
 	require.Error(t, err, stdout.String())
 	assert.Equal(t, 1, base.ExitStatus(err), "a regression is a failure: %v", err)
 	assert.Regexp(t, `(?m)^regression \(significant\)\s+c03\s+8/8\s+1/8\s+0\.0006993\s+0\.0006993\s*$`, stdout.String(), "one case tested: no correction")
-	assert.Contains(t, err.Error(), `1 cases flagged (false discovery rate 0.025): "c03" [m] 8/8 → 1/8 (adjusted p = 0.0006993)`)
+	assert.Contains(t, err.Error(), `1 case flagged (false discovery rate 0.025): "c03" [m] 8/8 → 1/8 (adjusted p = 0.0006993)`)
 }
 
 // Two runs of a model on 40 cases that pass half the time, 5 repeats
