@@ -373,7 +373,7 @@ func (s *Suite) noCaseSelected(run *selection.Pattern) string {
 		if c.Sub != "" {
 			test += "/" + c.Sub
 		}
-		fmt.Fprintf(&b, "\n  %-40s %s (%d cases)", c.Name, test, len(cases[i]))
+		fmt.Fprintf(&b, "\n  %-40s %s (%s)", c.Name, test, eval.Plural(len(cases[i]), "cases"))
 	}
 	return b.String()
 }

@@ -137,7 +137,8 @@ func TestToolStatsOnTheReferenceServer(t *testing.T) {
 			assert.Equal(t, 2, sumTool.Calls)
 			assert.Equal(t, 1, sumTool.Errors)
 			assert.Equal(t, 1, sumTool.ArgumentErrors, "a string where the schema wants a number")
-			assert.Equal(t, 1, sumTool.ErrorResults+sumTool.Refused, "and the server said no")
+			assert.Equal(t, 1, sumTool.ExpectedErrors+sumTool.Refused, "and the server said no, as the case expects (expect_error)")
+			assert.Zero(t, sumTool.ErrorResults, "an error result the case asks for is no error of the tool")
 			assert.InDelta(t, 0.5, sumTool.ErrorRate, 1e-9)
 			hashes[tc.transport] = sum.Tools.Hash
 		})

@@ -44,7 +44,10 @@ func TestSeveralJudgesEndToEnd(t *testing.T) {
 	assert.Equal(t, "a,b,c", rec.JudgeModel)
 	assert.True(t, rec.JudgeDisagreement)
 	require.Len(t, rec.Judges, 3)
-	assert.Equal(t, eval.JudgeVerdict{Model: "b", Verdict: "no", Reason: "the answer does not match the expected answer"}, rec.Judges[1])
+	b := rec.Judges[1]
+	assert.Contains(t, b.Reply, `"verdict":"no"`, "each judge's reply is kept")
+	b.Reply = ""
+	assert.Equal(t, eval.JudgeVerdict{Model: "b", Verdict: "no", Reason: "the answer does not match the expected answer"}, b)
 	assert.Equal(t, "yes", rec.Judges[2].Verdict)
 	assert.Equal(t, 3+2, rec.Usage.Requests, "two agent turns and three judge requests")
 	var sum eval.Summary

@@ -945,9 +945,13 @@ func (s *Run) Summary() eval.Summary {
 // offers is an error, before any request: the case could never pass.
 func (s *Run) Select(names map[string]bool) error {
 	s.selected = names
+	// must_call names a tool by its name on its server (as the records do),
+	// whatever name the model is offered it under.
 	var offered []string
 	for _, t := range s.tools.Entries() {
-		offered = append(offered, t.Name)
+		if !slices.Contains(offered, t.Name) {
+			offered = append(offered, t.Name)
+		}
 	}
 	var errs []error
 	for _, c := range s.Cases {
@@ -955,7 +959,7 @@ func (s *Run) Select(names map[string]bool) error {
 			continue
 		}
 		for _, tool := range c.Tools.MustCall {
-			if !s.tools.Has(tool) {
+			if !slices.Contains(offered, tool) {
 				errs = append(errs, fmt.Errorf("%s: case %q: tools.must_call: no server offers the tool %q%s, so the case could never pass: correct the name, or the servers (EVAL_SERVER, EVAL_TOOLS)",
 					c.Where(), c.Name, tool, suggest.DidYouMean(tool, offered)))
 			}
