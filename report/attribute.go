@@ -55,10 +55,11 @@ type ReplayCheck struct {
 // first of eval.Causes whose evidence is there.
 func attribute(d CaseDiff, toolChanges []string) *Attribution {
 	base, cur := d.Base.shown(), d.Current.shown()
-	if why := infrastructure(d.Base, "baseline"); why != "" {
-		return &Attribution{Cause: eval.CauseInfrastructure, Why: why}
+	failing, side := d.Current, "now" // the side whose runs did not pass
+	if d.Change == Fix {
+		failing, side = d.Base, "baseline"
 	}
-	if why := infrastructure(d.Current, "now"); why != "" {
+	if why := infrastructure(failing, side); why != "" {
 		return &Attribution{Cause: eval.CauseInfrastructure, Why: why}
 	}
 	if len(toolChanges) > 0 {
@@ -90,16 +91,29 @@ func attribute(d CaseDiff, toolChanges []string) *Attribution {
 	return &Attribution{Cause: eval.CauseModel, Why: why}
 }
 
-// infrastructure says which run of the case ended in an error, a cut
-// reply or a token limit, and why; "" for none.
+// infrastructure says why the runs of the side that did not pass ended in
+// an error, a cut reply or a token limit, when at least half of them did
+// (enough to make it not pass); "" otherwise.
 func infrastructure(o *CaseOutcome, side string) string {
+	var first *eval.Record
+	n := 0
 	for _, r := range o.records {
 		switch r.Status {
 		case eval.Error, eval.Cut, eval.TokenLimit:
-			return fmt.Sprintf("%s: %s: %s", side, r.Status, oneLine(shorten(r.Reason, 200)))
+			n++
+			if first == nil {
+				first = r
+			}
 		}
 	}
-	return ""
+	if first == nil || 2*n < len(o.records) {
+		return ""
+	}
+	what := fmt.Sprintf("%s: %s", side, first.Status)
+	if len(o.records) > 1 {
+		what = fmt.Sprintf("%s: %d of %d runs ended in an error, a cut or a limit, the first %s", side, n, len(o.records), first.Status)
+	}
+	return what + ": " + oneLine(shorten(first.Reason, 200))
 }
 
 // dataChanges compares two runs' calls: same is true when they made the

@@ -39,6 +39,7 @@ func TestAttribute(t *testing.T) {
 		toolChanges []string
 		want        string
 	}{
+		{"a cut reply", eval.Record{Status: eval.Cut, Reason: "length"}, nil, eval.CauseInfrastructure},
 		{"an error", eval.Record{Status: eval.Error, Reason: "HTTP 500"}, nil, eval.CauseInfrastructure},
 		{"a token limit", eval.Record{Status: eval.TokenLimit, Reason: "over"}, []string{"get: description changed"}, eval.CauseInfrastructure},
 		{"the surface", eval.Record{Status: eval.Fail}, []string{"get: description changed"}, eval.CauseSurface},
@@ -58,4 +59,21 @@ func TestAttribute(t *testing.T) {
 			}
 		})
 	}
+}
+
+// With repeats, the runs that ended in an error explain a flip only when
+// they are at least half of the failing side's runs.
+func TestInfrastructureWithRepeats(t *testing.T) {
+	runs := func(statuses ...eval.Status) *CaseOutcome {
+		o := &CaseOutcome{}
+		for _, st := range statuses {
+			o.records = append(o.records, &eval.Record{Status: st, Reason: "why " + string(st)})
+		}
+		return o
+	}
+	assert.Equal(t, "now: 2 of 4 runs ended in an error, a cut or a limit, the first error: why error",
+		infrastructure(runs(eval.Fail, eval.Error, eval.Fail, eval.Error), "now"))
+	assert.Empty(t, infrastructure(runs(eval.Fail, eval.Error, eval.Fail, eval.Fail), "now"), "one error of four explains nothing")
+	assert.Equal(t, "baseline: token_limit: why token_limit", infrastructure(runs(eval.TokenLimit), "baseline"))
+	assert.Empty(t, infrastructure(runs(eval.Fail), "now"))
 }
