@@ -43,7 +43,7 @@ func Rejudge(ctx context.Context, st settings.Settings, cases []eval.Case, sourc
 	if err != nil {
 		return Rejudged{}, err
 	}
-	records, err := readRecords(filepath.Join(source, eval.RecordsFile))
+	records, err := ReadRecords(filepath.Join(source, eval.RecordsFile))
 	if err != nil {
 		return Rejudged{}, err
 	}
@@ -246,9 +246,9 @@ func readSummary(dir string) (eval.Summary, error) {
 	return sum, nil
 }
 
-// readRecords reads the records of results.jsonl at path, in order; a line
+// ReadRecords reads the records of results.jsonl at path, in order; a line
 // that is not a record is an error that names it.
-func readRecords(path string) ([]eval.Record, error) {
+func ReadRecords(path string) ([]eval.Record, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read records: %w", err)

@@ -1,10 +1,8 @@
 package reportcmd
 
 import (
-	"bufio"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -128,7 +126,10 @@ func replayFlips(flipped []*report.CaseDiff, st settings.Settings, baseDir, dir 
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "EVAL_OUT="+out, "EVAL_PROGRESS=off")
 	output, runErr := cmd.CombinedOutput() // failed cases fail go test: the records tell
-	records, err := readRecords(filepath.Join(out, runs.Dir, id, eval.RecordsFile))
+	records, err := suite.ReadRecords(filepath.Join(out, runs.Dir, id, eval.RecordsFile))
+	if err == nil && len(records) == 0 {
+		err = errors.New("no records")
+	}
 	if err != nil {
 		return fmt.Errorf("-attribute: the re-runs left no records (%v): %s", runErr, lastLines(string(output), 10))
 	}
@@ -188,32 +189,6 @@ func runPattern(tests []string) string {
 		pattern += "/^(" + strings.Join(subs, "|") + ")$"
 	}
 	return pattern
-}
-
-// readRecords reads the records of a results.jsonl file.
-func readRecords(path string) ([]eval.Record, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []eval.Record
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		var r eval.Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return nil, fmt.Errorf("%s: not a record: %w", path, err)
-		}
-		out = append(out, r)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	if len(out) == 0 {
-		return nil, errors.New("no records")
-	}
-	return out, nil
 }
 
 func lastLines(s string, n int) string {
