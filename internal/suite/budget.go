@@ -106,23 +106,24 @@ func (b *budget) pending() float64 {
 }
 
 // expectedCost is what a run with the model is expected to cost: the mean
-// of its paid runs, else Estimate's figure for it, else the mean of every
-// paid run.
+// of its paid runs; before any is paid, Estimate's figure for it or, when
+// more, the mean of every paid run. The runs of other models are the only
+// evidence of what the price table missed (a provider's own price, the
+// judge's requests), so a model whose runs all wait behind them is not
+// valued at a figure the paid runs have already proved too low.
 func (b *budget) expectedCost(model string) float64 {
 	if n := b.paid[model]; n > 0 {
 		return b.paidUSD[model] / float64(n)
 	}
-	if usd, ok := b.estimated[model]; ok {
-		return usd
-	}
+	usd := b.estimated[model]
 	n := 0
 	for _, k := range b.paid {
 		n += k
 	}
 	if n > 0 {
-		return b.spent / float64(n)
+		usd = max(usd, b.spent/float64(n))
 	}
-	return 0
+	return usd
 }
 
 // budgetStop says how the budget stopped the run: what was spent and the

@@ -64,7 +64,9 @@ func TestBudgetOff(t *testing.T) {
 
 // The runs under way are valued at what their model's runs cost so far, as
 // it stands: an estimate far below the real cost is corrected by the first
-// run paid, for the runs already admitted too.
+// run paid, for the runs already admitted too; a model none of whose runs
+// is paid yet is valued at no less than the paid runs' mean (the estimate
+// missed what they cost), and at its own mean once one is paid.
 func TestBudgetValuesRunsUnderWayAnew(t *testing.T) {
 	s := budgetSuite(0.10, "a", "b")
 	s.budget.estimated = map[string]float64{"a": 0.001, "b": 0.001}
@@ -75,11 +77,14 @@ func TestBudgetValuesRunsUnderWayAnew(t *testing.T) {
 	}
 	assert.InDelta(t, 0.004, s.budget.pending(), 1e-12)
 	s.leave(first, "a", 0.04, true)
-	assert.InDelta(t, 0.04+0.002, s.budget.pending(), 1e-12, "the second case's run with a is now expected to cost $0.04")
+	assert.InDelta(t, 0.04+0.04+0.04, s.budget.pending(), 1e-12, "a's second run at a's $0.04, b's two at the paid mean, not b's estimate")
+	_, ok := s.admit(newCaseGroup("a", "b"), "b")
+	assert.False(t, ok, "$0.04 spent and $0.12 under way")
+	s.leave(first, "b", 0.002, true)
+	assert.InDelta(t, 0.04+0.002, s.budget.pending(), 1e-12, "b's second run at b's own $0.002")
 	third := newCaseGroup("a", "b")
-	_, ok := s.admit(third, "b")
-	assert.True(t, ok, "$0.04 spent and $0.042 under way")
-	fourth := newCaseGroup("a", "b")
-	_, ok = s.admit(fourth, "b")
-	assert.False(t, ok, "$0.04 spent and $0.084 under way")
+	_, ok = s.admit(third, "b")
+	assert.True(t, ok, "$0.042 spent and $0.042 under way")
+	_, ok = s.admit(newCaseGroup("a", "b"), "b")
+	assert.False(t, ok, "$0.042 spent and $0.084 under way")
 }
