@@ -80,7 +80,7 @@ type (
 	//	ArgumentsBytes, ResultBytes  arguments_bytes, result_bytes: full sizes of texts stored cut
 	//	NotRun bool                  not_run: the call never reached a server
 	//	Refused bool                 refused: the server answered with an error instead of a result
-	//	ExpectedError bool           expected_error: an error result the case asked for (expect_error)
+	//	ExpectedError bool           expected_error: a failure the case asked for (expect_error)
 	//	DurationMS float64           duration_ms: the call's time
 	//	ResultTokens int             result_tokens: the result's size in tokens (cl100k_base)
 	//	Execution *CodeExecution     execution: what a code-running tool reported

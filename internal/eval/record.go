@@ -150,9 +150,10 @@ type ToolCall struct {
 	// result: a protocol error (such as invalid parameters), a timeout or
 	// a crash. IsError is set too.
 	Refused bool `json:"refused,omitempty"`
-	// ExpectedError marks an error result the case asked for: a reference
-	// call marked expect_error of the same tool with matching arguments
-	// (see evalcase.ExpectedError). Tool health counts it apart.
+	// ExpectedError marks a failed call (an error result, a refusal) the
+	// case asked for: a reference call marked expect_error of the same tool
+	// with matching arguments (see evalcase.ExpectedError). Tool health
+	// counts it apart.
 	ExpectedError bool `json:"expected_error,omitempty"`
 	// DurationMS is the time the call took, in milliseconds, as the suite
 	// measured it (transport and server included).

@@ -89,8 +89,9 @@ type ToolStats struct {
 	// calls whose arguments were not a JSON object or did not match the
 	// tool's input schema.
 	ErrorResults int `json:"error_results"`
-	// ExpectedErrors counts the error results a case asked for (see
-	// ToolCall.ExpectedError): not errors, and not in ErrorRate.
+	// ExpectedErrors counts the failed calls a case asked for (see
+	// ToolCall.ExpectedError): not errors, not in ErrorRate, and in none of
+	// the kinds below.
 	ExpectedErrors int `json:"expected_errors,omitempty"`
 	Refused        int `json:"refused"`
 	ArgumentErrors int `json:"argument_errors"`

@@ -1,7 +1,9 @@
 package mcpconn
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -28,7 +30,14 @@ type Recorded struct {
 func Offline(servers []Recorded, tools []string) (*Set, error) {
 	list := make([]*Server, len(servers))
 	for i, r := range servers {
-		list[i] = &Server{Spec: r.Name, spec: Spec{Name: r.Name, FromFile: true}, tools: r.Tools,
+		// A summary stores the schemas indented: offered as listed, they
+		// are compact again, as a live server's are.
+		tools := make([]eval.Tool, len(r.Tools))
+		for j, t := range r.Tools {
+			t.Parameters, t.Output = compactJSON(t.Parameters), compactJSON(t.Output)
+			tools[j] = t
+		}
+		list[i] = &Server{Spec: r.Name, spec: Spec{Name: r.Name, FromFile: true}, tools: tools,
 			info: mcp.Implementation{Name: r.InfoName, Version: r.InfoVersion}, recorded: true,
 			stderr: newTailBuffer(0), stop: func() {}, life: context.Background()}
 	}
@@ -44,4 +53,14 @@ func (s *Set) CallOn(ctx context.Context, server, name string, args map[string]a
 		}
 	}
 	return Result{}, fmt.Errorf("no server is named %q (the servers: %v)", server, s.names)
+}
+
+// compactJSON is raw without insignificant space; raw itself when it is
+// empty or not JSON.
+func compactJSON(raw json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if len(raw) == 0 || json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
 }

@@ -152,15 +152,17 @@ func (c *Collector) Add(r eval.Record) {
 func (c *Collector) measure(tc eval.ToolCall) call {
 	cl := call{notRun: tc.NotRun, refused: tc.Refused && !tc.NotRun}
 	cl.errorResult = tc.IsError && !tc.NotRun && !tc.Refused
-	if tc.ExpectedError && cl.errorResult {
-		// The case asked for this error: the tool did its job.
-		cl.errorResult, cl.expectedError = false, true
-	}
 	if t := c.lookup(tc); t != nil {
 		cl.argError = t.schema.check(tc.Arguments) != nil
 	} else {
 		_, err := decodeArgs(tc.Arguments)
 		cl.argError, cl.unknown = err != nil, true
+	}
+	if tc.ExpectedError && tc.IsError && !tc.NotRun && !cl.unknown {
+		// The case asked for this failure (arguments against the schema,
+		// a refusal or an error result): the tool did its job.
+		cl.expectedError = true
+		cl.errorResult, cl.refused, cl.argError = false, false, false
 	}
 	if tc.NotRun {
 		return cl // no server time, and the result is the harness's message

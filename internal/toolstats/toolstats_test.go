@@ -148,16 +148,17 @@ func TestCollector(t *testing.T) {
 			wantCovered: [2]int{2, 0},
 		},
 		{
-			name: "an error result the case expects is counted apart, a refusal is still an error",
+			name: "failures the case expects are counted apart, whatever their kind",
 			records: []eval.Record{
 				rec("A", eval.Pass,
 					eval.ToolCall{Name: "fail", Arguments: `{}`, Result: `{"error":"no such gene"}`, IsError: true, ExpectedError: true, DurationMS: 5, ResultTokens: 4},
 					eval.ToolCall{Name: "fail", Arguments: `{}`, Result: `{"error":"invalid params"}`, IsError: true, Refused: true, ExpectedError: true, DurationMS: 7, ResultTokens: 6},
+					eval.ToolCall{Name: "fail", Arguments: `{}`, Result: `{"error":"no such gene"}`, IsError: true, DurationMS: 6, ResultTokens: 5}, // not asked for
 				),
 			},
 			want: map[string]eval.ToolStats{
-				"fail": {Name: "fail", Calls: 2, Cases: 1, Errors: 1, ErrorRate: 0.5, ExpectedErrors: 1, Refused: 1, PassShare: 1,
-					LatencyP50MS: 5, LatencyP95MS: 7, ResultTokensP50: 4, ResultTokensMax: 6},
+				"fail": {Name: "fail", Calls: 3, Cases: 1, Errors: 1, ErrorRate: 1.0 / 3, ExpectedErrors: 2, ErrorResults: 1, PassShare: 1,
+					LatencyP50MS: 6, LatencyP95MS: 7, ResultTokensP50: 5, ResultTokensMax: 6},
 			},
 			wantCovered: [2]int{1, 0},
 		},
