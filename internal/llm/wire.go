@@ -26,9 +26,17 @@ type wireRequest struct {
 	MaxCompletionTokens int                `json:"max_completion_tokens,omitempty"`
 	Stream              bool               `json:"stream"`
 	Usage               *usageAccounting   `json:"usage,omitempty"`
-	Tools               []openai.Tool      `json:"tools,omitempty"`
+	Tools               []wireTool         `json:"tools,omitempty"`
 	ToolChoice          *openai.ToolChoice `json:"tool_choice,omitempty"`
 	Messages            []json.RawMessage  `json:"messages"`
+}
+
+// wireTool is a function tool as openai.Tool writes it (its keys in the
+// order its map gives them), written in one pass: openai.Tool marshals
+// each tool twice, through a map, on every request.
+type wireTool struct {
+	Function *openai.FunctionDefinition `json:"function"`
+	Type     openai.ToolType            `json:"type"`
 }
 
 // usageAccounting is OpenRouter's request for the cost of a request.
@@ -61,7 +69,7 @@ func encodeRequest(req Request, temperature, usage bool) ([]byte, error) {
 		if len(bytes.TrimSpace(params)) == 0 || isNull(params) {
 			params = emptySchema
 		}
-		w.Tools = append(w.Tools, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+		w.Tools = append(w.Tools, wireTool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
 			Name: t.Name, Description: t.Description, Parameters: params,
 		}})
 	}
