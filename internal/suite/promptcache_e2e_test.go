@@ -109,6 +109,9 @@ func TestPromptCacheHitsAreRecordedAndPriced(t *testing.T) {
 	r := runSuite(t, dir, promptCacheCases, env{
 		"OPENAI_BASE_URL": server.URL + "/v1", "EVAL_MODEL": "stub-model", "OPENAI_API_KEY": "sk-test-secret-key-123456",
 		"EVAL_JUDGE_MODEL": "none", "EVAL_CONCURRENCY": "1", "EVAL_PRICES": pricesFile,
+		// The second case is the first again: without -force the cache
+		// would answer it once the first passed.
+		"EVAL_FORCE": "1",
 	})
 	require.NoError(t, r.err, r.output)
 
