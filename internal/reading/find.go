@@ -3,35 +3,43 @@ package reading
 import (
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
-// Pattern compiles a spelling into a case-insensitive pattern that finds
+// Pattern compiles a spelling into a case-insensitive matcher that finds
 // it as whole words: a spelling that begins or ends with a letter or digit
 // does not match inside a longer word there ("pathogenic" is not found in
 // "nonpathogenic", "10,452" not in "110,452"). Any run of white space
 // matches any other; a hyphen matches a hyphen, white space or nothing
 // ("post-embryonic" finds "post embryonic" and "postembryonic"); a final
 // "*" matches the rest of a word ("interact*" finds "interaction").
-func Pattern(spelling string) *regexp.Regexp { return pattern(spelling, false) }
+func Pattern(spelling string) *Matcher { return newMatcher(spelling, false) }
 
 // PrefixPattern is Pattern anchored at the start of the text.
-func PrefixPattern(spelling string) *regexp.Regexp { return pattern(spelling, true) }
+func PrefixPattern(spelling string) *Matcher { return newMatcher(spelling, true) }
 
-func pattern(spelling string, atStart bool) *regexp.Regexp {
+// A Matcher finds one spelling (see Pattern). Its expression is the
+// spelling alone; the word boundaries are checked on the text around a
+// match, which costs nothing to compile (a Unicode letter class in the
+// expression made each compilation cost more than the checks it served).
+type Matcher struct {
+	re *regexp.Regexp
+	// atStart anchors it at the start of the text; left and right forbid
+	// a word rune right before and right after it; prefix extends a match
+	// over the rest of its word.
+	atStart, left, right, prefix bool
+}
+
+func newMatcher(spelling string, atStart bool) *Matcher {
 	s := strings.TrimSpace(spelling)
 	prefix := strings.HasSuffix(s, "*") && len(s) > 1
 	s = strings.TrimSuffix(s, "*")
 	var b strings.Builder
 	b.WriteString("(?i)")
-	first, _ := utf8.DecodeRuneInString(s)
-	switch {
-	case atStart:
+	if atStart {
 		b.WriteString("^")
-	case isWordRune(first):
-		b.WriteString(`(?:^|[^\p{L}\p{N}_])`)
 	}
-	b.WriteString("(")
 	for i, field := range strings.Fields(s) {
 		if i > 0 {
 			b.WriteString(`\s+`)
@@ -43,15 +51,55 @@ func pattern(spelling string, atStart bool) *regexp.Regexp {
 			b.WriteString(regexp.QuoteMeta(part))
 		}
 	}
-	b.WriteString(")")
+	first, _ := utf8.DecodeRuneInString(s)
 	last, _ := utf8.DecodeLastRuneInString(s)
-	switch {
-	case prefix:
-		b.WriteString(`[\p{L}\p{N}_]*`)
-	case isWordRune(last):
-		b.WriteString(`(?:$|[^\p{L}\p{N}_])`)
+	return &Matcher{re: regexp.MustCompile(b.String()), atStart: atStart, prefix: prefix,
+		left: !atStart && isWordRune(first), right: !prefix && isWordRune(last)}
+}
+
+// MatchString reports whether the spelling occurs in text.
+func (m *Matcher) MatchString(text string) bool {
+	_, ok := m.next(text, 0)
+	return ok
+}
+
+// next returns the first occurrence that starts at off or later.
+func (m *Matcher) next(text string, off int) (Span, bool) {
+	for off <= len(text) && (off == 0 || !m.atStart) {
+		loc := m.re.FindStringIndex(text[off:])
+		if loc == nil {
+			return Span{}, false
+		}
+		start, end := off+loc[0], off+loc[1]
+		if m.prefix {
+			end += wordLength(text[end:])
+		}
+		before, _ := utf8.DecodeLastRuneInString(text[:start])
+		after, _ := utf8.DecodeRuneInString(text[end:])
+		if !(m.left && start > 0 && boundaryRune(before)) && !(m.right && end < len(text) && boundaryRune(after)) {
+			return Span{start, end}, true
+		}
+		_, n := utf8.DecodeRuneInString(text[start:])
+		off = start + max(n, 1)
 	}
-	return regexp.MustCompile(b.String())
+	return Span{}, false
+}
+
+// boundaryRune reports whether r continues a word for the whole-word
+// rule: a letter, a number or an underscore.
+func boundaryRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsNumber(r) }
+
+// wordLength is the length of the word runes s begins with.
+func wordLength(s string) int {
+	n := 0
+	for n < len(s) {
+		r, size := utf8.DecodeRuneInString(s[n:])
+		if !boundaryRune(r) {
+			break
+		}
+		n += size
+	}
+	return n
 }
 
 // Span is a stretch of a text, by byte offsets.
@@ -63,22 +111,19 @@ func Find(text, spelling string) []Span {
 	if strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(spelling), "*")) == "" {
 		return nil
 	}
-	re := Pattern(spelling)
+	m := Pattern(spelling)
 	var out []Span
 	for off := 0; off <= len(text); {
-		m := re.FindStringSubmatchIndex(text[off:])
-		if m == nil {
+		sp, ok := m.next(text, off)
+		if !ok {
 			break
 		}
-		start, end := off+m[2], off+m[3]
-		if strings.HasSuffix(strings.TrimSpace(spelling), "*") {
-			end = off + m[1]
-			if r, n := utf8.DecodeLastRuneInString(text[:end]); end > start && !isWordRune(r) {
-				end -= n
-			}
+		next := max(sp.End, sp.Start+1)
+		if r, n := utf8.DecodeLastRuneInString(text[:sp.End]); m.prefix && sp.End > sp.Start && !isWordRune(r) {
+			sp.End -= n
 		}
-		out = append(out, Span{start, end})
-		off = max(end, off+m[2]+1)
+		out = append(out, sp)
+		off = next
 	}
 	return out
 }

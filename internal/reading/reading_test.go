@@ -151,6 +151,10 @@ func TestFind(t *testing.T) {
 		{"no interactions", "interact*", []string{"interactions"}},
 		{"110,452", "10,452", nil},
 		{"HP:0001878", "HP:0001878", []string{"HP:0001878"}},
+		{"αpathogenic or pathogenicé, then Pathogenic and pathogenic.", "pathogenic", []string{"Pathogenic", "pathogenic"}},
+		{"x²10 and 10", "10", []string{"10"}},
+		{"NUTM2G-NUTM2G", "NUTM2G", []string{"NUTM2G", "NUTM2G"}},
+		{"c.187C>Tc.187C>T (c.187C>T)", "c.187C>T", []string{"c.187C>T"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
@@ -161,6 +165,15 @@ func TestFind(t *testing.T) {
 			assert.Equal(t, tt.found, got)
 		})
 	}
+}
+
+// PrefixPattern matches at the start of the text only, as whole words.
+func TestPrefixPattern(t *testing.T) {
+	for text, want := range map[string]bool{"TPM in liver": true, "tpm": true, "TPMs": false, "the TPM": false, "": false} {
+		assert.Equal(t, want, PrefixPattern("TPM").MatchString(text), text)
+	}
+	assert.True(t, Pattern("TPM").MatchString("median TPM: 63.18"))
+	assert.False(t, Pattern("TPM").MatchString("median TPMs"))
 }
 
 // A value belongs to the subject a careful reader gives it.
