@@ -19,7 +19,6 @@
 package replay
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -142,26 +141,24 @@ func (src *Source) readCalls(path string) error {
 		return fmt.Errorf("replay: %w", err)
 	}
 	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<20)
-	for n := 1; ; n++ {
-		line, err := r.ReadBytes('\n')
-		if len(strings.TrimSpace(string(line))) > 0 {
-			var rec struct {
-				eval.CaseRun
-				ToolCalls []eval.ToolCall `json:"tool_calls"`
-			}
-			if jerr := json.Unmarshal(line, &rec); jerr != nil {
-				return fmt.Errorf("replay: %s:%d: not a record: %v", path, n, jerr)
-			}
-			src.ran[rec.Name] = true
-			for _, call := range rec.ToolCalls {
-				src.add(rec.CaseRun, call)
-			}
+	err = eval.ReadLines(f, func(n int, line []byte) error {
+		var rec struct {
+			eval.CaseRun
+			ToolCalls []eval.ToolCall `json:"tool_calls"`
 		}
-		if err != nil {
-			return nil
+		if err := json.Unmarshal(line, &rec); err != nil {
+			return fmt.Errorf("%s:%d: not a record: %v", path, n, err)
 		}
+		src.ran[rec.Name] = true
+		for _, call := range rec.ToolCalls {
+			src.add(rec.CaseRun, call)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
 	}
+	return nil
 }
 
 // add indexes one recorded call, unless it got no result from a server

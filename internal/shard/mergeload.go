@@ -1,11 +1,9 @@
 package shard
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -138,27 +136,18 @@ func (s *shardDir) readRecords() error {
 	}
 	defer f.Close()
 	at := map[eval.CaseRun]int{}
-	lines := bufio.NewReaderSize(f, 1<<20)
-	for n := 1; ; n++ {
-		line, err := lines.ReadBytes('\n')
-		if len(strings.TrimSpace(string(line))) > 0 {
-			var r eval.Record
-			if jerr := json.Unmarshal(line, &r); jerr != nil {
-				s.notes = append(s.notes, fmt.Sprintf("%s line %d is not a record (%v): left out", path, n, jerr))
-			} else if i, ok := at[r.CaseRun()]; ok {
-				s.records[i] = r
-			} else {
-				at[r.CaseRun()] = len(s.records)
-				s.records = append(s.records, r)
-			}
+	return eval.ReadLines(f, func(n int, line []byte) error {
+		var r eval.Record
+		if err := json.Unmarshal(line, &r); err != nil {
+			s.notes = append(s.notes, fmt.Sprintf("%s line %d is not a record (%v): left out", path, n, err))
+		} else if i, ok := at[r.CaseRun()]; ok {
+			s.records[i] = r
+		} else {
+			at[r.CaseRun()] = len(s.records)
+			s.records = append(s.records, r)
 		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("read %s: %w", path, err)
-		}
-	}
+		return nil
+	})
 }
 
 // readStream notes the shard's go test stream and the tests it skipped.

@@ -1,7 +1,6 @@
 package suite
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -255,23 +254,18 @@ func ReadRecords(path string) ([]eval.Record, error) {
 	}
 	defer f.Close()
 	var out []eval.Record
-	r := bufio.NewReaderSize(f, 1<<20)
-	for n := 1; ; n++ {
-		line, err := r.ReadBytes('\n')
-		if len(strings.TrimSpace(string(line))) > 0 {
-			var rec eval.Record
-			if jerr := json.Unmarshal(line, &rec); jerr != nil {
-				return nil, fmt.Errorf("%s:%d: not a record: %v", path, n, jerr)
-			}
-			out = append(out, rec)
+	err = eval.ReadLines(f, func(n int, line []byte) error {
+		var rec eval.Record
+		if err := json.Unmarshal(line, &rec); err != nil {
+			return fmt.Errorf("%s:%d: not a record: %v", path, n, err)
 		}
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", path, err)
-		}
+		out = append(out, rec)
+		return nil
+	})
+	if err != nil {
+		return nil, err // the file's errors name it
 	}
+	return out, nil
 }
 
 // GradeAgain grades one record's answer again as Rejudge does, with the
