@@ -301,6 +301,31 @@ func readSummary(dir string) *eval.Summary {
 // List returns the runs under parent, newest first. A run without a
 // readable summary (one still going, or killed) has none.
 func List(parent string) ([]Run, error) {
+	out, err := listDirs(parent)
+	for i := range out {
+		out[i].Summary = readSummary(out[i].Dir)
+	}
+	return out, err
+}
+
+// Newest returns the newest run under parent (by its ID, which starts
+// with its start time) that finished and whose summary match accepts. It
+// reads the summaries newest first and stops at that run, so a directory
+// of many runs costs no more than the runs after it.
+func Newest(parent string, match func(*eval.Summary) bool) (Run, bool) {
+	list, _ := listDirs(parent)
+	for _, r := range list {
+		r.Summary = readSummary(r.Dir)
+		if r.Summary != nil && !r.Summary.Finished.IsZero() && match(r.Summary) {
+			return r, true
+		}
+	}
+	return Run{}, false
+}
+
+// listDirs returns the runs under parent, newest first, without their
+// summaries.
+func listDirs(parent string) ([]Run, error) {
 	entries, err := os.ReadDir(filepath.Join(parent, Dir))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -310,12 +335,9 @@ func List(parent string) ([]Run, error) {
 	}
 	var out []Run
 	for _, e := range entries {
-		if !e.IsDir() || !ValidID(e.Name()) {
-			continue
+		if e.IsDir() && ValidID(e.Name()) {
+			out = append(out, Run{ID: e.Name(), Dir: filepath.Join(parent, Dir, e.Name())})
 		}
-		r := Run{ID: e.Name(), Dir: filepath.Join(parent, Dir, e.Name())}
-		r.Summary = readSummary(r.Dir)
-		out = append(out, r)
 	}
 	slices.SortFunc(out, func(a, b Run) int { return strings.Compare(b.ID, a.ID) })
 	return out, nil

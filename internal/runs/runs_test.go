@@ -89,6 +89,42 @@ func TestLatestListAndResolve(t *testing.T) {
 	assert.Equal(t, "new", list[1].Summary.Model)
 }
 
+func TestNewestReadsNoFurtherThanTheRunItReturns(t *testing.T) {
+	parent := t.TempDir()
+	_, ok := Newest(parent, func(*eval.Summary) bool { return true })
+	assert.False(t, ok, "no run yet")
+
+	finished := func(id, model string) string {
+		dir := writeRun(t, parent, id, model)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, eval.SummaryFile),
+			[]byte(`{"model":"`+model+`","finished":"2026-01-01T00:00:00Z"}`), 0o644))
+		return dir
+	}
+	finished("20260101T000000Z-aaaaaa", "a")
+	finished("20260102T000000Z-bbbbbb", "b")
+	older := finished("20260103T000000Z-cccccc", "a")
+	writeRun(t, parent, "20260104T000000Z-dddddd", "a") // a summary without an end: not finished
+	_, err := Create(parent, "20260105T000000Z-eeeeee") // still going: no summary
+	require.NoError(t, err)
+	broken := finished("20260106T000000Z-ffffff", "a")
+	require.NoError(t, os.WriteFile(filepath.Join(broken, eval.SummaryFile), []byte("{not json"), 0o644))
+	finished("20260107T000000Z-abcdef", "b")
+
+	var read []string
+	r, ok := Newest(parent, func(s *eval.Summary) bool {
+		read = append(read, s.Model)
+		return s.Model == "a"
+	})
+	require.True(t, ok)
+	assert.Equal(t, "20260103T000000Z-cccccc", r.ID)
+	assert.Equal(t, older, r.Dir)
+	assert.Equal(t, "a", r.Summary.Model)
+	assert.Equal(t, []string{"b", "a"}, read, "newest first, the unfinished and unreadable skipped, no older summary read")
+
+	_, ok = Newest(parent, func(s *eval.Summary) bool { return s.Model == "c" })
+	assert.False(t, ok)
+}
+
 func TestPruneKeepsTheNewestAndLatest(t *testing.T) {
 	parent := t.TempDir()
 	var dirs []string

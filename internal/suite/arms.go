@@ -86,6 +86,9 @@ func (s *Run) makeArms() error {
 }
 
 // countToolTokens hashes each arm's tool surface and counts its tokens.
+// An arm that offers the servers' tools as they are counts them as the
+// previous run of the same surface did, when it did (see
+// priorDefinitionTokens).
 func (s *Run) countToolTokens() error {
 	for _, a := range s.arms {
 		a.hash = a.tools.Hash()
@@ -93,9 +96,30 @@ func (s *Run) countToolTokens() error {
 		if err != nil {
 			return err
 		}
+		if n, ok := s.priorToolTokens(a, counter.Encoding); ok {
+			a.toolTokens = n
+			continue
+		}
 		a.toolTokens = tokens.ToolDefinitions(counter, a.tools.Tools())
 	}
 	return nil
+}
+
+// priorToolTokens sums the definitions of the arm's tools as the previous
+// run of the same surface counted them in encoding; ok is false for an
+// arm with a view of its own, or a tool that run did not count.
+func (s *Run) priorToolTokens(a *arm, encoding string) (n int, ok bool) {
+	if a.tools != s.tools {
+		return 0, false
+	}
+	for _, t := range s.tools.Entries() {
+		tool, ok := s.priorDefinitionTokens(encoding, t)
+		if !ok {
+			return 0, false
+		}
+		n += tool
+	}
+	return n, true
 }
 
 // counterFor returns the token counter of a model's encoding.

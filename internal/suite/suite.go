@@ -86,6 +86,13 @@ type Run struct {
 	// run's (nil: it does not, or there was none).
 	toolStats   *toolstats.Collector
 	toolChanges *eval.ToolChanges
+	// prior is the newest finished run of the same servers in the output
+	// directory (see lastRunOfSameServers), found before the tools are
+	// counted; ok is false when there is none.
+	prior struct {
+		run runs.Run
+		ok  bool
+	}
 	// cacheWarned counts the cache warnings already printed.
 	cacheWarned int
 
@@ -161,6 +168,7 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 			s.redactor.String(err.Error()), strings.Join(s.tools.ServerNames(), ", "))
 	}
 	s.toolHash = s.tools.Hash()
+	s.prior.run, s.prior.ok = s.lastRunOfSameServers()
 	if err := s.makeArms(); err != nil {
 		s.Close()
 		return nil, err

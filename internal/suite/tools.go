@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/mcpconn"
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
 	"github.com/mcpeval/mcpeval/internal/tokens"
@@ -27,13 +28,43 @@ func (s *Run) toolServers(counter *tokens.Counter) []toolstats.Server {
 		for _, t := range s.tools.Entries() {
 			if t.Server == ids[i] {
 				out[i].Tools = append(out[i].Tools, t.Listed)
-				offered := t.Listed
-				offered.Name = t.Offered
-				out[i].DefinitionTokens[t.Name] = tokens.ToolDefinition(counter, offered)
+				n, ok := s.priorDefinitionTokens(counter.Encoding, t)
+				if !ok {
+					offered := t.Listed
+					offered.Name = t.Offered
+					n = tokens.ToolDefinition(counter, offered)
+				}
+				out[i].DefinitionTokens[t.Name] = n
 			}
 		}
 	}
 	return out
+}
+
+// priorDefinitionTokens returns the tokens of a tool's definition as the
+// newest run of the same servers counted them in encoding, when that run
+// offered the same tool surface (the same hash: the same servers, names,
+// descriptions and schemas, so the same count). Counting needs the
+// encoding's tables, whose loading is most of a cached run's start.
+func (s *Run) priorDefinitionTokens(encoding string, t mcpconn.Tool) (int, bool) {
+	if !s.prior.ok {
+		return 0, false
+	}
+	prior := s.prior.run.Summary.Tools
+	if prior.Hash != s.toolHash || prior.Encoding != encoding {
+		return 0, false
+	}
+	for _, srv := range prior.Servers {
+		if srv.ID != t.Server {
+			continue
+		}
+		for _, st := range srv.Stats {
+			if st.Name == t.Name && st.DefinitionTokens > 0 {
+				return st.DefinitionTokens, true
+			}
+		}
+	}
+	return 0, false
 }
 
 // definitionCounter counts the tool definitions in the evaluated model's
@@ -81,7 +112,7 @@ func largestTools(ts eval.ToolSummary, n int) string {
 // counts the cached
 // passes of the loaded cases that the difference makes unusable.
 func (s *Run) compareSurface() {
-	prev, ok := s.lastRunOfSameServers()
+	prev, ok := s.prior.run, s.prior.ok
 	if !ok || prev.Summary.Tools.Hash == s.toolHash {
 		return
 	}
@@ -99,31 +130,23 @@ func (s *Run) compareSurface() {
 // servers name themselves (serverInfo), in any order: a run of other
 // servers (another servers file) is no earlier state of these.
 func (s *Run) lastRunOfSameServers() (runs.Run, bool) {
-	list, err := runs.List(s.Settings.Out)
-	if err != nil {
-		return runs.Run{}, false
-	}
 	var own []string
 	for _, srv := range s.tools.Servers {
 		name, _ := srv.Info()
 		own = append(own, name)
 	}
 	slices.Sort(own)
-	var best runs.Run
-	for _, r := range list {
-		if r.Summary == nil || r.Summary.Tools == nil || r.Summary.Finished.IsZero() {
-			continue
+	return runs.Newest(s.Settings.Out, func(sum *eval.Summary) bool {
+		if sum.Tools == nil {
+			return false
 		}
 		var theirs []string
-		for _, srv := range r.Summary.Tools.Servers {
+		for _, srv := range sum.Tools.Servers {
 			theirs = append(theirs, srv.Name)
 		}
 		slices.Sort(theirs)
-		if slices.Equal(own, theirs) && (best.Summary == nil || r.Summary.Finished.After(best.Summary.Finished)) {
-			best = r
-		}
-	}
-	return best, best.Summary != nil
+		return slices.Equal(own, theirs)
+	})
 }
 
 // invalidatedPasses counts the loaded cases' repeats (up to repeats) with
