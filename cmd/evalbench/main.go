@@ -157,6 +157,18 @@ func (b *bench) writeCases(name string, n int) (string, []eval.Case, error) {
 	return path, cases, err
 }
 
+// benchModel is the model every measured run evaluates, and its judge.
+const benchModel = "bench-model"
+
+// startStub starts a stub replaying the cases that lists benchModel on
+// GET /models, as OpenAI does: the suite's check of the provider before the
+// first case is then one listing, as with a provider that lists its
+// models, not a question to the model.
+func startStub(cases []eval.Case, opts llmstub.Options) *llmstub.Server {
+	opts.Models = []string{benchModel}
+	return llmstub.Start(llmstub.Replay(cases), opts)
+}
+
 // runResult is one suite run's measurements.
 type runResult struct {
 	wall    time.Duration
@@ -181,7 +193,7 @@ func (b *bench) runSuiteEnv(casesPath, out string, stub *llmstub.Server, concurr
 	cmd.Dir = filepath.Join(b.root, "evaltest")
 	cmd.Env = append(settings.IsolatedEnv(),
 		"EVAL_CASES="+casesPath, "EVAL_OUT="+out, "EVAL_CACHE="+filepath.Join(out, "cache.json"),
-		"OPENAI_BASE_URL="+stub.BaseURL(), "EVAL_MODEL=bench-model", fmt.Sprintf("EVAL_CONCURRENCY=%d", concurrency))
+		"OPENAI_BASE_URL="+stub.BaseURL(), "EVAL_MODEL="+benchModel, fmt.Sprintf("EVAL_CONCURRENCY=%d", concurrency))
 	cmd.Env = append(cmd.Env, env...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -213,7 +225,7 @@ func (b *bench) overhead() ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	stub := llmstub.Start(llmstub.Replay(cases), llmstub.Options{Latency: latency})
+	stub := startStub(cases, llmstub.Options{Latency: latency})
 	defer stub.Close()
 	if _, err := b.testBinary(); err != nil {
 		return nil, err
@@ -246,7 +258,7 @@ func (b *bench) faultMix() ([]row, error) {
 		return nil, err
 	}
 	run := func(name string, throttleStatus int) (runResult, *llmstub.Server, error) {
-		stub := llmstub.Start(llmstub.Replay(cases), llmstub.Options{Latency: latency, Rate429: 0.2, Rate500: 0.05,
+		stub := startStub(cases, llmstub.Options{Latency: latency, Rate429: 0.2, Rate500: 0.05,
 			RetryAfter: "1", ThrottleStatus: throttleStatus, Seed: 42})
 		defer stub.Close()
 		r, err := b.runSuite(path, filepath.Join(b.work, name), stub, conc)
@@ -355,7 +367,7 @@ func (b *bench) cachedRerun() ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	stub := llmstub.Start(llmstub.Replay(cases), llmstub.Options{})
+	stub := startStub(cases, llmstub.Options{})
 	defer stub.Close()
 	out := filepath.Join(b.work, "cached")
 	if _, err := b.runSuite(path, out, stub, 16); err != nil {
@@ -383,7 +395,7 @@ func (b *bench) memoryAndReport() ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	stub := llmstub.Start(llmstub.Replay(cases), llmstub.Options{})
+	stub := startStub(cases, llmstub.Options{})
 	defer stub.Close()
 	out := filepath.Join(b.work, "memory")
 	r, err := b.runSuite(path, out, stub, 16)
@@ -538,7 +550,7 @@ func (b *bench) captureStream(casesPath, out string, stub *llmstub.Server, strea
 	cmd.Dir = filepath.Join(b.root, "evaltest")
 	cmd.Env = append(settings.IsolatedEnv(),
 		"EVAL_CASES="+casesPath, "EVAL_OUT="+out, "EVAL_CACHE="+filepath.Join(out, "cache.json"),
-		"OPENAI_BASE_URL="+stub.BaseURL(), "EVAL_MODEL=bench-model", "EVAL_CONCURRENCY=16")
+		"OPENAI_BASE_URL="+stub.BaseURL(), "EVAL_MODEL="+benchModel, "EVAL_CONCURRENCY=16")
 	cmd.Stdout = f
 	return cmd.Run()
 }

@@ -221,7 +221,7 @@ func (b *bench) cachedBundled() ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	stub := llmstub.Start(llmstub.Replay(cases), llmstub.Options{})
+	stub := startStub(cases, llmstub.Options{})
 	defer stub.Close()
 	out := filepath.Join(b.work, "bundled")
 	casesDir := filepath.Join(b.root, "cases")
@@ -258,7 +258,7 @@ func (b *bench) cachedBundled() ([]row, error) {
 	cmd := exec.Command("make", "eval", "OUT="+out)
 	cmd.Dir = b.root
 	cmd.Env = append(settings.IsolatedEnv(), "EVAL_CASES="+casesDir, "EVAL_CACHE="+filepath.Join(out, "cache.json"),
-		"OPENAI_BASE_URL="+stub.BaseURL(), "EVAL_MODEL=bench-model", "EVAL_CONCURRENCY=4")
+		"OPENAI_BASE_URL="+stub.BaseURL(), "EVAL_MODEL="+benchModel, "EVAL_CONCURRENCY=4")
 	start := time.Now()
 	if output, err := cmd.CombinedOutput(); err != nil {
 		return rows, fmt.Errorf("make eval: %v\n%s", err, tail(string(output), 2000))

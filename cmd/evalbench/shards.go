@@ -21,7 +21,7 @@ func (b *bench) shardsWithKeys() ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	stub := llmstub.Start(llmstub.Replay(cases), llmstub.Options{KeyRate: keyRate})
+	stub := startStub(cases, llmstub.Options{KeyRate: keyRate})
 	defer stub.Close()
 	if _, err := b.testBinary(); err != nil {
 		return nil, err

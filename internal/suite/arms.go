@@ -24,7 +24,7 @@ type arm struct {
 	tools        *mcpconn.Set
 	// hash identifies the arm's tool surface (the cache key's), and
 	// toolTokens counts the tokens its tool definitions add to every
-	// request, in the model's encoding.
+	// request, in the model's encoding (set by countDefinitions).
 	hash       string
 	toolTokens int
 	// base and hidden are set on an arm leave_one_out made (see arms.Arm).
@@ -45,7 +45,8 @@ func (s *Run) makeArms() error {
 		for _, m := range models {
 			s.arms = append(s.arms, &arm{label: m, model: m, tools: s.tools})
 		}
-		return s.countToolTokens()
+		s.hashArms()
+		return nil
 	}
 	declared, err := arms.Load(st.Arms)
 	if err != nil {
@@ -82,27 +83,15 @@ func (s *Run) makeArms() error {
 			base: a.Base, hidden: a.Hidden, noServer: a.NoServer()})
 	}
 	st.Models = models
-	return s.countToolTokens()
+	s.hashArms()
+	return nil
 }
 
-// countToolTokens hashes each arm's tool surface and counts its tokens.
-// An arm that offers the servers' tools as they are counts them as the
-// previous run of the same surface did, when it did (see
-// priorDefinitionTokens).
-func (s *Run) countToolTokens() error {
+// hashArms hashes each arm's tool surface: a part of its cache keys.
+func (s *Run) hashArms() {
 	for _, a := range s.arms {
 		a.hash = a.tools.Hash()
-		counter, err := s.counterFor(a.model)
-		if err != nil {
-			return err
-		}
-		if n, ok := s.priorToolTokens(a, counter.Encoding); ok {
-			a.toolTokens = n
-			continue
-		}
-		a.toolTokens = tokens.ToolDefinitions(counter, a.tools.Tools())
 	}
-	return nil
 }
 
 // priorToolTokens sums the definitions of the arm's tools as the previous
@@ -159,6 +148,7 @@ func (s *Run) armOf(label string) *arm {
 // the model (when the variant is an arm), the tokens of its tool
 // definitions, the arm it leaves a tool out of.
 func (s *Run) describeArms(results []eval.ModelResult) {
+	s.definitionsCounted()
 	for i := range results {
 		r := &results[i]
 		for _, a := range s.arms {

@@ -86,6 +86,9 @@ type Run struct {
 	// run's (nil: it does not, or there was none).
 	toolStats   *toolstats.Collector
 	toolChanges *eval.ToolChanges
+	// definitionsCounted waits until the tool definitions are counted
+	// (see countDefinitions): call it before reading the counts.
+	definitionsCounted func()
 	// prior is the newest finished run of the same servers in the output
 	// directory (see lastRunOfSameServers), found before the tools are
 	// counted; ok is false when there is none.
@@ -173,7 +176,12 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		s.Close()
 		return nil, err
 	}
-	s.toolStats = toolstats.New(s.toolServers(s.definitionCounter()), st.MaxTokens, s.limitCounter)
+	servers := s.toolServers()
+	s.toolStats = toolstats.New(servers, st.MaxTokens, s.limitCounter)
+	if s.definitionsCounted, err = s.countDefinitions(servers); err != nil {
+		s.Close()
+		return nil, err
+	}
 	if err := s.checkDefinitionTokens(); err != nil {
 		s.Close()
 		return nil, err

@@ -16,9 +16,9 @@ import (
 )
 
 // toolServers is each connected server's tool surface, named as the run
-// names it, with the size of each tool's definition as the provider
-// receives it, in the tokens of counter's encoding.
-func (s *Run) toolServers(counter *tokens.Counter) []toolstats.Server {
+// names it; the size of each tool's definition is left to
+// countDefinitions.
+func (s *Run) toolServers() []toolstats.Server {
 	ids := s.tools.ServerNames()
 	out := make([]toolstats.Server, len(s.tools.Servers))
 	for i, srv := range s.tools.Servers {
@@ -28,17 +28,56 @@ func (s *Run) toolServers(counter *tokens.Counter) []toolstats.Server {
 		for _, t := range s.tools.Entries() {
 			if t.Server == ids[i] {
 				out[i].Tools = append(out[i].Tools, t.Listed)
-				n, ok := s.priorDefinitionTokens(counter.Encoding, t)
-				if !ok {
-					offered := t.Listed
-					offered.Name = t.Offered
-					n = tokens.ToolDefinition(counter, offered)
-				}
-				out[i].DefinitionTokens[t.Name] = n
 			}
 		}
 	}
 	return out
+}
+
+// countDefinitions counts the tokens of the tool definitions as the
+// provider receives them: each server's tools, into servers'
+// DefinitionTokens in the evaluated model's encoding, and every arm's in
+// its model's. Counting needs the encoding's tables, whose loading takes
+// longer than a cached run's cases, so it runs in the background unless
+// the run's start reports the counts (a limit on them, a changed tool
+// surface); the function returned waits for it. Counts the previous run of
+// the same surface recorded are taken as they are (see
+// priorDefinitionTokens).
+func (s *Run) countDefinitions(servers []toolstats.Server) (wait func(), err error) {
+	counter := s.definitionCounter()
+	armCounters := make([]*tokens.Counter, len(s.arms))
+	for i, a := range s.arms {
+		if armCounters[i], err = s.counterFor(a.model); err != nil {
+			return nil, err
+		}
+	}
+	ids := s.tools.ServerNames()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, t := range s.tools.Entries() {
+			n, ok := s.priorDefinitionTokens(counter.Encoding, t)
+			if !ok {
+				offered := t.Listed
+				offered.Name = t.Offered
+				n = tokens.ToolDefinition(counter, offered)
+			}
+			servers[slices.Index(ids, t.Server)].DefinitionTokens[t.Name] = n
+		}
+		for i, a := range s.arms {
+			if n, ok := s.priorToolTokens(a, armCounters[i].Encoding); ok {
+				a.toolTokens = n
+			} else {
+				a.toolTokens = tokens.ToolDefinitions(armCounters[i], a.tools.Tools())
+			}
+		}
+	}()
+	wait = func() { <-done }
+	changed := s.prior.ok && s.prior.run.Summary.Tools.Hash != s.toolHash
+	if s.Settings.MaxToolTokens > 0 || changed {
+		wait()
+	}
+	return wait, nil
 }
 
 // priorDefinitionTokens returns the tokens of a tool's definition as the
@@ -82,8 +121,12 @@ func (s *Run) definitionCounter() *tokens.Counter {
 // tokens than -max-tool-tokens allows, naming the largest tools.
 func (s *Run) checkDefinitionTokens() error {
 	limit := s.Settings.MaxToolTokens
+	if limit <= 0 {
+		return nil
+	}
+	s.definitionsCounted()
 	ts := s.toolStats.Summary()
-	if limit <= 0 || ts.DefinitionTokens <= limit {
+	if ts.DefinitionTokens <= limit {
 		return nil
 	}
 	return fmt.Errorf("the tool definitions take %s tokens (%s) with every request, above -max-tool-tokens %d (EVAL_MAX_TOOL_TOKENS); largest: %s: no case was run. Offer fewer tools with EVAL_TOOLS (or -tools), shorten their descriptions and schemas, or raise the limit",
@@ -177,6 +220,7 @@ func (s *Run) ToolChanges() *eval.ToolChanges { return s.toolChanges }
 // toolSummary is the tool surface, its coverage and each tool's health
 // over the records written so far.
 func (s *Run) toolSummary() *eval.ToolSummary {
+	s.definitionsCounted()
 	ts := s.toolStats.Summary()
 	ts.Hash, ts.MinCoverage, ts.Changes = s.toolHash, s.Settings.MinToolCoverage, s.toolChanges
 	if n := s.selectedCount(); n < len(s.Cases) {
