@@ -163,7 +163,9 @@ const benchModel = "bench-model"
 // startStub starts a stub replaying the cases that lists benchModel on
 // GET /models, as OpenAI does: the suite's check of the provider before the
 // first case is then one listing, as with a provider that lists its
-// models, not a question to the model.
+// models, not a question to the model. The stub answers the listing at
+// once (without opts' latency and faults), and a chat request for any
+// other model with 404: benchModel is also the judge (the default).
 func startStub(cases []eval.Case, opts llmstub.Options) *llmstub.Server {
 	opts.Models = []string{benchModel}
 	return llmstub.Start(llmstub.Replay(cases), opts)

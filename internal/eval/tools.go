@@ -27,10 +27,11 @@ type ToolSummary struct {
 	LoadedCases   int `json:"loaded_cases,omitempty"`
 	// DefinitionTokens is the size of every tool definition the model is
 	// offered, as the provider receives them with every request, counted
-	// in Encoding, the evaluated model's encoding; MaxDefinitionTokens is
-	// the run's limit on it (0: none).
+	// in Encoding, the evaluated model's encoding, as DefinitionMethod
+	// says; MaxDefinitionTokens is the run's limit on it (0: none).
 	DefinitionTokens    int    `json:"definition_tokens"`
 	Encoding            string `json:"encoding,omitempty"`
+	DefinitionMethod    string `json:"definition_method,omitempty"`
 	MaxDefinitionTokens int    `json:"max_definition_tokens,omitempty"`
 }
 

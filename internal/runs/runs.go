@@ -308,10 +308,10 @@ func List(parent string) ([]Run, error) {
 	return out, err
 }
 
-// Newest returns the newest run under parent (by its ID, which starts
-// with its start time) that finished and whose summary match accepts. It
-// reads the summaries newest first and stops at that run, so a directory
-// of many runs costs no more than the runs after it.
+// Newest returns the run under parent that started last (its ID begins
+// with its start time) among those that finished and whose summary match
+// accepts. It reads the summaries newest first and none older than the one
+// it returns.
 func Newest(parent string, match func(*eval.Summary) bool) (Run, bool) {
 	list, _ := listDirs(parent)
 	for _, r := range list {

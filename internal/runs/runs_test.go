@@ -1,8 +1,10 @@
 package runs
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,35 +96,49 @@ func TestNewestReadsNoFurtherThanTheRunItReturns(t *testing.T) {
 	_, ok := Newest(parent, func(*eval.Summary) bool { return true })
 	assert.False(t, ok, "no run yet")
 
-	finished := func(id, model string) string {
+	finished := func(id, model, at string) string {
 		dir := writeRun(t, parent, id, model)
 		require.NoError(t, os.WriteFile(filepath.Join(dir, eval.SummaryFile),
-			[]byte(`{"model":"`+model+`","finished":"2026-01-01T00:00:00Z"}`), 0o644))
+			[]byte(`{"model":"`+model+`","finished":"`+at+`"}`), 0o644))
 		return dir
 	}
-	finished("20260101T000000Z-aaaaaa", "a")
-	finished("20260102T000000Z-bbbbbb", "b")
-	older := finished("20260103T000000Z-cccccc", "a")
+	// The run that started last (by ID) counts, not the one that finished
+	// last.
+	finished("20260101T000000Z-aaaaaa", "a", "2026-01-09T00:00:00Z")
+	finished("20260102T000000Z-bbbbbb", "b", "2026-01-02T00:00:00Z")
+	started := finished("20260103T000000Z-cccccc", "a", "2026-01-03T00:00:00Z")
 	writeRun(t, parent, "20260104T000000Z-dddddd", "a") // a summary without an end: not finished
 	_, err := Create(parent, "20260105T000000Z-eeeeee") // still going: no summary
 	require.NoError(t, err)
-	broken := finished("20260106T000000Z-ffffff", "a")
+	broken := finished("20260106T000000Z-ffffff", "a", "2026-01-06T00:00:00Z")
 	require.NoError(t, os.WriteFile(filepath.Join(broken, eval.SummaryFile), []byte("{not json"), 0o644))
-	finished("20260107T000000Z-abcdef", "b")
+	finished("20260107T000000Z-abcdef", "b", "2026-01-07T00:00:00Z")
 
-	var read []string
+	var matched []string
 	r, ok := Newest(parent, func(s *eval.Summary) bool {
-		read = append(read, s.Model)
+		matched = append(matched, s.Model)
 		return s.Model == "a"
 	})
 	require.True(t, ok)
 	assert.Equal(t, "20260103T000000Z-cccccc", r.ID)
-	assert.Equal(t, older, r.Dir)
+	assert.Equal(t, started, r.Dir)
 	assert.Equal(t, "a", r.Summary.Model)
-	assert.Equal(t, []string{"b", "a"}, read, "newest first, the unfinished and unreadable skipped, no older summary read")
-
+	assert.Equal(t, []string{"b", "a"}, matched, "newest first, the unfinished and unreadable skipped")
 	_, ok = Newest(parent, func(s *eval.Summary) bool { return s.Model == "c" })
 	assert.False(t, ok)
+
+	// Many older runs cost nothing: their summaries are not read. Each
+	// summary read costs allocations of its own, so reading them shows.
+	big := `{"model":"old","finished":"2025-01-01T00:00:00Z","cases":[` + strings.Repeat(`{"name":"x","runs":1},`, 200) + `{"name":"y"}]}`
+	for i := range 300 {
+		dir, err := Create(parent, fmt.Sprintf("2025%04dT000000Z-aaaaaa", 1001+i))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, eval.SummaryFile), []byte(big), 0o644))
+	}
+	match := func(s *eval.Summary) bool { return s.Model == "a" }
+	newest := testing.AllocsPerRun(3, func() { Newest(parent, match) })
+	all := testing.AllocsPerRun(3, func() { List(parent) })
+	assert.Less(t, newest, all/4, "Newest allocates %.0f times, List (every summary) %.0f", newest, all)
 }
 
 func TestPruneKeepsTheNewestAndLatest(t *testing.T) {

@@ -24,7 +24,8 @@ type arm struct {
 	tools        *mcpconn.Set
 	// hash identifies the arm's tool surface (the cache key's), and
 	// toolTokens counts the tokens its tool definitions add to every
-	// request, in the model's encoding (set by countDefinitions).
+	// request, in the model's encoding (set by countDefinitions, in the
+	// background: read it after Run.definitionsCounted).
 	hash       string
 	toolTokens int
 	// base and hidden are set on an arm leave_one_out made (see arms.Arm).
@@ -95,17 +96,22 @@ func (s *Run) hashArms() {
 }
 
 // priorToolTokens sums the definitions of the arm's tools as the previous
-// run of the same surface counted them in encoding; ok is false for an
-// arm with a view of its own, or a tool that run did not count.
+// run of the same surface counted them in encoding (see
+// priorDefinitionTokens); ok is false for an arm with a view of its own, a
+// tool that run did not count, or a server listing a name twice (its
+// count is by name).
 func (s *Run) priorToolTokens(a *arm, encoding string) (n int, ok bool) {
 	if a.tools != s.tools {
 		return 0, false
 	}
+	seen := map[[2]string]bool{}
 	for _, t := range s.tools.Entries() {
+		key := [2]string{t.Server, t.Name}
 		tool, ok := s.priorDefinitionTokens(encoding, t)
-		if !ok {
+		if !ok || seen[key] {
 			return 0, false
 		}
+		seen[key] = true
 		n += tool
 	}
 	return n, true

@@ -89,7 +89,7 @@ type Run struct {
 	// definitionsCounted waits until the tool definitions are counted
 	// (see countDefinitions): call it before reading the counts.
 	definitionsCounted func()
-	// prior is the newest finished run of the same servers in the output
+	// prior is the previous run of the same servers in the output
 	// directory (see lastRunOfSameServers), found before the tools are
 	// counted; ok is false when there is none.
 	prior struct {
@@ -176,9 +176,8 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		s.Close()
 		return nil, err
 	}
-	servers := s.toolServers()
-	s.toolStats = toolstats.New(servers, st.MaxTokens, s.limitCounter)
-	if s.definitionsCounted, err = s.countDefinitions(servers); err != nil {
+	s.toolStats = toolstats.New(s.toolServers(), st.MaxTokens, s.limitCounter)
+	if s.definitionsCounted, err = s.countDefinitions(); err != nil {
 		s.Close()
 		return nil, err
 	}

@@ -16,15 +16,13 @@ import (
 )
 
 // toolServers is each connected server's tool surface, named as the run
-// names it; the size of each tool's definition is left to
-// countDefinitions.
+// names it; the sizes of the tools' definitions are countDefinitions'.
 func (s *Run) toolServers() []toolstats.Server {
 	ids := s.tools.ServerNames()
 	out := make([]toolstats.Server, len(s.tools.Servers))
 	for i, srv := range s.tools.Servers {
 		name, version := srv.Info()
-		out[i] = toolstats.Server{Server: s.servers[i], ID: ids[i], Name: name, Version: version, Protocol: srv.Protocol(),
-			DefinitionTokens: map[string]int{}}
+		out[i] = toolstats.Server{Server: s.servers[i], ID: ids[i], Name: name, Version: version, Protocol: srv.Protocol()}
 		for _, t := range s.tools.Entries() {
 			if t.Server == ids[i] {
 				out[i].Tools = append(out[i].Tools, t.Listed)
@@ -35,15 +33,15 @@ func (s *Run) toolServers() []toolstats.Server {
 }
 
 // countDefinitions counts the tokens of the tool definitions as the
-// provider receives them: each server's tools, into servers'
-// DefinitionTokens in the evaluated model's encoding, and every arm's in
-// its model's. Counting needs the encoding's tables, whose loading takes
-// longer than a cached run's cases, so it runs in the background unless
-// the run's start reports the counts (a limit on them, a changed tool
-// surface); the function returned waits for it. Counts the previous run of
-// the same surface recorded are taken as they are (see
-// priorDefinitionTokens).
-func (s *Run) countDefinitions(servers []toolstats.Server) (wait func(), err error) {
+// provider receives them: each server's tools, in the evaluated model's
+// encoding, into the tool statistics, and every arm's, in its model's.
+// Counting needs the encoding's tables, whose loading takes longer than a
+// cached run's cases, so it runs in the background unless the run's start
+// reports the counts (a limit on them, a changed tool surface); the
+// function returned waits for it, and must be called before the counts
+// are read. Counts that the previous run of the same surface recorded are
+// reused (see priorDefinitionTokens).
+func (s *Run) countDefinitions() (wait func(), err error) {
 	counter := s.definitionCounter()
 	armCounters := make([]*tokens.Counter, len(s.arms))
 	for i, a := range s.arms {
@@ -51,10 +49,10 @@ func (s *Run) countDefinitions(servers []toolstats.Server) (wait func(), err err
 			return nil, err
 		}
 	}
-	ids := s.tools.ServerNames()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		byServer := map[string]map[string]int{}
 		for _, t := range s.tools.Entries() {
 			n, ok := s.priorDefinitionTokens(counter.Encoding, t)
 			if !ok {
@@ -62,7 +60,13 @@ func (s *Run) countDefinitions(servers []toolstats.Server) (wait func(), err err
 				offered.Name = t.Offered
 				n = tokens.ToolDefinition(counter, offered)
 			}
-			servers[slices.Index(ids, t.Server)].DefinitionTokens[t.Name] = n
+			if byServer[t.Server] == nil {
+				byServer[t.Server] = map[string]int{}
+			}
+			byServer[t.Server][t.Name] = n
+		}
+		for id, counts := range byServer {
+			s.toolStats.SetDefinitionTokens(id, counts)
 		}
 		for i, a := range s.arms {
 			if n, ok := s.priorToolTokens(a, armCounters[i].Encoding); ok {
@@ -81,16 +85,17 @@ func (s *Run) countDefinitions(servers []toolstats.Server) (wait func(), err err
 }
 
 // priorDefinitionTokens returns the tokens of a tool's definition as the
-// newest run of the same servers counted them in encoding, when that run
-// offered the same tool surface (the same hash: the same servers, names,
-// descriptions and schemas, so the same count). Counting needs the
-// encoding's tables, whose loading is most of a cached run's start.
-func (s *Run) priorDefinitionTokens(encoding string, t mcpconn.Tool) (int, bool) {
+// previous run of the same servers (see lastRunOfSameServers) recorded
+// them, when that run counted them the same way (tokens.DefinitionMethod,
+// in encoding) and offered the same tool surface (the same hash: the same
+// servers, offered names, descriptions and schemas). ok is false
+// otherwise, or when that run has no count of the tool.
+func (s *Run) priorDefinitionTokens(encoding string, t mcpconn.Tool) (n int, ok bool) {
 	if !s.prior.ok {
 		return 0, false
 	}
 	prior := s.prior.run.Summary.Tools
-	if prior.Hash != s.toolHash || prior.Encoding != encoding {
+	if prior.Hash != s.toolHash || prior.Encoding != encoding || prior.DefinitionMethod != tokens.DefinitionMethod {
 		return 0, false
 	}
 	for _, srv := range prior.Servers {
@@ -168,10 +173,11 @@ func (s *Run) compareSurface() {
 	s.toolChanges = &ch
 }
 
-// lastRunOfSameServers returns the newest finished run in the output
-// directory that recorded the tool surface of the same servers, as the
-// servers name themselves (serverInfo), in any order: a run of other
-// servers (another servers file) is no earlier state of these.
+// lastRunOfSameServers returns the finished run in the output directory
+// that started last among those that recorded the tool surface of the
+// same servers, as the servers name themselves (serverInfo), in any
+// order: a run of other servers (another servers file) is no earlier
+// state of these.
 func (s *Run) lastRunOfSameServers() (runs.Run, bool) {
 	var own []string
 	for _, srv := range s.tools.Servers {
@@ -226,7 +232,7 @@ func (s *Run) toolSummary() *eval.ToolSummary {
 	if n := s.selectedCount(); n < len(s.Cases) {
 		ts.SelectedCases, ts.LoadedCases = n, len(s.Cases)
 	}
-	ts.Encoding, ts.MaxDefinitionTokens = s.definitionCounter().Encoding, s.Settings.MaxToolTokens
+	ts.Encoding, ts.DefinitionMethod, ts.MaxDefinitionTokens = s.definitionCounter().Encoding, tokens.DefinitionMethod, s.Settings.MaxToolTokens
 	return &ts
 }
 

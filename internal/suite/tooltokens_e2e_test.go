@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/runs"
+	"github.com/mcpeval/mcpeval/internal/tokens"
 )
 
 // A run whose tool surface is the one the previous run of the same
@@ -90,18 +91,33 @@ func TestToolTokensOfAnUnchangedSurfaceComeFromThePreviousRun(t *testing.T) {
 		}
 	})
 	reference()
-	thirdDir, third := latest()
+	_, third := latest()
 	gotTotal, gotByTool, gotModel = counts(third)
 	assert.Equal(t, byTool["get_gene_by_symbol"]+1000, gotByTool["get_gene_by_symbol"])
 	assert.Equal(t, total+1000*len(byTool), gotTotal)
 	assert.Equal(t, gotTotal, gotModel)
 
-	// Counts in another encoding are not this run's: it counts.
-	rewrite(thirdDir, func(sum *eval.Summary) { sum.Tools.Encoding = "o200k_base" })
-	reference()
-	_, fourth := latest()
-	gotTotal, gotByTool, gotModel = counts(fourth)
-	assert.Equal(t, total, gotTotal)
-	assert.Equal(t, byTool, gotByTool)
-	assert.Equal(t, model, gotModel)
+	// Counts in another encoding, or counted another way (an earlier
+	// version's), are not this run's: it counts.
+	for name, edit := range map[string]func(*eval.Summary){
+		"encoding": func(sum *eval.Summary) { sum.Tools.Encoding = "o200k_base" },
+		"method":   func(sum *eval.Summary) { sum.Tools.DefinitionMethod = "" },
+	} {
+		runDir, _ := latest()
+		rewrite(runDir, func(sum *eval.Summary) {
+			for i := range sum.Tools.Servers {
+				for j := range sum.Tools.Servers[i].Stats {
+					sum.Tools.Servers[i].Stats[j].DefinitionTokens += 1000
+				}
+			}
+			edit(sum)
+		})
+		reference()
+		_, next := latest()
+		gotTotal, gotByTool, gotModel = counts(next)
+		assert.Equal(t, total, gotTotal, name)
+		assert.Equal(t, byTool, gotByTool, name)
+		assert.Equal(t, model, gotModel, name)
+		assert.Equal(t, tokens.DefinitionMethod, next.Tools.DefinitionMethod, name)
+	}
 }

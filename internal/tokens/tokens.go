@@ -136,6 +136,11 @@ func (c *Counter) Exceeds(text string, limit int) (over bool, n int, exact bool)
 // description and schema: the framing the provider wraps it in.
 const toolOverhead = 8
 
+// DefinitionMethod says how ToolDefinition counts: a count recorded with
+// another method (an earlier version's) is not one of its counts. It
+// changes with ToolDefinition.
+const DefinitionMethod = "name+description+parameters+8"
+
 // ToolDefinitions counts the tokens that tool definitions add to a request
 // in c's encoding: each tool's name, description and parameter schema, and
 // its framing. It is what a tool surface costs on every request.

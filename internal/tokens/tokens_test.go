@@ -1,11 +1,14 @@
 package tokens
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 func TestEncodingFor(t *testing.T) {
@@ -91,4 +94,13 @@ func TestExceedsCountsHugeTextWhole(t *testing.T) {
 	assert.True(t, over)
 	assert.True(t, exact)
 	assert.Equal(t, 1201, n)
+}
+
+func TestDefinitionMethodSaysHowToolDefinitionCounts(t *testing.T) {
+	c, err := New(Default)
+	require.NoError(t, err)
+	tool := eval.Tool{Name: "get_gene", Description: "Look up a gene.", Parameters: []byte(`{"type":"object"}`)}
+	parts := c.Count(tool.Name) + c.Count(tool.Description) + c.Count(string(tool.Parameters))
+	assert.Equal(t, parts+toolOverhead, ToolDefinition(c, tool))
+	assert.Equal(t, "name+description+parameters+"+strconv.Itoa(toolOverhead), DefinitionMethod)
 }

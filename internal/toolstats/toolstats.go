@@ -48,6 +48,19 @@ type Collector struct {
 	reads   map[string]int    // calls of eval.ReadResourceTool, by server
 }
 
+// SetDefinitionTokens sets the sizes of the definitions of the tools of
+// the server of short name id, by tool name: they may be counted after
+// New, while calls are added.
+func (c *Collector) SetDefinitionTokens(id string, tokens map[string]int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range c.servers {
+		if c.servers[i].ID == id {
+			c.servers[i].DefinitionTokens = tokens
+		}
+	}
+}
+
 // toolKey names a tool of a server.
 type toolKey struct{ server, name string }
 

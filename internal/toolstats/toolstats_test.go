@@ -285,6 +285,33 @@ func TestConcurrentAdds(t *testing.T) {
 	assert.Equal(t, 24.0, st.LatencyP50MS)
 }
 
+// Definition sizes counted after New arrive while calls are added and
+// summaries read (go test -race checks the locking).
+func TestDefinitionTokensSetWhileCallsAreAdded(t *testing.T) {
+	servers := surface()
+	c := New(servers, 0, nil)
+	assert.Zero(t, c.Summary().DefinitionTokens, "not counted yet")
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		c.SetDefinitionTokens(servers[0].ID, map[string]int{"lookup": 40, "quiet": 2, "not offered": 5})
+		c.SetDefinitionTokens("no such server", map[string]int{"lookup": 1000})
+	})
+	for i := range 20 {
+		wg.Go(func() {
+			c.Add(rec(fmt.Sprint("case ", i), eval.Pass, eval.ToolCall{Name: "lookup", Arguments: `{"id":"x"}`, Result: "r", ResultTokens: 1}))
+			c.Summary()
+		})
+	}
+	wg.Wait()
+	sum := c.Summary()
+	assert.Equal(t, 42, sum.DefinitionTokens)
+	assert.Equal(t, 42, sum.Servers[0].DefinitionTokens)
+	for _, st := range sum.Servers[0].Stats {
+		assert.Equal(t, map[string]int{"lookup": 40, "quiet": 2}[st.Name], st.DefinitionTokens, st.Name)
+	}
+	assert.Equal(t, 20, sum.Servers[0].Stats[1].Calls)
+}
+
 // The new figures: output schema violations (errors, with their problems),
 // elicitations met and unscripted, parameters passed, definition tokens,
 // and the suite's reads of linked resources, counted per server and not
