@@ -209,7 +209,9 @@ func (c *Cache) Warnings() []string {
 // this Cache last read them, plus its own Puts; an entry that cannot be
 // read is a miss with a warning.
 func (c *Cache) Get(key string) (eval.Record, bool) {
-	raw, err := c.lookup(key)
+	buf := readBuffers.Get().(*[]byte)
+	defer putReadBuffer(buf)
+	raw, err := c.lookup(key, buf)
 	if err == nil && raw == nil {
 		return eval.Record{}, false
 	}
@@ -228,8 +230,9 @@ func (c *Cache) Get(key string) (eval.Record, bool) {
 	return e.Record, true
 }
 
-// lookup returns the JSON of key's entry, nil when there is none.
-func (c *Cache) lookup(key string) ([]byte, error) {
+// lookup returns the JSON of key's entry, nil when there is none. An entry
+// on disk is read into *buf, which keeps the memory it grew to.
+func (c *Cache) lookup(key string, buf *[]byte) ([]byte, error) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if ch, put := c.pending[key]; put {
@@ -239,7 +242,24 @@ func (c *Cache) lookup(key string) ([]byte, error) {
 	if !ok {
 		return nil, nil
 	}
-	return at.read(nil)
+	data, err := at.read(*buf)
+	if err == nil {
+		*buf = data[:0]
+	}
+	return data, err
+}
+
+// readBuffers are the buffers Get reads entries into: an entry is decoded
+// (which copies what it keeps) before its buffer is put back, so a
+// cached run's reads do not each allocate their entry's size.
+var readBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// putReadBuffer puts a read buffer back, unless an unusually large entry
+// grew it: the pool does not keep such memory.
+func putReadBuffer(buf *[]byte) {
+	if cap(*buf) <= 1<<20 {
+		readBuffers.Put(buf)
+	}
 }
 
 // Put records the outcome of the case run identified by key and returns

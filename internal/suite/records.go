@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -45,21 +46,31 @@ func createRecords(dir string, log io.Writer, tools *toolstats.Collector) (*reco
 	return &recordWriter{f: f, log: log, tools: tools}, nil
 }
 
+// lineBuffers are the buffers records are encoded into before they are
+// written.
+var lineBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
 // Write appends rec. The first write error is printed to log at once and
 // returned by Close.
 func (w *recordWriter) Write(rec eval.Record) {
 	if w.tools != nil {
 		w.tools.Add(rec)
 	}
-	line, err := json.Marshal(rec)
-	line = append(line, '\n')
+	buf := lineBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= 1<<20 { // a record of a large tool result is not kept
+			lineBuffers.Put(buf)
+		}
+	}()
+	buf.Reset()
+	err := json.NewEncoder(buf).Encode(rec) // a line: JSON and a newline
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err == nil {
-		_, err = w.f.Write(line)
+		_, err = w.f.Write(buf.Bytes())
 	}
 	if err == nil {
-		w.size += int64(len(line))
+		w.size += int64(buf.Len())
 		w.saved++
 	} else {
 		w.unsaved++
