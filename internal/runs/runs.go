@@ -390,3 +390,26 @@ func sameDir(a, b string) bool {
 	ib, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(ia, ib)
 }
+
+// ReadRecords reads the records of a results.jsonl at path, in order; a
+// line that is not a record is an error that names the file and the line.
+func ReadRecords(path string) ([]eval.Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read records: %w", err)
+	}
+	defer f.Close()
+	var out []eval.Record
+	err = eval.ReadLines(f, func(n int, line []byte) error {
+		var rec eval.Record
+		if err := json.Unmarshal(line, &rec); err != nil {
+			return fmt.Errorf("%s:%d: not a record: %v", path, n, err)
+		}
+		out = append(out, rec)
+		return nil
+	})
+	if err != nil {
+		return nil, err // the file's errors name it
+	}
+	return out, nil
+}

@@ -295,3 +295,21 @@ func TestStagedRun(t *testing.T) {
 	_, err = Stage(parent, "20260102T000000Z-bbbbbb")
 	require.ErrorContains(t, err, "exists already")
 }
+
+func TestReadRecords(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, eval.RecordsFile)
+	require.NoError(t, os.WriteFile(path, []byte(`{"name":"a","status":"pass"}`+"\n\n"+`{"name":"b","status":"fail"}`), 0o644))
+	recs, err := ReadRecords(path)
+	require.NoError(t, err)
+	require.Len(t, recs, 2, "an empty line is skipped, a last line without a newline is read")
+	assert.Equal(t, "a", recs[0].Name)
+	assert.Equal(t, eval.Fail, recs[1].Status)
+
+	require.NoError(t, os.WriteFile(path, []byte(`{"name":"a"}`+"\n"+`{"name":`+"\n"), 0o644))
+	_, err = ReadRecords(path)
+	require.ErrorContains(t, err, path+":2: not a record")
+
+	_, err = ReadRecords(filepath.Join(dir, "missing.jsonl"))
+	require.ErrorContains(t, err, "read records")
+}

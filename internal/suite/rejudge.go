@@ -42,7 +42,7 @@ func Rejudge(ctx context.Context, st settings.Settings, cases []eval.Case, sourc
 	if err != nil {
 		return Rejudged{}, err
 	}
-	records, err := ReadRecords(filepath.Join(source, eval.RecordsFile))
+	records, err := runs.ReadRecords(filepath.Join(source, eval.RecordsFile))
 	if err != nil {
 		return Rejudged{}, err
 	}
@@ -243,29 +243,6 @@ func readSummary(dir string) (eval.Summary, error) {
 		return sum, fmt.Errorf("read %s: %w", path, err)
 	}
 	return sum, nil
-}
-
-// ReadRecords reads the records of results.jsonl at path, in order; a line
-// that is not a record is an error that names it.
-func ReadRecords(path string) ([]eval.Record, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read records: %w", err)
-	}
-	defer f.Close()
-	var out []eval.Record
-	err = eval.ReadLines(f, func(n int, line []byte) error {
-		var rec eval.Record
-		if err := json.Unmarshal(line, &rec); err != nil {
-			return fmt.Errorf("%s:%d: not a record: %v", path, n, err)
-		}
-		out = append(out, rec)
-		return nil
-	})
-	if err != nil {
-		return nil, err // the file's errors name it
-	}
-	return out, nil
 }
 
 // GradeAgain grades one record's answer again as Rejudge does, with the

@@ -126,7 +126,7 @@ func replayFlips(flipped []*report.CaseDiff, st settings.Settings, baseDir, dir 
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "EVAL_OUT="+out, "EVAL_PROGRESS=off")
 	output, runErr := cmd.CombinedOutput() // failed cases fail go test: the records tell
-	records, err := suite.ReadRecords(filepath.Join(out, runs.Dir, id, eval.RecordsFile))
+	records, err := runs.ReadRecords(filepath.Join(out, runs.Dir, id, eval.RecordsFile))
 	if err == nil && len(records) == 0 {
 		err = errors.New("no records")
 	}
