@@ -2,7 +2,6 @@ package recordings
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -30,7 +29,7 @@ func (s *Store) Register(out string) error {
 		return fmt.Errorf("recordings: lock: %w", err)
 	}
 	defer unlock()
-	listed, err := s.outputs()
+	listed, err := s.Outputs()
 	if err != nil || slices.Contains(listed, out) {
 		return err
 	}
@@ -46,9 +45,7 @@ func (s *Store) Register(out string) error {
 }
 
 // Outputs returns the output directories whose runs wrote to the store.
-func (s *Store) Outputs() ([]string, error) { return s.outputs() }
-
-func (s *Store) outputs() ([]string, error) {
+func (s *Store) Outputs() ([]string, error) {
 	data, err := os.ReadFile(s.path(outputsName))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -159,19 +156,7 @@ func (s *Store) Prune(keep map[string]bool) (Pruned, error) {
 	slices.SortFunc(list, func(a, b kept) int { return int(a.e.at - b.e.at) }) // in the order written
 	err = files.WriteAtomic(s.path(packName), 0o644, func(w io.Writer) error {
 		for _, k := range list {
-			enc := "raw"
-			if k.e.flate {
-				enc = "flate"
-			}
-			var head bytes.Buffer
-			fmt.Fprintf(&head, "R %s %s %d\n", k.fp, enc, k.e.size)
-			if _, err := w.Write(head.Bytes()); err != nil {
-				return err
-			}
-			if _, err := io.Copy(w, io.NewSectionReader(s.pack, k.e.at, k.e.size)); err != nil {
-				return err
-			}
-			if _, err := w.Write([]byte{'\n'}); err != nil {
+			if err := writeEntry(w, k.fp, k.e.flate, k.e.size, io.NewSectionReader(s.pack, k.e.at, k.e.size)); err != nil {
 				return err
 			}
 		}

@@ -90,8 +90,6 @@ type Store struct {
 	pack  *os.File
 	end   int64
 	index map[string]entry
-	// written counts the entries this Store appended.
-	written int
 }
 
 // entry is where an entry's payload lies in the pack.
@@ -165,6 +163,17 @@ func (s *Store) replaced() bool {
 	return err != nil || !os.SameFile(info, open)
 }
 
+// refresh brings the index up to the pack as it is now: the pack is
+// opened again when another process replaced it (a prune), else read on
+// from end.
+func (s *Store) refresh() error {
+	if s.replaced() {
+		return s.reopen()
+	}
+	_, err := s.catchUp()
+	return err
+}
+
 // catchUp reads the entries appended since end into the index. It stops
 // before an entry that is not whole (being written, or left half written
 // by a killed writer) and reports whether the pack goes on past end.
@@ -188,16 +197,25 @@ func (s *Store) catchUp() (torn bool, err error) {
 			return true, nil
 		}
 		e.at = s.end + int64(len(line))
-		if _, err := r.Discard(int(e.size)); err != nil {
-			return true, nil
-		}
-		if b, err := r.ReadByte(); err != nil || b != '\n' {
-			return true, nil
+		next := e.at + e.size + 1
+		if int(e.size) < r.Buffered() {
+			r.Discard(int(e.size))
+			if b, err := r.ReadByte(); err != nil || b != '\n' {
+				return true, nil
+			}
+		} else {
+			// A payload past what is buffered is not read: only the
+			// newline that ends it, and the next header from there.
+			var b [1]byte
+			if _, err := s.pack.ReadAt(b[:], next-1); err != nil || b[0] != '\n' {
+				return true, nil
+			}
+			r.Reset(io.NewSectionReader(s.pack, next, size-next))
 		}
 		if _, dup := s.index[fp]; !dup {
 			s.index[fp] = e
 		}
-		s.end = e.at + e.size + 1
+		s.end = next
 	}
 	return false, nil
 }
@@ -261,15 +279,12 @@ func (s *Store) appendEntry(fp, text string, torn bool) error {
 			return fmt.Errorf("recordings: cut off a half-written entry: %w", err)
 		}
 	}
-	payload, enc := encode(text)
+	payload, compressed := encode(text)
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "R %s %s %d\n", fp, enc, len(payload))
-	b.Write(payload)
-	b.WriteByte('\n')
-	if _, err := f.Write(b.Bytes()); err != nil {
+	writeEntry(&b, fp, compressed, int64(len(payload)), bytes.NewReader(payload))
+	if _, err := f.Write(b.Bytes()); err != nil { // one write: the entry is appended whole or not at all
 		return fmt.Errorf("recordings: %w", err)
 	}
-	s.written++
 	if s.pack == nil {
 		if s.pack, err = os.Open(s.path(packName)); err != nil {
 			return fmt.Errorf("recordings: %w", err)
@@ -279,19 +294,37 @@ func (s *Store) appendEntry(fp, text string, torn bool) error {
 	return err
 }
 
-// encode returns the payload of text: compressed when that saves at least
-// an eighth of it.
-func encode(text string) ([]byte, string) {
+// encode returns the payload of text, compressed (flate) when that saves
+// at least an eighth of it.
+func encode(text string) (payload []byte, compressed bool) {
 	if len(text) >= 64 {
 		var b bytes.Buffer
 		w, _ := flate.NewWriter(&b, flate.DefaultCompression)
 		io.WriteString(w, text)
 		w.Close()
 		if b.Len() <= len(text)-len(text)/8 {
-			return b.Bytes(), "flate"
+			return b.Bytes(), true
 		}
 	}
-	return []byte(text), "raw"
+	return []byte(text), false
+}
+
+// writeEntry writes an entry of the pack: its header line ("R", the
+// fingerprint, the encoding and the payload's size), the payload, and a
+// newline.
+func writeEntry(w io.Writer, fp string, compressed bool, size int64, payload io.Reader) error {
+	enc := "raw"
+	if compressed {
+		enc = "flate"
+	}
+	if _, err := fmt.Fprintf(w, "R %s %s %d\n", fp, enc, size); err != nil {
+		return err
+	}
+	if _, err := io.Copy(w, payload); err != nil {
+		return err
+	}
+	_, err := w.Write([]byte{'\n'})
+	return err
 }
 
 // Get returns the text of the result with fingerprint fp; ok is false when
@@ -301,11 +334,7 @@ func (s *Store) Get(fp string) (text string, ok bool, err error) {
 	defer s.mu.Unlock()
 	e, ok := s.index[fp]
 	if !ok {
-		if s.replaced() {
-			if err := s.reopen(); err != nil {
-				return "", false, err
-			}
-		} else if _, err := s.catchUp(); err != nil {
+		if err := s.refresh(); err != nil {
 			return "", false, err
 		}
 		if e, ok = s.index[fp]; !ok {
@@ -344,11 +373,7 @@ func (s *Store) Has(fp string) bool {
 	if _, ok := s.index[fp]; ok {
 		return true
 	}
-	if s.replaced() {
-		if s.reopen() != nil {
-			return false
-		}
-	} else if _, err := s.catchUp(); err != nil {
+	if s.refresh() != nil {
 		return false
 	}
 	_, ok := s.index[fp]
@@ -367,11 +392,7 @@ type Stats struct {
 func (s *Store) Stats() (Stats, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.replaced() {
-		if err := s.reopen(); err != nil {
-			return Stats{}, err
-		}
-	} else if _, err := s.catchUp(); err != nil {
+	if err := s.refresh(); err != nil {
 		return Stats{}, err
 	}
 	st := Stats{Results: len(s.index), PackBytes: s.end}

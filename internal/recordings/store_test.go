@@ -92,3 +92,56 @@ func TestRepeatedResultsAreStoredOnce(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, ok)
 }
+
+// The index is read from the entries' headers: a store of large results
+// opens without reading them, and an entry a killed writer left without
+// its end is not indexed, and is cut off by the next Put.
+func TestIndexSkipsPayloadsAndStopsAtATornEntry(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	dir := t.TempDir()
+	s, err := Open(dir)
+	require.NoError(t, err)
+	var texts []string
+	for i := range 6 {
+		size := 100
+		if i%2 == 0 {
+			size = 300 << 10 // past the reader's buffer
+		}
+		text := toolResult(r, i, size)
+		_, err := s.Put(text)
+		require.NoError(t, err)
+		texts = append(texts, text)
+	}
+	require.NoError(t, s.Close())
+
+	pack := filepath.Join(dir, packName)
+	whole, err := os.ReadFile(pack)
+	require.NoError(t, err)
+	torn := toolResult(r, 99, 200<<10)
+	f, err := os.OpenFile(pack, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	fmt.Fprintf(f, "R %s raw %d\n%s", Fingerprint(torn), len(torn), torn) // no final newline
+	require.NoError(t, f.Close())
+
+	again, err := Open(dir)
+	require.NoError(t, err)
+	defer again.Close()
+	for _, text := range texts {
+		got, ok, err := again.Get(Fingerprint(text))
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.Equal(t, text, got)
+	}
+	assert.False(t, again.Has(Fingerprint(torn)), "a torn entry is not indexed")
+
+	_, err = again.Put("after the torn entry")
+	require.NoError(t, err)
+	after, err := os.ReadFile(pack)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(after), string(whole)), "the entries before stay")
+	assert.NotContains(t, string(after[len(whole):]), Fingerprint(torn), "the torn entry was cut off")
+	got, ok, err := again.Get(Fingerprint("after the torn entry"))
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, "after the torn entry", got)
+}

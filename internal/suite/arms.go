@@ -95,28 +95,6 @@ func (s *Run) hashArms() {
 	}
 }
 
-// priorToolTokens sums the definitions of the arm's tools as the previous
-// run of the same surface counted them in encoding (see
-// priorDefinitionTokens); ok is false for an arm with a view of its own, a
-// tool that run did not count, or a server listing a name twice (its
-// count is by name).
-func (s *Run) priorToolTokens(a *arm, encoding string) (n int, ok bool) {
-	if a.tools != s.tools {
-		return 0, false
-	}
-	seen := map[[2]string]bool{}
-	for _, t := range s.tools.Entries() {
-		key := [2]string{t.Server, t.Name}
-		tool, ok := s.priorDefinitionTokens(encoding, t)
-		if !ok || seen[key] {
-			return 0, false
-		}
-		seen[key] = true
-		n += tool
-	}
-	return n, true
-}
-
 // counterFor returns the token counter of a model's encoding.
 func (s *Run) counterFor(model string) (*tokens.Counter, error) {
 	if c, ok := s.counters[model]; ok {

@@ -91,11 +91,8 @@ type Run struct {
 	definitionsCounted func()
 	// prior is the previous run of the same servers in the output
 	// directory (see lastRunOfSameServers), found before the tools are
-	// counted; ok is false when there is none.
-	prior struct {
-		run runs.Run
-		ok  bool
-	}
+	// counted; its Summary is nil when there is none.
+	prior runs.Run
 	// cacheWarned counts the cache warnings already printed.
 	cacheWarned int
 
@@ -175,7 +172,7 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 			s.redactor.String(err.Error()), strings.Join(s.tools.ServerNames(), ", "))
 	}
 	s.toolHash = s.tools.Hash()
-	s.prior.run, s.prior.ok = s.lastRunOfSameServers()
+	s.prior = s.lastRunOfSameServers()
 	if err := s.makeArms(); err != nil {
 		s.Close()
 		return nil, err

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
-	"github.com/mcpeval/mcpeval/internal/mcpconn"
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
 	"github.com/mcpeval/mcpeval/internal/tokens"
@@ -40,7 +39,8 @@ func (s *Run) toolServers() []toolstats.Server {
 // reports the counts (a limit on them, a changed tool surface); the
 // function returned waits for it, and must be called before the counts
 // are read. Counts that the previous run of the same surface recorded are
-// reused (see priorDefinitionTokens).
+// reused (see priorDefinitionTokens), and an arm offering the servers'
+// tools as they are, in the same encoding, adds up the tools' counts.
 func (s *Run) countDefinitions() (wait func(), err error) {
 	counter := s.definitionCounter()
 	armCounters := make([]*tokens.Counter, len(s.arms))
@@ -52,9 +52,11 @@ func (s *Run) countDefinitions() (wait func(), err error) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		known := s.priorDefinitionTokens(counter.Encoding)
 		byServer := map[string]map[string]int{}
+		all := 0
 		for _, t := range s.tools.Entries() {
-			n, ok := s.priorDefinitionTokens(counter.Encoding, t)
+			n, ok := known[[2]string{t.Server, t.Name}]
 			if !ok {
 				offered := t.Listed
 				offered.Name = t.Offered
@@ -64,51 +66,50 @@ func (s *Run) countDefinitions() (wait func(), err error) {
 				byServer[t.Server] = map[string]int{}
 			}
 			byServer[t.Server][t.Name] = n
+			all += n
 		}
 		for id, counts := range byServer {
 			s.toolStats.SetDefinitionTokens(id, counts)
 		}
 		for i, a := range s.arms {
-			if n, ok := s.priorToolTokens(a, armCounters[i].Encoding); ok {
-				a.toolTokens = n
+			if a.tools == s.tools && armCounters[i].Encoding == counter.Encoding {
+				a.toolTokens = all
 			} else {
 				a.toolTokens = tokens.ToolDefinitions(armCounters[i], a.tools.Tools())
 			}
 		}
 	}()
 	wait = func() { <-done }
-	changed := s.prior.ok && s.prior.run.Summary.Tools.Hash != s.toolHash
+	changed := s.prior.Summary != nil && s.prior.Summary.Tools.Hash != s.toolHash
 	if s.Settings.MaxToolTokens > 0 || changed {
 		wait()
 	}
 	return wait, nil
 }
 
-// priorDefinitionTokens returns the tokens of a tool's definition as the
-// previous run of the same servers (see lastRunOfSameServers) recorded
-// them, when that run counted them the same way (tokens.DefinitionMethod,
-// in encoding) and offered the same tool surface (the same hash: the same
-// servers, offered names, descriptions and schemas). ok is false
-// otherwise, or when that run has no count of the tool.
-func (s *Run) priorDefinitionTokens(encoding string, t mcpconn.Tool) (n int, ok bool) {
-	if !s.prior.ok {
-		return 0, false
+// priorDefinitionTokens returns the tokens of each tool's definition, by
+// server short name and tool name, as the previous run of the same servers
+// (see lastRunOfSameServers) recorded them, when that run counted them the
+// same way (tokens.DefinitionMethod, in encoding) and offered the same
+// tool surface (the same hash: the same servers, offered names,
+// descriptions and schemas); nil otherwise.
+func (s *Run) priorDefinitionTokens(encoding string) map[[2]string]int {
+	if s.prior.Summary == nil {
+		return nil
 	}
-	prior := s.prior.run.Summary.Tools
+	prior := s.prior.Summary.Tools
 	if prior.Hash != s.toolHash || prior.Encoding != encoding || prior.DefinitionMethod != tokens.DefinitionMethod {
-		return 0, false
+		return nil
 	}
+	known := map[[2]string]int{}
 	for _, srv := range prior.Servers {
-		if srv.ID != t.Server {
-			continue
-		}
 		for _, st := range srv.Stats {
-			if st.Name == t.Name && st.DefinitionTokens > 0 {
-				return st.DefinitionTokens, true
+			if st.DefinitionTokens > 0 {
+				known[[2]string{srv.ID, st.Name}] = st.DefinitionTokens
 			}
 		}
 	}
-	return 0, false
+	return known
 }
 
 // definitionCounter counts the tool definitions in the evaluated model's
@@ -155,13 +156,13 @@ func largestTools(ts eval.ToolSummary, n int) string {
 	return strings.Join(parts, ", ")
 }
 
-// compareSurface compares the run's tool surface with the one the newest
-// finished run of the same servers in the output directory recorded, and
-// counts the cached
-// passes of the loaded cases that the difference makes unusable.
+// compareSurface compares the run's tool surface with the one the
+// previous run of the same servers recorded (see lastRunOfSameServers),
+// and counts the cached passes of the loaded cases that the difference
+// makes unusable.
 func (s *Run) compareSurface() {
-	prev, ok := s.prior.run, s.prior.ok
-	if !ok || prev.Summary.Tools.Hash == s.toolHash {
+	prev := s.prior
+	if prev.Summary == nil || prev.Summary.Tools.Hash == s.toolHash {
 		return
 	}
 	ch := tooldiff.Compare(prev.Summary.Tools, s.toolSummary())
@@ -177,15 +178,15 @@ func (s *Run) compareSurface() {
 // that started last among those that recorded the tool surface of the
 // same servers, as the servers name themselves (serverInfo), in any
 // order: a run of other servers (another servers file) is no earlier
-// state of these.
-func (s *Run) lastRunOfSameServers() (runs.Run, bool) {
+// state of these. Its Summary is nil when there is none.
+func (s *Run) lastRunOfSameServers() runs.Run {
 	var own []string
 	for _, srv := range s.tools.Servers {
 		name, _ := srv.Info()
 		own = append(own, name)
 	}
 	slices.Sort(own)
-	return runs.Newest(s.Settings.Out, func(sum *eval.Summary) bool {
+	prior, _ := runs.Newest(s.Settings.Out, func(sum *eval.Summary) bool {
 		if sum.Tools == nil {
 			return false
 		}
@@ -196,6 +197,7 @@ func (s *Run) lastRunOfSameServers() (runs.Run, bool) {
 		slices.Sort(theirs)
 		return slices.Equal(own, theirs)
 	})
+	return prior
 }
 
 // invalidatedPasses counts the loaded cases' repeats (up to repeats) with
