@@ -98,18 +98,13 @@ type entry struct {
 	flate    bool
 }
 
-// Open opens the store in dir, creating it if needed.
+// Open opens the store in dir, creating it if needed. The pack is read
+// when a method first needs it: a run served from the cache never does.
 func Open(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("recordings: %w", err)
 	}
-	s := &Store{dir: dir, index: map[string]entry{}}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.reopen(); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return &Store{dir: dir, index: map[string]entry{}}, nil
 }
 
 // Dir returns the store's directory.

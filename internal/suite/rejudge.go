@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -155,6 +156,8 @@ func (s *Run) regrade(ctx context.Context, c eval.Case, r eval.Record) eval.Reco
 	rec.Checks, rec.Judges, rec.JudgeDisagreement, rec.Verdict, rec.JudgeRaw = nil, nil, false, "", ""
 	rec.JudgeModel, rec.JudgeUsage, rec.Cached = strings.Join(st.JudgeModels(), ","), nil, false
 	rec.Usage = stats.OwnUsage(r)
+	rec.ToolCalls = slices.Clone(r.ToolCalls) // the calls' failures are judged as the case now asks
+	markExpectedErrors(c, rec.ToolCalls)
 	cfg := agent.Config{Model: rec.Model, MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens,
 		LimitCounter: s.limitCounter, Counter: s.counters[rec.Model], Prices: s.prices}
 	caseCtx, cancel := context.WithTimeoutCause(ctx, st.CaseTimeout,

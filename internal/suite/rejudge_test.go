@@ -1,11 +1,17 @@
 package suite
 
 import (
+	"context"
+	"io"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/evalcase"
+	"github.com/mcpeval/mcpeval/internal/settings"
 )
 
 // A record is graded again only when its answer was graded: runs that
@@ -35,4 +41,35 @@ func TestAnswered(t *testing.T) {
 			assert.Equal(t, tc.want, answered(tc.rec))
 		})
 	}
+}
+
+// Graded again, a record's tool calls are judged as the case now asks: a
+// failure the case now expects counts as expected, one it no longer
+// expects as a failure; the record graded from is left as it was.
+func TestRegradeMarksTheFailuresTheCaseNowExpects(t *testing.T) {
+	st := settings.Settings{Judge: "none", MaxIterations: 10, CaseTimeout: time.Minute}
+	cases, err := evalcase.Parse("cases.yaml", []byte(`
+- case:
+    name: lookup
+    input: Look up x.
+    expected: x
+    checks: {contains: [x]}
+    reference:
+      - {tool: lookup, args: {id: missing}, expect_error: true}
+      - {tool: lookup, args: {id: x}}
+`))
+	require.NoError(t, err)
+	c := cases[0]
+	s, err := newRun(st, cases, io.Discard)
+	require.NoError(t, err)
+	r := eval.Record{Name: c.Name, Status: eval.Pass, Response: "x", ToolCalls: []eval.ToolCall{
+		{Name: "lookup", Arguments: `{"id":"missing"}`, IsError: true},
+		{Name: "lookup", Arguments: `{"id":"other"}`, IsError: true, ExpectedError: true},
+	}}
+	got := s.regrade(context.Background(), c, r)
+	require.Len(t, got.ToolCalls, 2)
+	assert.True(t, got.ToolCalls[0].ExpectedError, "the case now asks for this failure")
+	assert.False(t, got.ToolCalls[1].ExpectedError, "nor for this one any more")
+	assert.False(t, r.ToolCalls[0].ExpectedError, "the source record is not changed")
+	assert.Equal(t, eval.Pass, got.Status)
 }

@@ -744,9 +744,7 @@ func (s *Run) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *agen
 	if rec.ToolCalls == nil {
 		rec.ToolCalls = []eval.ToolCall{}
 	}
-	for i := range rec.ToolCalls {
-		rec.ToolCalls[i].ExpectedError = evalcase.ExpectedError(c, rec.ToolCalls[i])
-	}
+	markExpectedErrors(c, rec.ToolCalls)
 	switch {
 	case errors.As(err, &fault):
 		rec.Status, rec.Reason = eval.Error, "MCP server fault: "+err.Error()
@@ -784,6 +782,14 @@ const (
 	inChecks  = " (in the deterministic checks)"
 	noDecider = "no judge model and no deterministic checks"
 )
+
+// markExpectedErrors marks the calls whose failure the case asks for
+// (see evalcase.ExpectedError).
+func markExpectedErrors(c eval.Case, calls []eval.ToolCall) {
+	for i := range calls {
+		calls[i].ExpectedError = evalcase.ExpectedError(c, calls[i])
+	}
+}
 
 // grade decides a non-empty answer and the tool calls that led to it:
 // the case's deterministic checks, then the judges, whose requests it
