@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 )
@@ -76,4 +77,22 @@ func TestInfrastructureWithRepeats(t *testing.T) {
 	assert.Empty(t, infrastructure(runs(eval.Fail, eval.Error, eval.Fail, eval.Fail), "now"), "one error of four explains nothing")
 	assert.Equal(t, "baseline: token_limit: why token_limit", infrastructure(runs(eval.TokenLimit), "baseline"))
 	assert.Empty(t, infrastructure(runs(eval.Fail), "now"))
+}
+
+// The causes printed for a terminal carry the servers' and the model's
+// text without its control characters: a tool result cannot move the
+// cursor or recolour the terminal.
+func TestCauseLinesAreSafeForATerminal(t *testing.T) {
+	c := &Comparison{Cases: []CaseDiff{{Name: "case a", Model: "m", Change: Regression, Attribution: &Attribution{
+		Cause: eval.CauseData, Why: "a tool returned something else",
+		DataChanges: []DataChange{{Tool: "get\x1b[2J", Arguments: "{\"id\":\"\x1b]0;x\x07\"}", Diff: "[-ok-]{+\x1b[31mgone\x1b[0m+}"}},
+	}}}}
+	lines := c.CauseLines()
+	require.Len(t, lines, 3)
+	for _, l := range lines {
+		assert.NotContains(t, l, "\x1b", l)
+		assert.NotContains(t, l, "\x07", l)
+	}
+	assert.Contains(t, lines[2], `"get\x1b[2J"`, "an odd tool name is quoted")
+	assert.Contains(t, lines[2], "gone", "the text stays readable")
 }

@@ -77,9 +77,11 @@ func (c *Comparison) CauseLines() []string {
 			if !c.gated(d) {
 				gated = " (not gated)"
 			}
-			out = append(out, fmt.Sprintf("  %s %s%s: %s", d.Change, name, gated, d.Attribution.Explanation()))
+			// Tool names, arguments and results are the model's and the
+			// servers' text.
+			out = append(out, tooldiff.Printable(fmt.Sprintf("  %s %s%s: %s", d.Change, name, gated, d.Attribution.Explanation())))
 			for _, ch := range d.Attribution.DataChanges {
-				out = append(out, fmt.Sprintf("    %s %s: %s", ch.Tool, ch.Arguments, ch.Diff))
+				out = append(out, tooldiff.Printable(fmt.Sprintf("    %s %s: %s", tooldiff.Name(ch.Tool), ch.Arguments, ch.Diff)))
 			}
 		}
 	}

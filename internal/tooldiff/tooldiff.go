@@ -273,7 +273,7 @@ func Lines(ch *eval.ToolChanges) []string {
 					out = append(out, fmt.Sprintf("      … %d more lines (summary.json holds the whole diff)", len(lines)-i))
 					break
 				}
-				out = append(out, "      "+printable(l))
+				out = append(out, "      "+Printable(l))
 			}
 		}
 	}
@@ -345,9 +345,10 @@ func quote(s string, n int) string {
 	return strconv.Quote(s)
 }
 
-// printable replaces control characters in a diff line (JSON escapes them
-// already; this guards text that was not JSON).
-func printable(s string) string {
+// Printable replaces control characters and invalid UTF-8 in a line for
+// the terminal: text from servers and models (JSON escapes them already;
+// this guards text that was not JSON).
+func Printable(s string) string {
 	return strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
 			return '\uFFFD'
