@@ -163,7 +163,7 @@ type Cache struct {
 func Open(path string) (*Cache, error) {
 	c := &Cache{
 		path:        path,
-		journalPath: path + ".journal",
+		journalPath: path + journalSuffix,
 		lockPath:    path + ".lock",
 		pending:     map[string]change{},
 	}
@@ -191,7 +191,7 @@ func (c *Cache) openLocked() (*Cache, error) {
 // openUnderLock opens the cache at path for a caller that already holds
 // its file lock.
 func openUnderLock(path string) (*Cache, error) {
-	c := &Cache{path: path, journalPath: path + ".journal", lockPath: path + ".lock", pending: map[string]change{}}
+	c := &Cache{path: path, journalPath: path + journalSuffix, lockPath: path + ".lock", pending: map[string]change{}}
 	return c.openLocked()
 }
 
@@ -203,6 +203,13 @@ func (c *Cache) Warnings() []string {
 	defer c.mu.RUnlock()
 	return slices.Clone(c.warnings)
 }
+
+// journalSuffix names the journal beside a cache file.
+const journalSuffix = ".journal"
+
+// Files returns the files that hold the cache at path: the cache file and
+// its journal (either may not exist).
+func Files(path string) []string { return []string{path, path + journalSuffix} }
 
 // Get returns the stored record for key if it can be reused (see
 // shouldStore), with Cached set to true. It answers from the files as

@@ -58,7 +58,7 @@ func Merge(out string, inputs []string) (MergeResult, error) {
 	for _, in := range inputs {
 		outIsInput = outIsInput || samePath(in, out)
 	}
-	if !outIsInput && (exists(out) || exists(out+".journal")) {
+	if !outIsInput && (exists(out) || exists(out+journalSuffix)) {
 		return res, fmt.Errorf("merge caches: %s exists and is not an input: name it as an input to merge into it, or remove it", out)
 	}
 
@@ -154,7 +154,7 @@ func Merge(out string, inputs []string) (MergeResult, error) {
 		return res, fmt.Errorf("merge caches into %s: %w", out, err)
 	}
 	closeFile(written.file)
-	if err := os.Remove(out + ".journal"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(out + journalSuffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return res, fmt.Errorf("merge caches: remove the merged journal: %w", err)
 	}
 	res.Entries, res.Removed = len(written.entries), len(written.removed)
@@ -234,7 +234,7 @@ func versionsOf(path string) ([]fileVersionOf, error) {
 		}
 		out = append(out, v)
 	}
-	j, err := os.Open(path + ".journal")
+	j, err := os.Open(path + journalSuffix)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if len(out) == 0 {
@@ -254,7 +254,7 @@ func versionsOf(path string) ([]fileVersionOf, error) {
 		}
 		if json.Unmarshal(lines.Bytes(), &rec) == nil && !seen[rec.Version] {
 			seen[rec.Version] = true
-			out = append(out, fileVersionOf{file: filepath.Base(path) + ".journal", version: rec.Version})
+			out = append(out, fileVersionOf{file: filepath.Base(path) + journalSuffix, version: rec.Version})
 		}
 	}
 	return out, lines.Err()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
@@ -181,7 +182,7 @@ func textDiff(a, b string, context int) string {
 	return oneLine(fmt.Sprintf("%s[-%s-]{+%s+}%s", before, shorten(a[p:len(a)-s], 2*context), shorten(b[p:len(b)-s], 2*context), after))
 }
 
-func utf8Start(s string, i int) bool { return i >= len(s) || s[i]&0xC0 != 0x80 }
+func utf8Start(s string, i int) bool { return i >= len(s) || utf8.RuneStart(s[i]) }
 
 // trimStart drops the bytes of a cut character at the start of s.
 func trimStart(s string) string {

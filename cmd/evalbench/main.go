@@ -300,7 +300,7 @@ func (b *bench) rateLimit() ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	stub := llmstub.New(llmstub.Replay(cases), llmstub.Options{Latency: latency, RateLimit: rate})
+	stub := llmstub.New(llmstub.Replay(cases), llmstub.Options{Latency: latency, RateLimit: rate, Models: []string{benchModel}}) // listing its model as startStub's do
 	meter := &servedMeter{next: stub}
 	server := httptest.NewServer(meter)
 	defer server.Close()

@@ -15,6 +15,10 @@ type ReplayInfo struct {
 	Recorded       int `json:"recorded"`
 	Live           int `json:"live"`
 	UnmatchedCalls int `json:"unmatched_calls"`
+	// Lost counts the source run's recorded calls that cannot answer a
+	// call: their result was cut in its record and is not in the
+	// recordings store.
+	Lost int `json:"lost,omitempty"`
 }
 
 // RejudgedInfo says which run a re-judged run graded again (see

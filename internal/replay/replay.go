@@ -57,14 +57,9 @@ func Resolve(out, name string) (string, error) {
 	if name != Baseline {
 		return runs.Resolve(out, name)
 	}
-	list, err := runs.List(out)
-	if err != nil {
-		return "", err
-	}
-	for _, r := range list {
-		if s := r.Summary; s != nil && s.Replay == nil && s.Rejudged == nil && s.Shard == nil {
-			return r.Dir, nil
-		}
+	r, ok := runs.Newest(out, func(s *eval.Summary) bool { return s.Replay == nil && s.Rejudged == nil && s.Shard == nil })
+	if ok {
+		return r.Dir, nil
 	}
 	return "", fmt.Errorf("no finished run in %s recorded its tool results from the servers (replays and re-judged runs do not count): run the suite first", out)
 }
@@ -110,13 +105,9 @@ type recording struct {
 func Load(dir string, store *recordings.Store) (*Source, error) {
 	src := &Source{ID: filepath.Base(dir), Dir: dir, store: store, ran: map[string]bool{},
 		byRun: map[eval.CaseRun]map[callKey][]int{}, byCase: map[string]map[callKey]int{}, first: map[callKey]int{}}
-	data, err := os.ReadFile(filepath.Join(dir, eval.SummaryFile))
+	sum, err := runs.ReadSummary(dir)
 	if err != nil {
-		return nil, fmt.Errorf("replay: %s has no summary (a run that did not finish records no tool surface): %w", dir, err)
-	}
-	var sum eval.Summary
-	if err := json.Unmarshal(data, &sum); err != nil {
-		return nil, fmt.Errorf("replay: read %s: %w", filepath.Join(dir, eval.SummaryFile), err)
+		return nil, fmt.Errorf("replay: %w", err)
 	}
 	if sum.Tools == nil || len(sum.Tools.Servers) == 0 {
 		return nil, fmt.Errorf("replay: run %s recorded no tool surface", src.ID)
@@ -201,9 +192,6 @@ func (src *Source) add(run eval.CaseRun, call eval.ToolCall) {
 // Ran reports whether the run has a record of the case named: a case it
 // skipped, or did not select, has no recorded results to replay.
 func (src *Source) Ran(name string) bool { return src.ran[name] }
-
-// Calls returns how many recorded calls can be replayed.
-func (src *Source) Calls() int { return len(src.calls) }
 
 // Box returns the tool box of one case run: it offers the tools of
 // surface (a set of the recorded servers, see mcpconn.Offline, or a view

@@ -284,24 +284,35 @@ func LatestFinished(parent string) (r Run, ok bool) {
 	return r, r.Summary != nil
 }
 
+// ReadSummary reads the summary of the run in dir. A run without one (it
+// did not finish) is an error that wraps fs.ErrNotExist.
+func ReadSummary(dir string) (eval.Summary, error) {
+	var sum eval.Summary
+	path := filepath.Join(dir, eval.SummaryFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return sum, fmt.Errorf("%s has no summary (the run did not finish): %w", dir, err)
+	}
+	if err := json.Unmarshal(data, &sum); err != nil {
+		return sum, fmt.Errorf("read %s: %w", path, err)
+	}
+	return sum, nil
+}
+
 // readSummary reads the summary of the run in dir; nil when it has none
 // or it cannot be read.
 func readSummary(dir string) *eval.Summary {
-	data, err := os.ReadFile(filepath.Join(dir, eval.SummaryFile))
+	sum, err := ReadSummary(dir)
 	if err != nil {
 		return nil
 	}
-	var s eval.Summary
-	if json.Unmarshal(data, &s) != nil {
-		return nil
-	}
-	return &s
+	return &sum
 }
 
 // List returns the runs under parent, newest first. A run without a
 // readable summary (one still going, or killed) has none.
 func List(parent string) ([]Run, error) {
-	out, err := listDirs(parent)
+	out, err := Dirs(parent)
 	for i := range out {
 		out[i].Summary = readSummary(out[i].Dir)
 	}
@@ -313,7 +324,7 @@ func List(parent string) ([]Run, error) {
 // accepts. It reads the summaries newest first and none older than the one
 // it returns.
 func Newest(parent string, match func(*eval.Summary) bool) (Run, bool) {
-	list, _ := listDirs(parent)
+	list, _ := Dirs(parent)
 	for _, r := range list {
 		r.Summary = readSummary(r.Dir)
 		if r.Summary != nil && !r.Summary.Finished.IsZero() && match(r.Summary) {
@@ -325,7 +336,7 @@ func Newest(parent string, match func(*eval.Summary) bool) (Run, bool) {
 
 // listDirs returns the runs under parent, newest first, without their
 // summaries.
-func listDirs(parent string) ([]Run, error) {
+func Dirs(parent string) ([]Run, error) {
 	entries, err := os.ReadDir(filepath.Join(parent, Dir))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

@@ -44,16 +44,12 @@ func readShard(dir string) (*shardDir, error) {
 		return nil, fmt.Errorf("%s is not a run directory: it has no %s or %s%s", dir, eval.RecordsFile, eval.SummaryFile, hint)
 	}
 	s := &shardDir{dir: dir, skipped: map[string]string{}}
-	data, err := os.ReadFile(filepath.Join(dir, eval.SummaryFile))
+	sum, err := runs.ReadSummary(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return nil, fmt.Errorf("read %s: %w", dir, err)
+		return nil, err
 	default:
-		var sum eval.Summary
-		if err := json.Unmarshal(data, &sum); err != nil {
-			return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, eval.SummaryFile), err)
-		}
 		if sum.Shard == nil {
 			return nil, fmt.Errorf("%s is not a shard of a split run: its summary has no shard (it ran without -shard or EVAL_SHARD)", dir)
 		}

@@ -2,11 +2,9 @@ package suite
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -39,7 +37,7 @@ type Rejudged struct {
 // is the record of a case no longer in cases, which the summary names.
 // log receives notices.
 func Rejudge(ctx context.Context, st settings.Settings, cases []eval.Case, source string, log io.Writer) (Rejudged, error) {
-	src, err := readSummary(source)
+	src, err := runs.ReadSummary(source)
 	if err != nil {
 		return Rejudged{}, err
 	}
@@ -232,20 +230,6 @@ func RejudgedLine(r *eval.RejudgedInfo) string {
 			len(r.Gone), r.Source, strings.Join(r.Gone, ", "))
 	}
 	return line
-}
-
-// readSummary reads the summary of the run in dir.
-func readSummary(dir string) (eval.Summary, error) {
-	var sum eval.Summary
-	path := filepath.Join(dir, eval.SummaryFile)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return sum, fmt.Errorf("%s has no summary (the run did not finish): %w", dir, err)
-	}
-	if err := json.Unmarshal(data, &sum); err != nil {
-		return sum, fmt.Errorf("read %s: %w", path, err)
-	}
-	return sum, nil
 }
 
 // GradeAgain grades one record's answer again as Rejudge does, with the

@@ -12,7 +12,7 @@ func (s *Run) replayInfo(records []eval.Record) *eval.ReplayInfo {
 	if s.replay == nil {
 		return nil
 	}
-	info := &eval.ReplayInfo{Source: s.replay.ID, SourceDir: s.replay.Dir, Unmatched: s.Settings.ReplayUnmatched}
+	info := &eval.ReplayInfo{Source: s.replay.ID, SourceDir: s.replay.Dir, Unmatched: s.Settings.ReplayUnmatched, Lost: s.replay.Lost}
 	for _, r := range records {
 		for _, c := range r.ToolCalls {
 			switch c.Replay {
@@ -35,6 +35,10 @@ func replayLine(r *eval.ReplayInfo) string {
 	if r.Unmatched == "live" {
 		unmatched = fmt.Sprintf("%d matched no recording and went to the live servers", r.Live)
 	}
-	return fmt.Sprintf("mcpeval: REPLAY: the tool results are those recorded by run %s, no server answered them: %d calls answered from its recordings, %s",
+	line := fmt.Sprintf("mcpeval: REPLAY: the tool results are those recorded by run %s, no server answered them: %d calls answered from its recordings, %s",
 		r.Source, r.Recorded, unmatched)
+	if r.Lost > 0 {
+		line += fmt.Sprintf("; %d of its recorded calls could not answer any (their results were cut in the records and are not in the recordings store)", r.Lost)
+	}
+	return line
 }

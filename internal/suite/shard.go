@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/mcpeval/mcpeval/cache"
 	"github.com/mcpeval/mcpeval/internal/agent"
 	"github.com/mcpeval/mcpeval/internal/eval"
 )
@@ -81,7 +82,7 @@ func shardGroup(getenv func(string) string, cachePath string) string {
 	}
 	h := sha256.New()
 	found := false
-	for _, path := range []string{cachePath, cachePath + ".journal"} {
+	for _, path := range cache.Files(cachePath) {
 		f, err := os.Open(path)
 		if err != nil {
 			continue

@@ -146,10 +146,6 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 	if err != nil {
 		return nil, err
 	}
-	// The cache's index is read while the servers start: for a large
-	// cache it takes longer than they do.
-	opening := openCache(st)
-	defer opening.discard()
 	if s.store, err = recordings.Open(recordings.DirBeside(st.Cache)); err == nil {
 		err = s.store.Register(st.Out)
 	}
@@ -197,7 +193,10 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		s.checkProvider = s.providerCheck(client)
 	}
 
-	if s.cache, s.shardGroup, err = opening.take(); err != nil {
+	if st.Shard.Split() {
+		s.shardGroup = shardGroup(os.Getenv, st.Cache) // the cache as every shard starts from it
+	}
+	if s.cache, err = cache.Open(st.Cache); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -231,47 +230,6 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		return nil, err
 	}
 	return s, nil
-}
-
-// cacheOpening is the cache of a run being opened in the background.
-type cacheOpening struct {
-	done  chan struct{}
-	cache *cache.Cache
-	group string // the shard group (see shardGroup), when the run is split
-	err   error
-	taken bool
-}
-
-// openCache opens the run's cache in the background; take returns it.
-func openCache(st settings.Settings) *cacheOpening {
-	o := &cacheOpening{done: make(chan struct{})}
-	go func() {
-		defer close(o.done)
-		if st.Shard.Split() {
-			o.group = shardGroup(os.Getenv, st.Cache) // the cache as every shard starts from it
-		}
-		o.cache, o.err = cache.Open(st.Cache)
-	}()
-	return o
-}
-
-// take waits for the cache and returns it, with the shard group.
-func (o *cacheOpening) take() (*cache.Cache, string, error) {
-	<-o.done
-	o.taken = true
-	return o.cache, o.group, o.err
-}
-
-// discard closes the cache of a run that did not take it (it failed
-// before).
-func (o *cacheOpening) discard() {
-	if o.taken {
-		return
-	}
-	<-o.done
-	if o.cache != nil {
-		o.cache.Close()
-	}
 }
 
 // newRun returns a run of the cases under st with what every run needs

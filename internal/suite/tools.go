@@ -35,12 +35,12 @@ func (s *Run) toolServers() []toolstats.Server {
 // provider receives them: each server's tools, in the evaluated model's
 // encoding, into the tool statistics, and every arm's, in its model's.
 // Counting needs the encoding's tables, whose loading takes longer than a
-// cached run's cases, so it runs in the background unless the run's start
-// reports the counts (a limit on them, a changed tool surface); the
-// function returned waits for it, and must be called before the counts
-// are read. Counts that the previous run of the same surface recorded are
-// reused (see priorDefinitionTokens), and an arm offering the servers'
-// tools as they are, in the same encoding, adds up the tools' counts.
+// cached run's cases, so it runs in the background; the function returned
+// waits for it, and whatever reads the counts calls it first (the
+// -max-tool-tokens check, the surface's comparison, the summary). Counts
+// that the previous run of the same surface recorded are reused (see
+// priorDefinitionTokens), and an arm offering the servers' tools as they
+// are, in the same encoding, adds up the tools' counts.
 func (s *Run) countDefinitions() (wait func(), err error) {
 	counter := s.definitionCounter()
 	armCounters := make([]*tokens.Counter, len(s.arms))
@@ -79,12 +79,7 @@ func (s *Run) countDefinitions() (wait func(), err error) {
 			}
 		}
 	}()
-	wait = func() { <-done }
-	changed := s.prior.Summary != nil && s.prior.Summary.Tools.Hash != s.toolHash
-	if s.Settings.MaxToolTokens > 0 || changed {
-		wait()
-	}
-	return wait, nil
+	return func() { <-done }, nil
 }
 
 // priorDefinitionTokens returns the tokens of each tool's definition, by

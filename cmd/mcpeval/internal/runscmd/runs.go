@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mcpeval/mcpeval/cache"
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/recordings"
@@ -78,16 +79,16 @@ func runPrune(c *base.Command, args []string, p base.Process) error {
 	if err != nil || len(pruned.Removed) == 0 {
 		return err
 	}
-	cache := *cacheFile
-	if cache == "" {
+	cachePath := *cacheFile
+	if cachePath == "" {
 		st, err := settings.ResolveArgs(nil)
 		if err != nil {
 			fmt.Fprintln(p.Stderr, "mcpeval runs prune: the recorded tool results are kept: configuration:", err)
 			return nil
 		}
-		cache = st.Cache
+		cachePath = st.Cache
 	}
-	line, err := pruneRecordings(cache)
+	line, err := pruneRecordings(cachePath)
 	if line != "" {
 		fmt.Fprintln(p.Stdout, line)
 	}
@@ -98,8 +99,8 @@ func runPrune(c *base.Command, args []string, p base.Process) error {
 // that no kept run of any output directory writing to them, and no cached
 // result, names. While a run is going (it may have recorded results its
 // records do not name yet) it keeps them all. It says what it did.
-func pruneRecordings(cache string) (string, error) {
-	dir := recordings.DirBeside(cache)
+func pruneRecordings(cachePath string) (string, error) {
+	dir := recordings.DirBeside(cachePath)
 	if _, err := os.Stat(dir); err != nil {
 		return "", nil // no recordings
 	}
@@ -112,9 +113,9 @@ func pruneRecordings(cache string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	paths := []string{cache, cache + ".journal"}
+	paths := cache.Files(cachePath)
 	for _, out := range outs {
-		list, err := runs.List(out)
+		list, err := runs.Dirs(out)
 		if err != nil {
 			return "", err
 		}
