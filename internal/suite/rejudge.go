@@ -54,13 +54,7 @@ func Rejudge(ctx context.Context, st settings.Settings, cases []eval.Case, sourc
 		s.chat = NewChat(st, s.limiter)
 	}
 	s.runID = runs.NewID(s.started)
-	if s.RunDir, err = runs.Create(st.Out, s.runID); err == nil {
-		s.releaseRun, err = runs.Hold(s.RunDir)
-	}
-	if err == nil {
-		s.records, err = createRecords(s.RunDir, log, nil)
-	}
-	if err != nil {
+	if err := s.openRunDir(log, nil); err != nil {
 		s.Close()
 		return Rejudged{}, err
 	}

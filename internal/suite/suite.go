@@ -212,24 +212,33 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		s.runID = runs.NewID(s.started)
 	}
 	s.compareSurface() // before this run can become the latest
-	if s.RunDir, err = runs.Create(st.Out, s.runID); err == nil {
-		s.releaseRun, err = runs.Hold(s.RunDir)
-	}
-	if err == nil {
-		s.records, err = createRecords(s.RunDir, log, s.toolStats)
-	}
-	if err == nil {
-		// Results that cannot be saved are not paid for: no case starts
-		// once one could not be written (a full disk).
-		s.records.onFail = func(err error) {
-			s.Stop(fmt.Sprintf("the results cannot be saved (%v): no case was started after that", err))
-		}
-	}
-	if err != nil {
+	if err := s.openRunDir(log, s.toolStats); err != nil {
 		s.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// openRunDir creates the run's directory under the output directory,
+// holds it while the run goes on, and creates its records file, whose
+// records tools, when not nil, counts. Results that cannot be saved are
+// not paid for: nothing starts once one could not be written (a full
+// disk).
+func (s *Run) openRunDir(log io.Writer, tools *toolstats.Collector) error {
+	var err error
+	if s.RunDir, err = runs.Create(s.Settings.Out, s.runID); err == nil {
+		s.releaseRun, err = runs.Hold(s.RunDir)
+	}
+	if err == nil {
+		s.records, err = createRecords(s.RunDir, log, tools)
+	}
+	if err != nil {
+		return err
+	}
+	s.records.onFail = func(err error) {
+		s.Stop(fmt.Sprintf("the results cannot be saved (%v): no case was started after that", err))
+	}
+	return nil
 }
 
 // newRun returns a run of the cases under st with what every run needs
