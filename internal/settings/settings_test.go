@@ -507,3 +507,16 @@ func TestReadmeTableMatchesTheDeclarations(t *testing.T) {
 	}
 	assert.Empty(t, rows, "flags in the README that are not settings")
 }
+
+// EVAL_GATE_CAUSES reads as report's -gate-causes does: in any case, each
+// cause once, an unknown one named.
+func TestGateCauses(t *testing.T) {
+	st, err := resolveWith(t, map[string]string{"EVAL_GATE_CAUSES": "Model, DATA,model"}, "")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"model", "data"}, st.GateCauses)
+	fromFlag, err := ParseCauses("Model, DATA,model")
+	require.NoError(t, err)
+	assert.Equal(t, st.GateCauses, fromFlag)
+	_, err = resolveWith(t, map[string]string{"EVAL_GATE_CAUSES": "model,weather"}, "")
+	require.ErrorContains(t, err, `EVAL_GATE_CAUSES (environment): invalid value "model,weather": unknown cause "weather"`)
+}

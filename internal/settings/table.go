@@ -78,7 +78,7 @@ func declare(st *Settings, x *linked) []setting {
 		boolSetting(&st.Reference, "reference", "EVAL_REFERENCE", "offline reference run: execute each case's reference trajectory instead of a model"),
 		textSetting(&st.ReplayTools, "run", "replay-tools", "EVAL_REPLAY_TOOLS", "", "answer every tool call from the recorded results of this run (its directory, its id, latest, or baseline: the newest run whose results came from the servers) instead of the servers, matched by server, tool and arguments"),
 		choiceSetting(&st.ReplayUnmatched, "replay-unmatched", "EVAL_REPLAY_UNMATCHED", "what a replayed call that no recording matches gets: 'error' (the model is told) or 'live' (the server answers, and the call is marked)", "error", "live"),
-		listSetting(&st.GateCauses, "gate-causes", "EVAL_GATE_CAUSES", "limit the regression gate of a comparison with a baseline to the cases that flipped for these causes, comma-separated: model, surface, data, judge, infrastructure (the others are reported and do not fail it; default: all)", knownCauses),
+		typed(&st.GateCauses, "list", "", ParseCauses, "gate-causes", "EVAL_GATE_CAUSES", "", "limit the regression gate of a comparison with a baseline to the cases that flipped for these causes, comma-separated: model, surface, data, judge, infrastructure (the others are reported and do not fail it; default: all)"),
 		boolSetting(&st.Attribute, "attribute", "EVAL_ATTRIBUTE", "in a comparison with a baseline, re-run each flipped case on the baseline's recorded tool results, to tell the model changing from the data moving it"),
 		intSetting(&st.AttributeRuns, "attribute-runs", "EVAL_ATTRIBUTE_RUNS", "3", "how many times -attribute re-runs each flipped case", atLeast(1)),
 		inputSetting(&st.Prices, root, "prices", "EVAL_PRICES", "prices.yaml", "price table (model, USD per million input and output tokens) for requests whose provider reports no cost"),
@@ -147,15 +147,19 @@ func textSetting(field *string, kind, flag, env, def, usage string, checks ...fu
 
 // listSetting declares a comma-separated list, each item kept once.
 func listSetting(field *[]string, flag, env, usage string, checks ...func([]string) error) setting {
-	return typed(field, "list", "", func(s string) ([]string, error) {
-		var items []string
-		for _, item := range strings.Split(s, ",") {
-			if item = strings.TrimSpace(item); item != "" && !slices.Contains(items, item) {
-				items = append(items, item)
-			}
+	return typed(field, "list", "", func(s string) ([]string, error) { return splitList(s), nil }, flag, env, "", usage, checks...)
+}
+
+// splitList reads a comma-separated list: its items trimmed, each kept
+// once, empty ones left out.
+func splitList(s string) []string {
+	var items []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" && !slices.Contains(items, item) {
+			items = append(items, item)
 		}
-		return items, nil
-	}, flag, env, "", usage, checks...)
+	}
+	return items
 }
 
 // rootsIn reads a comma-separated list of directories, made absolute
@@ -342,23 +346,13 @@ func SettingsArgs(args []string) []string {
 }
 
 // ParseCauses reads a comma-separated list of causes of a flip (see
-// eval.Causes), as -gate-causes takes it.
+// eval.Causes, in any case), as -gate-causes and EVAL_GATE_CAUSES take it.
 func ParseCauses(s string) ([]string, error) {
-	var causes []string
-	for _, c := range strings.Split(s, ",") {
-		if c = strings.ToLower(strings.TrimSpace(c)); c != "" && !slices.Contains(causes, c) {
-			causes = append(causes, c)
-		}
-	}
-	return causes, knownCauses(causes)
-}
-
-// knownCauses checks that every cause named is one of eval.Causes.
-func knownCauses(causes []string) error {
+	causes := splitList(strings.ToLower(s))
 	for _, c := range causes {
 		if !slices.Contains(eval.Causes, c) {
-			return fmt.Errorf("unknown cause %q: the causes are %s", c, strings.Join(eval.Causes, ", "))
+			return nil, fmt.Errorf("unknown cause %q: the causes are %s", c, strings.Join(eval.Causes, ", "))
 		}
 	}
-	return nil
+	return causes, nil
 }
