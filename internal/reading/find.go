@@ -86,7 +86,10 @@ func (m *Matcher) next(text string, off int) (Span, bool) {
 }
 
 // boundaryRune reports whether r continues a word for the whole-word
-// rule: a letter, a number or an underscore.
+// rule: a letter, a number or an underscore. It is wider than isWordRune
+// (any number, such as ², not only digits), as the rule always was: a
+// spelling's own ends and the end of a prefix match are judged by
+// isWordRune, the text around a match by boundaryRune.
 func boundaryRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsNumber(r) }
 
 // wordLength is the length of the word runes s begins with.
