@@ -165,11 +165,12 @@ func toolMessage(call eval.MessageToolCall, content string) eval.Message {
 }
 
 // measure takes a tool result as it arrives: it keeps the result of a call
-// that reached a server (Config.Recorder), and counts its tokens once,
+// that reached a server (Config.Recorder) unless it came from the
+// recordings (its fingerprint is set), and counts its tokens once,
 // into its ResultTokens, in the token limit's encoding. It reports whether
 // the count is exact (see tokens.Counter.Measure).
 func measure(cfg Config, rec *eval.ToolCall) (exact bool) {
-	if cfg.Recorder != nil && !rec.NotRun && !rec.Refused && rec.Replay != eval.ReplayUnmatched {
+	if cfg.Recorder != nil && rec.ResultFingerprint == "" && !rec.NotRun && !rec.Refused && rec.Replay != eval.ReplayUnmatched {
 		rec.ResultFingerprint = cfg.Recorder(rec.Result)
 	}
 	if cfg.LimitCounter == nil {
@@ -236,7 +237,8 @@ func execute(ctx context.Context, tools ToolBox, l *links, call eval.MessageTool
 	}
 	start := time.Now()
 	res, err := tools.Call(ctx, name, args)
-	rec := eval.ToolCall{Name: tool.Name, Server: tool.Server, DurationMS: float64(time.Since(start).Microseconds()) / 1000, Replay: res.Replay}
+	rec := eval.ToolCall{Name: tool.Name, Server: tool.Server, DurationMS: float64(time.Since(start).Microseconds()) / 1000,
+		Replay: res.Replay, ResultFingerprint: res.Fingerprint}
 	rec, err = finish(ctx, rec, res, err)
 	l.add(rec)
 	return rec, err

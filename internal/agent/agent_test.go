@@ -249,3 +249,20 @@ func TestJudgeSkipsOversizedPrompt(t *testing.T) {
 	assert.Equal(t, verdictTool, chat.got[0].ForceTool)
 	assert.Equal(t, "judge", chat.got[0].Model)
 }
+
+// A result that came from the recordings (a replay) carries its
+// fingerprint and is not recorded again; a server's result is.
+func TestMeasureRecordsOnlyWhatIsNotRecorded(t *testing.T) {
+	var recorded []string
+	cfg := Config{Recorder: func(result string) string {
+		recorded = append(recorded, result)
+		return "fp-" + result
+	}}
+	replayed := eval.ToolCall{Result: "from the store", Replay: eval.ReplayRecorded, ResultFingerprint: "fp-stored"}
+	measure(cfg, &replayed)
+	assert.Equal(t, "fp-stored", replayed.ResultFingerprint)
+	live := eval.ToolCall{Result: "from the server"}
+	measure(cfg, &live)
+	assert.Equal(t, "fp-from the server", live.ResultFingerprint)
+	assert.Equal(t, []string{"from the server"}, recorded)
+}

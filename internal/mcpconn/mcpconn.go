@@ -49,8 +49,11 @@ type Result struct {
 	// ran, in the result's _meta under eval.CodeExecutionMeta; nil if none.
 	Execution *eval.CodeExecution
 	// Replay says where the result of a replaying tool box came from
-	// (eval.ReplayRecorded, ...); "" for a server's own answer.
-	Replay string
+	// (eval.ReplayRecorded, ...); "" for a server's own answer. A result
+	// read from the recordings store has its Fingerprint there: it is
+	// recorded already.
+	Replay      string
+	Fingerprint string
 	// Elicitations are the requests for the user's input the server made
 	// during the call, with their replies (see WithReplier).
 	Elicitations []eval.Elicitation

@@ -223,7 +223,11 @@ func (b *Box) Call(ctx context.Context, name string, args map[string]any) (mcpco
 		if err != nil {
 			return mcpconn.Result{Replay: eval.ReplayUnmatched}, err
 		}
-		return mcpconn.Result{Text: text, IsError: rec.isError, Execution: rec.execution, Replay: eval.ReplayRecorded}, nil
+		res := mcpconn.Result{Text: text, IsError: rec.isError, Execution: rec.execution, Replay: eval.ReplayRecorded}
+		if !rec.inline {
+			res.Fingerprint = rec.fingerprint
+		}
+		return res, nil
 	}
 	if b.live != nil {
 		res, err := b.live.CallOn(ctx, t.Server, t.Name, args)
