@@ -62,6 +62,29 @@ func (s *Store) Outputs() ([]string, error) {
 	return out, nil
 }
 
+// forgetGoneOutputs drops from the output directories those that are
+// gone (deleted, or the attribution runs of a comparison cleaned up); the
+// caller holds the lock.
+func (s *Store) forgetGoneOutputs() error {
+	listed, err := s.Outputs()
+	if err != nil {
+		return err
+	}
+	var kept []string
+	for _, out := range listed {
+		if _, err := os.Stat(out); err == nil {
+			kept = append(kept, out+"\n")
+		}
+	}
+	if len(kept) == len(listed) {
+		return nil
+	}
+	return files.WriteAtomic(s.path(outputsName), 0o644, func(w io.Writer) error {
+		_, err := io.WriteString(w, strings.Join(kept, ""))
+		return err
+	})
+}
+
 // fingerprintField matches a record's result fingerprint, in compact or
 // indented JSON.
 var fingerprintField = regexp.MustCompile(`"result_fingerprint":\s*"([0-9a-f]{64})"`)
@@ -129,6 +152,9 @@ func (s *Store) Prune(keep map[string]bool) (Pruned, error) {
 		return Pruned{}, fmt.Errorf("recordings: lock: %w", err)
 	}
 	defer unlock()
+	if err := s.forgetGoneOutputs(); err != nil {
+		return Pruned{}, err
+	}
 	if err := s.reopen(); err != nil {
 		return Pruned{}, err
 	}

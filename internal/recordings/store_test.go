@@ -145,3 +145,22 @@ func TestIndexSkipsPayloadsAndStopsAtATornEntry(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "after the torn entry", got)
 }
+
+// A prune forgets the output directories that are gone.
+func TestPruneForgetsGoneOutputs(t *testing.T) {
+	dir, kept, gone := t.TempDir(), t.TempDir(), filepath.Join(t.TempDir(), "gone")
+	require.NoError(t, os.Mkdir(gone, 0o755))
+	s, err := Open(dir)
+	require.NoError(t, err)
+	defer s.Close()
+	require.NoError(t, s.Register(kept))
+	require.NoError(t, s.Register(gone))
+	require.NoError(t, os.Remove(gone))
+	_, err = s.Put("a result")
+	require.NoError(t, err)
+	_, err = s.Prune(map[string]bool{})
+	require.NoError(t, err)
+	outs, err := s.Outputs()
+	require.NoError(t, err)
+	assert.Equal(t, []string{kept}, outs)
+}
