@@ -226,21 +226,36 @@ func RejudgedLine(r *eval.RejudgedInfo) string {
 	return line
 }
 
-// GradeAgain grades one record's answer again as Rejudge does, with the
-// case c as it now stands and the judges of st, writing nothing: a
+// Regrader grades records' answers again as Rejudge does, with the cases
+// as they now stand and the judges of the settings, writing nothing: a
 // comparison with a baseline asks it whether the current judge gives the
-// baseline's answer the verdict it gave then.
-func GradeAgain(ctx context.Context, st settings.Settings, c eval.Case, r eval.Record, log io.Writer) (eval.Record, error) {
-	if !answered(r) {
-		return r, fmt.Errorf("the record of %q holds no answer that was graded (%s)", r.Name, r.Status)
-	}
-	s, err := newRun(st, []eval.Case{c}, log)
+// baseline's answers the verdicts it gave then. It is safe for concurrent
+// use; at most the settings' concurrency of gradings run at once.
+type Regrader struct{ run *Run }
+
+// NewRegrader returns a Regrader for the cases under st; log receives
+// notices.
+func NewRegrader(st settings.Settings, cases []eval.Case, log io.Writer) (*Regrader, error) {
+	s, err := newRun(st, cases, log)
 	if err != nil {
-		return r, err
+		return nil, err
 	}
-	s.limiter = llm.NewLimiter(1)
+	s.limiter = llm.NewLimiter(st.Concurrency)
 	if st.JudgeEnabled() {
 		s.chat = NewChat(st, s.limiter)
 	}
-	return s.regrade(ctx, c, r), nil
+	return &Regrader{run: s}, nil
+}
+
+// Grade grades the answer of r again with the case c as it now stands.
+// A record that holds no graded answer is an error.
+func (g *Regrader) Grade(ctx context.Context, c eval.Case, r eval.Record) (eval.Record, error) {
+	if !answered(r) {
+		return r, fmt.Errorf("the record of %q holds no answer that was graded (%s)", r.Name, r.Status)
+	}
+	if err := g.run.limiter.Acquire(ctx); err != nil {
+		return r, err
+	}
+	defer g.run.limiter.Release()
+	return g.run.regrade(ctx, c, r), nil
 }

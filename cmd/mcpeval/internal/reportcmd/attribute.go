@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
@@ -76,6 +77,11 @@ func confirmJudge(judged []*report.CaseDiff, st settings.Settings, p base.Proces
 	if err != nil {
 		return fmt.Errorf("re-judging the baseline's answers: %w", err)
 	}
+	regrader, err := suite.NewRegrader(st, cases, p.Stderr)
+	if err != nil {
+		return fmt.Errorf("re-judging the baseline's answers: %w", err)
+	}
+	var wg sync.WaitGroup
 	for _, d := range judged {
 		a := d.Attribution
 		baseRec, curRec := d.Records()
@@ -84,17 +90,20 @@ func confirmJudge(judged []*report.CaseDiff, st settings.Settings, p base.Proces
 			a.JudgeCheck = "not re-judged: the case is no longer in the case files"
 			continue
 		}
-		r, err := suite.GradeAgain(context.Background(), st, cases[i], *baseRec, p.Stderr)
-		switch {
-		case err != nil:
-			a.JudgeCheck = "not re-judged: " + err.Error()
-		case r.Status == curRec.Status:
-			a.JudgeCheck = fmt.Sprintf("confirmed: the current judge (%s) grades the baseline's answer %s too", r.JudgeModel, r.Status)
-		default:
-			a.Cause = eval.CauseModel
-			a.JudgeCheck = fmt.Sprintf("not confirmed: the current judge (%s) grades the baseline's answer %s, as then: the answer changed, not the judge", r.JudgeModel, r.Status)
-		}
+		wg.Go(func() {
+			r, err := regrader.Grade(context.Background(), cases[i], *baseRec)
+			switch {
+			case err != nil:
+				a.JudgeCheck = "not re-judged: " + err.Error()
+			case r.Status == curRec.Status:
+				a.JudgeCheck = fmt.Sprintf("confirmed: the current judge (%s) grades the baseline's answer %s too", r.JudgeModel, r.Status)
+			default:
+				a.Cause = eval.CauseModel
+				a.JudgeCheck = fmt.Sprintf("not confirmed: the current judge (%s) grades the baseline's answer %s, as then: the answer changed, not the judge", r.JudgeModel, r.Status)
+			}
+		})
 	}
+	wg.Wait()
 	return nil
 }
 
