@@ -262,8 +262,12 @@ func outcomeOf(g Group, cases []Case) *CaseOutcome {
 	}
 	o.Rate = g.Rate(cases)
 	o.Passed = o.Runs > 0 && 2*o.Passes > o.Runs
-	for _, i := range append([]int{g.Shown}, g.Runs...) {
-		if r := cases[i].Record; r != nil && (i != g.Shown || len(o.records) == 0) {
+	// The shown run's record first, then the other runs'.
+	if r := cases[g.Shown].Record; r != nil {
+		o.records = append(o.records, r)
+	}
+	for _, i := range g.Runs {
+		if r := cases[i].Record; r != nil && i != g.Shown {
 			o.records = append(o.records, r)
 		}
 	}
