@@ -334,8 +334,8 @@ func Newest(parent string, match func(*eval.Summary) bool) (Run, bool) {
 	return Run{}, false
 }
 
-// listDirs returns the runs under parent, newest first, without their
-// summaries.
+// Dirs returns the runs under parent, newest first, without reading their
+// summaries (Summary is nil).
 func Dirs(parent string) ([]Run, error) {
 	entries, err := os.ReadDir(filepath.Join(parent, Dir))
 	if errors.Is(err, fs.ErrNotExist) {
