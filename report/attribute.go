@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
-	"github.com/mcpeval/mcpeval/internal/evalcase"
+	"github.com/mcpeval/mcpeval/internal/grading"
 )
 
 // Attribution is why a flipped case flipped, from the evidence the two
@@ -151,7 +151,7 @@ func argsKey(raw string) string {
 	if json.Unmarshal([]byte(cmp.Or(strings.TrimSpace(raw), "{}")), &args) != nil {
 		return raw
 	}
-	return evalcase.ArgsKey(args)
+	return grading.ArgsKey(args)
 }
 
 // textDiff shows where two texts differ: the part that changed, in

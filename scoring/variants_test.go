@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
+	"github.com/mcpeval/mcpeval/internal/grading"
 	"github.com/mcpeval/mcpeval/internal/sampleserver"
 	"github.com/mcpeval/mcpeval/scoring"
 )
@@ -105,7 +106,7 @@ func TestLabelledVariants(t *testing.T) {
 				assert.GreaterOrEqual(t, cov.Score, 0.9, "%s: coverage missing %v of %v", v.Name,
 					cov.Details.MissingRequirements, cov.Details.Requirements)
 				if got.text != "" {
-					assert.Empty(t, evalcase.Failed(evalcase.CheckAnswer(c, got.text)), "%s answers the case:\n%s", v.Name, got.text)
+					assert.Empty(t, grading.Failed(grading.CheckAnswer(c, got.text)), "%s answers the case:\n%s", v.Name, got.text)
 				}
 			}
 			for _, v := range l.Flawed {

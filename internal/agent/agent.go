@@ -1,7 +1,7 @@
 // Package agent runs the tool-using agent loop of one case: the model gets
 // the question and the MCP servers' tools, its tool calls are executed, and
 // the loop ends with its final answer, the iteration limit or the token
-// limit. It also holds the judge and the offline reference agent.
+// limit. It also holds the offline reference agent.
 package agent
 
 import (
@@ -117,7 +117,7 @@ func Run(ctx context.Context, chat llm.Chatter, tools ToolBox, cfg Config, quest
 			tr.Usage.Retries += resp.Retries
 			return tr, err
 		}
-		tr.Usage.Add(usageOf(cfg, resp, req))
+		tr.Usage.Add(UsageOf(cfg, resp, req))
 		msg := resp.Message
 		tr.Conversation = append(tr.Conversation, msg)
 		if resp.Cut() {
@@ -252,11 +252,11 @@ func cutReason(finish string) string {
 	return "the provider cut the model's reply off at its output token limit (finish_reason length); a cut reply is not graded"
 }
 
-// usageOf returns the usage of one request: as the API reported it, or a
+// UsageOf returns the usage of one request: as the API reported it, or a
 // tiktoken estimate of everything sent and received when it reported none;
 // its retries; and its cost: the provider's figure, else the tokens at the
 // model's price, else unpriced.
-func usageOf(cfg Config, resp llm.Response, req llm.Request) eval.Usage {
+func UsageOf(cfg Config, resp llm.Response, req llm.Request) eval.Usage {
 	u := tokenUsage(resp, req, cfg.Counter)
 	u.Retries = resp.Retries
 	switch usd, ok := cfg.Prices.Cost(cfg.Model, u); {
@@ -308,10 +308,10 @@ func messageTokens(counter *tokens.Counter, m eval.Message) int {
 	return n
 }
 
-// exceeds reports whether text is over the token limit, with its token
+// Exceeds reports whether text is over the token limit, with its token
 // count written out ("123,456", or "about 123,456" when a long run without
 // a place to split it was counted in parts, see tokens.Counter.Measure).
-func exceeds(cfg Config, text string) (bool, string) {
+func Exceeds(cfg Config, text string) (bool, string) {
 	if cfg.LimitCounter == nil {
 		return false, ""
 	}

@@ -232,24 +232,6 @@ func TestReference(t *testing.T) {
 	assert.Contains(t, tr.TokenLimit, "> 1,000")
 }
 
-func TestJudgeSkipsOversizedPrompt(t *testing.T) {
-	chat := &script{}
-	judge := Panel{Models: []string{"judge"}}
-	v, err := judge.Judge(context.Background(), chat, Config{LimitCounter: counter(t), TokenLimit: 50}, "q", "e", strings.Repeat("long answer ", 100))
-	require.NoError(t, err)
-	assert.Contains(t, v.Skipped, "evaluation skipped: judge prompt token count exceeded")
-	assert.False(t, v.Pass)
-	assert.Empty(t, chat.got, "the oversized prompt is not sent")
-
-	chat = &script{turns: []llm.Response{{Message: eval.Message{Role: "assistant", ToolCalls: []eval.MessageToolCall{{ID: "1", Function: eval.FunctionCall{Name: verdictTool, Arguments: `{"verdict":"yes","reason":"ok"}`}}}}}}}
-	v, err = judge.Judge(context.Background(), chat, Config{Model: "the evaluated model"}, "q", "e", "a")
-	require.NoError(t, err)
-	assert.True(t, v.Pass)
-	require.Len(t, chat.got, 1)
-	assert.Equal(t, verdictTool, chat.got[0].ForceTool)
-	assert.Equal(t, "judge", chat.got[0].Model)
-}
-
 // A result that came from the recordings (a replay) carries its
 // fingerprint and is not recorded again; a server's result is.
 func TestMeasureRecordsOnlyWhatIsNotRecorded(t *testing.T) {

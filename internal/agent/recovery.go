@@ -81,7 +81,7 @@ func recoverCode(ctx context.Context, chat llm.Chatter, tools ToolBox, cfg Confi
 			rec.Usage.Retries += resp.Retries
 			return rec, err
 		}
-		rec.Usage.Add(usageOf(cfg, resp, req))
+		rec.Usage.Add(UsageOf(cfg, resp, req))
 		rec.Prompts = append(rec.Prompts, prompt)
 
 		code := extractCode(resp.Message.Content)

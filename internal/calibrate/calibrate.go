@@ -29,6 +29,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
 	"github.com/mcpeval/mcpeval/internal/files"
+	"github.com/mcpeval/mcpeval/internal/grading"
 	"github.com/mcpeval/mcpeval/internal/labelled"
 	"github.com/mcpeval/mcpeval/internal/llm"
 	"github.com/mcpeval/mcpeval/internal/redact"
@@ -112,7 +113,7 @@ func judge(ctx context.Context, st settings.Settings, in Inputs, results []eval.
 		fmt.Fprintln(log, "calibrate: warning:", redactor.String(w))
 	}
 
-	jc := &eval.JudgeCalibration{Models: panel.Models, PromptHash: agent.JudgePromptHash(), Provider: redactor.String(st.BaseURL)}
+	jc := &eval.JudgeCalibration{Models: panel.Models, PromptHash: grading.JudgePromptHash(), Provider: redactor.String(st.BaseURL)}
 	if len(panel.Models) > 1 {
 		jc.Mode = panel.Mode
 	}
@@ -151,7 +152,7 @@ func disagree(judges []eval.JudgeVerdict) bool {
 // grader asks the judges about labelled answers.
 type grader struct {
 	st       settings.Settings
-	panel    agent.Panel
+	panel    grading.Panel
 	chat     llm.Chatter
 	cache    *cache.Cache
 	redactor *redact.Redactor

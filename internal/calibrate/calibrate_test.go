@@ -17,6 +17,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
 	"github.com/mcpeval/mcpeval/internal/files"
+	"github.com/mcpeval/mcpeval/internal/grading"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
 	"github.com/mcpeval/mcpeval/internal/settings"
 )
@@ -48,7 +49,7 @@ func TestBundledChecksAgreeWithEveryLabel(t *testing.T) {
 		kinds[r.Verdict][r.Kind]++
 		require.NotNil(t, in.Cases[i], "%s: names no bundled case", r.Where())
 		assert.NotEmpty(t, r.Checks, "%s: its case %q checks its answer", r.Where(), r.Case)
-		assert.Equal(t, r.Verdict, r.Checks, "%s (%s, %s): %q\n%v", r.Where(), r.Case, r.Why, r.Answer, evalcase.Failed(r.CheckDetail))
+		assert.Equal(t, r.Verdict, r.Checks, "%s (%s, %s): %q\n%v", r.Where(), r.Case, r.Why, r.Answer, grading.Failed(r.CheckDetail))
 	}
 	yes, no := 0, 0
 	for _, n := range kinds["yes"] {
@@ -94,7 +95,7 @@ func TestBundledExpectedAnswersPassTheirChecks(t *testing.T) {
 	cases, err := evalcase.LoadPath(bundled(t).Cases)
 	require.NoError(t, err)
 	for _, c := range cases {
-		for _, f := range evalcase.Failed(evalcase.CheckAnswer(c, c.Expected)) {
+		for _, f := range grading.Failed(grading.CheckAnswer(c, c.Expected)) {
 			t.Errorf("%s (%s): the expected answer fails %s: %s", c.Where(), c.Name, f.Check, f.Detail)
 		}
 	}

@@ -47,7 +47,7 @@ const (
 )
 
 // Checks are deterministic checks on the final answer; all must hold. They
-// read the answer as a careful person would (see package reading): without
+// read the answer as a careful person would (see package grading): without
 // the question's own text (a span of the question repeated in the answer
 // is no evidence for or against it), and not taking as stated what the
 // answer negates, only asks, attributes to another subject or offers as

@@ -152,7 +152,7 @@ type ToolCall struct {
 	Refused bool `json:"refused,omitempty"`
 	// ExpectedError marks a failed call (an error result, a refusal) the
 	// case asked for: a reference call marked expect_error of the same tool
-	// with matching arguments (see evalcase.ExpectedError). Tool health
+	// with matching arguments (see grading.ExpectedError). Tool health
 	// counts it apart.
 	ExpectedError bool `json:"expected_error,omitempty"`
 	// DurationMS is the time the call took, in milliseconds, as the suite

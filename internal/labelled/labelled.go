@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
+	"github.com/mcpeval/mcpeval/internal/grading"
 )
 
 // Inputs are the labelled answers to measure on, with the cases they link
@@ -88,10 +89,10 @@ func Checks(in Inputs, root string) (results []eval.LabelResult, all *eval.Agree
 	for i, l := range in.Labels {
 		l.File = Relative(root, l.File)
 		r := eval.LabelResult{Label: l}
-		if c := in.Cases[i]; c != nil && evalcase.HasAnswerChecks(c.Checks) {
-			r.CheckDetail = evalcase.CheckAnswer(*c, l.Answer)
+		if c := in.Cases[i]; c != nil && grading.HasAnswerChecks(c.Checks) {
+			r.CheckDetail = grading.CheckAnswer(*c, l.Answer)
 			r.Checks = "yes"
-			if len(evalcase.Failed(r.CheckDetail)) > 0 {
+			if len(grading.Failed(r.CheckDetail)) > 0 {
 				r.Checks = "no"
 			}
 			pairs = append(pairs, Pair{Label: l.Verdict, Verdict: r.Checks, Set: l.Set})

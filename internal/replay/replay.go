@@ -9,7 +9,7 @@
 // itself when it kept the result whole. A Box is a case run's tool box:
 // a call is answered by the recording of a call with the same server,
 // tool and arguments, the arguments compared as the checks compare them
-// (evalcase.ArgsKey: 99694174 matches "99694174", case is ignored). The
+// (grading.ArgsKey: 99694174 matches "99694174", case is ignored). The
 // recording of the same case run is preferred, in the order its calls
 // were made (the second call of a tool with the same arguments gets the
 // second recording); then that of another run of the case; then the
@@ -31,7 +31,7 @@ import (
 	"sync"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
-	"github.com/mcpeval/mcpeval/internal/evalcase"
+	"github.com/mcpeval/mcpeval/internal/grading"
 	"github.com/mcpeval/mcpeval/internal/mcpconn"
 	"github.com/mcpeval/mcpeval/internal/recordings"
 	"github.com/mcpeval/mcpeval/internal/runs"
@@ -86,7 +86,7 @@ type Source struct {
 }
 
 // callKey is a call's server (short name), tool (its own name) and
-// arguments (evalcase.ArgsKey).
+// arguments (grading.ArgsKey).
 type callKey struct{ server, tool, args string }
 
 // recording is one recorded call's result.
@@ -171,7 +171,7 @@ func (src *Source) add(run eval.CaseRun, call eval.ToolCall) {
 		src.Lost++
 		return
 	}
-	k := callKey{call.Server, call.Name, evalcase.ArgsKey(args)}
+	k := callKey{call.Server, call.Name, grading.ArgsKey(args)}
 	i := len(src.calls)
 	src.calls = append(src.calls, rec)
 	if src.byRun[run] == nil {
@@ -218,7 +218,7 @@ func (b *Box) Call(ctx context.Context, name string, args map[string]any) (mcpco
 	if !ok {
 		return mcpconn.Result{}, fmt.Errorf("unknown tool %q", name)
 	}
-	if rec, ok := b.match(callKey{t.Server, t.Name, evalcase.ArgsKey(args)}); ok {
+	if rec, ok := b.match(callKey{t.Server, t.Name, grading.ArgsKey(args)}); ok {
 		text, err := b.src.text(rec)
 		if err != nil {
 			return mcpconn.Result{Replay: eval.ReplayUnmatched}, err

@@ -8,8 +8,8 @@ import (
 	"os"
 
 	"github.com/mcpeval/mcpeval/cache"
-	"github.com/mcpeval/mcpeval/internal/agent"
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/grading"
 )
 
 // ExpectedSeconds returns how long a case run is expected to take in this
@@ -58,7 +58,7 @@ func (s *Run) ShardInfo(repeats int) (config eval.ShardConfig, group string) {
 		}
 	}
 	if st.JudgeEnabled() {
-		c.Judge, decisive.JudgePrompt = st.Judge, agent.JudgePrompt
+		c.Judge, decisive.JudgePrompt = st.Judge, grading.JudgePrompt
 	}
 	data, _ := json.Marshal(decisive) // strings and numbers always encode
 	sum := sha256.Sum256(data)

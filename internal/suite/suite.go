@@ -23,6 +23,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/agent"
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
+	"github.com/mcpeval/mcpeval/internal/grading"
 	"github.com/mcpeval/mcpeval/internal/labelled"
 	"github.com/mcpeval/mcpeval/internal/llm"
 	"github.com/mcpeval/mcpeval/internal/mcpconn"
@@ -372,8 +373,8 @@ func NewChat(st settings.Settings, limiter *llm.Limiter) *llm.Client {
 
 // Panel returns the judges the settings configure (no model when the judge
 // is off).
-func Panel(st settings.Settings) agent.Panel {
-	return agent.Panel{Models: st.JudgeModels(), Mode: st.JudgeMode}
+func Panel(st settings.Settings) grading.Panel {
+	return grading.Panel{Models: st.JudgeModels(), Mode: st.JudgeMode}
 }
 
 // JudgeKey returns the judge part of a cache key: the judge models as a set
@@ -387,7 +388,7 @@ func JudgeKey(st settings.Settings) (models, mode, prompt string) {
 	if len(set) > 1 {
 		mode = st.JudgeMode
 	}
-	return strings.Join(set, ","), mode, agent.JudgePrompt
+	return strings.Join(set, ","), mode, grading.JudgePrompt
 }
 
 // Recorded returns how many records of this run were written to
@@ -464,7 +465,7 @@ func (s *Run) keyWith(c eval.Case, a *arm, repeat int, toolsHash string) (string
 			// LinksShownOnly: the model is not offered to read linked
 			// resources (-follow-links=false).
 			LinksShownOnly bool `json:"links_shown_only,omitempty"`
-		}{c.Kind, c.Checks, evalcase.CheckVersion, c.Tools, c.Budget, s.maxRecovery(c), c.Elicitation, !st.FollowLinks},
+		}{c.Kind, c.Checks, grading.CheckVersion, c.Tools, c.Budget, s.maxRecovery(c), c.Elicitation, !st.FollowLinks},
 		// The key holds no secret: the URL's credentials are left out.
 		Model: a.model, BaseURL: s.redactor.String(st.BaseURL), SystemPrompt: s.systemPrompt(c, a),
 		MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens, ToolsHash: toolsHash, Repeat: repeat,
@@ -751,10 +752,10 @@ const (
 )
 
 // markExpectedErrors marks the calls whose failure the case asks for
-// (see evalcase.ExpectedError).
+// (see grading.ExpectedError).
 func markExpectedErrors(c eval.Case, calls []eval.ToolCall) {
 	for i := range calls {
-		calls[i].ExpectedError = evalcase.ExpectedError(c, calls[i])
+		calls[i].ExpectedError = grading.ExpectedError(c, calls[i])
 	}
 }
 
@@ -763,13 +764,13 @@ func markExpectedErrors(c eval.Case, calls []eval.ToolCall) {
 // adds to rec's usage. It sets rec's checks, verdicts, status and reason.
 func (s *Run) grade(ctx context.Context, c eval.Case, rec *eval.Record, cfg agent.Config, answer string, calls []eval.ToolCall) {
 	st := s.Settings
-	answerChecks, err := evalcase.CheckAnswerWithin(ctx, c, answer)
+	answerChecks, err := grading.CheckAnswerWithin(ctx, c, answer)
 	if err != nil {
 		rec.Status, rec.Reason = eval.Error, describeCtx(ctx, err)+inChecks
 		return
 	}
-	rec.Checks = append(answerChecks, evalcase.CheckTools(c, calls)...)
-	if failed := evalcase.Failed(rec.Checks); len(failed) > 0 {
+	rec.Checks = append(answerChecks, grading.CheckTools(c, calls)...)
+	if failed := grading.Failed(rec.Checks); len(failed) > 0 {
 		rec.Status, rec.Reason = eval.Fail, describeChecks(failed)
 		return
 	}
@@ -1017,7 +1018,7 @@ func (s *Run) describeVerdicts(sum *eval.Summary) {
 		sum.Verdicts = eval.VerdictsByChecks
 	}
 	if models := s.Settings.JudgeModels(); len(models) > 0 {
-		sum.JudgeModel, sum.JudgePromptHash = strings.Join(models, ","), agent.JudgePromptHash()
+		sum.JudgeModel, sum.JudgePromptHash = strings.Join(models, ","), grading.JudgePromptHash()
 		if len(models) > 1 {
 			sum.JudgeMode = s.Settings.JudgeMode
 		}

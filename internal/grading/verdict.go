@@ -1,4 +1,4 @@
-package agent
+package grading
 
 import (
 	"encoding/json"
@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
-	"github.com/mcpeval/mcpeval/internal/reading"
 )
 
 // unclearPrefix begins the reason of a reply that holds no clear verdict.
@@ -30,7 +29,7 @@ const unclearPrefix = "judge reply is unclear: "
 //   - Every other signal must agree with it: a second call, the
 //     restatement, the reason, a text beside the call, a provider field
 //     such as the model's reasoning. A "yes" passes only when none of them
-//     says no in any way (reading.Judge: "Correct: no", "not accurate",
+//     says no in any way (Judge: "Correct: no", "not accurate",
 //     "falsch", "不正确", a negation); a "no" is unclear when a signal
 //     states yes outright, or judges the answer right and never wrong.
 //   - A call of another tool makes the reply unclear.
@@ -85,7 +84,7 @@ func parseVerdict(m eval.Message) Verdict {
 		if o.correct != nil && *o.correct != (verdict == "yes") {
 			return unclear(fmt.Sprintf("the verdict is %q but the judge's restatement says answer_is_correct: %v", verdict, *o.correct))
 		}
-		if why := conflict(verdict, reading.Judge(o.reason)); why != "" {
+		if why := conflict(verdict, Judge(o.reason)); why != "" {
 			what := "its reason"
 			if i > 0 {
 				what = fmt.Sprintf("the reason of verdict %d", i+1)
@@ -94,7 +93,7 @@ func parseVerdict(m eval.Message) Verdict {
 		}
 	}
 	if content != "" {
-		if why := conflict(verdict, reading.Judge(content)); why != "" {
+		if why := conflict(verdict, Judge(content)); why != "" {
 			return unclear(fmt.Sprintf("the verdict is %q but the text beside it %s", verdict, why))
 		}
 	}
@@ -113,7 +112,7 @@ func parseVerdict(m eval.Message) Verdict {
 // conflict says how a text's stance disagrees with verdict, or "". A yes
 // needs a text that says no in no way; a no is contradicted by a stated
 // yes, or by a text that judges the answer right and never wrong.
-func conflict(verdict string, s reading.Stance) string {
+func conflict(verdict string, s Stance) string {
 	if verdict == "yes" {
 		if c, ok := s.First("no"); ok {
 			return fmt.Sprintf("says no (%s %q)", c.Why, c.Text)
@@ -129,14 +128,14 @@ func conflict(verdict string, s reading.Stance) string {
 // reasoningStance reads a model's reasoning: its last line is its
 // conclusion and is read whole; before it, only verdicts stated outright
 // count ("Final: no"), since reasoning weighs what it then rejects.
-func reasoningStance(text string) reading.Stance {
+func reasoningStance(text string) Stance {
 	text = strings.TrimSpace(text)
 	last := text
 	if i := strings.LastIndex(text, "\n"); i >= 0 {
 		last = text[i+1:]
 	}
-	s := reading.Judge(last)
-	s.Verdicts = append(s.Verdicts, reading.Judge(text).Verdicts...)
+	s := Judge(last)
+	s.Verdicts = append(s.Verdicts, Judge(text).Verdicts...)
 	return s
 }
 
@@ -258,7 +257,7 @@ func readVerdictObject(s string) (verdictObject, error) {
 		return o, fmt.Errorf("invalid JSON: %v", err)
 	}
 	if rest := strings.TrimSpace(s[dec.InputOffset():]); rest != "" {
-		return o, fmt.Errorf("text follows the JSON object: %s", strconv.Quote(truncate(rest, 60)))
+		return o, fmt.Errorf("text follows the JSON object: %s", strconv.Quote(truncateRunes(rest, 60)))
 	}
 	switch {
 	case !gotVerdict:

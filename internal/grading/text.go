@@ -1,17 +1,4 @@
-// Package reading reads free text as a careful person would, for the
-// deterministic checks and for the judge's replies: which words a
-// negation or a contrast takes back ("STRING has no record of an
-// interaction", "not p.P63S but p.P63L"), which sentences only ask, which
-// subject a value belongs to ("0.35 is MECP2's"), which values are offered
-// as alternatives ("either 0.35 or 0.74"), the numbers a text states in
-// every common form ("10 452", "ninety-nine", "164k", "2.7 × 10^-2") and
-// whether a text judges an answer right or wrong, in the languages judges
-// answer in.
-//
-// The rules are general (a scope per clause, a lexicon of negators and of
-// judgement words), not patterns of particular answers; what they cannot
-// tell, they leave to the judge.
-package reading
+package grading
 
 import (
 	"sort"

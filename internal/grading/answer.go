@@ -1,4 +1,4 @@
-package evalcase
+package grading
 
 import (
 	"fmt"
@@ -10,31 +10,30 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
-	"github.com/mcpeval/mcpeval/internal/reading"
 )
 
 // answer is an answer as the checks read it: its clauses and negations,
 // the numbers it states and the subjects it names.
 type answer struct {
 	c       eval.Case
-	text    *reading.Text
-	numbers []reading.Number
+	text    *Text
+	numbers []Number
 	// subjects are the subjects the case's checks bind values and terms
 	// to (Of, NotOf), by index; mentions are where the answer names them.
-	subjects reading.Subjects
-	mentions []reading.Mention
+	subjects Subjects
+	mentions []Mention
 	// peers are the offsets of the occurrences of bound values and terms,
 	// for pairing a list of subjects with a list of values.
 	peers []int
 	// others are the numbers that may stand beside a value as another one
 	// (see alternatives).
-	others []reading.Number
+	others []Number
 }
 
 func readAnswer(c eval.Case, text string) *answer {
-	a := &answer{c: c, text: reading.Parse(text), numbers: reading.Numbers(text)}
+	a := &answer{c: c, text: Parse(text), numbers: Numbers(text)}
 	a.subjects.Known = map[string]bool{}
-	for _, w := range append(strings.FieldsFunc(c.Input, func(r rune) bool { return !isWordRune(r) }), reading.Variants(c.Input)...) {
+	for _, w := range append(strings.FieldsFunc(c.Input, func(r rune) bool { return !isWordRune(r) }), Variants(c.Input)...) {
 		a.subjects.Known[strings.ToLower(w)] = true
 	}
 	for _, of := range a.bindings() {
@@ -42,7 +41,7 @@ func readAnswer(c eval.Case, text string) *answer {
 			a.subjects.Named = append(a.subjects.Named, of)
 		}
 		for _, s := range of {
-			a.subjects.Symbols = a.subjects.Symbols || reading.IsSymbol(strings.TrimSuffix(s, "*"))
+			a.subjects.Symbols = a.subjects.Symbols || IsSymbol(strings.TrimSuffix(s, "*"))
 		}
 	}
 	if len(a.subjects.Named) == 0 {
@@ -100,7 +99,7 @@ func (a *answer) subject(of eval.Spellings) int {
 // occurrence is where a term or value stands in the answer, and why it
 // does not count when it does not.
 type occurrence struct {
-	reading.Span
+	Span
 	why string // "" when it counts
 }
 
@@ -112,9 +111,9 @@ var failure = []string{"bound", "hedged", "negated", "affirmed", "asked"}
 // (negated when negated is set), gives it to the subject of (any, when of
 // is empty) and offers no other value beside it. hedged says whether an
 // alternative stands beside it.
-func (a *answer) judge(o reading.Span, negated bool, of eval.Spellings, hedged func(reading.Span) (reading.Span, bool)) occurrence {
+func (a *answer) judge(o Span, negated bool, of eval.Spellings, hedged func(Span) (Span, bool)) occurrence {
 	t := a.text
-	at := func(s reading.Span) string { return quote(t.Snippet(s.Start, s.End, 70)) }
+	at := func(s Span) string { return quote(t.Snippet(s.Start, s.End, 70)) }
 	switch {
 	case t.Asked(o.Start):
 		return occurrence{o, "asked: found only in a question, at " + at(o)}
@@ -125,7 +124,7 @@ func (a *answer) judge(o reading.Span, negated bool, of eval.Spellings, hedged f
 	}
 	if len(of) > 0 {
 		if m, ok := t.Owner(o.Start, a.mentions, a.peers, false); ok && m.Subject != a.subject(of) {
-			return occurrence{o, fmt.Sprintf("bound to another subject: the answer gives it to %s, not %s, at %s", quote(m.Name), quote(of[0]), at(reading.Span{Start: min(o.Start, m.Start), End: max(o.End, m.End)}))}
+			return occurrence{o, fmt.Sprintf("bound to another subject: the answer gives it to %s, not %s, at %s", quote(m.Name), quote(of[0]), at(Span{Start: min(o.Start, m.Start), End: max(o.End, m.End)}))}
 		}
 	}
 	if alt, ok := hedged(o); ok && !negated { // "no drugs or ligands" offers no alternative
@@ -177,18 +176,18 @@ func spelling(s string) (find string, negated bool) {
 
 // find returns the spans where a spelling occurs: whole words, or
 // anywhere with substring.
-func (a *answer) find(s string) []reading.Span {
+func (a *answer) find(s string) []Span {
 	if !a.c.Checks.Substring {
-		return reading.Find(a.text.Raw, s)
+		return Find(a.text.Raw, s)
 	}
-	var out []reading.Span
+	var out []Span
 	lower, needle := strings.ToLower(a.text.Raw), strings.ToLower(strings.TrimSpace(s))
 	for off := 0; needle != "" && len(lower) == len(a.text.Raw); {
 		i := strings.Index(lower[off:], needle)
 		if i < 0 {
 			break
 		}
-		out = append(out, reading.Span{Start: off + i, End: off + i + len(needle)})
+		out = append(out, Span{Start: off + i, End: off + i + len(needle)})
 		off += i + len(needle)
 	}
 	return out
@@ -198,7 +197,7 @@ func (a *answer) find(s string) []reading.Span {
 // antonyms a negation turns into them ("not intolerant" for "tolerant").
 func (a *answer) termOccurrences(t eval.Term) []occurrence {
 	var out []occurrence
-	hedged := func(s reading.Span) (reading.Span, bool) { return a.text.HedgedTerm(s.Start, s.End) }
+	hedged := func(s Span) (Span, bool) { return a.text.HedgedTerm(s.Start, s.End) }
 	for _, sp := range t.Any {
 		find, negated := spelling(sp)
 		for _, o := range a.find(find) {
@@ -208,7 +207,7 @@ func (a *answer) termOccurrences(t eval.Term) []occurrence {
 			continue
 		}
 		for _, anti := range antonyms(find) {
-			for _, o := range reading.Find(a.text.Raw, anti) {
+			for _, o := range Find(a.text.Raw, anti) {
 				if occ := a.judge(o, !negated, t.Of, hedged); occ.why == "" {
 					out = append(out, occ)
 				}
@@ -306,9 +305,9 @@ func (a *answer) notContains(t eval.Term) (bool, string) {
 // \babsent\b); negations inside the match are the pattern's own.
 func (a *answer) regexp(re *regexp.Regexp) (bool, string) {
 	var occurrences []occurrence
-	none := func(reading.Span) (reading.Span, bool) { return reading.Span{}, false }
+	none := func(Span) (Span, bool) { return Span{}, false }
 	for _, m := range re.FindAllStringIndex(a.text.Raw, -1) {
-		occurrences = append(occurrences, a.judge(reading.Span{Start: m[0], End: m[1]}, false, nil, none))
+		occurrences = append(occurrences, a.judge(Span{Start: m[0], End: m[1]}, false, nil, none))
 	}
 	if len(occurrences) == 0 && re.MatchString(a.text.Raw) { // an empty match
 		return true, ""
@@ -339,7 +338,7 @@ func truncateRunes(s string, n int) string {
 // valueMatches reports whether the stated number m is n's value within
 // its tolerance (allowing for the rounding of decimal fractions) and in
 // one of its units; a percentage also matches as a fraction.
-func (a *answer) valueMatches(m reading.Number, n eval.NumberCheck) bool {
+func (a *answer) valueMatches(m Number, n eval.NumberCheck) bool {
 	slack := 1e-9 * max(1, math.Abs(n.Value))
 	near := func(v float64) bool { return math.Abs(v-n.Value) <= n.Tolerance+slack }
 	switch {
@@ -362,10 +361,10 @@ func (a *answer) number(n eval.NumberCheck) (bool, string) {
 			continue
 		}
 		others, expected := a.alternatives()
-		hedged := func(s reading.Span) (reading.Span, bool) {
+		hedged := func(s Span) (Span, bool) {
 			return a.text.HedgedNumber(s.Start, s.End, others, expected)
 		}
-		occurrences = append(occurrences, a.judge(reading.Span{Start: m.Start, End: m.End}, false, n.Of, hedged))
+		occurrences = append(occurrences, a.judge(Span{Start: m.Start, End: m.End}, false, n.Of, hedged))
 	}
 	if o, ok := anyHedged(occurrences); ok {
 		return false, o.why
@@ -378,11 +377,11 @@ func (a *answer) number(n eval.NumberCheck) (bool, string) {
 // of "117 120 017"); expected tells the values of the case's number
 // checks, which a range may join ("residues 95 to 289") but "or" may not.
 // They are the same for every value, and read once.
-func (a *answer) alternatives() (others []reading.Number, expected func(reading.Number) bool) {
+func (a *answer) alternatives() (others []Number, expected func(Number) bool) {
 	if a.others == nil {
 		// The numbers come sorted by start: a number is a part of a longer
 		// one that starts at or before it and ends at or after it.
-		a.others = []reading.Number{}
+		a.others = []Number{}
 		reach := -1 // end of the longest number started so far
 		for i, o := range a.numbers {
 			part := o.End <= reach && !(i > 0 && a.numbers[i-1].Start == o.Start && a.numbers[i-1].End == o.End)
@@ -395,7 +394,7 @@ func (a *answer) alternatives() (others []reading.Number, expected func(reading.
 			reach = max(reach, o.End)
 		}
 	}
-	return a.others, func(o reading.Number) bool {
+	return a.others, func(o Number) bool {
 		return slices.ContainsFunc(a.c.Checks.Numbers, func(n eval.NumberCheck) bool { return a.valueMatches(o, n) })
 	}
 }
@@ -412,7 +411,7 @@ func unitOK(text string, end int, units eval.Units) bool {
 	}
 	rest := strings.TrimLeft(text[end:], " \t\u00a0([")
 	for _, u := range units {
-		if strings.TrimSpace(u) != "" && reading.PrefixPattern(u).MatchString(rest) {
+		if strings.TrimSpace(u) != "" && PrefixPattern(u).MatchString(rest) {
 			return true
 		}
 	}
@@ -420,7 +419,7 @@ func unitOK(text string, end int, units eval.Units) bool {
 		return false // another unit
 	}
 	for _, u := range units {
-		if strings.TrimSpace(u) != "" && reading.Pattern(u).MatchString(text) {
+		if strings.TrimSpace(u) != "" && Pattern(u).MatchString(text) {
 			return true
 		}
 	}
@@ -449,8 +448,4 @@ var notUnits = map[string]bool{
 	"for": true, "from": true, "in": true, "is": true, "of": true, "on": true, "or": true, "the": true,
 	"than": true, "to": true, "versus": true, "vs": true, "was": true, "were": true, "whereas": true,
 	"which": true, "while": true, "with": true, "compared": true,
-}
-
-func isWordRune(r rune) bool {
-	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
 }

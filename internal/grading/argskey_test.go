@@ -1,4 +1,4 @@
-package evalcase
+package grading
 
 import (
 	"encoding/json"

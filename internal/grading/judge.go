@@ -1,4 +1,4 @@
-package agent
+package grading
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpeval/mcpeval/internal/agent"
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/llm"
 	"github.com/mcpeval/mcpeval/internal/tokens"
@@ -114,9 +115,9 @@ type Panel struct {
 // said no that no yes can win, and is undecided otherwise. The error is a
 // provider failure of some judge; the verdicts obtained are returned with
 // it.
-func (p Panel) Judge(ctx context.Context, chat llm.Chatter, cfg Config, question, expected, response string) (Verdict, error) {
+func (p Panel) Judge(ctx context.Context, chat llm.Chatter, cfg agent.Config, question, expected, response string) (Verdict, error) {
 	user := judgeInput(question, expected, response)
-	if over, n := exceeds(cfg, JudgePrompt+"\n"+user); over {
+	if over, n := agent.Exceeds(cfg, JudgePrompt+"\n"+user); over {
 		return Verdict{Skipped: fmt.Sprintf("evaluation skipped: judge prompt token count exceeded: %s > %s", n, tokens.Grouped(cfg.TokenLimit))}, nil
 	}
 	type answer struct {
@@ -221,7 +222,7 @@ func (p Panel) combine(out *Verdict, first Verdict) {
 // ask asks one judge model about the prepared grading input. An unclear
 // reply is asked once more, in a fresh request; when the second is unclear
 // too, the judge could not decide, and both replies are kept.
-func ask(ctx context.Context, chat llm.Chatter, cfg Config, user string) (Verdict, error) {
+func ask(ctx context.Context, chat llm.Chatter, cfg agent.Config, user string) (Verdict, error) {
 	v, err := askOnce(ctx, chat, cfg, user)
 	if err != nil || v.Verdict != "" {
 		return v, err
@@ -247,7 +248,7 @@ func ask(ctx context.Context, chat llm.Chatter, cfg Config, user string) (Verdic
 }
 
 // askOnce sends one grading request and reads the reply.
-func askOnce(ctx context.Context, chat llm.Chatter, cfg Config, user string) (Verdict, error) {
+func askOnce(ctx context.Context, chat llm.Chatter, cfg agent.Config, user string) (Verdict, error) {
 	req := llm.Request{
 		Model:     cfg.Model,
 		Messages:  []eval.Message{{Role: "system", Content: JudgePrompt}, {Role: "user", Content: user}},
@@ -263,6 +264,6 @@ func askOnce(ctx context.Context, chat llm.Chatter, cfg Config, user string) (Ve
 		v = Verdict{Raw: replyText(resp.Message), Reason: unclearPrefix + "the provider cut the reply off (finish_reason " + resp.FinishReason + ")"}
 	}
 	v.Reply = replyText(resp.Message)
-	v.Usage = usageOf(cfg, resp, req)
+	v.Usage = agent.UsageOf(cfg, resp, req)
 	return v, nil
 }

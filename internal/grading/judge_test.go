@@ -1,4 +1,4 @@
-package agent
+package grading
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcpeval/mcpeval/internal/agent"
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/llm"
 	"github.com/mcpeval/mcpeval/internal/tokens"
@@ -104,7 +105,7 @@ func TestPanel(t *testing.T) {
 					requests++
 				}
 			}
-			v, err := Panel{Models: models, Mode: tt.mode}.Judge(context.Background(), chat, Config{Model: "evaluated"}, "q", "e", "answer")
+			v, err := Panel{Models: models, Mode: tt.mode}.Judge(context.Background(), chat, agent.Config{Model: "evaluated"}, "q", "e", "answer")
 			require.NoError(t, err)
 			assert.Equal(t, tt.pass, v.Pass)
 			assert.Equal(t, tt.verdict, v.Verdict)
@@ -138,7 +139,7 @@ func TestPanel(t *testing.T) {
 func TestJudgeAsksAgainAfterAnUnclearReply(t *testing.T) {
 	conflict := eval.Message{Role: "assistant", Content: "Correct: no", ToolCalls: verdictCall("yes", "ok").ToolCalls}
 	chat := &judgesByModel{replies: map[string][]eval.Message{"j": {conflict, verdictCall("no", "wrong score")}}}
-	v, err := Panel{Models: []string{"j"}}.Judge(context.Background(), chat, Config{}, "q", "e", "answer")
+	v, err := Panel{Models: []string{"j"}}.Judge(context.Background(), chat, agent.Config{}, "q", "e", "answer")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"j", "j"}, chat.asked, "a fresh request")
 	assert.False(t, v.Pass)
@@ -152,7 +153,7 @@ func TestJudgeAsksAgainAfterAnUnclearReply(t *testing.T) {
 func TestPanelProviderError(t *testing.T) {
 	chat := &judgesByModel{replies: map[string][]eval.Message{"a": {verdictCall("yes", "ok")}, "c": {verdictCall("yes", "ok")}},
 		errs: map[string]error{"b": errors.New("503 from provider")}}
-	v, err := Panel{Models: []string{"a", "b", "c"}}.Judge(context.Background(), chat, Config{}, "q", "e", "answer")
+	v, err := Panel{Models: []string{"a", "b", "c"}}.Judge(context.Background(), chat, agent.Config{}, "q", "e", "answer")
 	require.Error(t, err)
 	assert.Equal(t, "judge b: 503 from provider", err.Error())
 	require.Len(t, v.Judges, 3)
@@ -160,7 +161,7 @@ func TestPanelProviderError(t *testing.T) {
 	assert.Equal(t, "503 from provider", v.Judges[1].Error)
 	assert.False(t, v.Pass)
 
-	_, err = Panel{Models: []string{"b"}}.Judge(context.Background(), chat, Config{}, "q", "e", "answer")
+	_, err = Panel{Models: []string{"b"}}.Judge(context.Background(), chat, agent.Config{}, "q", "e", "answer")
 	assert.Equal(t, "503 from provider", err.Error(), "a single judge's error is the provider's")
 }
 

@@ -1,4 +1,4 @@
-package evalcase
+package grading
 
 import (
 	"testing"
@@ -7,14 +7,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
-	"github.com/mcpeval/mcpeval/internal/reading"
+	"github.com/mcpeval/mcpeval/internal/evalcase"
 )
 
 // parseOne loads a single case from YAML lines given after the required
 // fields, so checks see the values the YAML decoder really produces.
 func parseOne(t *testing.T, extra ...string) eval.Case {
 	t.Helper()
-	cases, err := Parse("check.yaml", []byte(caseYAML("c", extra...)))
+	cases, err := evalcase.Parse("check.yaml", []byte(caseYAML("c", extra...)))
 	require.NoError(t, err)
 	require.Len(t, cases, 1)
 	return cases[0]
@@ -120,7 +120,7 @@ func TestCheckAnswerNumbers(t *testing.T) {
 			c := eval.Case{Checks: eval.Checks{Numbers: []eval.NumberCheck{{Value: tt.value, Tolerance: tt.tolerance}}}}
 			got := CheckAnswer(c, tt.answer)
 			require.Len(t, got, 1)
-			assert.Equal(t, tt.passed, got[0].Passed, "%v ± %v in %q (numbers found: %v)", tt.value, tt.tolerance, tt.answer, reading.Numbers(tt.answer))
+			assert.Equal(t, tt.passed, got[0].Passed, "%v ± %v in %q (numbers found: %v)", tt.value, tt.tolerance, tt.answer, Numbers(tt.answer))
 		})
 	}
 }
