@@ -62,11 +62,14 @@ func Format(cal eval.Calibration, noJudge string) string {
 	return b.String()
 }
 
-// Describe states an agreement in one line.
+// Describe states an agreement in one line: what was decided, how often a
+// pass and a fail were right, the share of wrong answers passed and of
+// right answers failed, and kappa on what was decided.
 func Describe(a eval.Agreement) string {
-	return fmt.Sprintf("agreement %s, TPR %s, TNR %s, kappa %s (confusion: label yes → %d yes, %d no; label no → %d yes, %d no)",
-		percent(&a.Agreement), percent(a.TPR), percent(a.TNR), twoPlaces(a.Kappa),
-		a.Confusion.YesYes, a.Confusion.YesNo, a.Confusion.NoYes, a.Confusion.NoNo)
+	c := a.Confusion
+	return fmt.Sprintf("decided %s; pass right %s, fail right %s; wrong answers passed %s, right answers failed %s; kappa on the decided %s (label yes → %d yes, %d no, %d undecided; label no → %d yes, %d no, %d undecided)",
+		percent(&a.Decided), percent(a.PassPrecision), percent(a.FailPrecision), percent(a.WrongPassed), percent(a.RightFailed),
+		twoPlaces(a.Kappa), c.YesYes, c.YesNo, c.YesUndecided, c.NoYes, c.NoNo, c.NoUndecided)
 }
 
 // describeSets gives each set of labels its own line.
@@ -81,7 +84,7 @@ func listWrong(b *strings.Builder, results []eval.LabelResult, verdict func(eval
 	n := 0
 	for _, r := range results {
 		v := verdict(r)
-		if v == "" || v == r.Verdict {
+		if v == "" || v == r.Verdict || v == "undecided" {
 			continue
 		}
 		if n++; n > maxListed {

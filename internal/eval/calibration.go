@@ -125,21 +125,38 @@ type SetAgreement struct {
 	Agreement
 }
 
-// Agreement compares verdicts with labels; "yes" is the positive class.
+// Agreement compares verdicts with labels; "yes" is the positive class. A
+// verdict may be "undecided" (the checks were not sure, the judge could
+// not decide): such answers count in Items and Undecided, not in the rates.
 type Agreement struct {
-	// Items counts the labelled answers decided; Errors those that could
-	// not be (a provider failure, a token limit), which are left out.
+	// Items counts the labelled answers measured (decided or not); Errors
+	// those that could not be (a provider failure, a token limit), which
+	// are left out.
 	Items  int `json:"items"`
 	Errors int `json:"errors,omitempty"`
-	// Agreement is the share of verdicts equal to the label.
+	// Undecided counts the answers that got no verdict; Decided is the
+	// share of Items that got one.
+	Undecided int     `json:"undecided"`
+	Decided   float64 `json:"decided"`
+	// Agreement is the share of decided verdicts equal to the label.
 	Agreement float64 `json:"agreement"`
-	// TPR is the share of answers labelled "yes" that got "yes"; TNR the
-	// share labelled "no" that got "no". Each is null without such labels.
+	// PassPrecision is the share of "yes" verdicts whose label is "yes",
+	// FailPrecision the share of "no" verdicts whose label is "no"; each
+	// is null without such verdicts.
+	PassPrecision *float64 `json:"pass_precision"`
+	FailPrecision *float64 `json:"fail_precision"`
+	// WrongPassed is the share of answers labelled "no" (decided or not)
+	// that got "yes", RightFailed the share labelled "yes" that got "no".
+	WrongPassed *float64 `json:"wrong_passed"`
+	RightFailed *float64 `json:"right_failed"`
+	// TPR is the share of decided answers labelled "yes" that got "yes";
+	// TNR the share of decided answers labelled "no" that got "no". Each is
+	// null without such labels.
 	TPR *float64 `json:"tpr"`
 	TNR *float64 `json:"tnr"`
-	// Kappa is Cohen's kappa: agreement beyond what chance gives with the
-	// same rates of "yes"; null when chance alone would agree on every
-	// answer (every label and every verdict the same).
+	// Kappa is Cohen's kappa on the decided answers: agreement beyond what
+	// chance gives with the same rates of "yes"; null when chance alone
+	// would agree on every answer (every label and every verdict the same).
 	Kappa     *float64  `json:"kappa"`
 	Confusion Confusion `json:"confusion"`
 }
@@ -147,18 +164,23 @@ type Agreement struct {
 // Confusion is the confusion matrix of verdicts against labels.
 type Confusion struct {
 	// YesYes counts answers labelled "yes" that got "yes", YesNo those
-	// labelled "yes" that got "no", and so on.
-	YesYes int `json:"label_yes_verdict_yes"`
-	YesNo  int `json:"label_yes_verdict_no"`
-	NoYes  int `json:"label_no_verdict_yes"`
-	NoNo   int `json:"label_no_verdict_no"`
+	// labelled "yes" that got "no", YesUndecided those labelled "yes" that
+	// got no verdict, and so on.
+	YesYes       int `json:"label_yes_verdict_yes"`
+	YesNo        int `json:"label_yes_verdict_no"`
+	YesUndecided int `json:"label_yes_undecided,omitempty"`
+	NoYes        int `json:"label_no_verdict_yes"`
+	NoNo         int `json:"label_no_verdict_no"`
+	NoUndecided  int `json:"label_no_undecided,omitempty"`
 }
 
 // LabelResult is what the checks and the judge said of one labelled answer.
 type LabelResult struct {
 	Label
-	// Checks is the deterministic checks' verdict ("yes" when all held),
-	// "" when the label's case is not loaded or has no answer checks.
+	// Checks is the deterministic checks' verdict: "yes" when all held,
+	// "no" when one failed, "undecided" when none failed and one could not
+	// decide; "" when the label's case is not loaded or has no answer
+	// checks.
 	Checks      string        `json:"checks,omitempty"`
 	CheckDetail []CheckResult `json:"check_results,omitempty"`
 	// Judge is the judge's verdict ("no" for an unusable reply), "" when

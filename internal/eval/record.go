@@ -118,11 +118,14 @@ type JudgeVerdict struct {
 	Error string `json:"error,omitempty"`
 }
 
-// CheckResult is the outcome of one deterministic check.
+// CheckResult is the outcome of one deterministic check: passed, failed,
+// or undecided (not passed, and not sure to have failed: the judge
+// decides). Detail says why it did not pass.
 type CheckResult struct {
-	Check  string `json:"check"`
-	Passed bool   `json:"passed"`
-	Detail string `json:"detail,omitempty"`
+	Check     string `json:"check"`
+	Passed    bool   `json:"passed"`
+	Undecided bool   `json:"undecided,omitempty"`
+	Detail    string `json:"detail,omitempty"`
 }
 
 // ToolCall is one tool call the model made and what the server returned.

@@ -3,7 +3,6 @@ package grading
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -28,10 +27,34 @@ type answer struct {
 	// others are the numbers that may stand beside a value as another one
 	// (see alternatives).
 	others []Number
+
+	// vocab are the words the reader accounts for in a clause besides the
+	// neutral ones (see vocabulary); slot are those that name what the
+	// number checks ask for (the measure and subject of the expected
+	// answer's values); expected is the expected answer, read.
+	vocab, slot map[string]bool
+	expected    *Text
+	// questionNumbers are the values the question states, expectedNumbers
+	// those the expected answer states.
+	questionNumbers, expectedNumbers []float64
+	// failure says why the answer reports a failed lookup, or "".
+	failure string
 }
 
 func readAnswer(c eval.Case, text string) *answer {
 	a := &answer{c: c, text: Parse(text), numbers: Numbers(text)}
+	a.vocab = vocabulary(caseWords{question: c.Input, own: checkTexts(c)})
+	if strings.TrimSpace(c.Expected) != "" {
+		a.expected = Parse(c.Expected)
+		for _, n := range Numbers(c.Expected) {
+			a.expectedNumbers = append(a.expectedNumbers, n.Value)
+		}
+	}
+	for _, n := range Numbers(c.Input) {
+		a.questionNumbers = append(a.questionNumbers, n.Value)
+	}
+	a.slot = a.slotWords()
+	a.failure = agentFailure(a.text)
 	a.subjects.Known = map[string]bool{}
 	for _, w := range append(strings.FieldsFunc(c.Input, func(r rune) bool { return !isWordRune(r) }), Variants(c.Input)...) {
 		a.subjects.Known[strings.ToLower(w)] = true
@@ -69,6 +92,68 @@ func readAnswer(c eval.Case, text string) *answer {
 	return a
 }
 
+// checkTexts returns the texts of a case whose words an answer may repeat:
+// the expected answer and the checks' terms, subjects and units.
+func checkTexts(c eval.Case) []string {
+	out := []string{c.Expected}
+	terms := append(append(eval.Terms{}, c.Checks.Contains...), c.Checks.NotContains...)
+	for _, t := range terms {
+		for _, sp := range t.Any {
+			find, _ := spelling(sp)
+			out = append(out, strings.TrimSuffix(find, "*"))
+		}
+		out = append(out, t.Of...)
+		out = append(out, t.NotOf...)
+	}
+	for _, n := range c.Checks.Numbers {
+		out = append(out, n.Of...)
+		out = append(out, n.NotOf...)
+		out = append(out, n.Unit...)
+	}
+	return out
+}
+
+// slotWords returns the words that name what the number checks ask for:
+// those the expected answer puts in the clause of each checked value (not
+// the neutral ones), and the checks' subjects and units.
+func (a *answer) slotWords() map[string]bool {
+	slot := map[string]bool{}
+	add := func(text string) {
+		for _, w := range splitWordsOf(text) {
+			if !neutralWords[w] && !isDigits(w) && !polarityWords[w] {
+				slot[w] = true
+			}
+		}
+	}
+	for _, n := range a.c.Checks.Numbers {
+		for _, s := range n.Of {
+			add(s)
+		}
+		for _, u := range n.Unit {
+			add(u)
+		}
+		if a.expected == nil {
+			continue
+		}
+		e := a.expected
+		for _, m := range Numbers(e.Raw) {
+			if !valueMatches(e.Raw, m, n) {
+				continue
+			}
+			p := e.TokenAt(m.Start)
+			if p >= len(e.Tokens) {
+				continue
+			}
+			for _, tok := range e.Tokens {
+				if tok.Bind == e.Tokens[p].Bind && tok.Word && !isNumberToken(tok.Text) {
+					add(tok.Text)
+				}
+			}
+		}
+	}
+	return slot
+}
+
 // bindings returns the subjects the case's checks name, each by its
 // spellings.
 func (a *answer) bindings() []eval.Spellings {
@@ -94,71 +179,6 @@ func appendNonEmpty(out []eval.Spellings, lists ...eval.Spellings) []eval.Spelli
 // subject returns the index of the subject spelt of, or -1.
 func (a *answer) subject(of eval.Spellings) int {
 	return slices.IndexFunc(a.subjects.Named, func(s []string) bool { return slices.Equal(s, of) })
-}
-
-// occurrence is where a term or value stands in the answer, and why it
-// does not count when it does not.
-type occurrence struct {
-	Span
-	why string // "" when it counts
-}
-
-// failure orders the reasons an occurrence does not count, from the one
-// that says most to a case author.
-var failure = []string{"bound", "hedged", "negated", "affirmed", "asked"}
-
-// judge reads one occurrence: it counts when the answer states it
-// (negated when negated is set), gives it to the subject of (any, when of
-// is empty) and offers no other value beside it. hedged says whether an
-// alternative stands beside it.
-func (a *answer) judge(o Span, negated bool, of eval.Spellings, hedged func(Span) (Span, bool)) occurrence {
-	t := a.text
-	at := func(s Span) string { return quote(t.Snippet(s.Start, s.End, 70)) }
-	switch {
-	case t.Asked(o.Start):
-		return occurrence{o, "asked: found only in a question, at " + at(o)}
-	case t.Negated(o.Start, o.End) != negated && negated:
-		return occurrence{o, "affirmed: wanted under a negation, found stated at " + at(o)}
-	case t.Negated(o.Start, o.End) != negated:
-		return occurrence{o, "negated: found only under a negation or a contrast, at " + at(o)}
-	}
-	if len(of) > 0 {
-		if m, ok := t.Owner(o.Start, a.mentions, a.peers, false); ok && m.Subject != a.subject(of) {
-			return occurrence{o, fmt.Sprintf("bound to another subject: the answer gives it to %s, not %s, at %s", quote(m.Name), quote(of[0]), at(Span{Start: min(o.Start, m.Start), End: max(o.End, m.End)}))}
-		}
-	}
-	if alt, ok := hedged(o); ok && !negated { // "no drugs or ligands" offers no alternative
-		return occurrence{o, "hedged: the answer offers another value beside it, at " + at(alt)}
-	}
-	return occurrence{o, ""}
-}
-
-// verdict returns whether some occurrence counts, and otherwise the most
-// telling reason why none does, or missing.
-func verdict(occurrences []occurrence, missing string) (bool, string) {
-	best, rank := missing, len(failure)
-	for _, o := range occurrences {
-		if o.why == "" {
-			return true, ""
-		}
-		for i, f := range failure {
-			if strings.HasPrefix(o.why, f) && i < rank {
-				best, rank = o.why, i
-			}
-		}
-	}
-	return false, best
-}
-
-// anyHedged returns an occurrence offered beside another value: it fails
-// the check however often the answer states the value elsewhere.
-func anyHedged(occurrences []occurrence) (occurrence, bool) {
-	for _, o := range occurrences {
-		if strings.HasPrefix(o.why, "hedged") {
-			return o, true
-		}
-	}
-	return occurrence{}, false
 }
 
 // spelling splits a term's spelling into what to find and whether it is
@@ -193,30 +213,6 @@ func (a *answer) find(s string) []Span {
 	return out
 }
 
-// termOccurrences reads every occurrence of t's spellings, and of the
-// antonyms a negation turns into them ("not intolerant" for "tolerant").
-func (a *answer) termOccurrences(t eval.Term) []occurrence {
-	var out []occurrence
-	hedged := func(s Span) (Span, bool) { return a.text.HedgedTerm(s.Start, s.End) }
-	for _, sp := range t.Any {
-		find, negated := spelling(sp)
-		for _, o := range a.find(find) {
-			out = append(out, a.judge(o, negated, t.Of, hedged))
-		}
-		if a.c.Checks.Substring {
-			continue
-		}
-		for _, anti := range antonyms(find) {
-			for _, o := range Find(a.text.Raw, anti) {
-				if occ := a.judge(o, !negated, t.Of, hedged); occ.why == "" {
-					out = append(out, occ)
-				}
-			}
-		}
-	}
-	return out
-}
-
 // antonymPrefixes make a word's opposite: "intolerant", "nonpathogenic",
 // "unexpressed".
 var antonymPrefixes = []string{"non-", "non", "un", "in", "im", "ir", "il", "dis"}
@@ -238,14 +234,6 @@ func antonyms(word string) []string {
 		}
 	}
 	return out
-}
-
-func (a *answer) contains(t eval.Term) (bool, string) {
-	occurrences := a.termOccurrences(t)
-	if o, ok := anyHedged(occurrences); ok {
-		return false, o.why
-	}
-	return verdict(occurrences, a.missing(t.Any))
 }
 
 // missing says why a term was not found: nowhere, or only inside longer
@@ -282,52 +270,6 @@ func wordAround(s string, start, end int) string {
 	return s[start:end]
 }
 
-func (a *answer) notContains(t eval.Term) (bool, string) {
-	for _, o := range a.termOccurrences(t) {
-		if o.why != "" && !strings.HasPrefix(o.why, "hedged") && !strings.HasPrefix(o.why, "bound") {
-			continue
-		}
-		if len(t.Of) > 0 {
-			// Only where the answer itself gives it to the subject.
-			m, ok := a.text.Owner(o.Start, a.mentions, a.peers, true)
-			if !ok || m.Subject != a.subject(t.Of) {
-				continue
-			}
-			return false, fmt.Sprintf("found for %s, at %s", quote(m.Name), quote(a.text.Snippet(min(o.Start, m.Start), max(o.End, m.End), 70)))
-		}
-		return false, "found in the answer, at " + quote(a.text.Snippet(o.Start, o.End, 70))
-	}
-	return true, ""
-}
-
-// regexp reads the matches of re: a match counts unless a question holds
-// it or a negation before it takes it back ("not absent" is no match for
-// \babsent\b); negations inside the match are the pattern's own.
-func (a *answer) regexp(re *regexp.Regexp) (bool, string) {
-	var occurrences []occurrence
-	none := func(Span) (Span, bool) { return Span{}, false }
-	for _, m := range re.FindAllStringIndex(a.text.Raw, -1) {
-		occurrences = append(occurrences, a.judge(Span{Start: m[0], End: m[1]}, false, nil, none))
-	}
-	if len(occurrences) == 0 && re.MatchString(a.text.Raw) { // an empty match
-		return true, ""
-	}
-	return verdict(occurrences, "no match in the answer")
-}
-
-func (a *answer) notRegexp(re *regexp.Regexp) (bool, string) {
-	for _, m := range re.FindAllStringIndex(a.text.Raw, -1) {
-		if a.text.Asked(m[0]) || a.text.Negated(m[0], m[1]) {
-			continue
-		}
-		return false, "matches " + quote(truncateRunes(a.text.Raw[m[0]:m[1]], 80)) + " in the answer"
-	}
-	if re.MatchString(a.text.Raw) && len(re.FindAllStringIndex(a.text.Raw, -1)) == 0 {
-		return false, "matches in the answer"
-	}
-	return true, ""
-}
-
 func truncateRunes(s string, n int) string {
 	if r := []rune(s); len(r) > n {
 		return string(r[:n]) + "…"
@@ -339,6 +281,11 @@ func truncateRunes(s string, n int) string {
 // its tolerance (allowing for the rounding of decimal fractions) and in
 // one of its units; a percentage also matches as a fraction.
 func (a *answer) valueMatches(m Number, n eval.NumberCheck) bool {
+	return valueMatches(a.text.Raw, m, n)
+}
+
+// valueMatches is answer.valueMatches for a number of text.
+func valueMatches(text string, m Number, n eval.NumberCheck) bool {
 	slack := 1e-9 * max(1, math.Abs(n.Value))
 	near := func(v float64) bool { return math.Abs(v-n.Value) <= n.Tolerance+slack }
 	switch {
@@ -347,29 +294,7 @@ func (a *answer) valueMatches(m Number, n eval.NumberCheck) bool {
 	case !near(m.Value):
 		return false
 	}
-	return unitOK(a.text.Raw, m.End, n.Unit)
-}
-
-func (a *answer) number(n eval.NumberCheck) (bool, string) {
-	missing := "no such number in the answer"
-	if len(n.Unit) > 0 {
-		missing = "no such number in " + quote(n.Unit[0]) + " in the answer"
-	}
-	var occurrences []occurrence
-	for _, m := range a.numbers {
-		if !a.valueMatches(m, n) {
-			continue
-		}
-		others, expected := a.alternatives()
-		hedged := func(s Span) (Span, bool) {
-			return a.text.HedgedNumber(s.Start, s.End, others, expected)
-		}
-		occurrences = append(occurrences, a.judge(Span{Start: m.Start, End: m.End}, false, n.Of, hedged))
-	}
-	if o, ok := anyHedged(occurrences); ok {
-		return false, o.why
-	}
-	return verdict(occurrences, missing)
+	return unitOK(text, m.End, n.Unit)
 }
 
 // alternatives returns the numbers of the answer that could be offered

@@ -16,39 +16,38 @@ import (
 // CheckVersion numbers the meaning of the deterministic checks. It is part
 // of every cache key, so a result obtained under other rules (substring
 // contains, echoed questions counted as evidence, negated terms counted as
-// stated) is never reused.
-const CheckVersion = 3
+// stated, a pass where the reader was not sure) is never reused.
+const CheckVersion = 4
 
 // CheckAnswer evaluates the case's deterministic answer checks on answer.
-// The checks read the answer without the spans that repeat the question
-// (see withoutEcho): the question's own words are no evidence. They read
-// it as a careful person would (see answer): a term or value counts only
-// where the answer states it, not where it negates it, asks about it,
-// gives it to another subject or offers it beside another value. An
-// answer that is nothing but the question fails every check.
+// Each check passes or fails only when it is sure, and is undecided
+// otherwise (see decide.go): the judge decides, and without one the case
+// is undecided. The checks read the answer without the spans that repeat
+// the question (see withoutEcho): the question's own words are no
+// evidence. An answer that is nothing but the question fails every check.
 func CheckAnswer(c eval.Case, answer string) []eval.CheckResult {
 	var out []eval.CheckResult
 	text, onlyEcho := withoutEcho(c.Input, answer)
 	a := readAnswer(c, text)
 	// result records one check; an answer that only repeats the question
 	// fails it whatever it found.
-	result := func(name string, ok bool, detail string) {
+	result := func(name string, o outcome, detail string) {
 		if onlyEcho {
-			ok, detail = false, "the answer only repeats the question"
+			o, detail = fail, "the answer only repeats the question"
 		}
-		out = append(out, check(name, ok, detail))
+		out = append(out, decided(name, o, detail))
 	}
 	kind := ""
 	if c.Checks.Substring {
 		kind = " (substring)"
 	}
 	for _, t := range c.Checks.Contains {
-		ok, detail := a.contains(t)
-		result("contains "+termName(t)+kind, ok, detail)
+		o, detail := a.contains(t)
+		result("contains "+termName(t)+kind, o, detail)
 	}
 	for _, t := range c.Checks.NotContains {
-		ok, detail := a.notContains(t)
-		result("not_contains "+termName(t)+kind, ok, detail)
+		o, detail := a.notContains(t)
+		result("not_contains "+termName(t)+kind, o, detail)
 	}
 	for _, p := range c.Checks.Regexp {
 		re, err := regexp.Compile(p) // validated at load time; cases built in code are not
@@ -56,8 +55,8 @@ func CheckAnswer(c eval.Case, answer string) []eval.CheckResult {
 			out = append(out, check("regexp "+quote(p), false, err.Error()))
 			continue
 		}
-		ok, detail := a.regexp(re)
-		result("regexp "+quote(p), ok, detail)
+		o, detail := a.regexp(re)
+		result("regexp "+quote(p), o, detail)
 	}
 	for _, p := range c.Checks.NotRegexp {
 		re, err := regexp.Compile(p)
@@ -65,14 +64,21 @@ func CheckAnswer(c eval.Case, answer string) []eval.CheckResult {
 			out = append(out, check("not_regexp "+quote(p), false, err.Error()))
 			continue
 		}
-		ok, detail := a.notRegexp(re)
-		result("not_regexp "+quote(p), ok, detail)
+		o, detail := a.notRegexp(re)
+		result("not_regexp "+quote(p), o, detail)
 	}
 	for _, n := range c.Checks.Numbers {
-		ok, detail := a.number(n)
-		result(numberName(n), ok, detail)
+		o, detail := a.number(n)
+		result(numberName(n), o, detail)
 	}
 	return out
+}
+
+// decided records a check's outcome.
+func decided(name string, o outcome, detail string) eval.CheckResult {
+	r := check(name, o == pass, detail)
+	r.Undecided = o == undecided
+	return r
 }
 
 // termName names a term in a check's name: "P63S" or "Pro63Ser", of
@@ -146,15 +152,26 @@ func CheckTools(c eval.Case, calls []eval.ToolCall) []eval.CheckResult {
 	return out
 }
 
-// Failed returns the checks that did not hold.
+// Failed returns the checks that failed: not passed, and not undecided.
 func Failed(checks []eval.CheckResult) []eval.CheckResult {
 	var failed []eval.CheckResult
 	for _, c := range checks {
-		if !c.Passed {
+		if !c.Passed && !c.Undecided {
 			failed = append(failed, c)
 		}
 	}
 	return failed
+}
+
+// Unsure returns the checks that could not decide.
+func Unsure(checks []eval.CheckResult) []eval.CheckResult {
+	var out []eval.CheckResult
+	for _, c := range checks {
+		if c.Undecided {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func check(name string, ok bool, detail string) eval.CheckResult {

@@ -12,8 +12,12 @@ import (
 // does not match inside a longer word there ("pathogenic" is not found in
 // "nonpathogenic", "10,452" not in "110,452"). Any run of white space
 // matches any other; a hyphen matches a hyphen, white space or nothing
-// ("post-embryonic" finds "post embryonic" and "postembryonic"); a final
-// "*" matches the rest of a word ("interact*" finds "interaction").
+// ("post-embryonic" finds "post embryonic" and "postembryonic"), and white
+// space matches a hyphen too ("major facilitator" finds
+// "major-facilitator"); a final "*" matches the rest of a word
+// ("interact*" finds "interaction"). An underscore ends a word for a
+// spelling that has none ("TPM" is found in "BRCA1_median_TPM", as JSON
+// keys join words).
 func Pattern(spelling string) *Matcher { return newMatcher(spelling, false) }
 
 // PrefixPattern is Pattern anchored at the start of the text.
@@ -29,6 +33,9 @@ type Matcher struct {
 	// a word rune right before and right after it; prefix extends a match
 	// over the rest of its word.
 	atStart, left, right, prefix bool
+	// underscoreJoins: the spelling has an underscore, so one continues a
+	// word around it.
+	underscoreJoins bool
 }
 
 func newMatcher(spelling string, atStart bool) *Matcher {
@@ -42,7 +49,7 @@ func newMatcher(spelling string, atStart bool) *Matcher {
 	}
 	for i, field := range strings.Fields(s) {
 		if i > 0 {
-			b.WriteString(`\s+`)
+			b.WriteString(`(?:\s+|\s*-\s*)`)
 		}
 		for j, part := range strings.Split(field, "-") {
 			if j > 0 {
@@ -54,7 +61,7 @@ func newMatcher(spelling string, atStart bool) *Matcher {
 	first, _ := utf8.DecodeRuneInString(s)
 	last, _ := utf8.DecodeLastRuneInString(s)
 	return &Matcher{re: regexp.MustCompile(b.String()), atStart: atStart, prefix: prefix,
-		left: !atStart && isWordRune(first), right: !prefix && isWordRune(last)}
+		left: !atStart && isWordRune(first), right: !prefix && isWordRune(last), underscoreJoins: strings.Contains(s, "_")}
 }
 
 // MatchString reports whether the spelling occurs in text.
@@ -72,11 +79,12 @@ func (m *Matcher) next(text string, off int) (Span, bool) {
 		}
 		start, end := off+loc[0], off+loc[1]
 		if m.prefix {
-			end += wordLength(text[end:])
+			end += wordLength(text[end:], m.underscoreJoins)
 		}
 		before, _ := utf8.DecodeLastRuneInString(text[:start])
 		after, _ := utf8.DecodeRuneInString(text[end:])
-		if !(m.left && start > 0 && boundaryRune(before)) && !(m.right && end < len(text) && boundaryRune(after)) {
+		joins := func(r rune) bool { return boundaryRune(r) && (r != '_' || m.underscoreJoins) }
+		if !(m.left && start > 0 && joins(before)) && !(m.right && end < len(text) && joins(after)) {
 			return Span{start, end}, true
 		}
 		_, n := utf8.DecodeRuneInString(text[start:])
@@ -92,12 +100,13 @@ func (m *Matcher) next(text string, off int) (Span, bool) {
 // isWordRune, the text around a match by boundaryRune.
 func boundaryRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsNumber(r) }
 
-// wordLength is the length of the word runes s begins with.
-func wordLength(s string) int {
+// wordLength is the length of the word runes s begins with; an underscore
+// is one only with underscore.
+func wordLength(s string, underscore bool) int {
 	n := 0
 	for n < len(s) {
 		r, size := utf8.DecodeRuneInString(s[n:])
-		if !boundaryRune(r) {
+		if !boundaryRune(r) || r == '_' && !underscore {
 			break
 		}
 		n += size

@@ -7,7 +7,7 @@ import "strings"
 // once: "neither A nor B" negates each of A and B once.
 var negators = wordSet(
 	// English
-	"not", "no", "never", "none", "nothing", "nobody", "nowhere", "neither", "nor", "cannot", "without",
+	"not", "no", "never", "none", "nothing", "nobody", "nowhere", "neither", "nor", "cannot", "without", "zero",
 	"lack", "lacks", "lacking", "lacked", "absent", "absence", "missing", "shortage", "excluding", "except",
 	"unlike", "non", "nope",
 	// Spanish, Portuguese, Italian, French, German, Dutch, Russian, Polish

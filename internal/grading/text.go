@@ -33,6 +33,14 @@ type Token struct {
 	Question bool
 	// Paren is how many parentheses or brackets enclose the token.
 	Paren int
+	// Unit numbers the stretch a statement makes: its clause as Bind
+	// numbers it, with an aside in parentheses or brackets left out
+	// ("BRCA1 (Entrez 672) has 15.96 TPM" is one unit; the aside has
+	// units of its own), each item of a list apart ("Engineering 135500,
+	// Finance 99222") and a spaced hyphen inside ("Brain - Cerebellum").
+	// Host is the unit an aside interrupts (a token's own unit outside
+	// asides).
+	Unit, Host int
 }
 
 // Parse splits text into tokens and numbers their clauses and sentences.
@@ -160,19 +168,36 @@ var listEnds = map[string]bool{"or": true, "and": true, "nor": true}
 // number numbers the tokens' clauses and sentences and marks questions.
 func (t *Text) number() {
 	sentence, clause, bind, paren := 0, 0, 0, 0
+	unit, next := 0, 1 // the unit of the current stretch, the next unit number
+	var outer []int    // the units an opening parenthesis interrupted
+	newUnit := func() { unit, next = next, next+1 }
+	host := func() int {
+		if len(outer) > 0 {
+			return outer[0]
+		}
+		return unit
+	}
 	start := 0 // first token of the current sentence
 	for i := range t.Tokens {
 		tok := &t.Tokens[i]
 		switch tok.Text {
 		case "(", "[":
 			paren++
+			outer = append(outer, unit)
+			newUnit()
 		case ")", "]":
 			paren = max(0, paren-1)
+			if len(outer) > 0 {
+				unit, outer = outer[len(outer)-1], outer[:len(outer)-1]
+			}
 		}
 		tok.Paren = paren
+		tok.Unit, tok.Host = unit, host()
 		if tok.Word && i > 0 && t.startsClause(i) {
 			clause++
 			bind++
+			newUnit()
+			tok.Unit, tok.Host = unit, host()
 		}
 		tok.Sentence, tok.Clause, tok.Bind = sentence, clause, bind
 		c, s := t.breaksClause(i)
@@ -180,9 +205,15 @@ func (t *Text) number() {
 			clause++
 			if !bindGoesOn[tok.Text] {
 				bind++
+				if !strings.Contains("()[]-", tok.Text) {
+					newUnit()
+				}
 			}
+		} else if (tok.Text == "," || tok.Text == ";") && i+1 < len(t.Tokens) && t.Tokens[i+1].Word && !isNumberToken(t.Tokens[i+1].Text) {
+			newUnit() // the next item of a list ("Engineering 135500, Finance 99222"), not a value set apart ("score, 33.656")
 		}
 		if s {
+			outer = outer[:0]
 			if tok.Text == "?" || tok.Text == "？" {
 				for j := start; j <= i; j++ {
 					t.Tokens[j].Question = true

@@ -91,9 +91,13 @@ func Checks(in Inputs, root string) (results []eval.LabelResult, all *eval.Agree
 		r := eval.LabelResult{Label: l}
 		if c := in.Cases[i]; c != nil && grading.HasAnswerChecks(c.Checks) {
 			r.CheckDetail = grading.CheckAnswer(*c, l.Answer)
-			r.Checks = "yes"
-			if len(grading.Failed(r.CheckDetail)) > 0 {
+			switch {
+			case len(grading.Failed(r.CheckDetail)) > 0:
 				r.Checks = "no"
+			case len(grading.Unsure(r.CheckDetail)) > 0:
+				r.Checks = Undecided
+			default:
+				r.Checks = "yes"
 			}
 			pairs = append(pairs, Pair{Label: l.Verdict, Verdict: r.Checks, Set: l.Set})
 		}

@@ -29,12 +29,20 @@ func AgreeBySet(pairs []Pair) (eval.Agreement, []eval.SetAgreement) {
 	return Agree(pairs), sets
 }
 
-// Agree compares verdicts with labels, "yes" being the positive class.
+// Undecided is the verdict of a labelled answer nothing decided.
+const Undecided = "undecided"
+
+// Agree compares verdicts with labels, "yes" being the positive class; an
+// undecided verdict counts apart.
 func Agree(pairs []Pair) eval.Agreement {
 	var a eval.Agreement
 	c := &a.Confusion
 	for _, p := range pairs {
 		switch {
+		case p.Label == "yes" && p.Verdict == Undecided:
+			c.YesUndecided++
+		case p.Verdict == Undecided:
+			c.NoUndecided++
 		case p.Label == "yes" && p.Verdict == "yes":
 			c.YesYes++
 		case p.Label == "yes":
@@ -45,12 +53,21 @@ func Agree(pairs []Pair) eval.Agreement {
 			c.NoNo++
 		}
 	}
+	a.Undecided = c.YesUndecided + c.NoUndecided
+	a.Items = len(pairs)
+	if a.Items == 0 {
+		return a
+	}
+	a.WrongPassed = ratio(c.NoYes, c.NoYes+c.NoNo+c.NoUndecided)
+	a.RightFailed = ratio(c.YesNo, c.YesYes+c.YesNo+c.YesUndecided)
 	n := c.YesYes + c.YesNo + c.NoYes + c.NoNo
-	a.Items = n
+	a.Decided = float64(n) / float64(a.Items)
 	if n == 0 {
 		return a
 	}
 	a.Agreement = float64(c.YesYes+c.NoNo) / float64(n)
+	a.PassPrecision = ratio(c.YesYes, c.YesYes+c.NoYes)
+	a.FailPrecision = ratio(c.NoNo, c.NoNo+c.YesNo)
 	a.TPR = ratio(c.YesYes, c.YesYes+c.YesNo)
 	a.TNR = ratio(c.NoNo, c.NoNo+c.NoYes)
 	a.Kappa = kappa(*c)
