@@ -68,12 +68,26 @@ func trustOf(run eval.Summary, cal *eval.Calibration) Trust {
 	}
 	if run.JudgeModel == "" {
 		t.Level = TrustChecks
+		var blind []eval.SetAgreement
+		if cal != nil {
+			for _, s := range cal.ChecksSets {
+				if s.Trusted() {
+					blind = append(blind, s)
+				}
+			}
+		}
 		switch {
 		case t.Checks == nil:
-			t.Message = "No judge: the deterministic checks decided every verdict. They have no calibration: run make calibrate to measure them on labelled answers."
+			t.Message = "No judge: the deterministic checks decided where they were sure and left the rest undecided. They have no calibration: run make calibrate to measure them on labelled answers."
+		case len(blind) == 0:
+			t.Message = "No judge: the deterministic checks decided where they were sure and left the rest undecided. How far they can be trusted is unmeasured: no blind label set was measured (labels written beside the checks guard against regressions and measure nothing)."
 		default:
-			t.Message = fmt.Sprintf("No judge: the deterministic checks decided every verdict. On %d labelled answers they agree %s with the labels (kappa %s).",
-				t.Checks.Items, percent(t.Checks.Agreement), kappaText(t.Checks.Kappa))
+			parts := make([]string, len(blind))
+			for i, s := range blind {
+				parts[i] = fmt.Sprintf("on blind label set %s (%d answers, written by %s against %s): %s", s.Set, s.Items, s.Author, s.Commit, s.Agreement.Figures())
+			}
+			t.Message = "No judge: the deterministic checks decided where they were sure and left the rest undecided; " + strings.Join(parts, "; ") + "."
+			t.Sets = blind
 		}
 		return t
 	}

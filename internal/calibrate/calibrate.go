@@ -133,7 +133,7 @@ func judge(ctx context.Context, st settings.Settings, in Inputs, results []eval.
 		if disagree(r.Judges) {
 			jc.Disagreements++
 		}
-		pairs = append(pairs, labelled.Pair{Label: r.Verdict, Verdict: r.Judge, Set: r.Set})
+		pairs = append(pairs, labelled.PairOf(r.Label, r.Judge))
 	}
 	jc.Agreement, jc.Sets = labelled.AgreeBySet(pairs)
 	jc.Agreement.Errors = errs

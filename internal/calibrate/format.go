@@ -29,7 +29,7 @@ func Format(cal eval.Calibration, noJudge string) string {
 	if cal.Checks == nil {
 		fmt.Fprintln(&b, "calibrate: deterministic checks: no labelled answer belongs to a loaded case with answer checks")
 	} else {
-		fmt.Fprintf(&b, "calibrate: deterministic checks, on the %d answers whose case checks its answer: %s\n", cal.Checks.Items, Describe(*cal.Checks))
+		fmt.Fprintf(&b, "calibrate: deterministic checks, on all %d answers whose case checks its answer (of every provenance: no trust figure): %s\n", cal.Checks.Items, Describe(*cal.Checks))
 		describeSets(&b, "deterministic checks", cal.ChecksSets)
 		listWrong(&b, cal.Results, func(r eval.LabelResult) string { return r.Checks }, "checks")
 	}
@@ -72,11 +72,26 @@ func Describe(a eval.Agreement) string {
 		twoPlaces(a.Kappa), c.YesYes, c.YesNo, c.YesUndecided, c.NoYes, c.NoNo, c.NoUndecided)
 }
 
-// describeSets gives each set of labels its own line.
+// describeSets gives each set of labels its own line, naming where it
+// comes from.
 func describeSets(b *strings.Builder, side string, sets []eval.SetAgreement) {
 	for _, s := range sets {
-		fmt.Fprintf(b, "calibrate: %s, on the %d %s answers alone: %s\n", side, s.Items, s.Set, Describe(s.Agreement))
+		fmt.Fprintf(b, "calibrate: %s, on the %d %s answers alone (%s): %s\n", side, s.Items, s.Set, Provenance(s), Describe(s.Agreement))
 	}
+}
+
+// Provenance says where a set of labels comes from, and whether its
+// figures measure trust.
+func Provenance(s eval.SetAgreement) string {
+	switch {
+	case s.Provenance == eval.Blind && s.Spent != "":
+		return fmt.Sprintf("blind, written by %s against %s, but spent: %s; not a trust figure", s.Author, s.Commit, s.Spent)
+	case s.Provenance == eval.Blind:
+		return fmt.Sprintf("blind: written by %s against %s, without reading the grading code", s.Author, s.Commit)
+	case s.Provenance == eval.BesideTheChecks:
+		return "written beside the checks: a regression guard, not a trust figure"
+	}
+	return "of mixed provenance: not a trust figure"
 }
 
 // listWrong lists the answers whose verdict (by side) differs from the label.

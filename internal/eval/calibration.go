@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 )
@@ -26,10 +27,30 @@ type Label struct {
 	// checks, not to agree with them); optional.
 	Set string `yaml:"set" json:"set,omitempty"`
 
+	// Provenance says how the label's file says it was written: Blind or
+	// BesideTheChecks; Author and Commit name who wrote a blind one and
+	// against which commit.
+	Provenance string `yaml:"-" json:"provenance,omitempty"`
+	Author     string `yaml:"-" json:"author,omitempty"`
+	Commit     string `yaml:"-" json:"commit,omitempty"`
+	// Spent, for a blind set whose defects have been fixed, says so: its
+	// figures since then measure nothing.
+	Spent string `yaml:"-" json:"spent,omitempty"`
+
 	// File and Line locate the label in its source file.
 	File string `yaml:"-" json:"file"`
 	Line int    `yaml:"-" json:"line"`
 }
+
+// The provenances of labels (Label.Provenance).
+const (
+	// Blind labels were written by someone who had not read the grading
+	// code, and are never tuned on: their figures measure trust.
+	Blind = "blind"
+	// BesideTheChecks labels were written with the checks in view: they
+	// keep the checks from regressing, and measure nothing.
+	BesideTheChecks = "beside-the-checks"
+)
 
 // Where returns "file:line" for messages.
 func (l Label) Where() string {
@@ -97,33 +118,64 @@ type ChecksCalibration struct {
 	Unmeasured string         `json:"unmeasured,omitempty"`
 }
 
-// Lines says, in a line for the labelled answers as a whole and one for
-// each set of them (the adversarial ones), how far the verdicts of a run
-// that the checks alone decided can be trusted.
+// Lines says how far the verdicts of a run without a judge can be trusted:
+// the checks decide where they are sure and leave the rest undecided; the
+// figures quoted are those of blind label sets of the run's cases only
+// (one line each), and without one the checks' trust is unmeasured.
 func (c *ChecksCalibration) Lines() []string {
-	const head = "checks only: no judge ran; the deterministic checks decided every verdict"
+	const head = "checks only: no judge ran; the deterministic checks decided where they were sure and left the rest undecided"
 	if c.Agreement == nil {
-		return []string{head + ", and their agreement with labelled answers is not measured: " + c.Unmeasured}
+		return []string{head + "; how far they can be trusted is unmeasured: " + c.Unmeasured}
 	}
-	measured := func(a Agreement) string {
-		kappa := "undefined"
-		if a.Kappa != nil {
-			kappa = strconv.FormatFloat(*a.Kappa, 'f', 2, 64)
-		}
-		return strconv.FormatFloat(100*a.Agreement, 'f', 1, 64) + "% (kappa " + kappa + ")"
-	}
-	lines := []string{head + "; on " + strconv.Itoa(c.Agreement.Items) + " labelled answers (make calibrate) they agree with the labels " + measured(*c.Agreement)}
+	var lines []string
+	guard := 0
 	for _, s := range c.Sets {
-		lines = append(lines, "checks only: on the "+strconv.Itoa(s.Items)+" "+s.Set+" labelled answers alone: "+measured(s.Agreement))
+		if !s.Trusted() {
+			guard += s.Items
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("checks only: on blind label set %s (%d answers to this run's cases, written by %s against %s): %s",
+			s.Set, s.Items, s.Author, s.Commit, s.Agreement.Figures()))
 	}
-	return lines
+	if len(lines) == 0 {
+		return []string{fmt.Sprintf("%s; how far they can be trusted is unmeasured: no blind label set covers this run's cases (the %d labelled answers found were written beside the checks, or tuned on: they guard against regressions and measure nothing)", head, guard)}
+	}
+	return append([]string{head}, lines...)
 }
 
-// SetAgreement is the agreement on the labels of one set (Label.Set).
+// Figures states the figures that measure trust in a verdict source:
+// wrong answers passed, right answers failed, the share decided and kappa
+// on what was decided.
+func (a Agreement) Figures() string {
+	pct := func(v *float64) string {
+		if v == nil {
+			return "n/a"
+		}
+		return strconv.FormatFloat(100**v, 'f', 1, 64) + "%"
+	}
+	kappa := "undefined"
+	if a.Kappa != nil {
+		kappa = strconv.FormatFloat(*a.Kappa, 'f', 2, 64)
+	}
+	decided := a.Decided
+	return fmt.Sprintf("wrong answers passed %s, right answers failed %s, decided %s, kappa on the decided %s",
+		pct(a.WrongPassed), pct(a.RightFailed), pct(&decided), kappa)
+}
+
+// SetAgreement is the agreement on the labels of one set (Label.Set), with
+// the provenance its files declare (mixed when they differ).
 type SetAgreement struct {
-	Set string `json:"set"`
+	Set        string `json:"set"`
+	Provenance string `json:"provenance,omitempty"`
+	Author     string `json:"author,omitempty"`
+	Commit     string `json:"commit,omitempty"`
+	Spent      string `json:"spent,omitempty"`
 	Agreement
 }
+
+// Trusted reports whether the set's figures measure trust: blind labels
+// that nobody has tuned on.
+func (s SetAgreement) Trusted() bool { return s.Provenance == Blind && s.Spent == "" }
 
 // Agreement compares verdicts with labels; "yes" is the positive class. A
 // verdict may be "undecided" (the checks were not sure, the judge could

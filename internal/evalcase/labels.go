@@ -1,8 +1,10 @@
 package evalcase
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -22,6 +24,21 @@ import (
 //	  verdict: "no"
 //	  why: "the right digits in the wrong number"
 //	  kind: "wrong number"              # optional
+//
+// or a map that declares where the labels come from, with the list under
+// labels:
+//
+//	provenance: blind                   # or beside-the-checks
+//	author: "who wrote them"            # required for blind
+//	commit: c14a7a2                     # the commit they were written against; required for blind
+//	set: blind-1                        # the set every label belongs to (optional)
+//	spent: "defects fixed at 5f1dcc2"   # a blind set tuned on since: its figures measure nothing
+//	labels:
+//	  - case: ...
+//
+// Blind labels were written by someone who had not read the grading code,
+// and are never tuned on: only their figures say how far the verdicts can
+// be trusted. A list without the declaration is beside-the-checks.
 //
 // Their names end in .labels.yaml (or .labels.yml), so that they can sit
 // beside case files, which never load them as cases.
@@ -94,6 +111,16 @@ func LoadLabels(files []string) ([]eval.Label, error) {
 	return all, nil
 }
 
+// labelFile is a label file that declares its provenance.
+type labelFile struct {
+	Provenance string       `yaml:"provenance"`
+	Author     string       `yaml:"author"`
+	Commit     string       `yaml:"commit"`
+	Set        string       `yaml:"set"`
+	Spent      string       `yaml:"spent"`
+	Labels     []eval.Label `yaml:"labels"`
+}
+
 // ParseLabels decodes the labelled answers of one file's content.
 func ParseLabels(path string, data []byte) ([]eval.Label, error) {
 	var root yaml.Node
@@ -104,21 +131,73 @@ func ParseLabels(path string, data []byte) ([]eval.Label, error) {
 		return nil, fmt.Errorf("%s:1: empty label file: expected a list of labelled answers", path)
 	}
 	top := resolve(root.Content[0])
-	if top.Kind != yaml.SequenceNode {
+	list := top
+	file := labelFile{Provenance: eval.BesideTheChecks}
+	switch top.Kind {
+	case yaml.SequenceNode:
+	case yaml.MappingNode:
+		if !hasKey(top, "labels") && !hasKey(top, "provenance") {
+			return nil, fmt.Errorf("%s:%d: expected a list of labelled answers, found a map", path, top.Line)
+		}
+		file = labelFile{}
+		if err := decodeLabelFile(path, data, top, &file); err != nil {
+			return nil, err
+		}
+		for i := 0; i+1 < len(top.Content); i += 2 {
+			if top.Content[i].Value == "labels" {
+				list = resolve(top.Content[i+1])
+			}
+		}
+		if list == top || list.Kind != yaml.SequenceNode || len(list.Content) == 0 {
+			return nil, fmt.Errorf("%s:%d: expected labels: with a list of labelled answers", path, top.Line)
+		}
+	default:
 		return nil, fmt.Errorf("%s:%d: expected a list of labelled answers, found %s", path, top.Line, kindName(top))
 	}
-	labels, err := decodeList[eval.Label](path, data, top, "labels")
-	if err != nil {
-		return nil, err
+	labels := file.Labels
+	if top.Kind == yaml.SequenceNode {
+		var err error
+		if labels, err = decodeList[eval.Label](path, data, top, "labels"); err != nil {
+			return nil, err
+		}
 	}
 	for i := range labels {
 		l := &labels[i]
-		l.File, l.Line = path, resolve(top.Content[i]).Line
+		l.File, l.Line = path, resolve(list.Content[i]).Line
+		l.Provenance, l.Author, l.Commit, l.Spent = file.Provenance, file.Author, file.Commit, file.Spent
+		if l.Set == "" {
+			l.Set = file.Set
+		}
 		if err := validateLabel(l); err != nil {
 			return nil, fmt.Errorf("%s: %w", l.Where(), err)
 		}
 	}
 	return labels, nil
+}
+
+// decodeLabelFile decodes a label file that declares its provenance, and
+// checks the declaration.
+func decodeLabelFile(path string, data []byte, top *yaml.Node, file *labelFile) error {
+	if size, at := expandedSize(top, map[*yaml.Node]int64{}); size > MaxFileSize {
+		return fmt.Errorf("%s:%d: the file's aliases (*name) expand it to more than the limit of %d MiB", path, at, MaxFileSize>>20)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(file); err != nil && !errors.Is(err, io.EOF) {
+		return yamlError(path, data, err)
+	}
+	switch file.Provenance {
+	case eval.Blind:
+		if strings.TrimSpace(file.Author) == "" || strings.TrimSpace(file.Commit) == "" {
+			return fmt.Errorf("%s:%d: blind labels must say who wrote them and against which commit (author:, commit:)", path, top.Line)
+		}
+	case eval.BesideTheChecks:
+	case "":
+		return fmt.Errorf("%s:%d: a label file written as a map must declare its provenance: %q or %q", path, top.Line, eval.Blind, eval.BesideTheChecks)
+	default:
+		return fmt.Errorf("%s:%d: provenance %q: expected %q (written without reading the grading code) or %q", path, top.Line, file.Provenance, eval.Blind, eval.BesideTheChecks)
+	}
+	return nil
 }
 
 func validateLabel(l *eval.Label) error {

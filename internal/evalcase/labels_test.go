@@ -26,9 +26,54 @@ func TestParseLabels(t *testing.T) {
 `))
 	require.NoError(t, err)
 	require.Len(t, labels, 2)
-	assert.Equal(t, eval.Label{Case: "gene", Answer: "NUTM2G", Verdict: "yes", Why: "same gene", Kind: "paraphrase", File: "x.labels.yaml", Line: 2}, labels[0])
+	assert.Equal(t, eval.Label{Case: "gene", Answer: "NUTM2G", Verdict: "yes", Why: "same gene", Kind: "paraphrase",
+		Provenance: eval.BesideTheChecks, File: "x.labels.yaml", Line: 2}, labels[0], "a list declares nothing: beside the checks")
 	assert.Equal(t, "no", labels[1].Verdict)
 	assert.Equal(t, 7, labels[1].Line)
+}
+
+// A label file may declare where its labels come from; a blind one must
+// name its author and commit, and its set and whether it is spent reach
+// every label.
+func TestParseLabelsProvenance(t *testing.T) {
+	labels, err := ParseLabels("b.labels.yaml", []byte(`
+provenance: blind
+author: "a reviewer"
+commit: c14a7a2
+set: blind-9
+spent: "fixed at abc"
+labels:
+  - case: "gene"
+    answer: "NUTM2G"
+    verdict: yes
+    why: "same gene"
+  - case: "gene"
+    answer: "BRCA1"
+    verdict: no
+    why: "another gene"
+    set: own
+`))
+	require.NoError(t, err)
+	require.Len(t, labels, 2)
+	assert.Equal(t, eval.Label{Case: "gene", Answer: "NUTM2G", Verdict: "yes", Why: "same gene", Set: "blind-9",
+		Provenance: eval.Blind, Author: "a reviewer", Commit: "c14a7a2", Spent: "fixed at abc", File: "b.labels.yaml", Line: 8}, labels[0])
+	assert.Equal(t, "own", labels[1].Set, "a label's own set wins")
+	assert.Equal(t, 12, labels[1].Line)
+
+	for _, tt := range []struct{ name, content, want string }{
+		{"blind without author", "provenance: blind\ncommit: x\nlabels:\n  - {case: g, answer: a, verdict: yes, why: w}\n", "b.labels.yaml:2: blind labels must say who wrote them"},
+		{"unknown provenance", "provenance: guessed\nlabels:\n  - {case: g, answer: a, verdict: yes, why: w}\n", `b.labels.yaml:2: provenance "guessed"`},
+		{"no provenance", "labels:\n  - {case: g, answer: a, verdict: yes, why: w}\n", "b.labels.yaml:2: a label file written as a map must declare its provenance"},
+		{"no labels", "provenance: beside-the-checks\n", "b.labels.yaml:2: expected labels: with a list"},
+		{"unknown key", "provenance: blind\nauthor: a\ncommit: c\nwriter: b\nlabels:\n  - {case: g, answer: a, verdict: yes, why: w}\n", "b.labels.yaml:5"},
+		{"a label without why", "provenance: beside-the-checks\nlabels:\n  - {case: g, answer: a, verdict: yes}\n", "b.labels.yaml:4: label: missing required field(s): why"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseLabels("b.labels.yaml", []byte("\n"+tt.content))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
 }
 
 func TestParseLabelsErrors(t *testing.T) {

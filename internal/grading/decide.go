@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"regexp/syntax"
 	"slices"
 	"strconv"
 	"strings"
@@ -301,7 +300,7 @@ func (a *answer) absent(t eval.Term) (outcome, string) {
 		if negated {
 			return undecided, "expects a negation, which the answer may say in other words: " + missing
 		}
-		if w, ok := a.nearForm(find); ok {
+		if w, ok := a.nearForm(find); ok && !names(find) {
 			return undecided, fmt.Sprintf("not found, but the answer says %s, which may be another form of %s", quote(w), quote(find))
 		}
 		if names(find) {
@@ -327,28 +326,31 @@ func (a *answer) partsApart(find string) bool {
 	if len(parts) < 2 {
 		return false
 	}
-	bySentence := map[int]map[string]bool{}
-	for _, tok := range a.text.Tokens {
-		if !tok.Word {
-			continue
+	parts = parts[1:]
+	for sentence := 0; len(a.text.Tokens) > 0 && sentence <= a.text.Tokens[len(a.text.Tokens)-1].Sentence; sentence++ {
+		found := map[string]bool{}
+		carriers := map[int]bool{} // the tokens that hold a part
+		for k, tok := range a.text.Tokens {
+			if tok.Sentence != sentence || !tok.Word {
+				continue
+			}
+			for _, p := range wordParts(tok.Lower) {
+				if slices.Contains(parts, p) {
+					found[p], carriers[k] = true, true
+				}
+			}
 		}
-		if bySentence[tok.Sentence] == nil {
-			bySentence[tok.Sentence] = map[string]bool{}
-		}
-		for _, p := range wordParts(tok.Lower) {
-			bySentence[tok.Sentence][p] = true
-		}
-	}
-	for _, words := range bySentence {
-		all := true
-		for _, p := range parts[1:] {
-			all = all && words[p]
-		}
-		if all {
+		if len(found) == len(dedup(parts)) && len(carriers) > 1 {
 			return true
 		}
 	}
 	return false
+}
+
+func dedup(words []string) []string {
+	out := slices.Clone(words)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // rivalName returns a plain statement of a symbol or identifier the case
@@ -427,7 +429,6 @@ func (a *answer) notContains(t eval.Term) (outcome, string) {
 // and a negation before it takes it back.
 func (a *answer) regexp(re *regexp.Regexp) (outcome, string) {
 	var r reading
-	own := literalWords(re)
 	for _, s := range a.matches(re) {
 		if s.Start == s.End {
 			return pass, "" // an empty match: the pattern asks for nothing
@@ -435,7 +436,7 @@ func (a *answer) regexp(re *regexp.Regexp) (outcome, string) {
 		if a.text.Asked(s.Start) {
 			continue
 		}
-		r.add(a.stateMatch(s, own), false)
+		r.add(a.stateMatch(s, re), false)
 	}
 	if len(r.wanted) == 0 && len(r.opposite) == 0 && r.unclear == "" && re.MatchString(a.text.Raw) && !re.MatchString("") {
 		r.unclear = "matches only in a question"
@@ -533,44 +534,44 @@ func apartVariants(text string) (string, []int) {
 	return b.String(), offsets
 }
 
-// digitsKey marks, in literalWords, a pattern that spells out digits: it
-// asks for a value, so another value its wildcards took in competes.
-const digitsKey = "\x00digits"
+// quantifierRE, escapeRE and classRE find the parts of a pattern that
+// spell no text: counts ({0,40}), escapes (\d, \b) and classes ([0-9]).
+var (
+	quantifierRE = regexp.MustCompile(`\{\d*,?\d*\}`)
+	escapeRE     = regexp.MustCompile(`\\[a-zA-Z]`)
+	classRE      = regexp.MustCompile(`\[[^\]]*\]`)
+)
 
-// literalWords returns the lower-cased words a pattern spells out (its
-// literal strings), which a match holds as the pattern's own.
-func literalWords(re *regexp.Regexp) map[string]bool {
-	out := map[string]bool{}
-	tree, err := syntax.Parse(re.String(), syntax.Perl)
-	if err != nil {
-		return out
-	}
-	var walk func(*syntax.Regexp)
-	walk = func(n *syntax.Regexp) {
-		if n.Op == syntax.OpLiteral {
-			for _, w := range splitWordsOf(string(n.Rune)) {
-				out[w] = true
-				if strings.ContainsAny(w, "0123456789") {
-					out[digitsKey] = true
-				}
-			}
-		}
-		for _, sub := range n.Sub {
-			walk(sub)
-		}
-	}
-	walk(tree.Simplify())
-	return out
+// asksValue reports whether a pattern spells out digits: it asks for a
+// value, so another value in its clause, or one its wildcards took in,
+// competes with it.
+func asksValue(re *regexp.Regexp) bool {
+	src := quantifierRE.ReplaceAllString(re.String(), " ")
+	src = classRE.ReplaceAllString(escapeRE.ReplaceAllString(src, " "), " ")
+	return strings.ContainsAny(src, "0123456789")
 }
 
+// swallowed reports whether the word at tokens[k], inside a match of re,
+// was taken in by the pattern's wildcards rather than spelt out by it: re
+// still matches over it when it is masked.
+func (a *answer) swallowed(re *regexp.Regexp, k int) bool {
+	tok := a.text.Tokens[k]
+	raw := a.text.Raw
+	masked := raw[:tok.Start] + strings.Repeat("#", tok.End-tok.Start) + raw[tok.End:]
+	for _, m := range re.FindAllStringIndex(masked, -1) {
+		if m[0] <= tok.Start && m[1] >= tok.End {
+			return true
+		}
+	}
+	return false
+}
 func (a *answer) notRegexp(re *regexp.Regexp) (outcome, string) {
 	var r reading
-	own := literalWords(re)
 	for _, s := range a.matches(re) {
 		if a.text.Asked(s.Start) {
 			continue
 		}
-		r.add(a.stateMatch(s, own), false)
+		r.add(a.stateMatch(s, re), false)
 	}
 	switch {
 	case len(r.wanted) > 0:

@@ -62,3 +62,14 @@ func TestJudgeSkipsOversizedPrompt(t *testing.T) {
 	assert.Equal(t, verdictTool, chat.got[0].ForceTool)
 	assert.Equal(t, "judge", chat.got[0].Model)
 }
+
+// outcomeOf names a check's outcome: "pass", "fail" or "undecided".
+func outcomeOf(r eval.CheckResult) string {
+	switch {
+	case r.Passed:
+		return "pass"
+	case r.Undecided:
+		return "undecided"
+	}
+	return "fail"
+}

@@ -226,16 +226,21 @@ func (a *answer) state(s Span, ownNumber func(Number) bool) statement {
 	return a.stateOf(s, ownNumber, nil)
 }
 
-// stateMatch reads how the answer states a regexp's match at s: the words
-// the pattern spells out (own) are its own; the others, what its
-// wildcards took in, are read as the clause's.
-func (a *answer) stateMatch(s Span, own map[string]bool) statement {
-	return a.stateOf(s, a.ownNumber, own)
+// stateMatch reads how the answer states a match of re at s: the words the
+// pattern spells out are its own (its negations too); the others, what its
+// wildcards took in, are read as the clause's. Numbers beside a pattern
+// that asks for no value are no rivals of it.
+func (a *answer) stateMatch(s Span, re *regexp.Regexp) statement {
+	own := a.ownNumber
+	if !asksValue(re) {
+		own = a.anyNumber
+	}
+	return a.stateOf(s, own, func(k int) bool { return a.swallowed(re, k) })
 }
 
-// stateOf is state; with literal set, only the tokens of s whose words it
-// holds (and marks) belong to what is read.
-func (a *answer) stateOf(s Span, ownNumber func(Number) bool, literal map[string]bool) statement {
+// stateOf is state; with swallowed set, the words of s it reports are read
+// as the clause's, not as what is read.
+func (a *answer) stateOf(s Span, ownNumber func(Number) bool, swallowed func(k int) bool) statement {
 	t := a.text
 	st := statement{Span: s, negated: t.Negated(s.Start, s.End)}
 	first := t.TokenAt(s.Start)
@@ -248,19 +253,9 @@ func (a *answer) stateOf(s Span, ownNumber func(Number) bool, literal map[string
 		if tok.Start < s.Start || tok.Start >= s.End {
 			return false
 		}
-		if literal == nil || !tok.Word || literal[tok.Lower] || literal[strings.TrimSuffix(tok.Lower, "'s")] ||
-			isNumberToken(tok.Text) && !literal[digitsKey] {
-			return true
-		}
-		parts := wordParts(tok.Lower)
-		for _, p := range parts[1:] {
-			if !literal[p] {
-				return false
-			}
-		}
-		return len(parts) > 1
+		return swallowed == nil || !tok.Word || !swallowed(k)
 	}
-	if literal != nil {
+	if swallowed != nil {
 		for k := first; k < len(t.Tokens) && t.Tokens[k].Start < s.End; k++ {
 			if tok := t.Tokens[k]; tok.Word && !inside(k) && (polarityWords[tok.Lower] || negators[tok.Lower]) {
 				st.unclear = fmt.Sprintf("the match holds %s, which the pattern does not spell out, at %s", quote(tok.Text), quote(t.Snippet(s.Start, s.End, 70)))

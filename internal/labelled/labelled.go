@@ -99,7 +99,7 @@ func Checks(in Inputs, root string) (results []eval.LabelResult, all *eval.Agree
 			default:
 				r.Checks = "yes"
 			}
-			pairs = append(pairs, Pair{Label: l.Verdict, Verdict: r.Checks, Set: l.Set})
+			pairs = append(pairs, PairOf(l, r.Checks))
 		}
 		results[i] = r
 	}

@@ -7,24 +7,45 @@ import (
 	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
-// Pair is one labelled answer's label and the verdict it got, each "yes"
-// or "no", and the set of labels it belongs to (Label.Set; "" for none).
+// Pair is one labelled answer's label ("yes" or "no") and the verdict it
+// got ("yes", "no" or Undecided), the set of labels it belongs to
+// (Label.Set; "" for none) and where that set comes from.
 type Pair struct {
 	Label, Verdict, Set string
+	// Provenance, Author, Commit and Spent are the label's (eval.Label).
+	Provenance, Author, Commit, Spent string
+}
+
+// PairOf pairs a label with the verdict it got.
+func PairOf(l eval.Label, verdict string) Pair {
+	return Pair{Label: l.Verdict, Verdict: verdict, Set: l.Set, Provenance: l.Provenance, Author: l.Author, Commit: l.Commit, Spent: l.Spent}
 }
 
 // AgreeBySet compares all pairs, and the pairs of each named set apart,
-// in the order of the sets' names.
+// in the order of the sets' names; the pairs of no set form a set named by
+// their provenance ("beside-the-checks").
 func AgreeBySet(pairs []Pair) (eval.Agreement, []eval.SetAgreement) {
 	bySet := map[string][]Pair{}
 	for _, p := range pairs {
-		if p.Set != "" {
-			bySet[p.Set] = append(bySet[p.Set], p)
+		set := p.Set
+		if set == "" {
+			set = p.Provenance // the labels of no set, by where they come from
+		}
+		if set != "" {
+			bySet[set] = append(bySet[set], p)
 		}
 	}
 	var sets []eval.SetAgreement
 	for _, name := range slices.Sorted(maps.Keys(bySet)) {
-		sets = append(sets, eval.SetAgreement{Set: name, Agreement: Agree(bySet[name])})
+		ps := bySet[name]
+		sa := eval.SetAgreement{Set: name, Provenance: ps[0].Provenance, Author: ps[0].Author, Commit: ps[0].Commit, Spent: ps[0].Spent, Agreement: Agree(ps)}
+		for _, p := range ps {
+			if p.Provenance != sa.Provenance || p.Author != sa.Author || p.Commit != sa.Commit || p.Spent != sa.Spent {
+				sa.Provenance, sa.Author, sa.Commit, sa.Spent = "mixed", "", "", ""
+				break
+			}
+		}
+		sets = append(sets, sa)
 	}
 	return Agree(pairs), sets
 }

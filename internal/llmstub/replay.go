@@ -13,9 +13,10 @@ import (
 const JudgeTool = "submit_verdict"
 
 // Replay answers like a correct agent: for a known question it makes the
-// case's reference calls, one per turn, then answers with the text of the
-// successful results; as judge it says yes to every non-empty answer.
-// Unknown questions get "I do not know.".
+// case's reference calls, one per turn, then answers with the case's
+// expected answer (the text of the successful results for a case that has
+// none); as judge it says yes to every non-empty answer. Unknown questions
+// get "I do not know.".
 func Replay(cases []eval.Case) Responder {
 	byQuestion := map[string]eval.Case{}
 	for _, c := range cases {
@@ -38,6 +39,9 @@ func Replay(cases []eval.Case) Responder {
 		if done := len(results); done < len(c.Reference) {
 			ref := c.Reference[done]
 			return Reply{ToolCalls: []Call{{Name: ref.Tool, Arguments: eval.ArgumentsJSON(ref.Args)}}}
+		}
+		if strings.TrimSpace(c.Expected) != "" {
+			return Reply{Content: c.Expected}
 		}
 		var answer []string
 		for i, text := range results {

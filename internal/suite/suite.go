@@ -774,12 +774,16 @@ func (s *Run) grade(ctx context.Context, c eval.Case, rec *eval.Record, cfg agen
 		rec.Status, rec.Reason = eval.Fail, describeChecks(failed)
 		return
 	}
+	unsure := grading.Unsure(rec.Checks)
 	if !st.JudgeEnabled() {
-		if len(rec.Checks) == 0 {
+		switch {
+		case len(rec.Checks) == 0:
 			rec.Status, rec.Reason = eval.Fail, noDecider+": nothing can decide this case (add checks: to the case)"
-			return
+		case len(unsure) > 0:
+			rec.Status, rec.Reason = eval.Undecided, checksUndecided+describeUnsure(unsure)+"; no judge ran to decide (set EVAL_JUDGE_MODEL, or a provider)"
+		default:
+			rec.Status, rec.Reason = eval.Pass, fmt.Sprintf("all %d deterministic checks hold", len(rec.Checks))
 		}
-		rec.Status, rec.Reason = eval.Pass, fmt.Sprintf("all %d deterministic checks hold", len(rec.Checks))
 		return
 	}
 	panel := Panel(st)
@@ -898,6 +902,19 @@ func describeCtx(ctx context.Context, err error) string {
 		return "timed out: the case exceeded its time limit (EVAL_CASE_TIMEOUT)"
 	}
 	return err.Error()
+}
+
+// checksUndecided begins the reason of a case the checks left open and no
+// judge decided.
+const checksUndecided = "the deterministic checks could not decide: "
+
+// describeUnsure says which checks could not decide, and why.
+func describeUnsure(unsure []eval.CheckResult) string {
+	parts := make([]string, len(unsure))
+	for i, f := range unsure {
+		parts[i] = f.Check + ": " + f.Detail
+	}
+	return strings.Join(parts, "; ")
 }
 
 func describeChecks(failed []eval.CheckResult) string {
