@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/grading"
 )
 
 // Sub-weights of requirement coverage for code cases (the guide's).
@@ -38,11 +39,11 @@ const (
 //
 // MissingRequirements says what is missing; Requirements lists what the
 // question was read to ask.
-func codeCoverage(questionText string, s schema, facts *eval.CodeFacts) eval.CoverageMetric {
+func codeCoverage(questionText string, s grading.Schema, facts *eval.CodeFacts) eval.CoverageMetric {
 	if facts == nil {
 		return eval.CoverageMetric{NotApplicable: true}
 	}
-	q := parseQuestion(questionText, s)
+	q := grading.ParseQuestion(questionText, s)
 	c := code{*facts}
 	d := &eval.CoverageDetails{MissingRequirements: []string{}, Requirements: []string{}}
 	asks := func(format string, args ...any) {
@@ -52,14 +53,14 @@ func codeCoverage(questionText string, s schema, facts *eval.CodeFacts) eval.Cov
 		d.MissingRequirements = append(d.MissingRequirements, fmt.Sprintf(format, args...))
 	}
 
-	d.FilterConditionsCoverage = filterCoverage(q.filters(), c, asks, missing)
+	d.FilterConditionsCoverage = filterCoverage(q.Filters(), c, asks, missing)
 
-	items := q.groupItems()
+	items := q.GroupItems()
 	keys := c.groupKeys()
 	var absent []string
 	for _, item := range items {
 		asks("group by: %s", item)
-		if !slices.ContainsFunc(keys, func(k string) bool { return sameGroupItem(item, k, q.known) }) {
+		if !slices.ContainsFunc(keys, func(k string) bool { return sameGroupItem(item, k, q.Known) }) {
 			absent = append(absent, item)
 		}
 	}
@@ -70,7 +71,7 @@ func codeCoverage(questionText string, s schema, facts *eval.CodeFacts) eval.Cov
 
 	d.SortingCoverage = sortCoverage(q, c, asks, missing)
 
-	joins, joinKeys := q.joins()
+	joins, joinKeys := q.Joins()
 	met := min(len(c.Joins), joins)
 	if joins > 0 {
 		asks("join: %d", joins)
@@ -96,17 +97,17 @@ func codeCoverage(questionText string, s schema, facts *eval.CodeFacts) eval.Cov
 }
 
 // filterCoverage is the share of the asked conditions the code carries out.
-func filterCoverage(asked []askedFilter, c code, asks, missing func(string, ...any)) float64 {
+func filterCoverage(asked []grading.Filter, c code, asks, missing func(string, ...any)) float64 {
 	matched, vague := 0, 0
 	for _, f := range asked {
-		asks("filter: %s", f.text)
+		asks("filter: %s", f.Text)
 		switch {
-		case f.vague():
+		case f.Vague():
 			vague++
 		case c.matchesFilter(f):
 			matched++
 		default:
-			missing("Filter missing: %s", f.text)
+			missing("Filter missing: %s", f.Text)
 		}
 	}
 	spare := max(len(c.Filters)-matched, 0)
@@ -118,8 +119,8 @@ func filterCoverage(asked []askedFilter, c code, asks, missing func(string, ...a
 
 // sortCoverage is the share of the asked sorting requirements met: that the
 // code sorts, its order, its keys.
-func sortCoverage(q question, c code, asks, missing func(string, ...any)) float64 {
-	s := q.sorting()
+func sortCoverage(q grading.Question, c code, asks, missing func(string, ...any)) float64 {
+	s := q.Sorting()
 	if s == nil {
 		return 1
 	}
@@ -130,16 +131,16 @@ func sortCoverage(q question, c code, asks, missing func(string, ...any)) float6
 	} else {
 		missing("Sorting missing")
 	}
-	if s.order != "" {
+	if s.Order != "" {
 		wanted++
-		asks("sort order: %s", orderName(s.order))
-		if c.sorts(s.order) {
+		asks("sort order: %s", orderName(s.Order))
+		if c.sorts(s.Order) {
 			met++
 		} else if len(c.Sorts) > 0 {
-			missing("Sort order: %s asked, the code sorts the other way", orderName(s.order))
+			missing("Sort order: %s asked, the code sorts the other way", orderName(s.Order))
 		}
 	}
-	for _, k := range s.keys {
+	for _, k := range s.Keys {
 		wanted++
 		asks("sort by: %s", k)
 		if len(c.Sorts) > 0 && c.sortsBy(k) {
@@ -166,12 +167,12 @@ func sameGroupItem(item, g string, known bool) bool {
 	if known {
 		return sameColumn(item, g)
 	}
-	a, b := strings.Fields(item), words(strings.ReplaceAll(g, "_", " "))
+	a, b := strings.Fields(item), grading.Words(strings.ReplaceAll(g, "_", " "))
 	if len(a) > len(b) {
 		a, b = b, a
 	}
 	for i := 0; i+len(a) <= len(b); i++ {
-		if mentionAt(b, i, a, true) || mentionAt(a, 0, b[i:i+len(a)], true) {
+		if grading.MentionAt(b, i, a, true) || grading.MentionAt(a, 0, b[i:i+len(a)], true) {
 			return true
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/grading"
 )
 
 func TestCoverage(t *testing.T) {
@@ -159,8 +160,8 @@ func TestCoverage(t *testing.T) {
 // A value the dataset lists for a column, named in the question, asks for a
 // filter on it: the code must compare with that value.
 func TestCoverageOfListedValues(t *testing.T) {
-	s := schema{columns: staffColumns, values: map[string][]string{"department": {"Sales", "Marketing", "Engineering"}},
-		datasets: []string{"sales"}}
+	s := grading.Schema{Columns: staffColumns, Values: map[string][]string{"department": {"Sales", "Marketing", "Engineering"}},
+		Datasets: []string{"sales"}}
 	question := "Using the sales dataset, which employees work in Engineering and earn more than 150000?"
 	facts := readCode(t,
 		"result = df[(df['department'] == 'Engineering') & (df['salary'] > 150000)]",
@@ -212,106 +213,10 @@ result = m.groupby('department')['total_sales'].mean().sort_values(ascending=Fal
 }
 
 func TestCoverageWithoutColumns(t *testing.T) {
-	c := codeCoverage("Average price by product category and region", schema{},
+	c := codeCoverage("Average price by product category and region", grading.Schema{},
 		readCode(t, "result = df.groupby(['Product_Category'])['price'].mean()")[0])
 	assert.InDelta(t, 0.5, c.Details.GroupbyColumnsCoverage, 1e-9)
 	assert.Equal(t, []string{"Group-by columns missing: region"}, c.Details.MissingRequirements)
-}
-
-func TestFilterWordsNeedContext(t *testing.T) {
-	s := schema{columns: staffColumns, values: map[string][]string{"department": {"Sales"}}}
-	tests := []struct {
-		question string
-		want     []string
-	}{
-		{"Revenue over time", nil},
-		{"Employees over 30", []string{"over 30"}},
-		{"Salary greater than or equal to 5000", []string{"greater than or equal to 5000"}},
-		{"Employees where the department is Sales", []string{"Sales"}},
-		{"Employees where the department is large", []string{"where"}},
-		{"Salary and bonus per department", nil},
-		{"Salary at least 10 and at most 20, not in Sales", []string{"at least 10", "at most 20", "Sales"}},
-		{"Hires from 2020 on", []string{"from 2020 on"}},
-		{"How many employees were hired in 2023?", []string{"in 2023"}},
-		{"How many employees are in each department?", nil},
-		{"Staff aged 45 and over", []string{"45 and over"}},
-		{"Departments that spend more than 90% of their budget", []string{"more than 90 %"}},
-		{"Where revenue is units times price, what is the revenue?", nil},
-		{"What is the average salary for each age group: under 30, 30 to 44, and 45 and over?", nil},
-		{"Using the sales dataset, what are the total sales?", nil},
-	}
-	for _, tt := range tests {
-		var got []string
-		for _, f := range parseQuestion(tt.question, s).filters() {
-			got = append(got, f.text)
-		}
-		assert.Equal(t, tt.want, got, tt.question)
-	}
-	percent := parseQuestion("more than 90% of it", s).filters()
-	require.Len(t, percent, 1)
-	assert.Equal(t, [][]string{{"90", "0.9"}}, percent[0].numbers, "a percentage is also its fraction")
-}
-
-func TestGroupItems(t *testing.T) {
-	tests := []struct {
-		question string
-		want     []string
-	}{
-		{"Average salary by department and gender", []string{"department", "gender"}},
-		{"Average salary for each department", []string{"department"}},
-		{"Average salary by department and the total sales", []string{"department"}},
-		{"Names sorted descending by salary", nil},
-		{"Sort them by salary in descending order", nil},
-		{"The top 5 employees by salary", nil},
-		{"The first 10 rows by hire date", nil},
-		{"The highest salary by department", []string{"department"}},
-		{"Salary divided by age", nil},
-		{"Average salary by city", nil}, // city is no column of the table
-		{"Average salary for each age group: under 30, 30 to 44", []string{"age"}},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, parseQuestion(tt.question, staff).groupItems(), tt.question)
-	}
-}
-
-func TestSortingAsked(t *testing.T) {
-	tests := []struct {
-		question string
-		want     *askedSort
-	}{
-		{"What is the mean salary?", nil},
-		{"Sort them by salary in descending order", &askedSort{order: "desc", keys: []string{"salary"}}},
-		{"List the departments sorted by salary in ascending order", &askedSort{order: "asc", keys: []string{"salary"}}},
-		{"Average salary of each department? Sort from highest to lowest.", &askedSort{order: "desc"}},
-		{"Sort from youngest to oldest", &askedSort{order: "asc"}},
-		{"Names and salaries, highest first", &askedSort{order: "desc"}},
-		{"Which 4 employees are the youngest? Give the bottom 4 by age", &askedSort{order: "asc", keys: []string{"age"}}},
-		{"Which 3 employees brought in the most sales?", &askedSort{order: "desc"}},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, parseQuestion(tt.question, staff).sorting(), tt.question)
-	}
-}
-
-func TestJoinsAsked(t *testing.T) {
-	s := schema{columns: []string{"employee_id", "id", "department"}, datasets: []string{"sales", "employees"}}
-	tests := []struct {
-		question string
-		joins    int
-		keys     []string
-	}{
-		{"Join the employees and departments datasets on department.", 1, []string{"department"}},
-		{"Join the employees and departments datasets to find the total paid on each floor.", 1, nil},
-		{"Using the sales and employees datasets (sales.employee_id matches employees.id), who sold most?", 1,
-			[]string{"employee_id", "id"}},
-		{"Combine the two datasets.", 1, nil},
-		{"What is the mean?", 0, nil},
-	}
-	for _, tt := range tests {
-		n, keys := parseQuestion(tt.question, s).joins()
-		assert.Equal(t, tt.joins, n, tt.question)
-		assert.Equal(t, tt.keys, keys, tt.question)
-	}
 }
 
 // Every code metric stays within [0, 1] whatever the question, the code
@@ -327,12 +232,12 @@ func FuzzCodeMetricsStayInUnitRange(f *testing.F) {
 			GroupBys: []eval.CodeGroupBy{{Keys: []string{question}}}, Limits: []eval.CodeLimit{{Method: "head", N: -1}},
 			Sorts: []eval.CodeSort{{Method: "nlargest", N: 0}}, Joins: []eval.CodeJoin{{Keys: []string{question}}},
 			Operations: []string{question, "mean"}}}
-		s := schema{columns: staffColumns, values: map[string][]string{"department": {question, "Sales"}}, datasets: []string{question}}
+		s := grading.Schema{Columns: staffColumns, Values: map[string][]string{"department": {question, "Sales"}}, Datasets: []string{question}}
 		for _, fa := range facts {
 			for _, score := range []float64{
 				codeUnderstanding(question, s, fa).Score,
 				codeCoverage(question, s, fa).Score,
-				codeCoverage(question, schema{}, fa).Score,
+				codeCoverage(question, grading.Schema{}, fa).Score,
 				codeQuality(code, true).Score,
 				codePerformance(eval.Attempt{Code: code, Seconds: seconds}, true).Score,
 				ScoreCode(CodeCase{Question: question, Columns: staffColumns,

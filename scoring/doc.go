@@ -26,10 +26,12 @@
 //     error scores 1.0.
 //
 // For code cases, understanding and coverage compare the question, read with
-// keyword lists and a few rules (question.go), with what the code does as
-// the server read it from the code's syntax tree (eval.CodeFacts, made with
-// Python's own ast by the bundled server's worker); without that reading
-// they are not applicable.
+// keyword lists and a few rules by package internal/grading
+// (grading.ParseQuestion), with what the code does as the server read it
+// from the code's syntax tree (eval.CodeFacts, made with Python's own ast by
+// the bundled server's worker); without that reading they are not
+// applicable. For tool cases, the question's entities are found by
+// grading.FindEntities.
 //
 // The overall score weighs the applicable metrics and renormalises the
 // weights over them; eval.OverallMetric lists the weights used and the metrics

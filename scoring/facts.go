@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/grading"
 )
 
 // code is what the reading of code's syntax tree (eval.CodeFacts) says,
@@ -95,6 +96,16 @@ func (c code) groupKeys() []string {
 	return keys
 }
 
+// appendNew appends to list the items it does not hold yet.
+func appendNew(list []string, items ...string) []string {
+	for _, it := range items {
+		if !slices.Contains(list, it) {
+			list = append(list, it)
+		}
+	}
+	return list
+}
+
 // filterValues returns the literal values the code's filters compare with.
 func (c code) filterValues() []string {
 	var out []string
@@ -108,14 +119,14 @@ func (c code) filterValues() []string {
 // condition: every number it names among the values the code's filters
 // compare with (a date "2015-01-01" holds the year 2015), or every listed
 // value (a str.contains pattern matches a value it is part of).
-func (c code) matchesFilter(f askedFilter) bool {
+func (c code) matchesFilter(f grading.Filter) bool {
 	values := c.filterValues()
-	for _, forms := range f.numbers {
+	for _, forms := range f.Numbers {
 		if !slices.ContainsFunc(values, func(v string) bool { return numberMatches(v, forms) }) {
 			return false
 		}
 	}
-	for _, want := range f.values {
+	for _, want := range f.Values {
 		found := slices.ContainsFunc(c.Filters, func(cf eval.CodeFilter) bool {
 			return slices.ContainsFunc(cf.Values, func(v string) bool {
 				return strings.EqualFold(v, want) || isPatternOp(cf.Op) && v != "" &&
@@ -136,7 +147,7 @@ func isPatternOp(op string) bool {
 // numberMatches reports whether a literal of the code is one of the forms
 // of an asked number.
 func numberMatches(literal string, forms []string) bool {
-	n, ok := canonicalNumber(literal)
+	n, ok := grading.CanonicalNumber(literal)
 	if !ok {
 		// A date or timestamp string holds a year: "2015-01-01" is 2015.
 		year, _, found := strings.Cut(literal, "-")

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/grading"
 	"github.com/mcpeval/mcpeval/internal/sampleserver"
 )
 
@@ -16,7 +17,7 @@ var staffColumns = []string{"name", "department", "salary", "age", "gender", "hi
 	"min_price", "address"}
 
 // staff is the schema of the tests' staff table.
-var staff = schema{columns: staffColumns}
+var staff = grading.Schema{Columns: staffColumns}
 
 var python = sync.OnceValues(sampleserver.Python)
 

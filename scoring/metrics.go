@@ -1,10 +1,12 @@
 package scoring
 
 import (
+	"math"
 	"slices"
 	"strings"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/grading"
 )
 
 // metricWeights are the guide's weights of the six metrics in the overall score.
@@ -47,6 +49,26 @@ func overallScore(scores map[string]float64) eval.OverallMetric {
 	}
 	o.Score = unit(sum)
 	return o
+}
+
+// unit clamps a score into [0, 1] and rounds it to four decimals, so JSON
+// output reads 0.3 rather than 0.30000000000000004.
+func unit(x float64) float64 {
+	if math.IsNaN(x) || x < 0 {
+		return 0
+	}
+	if x > 1 {
+		return 1
+	}
+	return math.Round(x*1e4) / 1e4
+}
+
+// share is found/wanted, and 1 when nothing was wanted.
+func share(found, wanted int) float64 {
+	if wanted <= 0 {
+		return 1
+	}
+	return unit(float64(found) / float64(wanted))
 }
 
 // CodeCase is a question about a table answered with pandas code.
@@ -98,7 +120,7 @@ func ScoreCode(c CodeCase) eval.Metrics {
 	if facts != nil {
 		parses = facts.Parsed
 	}
-	s := schema{columns: c.Columns, values: c.Values, datasets: datasetNames(final.Dataset)}
+	s := grading.Schema{Columns: c.Columns, Values: c.Values, Datasets: datasetNames(final.Dataset)}
 	quality := codeQuality(final.Code, parses)
 	m := eval.Metrics{
 		Kind:                eval.KindCode,

@@ -352,3 +352,12 @@ func TestSummarizeWithoutCoverage(t *testing.T) {
 	assert.NotContains(t, file.Summary["average_scores"], "coverage")
 	assert.Equal(t, 1.0, file.Summary["understanding_entries"])
 }
+
+func TestUnit(t *testing.T) {
+	assert.Equal(t, 0.3, unit(0.1+0.2))
+	assert.Equal(t, 1.0, unit(1.7))
+	assert.Equal(t, 0.0, unit(-0.2))
+	assert.Equal(t, 1.0, share(0, 0), "nothing wanted is fully covered")
+	assert.Equal(t, 0.5, share(1, 2))
+	assert.Equal(t, 1.0, share(3, 2), "a share never exceeds 1")
+}

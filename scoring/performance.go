@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/grading"
 )
 
 // complexityScores rates the complexity classes the guesses produce.
@@ -92,15 +93,15 @@ func complexity(src pySource) (timeClass, spaceClass string) {
 	switch {
 	case depth >= 2:
 		timeClass = "O(n^2)"
-	case hasWord(names, sortingNames...):
+	case grading.HasWord(names, sortingNames...):
 		timeClass = "O(n log n)"
-	case depth == 1 || masks || hasWord(names, linearNames...):
+	case depth == 1 || masks || grading.HasWord(names, linearNames...):
 		timeClass = "O(n)"
 	default:
 		timeClass = "O(1)"
 	}
 	spaceClass = "O(1)"
-	if depth > 0 || masks || hasWord(names, allocatingNames...) {
+	if depth > 0 || masks || grading.HasWord(names, allocatingNames...) {
 		spaceClass = "O(n)"
 	}
 	return timeClass, spaceClass
@@ -140,7 +141,7 @@ func loopDepth(src pySource) int {
 				level++
 			}
 		}
-		if level == 0 && hasWord(names, rowLoopNames...) {
+		if level == 0 && grading.HasWord(names, rowLoopNames...) {
 			level = 1
 		}
 		deepest = max(deepest, len(open)+level)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/grading"
 )
 
 // codeCorrectness scores final code: 0.25 if it parses, 0.25 if it runs and 0.5
@@ -69,7 +70,7 @@ func codeQuality(code string, syntaxValid bool) eval.QualityMetric {
 	names := src.names()
 	d := eval.QualityDetails{SyntaxValid: syntaxValid, UnsafePatterns: []string{}, Imports: imports(src)}
 	for _, u := range unsafeNames {
-		if hasWord(names, u.names...) {
+		if grading.HasWord(names, u.names...) {
 			d.UnsafePatterns = append(d.UnsafePatterns, u.kind)
 		}
 	}

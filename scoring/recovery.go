@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/grading"
 )
 
 // defaultMaxRecoveryAttempts is how many times a failed code execution is
@@ -130,12 +131,12 @@ var errorKeywords = []struct {
 	class string
 	cues  [][]string
 }{
-	{ColumnError, phrases("column", "columns")},
-	{SyntaxError, phrases("syntax", "invalid syntax")},
-	{TypeError, phrases("type", "dtype", "dtypes")},
-	{IndexError, phrases("index", "out of range", "out of bounds")},
-	{AttributeError, phrases("attribute", "has no attribute")},
-	{ValueError, phrases("value")},
+	{ColumnError, grading.Phrases("column", "columns")},
+	{SyntaxError, grading.Phrases("syntax", "invalid syntax")},
+	{TypeError, grading.Phrases("type", "dtype", "dtypes")},
+	{IndexError, grading.Phrases("index", "out of range", "out of bounds")},
+	{AttributeError, grading.Phrases("attribute", "has no attribute")},
+	{ValueError, grading.Phrases("value")},
 }
 
 // ClassifyError returns the class of a code execution error message. The
@@ -146,14 +147,14 @@ var errorKeywords = []struct {
 // syntax, type/dtype, index/out of range, attribute, value), else
 // other_error.
 func ClassifyError(msg string) string {
-	toks := words(msg)
+	toks := grading.Words(msg)
 	for _, t := range slices.Backward(toks) {
 		if class, ok := exceptionClasses[t]; ok {
 			return class
 		}
 	}
 	for _, k := range errorKeywords {
-		if hasPhrase(toks, k.cues) {
+		if grading.HasPhrase(toks, k.cues) {
 			return k.class
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/grading"
 )
 
 // callArgs returns a call's arguments; arguments that are not a JSON
@@ -32,7 +33,7 @@ func toolCorrectness(passed bool) eval.CorrectnessMetric {
 }
 
 // toolUnderstanding is the share of the question's entities (see
-// findEntities) that the model carried into its tool calls: an entity
+// grading.FindEntities) that the model carried into its tool calls: an entity
 // counts when it reaches the arguments of some call, or when the results
 // of the successful calls hold it, tying what the model asked for to it (a
 // gene looked up by its Entrez id: the result names the gene; a variant's
@@ -44,21 +45,21 @@ func toolCorrectness(passed bool) eval.CorrectnessMetric {
 // question without entities gives nothing to check: the metric is not
 // applicable (left out of the overall score).
 func toolUnderstanding(question string, calls []eval.ToolCall) eval.UnderstandingMetric {
-	args, results := atomSet{atoms: map[string]bool{}}, atomSet{atoms: map[string]bool{}}
+	var args, results grading.Atoms
 	for _, c := range calls {
-		args.merge(argumentAtoms(callArgs(c)))
+		args.Merge(grading.ArgumentAtoms(callArgs(c)))
 		if !c.IsError && !c.NotRun && c.Result != "" {
-			results.merge(resultAtoms(c.Result))
+			results.Merge(grading.ResultAtoms(c.Result))
 		}
 	}
 	d := &eval.EntityDetails{Entities: []eval.Entity{}, MissingEntities: []string{}}
 	found := 0
-	for _, e := range findEntities(question) {
+	for _, e := range grading.FindEntities(question) {
 		ent := eval.Entity{Text: e.Text, Kind: e.Kind}
 		switch {
-		case e.found(args):
+		case e.Found(args):
 			ent.Found, ent.Via = true, eval.ViaArguments
-		case e.identifies() && e.found(results):
+		case e.Identifies() && e.Found(results):
 			ent.Found, ent.Via = true, eval.ViaResults
 		}
 		d.Entities = append(d.Entities, ent)
@@ -95,7 +96,7 @@ func toolCoverage(answer string, calls []eval.ToolCall, expectedTools, requiredF
 	answerWords := factWords(answer)
 	for _, f := range requiredFacts {
 		fw := factWords(f)
-		if len(fw) == 0 || countPhrases(answerWords, [][]string{fw}) == 0 {
+		if len(fw) == 0 || grading.CountPhrases(answerWords, [][]string{fw}) == 0 {
 			d.MissingFacts = append(d.MissingFacts, f)
 			d.MissingRequirements = append(d.MissingRequirements, "Required fact missing: "+f)
 		}
@@ -124,11 +125,11 @@ func toolCoverage(answer string, calls []eval.ToolCall, expectedTools, requiredF
 // form and clause marks dropped.
 func factWords(s string) []string {
 	var out []string
-	for _, w := range words(s) {
-		if !isWordRune([]rune(w)[0]) {
+	for _, w := range grading.Words(s) {
+		if !grading.IsWordRune([]rune(w)[0]) {
 			continue
 		}
-		if n, ok := canonicalNumber(w); ok {
+		if n, ok := grading.CanonicalNumber(w); ok {
 			w = n
 		}
 		out = append(out, w)
@@ -150,12 +151,12 @@ var toolErrorCues = []struct {
 	class string
 	cues  [][]string
 }{
-	{toolErrTimeout, phrases("timeout", "timed out", "time out", "deadline exceeded", "timeouterror", "504")},
-	{toolErrServer, phrases("500", "502", "503", "internal server error", "server error", "service unavailable",
+	{toolErrTimeout, grading.Phrases("timeout", "timed out", "time out", "deadline exceeded", "timeouterror", "504")},
+	{toolErrServer, grading.Phrases("500", "502", "503", "internal server error", "server error", "service unavailable",
 		"bad gateway", "connection refused", "connection reset", "connection error", "econnrefused", "unavailable")},
-	{toolErrNotFound, phrases("not found", "404", "no data", "no result", "no results", "does not exist", "no such",
+	{toolErrNotFound, grading.Phrases("not found", "404", "no data", "no result", "no results", "does not exist", "no such",
 		"unknown tool", "no record", "no records", "no match", "no matches")},
-	{toolErrInvalidArguments, phrases("invalid", "validation", "missing required", "required", "argument", "arguments",
+	{toolErrInvalidArguments, grading.Phrases("invalid", "validation", "missing required", "required", "argument", "arguments",
 		"parameter", "parameters", "400", "422", "bad request", "unexpected keyword", "must be", "malformed")},
 }
 
@@ -163,9 +164,9 @@ var toolErrorCues = []struct {
 // server_error, not_found, invalid_arguments or other (checked in that
 // order, on whole words).
 func classifyToolError(msg string) string {
-	toks := words(msg)
+	toks := grading.Words(msg)
 	for _, k := range toolErrorCues {
-		if hasPhrase(toks, k.cues) {
+		if grading.HasPhrase(toks, k.cues) {
 			return k.class
 		}
 	}

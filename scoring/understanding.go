@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/grading"
 )
 
 // Sub-weights of prompt understanding for code cases (the guide's).
@@ -16,28 +17,17 @@ const (
 // intent is something a question can ask for and code can do.
 type intent struct {
 	name  string
-	asked func(question) bool
-	done  func(code, question) bool
+	asked func(grading.Question) bool
+	done  func(code, grading.Question) bool
 }
 
-func askedPhrase(list ...string) func(question) bool {
-	p := phrases(list...)
-	return func(q question) bool { return hasPhrase(q.freeToks(), p) }
+func askedPhrase(list ...string) func(grading.Question) bool {
+	p := grading.Phrases(list...)
+	return func(q grading.Question) bool { return grading.HasPhrase(q.FreeWords(), p) }
 }
 
-func doesAny(ops ...string) func(code, question) bool {
-	return func(c code, _ question) bool { return c.does(ops...) }
-}
-
-// freeToks returns the question's words with the masked ones blanked.
-func (q question) freeToks() []string {
-	out := slices.Clone(q.toks)
-	for i := range out {
-		if !q.free(i) {
-			out[i] = ""
-		}
-	}
-	return out
+func doesAny(ops ...string) func(code, grading.Question) bool {
+	return func(c code, _ grading.Question) bool { return c.does(ops...) }
 }
 
 // statisticalOperations are the guide's six operations. A maximum is also
@@ -49,40 +39,40 @@ var statisticalOperations = []intent{
 	{name: "sum", asked: askedPhrase("sum", "sums", "total", "totals", "summed", "add up"),
 		done: doesAny("sum", "cumsum")},
 	{name: "max", asked: askedPhrase("max", "maximum", "highest", "largest", "greatest", "biggest", "most"),
-		done: func(c code, _ question) bool {
+		done: func(c code, _ grading.Question) bool {
 			return c.does("max", "idxmax", "nlargest", "cummax") || c.ranks("desc", 0)
 		}},
 	{name: "min", asked: askedPhrase("min", "minimum", "lowest", "smallest", "fewest"),
-		done: func(c code, _ question) bool {
+		done: func(c code, _ grading.Question) bool {
 			return c.does("min", "idxmin", "nsmallest", "cummin") || c.ranks("asc", 0)
 		}},
 	{name: "count", asked: askedPhrase("count", "counts", "how many", "number of", "frequency", "frequencies"),
 		done: doesAny("count", "size", "len", "value_counts", "nunique", "shape")},
-	{name: "groupby", asked: func(q question) bool {
-		return len(q.groupItems()) > 0 || hasWord(q.freeToks(), "group", "grouped", "groupby", "grouping")
-	}, done: func(c code, _ question) bool { return len(c.GroupBys) > 0 }},
+	{name: "groupby", asked: func(q grading.Question) bool {
+		return len(q.GroupItems()) > 0 || grading.HasWord(q.FreeWords(), "group", "grouped", "groupby", "grouping")
+	}, done: func(c code, _ grading.Question) bool { return len(c.GroupBys) > 0 }},
 }
 
 // rankingIntent asks for the top, bottom or first N rows; it is carried out
 // when the code keeps that many rows in that order (see code.ranks).
 func rankingIntent(name, kind string) intent {
 	return intent{name: name,
-		asked: func(q question) bool {
-			return slices.ContainsFunc(q.rankings(), func(r ranking) bool { return r.kind == kind })
+		asked: func(q grading.Question) bool {
+			return slices.ContainsFunc(q.Rankings(), func(r grading.Ranking) bool { return r.Kind == kind })
 		},
-		done: func(c code, q question) bool {
-			for _, r := range q.rankings() {
-				if r.kind != kind {
+		done: func(c code, q grading.Question) bool {
+			for _, r := range q.Rankings() {
+				if r.Kind != kind {
 					continue
 				}
 				ok := false
 				switch kind {
 				case "top":
-					ok = c.ranks("desc", r.n)
+					ok = c.ranks("desc", r.N)
 				case "bottom":
-					ok = c.ranks("asc", r.n)
+					ok = c.ranks("asc", r.N)
 				case "first":
-					ok = c.keeps(r.n, false)
+					ok = c.keeps(r.N, false)
 				}
 				if !ok {
 					return false
@@ -97,8 +87,8 @@ var nlPatterns = []intent{
 	rankingIntent("top_n", "top"),
 	rankingIntent("first_n", "first"),
 	rankingIntent("bottom_n", "bottom"),
-	{name: "filtering", asked: func(q question) bool { return len(q.filters()) > 0 },
-		done: func(c code, _ question) bool { return len(c.Filters) > 0 }},
+	{name: "filtering", asked: func(q grading.Question) bool { return len(q.Filters()) > 0 },
+		done: func(c code, _ grading.Question) bool { return len(c.Filters) > 0 }},
 	{name: "visualization", asked: askedPhrase("plot", "plots", "chart", "charts", "graph",
 		"visualize", "visualise", "visualization", "visualisation", "histogram", "scatter", "pie", "draw"),
 		done: doesAny("plot", "plt", "sns", "hist", "bar", "barh", "scatter", "pie", "figure",
@@ -123,15 +113,15 @@ var nlPatterns = []intent{
 // that state a sort order ("from highest to lowest") ask for no maximum or
 // minimum; a definition ("where revenue is units times unit_price") asks
 // for nothing.
-func codeUnderstanding(questionText string, s schema, facts *eval.CodeFacts) eval.UnderstandingMetric {
+func codeUnderstanding(questionText string, s grading.Schema, facts *eval.CodeFacts) eval.UnderstandingMetric {
 	if facts == nil {
 		return eval.UnderstandingMetric{NotApplicable: true}
 	}
-	q := parseQuestion(questionText, s)
+	q := grading.ParseQuestion(questionText, s)
 	c := code{*facts}
 	d := &eval.UnderstandingDetails{
-		ExtractedColumns: c.usedColumns(s.columns),
-		MentionedColumns: q.mentioned(s.columns),
+		ExtractedColumns: c.usedColumns(s.Columns),
+		MentionedColumns: q.Mentioned(s.Columns),
 	}
 	d.ColumnExtractionScore = columnExtraction(d.MentionedColumns, d.ExtractedColumns)
 	d.RequestedPatterns, d.NLPatterns = intents(nlPatterns, q, c)
@@ -164,7 +154,7 @@ func columnExtraction(mentioned, used []string) float64 {
 
 // intents returns the names of the intents the question asks for and of
 // those the code carries out.
-func intents(list []intent, q question, c code) (asked, done []string) {
+func intents(list []intent, q grading.Question, c code) (asked, done []string) {
 	asked, done = []string{}, []string{}
 	for _, in := range list {
 		if in.asked(q) {

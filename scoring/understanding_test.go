@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcpeval/mcpeval/internal/grading"
 )
 
 func TestUnderstanding(t *testing.T) {
@@ -192,7 +194,7 @@ func TestUnderstandingIgnoresWordsInsideWordsAndColumns(t *testing.T) {
 // The syntax tree tells a column from a value compared with, printed text
 // or a comment.
 func TestUnderstandingReadsColumnsFromTheSyntaxTree(t *testing.T) {
-	columns := schema{columns: []string{"department", "salary"}}
+	columns := grading.Schema{Columns: []string{"department", "salary"}}
 	facts := readCode(t,
 		"# uses salary\nresult = df[df['department'] == 'salary'].shape[0]",
 		"print('salary')\nresult = len(df)",
@@ -222,7 +224,7 @@ func TestUnderstandingReadsColumnsFromTheSyntaxTree(t *testing.T) {
 // full 0.3, for a total of 0.9 instead of the guide's 0.85.
 func TestUnderstandingGuideExample(t *testing.T) {
 	u := codeUnderstanding("What is the average salary and the number of people by age?",
-		schema{columns: []string{"age", "salary"}}, readCode(t, "result = df.groupby('age')['salary'].mean()")[0])
+		grading.Schema{Columns: []string{"age", "salary"}}, readCode(t, "result = df.groupby('age')['salary'].mean()")[0])
 	d := u.Details
 	assert.Equal(t, 0.4, d.ColumnExtractionScore)
 	assert.Equal(t, 0.2, d.StatisticalUnderstandingScore)

@@ -17,8 +17,8 @@ import (
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
 	"github.com/mcpeval/mcpeval/internal/files"
-	"github.com/mcpeval/mcpeval/internal/labelled"
 	"github.com/mcpeval/mcpeval/internal/grading"
+	"github.com/mcpeval/mcpeval/internal/labelled"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
 	"github.com/mcpeval/mcpeval/internal/settings"
 )

@@ -56,7 +56,7 @@ func readAnswer(c eval.Case, text string) *answer {
 	a.slot = a.slotWords()
 	a.failure = agentFailure(a.text)
 	a.subjects.Known = map[string]bool{}
-	for _, w := range append(strings.FieldsFunc(c.Input, func(r rune) bool { return !isWordRune(r) }), Variants(c.Input)...) {
+	for _, w := range append(strings.FieldsFunc(c.Input, func(r rune) bool { return !IsWordRune(r) }), Variants(c.Input)...) {
 		a.subjects.Known[strings.ToLower(w)] = true
 	}
 	for _, of := range a.bindings() {
@@ -255,14 +255,14 @@ func (a *answer) missing(spellings []string) string {
 func wordAround(s string, start, end int) string {
 	for start > 0 {
 		r, n := utf8.DecodeLastRuneInString(s[:start])
-		if !isWordRune(r) {
+		if !IsWordRune(r) {
 			break
 		}
 		start -= n
 	}
 	for end < len(s) {
 		r, n := utf8.DecodeRuneInString(s[end:])
-		if !isWordRune(r) {
+		if !IsWordRune(r) {
 			break
 		}
 		end += n

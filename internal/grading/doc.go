@@ -17,4 +17,10 @@
 // The rules are general (a scope per clause, a lexicon of negators and of
 // judgement words), not patterns of particular answers; what they cannot
 // tell, they leave to the judge.
+//
+// It also reads the questions for the metrics of package scoring: the
+// columns, filters, groupings, sort orders, rankings and joins a question
+// about tables asks for (ParseQuestion), the genes, variants, positions and
+// ids a tool-case question names (FindEntities), and keywords as whole
+// words and phrases, never as substrings (Words, Phrases, HasPhrase).
 package grading

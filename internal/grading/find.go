@@ -61,7 +61,7 @@ func newMatcher(spelling string, atStart bool) *Matcher {
 	first, _ := utf8.DecodeRuneInString(s)
 	last, _ := utf8.DecodeLastRuneInString(s)
 	return &Matcher{re: regexp.MustCompile(b.String()), atStart: atStart, prefix: prefix,
-		left: !atStart && isWordRune(first), right: !prefix && isWordRune(last), underscoreJoins: strings.Contains(s, "_")}
+		left: !atStart && IsWordRune(first), right: !prefix && IsWordRune(last), underscoreJoins: strings.Contains(s, "_")}
 }
 
 // MatchString reports whether the spelling occurs in text.
@@ -94,10 +94,10 @@ func (m *Matcher) next(text string, off int) (Span, bool) {
 }
 
 // boundaryRune reports whether r continues a word for the whole-word
-// rule: a letter, a number or an underscore. It is wider than isWordRune
+// rule: a letter, a number or an underscore. It is wider than IsWordRune
 // (any number, such as ², not only digits), as the rule always was: a
 // spelling's own ends and the end of a prefix match are judged by
-// isWordRune, the text around a match by boundaryRune.
+// IsWordRune, the text around a match by boundaryRune.
 func boundaryRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsNumber(r) }
 
 // wordLength is the length of the word runes s begins with; an underscore
@@ -131,7 +131,7 @@ func Find(text, spelling string) []Span {
 			break
 		}
 		next := max(sp.End, sp.Start+1)
-		if r, n := utf8.DecodeLastRuneInString(text[:sp.End]); m.prefix && sp.End > sp.Start && !isWordRune(r) {
+		if r, n := utf8.DecodeLastRuneInString(text[:sp.End]); m.prefix && sp.End > sp.Start && !IsWordRune(r) {
 			sp.End -= n
 		}
 		out = append(out, sp)

@@ -56,7 +56,7 @@ func Numbers(text string) []Number {
 	}
 	for _, loc := range decimalRE.FindAllStringIndex(text, -1) {
 		start, lit := loc[0], text[loc[0]:loc[1]]
-		if before, _ := utf8.DecodeLastRuneInString(text[:start]); isWordRune(before) {
+		if before, _ := utf8.DecodeLastRuneInString(text[:start]); IsWordRune(before) {
 			trimmed := strings.TrimLeft(lit, "-+\u2212.")
 			start += len(lit) - len(trimmed)
 			lit = trimmed
@@ -118,7 +118,7 @@ func decimalComma(lit string) (float64, bool) {
 func standsAlone(text string, start, end int) bool {
 	before, _ := utf8.DecodeLastRuneInString(text[:start])
 	after, _ := utf8.DecodeRuneInString(text[end:])
-	joined := func(r rune) bool { return isWordRune(r) || r == '.' || r == ',' }
+	joined := func(r rune) bool { return IsWordRune(r) || r == '.' || r == ',' }
 	return (start == 0 || !joined(before)) && (end == len(text) || !unicode.IsDigit(after))
 }
 

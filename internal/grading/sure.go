@@ -205,18 +205,6 @@ func bases(w string) bool {
 	return w != "" && strings.Trim(w, "acgt") == ""
 }
 
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // state reads how the answer states the occurrence at s. inSpan tells
 // the tokens that belong to what is read (a regexp's match: its own
 // negations are the pattern's); numbers tells whether a number token is

@@ -51,7 +51,9 @@ func Parse(text string) *Text {
 	return t
 }
 
-func isWordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+// IsWordRune reports whether r belongs in a word: a letter, a digit or an
+// underscore.
+func IsWordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // tokenize splits s into words and marks; white space separates.
 func tokenize(s string) []Token {
@@ -64,11 +66,11 @@ func tokenize(s string) []Token {
 			i += size
 		case unicode.IsSpace(r):
 			i += size
-		case isWordRune(r):
+		case IsWordRune(r):
 			j := i + size
 			for j < len(s) {
 				r2, n := utf8.DecodeRuneInString(s[j:])
-				if isWordRune(r2) || joinsWord(s, j, r2, n) {
+				if IsWordRune(r2) || joinsWord(s, j, r2, n) {
 					j += n
 					continue
 				}
@@ -95,7 +97,7 @@ func joinsWord(s string, j int, r rune, n int) bool {
 	next, _ := utf8.DecodeRuneInString(s[j+n:])
 	switch r {
 	case '\'', '’':
-		return isWordRune(prev) && unicode.IsLetter(next)
+		return IsWordRune(prev) && unicode.IsLetter(next)
 	case '.', ',':
 		return unicode.IsDigit(prev) && unicode.IsDigit(next)
 	}

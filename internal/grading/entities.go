@@ -1,4 +1,4 @@
-package scoring
+package grading
 
 import (
 	"encoding/json"
@@ -25,8 +25,10 @@ const (
 	entityNumber     = "number"     // any other number
 )
 
-// entity is something a question names that a tool call should carry on.
-type entity struct {
+// Entity is something a question names that a tool call should carry on.
+type Entity struct {
+	// Text is the entity as the question writes it; Kind is one of gene,
+	// hgvs, protein, rsid, coordinate, hpo, mim, entrez, term and number.
 	Text, Kind string
 	key        string // canonical form, compared with canonical argument atoms
 }
@@ -45,12 +47,12 @@ var aminoAcids = map[string]string{"ala": "a", "arg": "r", "asn": "n", "asp": "d
 	"gln": "q", "glu": "e", "gly": "g", "his": "h", "ile": "i", "leu": "l", "lys": "k", "met": "m",
 	"phe": "f", "pro": "p", "ser": "s", "thr": "t", "trp": "w", "tyr": "y", "val": "v", "ter": "*"}
 
-// findEntities returns the entities a question names: gene symbols (a
+// FindEntities returns the entities a question names: gene symbols (a
 // model organism's too, such as Trp53), HGVS variants, protein changes,
 // rsIDs, chromosome positions, HPO terms, MIM numbers, Entrez ids, terms
 // in quotes ('haemolytic anaemia'), named syndromes and diseases (Rett
 // syndrome) and other numbers. Each appears once.
-func findEntities(question string) []entity {
+func FindEntities(question string) []Entity {
 	out := findTerms(question)
 	raw := strings.Fields(question)
 	for i, field := range raw {
@@ -62,10 +64,10 @@ func findEntities(question string) []entity {
 		if kind == entityNumber {
 			kind = numberKind(raw[max(0, i-3):i])
 		}
-		if kind == "" || slices.ContainsFunc(out, func(e entity) bool { return e.key == key }) {
+		if kind == "" || slices.ContainsFunc(out, func(e Entity) bool { return e.key == key }) {
 			continue
 		}
-		out = append(out, entity{Text: text, Kind: kind, key: key})
+		out = append(out, Entity{Text: text, Kind: kind, key: key})
 	}
 	return out
 }
@@ -95,7 +97,7 @@ func classifyEntity(text string) (kind, key string) {
 	if p, ok := canonicalProtein(text); ok {
 		return entityProtein, p
 	}
-	if n, ok := canonicalNumber(text); ok {
+	if n, ok := CanonicalNumber(text); ok {
 		return entityNumber, n
 	}
 	if isGeneSymbol(text) || modelOrganismSymbol.MatchString(text) {
@@ -117,12 +119,12 @@ var (
 
 // findTerms returns the phrases a question names as a whole: terms in
 // quotes and named syndromes or diseases.
-func findTerms(question string) []entity {
-	var out []entity
+func findTerms(question string) []Entity {
+	var out []Entity
 	addTerm := func(text string) {
 		key := phraseKey(text)
-		if key != "" && !slices.ContainsFunc(out, func(e entity) bool { return e.key == key }) {
-			out = append(out, entity{Text: text, Kind: entityTerm, key: key})
+		if key != "" && !slices.ContainsFunc(out, func(e Entity) bool { return e.key == key }) {
+			out = append(out, Entity{Text: text, Kind: entityTerm, key: key})
 		}
 	}
 	for _, m := range quotedTerm.FindAllStringSubmatch(question, -1) {
@@ -250,25 +252,26 @@ func isGeneSymbol(text string) bool {
 	return true
 }
 
-// atomSet is what entities are compared with: the canonical forms of the
+// Atoms is what entities are compared with: the canonical forms of the
 // values, words and parts of words of tool arguments or results, and each
-// value as a phrase (see phraseKey).
-type atomSet struct {
+// value as a phrase (see phraseKey). The zero Atoms is empty and ready to
+// use.
+type Atoms struct {
 	atoms   map[string]bool
 	phrases []string
 }
 
-// argumentAtoms returns the atoms of tool arguments: every value, every
+// ArgumentAtoms returns the atoms of tool arguments: every value, every
 // word of every value, the parts of words split at ':', '/', '=' and ',',
 // each read as chromosome, number, protein change or coordinate where it
 // is one.
-func argumentAtoms(args map[string]any) atomSet {
+func ArgumentAtoms(args map[string]any) Atoms {
 	return atomsOf(flattenValues(args))
 }
 
-// resultAtoms returns the atoms of a tool result: of its JSON values, or of
+// ResultAtoms returns the atoms of a tool result: of its JSON values, or of
 // its text when it is not JSON.
-func resultAtoms(result string) atomSet {
+func ResultAtoms(result string) Atoms {
 	var v any
 	if err := json.Unmarshal([]byte(result), &v); err != nil {
 		return atomsOf([]string{result})
@@ -276,9 +279,9 @@ func resultAtoms(result string) atomSet {
 	return atomsOf(flattenValues(v))
 }
 
-// atomsOf returns the atoms of values (see argumentAtoms).
-func atomsOf(values []string) atomSet {
-	set := atomSet{atoms: map[string]bool{}}
+// atomsOf returns the atoms of values (see ArgumentAtoms).
+func atomsOf(values []string) Atoms {
+	set := Atoms{atoms: map[string]bool{}}
 	add := func(s string) {
 		s = trimToken(strings.TrimSpace(s))
 		if s == "" {
@@ -292,7 +295,7 @@ func atomsOf(values []string) atomSet {
 		if isChromosome(low) {
 			set.atoms[canonicalChromosome(low)] = true
 		}
-		if c, ok := canonicalNumber(s); ok {
+		if c, ok := CanonicalNumber(s); ok {
 			set.atoms[c] = true
 		}
 		if c, ok := canonicalProtein(s); ok {
@@ -317,8 +320,11 @@ func atomsOf(values []string) atomSet {
 	return set
 }
 
-// merge adds the atoms and phrases of o.
-func (a *atomSet) merge(o atomSet) {
+// Merge adds the atoms and phrases of o.
+func (a *Atoms) Merge(o Atoms) {
+	if a.atoms == nil {
+		a.atoms = map[string]bool{}
+	}
 	for k := range o.atoms {
 		a.atoms[k] = true
 	}
@@ -351,10 +357,10 @@ func flattenValues(v any) []string {
 	}
 }
 
-// found reports whether the entity is among the atoms. A position also
+// Found reports whether the entity is among the atoms. A position also
 // matches when its chromosome and position are separate values; a term
 // matches a value that holds its words in order.
-func (e entity) found(set atomSet) bool {
+func (e Entity) Found(set Atoms) bool {
 	if set.atoms[e.key] {
 		return true
 	}
@@ -368,7 +374,7 @@ func (e entity) found(set atomSet) bool {
 	return false
 }
 
-// identifies is true for the entities a tool result can tie to what a
+// Identifies is true for the entities a tool result can tie to what a
 // call asked for (a gene to its Entrez id, a variant to its gene): every
 // kind but plain numbers, which results hold by the hundred.
-func (e entity) identifies() bool { return e.Kind != entityNumber }
+func (e Entity) Identifies() bool { return e.Kind != entityNumber }

@@ -1,132 +1,11 @@
 package scoring
 
 import (
-	"math"
-	"slices"
-	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/mcpeval/mcpeval/internal/grading"
 )
-
-// words splits text into lower-cased words (runs of letters, digits and
-// underscores; a '.' between two digits stays inside the word, so "0.35" is
-// one word) and clause marks (, . ; : ? !), which are kept as their own tokens
-// so that phrases never match across them. Everything else separates words.
-func words(s string) []string { return splitWords(strings.ToLower(s), ",.;:?!") }
-
-// splitWords splits s into words, as written, and the single-character
-// marks listed in marks; everything else separates words.
-func splitWords(s, marks string) []string {
-	rs := []rune(s)
-	var out []string
-	for i := 0; i < len(rs); {
-		switch r := rs[i]; {
-		case isWordRune(r):
-			j := i + 1
-			for j < len(rs) && (isWordRune(rs[j]) || isDecimalPoint(rs, j)) {
-				j++
-			}
-			out = append(out, string(rs[i:j]))
-			i = j
-		case strings.ContainsRune(marks, r):
-			out = append(out, string(r))
-			i++
-		default:
-			i++
-		}
-	}
-	return out
-}
-
-func isWordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
-
-func isDecimalPoint(rs []rune, i int) bool {
-	return rs[i] == '.' && i > 0 && i+1 < len(rs) && unicode.IsDigit(rs[i-1]) && unicode.IsDigit(rs[i+1])
-}
-
-// phrases turns keyword phrases ("greater than", "sum") into word lists,
-// longest first, so that matching prefers "greater than or equal to" over
-// "greater than".
-func phrases(list ...string) [][]string {
-	out := make([][]string, 0, len(list))
-	for _, p := range list {
-		out = append(out, words(p))
-	}
-	slices.SortStableFunc(out, func(a, b []string) int { return len(b) - len(a) })
-	return out
-}
-
-// phraseAt returns the length of the first phrase that matches toks at i, or 0.
-func phraseAt(toks []string, i int, list [][]string) int {
-	for _, p := range list {
-		if len(p) > 0 && i+len(p) <= len(toks) && slices.Equal(toks[i:i+len(p)], p) {
-			return len(p)
-		}
-	}
-	return 0
-}
-
-// countPhrases counts non-overlapping occurrences of the phrases in toks,
-// scanning left to right and taking the longest phrase at each position.
-func countPhrases(toks []string, list [][]string) int {
-	n := 0
-	for i := 0; i < len(toks); {
-		if l := phraseAt(toks, i, list); l > 0 {
-			n++
-			i += l
-			continue
-		}
-		i++
-	}
-	return n
-}
-
-// hasPhrase reports whether any of the phrases occurs in toks.
-func hasPhrase(toks []string, list [][]string) bool { return countPhrases(toks, list) > 0 }
-
-// hasWord reports whether toks contains any of the words.
-func hasWord(toks []string, list ...string) bool {
-	for _, t := range toks {
-		if slices.Contains(list, t) {
-			return true
-		}
-	}
-	return false
-}
-
-// unit clamps a score into [0, 1] and rounds it to four decimals, so JSON
-// output reads 0.3 rather than 0.30000000000000004.
-func unit(x float64) float64 {
-	if math.IsNaN(x) || x < 0 {
-		return 0
-	}
-	if x > 1 {
-		return 1
-	}
-	return math.Round(x*1e4) / 1e4
-}
-
-// share is found/wanted, and 1 when nothing was wanted.
-func share(found, wanted int) float64 {
-	if wanted <= 0 {
-		return 1
-	}
-	return unit(float64(found) / float64(wanted))
-}
-
-// canonicalNumber rewrites a decimal number in its shortest form ("0.160" ->
-// "0.16", "7157.0" -> "7157") and reports whether s was a number.
-func canonicalNumber(s string) (string, bool) {
-	s = strings.ReplaceAll(s, ",", "")
-	if s == "" || !(unicode.IsDigit(rune(s[0])) || s[0] == '-' || s[0] == '.') {
-		return "", false
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-		return "", false
-	}
-	return strconv.FormatFloat(f, 'f', -1, 64), true
-}
 
 // pyKind is the kind of a Python token.
 type pyKind int
@@ -181,7 +60,7 @@ func lexPython(code string) pySource {
 			i = next
 		case r == '_' || unicode.IsLetter(r):
 			j := i + 1
-			for j < len(rs) && isWordRune(rs[j]) {
+			for j < len(rs) && grading.IsWordRune(rs[j]) {
 				j++
 			}
 			name := string(rs[i:j])
@@ -196,7 +75,7 @@ func lexPython(code string) pySource {
 			i = j
 		case unicode.IsDigit(r):
 			j := i + 1
-			for j < len(rs) && (isWordRune(rs[j]) || rs[j] == '.') {
+			for j < len(rs) && (grading.IsWordRune(rs[j]) || rs[j] == '.') {
 				j++
 			}
 			src.tokens = append(src.tokens, pyToken{pyNumber, string(rs[i:j]), line})
@@ -269,7 +148,7 @@ func (s pySource) words() []string {
 	var out []string
 	for _, t := range s.tokens {
 		if t.kind == pyName || t.kind == pyString {
-			out = append(out, words(t.text)...)
+			out = append(out, grading.Words(t.text)...)
 		}
 	}
 	return out

@@ -1,4 +1,4 @@
-package scoring
+package grading
 
 import (
 	"fmt"
@@ -8,20 +8,20 @@ import (
 	"unicode"
 )
 
-// schema is what is known of the tables a question is about: their
-// columns, the values of text columns with few distinct values, and the
-// dataset names. Any part may be empty.
-type schema struct {
-	columns  []string
-	values   map[string][]string
-	datasets []string
+// Schema is what is known of the tables a question is about: their
+// columns, the values of text columns with few distinct values (by
+// column), and the dataset names. Any part may be empty.
+type Schema struct {
+	Columns  []string
+	Values   map[string][]string
+	Datasets []string
 }
 
-// question is a question about a table, split into words with the words
+// Question is a question about a table, split into words with the words
 // that name a column or a listed value marked. Keywords are matched on the
 // other words, so a column called "total_sales" or "min_price" never reads
 // as "sum" or "min".
-type question struct {
+type Question struct {
 	toks []string // lower-case words and marks; columnMark or valueMark where a column or value is named
 	orig []string // the words as written
 	cols []string // cols[i] is the column toks[i] names, or the column of the value it names, or ""
@@ -30,8 +30,8 @@ type question struct {
 	// ("where revenue is units times price"), sort orders ("from highest to
 	// lowest") and lists of groups ("age group: under 30, 30 to 44").
 	masked []bool
-	// known is true when the dataset's columns were given.
-	known bool
+	// Known is true when the dataset's columns were given.
+	Known bool
 	// order is the sort order the question states: "asc", "desc" or "".
 	order string
 }
@@ -46,7 +46,7 @@ const (
 // , . ; : ? ! ( ) and %.
 func questionWords(s string) []string { return splitWords(s, ",.;:?!()%") }
 
-// parseQuestion reads a question about tables with the given schema.
+// ParseQuestion reads a question about tables with the given schema.
 //
 // A column is mentioned when its name, or its name with '_' read as a
 // space, occurs as a phrase of whole words (the last word may be plural:
@@ -55,21 +55,21 @@ func questionWords(s string) []string { return splitWords(s, ",.;:?!()%") }
 // listed value is mentioned when its words occur as written (case matters
 // when the value has capitals: "Sales" the department is not "sales" the
 // dataset), outside a dataset reference ("the sales dataset").
-func parseQuestion(text string, s schema) question {
+func ParseQuestion(text string, s Schema) Question {
 	orig := questionWords(text)
-	q := question{known: len(s.columns) > 0}
+	q := Question{Known: len(s.Columns) > 0}
 	var columns, values []variant
-	for _, c := range s.columns {
+	for _, c := range s.Columns {
 		for _, form := range []string{c, strings.ReplaceAll(c, "_", " ")} {
-			if w := words(form); len(w) > 0 && !slices.ContainsFunc(columns, func(v variant) bool {
+			if w := Words(form); len(w) > 0 && !slices.ContainsFunc(columns, func(v variant) bool {
 				return v.column == c && slices.Equal(v.words, w)
 			}) {
 				columns = append(columns, variant{column: c, words: w})
 			}
 		}
 	}
-	for _, c := range s.columns {
-		for _, v := range s.values[c] {
+	for _, c := range s.Columns {
+		for _, v := range s.Values[c] {
 			if w := questionWords(v); len(w) > 0 {
 				values = append(values, variant{column: c, value: v, words: w})
 			}
@@ -89,7 +89,7 @@ func parseQuestion(text string, s schema) question {
 			i += n
 			continue
 		}
-		if v, n := matchValue(values, orig, lower, i); n > 0 && !datasetReference(lower, i+n, s.datasets) {
+		if v, n := matchValue(values, orig, lower, i); n > 0 && !datasetReference(lower, i+n, s.Datasets) {
 			q.add(valueMark, strings.Join(orig[i:i+n], " "), v.column, v.value)
 			i += n
 			continue
@@ -109,7 +109,7 @@ func parseQuestion(text string, s schema) question {
 	return q
 }
 
-func (q *question) add(tok, orig, col, val string) {
+func (q *Question) add(tok, orig, col, val string) {
 	q.toks, q.orig, q.cols, q.vals = append(q.toks, tok), append(q.orig, orig), append(q.cols, col), append(q.vals, val)
 }
 
@@ -123,7 +123,7 @@ type variant struct {
 // one possibly plural) and how many words it spans.
 func matchVariant(list []variant, toks []string, i int, plural bool) (variant, int) {
 	for _, v := range list {
-		if mentionAt(toks, i, v.words, plural) {
+		if MentionAt(toks, i, v.words, plural) {
 			return v, len(v.words)
 		}
 	}
@@ -158,7 +158,7 @@ func hasUpper(ws []string) bool {
 // reference: "(sales) dataset", "(sales) and employees datasets",
 // "(sales).employee_id".
 func datasetReference(toks []string, i int, datasets []string) bool {
-	if i < len(toks) && toks[i] == "." && i+1 < len(toks) && isWordRune([]rune(toks[i+1])[0]) {
+	if i < len(toks) && toks[i] == "." && i+1 < len(toks) && IsWordRune([]rune(toks[i+1])[0]) {
 		return true
 	}
 	for j := i; j < len(toks) && j < i+4; j++ {
@@ -179,12 +179,12 @@ var datasetNouns = []string{"dataset", "datasets", "table", "tables", "file", "f
 // department, "mgr" for manager): a word of at least three letters,
 // shorter than the column, starting with its first letter and spelling a
 // subsequence of it; not a common word and not itself a name in the schema.
-func abbreviated(w string, s schema) string {
-	if len([]rune(w)) < 3 || slices.Contains(commonWords, w) || slices.Contains(s.datasets, w) ||
+func abbreviated(w string, s Schema) string {
+	if len([]rune(w)) < 3 || slices.Contains(commonWords, w) || slices.Contains(s.Datasets, w) ||
 		!unicode.IsLetter([]rune(w)[0]) {
 		return ""
 	}
-	for _, c := range s.columns {
+	for _, c := range s.Columns {
 		lc := strings.ToLower(c)
 		if lc == w || len(w) >= len(lc) || w[0] != lc[0] {
 			continue
@@ -212,9 +212,9 @@ func isSubsequence(w, s string) bool {
 	return i == len(w)
 }
 
-// mentionAt reports whether the phrase name occurs at toks[i]; with plural,
+// MentionAt reports whether the phrase name occurs at toks[i]; with plural,
 // its last word may carry a plural ending (s, es, y -> ies).
-func mentionAt(toks []string, i int, name []string, plural bool) bool {
+func MentionAt(toks []string, i int, name []string, plural bool) bool {
 	if i+len(name) > len(toks) {
 		return false
 	}
@@ -231,10 +231,10 @@ func mentionAt(toks []string, i int, name []string, plural bool) bool {
 	return true
 }
 
-// mentioned returns the columns the question names, in the given order: by
+// Mentioned returns the columns the question names, in the given order: by
 // name, or through one of their listed values ("based in Boston" names the
 // city column).
-func (q question) mentioned(columns []string) []string {
+func (q Question) Mentioned(columns []string) []string {
 	out := []string{}
 	for _, c := range columns {
 		if slices.Contains(q.cols, c) {
@@ -246,10 +246,23 @@ func (q question) mentioned(columns []string) []string {
 
 // free reports whether the word at i asks something by itself (it is not
 // masked).
-func (q question) free(i int) bool { return i < len(q.masked) && !q.masked[i] }
+func (q Question) free(i int) bool { return i < len(q.masked) && !q.masked[i] }
+
+// FreeWords returns the question's words with the masked ones blanked: the
+// lower-case words keywords are matched on, where a named column or listed
+// value is a mark that matches no keyword.
+func (q Question) FreeWords() []string {
+	out := slices.Clone(q.toks)
+	for i := range out {
+		if !q.free(i) {
+			out[i] = ""
+		}
+	}
+	return out
+}
 
 // clauseEnd returns the index of the next clause mark at or after i.
-func (q question) clauseEnd(i int) int {
+func (q Question) clauseEnd(i int) int {
 	for i < len(q.toks) && !isClauseMark(q.toks[i]) {
 		i++
 	}
@@ -268,11 +281,11 @@ var (
 )
 
 // maskDefinitions masks clauses that define a quantity by arithmetic.
-func (q *question) maskDefinitions() {
+func (q *Question) maskDefinitions() {
 	for start := 0; start < len(q.toks); {
 		end := q.clauseEnd(start)
 		clause := q.toks[start:end]
-		if hasWord(clause, arithmeticWords...) && hasWord(clause, definitionVerbs...) {
+		if HasWord(clause, arithmeticWords...) && HasWord(clause, definitionVerbs...) {
 			for i := start; i < end; i++ {
 				q.masked[i] = true
 			}
@@ -303,7 +316,7 @@ func rankWord(w string) string {
 // maskOrders masks the phrases that state a sort order and records it:
 // "from highest to lowest", "youngest to oldest", "highest first", "in
 // descending order", "ascending".
-func (q *question) maskOrders() {
+func (q *Question) maskOrders() {
 	mask := func(from, to int) {
 		for i := from; i < to && i < len(q.masked); i++ {
 			q.masked[i] = true
@@ -341,7 +354,7 @@ var groupNouns = []string{"group", "groups", "bracket", "brackets", "band", "ban
 
 // maskGroupLists masks the bins listed after "<column> group:" or
 // "<column> group (...)": "for each age group: under 30, 30 to 44".
-func (q *question) maskGroupLists() {
+func (q *Question) maskGroupLists() {
 	for i := 1; i+1 < len(q.toks); i++ {
 		if q.toks[i-1] != columnMark || !slices.Contains(groupNouns, q.toks[i]) {
 			continue
@@ -359,19 +372,22 @@ func (q *question) maskGroupLists() {
 	}
 }
 
-// askedFilter is a condition the question asks for.
-type askedFilter struct {
-	text string
-	// numbers are the numbers it compares with; each is matched by any of
+// Filter is a condition the question asks for.
+type Filter struct {
+	// Text is the condition's words as written ("more than 150000").
+	Text string
+	// Numbers are the numbers it compares with; each is matched by any of
 	// its forms (90% is 90 or 0.9).
-	numbers [][]string
-	// column and values: a condition on listed values ("in Sales or
+	Numbers [][]string
+	// column and Values: a condition on listed values ("in Sales or
 	// Marketing").
 	column string
-	values []string
+	Values []string
 }
 
-func (f askedFilter) vague() bool { return len(f.numbers) == 0 && len(f.values) == 0 }
+// Vague reports whether the condition says no number or value to compare
+// with ("above average", "where ...").
+func (f Filter) Vague() bool { return len(f.Numbers) == 0 && len(f.Values) == 0 }
 
 // Keywords that ask for a filter. A comparator is a condition; with a
 // number after it, the number says which ("more than 150000"). "over",
@@ -381,22 +397,22 @@ func (f askedFilter) vague() bool { return len(f.numbers) == 0 && len(f.values) 
 // "except") count only with a value or number after them. "and" and "or"
 // add nothing: each condition they join is counted through its own words.
 var (
-	comparators = phrases("greater than", "more than", "less than", "fewer than", "higher than",
+	comparators = Phrases("greater than", "more than", "less than", "fewer than", "higher than",
 		"lower than", "larger than", "smaller than", "older than", "younger than", "longer than",
 		"shorter than", "greater than or equal to", "less than or equal to", "at least", "at most",
 		"above", "below", "exceeds", "exceeding", "exceed", "equal to", "equals", "between", "no more than",
 		"no less than", "up to")
-	numberComparators = phrases("over", "under", "after", "before", "since", "not", "except", "excluding",
+	numberComparators = Phrases("over", "under", "after", "before", "since", "not", "except", "excluding",
 		"other than", "from")
-	filterIntroducers = phrases("where", "whose", "filter", "filtered", "filtering", "which have", "that have")
+	filterIntroducers = Phrases("where", "whose", "filter", "filtered", "filtering", "which have", "that have")
 	// laterWords after a number make it a bound: "2020 or later", "45 and over".
 	laterWords = []string{"later", "after", "more", "over", "above", "older", "newer", "onward", "onwards",
 		"on", "less", "under", "below", "younger", "earlier", "before", "fewer"}
 )
 
-// filters returns the conditions the question asks for.
-func (q question) filters() []askedFilter {
-	var out []askedFilter
+// Filters returns the conditions the question asks for.
+func (q Question) Filters() []Filter {
+	var out []Filter
 	for i := 0; i < len(q.toks); {
 		if !q.free(i) {
 			i++
@@ -408,27 +424,27 @@ func (q question) filters() []askedFilter {
 			i = next
 			continue
 		}
-		if l := phraseAt(q.toks, i, comparators); l > 0 {
+		if l := phraseAtWords(q.toks, i, comparators); l > 0 {
 			nums, next := q.numbersAfter(i+l, q.toks[i] == "between")
 			switch {
 			case len(nums) > 0:
-				out = append(out, askedFilter{text: q.span(i, next), numbers: nums})
+				out = append(out, Filter{Text: q.span(i, next), Numbers: nums})
 				i = next
 			case next < len(q.toks) && q.toks[next] == valueMark:
 				i = next // the value makes the condition
 			default:
-				out = append(out, askedFilter{text: q.span(i, i+l)})
+				out = append(out, Filter{Text: q.span(i, i+l)})
 				i += l
 			}
 			continue
 		}
-		if l := phraseAt(q.toks, i, numberComparators); l > 0 {
+		if l := phraseAtWords(q.toks, i, numberComparators); l > 0 {
 			nums, next := q.numbersAfter(i+l, false)
 			if len(nums) > 0 && (q.toks[i] != "from" || next < len(q.toks) && slices.Contains(laterWords, q.toks[next])) {
 				if q.toks[i] == "from" {
 					next++
 				}
-				out = append(out, askedFilter{text: q.span(i, next), numbers: nums})
+				out = append(out, Filter{Text: q.span(i, next), Numbers: nums})
 				i = next
 				continue
 			}
@@ -436,13 +452,13 @@ func (q question) filters() []askedFilter {
 			continue
 		}
 		if (q.toks[i] == "in" || q.toks[i] == "during") && i+1 < len(q.toks) && isYear(q.toks[i+1]) {
-			out = append(out, askedFilter{text: q.span(i, i+2), numbers: [][]string{{q.toks[i+1]}}})
+			out = append(out, Filter{Text: q.span(i, i+2), Numbers: [][]string{{q.toks[i+1]}}})
 			i += 2
 			continue
 		}
 		if isCount(q.toks[i]) && i+2 < len(q.toks) && (q.toks[i+1] == "or" || q.toks[i+1] == "and") &&
 			slices.Contains(laterWords, q.toks[i+2]) {
-			out = append(out, askedFilter{text: q.span(i, i+3), numbers: [][]string{numberForms(q.toks[i], false)}})
+			out = append(out, Filter{Text: q.span(i, i+3), Numbers: [][]string{numberForms(q.toks[i], false)}})
 			i += 3
 			continue
 		}
@@ -450,8 +466,8 @@ func (q question) filters() []askedFilter {
 	}
 	if len(out) == 0 {
 		for i := range q.toks {
-			if l := phraseAt(q.toks, i, filterIntroducers); l > 0 && q.free(i) {
-				return []askedFilter{{text: q.span(i, i+l)}}
+			if l := phraseAtWords(q.toks, i, filterIntroducers); l > 0 && q.free(i) {
+				return []Filter{{Text: q.span(i, i+l)}}
 			}
 		}
 	}
@@ -467,8 +483,8 @@ func isYear(w string) bool {
 // valueFilter reads the condition a value mention starts: values of one
 // column joined by "or", "and", "either", "nor" or commas ("Sales or
 // Marketing").
-func (q question) valueFilter(i int) (askedFilter, int) {
-	f := askedFilter{column: q.cols[i], values: []string{q.vals[i]}}
+func (q Question) valueFilter(i int) (Filter, int) {
+	f := Filter{column: q.cols[i], Values: []string{q.vals[i]}}
 	start, j := i, i+1
 	for {
 		k := j
@@ -478,16 +494,16 @@ func (q question) valueFilter(i int) (askedFilter, int) {
 		if k == j || k >= len(q.toks) || q.toks[k] != valueMark || q.cols[k] != f.column {
 			break
 		}
-		f.values = append(f.values, q.vals[k])
+		f.Values = append(f.Values, q.vals[k])
 		j = k + 1
 	}
-	f.text = q.span(start, j)
+	f.Text = q.span(start, j)
 	return f, j
 }
 
 // numbersAfter reads the numbers right after i ("150000", "90 %", "$ 5",
 // "the 30"); with pair, two joined by "and" ("between 30 and 40").
-func (q question) numbersAfter(i int, pair bool) ([][]string, int) {
+func (q Question) numbersAfter(i int, pair bool) ([][]string, int) {
 	var out [][]string
 	for i < len(q.toks) && slices.Contains([]string{"the", "a", "an", "$"}, q.toks[i]) {
 		i++
@@ -510,10 +526,10 @@ func (q question) numbersAfter(i int, pair bool) ([][]string, int) {
 // numberForms returns the canonical forms of a number word; a percentage
 // is also its fraction (90% is 90 or 0.9).
 func numberForms(w string, percent bool) []string {
-	n, ok := canonicalNumber(w)
+	n, ok := CanonicalNumber(w)
 	if !ok {
-		if k := slices.Index(numberWords, w); k >= 0 {
-			n = numberWordValues[k]
+		if k := slices.Index(spelledNumbers, w); k >= 0 {
+			n = spelledValues[k]
 		} else {
 			return nil
 		}
@@ -522,20 +538,20 @@ func numberForms(w string, percent bool) []string {
 	if percent {
 		var f float64
 		fmt.Sscan(n, &f)
-		if frac, ok := canonicalNumber(fmt.Sprint(f / 100)); ok {
+		if frac, ok := CanonicalNumber(fmt.Sprint(f / 100)); ok {
 			forms = append(forms, frac)
 		}
 	}
 	return forms
 }
 
-func (q question) span(from, to int) string {
+func (q Question) span(from, to int) string {
 	return strings.Join(q.orig[from:min(to, len(q.orig))], " ")
 }
 
 // Group-by cues and the words around them.
 var (
-	groupCues = phrases("group by", "grouped by", "groupby", "by", "per", "for each", "for every",
+	groupCues = Phrases("group by", "grouped by", "groupby", "by", "per", "for each", "for every",
 		"in each", "in every", "each", "every", "across")
 	// sortWords before "by" in its clause make it a sort key: "sort them by
 	// salary"; so do words like "divided".
@@ -556,15 +572,15 @@ var (
 	groupSeparators = []string{",", "and"}
 )
 
-// groupItems returns what the question asks to group by: the columns that
+// GroupItems returns what the question asks to group by: the columns that
 // follow a group-by cue ("by department and gender", "for each region"), or,
 // when no columns are known, the words that follow it (up to three per item).
 // After "and" or a comma only a column follows directly: in "by department
 // and the total sales" the total is no grouping.
-func (q question) groupItems() []string {
+func (q Question) GroupItems() []string {
 	var items []string
 	for i := 0; i < len(q.toks); i++ {
-		l := phraseAt(q.toks, i, groupCues)
+		l := phraseAtWords(q.toks, i, groupCues)
 		if l == 0 || !q.free(i) || q.toks[i] == "by" && q.ranksBy(i) {
 			continue
 		}
@@ -596,7 +612,7 @@ func (q question) groupItems() []string {
 // before it in its clause ("sort them by salary"), a word like "divided"
 // right before it, or a ranking word earlier in its clause ("the top 5
 // employees by salary").
-func (q question) ranksBy(i int) bool {
+func (q Question) ranksBy(i int) bool {
 	if i > 0 && slices.Contains(notGroupingBefore, q.toks[i-1]) {
 		return true
 	}
@@ -611,14 +627,14 @@ func (q question) ranksBy(i int) bool {
 
 // itemAt reads one group-by item starting at j; it returns "" when there is
 // none.
-func (q question) itemAt(j int) (item string, next int) {
+func (q Question) itemAt(j int) (item string, next int) {
 	if j >= len(q.toks) {
 		return "", j
 	}
 	if q.toks[j] == columnMark {
 		return q.cols[j], j + 1
 	}
-	if q.known {
+	if q.Known {
 		return "", j
 	}
 	var w []string
@@ -633,18 +649,18 @@ func isPlainWord(t string) bool {
 	if t == columnMark || t == valueMark || t == "" || isCount(t) {
 		return false
 	}
-	return isWordRune([]rune(t)[0])
+	return IsWordRune([]rune(t)[0])
 }
 
 var (
-	numberWords      = []string{"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "fifteen", "twenty", "fifty", "hundred"}
-	numberWordValues = []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "15", "20", "50", "100"}
+	spelledNumbers = []string{"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "fifteen", "twenty", "fifty", "hundred"}
+	spelledValues  = []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "15", "20", "50", "100"}
 )
 
 // isCount reports whether a word is a number ("5", "ten").
 func isCount(t string) bool {
-	_, ok := canonicalNumber(t)
-	return ok || slices.Contains(numberWords, t)
+	_, ok := CanonicalNumber(t)
+	return ok || slices.Contains(spelledNumbers, t)
 }
 
 // countValue returns the number a count word stands for, or 0.
@@ -660,20 +676,20 @@ func countValue(t string) int {
 	return n
 }
 
-// ranking is a request for the top or bottom N rows, or the first N.
-type ranking struct {
-	kind string // "top", "bottom" or "first"
-	n    int    // 0 when the number is not a plain integer
+// Ranking is a request for the top or bottom N rows, or the first N.
+type Ranking struct {
+	Kind string // "top", "bottom" or "first"
+	N    int    // 0 when the number is not a plain integer
 }
 
-// rankings returns the top/bottom/first N requests: a rank word before a
+// Rankings returns the top/bottom/first N requests: a rank word before a
 // number ("top 5", "largest ten", "first 10", "bottom 4"), or a number
 // followed in its clause by a rank word ("which 4 employees are the
 // youngest", "the 3 lowest-paid", "3 employees brought in the most").
-func (q question) rankings() []ranking {
-	var out []ranking
+func (q Question) Rankings() []Ranking {
+	var out []Ranking
 	add := func(kind, count string) {
-		r := ranking{kind: kind, n: countValue(count)}
+		r := Ranking{Kind: kind, N: countValue(count)}
 		if !slices.Contains(out, r) {
 			out = append(out, r)
 		}
@@ -715,42 +731,42 @@ func (q question) rankings() []ranking {
 	return out
 }
 
-// askedSort is the ordering a question asks for.
-type askedSort struct {
-	// order is "asc", "desc" or "" (not said).
-	order string
-	// keys are the columns to sort by, when the question names them.
-	keys []string
+// Sort is the ordering a question asks for.
+type Sort struct {
+	// Order is "asc", "desc" or "" (not said).
+	Order string
+	// Keys are the columns to sort by, when the question names them.
+	Keys []string
 }
 
-var sortCues = phrases("sort", "sorted", "sorting", "order by", "ordered", "ascending", "descending",
+var sortCues = Phrases("sort", "sorted", "sorting", "order by", "ordered", "ascending", "descending",
 	"rank", "ranked", "ranking", "arrange", "arranged")
 
-// sorting returns the ordering the question asks for, or nil: a sort cue,
+// Sorting returns the ordering the question asks for, or nil: a sort cue,
 // a stated order, or a top/bottom N.
-func (q question) sorting() *askedSort {
-	s := &askedSort{order: q.order}
+func (q Question) Sorting() *Sort {
+	s := &Sort{Order: q.order}
 	asked := q.order != ""
 	for i := range q.toks {
-		if l := phraseAt(q.toks, i, sortCues); l > 0 {
+		if l := phraseAtWords(q.toks, i, sortCues); l > 0 {
 			asked = true
-			s.keys = appendNew(s.keys, q.keysAfterBy(i+l)...)
+			s.Keys = appendNew(s.Keys, q.keysAfterBy(i+l)...)
 		}
 		if slices.Contains(rankingWords, q.toks[i]) || rankWord(q.toks[i]) != "" && i+1 < len(q.toks) && isCount(q.toks[i+1]) {
-			s.keys = appendNew(s.keys, q.keysAfterBy(i+1)...)
+			s.Keys = appendNew(s.Keys, q.keysAfterBy(i+1)...)
 		}
 	}
-	for _, r := range q.rankings() {
-		switch r.kind {
+	for _, r := range q.Rankings() {
+		switch r.Kind {
 		case "top":
 			asked = true
-			if s.order == "" {
-				s.order = "desc"
+			if s.Order == "" {
+				s.Order = "desc"
 			}
 		case "bottom":
 			asked = true
-			if s.order == "" {
-				s.order = "asc"
+			if s.Order == "" {
+				s.Order = "asc"
 			}
 		}
 	}
@@ -762,7 +778,7 @@ func (q question) sorting() *askedSort {
 
 // keysAfterBy returns the columns after the next "by" in the clause from
 // i: "sorted by budget", "top 5 employees by salary".
-func (q question) keysAfterBy(i int) []string {
+func (q Question) keysAfterBy(i int) []string {
 	for j := i; j < len(q.toks) && !isClauseMark(q.toks[j]); j++ {
 		if q.toks[j] != "by" {
 			continue
@@ -794,17 +810,17 @@ func appendNew(list []string, items ...string) []string {
 }
 
 // joinCues ask for a join.
-var joinCues = phrases("join", "joined", "joining", "merge", "merged", "merging", "combine", "combined",
+var joinCues = Phrases("join", "joined", "joining", "merge", "merged", "merging", "combine", "combined",
 	"combining", "match", "matches", "matched", "matching")
 
-// joins returns how many joins the question asks for and the key columns
+// Joins returns how many joins the question asks for and the key columns
 // it names: "join ... on department", "sales.employee_id matches
 // employees.id".
-func (q question) joins() (int, []string) {
+func (q Question) Joins() (int, []string) {
 	n := 0
 	var keys []string
 	for i := 0; i < len(q.toks); i++ {
-		l := phraseAt(q.toks, i, joinCues)
+		l := phraseAtWords(q.toks, i, joinCues)
 		if l == 0 || !q.free(i) {
 			continue
 		}
@@ -836,7 +852,7 @@ func (q question) joins() (int, []string) {
 
 // columnNear returns the column named within three words of i, looking in
 // direction dir (-1 before, 1 after), past dataset names and dots.
-func (q question) columnNear(i, dir int) string {
+func (q Question) columnNear(i, dir int) string {
 	for j, steps := i+dir, 0; j >= 0 && j < len(q.toks) && steps < 3; j, steps = j+dir, steps+1 {
 		if q.toks[j] == columnMark {
 			return q.cols[j]
