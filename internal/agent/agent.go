@@ -84,8 +84,10 @@ type Transcript struct {
 	// llm.Response.Cut); the loop stopped there, and the reply is not
 	// graded.
 	Cut string
-	// Fault is a server fault that ended a reference run.
-	Fault error
+	// Fault is a server fault that ended a reference run; Results are the
+	// texts of a reference run's results that were not errors.
+	Fault   error
+	Results []string
 	// Attempts, Columns and Values describe a code case (RunCode): the
 	// executions that led to its final code, the columns of that code's
 	// datasets, and the values list_datasets lists for their text columns

@@ -9,10 +9,14 @@ import (
 )
 
 // Reference runs a case's reference trajectory on the real servers, without
-// a model: each reference call is executed in order and the answer is the
-// text of the results that were not errors. A call marked expect_error that
-// succeeds, or an unmarked call that fails, makes the run fail (returned as
-// Incomplete) since the reference no longer matches the server.
+// a model: each reference call is executed in order, and the answer is the
+// case's own expected answer (its claims, one a line, for a case graded by
+// claims), so that the case's checks show they accept a right answer; the
+// text of the results that were not errors is kept in Results, to tell
+// which facts of that answer the server still gives. A call marked
+// expect_error that succeeds, or an unmarked call that fails, makes the run
+// fail (returned as Incomplete) since the reference no longer matches the
+// server.
 func Reference(ctx context.Context, tools ToolBox, cfg Config, c eval.Case) *Transcript {
 	tr := &Transcript{Conversation: []eval.Message{{Role: "user", Content: c.Input}}}
 	if len(c.Reference) == 0 {
@@ -45,7 +49,8 @@ func Reference(ctx context.Context, tools ToolBox, cfg Config, c eval.Case) *Tra
 			answers = append(answers, rec.Result)
 		}
 	}
-	tr.Answer = strings.Join(answers, "\n")
+	tr.Results = answers
+	tr.Answer = c.ReferenceAnswer()
 	tr.Conversation = append(tr.Conversation, eval.Message{Role: "assistant", Content: tr.Answer})
 	if len(problems) > 0 {
 		tr.Incomplete = strings.Join(problems, "; ")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -23,6 +24,12 @@ type Case struct {
 	// Elicitation scripts the user's replies to the servers' requests for
 	// input (MCP elicitation) during the case's tool calls.
 	Elicitation []ElicitReply `yaml:"elicitation" json:"elicitation,omitempty"`
+	// Claims are statements the answer must make, graded one by one as
+	// MCP-Atlas grades them (fulfilled 1, partly 0.5, not 0); the case
+	// passes when their mean reaches PassCoverage (default 1). A case with
+	// claims needs no expected answer.
+	Claims       []Claim `yaml:"claims" json:"claims,omitempty"`
+	PassCoverage float64 `yaml:"pass_coverage" json:"pass_coverage,omitempty"`
 
 	// File and Line locate the case in its source file.
 	File string `yaml:"-" json:"-"`
@@ -32,6 +39,54 @@ type Case struct {
 // Where returns "file:line" for messages.
 func (c Case) Where() string {
 	return c.File + ":" + strconv.Itoa(c.Line)
+}
+
+// ReferenceAnswer is the answer a correct agent gives: the expected answer,
+// or the claims one a line for a case that gives none.
+func (c Case) ReferenceAnswer() string {
+	if strings.TrimSpace(c.Expected) != "" || len(c.Claims) == 0 {
+		return c.Expected
+	}
+	lines := make([]string, len(c.Claims))
+	for i, cl := range c.Claims {
+		lines[i] = cl.Text
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Coverage returns the mean claim score a case needs to pass.
+func (c Case) Coverage() float64 {
+	if c.PassCoverage == 0 {
+		return 1
+	}
+	return c.PassCoverage
+}
+
+// Claim is a statement an answer must make, with optional deterministic
+// checks of its own. In YAML it is a text, or a map with claim and checks.
+type Claim struct {
+	Text   string `yaml:"claim" json:"claim"`
+	Checks Checks `yaml:"checks" json:"checks,omitzero"`
+}
+
+// UnmarshalYAML reads a text as a claim without checks, or a map with
+// claim and checks.
+func (c *Claim) UnmarshalYAML(value *yaml.Node) error {
+	if value.Kind == yaml.ScalarNode {
+		return value.Decode(&c.Text)
+	}
+	if value.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: a claim is a text or a map with claim and checks", value.Line)
+	}
+	for i := 0; i+1 < len(value.Content); i += 2 {
+		switch k := value.Content[i].Value; k {
+		case "claim", "checks":
+		default:
+			return fmt.Errorf("line %d: unknown field %q in a claim (known fields: claim, checks)", value.Content[i].Line, k)
+		}
+	}
+	type plain Claim
+	return value.Decode((*plain)(c))
 }
 
 // Kind says how a case is answered.

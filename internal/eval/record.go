@@ -103,7 +103,27 @@ type Record struct {
 	// Metrics are the case's six metrics; nil for an error, which says
 	// nothing of the model.
 	Metrics *Metrics `json:"metrics,omitempty"`
+	// Facts, in a reference run, are the facts of the expected answer and
+	// whether the reference trajectory's results hold them.
+	Facts []Fact `json:"facts,omitempty"`
 }
+
+// Fact is a value, name or date a reference answer states, and whether the
+// reference trajectory's tool results hold it.
+type Fact struct {
+	Fact string `json:"fact"`
+	// Status is FactFound, FactComputed or FactMissing.
+	Status string `json:"status"`
+	// How says how a computed fact follows from the results.
+	How string `json:"how,omitempty"`
+}
+
+// The statuses of a Fact.
+const (
+	FactFound    = "found"
+	FactComputed = "computed"
+	FactMissing  = "missing"
+)
 
 // JudgeVerdict is one judge's decision on one answer.
 type JudgeVerdict struct {

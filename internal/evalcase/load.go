@@ -299,15 +299,78 @@ func resolve(n *yaml.Node) *yaml.Node {
 	return n
 }
 
+// validateChecks refuses empty or malformed terms, patterns that do not
+// compile and numbers that cannot be compared; field names the checks in
+// messages ("checks", "claims[2].checks").
+func validateChecks(ch eval.Checks, field string) error {
+	for _, list := range []struct {
+		field string
+		terms eval.Terms
+	}{{field + ".contains", ch.Contains}, {field + ".not_contains", ch.NotContains}} {
+		for _, t := range list.terms {
+			if err := validateTerm(t); err != nil {
+				return fmt.Errorf("%s: %w", list.field, err)
+			}
+		}
+	}
+	for _, list := range []struct {
+		field    string
+		patterns []string
+	}{{field + ".regexp", ch.Regexp}, {field + ".not_regexp", ch.NotRegexp}} {
+		if slices.Contains(list.patterns, "") {
+			return fmt.Errorf("%s: an item is empty", list.field)
+		}
+		for _, p := range list.patterns {
+			if _, err := regexp.Compile(p); err != nil {
+				return fmt.Errorf("%s: %w", list.field, err)
+			}
+		}
+	}
+	for _, n := range ch.Numbers {
+		if math.IsNaN(n.Value) || math.IsInf(n.Value, 0) || math.IsNaN(n.Tolerance) {
+			return fmt.Errorf("%s.numbers: value %v with tolerance %v is not a usable number", field, n.Value, n.Tolerance)
+		}
+		if n.Tolerance < 0 {
+			return fmt.Errorf("%s.numbers: negative tolerance %v for value %v", field, n.Tolerance, n.Value)
+		}
+		for _, u := range n.Unit {
+			if strings.TrimSpace(u) == "" {
+				return fmt.Errorf("%s.numbers: value %v: a unit is empty", field, n.Value)
+			}
+		}
+		if slices.Contains(n.Of, "") || slices.Contains(n.NotOf, "") {
+			return fmt.Errorf("%s.numbers: value %v: a subject (of, not_of) is empty", field, n.Value)
+		}
+	}
+	return nil
+}
+
 func validate(c *eval.Case) error {
 	var missing []string
 	for _, f := range []struct{ name, value string }{{"name", c.Name}, {"input", c.Input}, {"expected", c.Expected}} {
-		if strings.TrimSpace(f.value) == "" {
+		if strings.TrimSpace(f.value) == "" && (f.name != "expected" || len(c.Claims) == 0) {
 			missing = append(missing, f.name)
 		}
 	}
 	if len(missing) > 0 {
+		if slices.Contains(missing, "expected") {
+			missing[slices.Index(missing, "expected")] = "expected (or claims)"
+		}
 		return fmt.Errorf("%s: missing required field(s): %s", label(c), strings.Join(missing, ", "))
+	}
+	for i, cl := range c.Claims {
+		if strings.TrimSpace(cl.Text) == "" {
+			return fmt.Errorf("%s: claims: claim %d is empty", label(c), i+1)
+		}
+		if err := validateChecks(cl.Checks, fmt.Sprintf("claims[%d].checks", i+1)); err != nil {
+			return fmt.Errorf("%s: %w", label(c), err)
+		}
+	}
+	if p := c.PassCoverage; p < 0 || p > 1 || math.IsNaN(p) {
+		return fmt.Errorf("%s: pass_coverage %v: expected a share of the claims between 0 and 1 (MCP-Atlas uses 0.75)", label(c), p)
+	}
+	if c.PassCoverage != 0 && len(c.Claims) == 0 {
+		return fmt.Errorf("%s: pass_coverage needs claims", label(c))
 	}
 	switch c.Kind {
 	case "":
@@ -316,54 +379,19 @@ func validate(c *eval.Case) error {
 	default:
 		return fmt.Errorf("%s: kind must be %q or %q, not %q", label(c), eval.KindTool, eval.KindCode, c.Kind)
 	}
-	for _, list := range []struct {
-		field string
-		terms eval.Terms
-	}{{"checks.contains", c.Checks.Contains}, {"checks.not_contains", c.Checks.NotContains}} {
-		for _, t := range list.terms {
-			if err := validateTerm(t); err != nil {
-				return fmt.Errorf("%s: %s: %w", label(c), list.field, err)
-			}
-		}
+	if err := validateChecks(c.Checks, "checks"); err != nil {
+		return fmt.Errorf("%s: %w", label(c), err)
 	}
 	for _, list := range []struct {
 		field string
 		items []string
 	}{
-		{"checks.regexp", c.Checks.Regexp},
-		{"checks.not_regexp", c.Checks.NotRegexp},
 		{"tools.must_call", c.Tools.MustCall},
 		{"tools.must_not_call", c.Tools.MustNotCall},
 		{"tools.must_read", c.Tools.MustRead},
 	} {
 		if slices.Contains(list.items, "") {
 			return fmt.Errorf("%s: %s: an item is empty", label(c), list.field)
-		}
-	}
-	for _, list := range []struct {
-		field    string
-		patterns []string
-	}{{"checks.regexp", c.Checks.Regexp}, {"checks.not_regexp", c.Checks.NotRegexp}} {
-		for _, p := range list.patterns {
-			if _, err := regexp.Compile(p); err != nil {
-				return fmt.Errorf("%s: %s: %w", label(c), list.field, err)
-			}
-		}
-	}
-	for _, n := range c.Checks.Numbers {
-		if math.IsNaN(n.Value) || math.IsInf(n.Value, 0) || math.IsNaN(n.Tolerance) {
-			return fmt.Errorf("%s: checks.numbers: value %v with tolerance %v is not a usable number", label(c), n.Value, n.Tolerance)
-		}
-		if n.Tolerance < 0 {
-			return fmt.Errorf("%s: checks.numbers: negative tolerance %v for value %v", label(c), n.Tolerance, n.Value)
-		}
-		for _, u := range n.Unit {
-			if strings.TrimSpace(u) == "" {
-				return fmt.Errorf("%s: checks.numbers: value %v: a unit is empty", label(c), n.Value)
-			}
-		}
-		if slices.Contains(n.Of, "") || slices.Contains(n.NotOf, "") {
-			return fmt.Errorf("%s: checks.numbers: value %v: a subject (of, not_of) is empty", label(c), n.Value)
 		}
 	}
 	for i, a := range c.Tools.Args {

@@ -215,7 +215,7 @@ func TestParseErrorsNameFileAndLine(t *testing.T) {
 		{
 			name:    "unknown field in a case",
 			content: caseYAML("a", "nmae: x"),
-			want:    `5: unknown field "nmae" in case: did you mean name? (known fields: name, category, input, expected, kind, checks, tools, reference, budget, elicitation)`,
+			want:    `5: unknown field "nmae" in case: did you mean name? (known fields: name, category, input, expected, kind, checks, tools, reference, budget, elicitation, claims, pass_coverage)`,
 		},
 		{
 			name:    "unknown field in checks",
@@ -290,17 +290,17 @@ func TestParseErrorsNameFileAndLine(t *testing.T) {
 		{
 			name:    "missing expected",
 			content: "- case:\n    name: a\n    input: q\n",
-			want:    `1: case "a": missing required field(s): expected`,
+			want:    `1: case "a": missing required field(s): expected (or claims)`,
 		},
 		{
 			name:    "blank required fields",
 			content: "- case:\n    name: \"  \"\n    input: \"\"\n    expected: \"\\t\"\n",
-			want:    "1: unnamed case: missing required field(s): name, input, expected",
+			want:    "1: unnamed case: missing required field(s): name, input, expected (or claims)",
 		},
 		{
 			name:    "case with no fields",
 			content: "- case:\n",
-			want:    "1: unnamed case: missing required field(s): name, input, expected",
+			want:    "1: unnamed case: missing required field(s): name, input, expected (or claims)",
 		},
 		{
 			name:    "duplicate name in one file",

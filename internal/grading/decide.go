@@ -212,7 +212,7 @@ func (a *answer) anyNumber(Number) bool { return true }
 // another.
 func (a *answer) ownNumber(n Number) bool {
 	return slices.ContainsFunc(a.c.Checks.Numbers, func(c eval.NumberCheck) bool { return a.valueMatches(n, c) }) ||
-		slices.Contains(a.expectedNumbers, n.Value)
+		slices.Contains(a.expectedNumbers, n.Value) || holdsValue(a.c.Expected, n, a.text.Raw[n.Start:n.End])
 }
 
 // wantsNegation reports whether a term's content is an absence: its

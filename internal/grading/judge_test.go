@@ -100,7 +100,7 @@ func TestPanel(t *testing.T) {
 				chat.replies[m] = []eval.Message{r}
 				asked = append(asked, m)
 				requests++
-				if parseVerdict(r).Verdict == "" {
+				if parseVerdict(r, graded{}).Verdict == "" {
 					asked = append(asked, m) // an unclear reply is asked once more
 					requests++
 				}
@@ -115,12 +115,12 @@ func TestPanel(t *testing.T) {
 			require.Len(t, v.Judges, len(models))
 			for i, j := range v.Judges {
 				assert.Equal(t, models[i], j.Model, "judges keep the configured order")
-				if parseVerdict(tt.replies[i]).Verdict == "" {
+				if parseVerdict(tt.replies[i], graded{}).Verdict == "" {
 					assert.Empty(t, j.Verdict)
 					assert.Contains(t, j.Reason, "the judge could not decide: asked twice")
 					assert.Equal(t, "first reply:\n"+garbage.Content+"\n\nsecond reply:\n"+garbage.Content, j.Raw, "both replies are kept")
 				} else {
-					assert.Equal(t, parseVerdict(tt.replies[i]).Verdict, j.Verdict)
+					assert.Equal(t, parseVerdict(tt.replies[i], graded{}).Verdict, j.Verdict)
 				}
 			}
 			assert.Equal(t, 10*requests, v.Usage.TotalTokens, "every request's tokens count")

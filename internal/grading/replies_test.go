@@ -29,7 +29,7 @@ func TestParseVerdict(t *testing.T) {
 		t.Run(r.Name, func(t *testing.T) {
 			require.Contains(t, []string{"yes", "no", "unclear"}, r.Want)
 			msg := r.message()
-			v := parseVerdict(msg)
+			v := parseVerdict(msg, graded{})
 			got := v.Verdict
 			if got == "" {
 				got = "unclear"

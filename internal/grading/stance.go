@@ -12,6 +12,10 @@ type Cue struct {
 	// Text is the cue as written; Why names its kind.
 	Text string
 	Why  string
+	// AnswersQuestion is true for a verdict word that answers a question
+	// the text itself asked ("Could it be the rat value? No."): in a
+	// reasoning, the judge answering itself, not a verdict.
+	AnswersQuestion bool
 }
 
 // Stance is what a text says of the answer it grades.
@@ -84,7 +88,7 @@ func Judge(text string) Stance {
 			continue // "url-pass-7d2b91", "TP53-adjacent": part of a name
 		}
 		if v := verdictWords[w]; v != "" && words[tok.Clause] == 1 {
-			s.Verdicts = append(s.Verdicts, Cue{Says: v, Text: tok.Text, Why: "a verdict word standing alone"})
+			s.Verdicts = append(s.Verdicts, Cue{Says: v, Text: tok.Text, Why: "a verdict word standing alone", AnswersQuestion: t.afterQuestion(i)})
 			continue
 		}
 		negated := t.judgementNegations(i)%2 == 1
@@ -117,6 +121,20 @@ func Judge(text string) Stance {
 	}
 	s.Cues = append(s.Cues, cjkCues(text)...)
 	return s
+}
+
+// afterQuestion reports whether the word at tokens[i] begins the sentence
+// right after one that asks.
+func (t *Text) afterQuestion(i int) bool {
+	for k := i - 1; k >= 0; k-- {
+		if t.Tokens[k].Sentence != t.Tokens[i].Sentence {
+			return t.Tokens[k].Question
+		}
+		if t.Tokens[k].Word {
+			return false
+		}
+	}
+	return false
 }
 
 // inCompound reports whether the word at tokens[i] is joined to another by

@@ -412,7 +412,25 @@ func (a *answer) identifierPart(n Number) bool {
 	if isDigits(lit) && len(lit) == 4 && n.Value >= 1800 && n.Value <= 2100 {
 		return true // a year
 	}
+	if isDigits(lit) && rowLabel(text, n.Start, n.End) {
+		return true
+	}
 	return n.Value == math.Trunc(n.Value) && len(lit) >= 5 && isDigits(lit)
+}
+
+// rowLabelRE is a line that begins with a row label: an integer set apart
+// from the row by two spaces or more, as a table printed by pandas shows
+// its index.
+var rowLabelRE = regexp.MustCompile(`(?m)^[ \t]*\d+[ \t]{2,}\S`)
+
+// rowLabel reports whether the integer at text[start:end] labels a row of a
+// printed table: it begins its line, and another line begins so too.
+func rowLabel(text string, start, end int) bool {
+	lineStart := strings.LastIndexByte(text[:start], '\n') + 1
+	if strings.TrimSpace(text[lineStart:start]) != "" || !strings.HasPrefix(text[end:], "  ") {
+		return false
+	}
+	return len(rowLabelRE.FindAllStringIndex(text, 3)) >= 2
 }
 
 // identifierWords name the number after them as an identifier.

@@ -36,7 +36,11 @@ const unclearPrefix = "judge reply is unclear: "
 //
 // An unclear reply's Verdict is "", its Reason says why and its Raw keeps
 // the whole reply.
-func parseVerdict(m eval.Message) Verdict {
+//
+// The reply must also fit the answer graded (see misfit): a quote that is
+// not in it, a reason that misreads it or a score on the other side of the
+// verdict make it unclear.
+func parseVerdict(m eval.Message, g graded) Verdict {
 	raw := replyText(m)
 	unclear := func(why string) Verdict {
 		return Verdict{Raw: raw, Reason: unclearPrefix + why}
@@ -97,9 +101,25 @@ func parseVerdict(m eval.Message) Verdict {
 			return unclear(fmt.Sprintf("the verdict is %q but the text beside it %s", verdict, why))
 		}
 	}
+	var others []string // the texts beside the verdict: its text, its reasoning
+	if content != "" {
+		others = append(others, content)
+	}
 	for _, field := range slices.Sorted(maps.Keys(m.Extra)) {
-		if why := conflict(verdict, reasoningStance(extraText(m.Extra[field]))); why != "" {
+		reasoning := extraText(m.Extra[field])
+		if why := conflict(verdict, reasoningStance(reasoning)); why != "" {
 			return unclear(fmt.Sprintf("the verdict is %q but the reply's %s %s", verdict, field, why))
+		}
+		if verdict == "yes" {
+			if why := lenient(reasoning); why != "" {
+				return unclear(fmt.Sprintf("the verdict is yes but the reply's %s %s", field, why))
+			}
+		}
+		others = append(others, reasoning)
+	}
+	for _, o := range objects {
+		if why := misfit(o, others, g); why != "" {
+			return unclear(why)
 		}
 	}
 	reason := objects[0].reason
@@ -125,9 +145,28 @@ func conflict(verdict string, s Stance) string {
 	return ""
 }
 
+// leniencyRE finds a judge granting what it found wrong: "grading
+// leniently", "give it the benefit of the doubt", "close enough".
+var leniencyRE = regexp.MustCompile(`(?i)\blenien|\bgenerous|\bbenefit of the doubt|\bclose enough|\bpartial credit|\blet it (?:pass|slide)|\boverlook|\bforgiv|\bnachsichtig|\bgroßzügig|\bindulgen|\bclemen|\btolerant(?:e|emente)? con|\bcon manga ancha|宽松|宽容`)
+
+// lenient says why a reasoning that found the answer wrong then grants it
+// all the same ("... is wrong. Grading leniently: yes"), or "".
+func lenient(reasoning string) string {
+	loc := leniencyRE.FindStringIndex(reasoning)
+	if loc == nil {
+		return ""
+	}
+	if c, ok := Judge(reasoning[:loc[0]]).First("no"); ok {
+		return fmt.Sprintf("finds it wrong (%s %q), then grants it leniently, at %q", c.Why, c.Text, Snippet(reasoning, loc[0], loc[1], 60))
+	}
+	return ""
+}
+
 // reasoningStance reads a model's reasoning: its last line is its
 // conclusion and is read whole; before it, only verdicts stated outright
-// count ("Final: no"), since reasoning weighs what it then rejects.
+// count ("Final: no"), since reasoning weighs what it then rejects. A
+// "yes" or "no" that answers a question the reasoning asked itself
+// ("Could it be the rat value? No: ...") is no verdict.
 func reasoningStance(text string) Stance {
 	text = strings.TrimSpace(text)
 	last := text
@@ -135,7 +174,12 @@ func reasoningStance(text string) Stance {
 		last = text[i+1:]
 	}
 	s := Judge(last)
-	s.Verdicts = append(s.Verdicts, Judge(text).Verdicts...)
+	s.Verdicts = nil
+	for _, v := range append(Judge(last).Verdicts, Judge(text).Verdicts...) {
+		if !v.AnswersQuestion {
+			s.Verdicts = append(s.Verdicts, v)
+		}
+	}
 	return s
 }
 
@@ -198,6 +242,9 @@ func unfence(s string) string {
 // verdictObject is one verdict as the judge gave it.
 type verdictObject struct {
 	verdict, reason string
+	// quote is the part of the answer the judge says decided it, "" when
+	// it gave none.
+	quote string
 	// correct is the judge's restatement of whether the answer is
 	// correct, nil when it gave none.
 	correct *bool
@@ -205,7 +252,7 @@ type verdictObject struct {
 
 // readVerdictObject reads a text that must be exactly one JSON object with
 // the keys "verdict" (required, "yes" or "no" in any case, white space
-// around it ignored), "reason" (optional text) and "answer_is_correct"
+// around it ignored), "reason" and "quote" (optional texts) and "answer_is_correct"
 // (optional: true or false, or the texts "true", "false", "yes", "no"),
 // each at most once in any letter case, and nothing but white space after
 // it.
@@ -236,9 +283,9 @@ func readVerdictObject(s string) (verdictObject, error) {
 		}
 		text, isText := value.(string)
 		switch {
-		case k != "verdict" && k != "reason" && k != restatementKey:
-			return o, fmt.Errorf("unexpected key %q (only verdict, reason and %s)", key, restatementKey)
-		case k == "reason" && value == nil:
+		case k != "verdict" && k != "reason" && k != restatementKey && k != quoteKey:
+			return o, fmt.Errorf("unexpected key %q (only verdict, reason, %s and %s)", key, quoteKey, restatementKey)
+		case (k == "reason" || k == quoteKey) && value == nil:
 		case k == restatementKey:
 			b, ok := readBool(value)
 			if !ok {
@@ -249,6 +296,8 @@ func readVerdictObject(s string) (verdictObject, error) {
 			return o, fmt.Errorf("%s is %s, not a text", k, jsonKind(value))
 		case k == "verdict":
 			o.verdict, gotVerdict = strings.ToLower(strings.TrimSpace(text)), true
+		case k == quoteKey:
+			o.quote = strings.TrimSpace(text)
 		default:
 			o.reason = strings.TrimSpace(text)
 		}

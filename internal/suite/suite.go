@@ -742,7 +742,25 @@ func (s *Run) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *agen
 		return tr
 	}
 	s.grade(ctx, c, rec, cfg, tr.Answer, tr.ToolCalls)
+	if st.Reference && c.Kind != eval.KindCode {
+		supported(c, rec, tr.Results)
+	}
 	return tr
+}
+
+// supported records which facts of a reference answer (the case's expected
+// answer) the reference trajectory's results hold, and fails a case whose
+// answer the checks passed but the results no longer support: its server's
+// data changed, or the case is wrong.
+func supported(c eval.Case, rec *eval.Record, results []string) {
+	rec.Facts = grading.Facts(rec.Response, c.Input, results)
+	missing := grading.Missing(rec.Facts)
+	if len(missing) == 0 || rec.Status != eval.Pass {
+		return
+	}
+	rec.Status = eval.Fail
+	rec.Reason = fmt.Sprintf("the reference trajectory's results do not hold %s of the expected answer (found nowhere, nor computed from them): %s; the server's data changed, or the case is wrong",
+		eval.Plural(len(missing), "facts"), strings.Join(missing, ", "))
 }
 
 // The reasons grade gives that Rejudge recognizes.

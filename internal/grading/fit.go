@@ -1,0 +1,296 @@
+package grading
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// A judge's reply must fit the answer it grades: a verdict is only as good
+// as the reading behind it. A reply whose quote is not in the answer,
+// whose reason gives the answer a number or a name it does not hold, sets
+// the answer's value against another one and still says yes, speaks of a
+// value neither the answer nor the expected answer holds, or carries a
+// score on the other side of its scale's pass mark, read another answer or
+// misread this one: it is unclear.
+
+// graded are the texts a judge graded.
+type graded struct {
+	question, expected, answer string
+}
+
+// known reports whether the texts are known: a reply read without them (a
+// test of its other signals) is read by its other signals alone.
+func (g graded) known() bool { return strings.TrimSpace(g.answer) != "" }
+
+// misfit says why a verdict object and the reply's other texts (its text
+// beside the call, its reasoning) do not fit the graded answer, or "".
+func misfit(o verdictObject, others []string, g graded) string {
+	if !g.known() {
+		return ""
+	}
+	if o.quote != "" && !quoted(o.quote, g.answer) {
+		return fmt.Sprintf("its quote %s is not in the answer", quote(truncateRunes(o.quote, 80)))
+	}
+	texts := append([]string{o.reason}, others...)
+	for _, text := range texts {
+		if why := scoreMisfit(o.verdict, text); why != "" {
+			return why
+		}
+	}
+	return reasonMisfit(o.verdict, o.reason, g)
+}
+
+// foldSpace lower-cases text, drops the marks of markdown and quotation,
+// unifies dashes and collapses white space: a quote may differ from the
+// answer in those.
+func foldSpace(s string) string {
+	s = strings.NewReplacer("“", `"`, "”", `"`, "‘", "'", "’", "'", "–", "-", "—", "-", "\u00a0", " ", "\u202f", " ").Replace(s)
+	var b strings.Builder
+	space := false
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case r == '*' || r == '_' || r == '`' || r == '"' || r == '#':
+			continue
+		case unicode.IsSpace(r):
+			space = true
+			continue
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// ellipsisRE splits a quote at the ellipses that leave out part of it.
+var ellipsisRE = regexp.MustCompile(`\s*(?:\.\.\.|…|\[\.\.\.\]|\[…\])\s*`)
+
+// quoted reports whether q is quoted from text: each of its parts between
+// ellipses occurs in text, in order, ignoring case, white space, markdown
+// and the ends' punctuation.
+func quoted(q, text string) bool {
+	t := foldSpace(text)
+	from := 0
+	for _, part := range ellipsisRE.Split(q, -1) {
+		p := strings.Trim(foldSpace(part), " .,;:'\"()[]")
+		if p == "" {
+			continue
+		}
+		i := strings.Index(t[from:], p)
+		if i < 0 {
+			return false
+		}
+		from += i + len(p)
+	}
+	return true
+}
+
+// scoreRE finds a score on a scale: "Score: 2/10", "3/5", "rated 7 out of
+// 10", "40/100".
+var scoreRE = regexp.MustCompile(`(?i)(\d+(?:[.,]\d+)?)\s*(?:/|out\s+of|of|de|sur|von|su|из|z)\s*(\d+)\b`)
+
+// scoreWords say that a number on a scale is a score.
+var scoreWords = []string{"score", "scor", "rating", "rate", "rated", "grade", "graded", "mark", "points", "punt",
+	"note", "bewert", "nota", "оцен", "ocen", "puan", "calific", "valutaz"}
+
+// scoreMisfit says why a score in text disagrees with the verdict: one
+// below its scale's pass mark (half the scale) given with a yes, or at or
+// above it with a no.
+func scoreMisfit(verdict, text string) string {
+	for _, m := range scoreRE.FindAllStringSubmatchIndex(text, -1) {
+		got, err1 := strconv.ParseFloat(strings.ReplaceAll(text[m[2]:m[3]], ",", "."), 64)
+		scale, err2 := strconv.ParseFloat(text[m[4]:m[5]], 64)
+		if err1 != nil || err2 != nil || scale <= 0 || got > scale || !isScale(scale) {
+			continue
+		}
+		around := strings.ToLower(text[max(0, m[0]-25):m[1]])
+		if !containsAny(around, scoreWords) {
+			continue // "3 of 5 genes": a count, not a score
+		}
+		mark := scale / 2
+		switch {
+		case verdict == "yes" && got < mark:
+			return fmt.Sprintf("the verdict is yes but it scores the answer %s, below the pass mark of its scale", quote(text[m[0]:m[1]]))
+		case verdict == "no" && got >= mark:
+			return fmt.Sprintf("the verdict is no but it scores the answer %s, at or above the pass mark of its scale", quote(text[m[0]:m[1]]))
+		}
+	}
+	return ""
+}
+
+// isScale reports whether n is a usual scale of scores.
+func isScale(n float64) bool {
+	return n == 1 || n == 3 || n == 4 || n == 5 || n == 7 || n == 10 || n == 20 || n == 100
+}
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// The words that say whose value a clause of a reason gives: the answer's
+// or the expected answer's.
+var (
+	answerWords = []string{"answer", "response", "reply", "model", "candidate", "actual", "it states", "it gives",
+		"it says", "it reports", "it lists", "states", "gives", "reports", "claims", "says", "respuesta", "réponse",
+		"reponse", "antwort", "resposta", "risposta", "antwoord", "ответ", "odpowied", "cevap", "回答", "答案", "응답", "답변"}
+	referenceWords = []string{"expected", "reference", "ground truth", "gold", "should be", "correct value",
+		"correct answer", "esperad", "attendu", "erwartet", "referenz", "referencia", "référence", "riferimento",
+		"verwacht", "ожида", "oczekiw", "beklenen", "期望", "参考", "正确答案", "기대", "정답"}
+)
+
+// reasonMisfit says why a reason does not fit the answer: it gives the
+// answer a value or name the answer does not hold, speaks of one neither
+// the answer nor the expected answer holds, or, with a yes, sets a value
+// only the answer holds against one only the expected answer holds.
+func reasonMisfit(verdict, reason string, g graded) string {
+	if strings.TrimSpace(reason) == "" {
+		return ""
+	}
+	t := Parse(reason)
+	scores := scoreRE.FindAllStringIndex(reason, -1)
+	inScore := func(off int) bool {
+		for _, s := range scores {
+			if off >= s[0] && off < s[1] && strings.Contains(reason[s[0]:s[1]], "/") {
+				return true
+			}
+		}
+		return false
+	}
+	clauseText := func(off int) string {
+		p := t.TokenAt(off)
+		if p >= len(t.Tokens) {
+			return ""
+		}
+		var b strings.Builder
+		for _, tok := range t.Tokens {
+			if tok.Sentence == t.Tokens[p].Sentence && tok.Bind == t.Tokens[p].Bind {
+				b.WriteString(tok.Lower)
+				b.WriteByte(' ')
+			}
+		}
+		return b.String()
+	}
+	answerOnly, referenceOnly := "", ""
+	cited, citedExpected := 0, 0
+	for _, n := range Numbers(reason) {
+		lit := reason[n.Start:n.End]
+		if inScore(n.Start) || !isNumberToken(lit) || gluedToWord(reason, n) {
+			continue
+		}
+		inAnswer, inExpected, inQuestion := holdsValue(g.answer, n, lit), holdsValue(g.expected, n, lit), holdsValue(g.question, n, lit)
+		if !inQuestion {
+			cited++
+			if inExpected {
+				citedExpected++
+			}
+		}
+		clause := clauseText(n.Start)
+		ofAnswer := containsAny(clause, answerWords) && !containsAny(clause, referenceWords)
+		switch {
+		case ofAnswer && !inAnswer:
+			return fmt.Sprintf("its reason gives the answer %s, which the answer does not hold", quote(lit))
+		case !inAnswer && !inExpected && !inQuestion:
+			return fmt.Sprintf("its reason speaks of %s, which neither the answer nor the expected answer holds", quote(lit))
+		case inAnswer && !inExpected && answerOnly == "":
+			answerOnly = lit
+		case inExpected && !inAnswer && referenceOnly == "":
+			referenceOnly = lit
+		}
+	}
+	if verdict == "yes" && answerOnly != "" && referenceOnly != "" {
+		return fmt.Sprintf("the verdict is yes but its reason sets the answer's %s against the expected %s", quote(answerOnly), quote(referenceOnly))
+	}
+	if verdict == "yes" && cited > 0 && citedExpected == 0 && len(Numbers(g.expected)) > 0 {
+		return fmt.Sprintf("the verdict is yes but its reason vouches only for values the expected answer does not give (%s)", quote(answerOnly))
+	}
+	for _, tok := range t.Tokens {
+		name := strings.TrimSuffix(strings.TrimSuffix(tok.Text, "'s"), "’s")
+		if !tok.Word || !IsSymbol(name) && !identifierWord(name) {
+			continue
+		}
+		inAnswer, inExpected, inQuestion := len(Find(g.answer, name)) > 0, len(Find(g.expected, name)) > 0, len(Find(g.question, name)) > 0
+		clause := clauseText(tok.Start)
+		ofAnswer := containsAny(clause, answerWords) && !containsAny(clause, referenceWords)
+		switch {
+		case ofAnswer && !inAnswer:
+			return fmt.Sprintf("its reason gives the answer %s, which the answer does not name", quote(name))
+		case !inAnswer && !inExpected && !inQuestion:
+			return fmt.Sprintf("its reason speaks of %s, which neither the answer nor the expected answer names", quote(name))
+		}
+	}
+	return ""
+}
+
+// gluedToWord reports whether a number of text is part of a word: glued
+// to a letter or an underscore ("hg19", "TP53", "p.P63S", "rs28934906"), or
+// a version after a dot ("NM_001045477.4"). A position after a colon
+// ("chr17:7673802") is a value of its own.
+func gluedToWord(text string, n Number) bool {
+	before, _ := utf8.DecodeLastRuneInString(text[:n.Start])
+	after, _ := utf8.DecodeRuneInString(text[n.End:])
+	if unicode.IsLetter(before) || before == '_' || unicode.IsLetter(after) || after == '_' {
+		return true
+	}
+	if before == '.' || before == '-' {
+		b2, _ := utf8.DecodeLastRuneInString(text[:max(0, n.Start-1)])
+		return unicode.IsLetter(b2) || unicode.IsDigit(b2)
+	}
+	return false
+}
+
+// identifierWord reports whether a word is an identifier with a value in
+// it: letters and at least three digits ("rs28934906", "HP:0001878" gives
+// "0001878" apart, "ENSG00000188152").
+func identifierWord(w string) bool {
+	letters, digits := 0, 0
+	for _, r := range w {
+		switch {
+		case unicode.IsLetter(r):
+			letters++
+		case unicode.IsDigit(r):
+			digits++
+		}
+	}
+	return letters > 0 && digits >= 3
+}
+
+// holdsValue reports whether text states the value of n (written lit) in
+// any form: the same number to the precision lit is written with, or the
+// same as a percentage or a fraction.
+func holdsValue(text string, n Number, lit string) bool {
+	if strings.TrimSpace(text) == "" {
+		return false
+	}
+	tol := 1e-9
+	if i := strings.LastIndexAny(lit, ".,"); i >= 0 && i < len(lit)-1 {
+		tol = 0.5 * math.Pow(10, -float64(len(lit)-i-1))
+	}
+	for _, m := range Numbers(text) {
+		for _, v := range []float64{m.Value, m.Value * 100, m.Value / 100} {
+			mt := tol
+			if v != m.Value {
+				mt = math.Max(tol, 1e-9*math.Abs(v))
+			}
+			if math.Abs(v-n.Value) <= mt+1e-9*math.Abs(n.Value) {
+				return true
+			}
+		}
+		// the text's value written with fewer decimals than the reason's
+		if rounds(n.Value, text[m.Start:m.End], m.Value) || rounds(m.Value, lit, n.Value) {
+			return true
+		}
+	}
+	return false
+}
