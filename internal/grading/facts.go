@@ -122,7 +122,9 @@ func precision(lit string) float64 {
 	return 0.5
 }
 
-func closeTo(v, want, tol float64) bool { return math.Abs(v-want) <= tol+1e-9*math.Max(1, math.Abs(want)) }
+func closeTo(v, want, tol float64) bool {
+	return math.Abs(v-want) <= tol+1e-9*math.Max(1, math.Abs(want))
+}
 
 // combined says how a missing value is the sum, difference, product or
 // ratio (as a fraction or a percentage) of two facts found or computed.
