@@ -106,7 +106,42 @@ type Record struct {
 	// Facts, in a reference run, are the facts of the expected answer and
 	// whether the reference trajectory's results hold them.
 	Facts []Fact `json:"facts,omitempty"`
+	// Grading is the version of the grading rules that decided the record
+	// (grading.Version); 0 in a record written before versions were kept.
+	Grading int `json:"grading,omitempty"`
+	// Claims are the verdicts on each claim of a case graded by claims,
+	// and Coverage their mean score (nil while a claim is undecided).
+	Claims   []ClaimResult `json:"claims,omitempty"`
+	Coverage *float64      `json:"coverage,omitempty"`
 }
+
+// ClaimResult is what the checks and the judges said of one claim.
+type ClaimResult struct {
+	Claim string `json:"claim"`
+	// Verdict is ClaimFulfilled, ClaimPartial, ClaimNot or ClaimUndecided;
+	// Score its score (1, 0.5, 0; nil when undecided).
+	Verdict string   `json:"verdict"`
+	Score   *float64 `json:"score,omitempty"`
+	Reason  string   `json:"reason,omitempty"`
+	// Checks are the claim's own checks; Judges each judge's verdict.
+	Checks []CheckResult `json:"checks,omitempty"`
+	Judges []ClaimJudge  `json:"judges,omitempty"`
+}
+
+// ClaimJudge is one judge's verdict on one claim.
+type ClaimJudge struct {
+	Model   string `json:"model"`
+	Verdict string `json:"verdict"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// The verdicts on a claim.
+const (
+	ClaimFulfilled = "fulfilled"
+	ClaimPartial   = "partial"
+	ClaimNot       = "not"
+	ClaimUndecided = "undecided"
+)
 
 // Fact is a value, name or date a reference answer states, and whether the
 // reference trajectory's tool results hold it.

@@ -50,7 +50,12 @@ var verdictSchema = json.RawMessage(`{"type":"object","properties":{"verdict":{"
 // texts it grades: the prompt, the framing of the data and the verdict
 // tool's schema. Calibrations are valid for one hash.
 func JudgePromptHash() string {
-	sum := sha256.Sum256([]byte(JudgePrompt + "\x00" + judgeFraming + "\x00" + string(verdictSchema)))
+	return hashOf(JudgePrompt, judgeFraming, string(verdictSchema))
+}
+
+// hashOf is the SHA-256 of texts joined by NUL bytes, written "sha256:...".
+func hashOf(texts ...string) string {
+	sum := sha256.Sum256([]byte(strings.Join(texts, "\x00")))
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 

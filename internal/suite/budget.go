@@ -182,8 +182,8 @@ func (s *Run) Estimate(cases []eval.Case, repeats int) (usd float64, err error) 
 	for _, c := range cases {
 		for _, a := range s.arms {
 			for r := range repeats {
-				if key, err := s.key(c, a, r); err == nil && !st.Force {
-					if _, ok := s.cache.Get(key); ok {
+				if !st.Force {
+					if _, _, ok := s.cached(c, a, r, a.hash); ok {
 						continue
 					}
 				}

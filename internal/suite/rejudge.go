@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpeval/mcpeval/internal/agent"
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/grading"
 	"github.com/mcpeval/mcpeval/internal/llm"
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
@@ -129,9 +130,9 @@ func answered(r eval.Record) bool {
 	case eval.Pass, eval.Undecided:
 		return true
 	case eval.Fail:
-		return len(r.Checks) > 0 || r.Verdict != "" || len(r.Judges) > 0 || strings.HasPrefix(r.Reason, noDecider)
+		return len(r.Checks) > 0 || r.Verdict != "" || len(r.Judges) > 0 || strings.HasPrefix(r.Reason, grading.NoDecider) || len(r.Claims) > 0
 	case eval.Error:
-		return strings.HasPrefix(r.Reason, "judge: ") || strings.HasSuffix(r.Reason, inChecks)
+		return strings.HasPrefix(r.Reason, "judge: ") || strings.HasSuffix(r.Reason, grading.InChecks)
 	case eval.TokenLimit:
 		return r.JudgeUsage != nil // the judge's prompt was over the limit, not the model's
 	}
@@ -176,6 +177,31 @@ func (s *Run) regrade(ctx context.Context, c eval.Case, r eval.Record) eval.Reco
 		rec.Metrics = &m
 	}
 	return rec
+}
+
+// regradeCached grades a cached result decided by other grading rules
+// again from its stored answer, as rejudge does: only the judges are
+// asked. The result is stored under key (a pass stays cached; anything
+// else removes the entry, and the one it was found under, at) and served
+// as cached: its answer is the cache's.
+func (s *Run) regradeCached(ctx context.Context, c eval.Case, cached eval.Record, key, at string) eval.Record {
+	before := cached.Status
+	if err := s.limiter.Acquire(ctx); err != nil {
+		cached.Status, cached.Reason = eval.Error, "not graded again: "+describeCtx(ctx, err)
+		return cached
+	}
+	r := s.regrade(ctx, c, cached)
+	s.limiter.Release()
+	if r.Status != eval.Error {
+		for _, k := range slices.Compact([]string{key, at}) {
+			if err := s.cache.Put(k, r); err != nil {
+				fmt.Fprintln(s.log, "warning: cache:", err)
+			}
+		}
+	}
+	r.Cached = true
+	r.Reason = fmt.Sprintf("graded again from the cached answer (its grading was of version %d, now %d; it was %s): %s", cached.Grading, grading.Version, before, r.Reason)
+	return r
 }
 
 // rejudgedSummary is the summary of a re-judged run: the source's, with

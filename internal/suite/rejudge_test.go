@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
+	"github.com/mcpeval/mcpeval/internal/grading"
 	"github.com/mcpeval/mcpeval/internal/settings"
 )
 
@@ -26,11 +27,11 @@ func TestAnswered(t *testing.T) {
 		{"an undecided judge", eval.Record{Status: eval.Undecided}, true},
 		{"a failed check", eval.Record{Status: eval.Fail, Checks: []eval.CheckResult{{Check: "contains"}}}, true},
 		{"a judge's no", eval.Record{Status: eval.Fail, Verdict: "no"}, true},
-		{"nothing to decide", eval.Record{Status: eval.Fail, Reason: noDecider + ": nothing can decide this case"}, true},
+		{"nothing to decide", eval.Record{Status: eval.Fail, Reason: grading.NoDecider + ": nothing can decide this case"}, true},
 		{"no final answer", eval.Record{Status: eval.Fail, Reason: "no final answer after 10 iterations"}, false},
 		{"an empty answer", eval.Record{Status: eval.Fail, Reason: "the model gave an empty answer"}, false},
 		{"a judge that failed", eval.Record{Status: eval.Error, Reason: "judge: HTTP 500"}, true},
-		{"checks out of time", eval.Record{Status: eval.Error, Reason: "timed out" + inChecks}, true},
+		{"checks out of time", eval.Record{Status: eval.Error, Reason: "timed out" + grading.InChecks}, true},
 		{"a provider error", eval.Record{Status: eval.Error, Reason: "HTTP 500"}, false},
 		{"the model over the token limit", eval.Record{Status: eval.TokenLimit}, false},
 		{"the judge's prompt over the limit", eval.Record{Status: eval.TokenLimit, JudgeUsage: &eval.Usage{}}, true},

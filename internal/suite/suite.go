@@ -451,28 +451,62 @@ func (s *Run) key(c eval.Case, a *arm, repeat int) (string, error) {
 // prompt and surface decide, not its name, so an arm whose surface a
 // changed override does not touch keeps its cached passes.
 func (s *Run) keyWith(c eval.Case, a *arm, repeat int, toolsHash string) (string, error) {
+	in, _ := s.keyInput(c, a, repeat, toolsHash)
+	return cache.Key(in)
+}
+
+// keyInput returns what the cache key of a case run holds: what makes the
+// answer (the question, the model, its prompt, tools and limits) and what
+// it is graded against (the expected answer, the checks, the claims, the
+// judges). The rules of grading and the judge prompt are not in it: a
+// record holds the grading version it was decided by, and one decided by
+// another is graded again (see regradeCached).
+func (s *Run) keyInput(c eval.Case, a *arm, repeat int, toolsHash string) (cache.KeyInput, expectations) {
 	st := s.Settings
+	e := expectations{Kind: c.Kind, Checks: c.Checks, Tools: c.Tools, Budget: c.Budget, MaxRecovery: s.maxRecovery(c),
+		Elicitation: c.Elicitation, LinksShownOnly: !st.FollowLinks, Claims: c.Claims, PassCoverage: c.PassCoverage}
 	in := cache.KeyInput{
-		Question: c.Input, Expected: c.Expected,
-		Expectations: struct {
-			Kind        eval.Kind          `json:"kind"`
-			Checks      eval.Checks        `json:"checks"`
-			CheckRules  int                `json:"check_rules"`
-			Tools       eval.ToolExpect    `json:"tools"`
-			Budget      eval.Budget        `json:"budget"`
-			MaxRecovery int                `json:"max_recovery,omitempty"`
-			Elicitation []eval.ElicitReply `json:"elicitation,omitempty"`
-			// LinksShownOnly: the model is not offered to read linked
-			// resources (-follow-links=false).
-			LinksShownOnly bool `json:"links_shown_only,omitempty"`
-		}{c.Kind, c.Checks, grading.CheckVersion, c.Tools, c.Budget, s.maxRecovery(c), c.Elicitation, !st.FollowLinks},
+		Question: c.Input, Expected: c.Expected, Expectations: e,
 		// The key holds no secret: the URL's credentials are left out.
 		Model: a.model, BaseURL: s.redactor.String(st.BaseURL), SystemPrompt: s.systemPrompt(c, a),
 		MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens, ToolsHash: toolsHash, Repeat: repeat,
 		Replay: s.replayKey(),
 	}
-	in.JudgeModel, in.JudgeMode, in.JudgePrompt = JudgeKey(st)
-	return cache.Key(in)
+	in.JudgeModel, in.JudgeMode, _ = JudgeKey(st)
+	return in, e
+}
+
+// expectations are the parts of a case a cache key holds besides its
+// question and expected answer.
+type expectations struct {
+	Kind        eval.Kind          `json:"kind"`
+	Checks      eval.Checks        `json:"checks"`
+	Tools       eval.ToolExpect    `json:"tools"`
+	Budget      eval.Budget        `json:"budget"`
+	MaxRecovery int                `json:"max_recovery,omitempty"`
+	Elicitation []eval.ElicitReply `json:"elicitation,omitempty"`
+	// LinksShownOnly: the model is not offered to read linked resources
+	// (-follow-links=false).
+	LinksShownOnly bool         `json:"links_shown_only,omitempty"`
+	Claims         []eval.Claim `json:"claims,omitempty"`
+	PassCoverage   float64      `json:"pass_coverage,omitempty"`
+}
+
+// cached returns the cached result of a case run under the tool surface
+// toolsHash and the key it was found under: the current key, or that of
+// an entry written before records held their grading version.
+func (s *Run) cached(c eval.Case, a *arm, repeat int, toolsHash string) (eval.Record, string, bool) {
+	in, e := s.keyInput(c, a, repeat, toolsHash)
+	for _, in := range []cache.KeyInput{in, legacyKeyInput(in, c, e)} {
+		key, err := cache.Key(in)
+		if err != nil {
+			return eval.Record{}, "", false
+		}
+		if rec, ok := s.cache.Get(key); ok {
+			return rec, key, true
+		}
+	}
+	return eval.Record{}, "", false
 }
 
 // systemPrompt returns the agent's system prompt for a case.
@@ -587,7 +621,10 @@ func (s *Run) runIn(ctx context.Context, g *caseGroup, c eval.Case, a *arm, repe
 		fmt.Fprintf(s.log, "warning: case %q cannot be cached: %v\n", c.Name, keyErr)
 	}
 	if keyErr == nil && !st.Force && !st.Reference {
-		if cached, ok := s.cache.Get(key); ok {
+		if cached, at, ok := s.cached(c, a, rec.Repeat, a.hash); ok {
+			if cached.Grading != grading.Version {
+				cached = s.regradeCached(ctx, c, cached, key, at)
+			}
 			cached.Name, cached.Category, cached.Test, cached.File, cached.Line = c.Name, c.Category, test, c.File, c.Line
 			cached.Repeat, cached.Arm = rec.Repeat, rec.Arm
 			s.redactor.Value(&cached)
@@ -763,12 +800,6 @@ func supported(c eval.Case, rec *eval.Record, results []string) {
 		eval.Plural(len(missing), "facts"), strings.Join(missing, ", "))
 }
 
-// The reasons grade gives that Rejudge recognizes.
-const (
-	inChecks  = " (in the deterministic checks)"
-	noDecider = "no judge model and no deterministic checks"
-)
-
 // markExpectedErrors marks the calls whose failure the case asks for
 // (see grading.ExpectedError).
 func markExpectedErrors(c eval.Case, calls []eval.ToolCall) {
@@ -777,59 +808,41 @@ func markExpectedErrors(c eval.Case, calls []eval.ToolCall) {
 	}
 }
 
-// grade decides a non-empty answer and the tool calls that led to it:
-// the case's deterministic checks, then the judges, whose requests it
-// adds to rec's usage. It sets rec's checks, verdicts, status and reason.
+// grade decides a non-empty answer and the tool calls that led to it
+// (see grading.Grader), adding the judges' requests to rec's usage. It
+// sets rec's checks, verdicts, claims, status and reason, and the grading
+// version.
 func (s *Run) grade(ctx context.Context, c eval.Case, rec *eval.Record, cfg agent.Config, answer string, calls []eval.ToolCall) {
 	st := s.Settings
-	answerChecks, err := grading.CheckAnswerWithin(ctx, c, answer)
-	if err != nil {
-		rec.Status, rec.Reason = eval.Error, describeCtx(ctx, err)+inChecks
+	g := grading.Grader{Config: cfg}
+	if st.JudgeEnabled() {
+		g.Panel, g.Chat = Panel(st), s.chat
+		g.Panel.Counters = s.counters
+	}
+	d, err := g.Grade(ctx, c, answer, calls)
+	rec.Checks, rec.Claims, rec.Coverage, rec.Grading = d.Checks, d.Claims, d.Coverage, grading.Version
+	rec.Status, rec.Reason = d.Status, d.Reason
+	if !d.Judged {
 		return
 	}
-	rec.Checks = append(answerChecks, grading.CheckTools(c, calls)...)
-	if failed := grading.Failed(rec.Checks); len(failed) > 0 {
-		rec.Status, rec.Reason = eval.Fail, describeChecks(failed)
-		return
-	}
-	unsure := grading.Unsure(rec.Checks)
-	if !st.JudgeEnabled() {
-		switch {
-		case len(rec.Checks) == 0:
-			rec.Status, rec.Reason = eval.Fail, noDecider+": nothing can decide this case (add checks: to the case)"
-		case len(unsure) > 0:
-			rec.Status, rec.Reason = eval.Undecided, checksUndecided+describeUnsure(unsure)+"; no judge ran to decide (set EVAL_JUDGE_MODEL, or a provider)"
-		default:
-			rec.Status, rec.Reason = eval.Pass, fmt.Sprintf("all %d deterministic checks hold", len(rec.Checks))
-		}
-		return
-	}
-	panel := Panel(st)
-	panel.Counters = s.counters
-	v, err := panel.Judge(ctx, s.chat, cfg, c.Input, c.Expected, answer)
-	rec.Usage.Add(v.Usage)
-	judgeUsage := v.Usage
+	rec.Usage.Add(d.Usage)
+	judgeUsage := d.Usage
 	rec.JudgeUsage = &judgeUsage
+	v := d.Verdict
 	rec.Judges, rec.JudgeDisagreement = v.Judges, v.Disagreement
 	rec.JudgePrompt, rec.JudgeReply = v.Prompt, v.Reply
+	if len(rec.Claims) > 0 || d.Prompt != "" {
+		rec.JudgePrompt, rec.JudgeRaw = d.Prompt, d.Raw
+	}
 	if len(rec.Judges) == 1 {
 		rec.Judges[0].Reply = "" // JudgeReply holds it
 	}
 	switch {
 	case err != nil:
 		rec.Status, rec.Reason = eval.Error, "judge: "+s.providerError(ctx, err)
-	case v.Skipped != "":
-		rec.Status, rec.Reason = eval.TokenLimit, v.Skipped
-	default:
+	case d.Status == eval.TokenLimit:
+	case len(c.Claims) == 0:
 		rec.Verdict, rec.JudgeRaw = v.Verdict, v.Raw
-		switch {
-		case v.Undecided: // neither the model's pass nor its failure
-			rec.Status, rec.Reason = eval.Undecided, v.Reason
-		case v.Pass:
-			rec.Status, rec.Reason = eval.Pass, v.Reason
-		default:
-			rec.Status, rec.Reason = eval.Fail, v.Reason
-		}
 	}
 }
 
@@ -912,36 +925,7 @@ func (s *Run) providerError(ctx context.Context, err error) string {
 	return msg
 }
 
-func describeCtx(ctx context.Context, err error) string {
-	if cause := context.Cause(ctx); cause != nil && cause != ctx.Err() {
-		return cause.Error()
-	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
-		return "timed out: the case exceeded its time limit (EVAL_CASE_TIMEOUT)"
-	}
-	return err.Error()
-}
-
-// checksUndecided begins the reason of a case the checks left open and no
-// judge decided.
-const checksUndecided = "the deterministic checks could not decide: "
-
-// describeUnsure says which checks could not decide, and why.
-func describeUnsure(unsure []eval.CheckResult) string {
-	parts := make([]string, len(unsure))
-	for i, f := range unsure {
-		parts[i] = f.Check + ": " + f.Detail
-	}
-	return strings.Join(parts, "; ")
-}
-
-func describeChecks(failed []eval.CheckResult) string {
-	parts := make([]string, len(failed))
-	for i, f := range failed {
-		parts[i] = f.Check + ": " + f.Detail
-	}
-	return "deterministic check failed: " + strings.Join(parts, "; ")
-}
+func describeCtx(ctx context.Context, err error) string { return grading.DescribeContext(ctx, err) }
 
 func orDefault(s, def string) string {
 	if s == "" {

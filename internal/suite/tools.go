@@ -203,11 +203,7 @@ func (s *Run) invalidatedPasses(oldHash string, repeats int) int {
 	for _, c := range s.Cases {
 		for _, a := range s.arms {
 			for r := range repeats {
-				key, err := s.keyWith(c, a, r, oldHash)
-				if err != nil {
-					continue
-				}
-				if rec, ok := s.cache.Get(key); ok && rec.Status == eval.Pass {
+				if rec, _, ok := s.cached(c, a, r, oldHash); ok && rec.Status == eval.Pass {
 					n++
 				}
 			}
