@@ -165,6 +165,9 @@ func junitTestcase(g Group, cases []Case, minPassRate float64, named bool, root 
 	tc.SystemOut = strings.Join(out, "\n")
 
 	msg := junitMessage{Type: string(g.Status), Message: failureMessage(&shown), Contents: shown.Reason}
+	if r := shown.Record; r != nil && len(r.Claims) > 0 {
+		msg.Contents += "\n" + strings.Join(eval.ClaimLines(r.Claims), "\n")
+	}
 	if len(g.Runs) > 1 {
 		prefix := fmt.Sprintf("%d of %d runs passed", g.Passes, len(g.Runs))
 		if g.Flaky {

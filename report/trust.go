@@ -58,11 +58,17 @@ func trustOf(run eval.Summary, cal *eval.Calibration) Trust {
 		// The run measured the checks that decided it.
 		c := run.ChecksCalibration
 		lines := c.Lines()
-		t.Level, t.Checks, t.Sets, t.Lines = TrustChecks, c.Agreement, c.Sets, lines[1:]
+		t.Level, t.Checks, t.Sets, t.Lines = TrustChecks, nil, nil, lines[1:]
 		t.Message = "Checks only: " + strings.TrimPrefix(lines[0], "checks only: ") + "."
 		t.Labels, t.Calibrated = 0, time.Time{}
-		if c.Agreement != nil {
-			t.Labels = c.Agreement.Items
+		for _, s := range c.Sets {
+			if s.Trusted() { // only a blind set's figures measure trust
+				t.Sets = append(t.Sets, s)
+				if t.Checks == nil {
+					agreement := s.Agreement
+					t.Checks, t.Labels = &agreement, s.Items
+				}
+			}
 		}
 		return t
 	}
@@ -109,8 +115,7 @@ func trustOf(run eval.Summary, cal *eval.Calibration) Trust {
 	}
 	t.Judge = cal.Judge
 	j := cal.Judge
-	measured := fmt.Sprintf("on %d labelled answers: agreement %s, true-positive rate %s, true-negative rate %s",
-		j.Items, percent(j.Agreement.Agreement), ratePercent(j.TPR), ratePercent(j.TNR))
+	measured := fmt.Sprintf("on %d labelled answers: %s", j.Items, j.Agreement.Figures())
 	switch {
 	case j.Kappa == nil:
 		t.Level = TrustWeak
@@ -155,20 +160,4 @@ func shortHash(h string) string {
 		return h[:len("sha256:")+12]
 	}
 	return h
-}
-
-func percent(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }
-
-func ratePercent(v *float64) string {
-	if v == nil {
-		return "n/a"
-	}
-	return percent(*v)
-}
-
-func kappaText(v *float64) string {
-	if v == nil {
-		return "undefined"
-	}
-	return fmt.Sprintf("%.2f", *v)
 }

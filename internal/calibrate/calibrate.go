@@ -201,8 +201,8 @@ func setJudged(r *eval.LabelResult, rec eval.Record) {
 	switch rec.Status {
 	case eval.Pass:
 		r.Judge = rec.Verdict
-	case eval.Fail: // no usable verdict: "no", as in a run
-		r.Judge, r.Unusable = "no", true
+	case eval.Fail: // no usable verdict: undecided, as in a run
+		r.Judge, r.Unusable = labelled.Undecided, true
 	default:
 		r.Error = rec.Reason
 	}

@@ -233,12 +233,15 @@ func TestJudgeCalibrationAgainstAStub(t *testing.T) {
 	assert.InDelta(t, 0.0, *cal.Judge.Kappa, 1e-9)
 	assert.Contains(t, Format(cal, ""), "kappa 0.00 is below 0.8: do not trust this judge's verdicts alone")
 
-	// Unusable replies count as "no" and are asked again next time.
+	// Unusable replies count as undecided (apart from the verdicts) and are
+	// asked again next time.
 	st.Judge = "mumbler"
 	cal, err = Run(context.Background(), st, in, io.Discard)
 	require.NoError(t, err)
 	assert.Equal(t, 4, cal.Judge.Unusable)
-	assert.Equal(t, eval.Confusion{YesNo: 2, NoNo: 2}, cal.Judge.Confusion)
+	assert.Equal(t, eval.Confusion{YesUndecided: 2, NoUndecided: 2}, cal.Judge.Confusion)
+	assert.Equal(t, 4, cal.Judge.Undecided)
+	assert.Zero(t, cal.Judge.Decided)
 	cal, err = Run(context.Background(), st, in, io.Discard)
 	require.NoError(t, err)
 	assert.Zero(t, cal.Judge.Cached)

@@ -44,7 +44,7 @@ func Format(cal eval.Calibration, noJudge string) string {
 	}
 	fmt.Fprintf(&b, "calibrate: judge %s%s (prompt %s) on %d answers: %s\n", strings.Join(j.Models, ","), mode, ShortHash(j.PromptHash), j.Items, Describe(j.Agreement))
 	describeSets(&b, "judge", j.Sets)
-	fmt.Fprintf(&b, "calibrate: judge: %d undecided (unclear twice, counted as no), %d reused from the cache", j.Unusable, j.Cached)
+	fmt.Fprintf(&b, "calibrate: judge: %d undecided (unclear twice), %d reused from the cache", j.Unusable, j.Cached)
 	if len(j.Models) > 1 {
 		fmt.Fprintf(&b, ", judges split on %d answers", j.Disagreements)
 	}

@@ -128,6 +128,19 @@ type ClaimResult struct {
 	Judges []ClaimJudge  `json:"judges,omitempty"`
 }
 
+// ClaimLines describes each claim's verdict on a line: "claim 2 partial:
+// <claim> (<why>)".
+func ClaimLines(claims []ClaimResult) []string {
+	lines := make([]string, len(claims))
+	for i, c := range claims {
+		lines[i] = fmt.Sprintf("claim %d %s: %s", i+1, c.Verdict, c.Claim)
+		if c.Reason != "" {
+			lines[i] += " (" + c.Reason + ")"
+		}
+	}
+	return lines
+}
+
 // ClaimJudge is one judge's verdict on one claim.
 type ClaimJudge struct {
 	Model   string `json:"model"`

@@ -33,7 +33,12 @@ type answer struct {
 	// number checks ask for (the measure and subject of the expected
 	// answer's values); expected is the expected answer, read.
 	vocab, slot map[string]bool
-	expected    *Text
+	// own are the words of the expected answer and of the checks' texts,
+	// not the question's; slotQualifiers are the qualifiers (builds,
+	// species, populations) the expected answer gives in the statements
+	// the checks read.
+	own, slotQualifiers map[string]bool
+	expected            *Text
 	// questionNumbers are the values the question states, expectedNumbers
 	// those the expected answer states.
 	questionNumbers, expectedNumbers []float64
@@ -44,6 +49,12 @@ type answer struct {
 func readAnswer(c eval.Case, text string) *answer {
 	a := &answer{c: c, text: Parse(text), numbers: Numbers(text)}
 	a.vocab = vocabulary(caseWords{question: c.Input, own: checkTexts(c)})
+	a.own = map[string]bool{}
+	for _, text := range checkTexts(c) {
+		for _, w := range splitWordsOf(text) {
+			a.own[w] = true
+		}
+	}
 	if strings.TrimSpace(c.Expected) != "" {
 		a.expected = Parse(c.Expected)
 		for _, n := range Numbers(c.Expected) {
@@ -54,6 +65,7 @@ func readAnswer(c eval.Case, text string) *answer {
 		a.questionNumbers = append(a.questionNumbers, n.Value)
 	}
 	a.slot = a.slotWords()
+	a.slotQualifiers = a.qualifiersOfSlots()
 	a.failure = agentFailure(a.text)
 	a.subjects.Known = map[string]bool{}
 	for _, w := range append(strings.FieldsFunc(c.Input, func(r rune) bool { return !IsWordRune(r) }), Variants(c.Input)...) {

@@ -64,7 +64,7 @@ func TestBlindJudgeReplies(t *testing.T) {
 				if r.Extra != "" {
 					reply.Extra = map[string]string{"reasoning_content": r.Extra}
 				}
-				v := parseVerdict(reply.message(), graded{question: c.Input, expected: c.Expected, answer: r.Answer})
+				v := parseVerdict(reply.message(), graded{question: c.Input, expected: c.Expected, answer: r.Answer, checked: checkedValues(c)})
 				got := v.Verdict
 				if got == "" {
 					got = "unclear"

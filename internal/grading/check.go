@@ -71,6 +71,9 @@ func CheckAnswer(c eval.Case, answer string) []eval.CheckResult {
 		o, detail := a.number(n)
 		result(numberName(n), o, detail)
 	}
+	if r, ok := a.rest(); ok && len(out) > 0 && !onlyEcho {
+		out = append(out, r)
+	}
 	return out
 }
 

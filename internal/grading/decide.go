@@ -105,14 +105,72 @@ func (a *answer) bound(s Span, of eval.Spellings) (ok bool, unclear string) {
 	case theirs && !mine:
 		return false, ""
 	case mine && theirs:
-		// Both named in the statement: the owner it is tied to decides
-		// ("BRCA1 15.96 TPM and BRCA2 8.52 TPM").
-		if m, found := t.Owner(s.Start, a.mentions, a.peers, false); found && a.together(m.token, p) && t.tied(m.token, p) || found && m.token < p && a.adjacent(m.token, p) {
+		// Both named in the statement: the subject named nearest before
+		// it, with no value between, owns it ("TP53 is 7157 and BRCA1 is
+		// 672"); else the owner it is tied to.
+		if m, ok := a.nearestBefore(p); ok {
+			return m.Subject == want, ""
+		}
+		if m, found := t.Owner(s.Start, a.mentions, a.peers, false); found && a.together(m.token, p) && t.tied(m.token, p) {
 			return m.Subject == want, ""
 		}
 		return false, fmt.Sprintf("which subject it belongs to is unclear (the answer names %s beside it), at %s", quote(their.Name), a.at(s))
 	}
 	return false, "which subject it belongs to is unclear, at " + a.at(s)
+}
+
+// nearestBefore returns the subject that owns the value at tokens[p] in a
+// statement that names several: the one named in an aside right after it
+// ("672 (BRCA1)"), else the one named nearest before it with no other value
+// between ("TP53 is 7157 and BRCA1 is 672"), not one in another value's
+// aside; none when subjects are listed before values to pair in order
+// ("BRCA2 trails BRCA1: 8.52 versus 15.96").
+func (a *answer) nearestBefore(p int) (Mention, bool) {
+	t := a.text
+	if k := p + 1; k+1 < len(t.Tokens) && t.Tokens[k].Text == "(" {
+		for _, m := range a.mentions {
+			if m.token == k+1 && !a.knownName(m) {
+				return m, true
+			}
+		}
+	}
+	if k := p - 1; k > 0 && t.Tokens[k].Text == "(" { // "Tara Singh (72500)"
+		for _, m := range a.mentions {
+			if m.End <= t.Tokens[k].Start && strings.TrimSpace(t.Raw[m.End:t.Tokens[k].Start]) == "" && !a.knownName(m) {
+				return m, true
+			}
+		}
+	}
+	valueAside := func(m Mention) bool { // in the aside right after another value
+		tm := t.Tokens[m.token]
+		if tm.Aside == 0 {
+			return false
+		}
+		for k := m.token - 1; k >= 0; k-- {
+			if t.Tokens[k].Text == "(" && t.Tokens[k].Aside != tm.Aside {
+				return k > 0 && isNumberToken(t.Tokens[k-1].Text)
+			}
+		}
+		return false
+	}
+	var before []Mention
+	for _, m := range a.mentions {
+		if m.token < p && a.together(m.token, p) && !a.knownName(m) && !valueAside(m) {
+			before = append(before, m)
+		}
+	}
+	if len(before) == 0 {
+		return Mention{}, false
+	}
+	best := before[len(before)-1]
+	if !a.adjacent(best.token, p) {
+		return Mention{}, false
+	}
+	// Subjects listed, then values: "A and B are 1 and 2", "A trails B: 1 versus 2".
+	if len(before) >= 2 && a.adjacent(before[0].token, p) && before[0].Subject != best.Subject {
+		return Mention{}, false
+	}
+	return best, true
 }
 
 // adjacent reports whether the value at tokens[p] follows the subject
@@ -121,15 +179,12 @@ func (a *answer) adjacent(m, p int) bool {
 	t := a.text
 	for k := m + 1; k < p; k++ {
 		if t.Tokens[k].Word && isNumberToken(t.Tokens[k].Text) {
-			return false
-		}
-		for _, x := range a.mentions {
-			if x.token == k {
+			if n, ok := a.numberAt(t.Tokens[k].Start); ok && !gluedToWord(t.Raw, n) {
 				return false
 			}
 		}
 	}
-	return p-m <= 8
+	return p-m <= 12
 }
 
 // together reports whether the subject named at tokens[m] and the value
@@ -142,18 +197,18 @@ func (a *answer) together(m, p int) bool {
 	switch {
 	case tm.Unit == tp.Unit:
 		return true
-	case tm.Paren > 0 && tm.Host == tp.Unit:
-		return !a.unitHolds(tm.Unit, func(k int) bool { return isNumberToken(a.text.Tokens[k].Text) })
-	case tp.Paren > 0 && tp.Host == tm.Unit:
-		return !a.unitHolds(tp.Unit, a.mentionAt)
+	case tm.Aside > 0 && tm.Host == tp.Unit:
+		return !a.asideHolds(tm.Aside, func(k int) bool { return isNumberToken(a.text.Tokens[k].Text) })
+	case tp.Aside > 0 && tp.Host == tm.Unit:
+		return !a.asideHolds(tp.Aside, a.mentionAt)
 	}
 	return false
 }
 
-// unitHolds reports whether a token of the unit satisfies f.
-func (a *answer) unitHolds(unit int, f func(k int) bool) bool {
+// asideHolds reports whether a word of the aside satisfies f.
+func (a *answer) asideHolds(aside int, f func(k int) bool) bool {
 	for k, tok := range a.text.Tokens {
-		if tok.Unit == unit && tok.Word && f(k) {
+		if tok.Aside == aside && tok.Word && f(k) {
 			return true
 		}
 	}
@@ -169,8 +224,8 @@ func (a *answer) mentionAt(k int) bool {
 // one the case names itself (the question, the expected answer): another
 // name of what was asked ("TP53 c.524G>A (p.R175H)"), not another subject.
 func (a *answer) knownName(m Mention) bool {
-	if m.Subject >= 0 {
-		return false
+	if m.Subject >= 0 || IsSymbol(m.Name) {
+		return false // a gene the case names is a subject of its own
 	}
 	for _, tok := range tokenize(m.Name) {
 		if tok.Word && !a.accounted(tok.Lower) {
@@ -357,8 +412,16 @@ func dedup(words []string) []string {
 // does not know: the answer names another thing where a name was
 // expected ("That position falls in BRCA1").
 func (a *answer) rivalName() (statement, bool) {
-	for _, tok := range a.text.Tokens {
-		if !tok.Word || !IsSymbol(strings.TrimSuffix(tok.Text, "'s")) || a.vocab[tok.Lower] {
+	others := func(k int) bool { // another unknown symbol in its clause: a list, not a rival
+		for j, o := range a.text.Tokens {
+			if j != k && o.Bind == a.text.Tokens[k].Bind && o.Word && IsSymbol(strings.TrimSuffix(o.Text, "'s")) && !a.vocab[o.Lower] {
+				return true
+			}
+		}
+		return false
+	}
+	for k, tok := range a.text.Tokens {
+		if !tok.Word || !IsSymbol(strings.TrimSuffix(tok.Text, "'s")) || a.vocab[tok.Lower] || others(k) {
 			continue
 		}
 		st := a.state(Span{Start: tok.Start, End: tok.End}, a.anyNumber)
@@ -656,6 +719,29 @@ func rounds(value float64, lit string, v float64) bool {
 	return r != value && math.Abs(r-v) < 1e-9*max(1, math.Abs(v)) && strconv.FormatFloat(value, 'f', -1, 64) != lit
 }
 
+// derived reports whether a number is worked out from two values the
+// case asks for or the expected answer gives: their difference, sum or
+// ratio ("MECP2 has 32 more" beside 136 and 104).
+func (a *answer) derived(m Number) bool {
+	var own []float64
+	for _, n := range a.c.Checks.Numbers {
+		own = append(own, n.Value)
+	}
+	own = append(own, a.expectedNumbers...)
+	tol := precision(a.text.Raw[m.Start:m.End])
+	for i, x := range own {
+		for j, y := range own {
+			if i == j {
+				continue
+			}
+			if closeTo(x-y, m.Value, tol) || closeTo(x+y, m.Value, tol) || y != 0 && (closeTo(x/y, m.Value, tol) || closeTo(100*x/y, m.Value, tol)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // rival returns a number the answer gives for the same thing as the
 // checked value instead of it, and whether it gives it plainly: a number
 // in the clause of an occurrence, or in a clause that names what was
@@ -679,8 +765,8 @@ func (a *answer) rival(n eval.NumberCheck, occurrences []Span) (*Number, bool) {
 		if ok, _ := a.bound(Span{Start: m.Start, End: m.End}, n.Of); !ok && len(n.Of) > 0 {
 			continue
 		}
-		if near, _ := a.nearValue(n); near != nil && near.Start == m.Start || math.Abs(m.Value-n.Value) <= n.Tolerance {
-			continue // the value itself (in another unit), or written otherwise
+		if near, _ := a.nearValue(n); near != nil && near.Start == m.Start || math.Abs(m.Value-n.Value) <= n.Tolerance || a.derived(m) {
+			continue // the value itself (in another unit), written otherwise, or worked out from the values asked
 		}
 		unit := t.Tokens[p].Unit
 		rival := clauses[unit]

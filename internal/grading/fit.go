@@ -18,9 +18,11 @@ import (
 // score on the other side of its scale's pass mark, read another answer or
 // misread this one: it is unclear.
 
-// graded are the texts a judge graded.
+// graded are the texts a judge graded, and the values the case's checks
+// ask for.
 type graded struct {
 	question, expected, answer string
+	checked                    []float64
 }
 
 // known reports whether the texts are known: a reply read without them (a
@@ -39,6 +41,9 @@ func misfit(o verdictObject, others []string, g graded) string {
 	texts := append([]string{o.reason}, others...)
 	for _, text := range texts {
 		if why := scoreMisfit(o.verdict, text); why != "" {
+			return why
+		}
+		if why := rangeScoreMisfit(o.verdict, text); why != "" {
 			return why
 		}
 	}
@@ -125,6 +130,42 @@ func scoreMisfit(verdict, text string) string {
 	return ""
 }
 
+// rangeScaleRE and scaleFirstRE find a score on a scale given as a range:
+// "2 on a 1-5 scale", "Score on a 1-5 scale: 2".
+var (
+	rangeScaleRE = regexp.MustCompile(`(?i)(\d+(?:[.,]\d+)?)\s*(?:on|in)\s+(?:a|the)\s+\d+\s*(?:-|–|to)\s*(\d+)(?:[ -]*point)?\s+scale`)
+	scaleFirstRE = regexp.MustCompile(`(?i)(?:on|in)\s+(?:a|the)\s+\d+\s*(?:-|–|to)\s*(\d+)(?:[ -]*point)?\s+scale\W{0,4}(\d+(?:[.,]\d+)?)`)
+)
+
+// rangeScoreMisfit is scoreMisfit for scores on a scale given as a range.
+func rangeScoreMisfit(verdict, text string) string {
+	check := func(gotText, scaleText, shown string) string {
+		got, err1 := strconv.ParseFloat(strings.ReplaceAll(gotText, ",", "."), 64)
+		scale, err2 := strconv.ParseFloat(scaleText, 64)
+		if err1 != nil || err2 != nil || scale <= 0 || got > scale {
+			return ""
+		}
+		switch mark := scale / 2; {
+		case verdict == "yes" && got < mark:
+			return fmt.Sprintf("the verdict is yes but it scores the answer %s, below the pass mark of its scale", quote(shown))
+		case verdict == "no" && got >= mark:
+			return fmt.Sprintf("the verdict is no but it scores the answer %s, at or above the pass mark of its scale", quote(shown))
+		}
+		return ""
+	}
+	for _, m := range rangeScaleRE.FindAllStringSubmatch(text, -1) {
+		if why := check(m[1], m[2], m[0]); why != "" {
+			return why
+		}
+	}
+	for _, m := range scaleFirstRE.FindAllStringSubmatch(text, -1) {
+		if why := check(m[2], m[1], m[0]); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
 // isScale reports whether n is a usual scale of scores.
 func isScale(n float64) bool {
 	return n == 1 || n == 3 || n == 4 || n == 5 || n == 7 || n == 10 || n == 20 || n == 100
@@ -142,13 +183,72 @@ func containsAny(s string, words []string) bool {
 // The words that say whose value a clause of a reason gives: the answer's
 // or the expected answer's.
 var (
-	answerWords = []string{"answer", "response", "reply", "model", "candidate", "actual", "it states", "it gives",
-		"it says", "it reports", "it lists", "states", "gives", "reports", "claims", "says", "respuesta", "réponse",
+	answerWords = []string{"answer", "response", "reply", "model", "candidate", "actual", "respuesta", "réponse",
 		"reponse", "antwort", "resposta", "risposta", "antwoord", "ответ", "odpowied", "cevap", "回答", "答案", "응답", "답변"}
 	referenceWords = []string{"expected", "reference", "ground truth", "gold", "should be", "correct value",
 		"correct answer", "esperad", "attendu", "erwartet", "referenz", "referencia", "référence", "riferimento",
-		"verwacht", "ожида", "oczekiw", "beklenen", "期望", "参考", "正确答案", "기대", "정답"}
+		"verwacht", "ожида", "эталон", "oczekiw", "beklenen", "期望", "参考", "正确答案", "标准答案", "기대", "정답", "参照", "正解"}
 )
+
+// attributed says whose value the word at byte offset off of a reason is:
+// "answer" or "reference", by the nearest word before it in its sentence
+// that names one ("The answer names ... 247.35 TPM, the reference's
+// value" gives it to the answer), else the nearest after it; "" when its
+// sentence names neither. Words are found within others too, as Chinese
+// and Japanese write them without spaces.
+func attributed(t *Text, off int) string {
+	p := t.TokenAt(off)
+	if p >= len(t.Tokens) {
+		return ""
+	}
+	lo, hi := p, p
+	for lo > 0 && t.Tokens[lo-1].Sentence == t.Tokens[p].Sentence {
+		lo--
+	}
+	for hi+1 < len(t.Tokens) && t.Tokens[hi+1].Sentence == t.Tokens[p].Sentence {
+		hi++
+	}
+	before := strings.ToLower(t.Raw[t.Tokens[lo].Start:off])
+	after := strings.ToLower(t.Raw[off:t.Tokens[hi].End])
+	best, at := "", -1
+	for whose, words := range map[string][]string{"answer": answerWords, "reference": referenceWords} {
+		for _, w := range words {
+			if i := lastWord(before, w); i > at {
+				best, at = whose, i
+			}
+		}
+	}
+	if best != "" {
+		return best
+	}
+	first := len(after)
+	for whose, words := range map[string][]string{"answer": answerWords, "reference": referenceWords} {
+		for _, w := range words {
+			if i := strings.Index(after, w); i >= 0 && i < first {
+				best, first = whose, i
+			}
+		}
+	}
+	return best
+}
+
+// lastWord returns where w last begins a word of s (for a word of Latin
+// letters, one that does not continue another), or -1.
+func lastWord(s, w string) int {
+	for end := len(s); end > 0; {
+		i := strings.LastIndex(s[:end], w)
+		if i < 0 {
+			return -1
+		}
+		prev, _ := utf8.DecodeLastRuneInString(s[:i])
+		first, _ := utf8.DecodeRuneInString(w)
+		if i == 0 || !latinLetter(first) || !latinLetter(prev) {
+			return i
+		}
+		end = i
+	}
+	return -1
+}
 
 // reasonMisfit says why a reason does not fit the answer: it gives the
 // answer a value or name the answer does not hold, speaks of one neither
@@ -168,25 +268,12 @@ func reasonMisfit(verdict, reason string, g graded) string {
 		}
 		return false
 	}
-	clauseText := func(off int) string {
-		p := t.TokenAt(off)
-		if p >= len(t.Tokens) {
-			return ""
-		}
-		var b strings.Builder
-		for _, tok := range t.Tokens {
-			if tok.Sentence == t.Tokens[p].Sentence && tok.Bind == t.Tokens[p].Bind {
-				b.WriteString(tok.Lower)
-				b.WriteByte(' ')
-			}
-		}
-		return b.String()
-	}
 	answerOnly, referenceOnly := "", ""
-	cited, citedExpected := 0, 0
-	for _, n := range Numbers(reason) {
+	cited, citedExpected, citedChecked := 0, 0, 0
+	numbers := Numbers(reason)
+	for _, n := range numbers {
 		lit := reason[n.Start:n.End]
-		if inScore(n.Start) || !isNumberToken(lit) || gluedToWord(reason, n) {
+		if inScore(n.Start) || !isNumberToken(lit) || gluedToWord(reason, n) || partOf(n, numbers) {
 			continue
 		}
 		inAnswer, inExpected, inQuestion := holdsValue(g.answer, n, lit), holdsValue(g.expected, n, lit), holdsValue(g.question, n, lit)
@@ -195,9 +282,14 @@ func reasonMisfit(verdict, reason string, g graded) string {
 			if inExpected {
 				citedExpected++
 			}
+			for _, v := range g.checked {
+				if holdsValue(strconv.FormatFloat(v, 'f', -1, 64), n, lit) {
+					citedChecked++
+					break
+				}
+			}
 		}
-		clause := clauseText(n.Start)
-		ofAnswer := containsAny(clause, answerWords) && !containsAny(clause, referenceWords)
+		ofAnswer := attributed(t, n.Start) == "answer"
 		switch {
 		case ofAnswer && !inAnswer:
 			return fmt.Sprintf("its reason gives the answer %s, which the answer does not hold", quote(lit))
@@ -215,14 +307,16 @@ func reasonMisfit(verdict, reason string, g graded) string {
 	if verdict == "yes" && cited > 0 && citedExpected == 0 && len(Numbers(g.expected)) > 0 {
 		return fmt.Sprintf("the verdict is yes but its reason vouches only for values the expected answer does not give (%s)", quote(answerOnly))
 	}
+	if verdict == "yes" && cited > 0 && len(g.checked) > 0 && citedChecked == 0 {
+		return "the verdict is yes but its reason vouches for none of the values the case asks for"
+	}
 	for _, tok := range t.Tokens {
 		name := strings.TrimSuffix(strings.TrimSuffix(tok.Text, "'s"), "’s")
 		if !tok.Word || !IsSymbol(name) && !identifierWord(name) {
 			continue
 		}
 		inAnswer, inExpected, inQuestion := len(Find(g.answer, name)) > 0, len(Find(g.expected, name)) > 0, len(Find(g.question, name)) > 0
-		clause := clauseText(tok.Start)
-		ofAnswer := containsAny(clause, answerWords) && !containsAny(clause, referenceWords)
+		ofAnswer := attributed(t, tok.Start) == "answer"
 		switch {
 		case ofAnswer && !inAnswer:
 			return fmt.Sprintf("its reason gives the answer %s, which the answer does not name", quote(name))
@@ -234,36 +328,57 @@ func reasonMisfit(verdict, reason string, g graded) string {
 }
 
 // gluedToWord reports whether a number of text is part of a word: glued
-// to a letter or an underscore ("hg19", "TP53", "p.P63S", "rs28934906"), or
-// a version after a dot ("NM_001045477.4"). A position after a colon
-// ("chr17:7673802") is a value of its own.
+// to a Latin letter or an underscore ("hg19", "TP53", "p.P63S",
+// "rs28934906"), or a version after a dot ("NM_001045477.4"). A position
+// after a colon ("chr17:7673802") is a value of its own, and so is a number
+// beside Chinese, Japanese or Korean text, which sets no space around it.
 func gluedToWord(text string, n Number) bool {
 	before, _ := utf8.DecodeLastRuneInString(text[:n.Start])
 	after, _ := utf8.DecodeRuneInString(text[n.End:])
-	if unicode.IsLetter(before) || before == '_' || unicode.IsLetter(after) || after == '_' {
+	if latinLetter(before) || before == '_' || latinLetter(after) || after == '_' {
 		return true
 	}
 	if before == '.' || before == '-' {
 		b2, _ := utf8.DecodeLastRuneInString(text[:max(0, n.Start-1)])
-		return unicode.IsLetter(b2) || unicode.IsDigit(b2)
+		return latinLetter(b2) || unicode.IsDigit(b2)
+	}
+	return false
+}
+
+// latinLetter reports whether r is a letter of an alphabet written with
+// spaces between words (not a CJK ideograph, kana or hangul).
+func latinLetter(r rune) bool {
+	return unicode.IsLetter(r) && !unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
+
+// partOf reports whether n is part of a longer number of numbers ("18" of
+// "63,18", "117" of "117,120,017").
+func partOf(n Number, numbers []Number) bool {
+	for _, m := range numbers {
+		if m.Start <= n.Start && m.End >= n.End && m.End-m.Start > n.End-n.Start {
+			return true
+		}
 	}
 	return false
 }
 
 // identifierWord reports whether a word is an identifier with a value in
-// it: letters and at least three digits ("rs28934906", "HP:0001878" gives
-// "0001878" apart, "ENSG00000188152").
+// it: Latin letters and at least three digits ("rs28934906",
+// "ENSG00000188152"), nothing else.
 func identifierWord(w string) bool {
 	letters, digits := 0, 0
 	for _, r := range w {
 		switch {
-		case unicode.IsLetter(r):
+		case r < 128 && unicode.IsLetter(r):
 			letters++
 		case unicode.IsDigit(r):
 			digits++
+		case r == '.' || r == '_' || r == '-':
+		default:
+			return false
 		}
 	}
-	return letters > 0 && digits >= 3
+	return letters > 0 && digits >= 3 && len(w) <= 30
 }
 
 // holdsValue reports whether text states the value of n (written lit) in
@@ -287,8 +402,10 @@ func holdsValue(text string, n Number, lit string) bool {
 				return true
 			}
 		}
-		// the text's value written with fewer decimals than the reason's
-		if rounds(n.Value, text[m.Start:m.End], m.Value) || rounds(m.Value, lit, n.Value) {
+		// the reason's value written with fewer decimals than the text's
+		// ("8.1" for 8.103); not the other way: a reason that gives the
+		// answer 78.6 where it says 79 credits it with what it does not say
+		if rounds(m.Value, lit, n.Value) {
 			return true
 		}
 	}

@@ -91,7 +91,7 @@ func (g Grader) Grade(ctx context.Context, c eval.Case, answer string, calls []e
 		out.Status, out.Reason = eval.Pass, fmt.Sprintf("all %d deterministic checks hold", len(out.Checks))
 		return out, nil
 	}
-	v, err := g.Panel.Judge(ctx, g.Chat, g.Config, c.Input, c.Expected, answer)
+	v, err := g.Panel.JudgeValues(ctx, g.Chat, g.Config, c.Input, c.Expected, answer, checkedValues(c))
 	out.Judged, out.Verdict, out.Usage = true, v, v.Usage
 	switch {
 	case err != nil:
@@ -135,6 +135,15 @@ func (g Grader) gradeClaims(ctx context.Context, c eval.Case, answer string, out
 		out.Status, out.Reason = eval.Undecided, describeChecks(ChecksUndecided, unsure)+"; "+out.Reason
 	}
 	return out, nil
+}
+
+// checkedValues returns the values a case's number checks ask for.
+func checkedValues(c eval.Case) []float64 {
+	var out []float64
+	for _, n := range c.Checks.Numbers {
+		out = append(out, n.Value)
+	}
+	return out
 }
 
 // describeChecks lists checks with why each did not pass.

@@ -126,6 +126,12 @@ type Panel struct {
 // provider failure of some judge; the verdicts obtained are returned with
 // it.
 func (p Panel) Judge(ctx context.Context, chat llm.Chatter, cfg agent.Config, question, expected, response string) (Verdict, error) {
+	return p.JudgeValues(ctx, chat, cfg, question, expected, response, nil)
+}
+
+// JudgeValues is Judge for a case whose checks ask for the values checked:
+// a judge's yes must vouch for one of them when its reason cites values.
+func (p Panel) JudgeValues(ctx context.Context, chat llm.Chatter, cfg agent.Config, question, expected, response string, checked []float64) (Verdict, error) {
 	user := judgeInput(question, expected, response)
 	if over, n := agent.Exceeds(cfg, JudgePrompt+"\n"+user); over {
 		return Verdict{Skipped: fmt.Sprintf("evaluation skipped: judge prompt token count exceeded: %s > %s", n, tokens.Grouped(cfg.TokenLimit))}, nil
@@ -143,7 +149,7 @@ func (p Panel) Judge(ctx context.Context, chat llm.Chatter, cfg agent.Config, qu
 			if c := p.Counters[model]; c != nil {
 				jcfg.Counter = c
 			}
-			v, err := ask(ctx, chat, jcfg, user, graded{question: question, expected: expected, answer: response})
+			v, err := ask(ctx, chat, jcfg, user, graded{question: question, expected: expected, answer: response, checked: checked})
 			answers[i] = answer{v, err}
 		})
 	}

@@ -51,7 +51,9 @@ var neutralWords = wordSet(
 	"hgnc", "ncbi", "entrez", "marrvel", "gnomad", "clinvar", "dbnsfp", "gtex", "omim", "hpo", "diopt", "string",
 	"pharos", "uniprot", "ensembl", "pubmed", "decipher", "geno2mp", "dgv", "mcp",
 	// genomic coordinates and notation
-	"chromosome", "chr", "position", "pos", "coordinate", "coordinates", "ref", "alt", "reference", "alternate", "allele", "change", "substitution", "notation", "hgvs",
+	"chromosome", "chr", "position", "pos", "coordinate", "coordinates", "ref", "alt", "linked", "links", "carries",
+	"carry", "spans", "spanning", "along", "seen", "tissue", "tissues", "located", "lies", "falls", "sits", "maps",
+	"exists", "exist", "existed", "number", "numbers", "count", "counts", "reference", "alternate", "allele", "change", "substitution", "notation", "hgvs",
 	"c", "g", "p", "m", "n", "r", "nm", "np", "nc", "transcript", "genomic", "coding", "cdna",
 	// amino acids, as in p.Pro63Ser
 	"ala", "arg", "asn", "asp", "cys", "gln", "glu", "gly", "his", "ile", "leu", "lys", "met", "phe", "pro",
@@ -61,7 +63,8 @@ var neutralWords = wordSet(
 // polarityWords are the plain negations whose scope the reader knows (see
 // Text.Negated): they set a statement's polarity. Every other negative
 // word ("lacks", "ruled out", "far from") is a take-back.
-var polarityWords = wordSet("not", "no", "never", "none", "nothing", "cannot", "neither", "nor", "without", "n't", "zero")
+var polarityWords = wordSet("not", "no", "never", "none", "nothing", "cannot", "neither", "nor", "without", "n't", "zero",
+	"lack", "lacks", "lacking", "absent", "missing")
 
 // takeBacks are words that may take back, qualify or replace a value
 // anywhere in its sentence: contrasts, conditions and counterfactuals,
@@ -96,8 +99,8 @@ var takeBacks = wordSet(
 	"another", "other", "others", "alternative", "alternatively", "different", "second", "secondary",
 	"separate", "unrelated", "vs", "versus", "compared", "relative", "whereas",
 	// failures to find, and negations that are not plain
-	"unable", "failed", "fail", "fails", "failure", "error", "errors", "unavailable", "unsuccessful", "lack",
-	"lacks", "lacking", "missing", "absent", "absence", "ruled", "far", "excluded", "exclude",
+	"unable", "failed", "fail", "fails", "failure", "error", "errors", "unavailable", "unsuccessful",
+	"absence", "ruled", "far", "excluded", "exclude",
 	"nope", "refuted", "disproven", "disputed", "contradicts", "contradicted", "conflicting", "doubtful",
 	"questionable", "incorrect", "wrong", "false", "mistaken", "erroneous", "misattributed",
 )
@@ -112,3 +115,34 @@ var comparisonWords = wordSet("than", "higher", "lower", "greater", "less", "few
 // "However, that score is for another transcript."
 var contrastOpeners = wordSet("however", "but", "although", "though", "yet", "nevertheless", "nonetheless",
 	"actually", "correction", "wait", "instead", "alternatively", "unfortunately", "caveat", "caution", "warning")
+
+// qualifierWords say which version of a thing a value is for: a genome
+// build, a species, a population or release. A value's clause may hold one
+// only when the expected answer (or a check) holds it too; the question's
+// own are not enough ("the hg19 position ... on hg38?").
+var qualifierWords = wordSet("hg18", "hg19", "hg38", "grch36", "grch37", "grch38", "t2t", "chm13", "build",
+	"human", "mouse", "murine", "rat", "zebrafish", "fly", "drosophila", "worm", "elegans", "yeast", "frog", "xenopus",
+	"chicken", "dog", "pig", "cow", "monkey", "macaque", "chimpanzee",
+	"exome", "exomes", "genome", "genomes", "v2", "v3", "v4", "v2.1", "v3.1", "v4.0", "v4.1",
+	"heterozygous", "heterozygotes", "heterozygote", "homozygous", "homozygotes", "homozygote", "hemizygous",
+	"canonical", "isoform", "transcript")
+
+// sameQualifier names each qualifier's other spellings: a value the
+// expected answer gives for hg19 may be given for GRCh37.
+var sameQualifier = func() map[string][]string {
+	groups := [][]string{
+		{"hg19", "grch37"}, {"hg38", "grch38"}, {"hg18", "grch36"},
+		{"human", "homo", "sapiens"}, {"mouse", "murine", "mus", "musculus"}, {"rat", "rattus", "norvegicus"},
+		{"zebrafish", "danio", "rerio"}, {"fly", "drosophila", "melanogaster"}, {"worm", "elegans", "caenorhabditis"},
+		{"yeast", "cerevisiae", "saccharomyces"}, {"frog", "xenopus"},
+		{"exome", "exomes"}, {"genome", "genomes"},
+		{"heterozygous", "heterozygotes", "heterozygote"}, {"homozygous", "homozygotes", "homozygote"},
+	}
+	m := map[string][]string{}
+	for _, g := range groups {
+		for _, w := range g {
+			m[w] = g
+		}
+	}
+	return m
+}()

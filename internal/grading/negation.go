@@ -165,6 +165,9 @@ func (t *Text) predicateNegated(first, clause, end int) bool {
 				if next == "not" || next == "never" || next == "neither" {
 					return t.negator(k) > 0 && t.denies(k+1, clause, t.isValue(first))
 				}
+				if (w == "has" || w == "have" || w == "had") && (next == "no" || next == "none" || next == "nothing") && j <= t.TokenAt(end)+1 {
+					return true // "BRCA2 has none", "TP53 has no approved drugs"
+				}
 				if !adverbs[next] {
 					break
 				}

@@ -13,9 +13,11 @@ type Cue struct {
 	Text string
 	Why  string
 	// AnswersQuestion is true for a verdict word that answers a question
-	// the text itself asked ("Could it be the rat value? No."): in a
-	// reasoning, the judge answering itself, not a verdict.
-	AnswersQuestion bool
+	// the text itself asked ("Could it be the rat value? No."), and
+	// Conditional for one stated under a condition ("if it were hg19, the
+	// answer would be wrong"): in a reasoning, the judge weighing a case,
+	// not a verdict.
+	AnswersQuestion, Conditional bool
 }
 
 // Stance is what a text says of the answer it grades.
@@ -70,7 +72,7 @@ func Judge(text string) Stance {
 	t := Parse(text)
 	var s Stance
 	add := func(says, why string, i int) {
-		s.Cues = append(s.Cues, Cue{Says: says, Text: t.Tokens[i].Text, Why: why})
+		s.Cues = append(s.Cues, Cue{Says: says, Text: t.Tokens[i].Text, Why: why, Conditional: t.conditional(i)})
 	}
 	words := t.wordsPerClause()
 	for i, tok := range t.Tokens {
@@ -96,7 +98,7 @@ func Judge(text string) Stance {
 			if negated {
 				v = opposite(v)
 			}
-			s.Verdicts = append(s.Verdicts, Cue{Says: v, Text: tok.Text, Why: "a verdict stated"})
+			s.Verdicts = append(s.Verdicts, Cue{Says: v, Text: tok.Text, Why: "a verdict stated", Conditional: t.conditional(i)})
 			continue
 		}
 		switch {
@@ -122,6 +124,19 @@ func Judge(text string) Stance {
 	s.Cues = append(s.Cues, cjkCues(text)...)
 	return s
 }
+
+// conditional reports whether the sentence of tokens[i] states a
+// condition: "if", "would", "unless", "suppose".
+func (t *Text) conditional(i int) bool {
+	for _, tok := range t.Tokens {
+		if tok.Sentence == t.Tokens[i].Sentence && tok.Word && conditions[tok.Lower] {
+			return true
+		}
+	}
+	return false
+}
+
+var conditions = wordSet("if", "would", "unless", "suppose", "supposing", "were", "had", "si", "wenn", "falls", "se", "als", "если")
 
 // afterQuestion reports whether the word at tokens[i] begins the sentence
 // right after one that asks.
@@ -322,8 +337,10 @@ func opposite(verdict string) string {
 var notNouns = wordSet("and", "or", "but", "as", "in", "on", "with", "to", "for", "of", "at", "by", "since", "because",
 	"overall", "here", "there", "now", "too", "indeed", "y", "et", "und", "e", "ed", "и", "en", "que", "da", "weil")
 
-// qualified reports whether a qualifier stands right before the word of
-// rightness at tokens[i]: "partially correct", "mostly right".
+// qualified reports whether the word of rightness at tokens[i] is
+// qualified: a qualifier right before it ("partially correct", "mostly
+// right"), or a contrast after it in its sentence ("Trp53 is right but the
+// confidence is low", "correct, although incomplete").
 func (t *Text) qualified(i int) bool {
 	for k, words := i-1, 0; k >= 0 && words < 2 && t.Tokens[k].Clause == t.Tokens[i].Clause; k-- {
 		if t.Tokens[k].Word {
@@ -333,8 +350,17 @@ func (t *Text) qualified(i int) bool {
 			}
 		}
 	}
+	for k := i + 1; k < len(t.Tokens) && t.Tokens[k].Sentence == t.Tokens[i].Sentence; k++ {
+		if t.Tokens[k].Word && contrasts[t.Tokens[k].Lower] {
+			return true
+		}
+	}
 	return false
 }
+
+// contrasts turn a sentence against what it said before them.
+var contrasts = wordSet("but", "however", "although", "though", "yet", "whereas", "except", "pero", "sin", "embargo",
+	"mais", "cependant", "aber", "jedoch", "allerdings", "mas", "porém", "ma", "però", "tuttavia", "maar", "но", "однако")
 
 var qualifiers = wordSet("partially", "partly", "mostly", "largely", "almost", "nearly", "somewhat", "half",
 	"roughly", "approximately", "parcialmente", "partiellement", "teilweise", "parzialmente", "частично")
@@ -422,8 +448,8 @@ var (
 
 // rightStems begin inflected words of rightness: "richtige", "korrekte",
 // "correctos", "правильный".
-var rightStems = []string{"correct", "richtig", "korrekt", "corrett", "accurat", "exakt", "правильн", "верн", "poprawn",
-	"prawidłow"}
+var rightStems = []string{"correct", "richtig", "korrekt", "corrett", "accurat", "exakt", "правильн", "верн", "верен",
+	"правилен", "корректн", "корректен", "точен", "poprawn", "prawidłow"}
 
 func isRightWord(w string) bool { return inLexicon(w, rightWords, rightStems) }
 

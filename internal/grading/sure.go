@@ -289,15 +289,31 @@ func (a *answer) stateOf(s Span, ownNumber func(Number) bool, swallowed func(k i
 			break
 		}
 	}
-	// The clause (a colon or a table cell does not end it): every word
-	// accounted for, no other value.
-	units := map[int]bool{}
+	// The clause (a colon or a table cell does not end it), and the asides
+	// that stand right beside the occurrence ("7673802 (hg19)"): every word
+	// accounted for; and in the list item, no other value.
+	binds, units, asides := map[int]bool{}, map[int]bool{}, map[int]bool{}
 	for k := first; k < len(t.Tokens) && t.Tokens[k].Start < s.End; k++ {
-		units[t.Tokens[k].Unit] = true
+		binds[t.Tokens[k].Bind], units[t.Tokens[k].Unit] = true, true
+	}
+	holdsValue := func(aside int) bool {
+		for _, tok := range t.Tokens {
+			if tok.Aside == aside && isNumberToken(tok.Text) {
+				return true
+			}
+		}
+		return false
+	}
+	if k := last + 1; k < len(t.Tokens) && t.Tokens[k].Text == "(" && k+1 < len(t.Tokens) && !holdsValue(t.Tokens[k+1].Aside) {
+		asides[t.Tokens[k+1].Aside] = true // "7673802 (hg19)"; not "96931892 (hg19 chr9:99694174)", a statement of its own
+	}
+	if k := first - 1; k > 0 && t.Tokens[k].Text == ")" && !holdsValue(t.Tokens[k-1].Aside) {
+		asides[t.Tokens[k-1].Aside] = true
 	}
 	for k := lo; k <= hi; k++ {
 		tok := t.Tokens[k]
-		if !units[tok.Unit] || inside(k) {
+		inClause := binds[tok.Bind] && tok.Aside == t.Tokens[first].Aside || tok.Aside > 0 && asides[tok.Aside]
+		if !inClause || inside(k) {
 			continue
 		}
 		if k < first && a.approximates(k, first) {
@@ -314,9 +330,15 @@ func (a *answer) stateOf(s Span, ownNumber func(Number) bool, swallowed func(k i
 		switch {
 		case polarityWords[w] || strings.HasSuffix(w, "n't") || strings.HasSuffix(w, "n’t"):
 			continue // the statement's polarity
-		case isNumberToken(tok.Text):
-			if n, ok := a.numberAt(tok.Start); ok && !ownNumber(n) && !a.identifierPart(n) && !a.questionNumber(n) {
+		case isNumberToken(tok.Text) || numberWord(w):
+			n, ok := a.numberAt(tok.Start)
+			if ok && (units[tok.Unit] || asides[tok.Aside]) && !ownNumber(n) && !a.identifierPart(n) && !a.questionNumber(n) && w != "one" {
 				st.unclear = fmt.Sprintf("its clause gives another value, %s, at %s", quote(t.Raw[n.Start:n.End]), quote(t.Snippet(min(s.Start, n.Start), max(s.End, n.End), 70)))
+				return st
+			}
+		case qualifierWords[strings.TrimSuffix(w, "'s")]:
+			if !a.expectedWord(w) {
+				st.unclear = fmt.Sprintf("its clause qualifies it by %s, which the expected answer does not, at %s", quote(tok.Text), at(k))
 				return st
 			}
 		case comparisonWords[w] && !a.vocab[w]:
@@ -350,6 +372,35 @@ func (a *answer) approximates(k, first int) bool {
 
 // approximations mark a value as approximate.
 var approximations = wordSet("~", "≈", "about", "approximately", "approx", "around", "roughly", "circa", "ca", "nearly", ".")
+
+// expectedWord reports whether the expected answer gives a qualifier (or
+// another spelling of it) in the statements its checks read: a qualifier
+// the question names, or one the expected answer gives elsewhere, may not
+// be the one the value is due ("hg19" asked, "hg38" due).
+func (a *answer) expectedWord(w string) bool {
+	w = strings.TrimSuffix(w, "'s")
+	own := a.slotQualifiers
+	if len(own) == 0 {
+		own = a.own // checks that read nothing of the expected answer
+	}
+	if own[w] {
+		return true
+	}
+	for _, same := range sameQualifier[w] {
+		if own[same] {
+			return true
+		}
+	}
+	return false
+}
+
+// numberWord reports whether a lower-cased word writes a number ("nine",
+// "forty", "hundred").
+func numberWord(w string) bool {
+	_, unit := smallNumbers[w]
+	_, ten := tens[w]
+	return unit || ten || w == "hundred" || w == "thousand" || w == "million"
+}
 
 // isNumberToken reports whether a word token is written in digits.
 func isNumberToken(s string) bool {

@@ -39,8 +39,9 @@ type Token struct {
 	// units of its own), each item of a list apart ("Engineering 135500,
 	// Finance 99222") and a spaced hyphen inside ("Brain - Cerebellum").
 	// Host is the unit an aside interrupts (a token's own unit outside
-	// asides).
-	Unit, Host int
+	// asides); Aside numbers the innermost aside a token stands in (0
+	// outside).
+	Unit, Host, Aside int
 }
 
 // Parse splits text into tokens and numbers their clauses and sentences.
@@ -172,6 +173,8 @@ func (t *Text) number() {
 	sentence, clause, bind, paren := 0, 0, 0, 0
 	unit, next := 0, 1 // the unit of the current stretch, the next unit number
 	var outer []int    // the units an opening parenthesis interrupted
+	var asides []int   // the asides open, innermost last
+	asideNext := 1
 	newUnit := func() { unit, next = next, next+1 }
 	host := func() int {
 		if len(outer) > 0 {
@@ -187,13 +190,21 @@ func (t *Text) number() {
 			paren++
 			outer = append(outer, unit)
 			newUnit()
+			asides = append(asides, asideNext)
+			asideNext++
 		case ")", "]":
 			paren = max(0, paren-1)
 			if len(outer) > 0 {
 				unit, outer = outer[len(outer)-1], outer[:len(outer)-1]
 			}
+			if len(asides) > 0 {
+				asides = asides[:len(asides)-1]
+			}
 		}
 		tok.Paren = paren
+		if len(asides) > 0 {
+			tok.Aside = asides[len(asides)-1]
+		}
 		tok.Unit, tok.Host = unit, host()
 		if tok.Word && i > 0 && t.startsClause(i) {
 			clause++
@@ -207,7 +218,7 @@ func (t *Text) number() {
 			clause++
 			if !bindGoesOn[tok.Text] {
 				bind++
-				if !strings.Contains("()[]-", tok.Text) {
+				if !strings.Contains("()[]-|", tok.Text) {
 					newUnit()
 				}
 			}
@@ -215,7 +226,7 @@ func (t *Text) number() {
 			newUnit() // the next item of a list ("Engineering 135500, Finance 99222"), not a value set apart ("score, 33.656")
 		}
 		if s {
-			outer = outer[:0]
+			outer, asides = outer[:0], asides[:0]
 			if tok.Text == "?" || tok.Text == "？" {
 				for j := start; j <= i; j++ {
 					t.Tokens[j].Question = true
@@ -229,8 +240,8 @@ func (t *Text) number() {
 
 // bindGoesOn are the marks that end a clause but not the stretch in which
 // a value is attributed to a subject: "Tclin: TP53", "99 variants — in
-// NUTM2A".
-var bindGoesOn = map[string]bool{":": true, "：": true, "=": true, "—": true, "–": true}
+// NUTM2A", the cells of a table's row ("| TP53 | 7157 |").
+var bindGoesOn = map[string]bool{":": true, "：": true, "=": true, "—": true, "–": true, "|": true}
 
 // clauseWords begin a clause of their own: contrasts and subordinate
 // clauses.

@@ -28,6 +28,9 @@ func FormatFailure(r eval.Record) string {
 		verdict += " (judge: " + r.Verdict + ")"
 	}
 	fmt.Fprintf(&b, "%s: %s\n", verdict, oneLine(r.Reason, 600))
+	for _, line := range eval.ClaimLines(r.Claims) {
+		b.WriteString(oneLine(line, 400) + "\n")
+	}
 	if r.JudgeRaw != "" {
 		n := 300
 		if r.Status == eval.Undecided {

@@ -628,10 +628,11 @@
       const dl = el('dl', 'facts');
       const f = (label, value, key) => { const d = el('div', '', el('dt', '', label), el('dd', '', value)); d.dataset.fact = key; dl.appendChild(d); };
       const pct = (v) => (typeof v === 'number' ? fmtRate(100 * v) : 'n/a');
-      f('Kappa', typeof a.kappa === 'number' ? a.kappa.toFixed(2) : 'undefined', 'kappa');
-      f('Agreement', pct(a.agreement), 'agreement');
-      f('True-positive rate', pct(a.tpr), 'tpr');
-      f('True-negative rate', pct(a.tnr), 'tnr');
+      f('Wrong answers passed', pct(a.wrong_passed), 'wrong_passed');
+      f('Right answers failed', pct(a.right_failed), 'right_failed');
+      f('Decided', pct(a.decided), 'decided');
+      f('Kappa on the decided', typeof a.kappa === 'number' ? a.kappa.toFixed(2) : 'undefined', 'kappa');
+      f('Agreement on the decided', pct(a.agreement), 'agreement');
       f('Labelled answers', fmtInt(a.items), 'items');
       if (t.judge) {
         f('Undecided (unclear twice)', fmtInt(t.judge.unusable), 'unusable');
@@ -643,15 +644,16 @@
       p.appendChild(dl);
       const c = a.confusion || {};
       const m = el('table', 'mini confusion');
-      m.appendChild(el('thead', '', el('tr', '', el('th', '', 'Label'), el('th', 'num', 'Verdict yes'), el('th', 'num', 'Verdict no'))));
+      m.appendChild(el('thead', '', el('tr', '', el('th', '', 'Label'), el('th', 'num', 'Verdict yes'), el('th', 'num', 'Verdict no'), el('th', 'num', 'Undecided'))));
       m.appendChild(el('tbody', '',
-        el('tr', '', el('td', '', 'yes (accept)'), el('td', 'num', fmtInt(c.label_yes_verdict_yes)), el('td', 'num', fmtInt(c.label_yes_verdict_no))),
-        el('tr', '', el('td', '', 'no (reject)'), el('td', 'num', fmtInt(c.label_no_verdict_yes)), el('td', 'num', fmtInt(c.label_no_verdict_no)))));
+        el('tr', '', el('td', '', 'yes (accept)'), el('td', 'num', fmtInt(c.label_yes_verdict_yes)), el('td', 'num', fmtInt(c.label_yes_verdict_no)), el('td', 'num', fmtInt(c.label_yes_undecided || 0))),
+        el('tr', '', el('td', '', 'no (reject)'), el('td', 'num', fmtInt(c.label_no_verdict_yes)), el('td', 'num', fmtInt(c.label_no_verdict_no)), el('td', 'num', fmtInt(c.label_no_undecided || 0)))));
       p.appendChild(m);
     }
     if (t.judge && t.checks) {
-      p.appendChild(el('p', 'trust-checks', 'Deterministic checks on the same labelled answers: agreement ' + fmtRate(100 * t.checks.agreement) +
-        ', kappa ' + (typeof t.checks.kappa === 'number' ? t.checks.kappa.toFixed(2) : 'undefined') + ' (' + fmtInt(t.checks.items) + ' answers).'));
+      p.appendChild(el('p', 'trust-checks', 'Deterministic checks on the same labelled answers: wrong answers passed ' + (typeof t.checks.wrong_passed === 'number' ? fmtRate(100 * t.checks.wrong_passed) : 'n/a') +
+        ', right answers failed ' + (typeof t.checks.right_failed === 'number' ? fmtRate(100 * t.checks.right_failed) : 'n/a') + ', decided ' + fmtRate(100 * (t.checks.decided || 0)) +
+        ', kappa on the decided ' + (typeof t.checks.kappa === 'number' ? t.checks.kappa.toFixed(2) : 'undefined') + ' (' + fmtInt(t.checks.items) + ' answers, of every provenance).'));
     }
     return p;
   }
@@ -1219,13 +1221,9 @@
       body.appendChild(section('Question', rec.question || '—'));
       body.appendChild(section('Expected', rec.expected || '—'));
       body.appendChild(section('Response', rec.response || '—'));
-      if (rec.checks && rec.checks.length) {
-        const ul = el('ul', 'checks');
-        for (const ch of rec.checks) {
-          ul.appendChild(el('li', '', el('span', ch.passed ? 'ok' : 'no', ch.passed ? '✓' : '✕'), ch.check, ch.detail ? el('span', 'detail', ch.detail) : null));
-        }
-        body.appendChild(el('div', 'block', el('h3', '', 'Checks'), ul));
-      }
+      if (rec.checks && rec.checks.length) body.appendChild(el('div', 'block', el('h3', '', 'Checks'), checkList(rec.checks)));
+      if (rec.claims && rec.claims.length) body.appendChild(claimsBlock(rec));
+      if (rec.facts && rec.facts.length) body.appendChild(factsBlock(rec.facts));
       if (rec.judge_prompt) {
         const jp = section('Judge prompt', rec.judge_prompt, true);
         jp.id = 'judge-prompt';
@@ -1319,6 +1317,47 @@
     const b = el('div', 'block judges-block', el('h3', '', title), ul);
     b.id = 'judges';
     return b;
+  }
+
+  // checkList lists checks: passed, failed, or undecided (not sure: the
+  // judge decides).
+  function checkList(checks) {
+    const ul = el('ul', 'checks');
+    for (const ch of checks) {
+      const state = ch.passed ? ['ok', '✓', 'passed'] : ch.undecided ? ['unsure', '?', 'undecided'] : ['no', '✕', 'failed'];
+      const mark = el('span', state[0], state[1]);
+      mark.title = state[2];
+      ul.appendChild(el('li', '', mark, ch.check, ch.detail ? el('span', 'detail', ch.detail) : null));
+    }
+    return ul;
+  }
+
+  // claimsBlock shows a case graded by claims: each claim's verdict, why,
+  // each judge's verdict and the claim's own checks, and the coverage.
+  function claimsBlock(rec) {
+    const cov = typeof rec.coverage === 'number' ? 'coverage ' + rec.coverage.toFixed(2) : 'coverage undecided';
+    const ol = el('ol', 'claims');
+    for (const cl of rec.claims) {
+      const li = el('li', 'claim claim-' + cl.verdict, el('span', 'claim-verdict', cl.verdict), el('span', 'claim-text', cl.claim));
+      if (cl.reason) li.appendChild(el('div', 'detail', cl.reason));
+      if (cl.judges && cl.judges.length > 1) li.appendChild(el('div', 'detail', cl.judges.map((j) => j.model + ': ' + j.verdict).join(' · ')));
+      if (cl.checks && cl.checks.length) li.appendChild(checkList(cl.checks));
+      ol.appendChild(li);
+    }
+    const b = el('div', 'block', el('h3', '', 'Claims (' + cov + ')'), ol);
+    b.id = 'claims';
+    return b;
+  }
+
+  // factsBlock shows, for a reference run, which facts of the expected
+  // answer the reference trajectory's results hold.
+  function factsBlock(facts) {
+    const ul = el('ul', 'checks facts-held');
+    for (const f of facts) {
+      const state = f.status === 'found' ? ['ok', '✓'] : f.status === 'computed' ? ['unsure', '∑'] : ['no', '✕'];
+      ul.appendChild(el('li', '', el('span', state[0], state[1]), f.fact + ': ' + f.status, f.how ? el('span', 'detail', f.how) : null));
+    }
+    return el('div', 'block', el('h3', '', 'Facts of the expected answer in the reference results'), ul);
   }
 
   function section(title, text, code) {
