@@ -343,3 +343,41 @@ func decideClaims(c eval.Case, checks [][]eval.CheckResult, judged *ClaimsVerdic
 	}
 	return out
 }
+
+// SupportClaims decides, for a reference run, the claims their checks left
+// undecided by the reference trajectory's results: a claim whose facts
+// (see Facts) the results all hold, as written or computed, is fulfilled;
+// one with a fact they miss is not (the server's data changed, or the claim
+// is wrong); one with no fact to look for stays undecided. It returns the
+// claims, the case's status, coverage and reason, and every fact read.
+func SupportClaims(c eval.Case, claims []eval.ClaimResult, results []string) ([]eval.ClaimResult, eval.Status, *float64, string, []eval.Fact) {
+	facts := Facts(c.ReferenceAnswer(), c.Input, results)
+	out := make([]eval.ClaimResult, len(claims))
+	copy(out, claims)
+	for i := range out {
+		if out[i].Verdict != eval.ClaimUndecided || i >= len(c.Claims) {
+			continue
+		}
+		var found, missing []string
+		for _, f := range facts {
+			if !strings.Contains(c.Claims[i].Text, f.Fact) {
+				continue
+			}
+			if f.Status == eval.FactMissing {
+				missing = append(missing, f.Fact)
+			} else {
+				found = append(found, f.Fact)
+			}
+		}
+		switch {
+		case len(missing) > 0:
+			out[i].Verdict, out[i].Reason = eval.ClaimNot, "the reference results do not hold "+strings.Join(missing, ", ")
+		case len(found) > 0:
+			out[i].Verdict, out[i].Reason = eval.ClaimFulfilled, "the reference results hold "+strings.Join(found, ", ")
+		default:
+			out[i].Reason = "no check, and no value or name the reference results could hold"
+		}
+	}
+	status, coverage, reason := scoreClaims(out, c.Coverage())
+	return out, status, coverage, reason, facts
+}

@@ -34,18 +34,26 @@ func Facts(answerText, question string, results []string) []eval.Fact {
 	for _, r := range results {
 		tables = append(tables, tablesOf(r)...)
 	}
+	rel := relevanceOf(question, answerText)
 	var facts []eval.Fact
 	var values []factValue // the values found or computed, for the facts made of two others
 	seen := map[string]bool{}
 	var pending []factValue
+	var dates [][]int
+	for _, re := range []*regexp.Regexp{dateRE, longDateRE} {
+		dates = append(dates, re.FindAllStringIndex(answerText, -1)...)
+	}
+	inDate := func(n Number) bool {
+		return slices.ContainsFunc(dates, func(d []int) bool { return n.Start >= d[0] && n.End <= d[1] })
+	}
 	for _, n := range a.numbers {
 		lit := answerText[n.Start:n.End]
-		if !isNumberToken(lit) || gluedToWord(answerText, n) || a.questionNumber(n) || seen[lit] || a.partOfLonger(n) {
+		if !isNumberToken(lit) || gluedToWord(answerText, n) || a.questionNumber(n) || seen[lit] || a.partOfLonger(n) || inDate(n) {
 			continue
 		}
 		seen[lit] = true
 		f := eval.Fact{Fact: lit, Status: eval.FactMissing}
-		switch how, ok := computed(n, lit, results, tables); {
+		switch how, ok := computed(n, lit, results, tables, rel); {
 		case ok && how == "":
 			f.Status = eval.FactFound
 		case ok:
@@ -69,6 +77,7 @@ func Facts(answerText, question string, results []string) []eval.Fact {
 		qwords[w] = true
 	}
 	for _, name := range namesOf(answerText) {
+		name = fileNameIn(name, results)
 		if seen[name] || qwords[strings.ToLower(name)] {
 			continue
 		}
@@ -159,17 +168,32 @@ func combined(p factValue, values []factValue, facts []eval.Fact) (string, bool)
 
 // computed says whether the results hold the value n: found as written
 // (how is ""), or computed from a table of them (how says how).
-func computed(n Number, lit string, results []string, tables []table) (how string, ok bool) {
-	for _, r := range results {
-		if holdsValue(r, n, lit) {
+//
+// A small whole number is found as written in almost any table, so it is
+// sought first among the aggregates.
+func computed(n Number, lit string, results []string, tables []table, r relevance) (how string, ok bool) {
+	tol := precision(lit)
+	aggregate := func() (string, bool) {
+		for _, t := range tables {
+			if how, ok := t.aggregate(n.Value, tol, n.Percent, r); ok {
+				return how, true
+			}
+		}
+		return "", false
+	}
+	small := n.Value == math.Trunc(n.Value) && math.Abs(n.Value) < 100
+	if small {
+		if how, ok := aggregate(); ok {
+			return how, true
+		}
+	}
+	for _, res := range results {
+		if holdsValue(res, n, lit) {
 			return "", true
 		}
 	}
-	tol := precision(lit)
-	for _, t := range tables {
-		if how, ok := t.aggregate(n.Value, tol); ok {
-			return how, true
-		}
+	if !small {
+		return aggregate()
 	}
 	return "", false
 }
@@ -182,16 +206,46 @@ func namesOf(text string) []string {
 	for _, d := range dateRE.FindAllString(text, -1) {
 		out = append(out, d)
 	}
+	for _, d := range longDateRE.FindAllString(text, -1) {
+		out = append(out, d)
+	}
+	for _, f := range fileNameRE.FindAllString(text, -1) {
+		out = append(out, strings.TrimSpace(f))
+	}
+	for _, n := range properNameRE.FindAllStringIndex(text, -1) {
+		if n[0] > 0 && !strings.ContainsAny(text[max(0, n[0]-2):n[0]], ".!?\n") {
+			out = append(out, text[n[0]:n[1]])
+		}
+	}
 	for _, tok := range tokenize(text) {
 		name := strings.TrimSuffix(strings.TrimSuffix(tok.Text, "'s"), "’s")
 		if _, variant := canonicalProtein("p." + name); variant {
 			continue // the variant asked about, in another notation: not a fact of the answer
 		}
-		if tok.Word && (IsSymbol(name) || identifierWord(name) && !isDigits(name)) && !dateRE.MatchString(name) {
+		if tok.Word && (IsSymbol(name) || identifierWord(name) && !isDigits(name)) && !dateRE.MatchString(name) && !strings.Contains(name, ".") {
 			out = append(out, name)
 		}
 	}
 	return out
+}
+
+// fileNameIn returns, of a file's name found with the words before it
+// ("the file fantasy sports.csv"), the longest ending that the results
+// hold, else its last word.
+func fileNameIn(name string, results []string) string {
+	if !fileNameRE.MatchString(name) || !strings.Contains(name, " ") {
+		return name
+	}
+	words := strings.Fields(name)
+	for i := range words {
+		candidate := strings.Join(words[i:], " ")
+		for _, r := range results {
+			if strings.Contains(r, candidate) {
+				return candidate
+			}
+		}
+	}
+	return words[len(words)-1]
 }
 
 // proteinChangeRE finds protein changes in HGVS notation: "p.N372H",
@@ -213,15 +267,29 @@ func sameProteinIn(name, text string) bool {
 	return false
 }
 
-// dateRE finds an ISO date.
-var dateRE = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}\b`)
+// dateRE finds an ISO date; longDateRE a date written out ("January 15,
+// 2020"); fileNameRE a file's name ("fantasy sports.csv"); properNameRE a
+// name of two capitalised words or more ("Marco Ruiz").
+var (
+	dateRE       = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{4}\b`)
+	longDateRE   = regexp.MustCompile(`\b(?:January|February|March|April|May|June|July|August|September|October|November|December) \d{1,2}, \d{4}\b`)
+	fileNameRE   = regexp.MustCompile(`(?:[A-Za-z0-9_-]+ )*[A-Za-z0-9_-]+\.(?:csv|json|txt|tsv|md|tsx|ts|js|py|go|yaml|yml|xlsx)\b`)
+	properNameRE = regexp.MustCompile(`\b[A-Z][a-z]+(?: [A-Z][a-z]+)+\b`)
+)
 
 // dateLayouts are the ways a table or a text writes a date.
 var dateLayouts = []string{"2006-01-02", "1/2/2006", "01/02/2006", "2/1/2006", "02/01/2006", "January 2, 2006", "Jan 2, 2006", "2 January 2006", "2006/01/02"}
 
-// sameDateIn reports whether text writes the ISO date iso in some layout.
-func sameDateIn(iso, text string) bool {
-	d, err := time.Parse("2006-01-02", iso)
+// sameDateIn reports whether text writes the date (ISO, or written out) in
+// some layout.
+func sameDateIn(date, text string) bool {
+	var d time.Time
+	var err error
+	for _, layout := range []string{"2006-01-02", "January 2, 2006", "2/1/2006"} {
+		if d, err = time.Parse(layout, date); err == nil {
+			break
+		}
+	}
 	if err != nil {
 		return false
 	}
@@ -331,9 +399,7 @@ func csvTable(text string) (table, bool) {
 
 // numeric reads a cell as a number: "6,446.20", "$1,234", "12.5%".
 func numeric(cell string) (float64, bool) {
-	s := strings.TrimSpace(cell)
-	s = strings.TrimPrefix(strings.TrimSuffix(s, "%"), "$")
-	s = strings.ReplaceAll(s, ",", "")
+	s := strings.NewReplacer("$", "", "€", "", "£", "", ",", "", " ", "", "%", "").Replace(strings.TrimSpace(cell))
 	if s == "" {
 		return 0, false
 	}
@@ -341,20 +407,21 @@ func numeric(cell string) (float64, bool) {
 	return v, err == nil && !math.IsInf(v, 0) && !math.IsNaN(v)
 }
 
-// yearOf reads the year a cell names: a year, or a date in a common layout.
-func yearOf(cell string) (int, bool) {
+// dateOf reads the year a cell names, and its month when it is a date (0
+// for a year alone).
+func dateOf(cell string) (year, month int, ok bool) {
 	s := strings.TrimSpace(cell)
 	if len(s) == 4 {
 		if y, err := strconv.Atoi(s); err == nil && y >= 1800 && y <= 2200 {
-			return y, true
+			return y, 0, true
 		}
 	}
 	for _, layout := range append(dateLayouts, "2006-01-02 15:04:05", "2006-01-02T15:04:05Z07:00", "1/2/06") {
 		if d, err := time.Parse(layout, s); err == nil {
-			return d.Year(), true
+			return d.Year(), int(d.Month()), true
 		}
 	}
-	return 0, false
+	return 0, 0, false
 }
 
 // rowSet is a set of a table's rows and how they were chosen.
@@ -363,10 +430,71 @@ type rowSet struct {
 	how  string
 }
 
+// relevance is what the question and the answer name, which the row sets
+// an aggregate is taken over must be chosen by: the counts of rows they
+// give ("the first five weeks"), the values they filter on ("assault"),
+// the years they span ("from 2017 to 2020"). Without it any value would be
+// some aggregate of some rows.
+type relevance struct {
+	counts map[int]bool
+	words  map[string]bool
+	years  map[int]bool
+	// months are the months named with their year ("may 2014"), as
+	// year*12 + month - 1.
+	months map[int]bool
+}
+
+// monthYearRE finds a month named with its year: "May 2014", "may 2021".
+var monthYearRE = regexp.MustCompile(`(?i)\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{4})\b`)
+
+// relevanceOf reads the counts, words and years of texts.
+func relevanceOf(texts ...string) relevance {
+	r := relevance{counts: map[int]bool{}, words: map[string]bool{}, years: map[int]bool{}, months: map[int]bool{}}
+	for _, text := range texts {
+		for _, m := range monthYearRE.FindAllStringSubmatch(text, -1) {
+			month := strings.Index("janfebmaraprmayjunjulaugsepoctnovdec", strings.ToLower(m[1]))/3 + 1
+			if y, err := strconv.Atoi(m[2]); err == nil {
+				r.months[y*12+month-1] = true
+			}
+		}
+		for _, n := range Numbers(text) {
+			if n.Value == math.Trunc(n.Value) && n.Value > 1 && n.Value < 1000 {
+				r.counts[int(n.Value)] = true
+			}
+			if n.Value >= 1800 && n.Value <= 2200 && n.Value == math.Trunc(n.Value) {
+				r.years[int(n.Value)] = true
+			}
+		}
+		for _, w := range splitWordsOf(text) {
+			r.words[w] = true
+			if st := stem(w); st != "" {
+				r.words[st] = true
+			}
+		}
+	}
+	return r
+}
+
+// names reports whether the texts name a table's value: each of its words
+// (or another form of them).
+func (r relevance) names(v string) bool {
+	words := splitWordsOf(v)
+	if len(words) == 0 {
+		return false
+	}
+	for _, w := range words {
+		if st := stem(w); !r.words[w] && (st == "" || !r.words[st]) {
+			return false
+		}
+	}
+	return true
+}
+
 // aggregate says how value is an aggregate of a column of t over one of
-// its row sets: all rows, the first or last k, the rows of one value of a
-// column with few values, or those within a range of years as well.
-func (t table) aggregate(value, tol float64) (string, bool) {
+// its row sets the texts name: all rows, the first or last k (a count they
+// give), the rows of one value of a column with few values (a value they
+// name), and those within a range of years they give as well.
+func (t table) aggregate(value, tol float64, percent bool, r relevance) (string, bool) {
 	n := len(t.rows)
 	if n == 0 {
 		return "", false
@@ -376,20 +504,28 @@ func (t table) aggregate(value, tol float64) (string, bool) {
 		all[i] = i
 	}
 	sets := []rowSet{{all, "all rows"}}
+	windows := map[int]bool{} // the sets of the first or last rows: their count is theirs by definition
 	for k := 2; k < n; k++ {
-		sets = append(sets, rowSet{all[:k], fmt.Sprintf("the first %d rows", k)}, rowSet{all[n-k:], fmt.Sprintf("the last %d rows", k)})
+		if r.counts[k] {
+			windows[len(sets)], windows[len(sets)+1] = true, true
+			sets = append(sets, rowSet{all[:k], fmt.Sprintf("the first %d rows", k)}, rowSet{all[n-k:], fmt.Sprintf("the last %d rows", k)})
+		}
 	}
-	years := map[int][]int{} // by year column: the year of each row
+	years := map[int][]int{}  // by year column: the year of each row
+	months := map[int][]int{} // by date column: the month of each row (year*12 + month - 1)
 	for c := range t.columns {
-		ys := make([]int, n)
-		ok := true
+		ys, ms := make([]int, n), make([]int, n)
+		ok, dated := true, true
 		for i, row := range t.rows {
-			y, isYear := yearOf(cell(row, c))
-			ok = ok && isYear
-			ys[i] = y
+			y, m, isYear := dateOf(cell(row, c))
+			ok, dated = ok && isYear, dated && m > 0
+			ys[i], ms[i] = y, y*12+m-1
 		}
 		if ok {
 			years[c] = ys
+		}
+		if ok && dated {
+			months[c] = ms
 		}
 	}
 	for c, name := range t.columns {
@@ -402,34 +538,53 @@ func (t table) aggregate(value, tol float64) (string, bool) {
 			continue
 		}
 		for _, v := range slices.Sorted(maps.Keys(groups)) {
+			if !r.names(v) {
+				continue
+			}
 			rows := groups[v]
 			label := fmt.Sprintf("the rows whose %s is %q", name, v)
 			sets = append(sets, rowSet{rows, label})
-			for yc, ys := range years {
-				lo, hi := math.MaxInt, math.MinInt
-				for _, i := range rows {
-					lo, hi = min(lo, ys[i]), max(hi, ys[i])
-				}
-				for from := lo; from <= hi; from++ {
-					for to := from; to <= hi; to++ {
+			within := func(col int, of []int, bounds map[int]bool, show func(int) string) {
+				for from := range bounds {
+					for to := range bounds {
+						if to < from {
+							continue
+						}
 						var in []int
 						for _, i := range rows {
-							if ys[i] >= from && ys[i] <= to {
+							if of[i] >= from && of[i] <= to {
 								in = append(in, i)
 							}
 						}
 						if len(in) > 0 && len(in) < len(rows) {
-							sets = append(sets, rowSet{in, fmt.Sprintf("%s and %s from %d to %d", label, t.columns[yc], from, to)})
+							sets = append(sets, rowSet{in, fmt.Sprintf("%s and %s from %s to %s", label, t.columns[col], show(from), show(to))})
 						}
 					}
 				}
 			}
+			for yc, ys := range years {
+				within(yc, ys, r.years, strconv.Itoa)
+			}
+			for mc, ms := range months {
+				within(mc, ms, r.months, func(m int) string { return fmt.Sprintf("%d-%02d", m/12, m%12+1) })
+			}
+		}
+	}
+	// Counts first, then shares (of a percentage), then the aggregates of
+	// a column: a small number is more often a count than a mean.
+	for i, s := range sets {
+		if closeTo(float64(len(s.rows)), value, tol) && len(s.rows) < n && !windows[i] {
+			return fmt.Sprintf("the count of %s", s.how), true
+		}
+	}
+	if percent {
+		for _, s := range sets {
+			if how, ok := t.share(s, value, tol, r); ok {
+				return how, true
+			}
 		}
 	}
 	for _, s := range sets {
-		if closeTo(float64(len(s.rows)), value, tol) && len(s.rows) < n {
-			return fmt.Sprintf("the count of %s", s.how), true
-		}
 		for c, name := range t.columns {
 			var xs []float64
 			for _, i := range s.rows {
@@ -444,6 +599,34 @@ func (t table) aggregate(value, tol float64) (string, bool) {
 				if closeTo(agg.v, value, tol) {
 					return fmt.Sprintf("the %s of %s over %s", agg.name, name, s.how), true
 				}
+			}
+		}
+	}
+	return "", false
+}
+
+// share says how value is the share (a percentage or a fraction) of the
+// rows of s that have one value in a column ("42.86% of the fraud crimes
+// occurred online").
+func (t table) share(s rowSet, value, tol float64, r relevance) (string, bool) {
+	if len(s.rows) < 2 || len(s.rows) > 500 {
+		return "", false
+	}
+	for c, name := range t.columns {
+		counts := map[string]int{}
+		for _, i := range s.rows {
+			counts[strings.ToLower(strings.TrimSpace(cell(t.rows[i], c)))]++
+		}
+		if len(counts) > 20 {
+			continue
+		}
+		for _, v := range slices.Sorted(maps.Keys(counts)) {
+			if !r.names(v) {
+				continue
+			}
+			f := float64(counts[v]) / float64(len(s.rows))
+			if closeTo(100*f, value, tol) && len(s.rows) > counts[v] {
+				return fmt.Sprintf("the share of %s whose %s is %q", s.how, name, v), true
 			}
 		}
 	}
