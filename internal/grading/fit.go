@@ -46,6 +46,12 @@ func misfit(o verdictObject, others []string, g graded) string {
 		if why := rangeScoreMisfit(o.verdict, text); why != "" {
 			return why
 		}
+		if why := starsMisfit(o.verdict, text); why != "" {
+			return why
+		}
+	}
+	if why := phraseMisfit(o.reason, g); why != "" {
+		return why
 	}
 	return reasonMisfit(o.verdict, o.reason, g)
 }
@@ -166,6 +172,59 @@ func rangeScoreMisfit(verdict, text string) string {
 	return ""
 }
 
+// starsRE finds a rating in stars: "★★☆☆☆".
+var starsRE = regexp.MustCompile(`[★☆]{3,10}`)
+
+// starsMisfit is scoreMisfit for a rating in stars.
+func starsMisfit(verdict, text string) string {
+	for _, m := range starsRE.FindAllString(text, -1) {
+		got, scale := float64(strings.Count(m, "★")), float64(utf8.RuneCountInString(m))
+		switch mark := scale / 2; {
+		case verdict == "yes" && got < mark:
+			return fmt.Sprintf("the verdict is yes but it rates the answer %s, below half its stars", m)
+		case verdict == "no" && got >= mark:
+			return fmt.Sprintf("the verdict is no but it rates the answer %s, at or above half its stars", m)
+		}
+	}
+	return ""
+}
+
+// attributedPhraseRE finds what a reason says the answer gives: "the
+// answer names Cells - Cultured fibroblasts as ...".
+var attributedPhraseRE = regexp.MustCompile(`(?i)\b(?:the\s+)?(?:answer|response|reply)(?:'s)?\s+(?:names|says|states|gives|lists|reports|calls|identifies|mentions|picks|chooses|selects|cites)\s+(?:that\s+)?([^,;.:()]+)`)
+
+// phraseStop ends the phrase a reason attributes to the answer.
+var phraseStop = regexp.MustCompile(`(?i)\s+(?:as|for|in line|which|consistent|matching|like|just|exactly|over|against|with the|than)\b`)
+
+// phraseMisfit says why what a reason says the answer gives is not in the
+// answer: a word of it (not a neutral one) the answer does not hold in any
+// form.
+func phraseMisfit(reason string, g graded) string {
+	answerWords := map[string]bool{}
+	for _, w := range splitWordsOf(g.answer) {
+		answerWords[w] = true
+		if st := stem(w); st != "" {
+			answerWords[st] = true
+		}
+	}
+	for _, m := range attributedPhraseRE.FindAllStringSubmatch(reason, -1) {
+		phrase := m[1]
+		if loc := phraseStop.FindStringIndex(phrase); loc != nil {
+			phrase = phrase[:loc[0]]
+		}
+		for _, tok := range tokenize(phrase) {
+			w := tok.Lower
+			if !tok.Word || len(w) < 4 || neutralWords[w] || polarityWords[w] || isNumberToken(w) || numberWord(w) {
+				continue
+			}
+			if st := stem(w); !answerWords[w] && (st == "" || !answerWords[st]) && len(Find(g.answer, tok.Text)) == 0 {
+				return fmt.Sprintf("its reason says the answer gives %s, but the answer does not say %s", quote(strings.TrimSpace(phrase)), quote(tok.Text))
+			}
+		}
+	}
+	return ""
+}
+
 // isScale reports whether n is a usual scale of scores.
 func isScale(n float64) bool {
 	return n == 1 || n == 3 || n == 4 || n == 5 || n == 7 || n == 10 || n == 20 || n == 100
@@ -276,6 +335,7 @@ func reasonMisfit(verdict, reason string, g graded) string {
 		if inScore(n.Start) || !isNumberToken(lit) || gluedToWord(reason, n) || partOf(n, numbers) {
 			continue
 		}
+		n, lit = scaledByUnit(reason, n, lit)
 		inAnswer, inExpected, inQuestion := holdsValue(g.answer, n, lit), holdsValue(g.expected, n, lit), holdsValue(g.question, n, lit)
 		if !inQuestion {
 			cited++
@@ -379,6 +439,35 @@ func identifierWord(w string) bool {
 		}
 	}
 	return letters > 0 && digits >= 3 && len(w) <= 30
+}
+
+// unitScales are the units after a number that scale it: "117.12 Mb" is
+// 117,120,000 bases.
+var unitScales = map[string]float64{"kb": 1e3, "mb": 1e6, "gb": 1e9, "k": 1e3, "m": 1e6, "thousand": 1e3, "million": 1e6, "billion": 1e9}
+
+// rangeEndRE is the other end of a range a number begins: "–117.308718".
+var rangeEndRE = regexp.MustCompile(`^(?:-|–|—|\s+to\s+)\s*\d+(?:\.\d+)?`)
+
+// scaledByUnit returns a number of text multiplied by the unit after it,
+// with a literal of the same precision, or the number itself.
+func scaledByUnit(text string, n Number, lit string) (Number, string) {
+	rest := strings.TrimLeft(text[n.End:], " \u00a0")
+	if m := rangeEndRE.FindString(rest); m != "" {
+		rest = strings.TrimLeft(rest[len(m):], " \u00a0") // "117.12–117.31 Mb": the unit is the range's
+	}
+	word := strings.ToLower(leadingWord(rest))
+	scale, ok := unitScales[word]
+	if !ok || n.Value*scale == n.Value {
+		return n, lit
+	}
+	decimals := 0
+	if i := strings.LastIndex(lit, "."); i >= 0 {
+		decimals = len(lit) - i - 1
+	}
+	shift := int(math.Round(math.Log10(scale)))
+	places := max(0, decimals-shift)
+	n.Value *= scale
+	return n, strconv.FormatFloat(n.Value, 'f', places, 64)
 }
 
 // holdsValue reports whether text states the value of n (written lit) in

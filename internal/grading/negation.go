@@ -126,6 +126,9 @@ func (t *Text) negations(first, start, end int) int {
 		if m == 0 || t.Tokens[j].Start >= start && t.Tokens[j].Start < end {
 			continue
 		}
+		if q := t.Tokens[j].Quoted; q != 0 && q != t.Tokens[first].Quoted {
+			continue // a negation quoted negates nothing outside its quotation
+		}
 		if concord[t.Tokens[j].Lower] && negated {
 			continue
 		}

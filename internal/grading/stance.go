@@ -13,11 +13,12 @@ type Cue struct {
 	Text string
 	Why  string
 	// AnswersQuestion is true for a verdict word that answers a question
-	// the text itself asked ("Could it be the rat value? No."), and
-	// Conditional for one stated under a condition ("if it were hg19, the
-	// answer would be wrong"): in a reasoning, the judge weighing a case,
-	// not a verdict.
-	AnswersQuestion, Conditional bool
+	// the text itself asked ("Could it be the rat value? No."), Asked for
+	// a cue in a question ("Does 'not constrained' conflict with it?"),
+	// and Conditional for one stated under a condition ("if it were hg19,
+	// the answer would be wrong"): in a reasoning, the judge weighing a
+	// case, not a verdict.
+	AnswersQuestion, Asked, Conditional bool
 }
 
 // Stance is what a text says of the answer it grades.
@@ -72,7 +73,7 @@ func Judge(text string) Stance {
 	t := Parse(text)
 	var s Stance
 	add := func(says, why string, i int) {
-		s.Cues = append(s.Cues, Cue{Says: says, Text: t.Tokens[i].Text, Why: why, Conditional: t.conditional(i)})
+		s.Cues = append(s.Cues, Cue{Says: says, Text: t.Tokens[i].Text, Why: why, Conditional: t.conditional(i), Asked: t.Tokens[i].Question})
 	}
 	words := t.wordsPerClause()
 	for i, tok := range t.Tokens {
@@ -100,6 +101,9 @@ func Judge(text string) Stance {
 			}
 			s.Verdicts = append(s.Verdicts, Cue{Says: v, Text: tok.Text, Why: "a verdict stated", Conditional: t.conditional(i)})
 			continue
+		}
+		if t.reported(i) {
+			continue // what the answer or the reference says, not a judgement of it
 		}
 		switch {
 		case isWrongWord(w) && !t.aboutPresentation(i):
@@ -137,6 +141,43 @@ func (t *Text) conditional(i int) bool {
 }
 
 var conditions = wordSet("if", "would", "unless", "suppose", "supposing", "were", "had", "si", "wenn", "falls", "se", "als", "если")
+
+// reported reports whether the verb of judgement at tokens[i] has a
+// subject of its own in what a text reports the answer or the reference as
+// saying: "the answer says no OMIM phenotype matches" judges nothing (but
+// "the answer names Nutm2 and matches the reference" does).
+func (t *Text) reported(i int) bool {
+	if !judgementVerbs[t.Tokens[i].Lower] {
+		return false
+	}
+	if k := i - 1; k >= 0 && coordinators[t.Tokens[k].Lower] {
+		return false
+	}
+	for k := i - 1; k >= 0 && t.Tokens[k].Clause == t.Tokens[i].Clause; k-- {
+		if !t.Tokens[k].Word || !reportVerbs[t.Tokens[k].Lower] {
+			continue
+		}
+		for j := k - 1; j >= 0 && j >= k-3; j-- {
+			if reporters[t.Tokens[j].Lower] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var (
+	judgementVerbs = wordSet("match", "matches", "matched", "agree", "agrees", "corresponds", "correspond", "differ",
+		"differs", "conflicts", "conflict", "coincide", "coinciden", "stimmt", "stimmen", "klopt", "corresponde")
+	coordinators = wordSet("and", "und", "y", "et", "e", "en", "и", "but", "aber", "pero", "mais")
+)
+
+var (
+	reportVerbs = wordSet("says", "say", "said", "states", "stated", "reports", "reported", "notes", "mentions",
+		"writes", "explains", "dice", "indica", "afirma", "dit", "indique", "sagt", "diz", "afferma")
+	reporters = wordSet("answer", "response", "reply", "reference", "expected", "it", "they", "respuesta", "réponse",
+		"antwort", "resposta", "risposta", "referencia", "référence", "referenz")
+)
 
 // afterQuestion reports whether the word at tokens[i] begins the sentence
 // right after one that asks.
@@ -211,6 +252,9 @@ func (t *Text) judgementNegations(i int) int {
 	for k := from; k < i; k++ {
 		if !t.isPlainNegator(k) {
 			continue
+		}
+		if q := t.Tokens[k].Quoted; q != 0 && q != t.Tokens[i].Quoted {
+			continue // a negation quoted negates nothing outside its quotation
 		}
 		if concord[t.Tokens[k].Lower] && under {
 			continue
@@ -412,7 +456,8 @@ var rightWords = wordSet(
 	"correto", "correta", "certo", "certa", "exato", "exata", "aceito", "aceita", "corresponde",
 	"corretto", "corretta", "giusto", "giusta", "esatto", "esatta", "valido", "valida", "accettabile", "accettato",
 	"uguale", "stesso", "stessa", "juist", "klopt", "goed", "верно", "верный", "верная", "правильно",
-	"правильный", "правильная", "совпадает", "точно", "poprawna", "poprawny", "prawidłowa", "prawidłowy",
+	"правильный", "правильная", "совпадает", "точно", "соответствует", "соответствуют", "соответствие", "entspricht",
+	"entsprechen", "corrisponde", "overeen", "corresponds", "poprawna", "poprawny", "prawidłowa", "prawidłowy",
 	"doğru", "सही", "صحيح", "صحيحة", "נכון", "נכונה", "đúng", "benar", "tepat",
 )
 

@@ -33,6 +33,10 @@ type Token struct {
 	Question bool
 	// Paren is how many parentheses or brackets enclose the token.
 	Paren int
+	// Quoted numbers the quotation the token stands in (0 outside any):
+	// a negation inside quotation marks ("'not constrained' means the
+	// same") negates nothing outside them.
+	Quoted int
 	// Unit numbers the stretch a statement makes: its clause as Bind
 	// numbers it, with an aside in parentheses or brackets left out
 	// ("BRCA1 (Entrez 672) has 15.96 TPM" is one unit; the aside has
@@ -48,6 +52,7 @@ type Token struct {
 func Parse(text string) *Text {
 	t := &Text{Raw: text, Tokens: tokenize(text)}
 	t.number()
+	t.quotations()
 	t.data, _ = scanJSON(text)
 	return t
 }
@@ -236,6 +241,45 @@ func (t *Text) number() {
 			start = i + 1
 		}
 	}
+}
+
+// quotations numbers the quotations: the words between an opening and a
+// closing quotation mark on one line.
+func (t *Text) quotations() {
+	open, id := -1, 0
+	var mark string
+	for i, tok := range t.Tokens {
+		switch {
+		case tok.Text == "\n":
+			open = -1
+		case open < 0 && isOpeningQuote(tok.Text):
+			open, mark = i, tok.Text
+		case open >= 0 && closes(mark, tok.Text):
+			id++
+			for k := open + 1; k < i; k++ {
+				t.Tokens[k].Quoted = id
+			}
+			open = -1
+		}
+	}
+}
+
+func isOpeningQuote(s string) bool {
+	return s == "'" || s == `"` || s == "“" || s == "‘" || s == "«" || s == "„"
+}
+
+func closes(open, s string) bool {
+	switch open {
+	case "“":
+		return s == "”"
+	case "‘":
+		return s == "’"
+	case "«":
+		return s == "»"
+	case "„":
+		return s == "“" || s == "”"
+	}
+	return s == open
 }
 
 // bindGoesOn are the marks that end a clause but not the stretch in which

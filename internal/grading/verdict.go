@@ -166,8 +166,9 @@ func lenient(reasoning string) string {
 // conclusion and is read whole; before it, only verdicts stated outright
 // count ("Final: no"), since reasoning weighs what it then rejects. A
 // "yes" or "no" that answers a question the reasoning asked itself
-// ("Could it be the rat value? No: ...") is no verdict, nor is one stated
-// under a condition ("if it were the hg19 position, it would be wrong").
+// ("Could it be the rat value? No: ...") is no verdict, nor is a judgement
+// asked ("Does it conflict with the reference?") or stated under a
+// condition ("if it were the hg19 position, it would be wrong").
 func reasoningStance(text string) Stance {
 	text = strings.TrimSpace(text)
 	last := text
@@ -175,7 +176,7 @@ func reasoningStance(text string) Stance {
 		last = text[i+1:]
 	}
 	s := Judge(last)
-	s.Cues = slices.DeleteFunc(s.Cues, func(c Cue) bool { return c.Conditional })
+	s.Cues = slices.DeleteFunc(s.Cues, func(c Cue) bool { return c.Conditional || c.Asked })
 	s.Verdicts = nil
 	for _, v := range append(Judge(last).Verdicts, Judge(text).Verdicts...) {
 		if !v.AnswersQuestion && !v.Conditional {
