@@ -62,6 +62,10 @@ type (
 	//	StartedAt time.Time          started_at: when the run started
 	//	ServerStderr string          server_stderr: the server's stderr when it failed the case
 	//	Metrics *Metrics             metrics: the six metrics; nil for an error
+	//	Grading int                  grading: the version of the grading rules that decided it
+	//	Claims []ClaimResult         claims: each claim's verdict, score, reason, checks and judges
+	//	Coverage *float64            coverage: the claims' mean score; nil while one is undecided
+	//	Facts []Fact                 facts: in a reference run, the expected answer's facts and whether the results hold them
 	Record = eval.Record
 	// CaseRun names one run of a case: Name, Model and Repeat (from 0,
 	// of go test -count=N). Record.CaseRun returns a record's.
@@ -103,6 +107,20 @@ type (
 	ResourceLink = eval.ResourceLink
 	// JudgeVerdict is one judge's verdict and reason in a record.
 	JudgeVerdict = eval.JudgeVerdict
+	// Claim is a statement a case's answer must make (claims:), with
+	// optional checks of its own.
+	Claim = eval.Claim
+	// ClaimResult is what the checks and the judges said of one claim:
+	// fulfilled, partial, not or undecided, with its score.
+	ClaimResult = eval.ClaimResult
+	// ClaimJudge is one judge's verdict on one claim.
+	ClaimJudge = eval.ClaimJudge
+	// Fact is a fact of a reference answer and whether the reference
+	// trajectory's results hold it: found, computed or missing.
+	Fact = eval.Fact
+	// CheckResult is one deterministic check's outcome: passed, failed or
+	// undecided.
+	CheckResult = eval.CheckResult
 	// Metrics are a record's six metrics and overall score.
 	Metrics = eval.Metrics
 	// Summary describes a run: summary.json.

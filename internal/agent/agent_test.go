@@ -214,13 +214,17 @@ func TestEstimateCountsEverythingSent(t *testing.T) {
 
 func TestReference(t *testing.T) {
 	tools := toolServer(t)
-	c := eval.Case{Input: "q", Reference: []eval.RefCall{
+	c := eval.Case{Input: "q", Expected: "NUTM2G.", Reference: []eval.RefCall{
 		{Tool: "boom", ExpectError: true},
 		{Tool: "echo", Args: map[string]any{"text": "NUTM2G"}},
 	}}
 	tr := Reference(context.Background(), tools, Config{}, c)
 	assert.Empty(t, tr.Incomplete)
-	assert.Equal(t, "echo: NUTM2G", tr.Answer, "error results are not part of the answer")
+	assert.Equal(t, "NUTM2G.", tr.Answer, "the answer is the case's expected answer")
+	assert.Equal(t, []string{"echo: NUTM2G"}, tr.Results, "error results are not among the results")
+	c.Expected, c.Claims = "", []eval.Claim{{Text: "It is NUTM2G."}, {Text: "It is a gene."}}
+	tr = Reference(context.Background(), tools, Config{}, c)
+	assert.Equal(t, "It is NUTM2G.\nIt is a gene.", tr.Answer, "a case graded by claims answers with its claims")
 	require.Len(t, tr.ToolCalls, 2)
 	assert.True(t, tr.ToolCalls[0].IsError)
 

@@ -36,7 +36,11 @@ type blindReplies struct {
 }
 
 // Every blind judge reply is read as its writer says a careful reader
-// reads it: the reply must fit the answer it grades.
+// reads it: the reply must fit the answer it grades. A set whose defects
+// were fixed (spent) must be read right throughout; on a set nobody has
+// tuned on, no reply to reject may be read as a verdict, no verdict may be
+// read as the other one, and at most a tenth of the sound replies may be
+// read as unclear (asked again, then undecided).
 func TestBlindJudgeReplies(t *testing.T) {
 	files, err := filepath.Glob("../../testdata/calibration/blind/judge-replies-*.yaml")
 	require.NoError(t, err)
@@ -56,6 +60,7 @@ func TestBlindJudgeReplies(t *testing.T) {
 		require.NoError(t, dec.Decode(&set), f)
 		require.Equal(t, eval.Blind, set.Provenance, f)
 		require.GreaterOrEqual(t, len(set.Replies), 30, f)
+		sound, soundUnclear, accepted, flipped := 0, 0, 0, 0
 		for _, r := range set.Replies {
 			t.Run(filepath.Base(f)+"/"+r.Name, func(t *testing.T) {
 				c, ok := byName[r.Case]
@@ -69,8 +74,30 @@ func TestBlindJudgeReplies(t *testing.T) {
 				if got == "" {
 					got = "unclear"
 				}
-				assert.Equal(t, r.Want, got, "%s (%s): %s", r.Kind, r.Why, v.Reason)
+				switch {
+				case r.Want != "unclear":
+					sound++
+					if got == "unclear" {
+						soundUnclear++
+					} else if got != r.Want {
+						flipped++
+					}
+				case got != "unclear":
+					accepted++
+				}
+				if set.Spent != "" {
+					assert.Equal(t, r.Want, got, "%s (%s): %s", r.Kind, r.Why, v.Reason)
+				} else if r.Want == "unclear" || got != "unclear" {
+					assert.Equal(t, r.Want, got, "%s (%s): %s", r.Kind, r.Why, v.Reason)
+				} else {
+					t.Logf("a sound reply read as unclear (%s): %s", r.Kind, v.Reason)
+				}
 			})
+		}
+		t.Logf("%s: %d replies; %d to reject read as a verdict, %d verdicts read as the other, %d of %d sound ones read as unclear",
+			filepath.Base(f), len(set.Replies), accepted, flipped, soundUnclear, sound)
+		if set.Spent == "" {
+			assert.LessOrEqual(t, 10*soundUnclear, sound, "%s: at most a tenth of the sound replies read as unclear", f)
 		}
 	}
 }

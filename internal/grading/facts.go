@@ -213,8 +213,10 @@ func namesOf(text string) []string {
 		out = append(out, strings.TrimSpace(f))
 	}
 	for _, n := range properNameRE.FindAllStringIndex(text, -1) {
-		if n[0] > 0 && !strings.ContainsAny(text[max(0, n[0]-2):n[0]], ".!?\n") {
-			out = append(out, text[n[0]:n[1]])
+		name := text[n[0]:n[1]]
+		if n[0] > 0 && !strings.ContainsAny(text[max(0, n[0]-2):n[0]], ".!?\n") &&
+			!slices.ContainsFunc(strings.Fields(name), func(w string) bool { return neutralWords[strings.ToLower(w)] }) {
+			out = append(out, name) // "Marco Ruiz"; not "Entrez Gene"
 		}
 	}
 	for _, tok := range tokenize(text) {

@@ -43,19 +43,40 @@ func readCalibration(t *testing.T, dir string) eval.Calibration {
 }
 
 // Offline, make calibrate measures the deterministic checks on the bundled
-// labels: they agree on every one.
+// labels, each set on its own line with its provenance: they never decide
+// against a label written beside them, and on the blind sets they pass at
+// most 5% of the wrong answers and fail at most 5% of the right ones.
 func TestOfflineCalibrationMeasuresTheChecks(t *testing.T) {
 	dir := isolate(t)
 	var out, errOut bytes.Buffer
 	require.NoError(t, cmdtest.Run(Cmd, nil, nil, &out, &errOut, nil), errOut.String())
 	assert.Regexp(t, `calibrate: \d+ labelled answers \((\d+) to accept, \d+ to reject\)`, out.String())
-	assert.Regexp(t, `deterministic checks, on the \d+ answers whose case checks its answer: agreement 100\.0%, TPR 100\.0%, TNR 100\.0%, kappa 1\.00`, out.String())
-	assert.Regexp(t, `calibrate: deterministic checks, on the \d+ adversarial answers alone: agreement 100\.0%`, out.String())
+	assert.Regexp(t, `deterministic checks, on all \d+ answers whose case checks its answer \(of every provenance: no trust figure\): decided \d+\.\d%`, out.String())
+	assert.Regexp(t, `calibrate: deterministic checks, on the \d+ adversarial answers alone \(written beside the checks: a regression guard, not a trust figure\): decided \d+\.\d%; pass right 100\.0%, fail right 100\.0%; wrong answers passed 0\.0%, right answers failed 0\.0%`, out.String())
+	assert.Regexp(t, `calibrate: deterministic checks, on the \d+ blind-3 answers alone \(blind: written by .+ against 809ab28, without reading the grading code\)`, out.String())
 	assert.Contains(t, out.String(), "calibrate: judge: none: no provider is configured (or EVAL_REFERENCE is set). To evaluate a model, set")
 	cal := readCalibration(t, dir)
 	assert.Nil(t, cal.Judge)
 	require.NotNil(t, cal.Checks)
-	assert.Equal(t, 1.0, cal.Checks.Agreement)
+	blind := 0
+	for _, s := range cal.ChecksSets {
+		switch s.Provenance {
+		case eval.BesideTheChecks:
+			assert.Zero(t, s.Confusion.NoYes+s.Confusion.YesNo, "%s: no verdict against a label written beside the checks", s.Set)
+		case eval.Blind:
+			blind++
+			assert.LessOrEqual(t, *s.WrongPassed, 0.05, s.Set)
+			assert.LessOrEqual(t, *s.RightFailed, 0.05, s.Set)
+		}
+	}
+	assert.Positive(t, blind)
+	var results []eval.LabelResult
+	for _, r := range cal.Results {
+		if r.Checks != "" {
+			results = append(results, r)
+		}
+	}
+	assert.Contains(t, []string{"yes", "no", "undecided"}, results[0].Checks, "each answer's checks: yes, no or undecided")
 }
 
 // Against the stub model, whose judge approves every answer, the judge's
@@ -73,7 +94,7 @@ func TestStubJudgeCalibration(t *testing.T) {
 
 	var out, errOut bytes.Buffer
 	require.NoError(t, cmdtest.Run(Cmd, nil, nil, &out, &errOut, nil), errOut.String())
-	assert.Regexp(t, `calibrate: judge stub \(prompt sha256:[0-9a-f]{12}\) on \d+ answers: agreement 50\.0%, TPR 100\.0%, TNR 0\.0%, kappa 0\.00`, out.String())
+	assert.Regexp(t, `calibrate: judge stub \(prompt sha256:[0-9a-f]{12}\) on \d+ answers: decided 100\.0%; pass right 50\.\d%, fail right n/a; wrong answers passed 100\.0%, right answers failed 0\.0%; kappa on the decided 0\.00`, out.String())
 	assert.Contains(t, out.String(), "kappa 0.00 is below 0.8: do not trust this judge's verdicts alone")
 	cal := readCalibration(t, dir)
 	require.NotNil(t, cal.Judge)
@@ -81,7 +102,11 @@ func TestStubJudgeCalibration(t *testing.T) {
 	require.NotNil(t, cal.Judge.Kappa)
 	assert.Zero(t, *cal.Judge.Kappa)
 	requests := stub.Requests()
-	assert.Equal(t, cal.Items, requests, "one judge request per labelled answer")
+	distinct := map[[3]string]bool{}
+	for _, r := range cal.Results {
+		distinct[[3]string{r.Question, r.Expected, r.Answer}] = true
+	}
+	assert.Equal(t, len(distinct), requests, "one judge request per distinct labelled answer (the same answer in two sets is asked once)")
 
 	out.Reset()
 	require.NoError(t, cmdtest.Run(Cmd, nil, nil, &out, &errOut, nil))
