@@ -77,6 +77,44 @@ func (r Request) Question() string {
 	return ""
 }
 
+// Claims returns the claims a judge of claims is asked about (the claims
+// of the JSON object in the last user message), and GradedAnswer the answer
+// it checks them in.
+func (r Request) Claims() []string {
+	var data struct {
+		Claims []struct {
+			Text string `json:"text"`
+		} `json:"claims"`
+	}
+	r.gradingInput(&data)
+	out := make([]string, len(data.Claims))
+	for i, c := range data.Claims {
+		out[i] = c.Text
+	}
+	return out
+}
+
+// GradedAnswer returns the answer a judge is asked to grade.
+func (r Request) GradedAnswer() string {
+	var data struct {
+		Answer string `json:"actual_answer"`
+	}
+	r.gradingInput(&data)
+	return data.Answer
+}
+
+// gradingInput decodes the JSON object a judge's last user message holds.
+func (r Request) gradingInput(v any) {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if m := r.Messages[i]; m.Role == "user" {
+			if k := strings.Index(m.Content, "{"); k >= 0 {
+				json.Unmarshal([]byte(m.Content[k:]), v)
+			}
+			return
+		}
+	}
+}
+
 // Reply is what the stub answers.
 type Reply struct {
 	Content   string

@@ -7,24 +7,37 @@ import (
 	"strings"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/grading"
 )
 
-// JudgeTool is the tool name through which the suite's judge answers.
-const JudgeTool = "submit_verdict"
+// JudgeTool is the tool name through which the suite's judge answers;
+// ClaimsTool the one through which it answers about a case's claims.
+const (
+	JudgeTool  = "submit_verdict"
+	ClaimsTool = "submit_claims"
+)
 
 // Replay answers like a correct agent: for a known question it makes the
 // case's reference calls, one per turn, then answers with the case's
-// expected answer (the text of the successful results for a case that has
-// none); as judge it says yes to every non-empty answer. Unknown questions
-// get "I do not know.".
+// expected answer when the results hold its facts (see grading.Facts), and
+// otherwise with the text of the successful results, as an agent reading
+// data that no longer says what the case expects; as judge it says yes to
+// every non-empty answer. Unknown questions get "I do not know.".
 func Replay(cases []eval.Case) Responder {
 	byQuestion := map[string]eval.Case{}
 	for _, c := range cases {
 		byQuestion[c.Input] = c
 	}
 	return func(req Request) Reply {
-		if req.ForcedTool() == JudgeTool {
+		switch req.ForcedTool() {
+		case JudgeTool:
 			return Verdict("yes", "the answer contains the expected information")
+		case ClaimsTool:
+			verdicts := make([]string, len(req.Claims()))
+			for i := range verdicts {
+				verdicts[i] = "fulfilled"
+			}
+			return ClaimVerdicts(verdicts...)
 		}
 		c, ok := byQuestion[req.Question()]
 		if !ok {
@@ -40,14 +53,14 @@ func Replay(cases []eval.Case) Responder {
 			ref := c.Reference[done]
 			return Reply{ToolCalls: []Call{{Name: ref.Tool, Arguments: eval.ArgumentsJSON(ref.Args)}}}
 		}
-		if strings.TrimSpace(c.Expected) != "" {
-			return Reply{Content: c.Expected}
-		}
 		var answer []string
 		for i, text := range results {
 			if i < len(c.Reference) && !c.Reference[i].ExpectError {
 				answer = append(answer, text)
 			}
+		}
+		if expected := c.ReferenceAnswer(); strings.TrimSpace(expected) != "" && len(grading.Missing(grading.Facts(expected, c.Input, answer))) == 0 {
+			return Reply{Content: expected}
 		}
 		return Reply{Content: strings.Join(answer, "\n")}
 	}
@@ -101,6 +114,23 @@ func (r Request) offered(name string) (tool struct{ name, description string }, 
 func Verdict(verdict, reason string) Reply {
 	args, _ := json.Marshal(map[string]any{"verdict": verdict, "reason": reason, "answer_is_correct": verdict == "yes"})
 	return Reply{ToolCalls: []Call{{Name: JudgeTool, Arguments: string(args)}}}
+}
+
+// ClaimVerdicts is a judge's reply about a case's claims: a verdict
+// ("fulfilled", "partial" or "not") for each, in order.
+func ClaimVerdicts(verdicts ...string) Reply {
+	type entry struct {
+		Claim   int    `json:"claim"`
+		Verdict string `json:"verdict"`
+		Reason  string `json:"reason"`
+		Quote   string `json:"quote"`
+	}
+	entries := make([]entry, len(verdicts))
+	for i, v := range verdicts {
+		entries[i] = entry{Claim: i + 1, Verdict: v, Reason: "the answer's statement of the claim decided it"}
+	}
+	args, _ := json.Marshal(map[string]any{"claims": entries})
+	return Reply{ToolCalls: []Call{{Name: ClaimsTool, Arguments: string(args)}}}
 }
 
 // UnclearVerdict is a judge reply whose signals disagree: a yes call, and
