@@ -127,7 +127,7 @@ func TestSeveralJudgesInBrowser(t *testing.T) {
 		assert.Equal(t, "50.0%", facts["agreement"])
 		assert.Equal(t, "4", facts["items"])
 		assert.Equal(t, "4", facts["disagreements"], "the judges split on every labelled answer")
-		assert.Equal(t, []string{"yes (accept)20", "no (reject)20"}, jsEval[[]string](p,
+		assert.Equal(t, []string{"yes (accept)200", "no (reject)200"}, jsEval[[]string](p,
 			`[...document.querySelectorAll('#trust .confusion tbody tr')].map(r => r.textContent)`))
 		// The panel comes right after the run's verdict counts.
 		assert.Equal(t, "trust", jsEval[string](p, `document.querySelector('.summary').nextElementSibling.id`))

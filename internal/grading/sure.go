@@ -320,7 +320,7 @@ func (a *answer) stateOf(s Span, ownNumber func(Number) bool, swallowed func(k i
 			continue // "~8.10", "about 63.2": within the tolerance, or it would not match
 		}
 		if !tok.Word {
-			if tok.Text == "~" || tok.Text == "≈" || tok.Text == "±" || tok.Text == "<" || tok.Text == ">" && !a.inNotation(k) {
+			if qualifyingMarks[tok.Text] && (k == first-1 || k == last+1) && !a.inNotation(k) {
 				st.unclear = fmt.Sprintf("its clause qualifies it with %s, at %s", quote(tok.Text), at(k))
 				return st
 			}
@@ -354,6 +354,11 @@ func (a *answer) stateOf(s Span, ownNumber func(Number) bool, swallowed func(k i
 	}
 	return st
 }
+
+// qualifyingMarks qualify the value right beside them: "< 0.05", "±2",
+// "~8.1" (a match within the tolerance already took "~" and "≈" in, see
+// approximates).
+var qualifyingMarks = wordSet("~", "≈", "±", "<", ">", "≤", "≥", "+/-")
 
 // approximates reports whether the tokens from k up to the occurrence at
 // tokens[first] mark it as an approximation: "~", "≈", "about",

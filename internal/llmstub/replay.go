@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
-	"github.com/mcpeval/mcpeval/internal/grading"
 )
 
 // JudgeTool is the tool name through which the suite's judge answers;
@@ -19,9 +18,9 @@ const (
 
 // Replay answers like a correct agent: for a known question it makes the
 // case's reference calls, one per turn, then answers with the case's
-// expected answer when the results hold its facts (see grading.Facts), and
-// otherwise with the text of the successful results, as an agent reading
-// data that no longer says what the case expects; as judge it says yes to
+// expected answer when the results hold its numbers (those the question
+// does not give), and otherwise with the text of the successful results,
+// as an agent reading data that no longer says what the case expects; as judge it says yes to
 // every non-empty answer. Unknown questions get "I do not know.".
 func Replay(cases []eval.Case) Responder {
 	byQuestion := map[string]eval.Case{}
@@ -59,11 +58,37 @@ func Replay(cases []eval.Case) Responder {
 				answer = append(answer, text)
 			}
 		}
-		if expected := c.ReferenceAnswer(); strings.TrimSpace(expected) != "" && len(grading.Missing(grading.Facts(expected, c.Input, answer))) == 0 {
+		if expected := c.ReferenceAnswer(); strings.TrimSpace(expected) != "" && holdsNumbers(strings.Join(answer, "\n"), expected, c.Input) {
 			return Reply{Content: expected}
 		}
 		return Reply{Content: strings.Join(answer, "\n")}
 	}
+}
+
+// stubNumberRE finds the numbers of a text, with their separators.
+var stubNumberRE = regexp.MustCompile(`\d[\d,]*(?:\.\d+)?`)
+
+// holdsNumbers reports whether results write every number of expected
+// that question does not, ignoring thousands separators and trailing
+// zeros ("6,475.00" is "6475").
+func holdsNumbers(results, expected, question string) bool {
+	norm := func(s string) string {
+		s = strings.ReplaceAll(s, ",", "")
+		if strings.Contains(s, ".") {
+			s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+		}
+		return s
+	}
+	have := map[string]bool{}
+	for _, n := range stubNumberRE.FindAllString(results+" "+question, -1) {
+		have[norm(n)] = true
+	}
+	for _, n := range stubNumberRE.FindAllString(expected, -1) {
+		if !have[norm(n)] {
+			return false
+		}
+	}
+	return true
 }
 
 // ReplayOffered answers like Replay, but only with what it was offered, as
