@@ -168,14 +168,16 @@ func datasetNames(arg string) []string {
 }
 
 // ScoreTool computes the metrics of a finished tool case from its record;
-// quality does not apply. The expected tools are the case's must_call tools
-// and those of its reference trajectory; the required facts are its
-// contains checks; the budget is the case's.
+// quality does not apply. The required facts are its contains checks
+// (any spelling of a term) and its claims (as the judge decided them); the
+// expected tools are its must_call tools, and those of its reference
+// trajectory unless the answer reached the same facts with other tools;
+// the budget is the case's.
 func ScoreTool(c eval.Case, r eval.Record) eval.Metrics {
-	expected := slices.Clone(c.Tools.MustCall)
+	var reference []string
 	for _, ref := range c.Reference {
-		if !ref.ExpectError && !slices.Contains(expected, ref.Tool) {
-			expected = append(expected, ref.Tool)
+		if !ref.ExpectError && !slices.Contains(c.Tools.MustCall, ref.Tool) && !slices.Contains(reference, ref.Tool) {
+			reference = append(reference, ref.Tool)
 		}
 	}
 	passed := r.Status == eval.Pass
@@ -184,8 +186,10 @@ func ScoreTool(c eval.Case, r eval.Record) eval.Metrics {
 		Correctness:         toolCorrectness(passed),
 		Performance:         toolPerformance(r.Seconds, r.Usage.TotalTokens, len(r.ToolCalls), c.Budget),
 		PromptUnderstanding: toolUnderstanding(r.Question, r.ToolCalls),
-		RequirementCoverage: toolCoverage(r.Response, r.ToolCalls, expected, c.Checks.Contains.Texts()),
-		ErrorRecovery:       toolRecovery(r.ToolCalls),
+		RequirementCoverage: toolCoverage(r, requirements{
+			mustCall: c.Tools.MustCall, reference: reference, facts: c.Checks.Contains, claims: r.Claims,
+		}),
+		ErrorRecovery: toolRecovery(r.ToolCalls),
 	}
 	m.Overall = overallScore(m.Scores())
 	return m

@@ -2,6 +2,7 @@ package scoring
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -152,6 +153,41 @@ func TestMetricsJSON(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, string(tool), `"quality":`)
 	assert.Contains(t, string(tool), `"not_applicable":["quality","understanding","coverage"]`)
+}
+
+// A tool case's metrics write their details under the guide's "details",
+// and read back into the tool details, also from "tool_details", where
+// earlier versions wrote them.
+func TestToolMetricsDetailsRoundTrip(t *testing.T) {
+	m := ScoreTool(eval.Case{Checks: eval.Checks{Contains: eval.Terms{{Any: []string{"99"}}}}}, eval.Record{
+		Question: "How many ClinVar variants does TP53 have?", Response: "TP53 has 99.", Status: eval.Pass, Seconds: 2,
+		ToolCalls: []eval.ToolCall{call("get_clinvar_by_gene_symbol", map[string]any{"gene_symbol": "TP53"})}})
+	data, err := json.Marshal(m)
+	require.NoError(t, err)
+	assert.NotContains(t, string(data), "tool_details")
+	var got map[string]any
+	require.NoError(t, json.Unmarshal(data, &got))
+	for _, metric := range []string{"correctness", "performance", "prompt_understanding", "requirement_coverage"} {
+		assert.Contains(t, got[metric], "details", metric)
+	}
+	assert.Equal(t, true, got["correctness"].(map[string]any)["details"].(map[string]any)["passed"])
+
+	var back eval.Metrics
+	require.NoError(t, json.Unmarshal(data, &back))
+	assert.Equal(t, m, back)
+
+	legacy := strings.ReplaceAll(string(data), `"details"`, `"tool_details"`)
+	back = eval.Metrics{}
+	require.NoError(t, json.Unmarshal([]byte(legacy), &back))
+	assert.Equal(t, m, back)
+
+	code := ScoreCode(CodeCase{Question: "How many rows?", Attempts: []eval.Attempt{
+		ran("result = len(df)", &eval.CodeFacts{Parsed: true, Operations: []string{"len"}}, 0.001)}, ResultMatches: true})
+	data, err = json.Marshal(code)
+	require.NoError(t, err)
+	back = eval.Metrics{}
+	require.NoError(t, json.Unmarshal(data, &back))
+	assert.Equal(t, code, back)
 }
 
 func TestSummarize(t *testing.T) {

@@ -3,7 +3,9 @@ package scoring
 import (
 	"encoding/json"
 	"fmt"
+	"path"
 	"slices"
+	"strings"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/grading"
@@ -38,16 +40,22 @@ func toolCorrectness(passed bool) eval.CorrectnessMetric {
 // of the successful calls hold it, tying what the model asked for to it (a
 // gene looked up by its Entrez id: the result names the gene; a variant's
 // gene: the conversion names it; a phenotype searched by name: the result
-// names its HPO term). Plain numbers count only in the arguments.
-// Comparison is normalised: case-insensitive, "chr9" equals "9", "0.160"
-// equals "0.16", "p.Pro63Ser" equals "p.P63S", a position matches
+// names its HPO term). Plain numbers count only in the arguments, and only
+// when some call takes a value: calls that take nothing but paths (reading
+// files, listing folders) could carry no number of the question, which the
+// model then applies to what it read; such numbers are listed apart and left
+// out. Comparison is normalised: case-insensitive, "chr9" equals "9",
+// "0.160" equals "0.16", "p.Pro63Ser" equals "p.P63S", a position matches
 // separate chromosome and position values, a term its words in order. A
 // question without entities gives nothing to check: the metric is not
 // applicable (left out of the overall score).
 func toolUnderstanding(question string, calls []eval.ToolCall) eval.UnderstandingMetric {
 	var args, results grading.Atoms
+	takesValues := false
 	for _, c := range calls {
-		args.Merge(grading.ArgumentAtoms(callArgs(c)))
+		a := callArgs(c)
+		args.Merge(grading.ArgumentAtoms(a))
+		takesValues = takesValues || carriesValues("", a)
 		if !c.IsError && !c.NotRun && c.Result != "" {
 			results.Merge(grading.ResultAtoms(c.Result))
 		}
@@ -55,6 +63,10 @@ func toolUnderstanding(question string, calls []eval.ToolCall) eval.Understandin
 	d := &eval.EntityDetails{Entities: []eval.Entity{}, MissingEntities: []string{}}
 	found := 0
 	for _, e := range grading.FindEntities(question) {
+		if !e.Identifies() && !takesValues && len(calls) > 0 {
+			d.Untaken = append(d.Untaken, e.Text)
+			continue
+		}
 		ent := eval.Entity{Text: e.Text, Kind: e.Kind}
 		switch {
 		case e.Found(args):
@@ -75,40 +87,125 @@ func toolUnderstanding(question string, calls []eval.ToolCall) eval.Understandin
 	return eval.UnderstandingMetric{Score: share(found, len(d.Entities)), ToolDetails: d}
 }
 
+// carriesValues reports whether an argument value, under the given key,
+// holds anything but paths: a number, or a text that is no file or folder
+// name.
+func carriesValues(key string, v any) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if carriesValues(k, x) {
+				return true
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if carriesValues(key, x) {
+				return true
+			}
+		}
+	case float64:
+		return true
+	case string:
+		return strings.TrimSpace(v) != "" && !isPath(key, v)
+	}
+	return false
+}
+
+// pathKeys are words of argument names that take paths.
+var pathKeys = []string{"path", "file", "dir", "folder", "root", "uri"}
+
+// isPath reports whether an argument's text is a path: given under a key
+// named for one, or written as one ("/data/x.csv", "notes.txt").
+func isPath(key, v string) bool {
+	k := strings.ToLower(key)
+	if slices.ContainsFunc(pathKeys, func(p string) bool { return strings.Contains(k, p) }) {
+		return true
+	}
+	if strings.ContainsAny(v, " \t\n") {
+		return strings.HasPrefix(v, "/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "~/")
+	}
+	ext := path.Ext(v)
+	return strings.Contains(v, "/") || len(ext) > 1 && len(ext) <= 5 && !strings.ContainsAny(ext[1:], "0123456789")
+}
+
+// requirements are what a tool case asks an answer to cover.
+type requirements struct {
+	// mustCall are tools the case requires; reference the other tools of
+	// its reference trajectory, one way to reach its facts.
+	mustCall, reference []string
+	// facts are terms the answer must state (any spelling); claims the
+	// judge's verdicts on the statements it must make.
+	facts  eval.Terms
+	claims []eval.ClaimResult
+}
+
 // toolCoverage is the mean of two shares: expected tools that were called
-// and required facts that appear in the answer (as whole words,
-// case-insensitive, numbers compared by value). A list that is empty is left
-// out of the mean; with both empty the metric is not applicable.
-func toolCoverage(answer string, calls []eval.ToolCall, expectedTools, requiredFacts []string) eval.CoverageMetric {
+// and required facts the answer covers. A required fact is a contains term,
+// covered when the answer holds any of its spellings (as whole words,
+// case-insensitive, numbers compared by value; "not X" and "no X" also by
+// X), or a claim, covered by its verdict (fulfilled 1, partial 0.5, not 0;
+// undecided claims are left out). The expected tools are the must_call
+// tools and the reference trajectory's; a reference tool not called counts
+// as covered when the answer reached every required fact some other way
+// (or, with none, when the case passed): other tools may lead to the same
+// facts. A list that is empty is left out of the mean; with both empty the
+// metric is not applicable.
+func toolCoverage(r eval.Record, req requirements) eval.CoverageMetric {
 	d := &eval.ToolCoverageDetails{CalledTools: []string{}, MissingTools: []string{}, MissingFacts: []string{},
 		MissingRequirements: []string{}}
-	for _, c := range calls {
+	for _, c := range r.ToolCalls {
 		if !slices.Contains(d.CalledTools, c.Name) {
 			d.CalledTools = append(d.CalledTools, c.Name)
 		}
 	}
-	for _, t := range expectedTools {
-		if !slices.Contains(d.CalledTools, t) {
-			d.MissingTools = append(d.MissingTools, t)
-			d.MissingRequirements = append(d.MissingRequirements, "Expected tool not called: "+t)
+
+	answerWords := factWords(r.Response)
+	covered, wanted := 0.0, 0
+	for _, t := range req.facts {
+		if len(t.Any) == 0 {
+			continue
+		}
+		wanted++
+		if slices.ContainsFunc(t.Any, func(sp string) bool { return statesFact(answerWords, sp) }) {
+			covered++
+			continue
+		}
+		d.MissingFacts = append(d.MissingFacts, t.Any[0])
+		d.MissingRequirements = append(d.MissingRequirements, "Required fact missing: "+t.Any[0])
+	}
+	for _, c := range req.claims {
+		if c.Score == nil {
+			continue
+		}
+		wanted++
+		covered += *c.Score
+		if *c.Score < 1 {
+			d.MissingFacts = append(d.MissingFacts, c.Claim)
+			d.MissingRequirements = append(d.MissingRequirements, fmt.Sprintf("Claim %s: %s", c.Verdict, c.Claim))
 		}
 	}
-	answerWords := factWords(answer)
-	for _, f := range requiredFacts {
-		fw := factWords(f)
-		if len(fw) == 0 || grading.CountPhrases(answerWords, [][]string{fw}) == 0 {
-			d.MissingFacts = append(d.MissingFacts, f)
-			d.MissingRequirements = append(d.MissingRequirements, "Required fact missing: "+f)
+	reached := len(d.MissingFacts) == 0 && (wanted > 0 || r.Status == eval.Pass)
+
+	expected := len(req.mustCall) + len(req.reference)
+	for i, t := range append(slices.Clone(req.mustCall), req.reference...) {
+		if slices.Contains(d.CalledTools, t) || i >= len(req.mustCall) && reached {
+			continue
 		}
+		d.MissingTools = append(d.MissingTools, t)
+		d.MissingRequirements = append(d.MissingRequirements, "Expected tool not called: "+t)
 	}
-	d.ExpectedToolsCoverage = share(len(expectedTools)-len(d.MissingTools), len(expectedTools))
-	d.RequiredFactsCoverage = share(len(requiredFacts)-len(d.MissingFacts), len(requiredFacts))
+	d.ExpectedToolsCoverage = share(expected-len(d.MissingTools), expected)
+	d.RequiredFactsCoverage = 1
+	if wanted > 0 {
+		d.RequiredFactsCoverage = unit(covered / float64(wanted))
+	}
 
 	var parts []float64
-	if len(expectedTools) > 0 {
+	if expected > 0 {
 		parts = append(parts, d.ExpectedToolsCoverage)
 	}
-	if len(requiredFacts) > 0 {
+	if wanted > 0 {
 		parts = append(parts, d.RequiredFactsCoverage)
 	}
 	if len(parts) == 0 {
@@ -119,6 +216,26 @@ func toolCoverage(answer string, calls []eval.ToolCall, expectedTools, requiredF
 		total += p
 	}
 	return eval.CoverageMetric{Score: unit(total / float64(len(parts))), ToolDetails: d}
+}
+
+// statesFact reports whether the answer's words hold a spelling of a fact;
+// a fact spelt as an absence ("not X", "no X") also by X, as "X is
+// absent" states it.
+func statesFact(answerWords []string, spelling string) bool {
+	spelling = strings.TrimSuffix(strings.TrimSpace(spelling), "*")
+	forms := []string{spelling}
+	lower := strings.ToLower(spelling)
+	for _, p := range []string{"not ", "no "} {
+		if rest := strings.TrimSpace(spelling[min(len(p), len(spelling)):]); strings.HasPrefix(lower, p) && rest != "" {
+			forms = append(forms, rest)
+		}
+	}
+	for _, f := range forms {
+		if fw := factWords(f); len(fw) > 0 && grading.CountPhrases(answerWords, [][]string{fw}) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // factWords splits text into words for fact matching, numbers in canonical

@@ -2,6 +2,8 @@ package scoring
 
 import (
 	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -75,6 +77,31 @@ func TestToolUnderstanding(t *testing.T) {
 	}
 }
 
+// Numbers of the question count only when some call takes a value: tools
+// that take nothing but paths could carry none (MCP-Atlas's tasks read CSV
+// files and compute from them).
+func TestToolUnderstandingOfToolsThatTakePaths(t *testing.T) {
+	question := "What's the average age of the suspects in assaults from 2017 to 2020?"
+	read := []eval.ToolCall{
+		call("list_allowed_directories", map[string]any{}),
+		call("list_directory", map[string]any{"path": "/data"}),
+		call("read_file", map[string]any{"path": "/data/Crime_records.csv"}),
+		call("read_multiple_files", map[string]any{"paths": []any{"a.csv", "/data/b.csv"}}),
+	}
+	u := toolUnderstanding(question, read)
+	assert.True(t, u.NotApplicable, "no call could take a number: %+v", u.ToolDetails)
+	assert.Equal(t, []string{"2017", "2020"}, u.ToolDetails.Untaken)
+
+	searched := append(slices.Clone(read), call("search_crimes", map[string]any{"category": "assault"}))
+	u = toolUnderstanding(question, searched)
+	assert.False(t, u.NotApplicable)
+	assert.Equal(t, 0.0, u.Score, "a call took a value, but not the years")
+	assert.Equal(t, []string{"2017", "2020"}, u.ToolDetails.MissingEntities)
+
+	u = toolUnderstanding(question, []eval.ToolCall{call("search_crimes", map[string]any{"from": 2017.0, "to": "2020"})})
+	assert.Equal(t, 1.0, u.Score)
+}
+
 func TestToolUnderstandingWithoutEntitiesIsNotApplicable(t *testing.T) {
 	u := toolUnderstanding("Which genes cause seizures?", []eval.ToolCall{call("search_hpo_terms",
 		map[string]any{"phenotype_query": "seizures"})})
@@ -84,33 +111,63 @@ func TestToolUnderstandingWithoutEntitiesIsNotApplicable(t *testing.T) {
 
 func TestToolCoverage(t *testing.T) {
 	calls := []eval.ToolCall{{Name: "get_gene_by_symbol"}, {Name: "get_clinvar_by_gene_symbol"}, {Name: "get_gene_by_symbol"}}
+	terms := func(spellings ...string) eval.Terms {
+		var out eval.Terms
+		for _, s := range spellings {
+			out = append(out, eval.Term{Any: strings.Split(s, "|")})
+		}
+		return out
+	}
+	score := func(v float64) *float64 { return &v }
 	tests := []struct {
-		name          string
-		answer        string
-		tools, facts  []string
-		score         float64
-		notApplicable bool
-		missingTools  []string
-		missingFacts  []string
+		name            string
+		answer          string
+		passed          bool
+		mustCall, other []string
+		facts           eval.Terms
+		claims          []eval.ClaimResult
+		score           float64
+		notApplicable   bool
+		missingTools    []string
+		missingFacts    []string
 	}{
 		{name: "all covered", answer: "NUTM2G has 99 reported variants in ClinVar, score 0.160.",
-			tools: []string{"get_clinvar_by_gene_symbol"}, facts: []string{"99", "clinvar", "0.16"},
+			mustCall: []string{"get_clinvar_by_gene_symbol"}, facts: terms("99", "clinvar", "0.16"),
 			score: 1, missingTools: []string{}, missingFacts: []string{}},
 		{name: "a tool and a fact missing", answer: "NUTM2G has 98 variants.",
-			tools: []string{"get_clinvar_by_gene_symbol", "get_gnomad_by_gene_symbol"}, facts: []string{"99", "NUTM2G"},
+			mustCall: []string{"get_clinvar_by_gene_symbol", "get_gnomad_by_gene_symbol"}, facts: terms("99", "NUTM2G"),
 			score: (0.5 + 0.5) / 2, missingTools: []string{"get_gnomad_by_gene_symbol"}, missingFacts: []string{"99"}},
 		{name: "facts are whole words", answer: "It has 199 variants and is benignant.",
-			facts: []string{"99", "benign"}, score: 0, missingTools: []string{}, missingFacts: []string{"99", "benign"}},
+			facts: terms("99", "benign"), score: 0, missingTools: []string{}, missingFacts: []string{"99", "benign"}},
 		{name: "phrase fact", answer: "PolyPhen-2 HumDiv: Benign. HumVar: benign",
-			facts: []string{"humvar: benign", "p.P63S"}, score: 0.5, missingTools: []string{}, missingFacts: []string{"p.P63S"}},
-		{name: "only tools given", answer: "", tools: []string{"get_gene_by_symbol"},
+			facts: terms("humvar: benign", "p.P63S"), score: 0.5, missingTools: []string{}, missingFacts: []string{"p.P63S"}},
+		{name: "any spelling of a term", answer: "The change is Pro63Ser; no fly ortholog is listed.",
+			facts: terms("p.P63S|Pro63Ser", "not listed|absent"), score: 1, missingTools: []string{}, missingFacts: []string{}},
+		{name: "only tools given", answer: "", mustCall: []string{"get_gene_by_symbol"},
 			score: 1, missingTools: []string{}, missingFacts: []string{}},
+		{name: "other tools reached the facts", answer: "NUTM2G has 99 variants.", other: []string{"get_gnomad_by_gene_symbol"},
+			facts: terms("99"), score: 1, missingTools: []string{}, missingFacts: []string{}},
+		{name: "other tools missed the facts", answer: "NUTM2G has 98 variants.", other: []string{"get_gnomad_by_gene_symbol"},
+			facts: terms("99"), score: 0, missingTools: []string{"get_gnomad_by_gene_symbol"}, missingFacts: []string{"99"}},
+		{name: "other tools and a pass without facts", answer: "Yes.", passed: true, other: []string{"get_gnomad_by_gene_symbol"},
+			score: 1, missingTools: []string{}, missingFacts: []string{}},
+		{name: "claims by their verdicts", answer: "anything",
+			claims: []eval.ClaimResult{
+				{Claim: "A", Verdict: eval.ClaimFulfilled, Score: score(1)},
+				{Claim: "B", Verdict: eval.ClaimPartial, Score: score(0.5)},
+				{Claim: "C", Verdict: eval.ClaimUndecided},
+			},
+			score: 0.75, missingTools: []string{}, missingFacts: []string{"B"}},
 		{name: "nothing expected", answer: "anything", notApplicable: true,
 			missingTools: []string{}, missingFacts: []string{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := toolCoverage(tt.answer, calls, tt.tools, tt.facts)
+			r := eval.Record{Response: tt.answer, ToolCalls: calls, Status: eval.Fail}
+			if tt.passed {
+				r.Status = eval.Pass
+			}
+			c := toolCoverage(r, requirements{mustCall: tt.mustCall, reference: tt.other, facts: tt.facts, claims: tt.claims})
 			require.NotNil(t, c.ToolDetails)
 			assert.Equal(t, tt.notApplicable, c.NotApplicable)
 			assert.InDelta(t, tt.score, c.Score, 1e-4)
@@ -237,7 +294,7 @@ func TestScoreToolReadsCaseAndRecord(t *testing.T) {
 	c := eval.Case{
 		Tools:     eval.ToolExpect{MustCall: []string{"get_gnomad_variant"}},
 		Reference: []eval.RefCall{{Tool: "liftover_hg19_to_hg38"}, {Tool: "get_gene_by_symbol", ExpectError: true}},
-		Checks:    eval.Checks{Contains: eval.Terms{{Any: []string{"0 times"}}}},
+		Checks:    eval.Checks{Contains: eval.Terms{{Any: []string{"0 times"}}, {Any: []string{"v4.1"}}}},
 		Budget:    eval.Budget{Tokens: 617},
 	}
 	r := eval.Record{
@@ -257,8 +314,8 @@ func TestScoreToolReadsCaseAndRecord(t *testing.T) {
 	assert.Equal(t, toolErrServer, m.ErrorRecovery.ErrorClass)
 	assert.Equal(t, "get_gnomad_variant: upstream 503", m.ErrorRecovery.ErrorMessage)
 	assert.Equal(t, []string{"liftover_hg19_to_hg38"}, m.RequirementCoverage.ToolDetails.MissingTools,
-		"expected: must_call and reference calls not expected to fail")
-	assert.Empty(t, m.RequirementCoverage.ToolDetails.MissingFacts)
+		"expected: must_call and reference calls not expected to fail, the facts not reached otherwise")
+	assert.Equal(t, []string{"v4.1"}, m.RequirementCoverage.ToolDetails.MissingFacts)
 	assert.Equal(t, 617, m.Performance.ToolDetails.Budget.Tokens)
 	assert.InDelta(t, 617.0/1234, m.Performance.ToolDetails.TokenScore, 1e-9)
 	assert.Equal(t, 1.0, m.Correctness.Score)

@@ -111,7 +111,9 @@ func TestBundledChecksAgreeWithEveryLabel(t *testing.T) {
 		blind++
 		assert.LessOrEqual(t, *s.WrongPassed, 0.05, "%s: wrong answers passed", s.Set)
 		assert.LessOrEqual(t, *s.RightFailed, 0.05, "%s: right answers failed", s.Set)
-		assert.GreaterOrEqual(t, s.Decided, 0.5, "%s: decided", s.Set)
+		if s.Trusted() { // the bar; a spent set guards the error rates only
+			assert.GreaterOrEqual(t, s.Decided, 0.5, "%s: decided", s.Set)
+		}
 		assert.GreaterOrEqual(t, s.Items, 80, "%s: a blind set of at least 80 answers", s.Set)
 	}
 	assert.Positive(t, blind, "at least one blind set")

@@ -5,7 +5,7 @@ import "encoding/json"
 // The metrics of a case, in the metrics guide's shape: six metrics and an
 // overall score, every score in [0, 1]. The scoring package computes them
 // and documents each formula; code cases fill the Details fields, tool cases
-// the ToolDetails fields. A metric that does not apply to a case is written
+// the ToolDetails fields, both written as the guide's "details". A metric that does not apply to a case is written
 // with a null score (and not_applicable), never 0, and left out of the
 // overall score and of every average.
 
@@ -35,6 +35,55 @@ type Metrics struct {
 	RequirementCoverage CoverageMetric      `json:"requirement_coverage"`
 	ErrorRecovery       RecoveryMetric      `json:"error_recovery"`
 	Overall             OverallMetric       `json:"overall"`
+}
+
+// UnmarshalJSON reads metrics as MarshalJSON writes them: the details of a
+// tool case's metrics into their ToolDetails (also from "tool_details",
+// where earlier versions wrote them).
+func (m *Metrics) UnmarshalJSON(b []byte) error {
+	type plain Metrics
+	if err := json.Unmarshal(b, (*plain)(m)); err != nil {
+		return err
+	}
+	type details struct {
+		Details json.RawMessage `json:"details"`
+		Tool    json.RawMessage `json:"tool_details"`
+	}
+	var raw struct {
+		Correctness   details `json:"correctness"`
+		Performance   details `json:"performance"`
+		Understanding details `json:"prompt_understanding"`
+		Coverage      details `json:"requirement_coverage"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	if m.Kind != KindTool {
+		return nil
+	}
+	m.Correctness.Details, m.Performance.Details = nil, nil
+	m.PromptUnderstanding.Details, m.RequirementCoverage.Details = nil, nil
+	for _, d := range []struct {
+		raw  details
+		into any
+	}{
+		{raw.Correctness, &m.Correctness.ToolDetails},
+		{raw.Performance, &m.Performance.ToolDetails},
+		{raw.Understanding, &m.PromptUnderstanding.ToolDetails},
+		{raw.Coverage, &m.RequirementCoverage.ToolDetails},
+	} {
+		text := d.raw.Details
+		if len(text) == 0 {
+			text = d.raw.Tool
+		}
+		if len(text) == 0 {
+			continue
+		}
+		if err := json.Unmarshal(text, d.into); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Scores returns the scores of the applicable metrics by name.
@@ -70,7 +119,28 @@ type OverallMetric struct {
 type CorrectnessMetric struct {
 	Score       float64                 `json:"correctness_score"`
 	Details     *CorrectnessDetails     `json:"details,omitempty"`
-	ToolDetails *ToolCorrectnessDetails `json:"tool_details,omitempty"`
+	ToolDetails *ToolCorrectnessDetails `json:"-"` // written as details
+}
+
+// MarshalJSON writes the details of either kind as details.
+func (m CorrectnessMetric) MarshalJSON() ([]byte, error) {
+	type plain CorrectnessMetric
+	return json.Marshal(struct {
+		plain
+		Details any `json:"details,omitempty"`
+	}{plain(m), detailsOf(m.Details, m.ToolDetails)})
+}
+
+// detailsOf is the details a metric writes: a tool case's, else a code
+// case's, else none.
+func detailsOf[C, T any](code *C, tool *T) any {
+	switch {
+	case tool != nil:
+		return tool
+	case code != nil:
+		return code
+	}
+	return nil
 }
 
 // CorrectnessDetails are the facts a code case's correctness rests on.
@@ -108,7 +178,16 @@ type QualityDetails struct {
 type PerformanceMetric struct {
 	Score       float64                 `json:"performance_score"`
 	Details     *PerformanceDetails     `json:"details,omitempty"`
-	ToolDetails *ToolPerformanceDetails `json:"tool_details,omitempty"`
+	ToolDetails *ToolPerformanceDetails `json:"-"` // written as details
+}
+
+// MarshalJSON writes the details of either kind as details.
+func (m PerformanceMetric) MarshalJSON() ([]byte, error) {
+	type plain PerformanceMetric
+	return json.Marshal(struct {
+		plain
+		Details any `json:"details,omitempty"`
+	}{plain(m), detailsOf(m.Details, m.ToolDetails)})
 }
 
 // PerformanceDetails explains a code case's performance score.
@@ -158,7 +237,7 @@ type UnderstandingMetric struct {
 	// server did not read); the score is then written as null.
 	NotApplicable bool                  `json:"not_applicable,omitempty"`
 	Details       *UnderstandingDetails `json:"details,omitempty"`
-	ToolDetails   *EntityDetails        `json:"tool_details,omitempty"`
+	ToolDetails   *EntityDetails        `json:"-"` // written as details
 }
 
 // MarshalJSON writes the score as null when the metric does not apply.
@@ -167,7 +246,8 @@ func (m UnderstandingMetric) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Score *float64 `json:"understanding_score"`
 		plain
-	}{applicable(m.Score, m.NotApplicable), plain(m)})
+		Details any `json:"details,omitempty"`
+	}{applicable(m.Score, m.NotApplicable), plain(m), detailsOf(m.Details, m.ToolDetails)})
 }
 
 // applicable is a score as written: nil (null) when it does not apply.
@@ -201,6 +281,9 @@ type UnderstandingDetails struct {
 type EntityDetails struct {
 	Entities        []Entity `json:"entities"`
 	MissingEntities []string `json:"missing_entities"`
+	// Untaken are numbers of the question that no call could carry (every
+	// call took only paths), left out of the score.
+	Untaken []string `json:"untaken_entities,omitempty"`
 }
 
 // Entity is something a question names that a tool call should carry on:
@@ -228,7 +311,7 @@ type CoverageMetric struct {
 	// server did not read); the score is then written as null.
 	NotApplicable bool                 `json:"not_applicable,omitempty"`
 	Details       *CoverageDetails     `json:"details,omitempty"`
-	ToolDetails   *ToolCoverageDetails `json:"tool_details,omitempty"`
+	ToolDetails   *ToolCoverageDetails `json:"-"` // written as details
 }
 
 // MarshalJSON writes the score as null when the metric does not apply.
@@ -237,7 +320,8 @@ func (m CoverageMetric) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Score *float64 `json:"coverage_score"`
 		plain
-	}{applicable(m.Score, m.NotApplicable), plain(m)})
+		Details any `json:"details,omitempty"`
+	}{applicable(m.Score, m.NotApplicable), plain(m), detailsOf(m.Details, m.ToolDetails)})
 }
 
 // CoverageDetails explains a code case's coverage score. Each part is a

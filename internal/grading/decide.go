@@ -63,7 +63,10 @@ func (a *answer) at(s Span) string { return quote(a.text.Snippet(s.Start, s.End,
 // yes, no (another subject owns it), or no with why it is unclear. Sure
 // only when its statement (see together) names the subject and no other
 // one, or names only another one, or when the answer names no other
-// subject at all; in a JSON answer, the record it sits in decides.
+// subject and either names this one somewhere or answers a question that
+// names it alone (an answer that names none of the subjects of a question
+// that names none or several may speak of anything); in a JSON answer, the
+// record it sits in decides.
 func (a *answer) bound(s Span, of eval.Spellings) (ok bool, unclear string) {
 	if len(of) == 0 {
 		return true, ""
@@ -81,12 +84,14 @@ func (a *answer) bound(s Span, of eval.Spellings) (ok bool, unclear string) {
 		}
 		return false, "which subject it belongs to is unclear, at " + a.at(s)
 	}
-	mine, theirs, others := false, false, false
+	mine, theirs, others, named := false, false, false, false
 	var their Mention
 	for _, m := range a.mentions {
 		if m.Start <= s.Start && m.End >= s.End || a.knownName(m) {
+			named = named || m.Subject == want || a.knownName(m)
 			continue // the occurrence itself, or another name of what was asked
 		}
+		named = named || m.Subject == want
 		if m.Subject != want {
 			others = true
 		}
@@ -100,8 +105,10 @@ func (a *answer) bound(s Span, of eval.Spellings) (ok bool, unclear string) {
 		}
 	}
 	switch {
-	case mine && !theirs, !mine && !theirs && !others:
+	case mine && !theirs, !mine && !theirs && !others && (named || a.askedAlone(want)):
 		return true, ""
+	case !mine && !theirs && !others:
+		return false, fmt.Sprintf("the answer never names %s, at %s", quote(of[0]), a.at(s))
 	case theirs && !mine:
 		return false, ""
 	case mine && theirs:
@@ -119,6 +126,22 @@ func (a *answer) bound(s Span, of eval.Spellings) (ok bool, unclear string) {
 	return false, "which subject it belongs to is unclear, at " + a.at(s)
 }
 
+// askedAlone says whether the question names the subject of index want
+// and no other subject of the case, so that an answer naming none speaks
+// of it ("What is the CADD score of NUTM2G?" "It is 8.1.").
+func (a *answer) askedAlone(want int) bool {
+	asked := false
+	for i, sp := range a.subjects.Named {
+		named := slices.ContainsFunc(sp, func(s string) bool { return len(Find(a.c.Input, s)) > 0 })
+		if i == want {
+			asked = named
+		} else if named {
+			return false
+		}
+	}
+	return asked
+}
+
 // nearestBefore returns the subject that owns the value at tokens[p] in a
 // statement that names several: the one named in an aside right after it
 // ("672 (BRCA1)"), else the one named nearest before it with no other value
@@ -127,7 +150,11 @@ func (a *answer) bound(s Span, of eval.Spellings) (ok bool, unclear string) {
 // ("BRCA2 trails BRCA1: 8.52 versus 15.96").
 func (a *answer) nearestBefore(p int) (Mention, bool) {
 	t := a.text
-	if k := p + 1; k+1 < len(t.Tokens) && t.Tokens[k].Text == "(" {
+	holdsValue := func(aside int) bool {
+		return slices.ContainsFunc(t.Tokens, func(tok Token) bool { return tok.Aside == aside && isNumberToken(tok.Text) })
+	}
+	// "672 (BRCA1)" names the owner; "672 (BRCA2 is 675)" is a statement of its own.
+	if k := p + 1; k+1 < len(t.Tokens) && t.Tokens[k].Text == "(" && !holdsValue(t.Tokens[k+1].Aside) {
 		for _, m := range a.mentions {
 			if m.token == k+1 && !a.knownName(m) {
 				return m, true
@@ -375,10 +402,11 @@ func (a *answer) absent(t eval.Term) (outcome, string) {
 
 // partsApart reports whether the answer holds every part of a spelling
 // ("7", "q31.2" of "7q31.2"; "c.397", "C>T" of "c.397C>T") in one sentence,
-// though not together.
+// though not together; a spelling written whole inside a longer word
+// ("12:04:05" in "2026-01-02T12:04:05") is not apart.
 func (a *answer) partsApart(find string) bool {
 	parts := splitWordsOf(strings.TrimSuffix(find, "*"))
-	if len(parts) < 2 {
+	if len(parts) < 2 || strings.Contains(strings.ToLower(a.text.Raw), strings.ToLower(strings.TrimSuffix(find, "*"))) {
 		return false
 	}
 	parts = parts[1:]
@@ -412,9 +440,9 @@ func dedup(words []string) []string {
 // does not know: the answer names another thing where a name was
 // expected ("That position falls in BRCA1").
 func (a *answer) rivalName() (statement, bool) {
-	others := func(k int) bool { // another unknown symbol in its clause: a list, not a rival
+	others := func(k int) bool { // another symbol in its clause: a list, whose names may include the asked one's alias
 		for j, o := range a.text.Tokens {
-			if j != k && o.Bind == a.text.Tokens[k].Bind && o.Word && IsSymbol(strings.TrimSuffix(o.Text, "'s")) && !a.vocab[o.Lower] {
+			if j != k && o.Sentence == a.text.Tokens[k].Sentence && o.Word && IsSymbol(strings.TrimSuffix(o.Text, "'s")) && len(Find(a.c.Input, o.Text)) == 0 {
 				return true
 			}
 		}

@@ -94,6 +94,36 @@ func Facts(answerText, question string, results []string) []eval.Fact {
 	return facts
 }
 
+// TermFacts says, for each term an answer must contain that no fact of
+// facts already covers, whether tool results hold it (any spelling, as
+// whole words): the words a case's author declared its answer's content.
+// Terms the question gives, terms wanted under a negation ("no fly
+// ortholog" states an absence, which no result holds) and numbers (read by
+// Facts) are left out.
+func TermFacts(terms eval.Terms, question string, results []string, facts []eval.Fact) []eval.Fact {
+	var out []eval.Fact
+	known := func(sp string) bool {
+		return slices.ContainsFunc(facts, func(f eval.Fact) bool { return strings.EqualFold(f.Fact, sp) }) || len(Find(question, sp)) > 0
+	}
+	for _, t := range terms {
+		if len(t.Any) == 0 || slices.ContainsFunc(t.Any, func(sp string) bool {
+			_, negated := spelling(sp)
+			_, number := CanonicalNumber(strings.TrimSpace(sp))
+			return negated || number || known(sp)
+		}) {
+			continue
+		}
+		f := eval.Fact{Fact: t.Any[0], Status: eval.FactMissing}
+		if slices.ContainsFunc(results, func(r string) bool {
+			return slices.ContainsFunc(t.Any, func(sp string) bool { return len(Find(r, sp)) > 0 })
+		}) {
+			f.Status = eval.FactFound
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
 // Missing returns the facts the results do not hold.
 func Missing(facts []eval.Fact) []string {
 	var out []string

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -194,7 +195,7 @@ func starsMisfit(verdict, text string) string {
 var attributedPhraseRE = regexp.MustCompile(`(?i)\b(?:the\s+)?(?:answer|response|reply)(?:'s)?\s+(?:names|says|states|gives|lists|reports|calls|identifies|mentions|picks|chooses|selects|cites)\s+(?:that\s+)?([^,;.:()]+)`)
 
 // phraseStop ends the phrase a reason attributes to the answer.
-var phraseStop = regexp.MustCompile(`(?i)\s+(?:as|for|in line|which|consistent|matching|like|just|exactly|over|against|with the|than)\b`)
+var phraseStop = regexp.MustCompile(`(?i)\s+(?:as|for|in line|which|consistent|matching|like|just|exactly|over|against|with the|than|instead|rather|not|but|while|whereas|compared)\b|[,;:(]`)
 
 // phraseMisfit says why what a reason says the answer gives is not in the
 // answer: a word of it (not a neutral one) the answer does not hold in any
@@ -212,6 +213,9 @@ func phraseMisfit(reason string, g graded) string {
 		if loc := phraseStop.FindStringIndex(phrase); loc != nil {
 			phrase = phrase[:loc[0]]
 		}
+		if slices.ContainsFunc(tokenize(phrase), func(tok Token) bool { return appraisals[tok.Lower] }) {
+			continue // "the wrong gene" judges what the answer gives, it quotes nothing
+		}
 		for _, tok := range tokenize(phrase) {
 			w := tok.Lower
 			if !tok.Word || len(w) < 4 || neutralWords[w] || polarityWords[w] || isNumberToken(w) || numberWord(w) {
@@ -224,6 +228,12 @@ func phraseMisfit(reason string, g graded) string {
 	}
 	return ""
 }
+
+// appraisals are words by which a reason judges what the answer gives
+// instead of saying it.
+var appraisals = wordSet("wrong", "right", "correct", "incorrect", "different", "unrelated", "other", "another", "same",
+	"mistaken", "erroneous", "invalid", "false", "true", "accurate", "inaccurate", "proper", "relevant", "irrelevant",
+	"expected", "unexpected", "outdated", "stale", "made-up", "fabricated", "invented", "bogus", "plausible")
 
 // isScale reports whether n is a usual scale of scores.
 func isScale(n float64) bool {
@@ -252,7 +262,8 @@ var (
 // attributed says whose value the word at byte offset off of a reason is:
 // "answer" or "reference", by the nearest word before it in its sentence
 // that names one ("The answer names ... 247.35 TPM, the reference's
-// value" gives it to the answer), else the nearest after it; "" when its
+// value" gives it to the answer; a contrast between them, "instead of",
+// "not", "than", to the other side), else the nearest after it; "" when its
 // sentence names neither. Words are found within others too, as Chinese
 // and Japanese write them without spaces.
 func attributed(t *Text, off int) string {
@@ -278,6 +289,11 @@ func attributed(t *Text, off int) string {
 		}
 	}
 	if best != "" {
+		// "the answer gives 123 instead of 441457": a contrast after the
+		// naming word gives what follows it to the other side.
+		if contrastBefore.MatchString(before[at:]) {
+			return map[string]string{"answer": "reference", "reference": "answer"}[best]
+		}
 		return best
 	}
 	first := len(after)
@@ -290,6 +306,10 @@ func attributed(t *Text, off int) string {
 	}
 	return best
 }
+
+// contrastBefore finds a contrast that sets a value against the one
+// named before it.
+var contrastBefore = regexp.MustCompile(`(?i)\b(?:instead of|rather than|not|versus|vs\.?|compared (?:to|with)|than|whereas|while|but)\b`)
 
 // lastWord returns where w last begins a word of s (for a word of Latin
 // letters, one that does not continue another), or -1.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -169,4 +170,29 @@ func TestJudgePromptHash(t *testing.T) {
 	h := JudgePromptHash()
 	assert.Regexp(t, `^sha256:[0-9a-f]{64}$`, h)
 	assert.Equal(t, h, JudgePromptHash())
+}
+
+// What a reason says the answer gives must be in it; a reason that judges
+// what the answer gives ("names the wrong gene") quotes nothing.
+func TestReasonMustFitTheAnswer(t *testing.T) {
+	tests := []struct {
+		verdict, reason, want string
+	}{
+		{"no", "the answer names the wrong gene", "no"},
+		{"no", "the answer gives a different number than expected", "no"},
+		{"no", "the answer names BRCA2, not NUTM2G", "unclear"},
+		{"yes", "the answer gives 441457, as expected", "unclear"},
+		{"no", "the answer gives 123 instead of 441457", "no"},
+	}
+	for _, tt := range tests {
+		args := fmt.Sprintf(`{"verdict":%q,"reason":%q}`, tt.verdict, tt.reason)
+		m := eval.Message{Role: "assistant", ToolCalls: []eval.MessageToolCall{{ID: "a", Type: "function",
+			Function: eval.FunctionCall{Name: verdictTool, Arguments: args}}}}
+		v := parseVerdict(m, graded{question: "What is the Entrez id of NUTM2G?", expected: "441457", answer: "The answer is 123."})
+		got := v.Verdict
+		if got == "" {
+			got = "unclear"
+		}
+		assert.Equal(t, tt.want, got, "%s: %s", tt.reason, v.Reason)
+	}
 }

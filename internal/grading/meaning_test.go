@@ -47,6 +47,7 @@ func TestChecksMeanWhatTheySay(t *testing.T) {
 		{"percent", "", []string{`numbers: [{value: 1.7, tolerance: 0.05, unit: ["%", percent]}]`}, "about 1.7% of alleles", []string{"pass"}},
 		{"percent spelled out", "", []string{`numbers: [{value: 1.7, tolerance: 0.05, unit: ["%", percent]}]`}, "about 1.7 percent", []string{"pass"}},
 		{"fraction is not percent", "", []string{`numbers: [{value: 1.7, tolerance: 0.05, unit: ["%", percent]}]`}, "frequency 1.7 per thousand", []string{"fail"}},
+		{"none as an item of a list", "", []string{`contains: [Drama, Comedy]`}, "Genres: None, Drama, Comedy", []string{"pass", "pass"}},
 		{"unit on another number only", "", []string{`numbers: [{value: 63.18, tolerance: 0.005, unit: TPM}]`}, "63.18 RPKM, 6.12 TPM", []string{"fail"}},
 		{
 			"question echoed back", "Is Chr9:99694174 C>T present in gnomAD?",
@@ -92,6 +93,32 @@ func TestChecksMeanWhatTheySay(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A predicate may deny every item of a list before it; a negator standing
+// as an item of a list denies nothing.
+func TestListsAndTheirPredicate(t *testing.T) {
+	c := parseOne(t, "checks:", "  contains: [Drama, Comedy]")
+	c.Input = "Which genres stand out by count? Rank them."
+	c.Expected = "1. Drama (10), 2. Comedy (8)"
+	tests := []struct {
+		answer string
+		want   []string
+	}{
+		{"1. Drama (10), 2. Comedy (8)", []string{"pass", "pass"}},
+		{"Genres: None, Drama, Comedy", []string{"pass", "pass"}},
+		{"None, Drama, Comedy", []string{"pass", "pass"}},
+		{"Drama and Comedy are absent.", []string{"fail", "fail"}},
+		{"Drama, Comedy are absent.", []string{"undecided", "fail"}},
+		{"Genres: none (Drama, Comedy are absent)", []string{"undecided", "fail"}},
+	}
+	for _, tt := range tests {
+		got := CheckAnswer(c, tt.answer)
+		require.Len(t, got, len(tt.want))
+		for i, r := range got {
+			assert.Equal(t, tt.want[i], outcomeOf(r), "%q, %s: %s", tt.answer, r.Check, r.Detail)
+		}
 	}
 }
 

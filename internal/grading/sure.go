@@ -279,6 +279,16 @@ func (a *answer) stateOf(s Span, ownNumber func(Number) bool, swallowed func(k i
 			return st
 		}
 	}
+	// In a list, a negated predicate after it may deny every item: "Drama,
+	// Comedy are absent".
+	if k := last + 1; !st.negated && k < len(t.Tokens) && t.Tokens[k].Text == "," {
+		for j := k + 1; j <= hi; j++ {
+			if t.negator(j) > 0 {
+				st.unclear = fmt.Sprintf("it stands in a list that %s may deny, at %s", quote(t.Tokens[j].Text), quote(t.Snippet(s.Start, t.Tokens[j].End, 70)))
+				return st
+			}
+		}
+	}
 	// The sentence after it may take it back: "However, ...".
 	for k := hi + 1; k < len(t.Tokens); k++ {
 		if tok := t.Tokens[k]; tok.Word {

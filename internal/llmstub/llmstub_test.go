@@ -220,3 +220,30 @@ func TestWrongAndPricedModels(t *testing.T) {
 	assert.Equal(t, "no", judge(WrongAnswer), "every judge rejects the wrong answer")
 	assert.Equal(t, "yes", judge("a right answer"))
 }
+
+// The replaying model answers with the expected answer only when the
+// results hold its numbers as a reader would find them.
+func TestHoldsNumbers(t *testing.T) {
+	results := `{"gene":"BRCA2","exome":{"alleleCount":4213,"homCount":10452,"alleleFrequency":0.01712},"genome":{"alleleCount":601}}`
+	tests := []struct {
+		expected string
+		want     bool
+	}{
+		{"10,452 homozygotes for this BRCA2 variant (p.N372H).", true},
+		{"10,453 homozygotes.", false},
+		{"An allele frequency of about 1.7% (4,814 alleles observed).", true},
+		{"An allele frequency of about 1.9%.", false},
+		{"4,815 alleles observed.", false},
+		{"Asked about chr13:32906729: 601 genomes.", true},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, holdsNumbers(results, tt.expected, "Is chr13:32906729 in gnomAD?"), tt.expected)
+	}
+}
+
+// ... and its terms, found in the results themselves.
+func TestHoldsTerms(t *testing.T) {
+	c := eval.Case{Input: "Look up item d.", Checks: eval.Checks{Contains: eval.Terms{{Any: []string{"item d", "the d item"}}, {Any: []string{"no fly ortholog"}}}}}
+	assert.True(t, holdsTerms(`{"id":"d","name":"Item D"}`, c))
+	assert.False(t, holdsTerms(`{"id":"d","name":"withdrawn"}`, c), "the question's words are not the results'")
+}

@@ -2,8 +2,10 @@ package llmstub
 
 import (
 	"encoding/json"
+	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
@@ -18,8 +20,8 @@ const (
 
 // Replay answers like a correct agent: for a known question it makes the
 // case's reference calls, one per turn, then answers with the case's
-// expected answer when the results hold its numbers (those the question
-// does not give), and otherwise with the text of the successful results,
+// expected answer when the results hold its numbers and its terms (see
+// holdsNumbers and holdsTerms), and otherwise with the text of the successful results,
 // as an agent reading data that no longer says what the case expects; as judge it says yes to
 // every non-empty answer. Unknown questions get "I do not know.".
 func Replay(cases []eval.Case) Responder {
@@ -58,33 +60,71 @@ func Replay(cases []eval.Case) Responder {
 				answer = append(answer, text)
 			}
 		}
-		if expected := c.ReferenceAnswer(); strings.TrimSpace(expected) != "" && holdsNumbers(strings.Join(answer, "\n"), expected, c.Input) {
+		if expected := c.ReferenceAnswer(); strings.TrimSpace(expected) != "" && holdsNumbers(strings.Join(answer, "\n"), expected, c.Input) &&
+			holdsTerms(strings.Join(answer, "\n"), c) {
 			return Reply{Content: expected}
 		}
 		return Reply{Content: strings.Join(answer, "\n")}
 	}
 }
 
-// stubNumberRE finds the numbers of a text, with their separators.
-var stubNumberRE = regexp.MustCompile(`\d[\d,]*(?:\.\d+)?`)
+// stubNumberRE finds the numbers of a text that stand alone (not the
+// digits of "BRCA2" or "p.N372H"), with their separators and a percent
+// sign.
+var stubNumberRE = regexp.MustCompile(`(?:^|[^\p{L}\d.,_])(\d[\d,]*(?:\.\d+)?)(%?)`)
 
-// holdsNumbers reports whether results write every number of expected
-// that question does not, ignoring thousands separators and trailing
-// zeros ("6,475.00" is "6475").
+// holdsNumbers reports whether results (or the question) hold every number
+// of expected, as a model reading them would find it: written there
+// (ignoring thousands separators and trailing zeros: "6,475.00" is
+// "6475"), a percentage of a fraction there ("1.7%" of 0.0171), or the sum
+// of two numbers there (4,814 alleles from 4,213 and 601).
 func holdsNumbers(results, expected, question string) bool {
-	norm := func(s string) string {
-		s = strings.ReplaceAll(s, ",", "")
-		if strings.Contains(s, ".") {
-			s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	var have []float64
+	for _, m := range stubNumberRE.FindAllStringSubmatch(results+" "+question, -1) {
+		if v, err := strconv.ParseFloat(strings.ReplaceAll(m[1], ",", ""), 64); err == nil {
+			have = append(have, v)
 		}
-		return s
 	}
-	have := map[string]bool{}
-	for _, n := range stubNumberRE.FindAllString(results+" "+question, -1) {
-		have[norm(n)] = true
+	near := func(v, want, tol float64) bool { return math.Abs(v-want) <= tol }
+	for _, m := range stubNumberRE.FindAllStringSubmatch(expected, -1) {
+		lit := strings.ReplaceAll(m[1], ",", "")
+		want, err := strconv.ParseFloat(lit, 64)
+		if err != nil {
+			return false
+		}
+		tol := 1e-9
+		if i := strings.IndexByte(lit, '.'); i >= 0 {
+			tol = 0.5 * math.Pow(10, -float64(len(lit)-i-1))
+		}
+		found := slices.ContainsFunc(have, func(v float64) bool {
+			return near(v, want, 1e-9) || m[2] == "%" && near(100*v, want, tol)
+		})
+		for i := 0; !found && i < len(have); i++ {
+			for j := i + 1; !found && j < len(have); j++ {
+				found = near(have[i]+have[j], want, 1e-9)
+			}
+		}
+		if !found {
+			return false
+		}
 	}
-	for _, n := range stubNumberRE.FindAllString(expected, -1) {
-		if !have[norm(n)] {
+	return true
+}
+
+// holdsTerms reports whether results hold some spelling of every term the
+// case's answer must contain, case-insensitively; terms wanted under a
+// negation ("no fly ortholog") state an absence and are left out.
+func holdsTerms(results string, c eval.Case) bool {
+	have := strings.ToLower(results)
+	for _, t := range c.Checks.Contains {
+		negated := slices.ContainsFunc(t.Any, func(sp string) bool {
+			sp = strings.ToLower(strings.TrimSpace(sp))
+			return strings.HasPrefix(sp, "no ") || strings.HasPrefix(sp, "not ")
+		})
+		found := slices.ContainsFunc(t.Any, func(sp string) bool {
+			return strings.Contains(have, strings.ToLower(strings.TrimSuffix(strings.TrimSpace(sp), "*")))
+		})
+		if !negated && !found {
 			return false
 		}
 	}

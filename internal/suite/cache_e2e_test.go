@@ -19,7 +19,7 @@ const failingCase = `
     category: "Gene and Variant Utilities"
     input: "What is the Entrez id of NUTM2G, wrongly?"
     expected: "441457"
-    checks: {contains: ["no such text"]}
+    checks: {contains: ["unobtainium"]}
     reference:
       - {tool: get_gene_by_symbol, args: {gene_symbol: NUTM2G}}
 `
@@ -46,7 +46,7 @@ func TestCacheSemanticsEndToEnd(t *testing.T) {
 
 	// First run: everything runs; the passes are stored.
 	r := runSuite(t, dir, cases, e)
-	require.Error(t, r.err, "one case fails")
+	require.Error(t, r.err, "one case fails: %s", r.output)
 	assert.Equal(t, eval.Pass, r.records["NUTM2G symbol"].Status)
 	assert.Equal(t, eval.Fail, r.records["Always wrong"].Status)
 	assert.Positive(t, requestsFor(stub, 0, q1))

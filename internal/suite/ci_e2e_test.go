@@ -43,7 +43,8 @@ func TestCIRunWritesJUnitStreamAndReport(t *testing.T) {
 	junit, err := os.ReadFile(filepath.Join(out, "junit.xml"))
 	require.NoError(t, err)
 	assert.Contains(t, string(junit), `name="NUTM2G symbol" classname="Gene and Variant Utilities"`)
-	assert.Contains(t, string(junit), `failure message="fail: deterministic check failed: contains &#34;999999&#34;: not found in the answer" type="fail"`)
+	assert.Contains(t, string(junit), `failure message="fail: the reference trajectory&#39;s results do not hold 1 fact of the expected answer (found nowhere, nor computed from them): 999999;`,
+		"the reference run checks the expected answer against what the server returns")
 	stream, err := os.ReadFile(filepath.Join(out, "test.json"))
 	require.NoError(t, err)
 	assert.Contains(t, string(stream), `"Action":"fail","Package":"github.com/mcpeval/mcpeval/evaltest","Test":"TestGeneAndVariantUtilities/Drifted_expectation"`)

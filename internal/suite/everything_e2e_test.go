@@ -28,7 +28,7 @@ const everythingCases = `
     name: "echo"
     category: "Everything"
     input: "Call the echo tool."
-    expected: "hello"
+    expected: "Echo: hello from mcpeval"
     checks: {contains: ["hello from mcpeval"]}
     reference:
       - {tool: echo, args: {message: "hello from mcpeval"}}

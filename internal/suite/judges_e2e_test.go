@@ -171,10 +171,11 @@ func TestUndecidedJudgeEndToEnd(t *testing.T) {
 	assert.Positive(t, requestsFor(stub, before, "What is the Entrez id of NUTM2G?"))
 }
 
-// A run without a judge says that the checks alone decided it, and how far
-// they can be trusted: their agreement with the labelled answers of its
-// cases, and with the adversarial ones on their own, in the closing lines,
-// summary.json and the report.
+// A run without a judge says that the checks alone decided it where they
+// were sure, and how far they can be trusted: the figures of a blind label
+// set of its cases, naming the set, in the closing lines, summary.json and
+// the report; labels written beside the checks measure nothing, and the
+// run says so.
 func TestChecksOnlyRunStatesTheChecksAgreement(t *testing.T) {
 	stub := llmstub.Start(llmstub.Replay(mustParse(t, geneCases)), llmstub.Options{})
 	defer stub.Close()
@@ -182,14 +183,27 @@ func TestChecksOnlyRunStatesTheChecksAgreement(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "cases.labels.yaml"), []byte(`
 - {case: "NUTM2G symbol", answer: "Its Entrez ID is 441457.", verdict: "yes", why: "right"}
 - {case: "NUTM2G symbol", answer: "Not 441457: the ID is 441458.", verdict: "no", why: "negated", set: adversarial}
-- {case: "NUTM2G symbol", answer: "441457 or 441458.", verdict: "no", why: "hedged", set: adversarial}
-- {case: "NUTM2G symbol", answer: "NCBI Gene: 441457, for NUTM2G (not NUTM2A).", verdict: "yes", why: "negated other gene", set: adversarial}
 `), 0o644))
 	r := runSuite(t, dir, geneCases, withEnv(stubEnv(stub), env{"EVAL_JUDGE_MODEL": "none"}))
 	require.NoError(t, r.err, r.output)
-	const line = "mcpeval: checks only: no judge ran; the deterministic checks decided every verdict; on 4 labelled answers (make calibrate) they agree with the labels "
-	assert.Contains(t, r.output, line)
-	assert.Regexp(t, `mcpeval: checks only: on the 3 adversarial labelled answers alone: \d+\.\d% \(kappa`, r.output)
+	assert.Contains(t, r.output, "mcpeval: checks only: no judge ran; the deterministic checks decided where they were sure and left the rest undecided; "+
+		"how far they can be trusted is unmeasured: no blind label set covers this run's cases (the 2 labelled answers found were written beside the checks")
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "cases.labels.yaml"), []byte(`
+provenance: blind
+author: a reviewer who read only README and cases/
+commit: c14a7a2
+set: blind-e2e
+labels:
+- {case: "NUTM2G symbol", answer: "The Entrez Gene ID of NUTM2G is 441457.", verdict: "yes", why: "right"}
+- {case: "NUTM2G symbol", answer: "NUTM2G is 441458 in Entrez.", verdict: "no", why: "off by one"}
+- {case: "NUTM2G symbol", answer: "It might be 441457, or maybe 441458.", verdict: "no", why: "hedged"}
+`), 0o644))
+	r = runSuite(t, dir, geneCases, withEnv(stubEnv(stub), env{"EVAL_JUDGE_MODEL": "none"}))
+	require.NoError(t, r.err, r.output)
+	assert.Contains(t, r.output, "mcpeval: checks only: no judge ran; the deterministic checks decided where they were sure and left the rest undecided\n")
+	assert.Regexp(t, `mcpeval: checks only: on blind label set blind-e2e \(3 answers to this run's cases, written by a reviewer who read only README and cases/ against c14a7a2\): `+
+		`wrong answers passed \d+\.\d%, right answers failed \d+\.\d%, decided \d+\.\d%, kappa on the decided`, r.output)
 
 	var sum eval.Summary
 	readJSON(t, filepath.Join(r.out, eval.SummaryFile), &sum)
@@ -197,20 +211,24 @@ func TestChecksOnlyRunStatesTheChecksAgreement(t *testing.T) {
 	assert.Empty(t, sum.JudgeModel)
 	require.NotNil(t, sum.ChecksCalibration)
 	require.NotNil(t, sum.ChecksCalibration.Agreement)
-	assert.Equal(t, 4, sum.ChecksCalibration.Agreement.Items)
-	assert.Equal(t, 1.0, sum.ChecksCalibration.Agreement.Agreement)
-	require.Len(t, sum.ChecksCalibration.Sets, 1)
-	assert.Equal(t, "adversarial", sum.ChecksCalibration.Sets[0].Set)
-	assert.Equal(t, 3, sum.ChecksCalibration.Sets[0].Items)
+	var blind *eval.SetAgreement
+	for i, s := range sum.ChecksCalibration.Sets {
+		if s.Set == "blind-e2e" {
+			blind = &sum.ChecksCalibration.Sets[i]
+		}
+	}
+	require.NotNil(t, blind, "%+v", sum.ChecksCalibration.Sets)
+	assert.Equal(t, eval.Blind, blind.Provenance)
+	assert.Equal(t, 3, blind.Items)
+	assert.True(t, blind.Trusted())
 	assert.Contains(t, sum.ChecksCalibration.Labels, filepath.Join(dir, "cases.labels.yaml"))
 
 	d, err := report.Load(r.out, nil)
 	require.NoError(t, err)
 	assert.Equal(t, report.TrustChecks, d.Trust.Level)
 	assert.True(t, strings.HasPrefix(d.Trust.Message, "Checks only: no judge ran"), d.Trust.Message)
-	assert.Contains(t, d.Trust.Message, "on 4 labelled answers")
-	require.Len(t, d.Trust.Lines, 1, "the adversarial answers on a line of their own")
-	assert.Contains(t, d.Trust.Lines[0], "on the 3 adversarial labelled answers alone")
+	require.Len(t, d.Trust.Lines, 1, "the blind set on a line of its own")
+	assert.Contains(t, d.Trust.Lines[0], "on blind label set blind-e2e")
 
 	// With a judge, the run says the judge decided.
 	r = runSuite(t, t.TempDir(), geneCases, stubEnv(stub))

@@ -26,8 +26,9 @@ const driftedCase = `
 `
 
 // The drift check: the reference run replays each case's reference
-// trajectory on the bundled server, and the deterministic checks catch an
-// expectation that the server's data no longer supports.
+// trajectory on the bundled server and catches an expectation that the
+// server's data no longer supports: a fact of the expected answer that
+// the results do not hold.
 func TestReferenceRunCatchesAWrongExpectation(t *testing.T) {
 	r := runSuite(t, t.TempDir(), geneCases+driftedCase, env{})
 	require.Error(t, r.err)
@@ -38,7 +39,9 @@ func TestReferenceRunCatchesAWrongExpectation(t *testing.T) {
 	assert.Equal(t, eval.Pass, r.records["Recover from a wrong symbol"].Status)
 	drift := r.records["Drifted expectation"]
 	assert.Equal(t, eval.Fail, drift.Status)
-	assert.Contains(t, drift.Reason, `contains "999999": not found in the answer`)
+	assert.Contains(t, drift.Reason, "the reference trajectory's results do not hold 1 fact of the expected answer (found nowhere, nor computed from them): 999999")
+	require.Len(t, drift.Facts, 1)
+	assert.Equal(t, eval.Fact{Fact: "999999", Status: eval.FactMissing}, drift.Facts[0])
 	assert.Equal(t, "fail", r.status("TestGeneAndVariantUtilities/Drifted_expectation"))
 }
 

@@ -60,7 +60,7 @@ const currentFeatureCases = `
     name: "structured"
     category: "Everything"
     input: "What is the weather in Chicago?"
-    expected: "Light rain, 36 degrees."
+    expected: "Drizzle in Chicago."
     checks: {contains: ["drizzle"]}
     reference:
       - {tool: get-structured-content, args: {location: Chicago}}
@@ -79,7 +79,7 @@ const currentFeatureCases = `
     name: "task"
     category: "Everything"
     input: "Research python."
-    expected: "A report on the programming language."
+    expected: "A Research Report on python, the programming language."
     checks: {contains: ["Research Report", "programming"]}
     elicitation:
       - {field: interpretation, content: {interpretation: programming}}
