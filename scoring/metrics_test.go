@@ -181,6 +181,13 @@ func TestToolMetricsDetailsRoundTrip(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(legacy), &back))
 	assert.Equal(t, m, back)
 
+	entry := eval.MetricsEntry{Case: "c", Category: "k", Kind: eval.KindTool, Model: "m", Metrics: m}
+	data, err = json.Marshal(entry)
+	require.NoError(t, err)
+	var entryBack eval.MetricsEntry
+	require.NoError(t, json.Unmarshal(data, &entryBack))
+	assert.Equal(t, entry, entryBack, "an entry keeps its case beside the metrics it embeds")
+
 	code := ScoreCode(CodeCase{Question: "How many rows?", Attempts: []eval.Attempt{
 		ran("result = len(df)", &eval.CodeFacts{Parsed: true, Operations: []string{"len"}}, 0.001)}, ResultMatches: true})
 	data, err = json.Marshal(code)

@@ -414,6 +414,26 @@ type MetricsEntry struct {
 	Metrics
 }
 
+// UnmarshalJSON reads an entry: its case, category, kind and model, and its
+// metrics (whose own UnmarshalJSON the embedding would otherwise make the
+// entry's alone).
+func (e *MetricsEntry) UnmarshalJSON(b []byte) error {
+	var head struct {
+		Case     string `json:"case"`
+		Category string `json:"category"`
+		Kind     Kind   `json:"kind"`
+		Model    string `json:"model"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return err
+	}
+	if err := e.Metrics.UnmarshalJSON(b); err != nil {
+		return err
+	}
+	e.Case, e.Category, e.Kind, e.Model = head.Case, head.Category, head.Kind, head.Model
+	return nil
+}
+
 // MetricsFileSummary is the content of metrics_summary.json: the summary
 // under a "summary" key, like the guide's file.
 type MetricsFileSummary struct {

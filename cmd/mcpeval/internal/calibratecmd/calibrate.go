@@ -19,10 +19,13 @@ var Cmd = &base.Command{
 	Doc: `It reads the labelled answers (EVAL_LABELS, default testdata/calibration, and
 any *.labels.yaml next to the cases), runs the deterministic checks of their
 cases on them and, when a provider is configured, asks the judge models, and
-writes calibration.json to the output directory: agreement, true-positive and
-true-negative rates, Cohen's kappa and the confusion matrix of each side
-against the labels, which the report shows. It takes the suite's settings,
-as flags or from the environment and .env:
+writes calibration.json to the output directory. For each side and each label
+set, named with its provenance (blind, or beside the checks), it reports the
+share decided, the precision of passes and of failures, the wrong answers
+passed and the right ones failed, Cohen's kappa on what was decided and the
+confusion matrix; only unspent blind sets measure trust. The report shows
+them. It takes the suite's settings, as flags or from the environment and
+.env:
 
   mcpeval calibrate                          # offline: the checks only
   OPENROUTER_API_KEY=... mcpeval calibrate   # and the judge
