@@ -188,6 +188,15 @@ func TestToolMetricsDetailsRoundTrip(t *testing.T) {
 	require.NoError(t, json.Unmarshal(data, &entryBack))
 	assert.Equal(t, entry, entryBack, "an entry keeps its case beside the metrics it embeds")
 
+	entry.Kind = "" // the entry's kind hides the metrics' in JSON: their details tell
+	data, err = json.Marshal(entry)
+	require.NoError(t, err)
+	entryBack = eval.MetricsEntry{}
+	require.NoError(t, json.Unmarshal(data, &entryBack))
+	assert.Equal(t, m.Correctness.ToolDetails, entryBack.Correctness.ToolDetails)
+	assert.Nil(t, entryBack.Correctness.Details)
+	assert.Equal(t, m.RequirementCoverage.ToolDetails, entryBack.RequirementCoverage.ToolDetails)
+
 	code := ScoreCode(CodeCase{Question: "How many rows?", Attempts: []eval.Attempt{
 		ran("result = len(df)", &eval.CodeFacts{Parsed: true, Operations: []string{"len"}}, 0.001)}, ResultMatches: true})
 	data, err = json.Marshal(code)

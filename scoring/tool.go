@@ -112,21 +112,31 @@ func carriesValues(key string, v any) bool {
 	return false
 }
 
-// pathKeys are words of argument names that take paths.
-var pathKeys = []string{"path", "file", "dir", "folder", "root", "uri"}
+// pathKeys are argument names, or words of them, that take paths.
+var pathKeys = []string{"path", "paths", "file", "files", "filename", "filepath", "dir", "dirs", "directory",
+	"folder", "root", "roots", "source", "destination"}
+
+// fileExtensions are the endings that make a text a file's name.
+var fileExtensions = []string{".csv", ".tsv", ".json", ".jsonl", ".txt", ".md", ".yaml", ".yml", ".xml", ".html",
+	".pdf", ".xlsx", ".xls", ".parquet", ".log", ".sql", ".db", ".png", ".jpg", ".py", ".go", ".js", ".ts"}
 
 // isPath reports whether an argument's text is a path: given under a key
-// named for one, or written as one ("/data/x.csv", "notes.txt").
+// named for one, or written as one ("/data/x.csv", "./notes", "notes.txt").
 func isPath(key, v string) bool {
-	k := strings.ToLower(key)
-	if slices.ContainsFunc(pathKeys, func(p string) bool { return strings.Contains(k, p) }) {
+	words := strings.FieldsFunc(strings.ToLower(key), func(r rune) bool { return r == '_' || r == '-' || r == '.' })
+	if slices.ContainsFunc(words, func(w string) bool { return slices.Contains(pathKeys, w) }) {
 		return true
 	}
-	if strings.ContainsAny(v, " \t\n") {
-		return strings.HasPrefix(v, "/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "~/")
+	v = strings.TrimSpace(v)
+	for _, p := range []string{"/", "./", "../", "~/"} {
+		if strings.HasPrefix(v, p) {
+			return true
+		}
 	}
-	ext := path.Ext(v)
-	return strings.Contains(v, "/") || len(ext) > 1 && len(ext) <= 5 && !strings.ContainsAny(ext[1:], "0123456789")
+	if len(v) > 2 && v[1] == ':' && (v[2] == '\\' || v[2] == '/') {
+		return true // C:\data
+	}
+	return !strings.ContainsAny(v, " \t\n") && slices.Contains(fileExtensions, strings.ToLower(path.Ext(v)))
 }
 
 // requirements are what a tool case asks an answer to cover.
@@ -185,7 +195,7 @@ func toolCoverage(r eval.Record, req requirements) eval.CoverageMetric {
 			d.MissingRequirements = append(d.MissingRequirements, fmt.Sprintf("Claim %s: %s", c.Verdict, c.Claim))
 		}
 	}
-	reached := len(d.MissingFacts) == 0 && (wanted > 0 || r.Status == eval.Pass)
+	reached := len(d.MissingFacts) == 0 && r.Status == eval.Pass
 
 	expected := len(req.mustCall) + len(req.reference)
 	for i, t := range append(slices.Clone(req.mustCall), req.reference...) {
@@ -219,23 +229,39 @@ func toolCoverage(r eval.Record, req requirements) eval.CoverageMetric {
 }
 
 // statesFact reports whether the answer's words hold a spelling of a fact;
-// a fact spelt as an absence ("not X", "no X") also by X, as "X is
-// absent" states it.
+// a fact spelt as an absence ("not X", "no X") also by X with a word of
+// absence at most four words before it or three after it ("X is absent",
+// "there isn't any X").
 func statesFact(answerWords []string, spelling string) bool {
 	spelling = strings.TrimSuffix(strings.TrimSpace(spelling), "*")
-	forms := []string{spelling}
+	if fw := factWords(spelling); len(fw) > 0 && grading.CountPhrases(answerWords, [][]string{fw}) > 0 {
+		return true
+	}
 	lower := strings.ToLower(spelling)
 	for _, p := range []string{"not ", "no "} {
-		if rest := strings.TrimSpace(spelling[min(len(p), len(spelling)):]); strings.HasPrefix(lower, p) && rest != "" {
-			forms = append(forms, rest)
+		rest := factWords(strings.TrimSpace(spelling[min(len(p), len(spelling)):]))
+		if !strings.HasPrefix(lower, p) || len(rest) == 0 {
+			continue
 		}
-	}
-	for _, f := range forms {
-		if fw := factWords(f); len(fw) > 0 && grading.CountPhrases(answerWords, [][]string{fw}) > 0 {
-			return true
+		for i := 0; i+len(rest) <= len(answerWords); i++ {
+			if slices.Equal(answerWords[i:i+len(rest)], rest) &&
+				(slices.ContainsFunc(answerWords[max(0, i-4):i], absenceWord) ||
+					slices.ContainsFunc(answerWords[i+len(rest):min(len(answerWords), i+len(rest)+3)], absenceWord)) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// absenceWord reports whether a word says something is not there.
+func absenceWord(w string) bool {
+	switch w {
+	case "not", "no", "none", "never", "without", "absent", "missing", "lacks", "lack", "nothing", "isn't", "aren't",
+		"wasn't", "doesn't", "don't", "n't", "neither", "nor":
+		return true
+	}
+	return strings.HasSuffix(w, "n't")
 }
 
 // factWords splits text into words for fact matching, numbers in canonical

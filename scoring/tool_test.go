@@ -102,6 +102,32 @@ func TestToolUnderstandingOfToolsThatTakePaths(t *testing.T) {
 	assert.Equal(t, 1.0, u.Score)
 }
 
+func TestIsPath(t *testing.T) {
+	tests := []struct {
+		key, value string
+		want       bool
+	}{
+		{"path", "anything", true},
+		{"file_path", "x", true},
+		{"source", "x", true},
+		{"", "/data/Crime_records.csv", true},
+		{"", "./notes", true},
+		{"", `C:\data\x.csv`, true},
+		{"", "Pet Care 2023 Weekly Financials.csv", false},
+		{"name", "notes.txt", true},
+		{"pathway_id", "hsa04115", false},
+		{"profile", "x", false},
+		{"direction", "up", false},
+		{"variant", "17-43044295-A/G", false},
+		{"unit", "mg/dL", false},
+		{"organism", "E.coli", false},
+		{"gene_symbol", "BRCA1/BRCA2", false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, isPath(tt.key, tt.value), "%s=%s", tt.key, tt.value)
+	}
+}
+
 func TestToolUnderstandingWithoutEntitiesIsNotApplicable(t *testing.T) {
 	u := toolUnderstanding("Which genes cause seizures?", []eval.ToolCall{call("search_hpo_terms",
 		map[string]any{"phenotype_query": "seizures"})})
@@ -145,8 +171,12 @@ func TestToolCoverage(t *testing.T) {
 			facts: terms("p.P63S|Pro63Ser", "not listed|absent"), score: 1, missingTools: []string{}, missingFacts: []string{}},
 		{name: "only tools given", answer: "", mustCall: []string{"get_gene_by_symbol"},
 			score: 1, missingTools: []string{}, missingFacts: []string{}},
-		{name: "other tools reached the facts", answer: "NUTM2G has 99 variants.", other: []string{"get_gnomad_by_gene_symbol"},
+		{name: "other tools reached the facts", answer: "NUTM2G has 99 variants.", passed: true, other: []string{"get_gnomad_by_gene_symbol"},
 			facts: terms("99"), score: 1, missingTools: []string{}, missingFacts: []string{}},
+		{name: "a failed case's facts excuse no tool", answer: "NUTM2G has 99 variants.", other: []string{"get_gnomad_by_gene_symbol"},
+			facts: terms("99"), score: 0.5, missingTools: []string{"get_gnomad_by_gene_symbol"}, missingFacts: []string{}},
+		{name: "an absence is not its word stated", answer: "A fly ortholog is listed; the variant is pathogenic.",
+			facts: terms("not listed", "not pathogenic"), score: 0, missingTools: []string{}, missingFacts: []string{"not listed", "not pathogenic"}},
 		{name: "other tools missed the facts", answer: "NUTM2G has 98 variants.", other: []string{"get_gnomad_by_gene_symbol"},
 			facts: terms("99"), score: 0, missingTools: []string{"get_gnomad_by_gene_symbol"}, missingFacts: []string{"99"}},
 		{name: "other tools and a pass without facts", answer: "Yes.", passed: true, other: []string{"get_gnomad_by_gene_symbol"},

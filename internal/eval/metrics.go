@@ -45,26 +45,22 @@ func (m *Metrics) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, (*plain)(m)); err != nil {
 		return err
 	}
-	type details struct {
-		Details json.RawMessage `json:"details"`
-		Tool    json.RawMessage `json:"tool_details"`
-	}
 	var raw struct {
-		Correctness   details `json:"correctness"`
-		Performance   details `json:"performance"`
-		Understanding details `json:"prompt_understanding"`
-		Coverage      details `json:"requirement_coverage"`
+		Correctness   rawDetails `json:"correctness"`
+		Performance   rawDetails `json:"performance"`
+		Understanding rawDetails `json:"prompt_understanding"`
+		Coverage      rawDetails `json:"requirement_coverage"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
 	}
-	if m.Kind != KindTool {
+	if m.Kind != KindTool && (m.Kind != "" || !raw.Correctness.ofTool()) {
 		return nil
 	}
 	m.Correctness.Details, m.Performance.Details = nil, nil
 	m.PromptUnderstanding.Details, m.RequirementCoverage.Details = nil, nil
 	for _, d := range []struct {
-		raw  details
+		raw  rawDetails
 		into any
 	}{
 		{raw.Correctness, &m.Correctness.ToolDetails},
@@ -84,6 +80,24 @@ func (m *Metrics) UnmarshalJSON(b []byte) error {
 		}
 	}
 	return nil
+}
+
+// rawDetails are a metric's details as written: under "details", or
+// under "tool_details" by earlier versions.
+type rawDetails struct {
+	Details json.RawMessage `json:"details"`
+	Tool    json.RawMessage `json:"tool_details"`
+}
+
+// ofTool reports whether correctness details are a tool case's (for
+// metrics written without their kind).
+func (d rawDetails) ofTool() bool {
+	var probe map[string]json.RawMessage
+	passed := false
+	if json.Unmarshal(d.Details, &probe) == nil {
+		_, passed = probe["passed"]
+	}
+	return len(d.Tool) > 0 || passed
 }
 
 // Scores returns the scores of the applicable metrics by name.

@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // A term or value bound to a subject (of) holds only where the answer
@@ -47,6 +49,52 @@ func TestRivalNames(t *testing.T) {
 		{"STRING links CFTR to EBP50, GOPC and SLC26A3.", "undecided"},
 	}
 	for _, tt := range tests {
+		got := CheckAnswer(c, tt.answer)
+		require.Len(t, got, 1)
+		assert.Equal(t, tt.want, outcomeOf(got[0]), "%s: %s", tt.answer, got[0].Detail)
+	}
+}
+
+// The reference run holds a case's terms against the tool results: each
+// found as a whole word in some result, or missing; terms the question
+// gives, absences, numbers and derived words are not looked for.
+func TestTermFacts(t *testing.T) {
+	checks := eval.Checks{Contains: eval.Terms{
+		{Any: []string{"pathogenic"}},
+		{Any: []string{"Rett", "Rett syndrome"}},
+		{Any: []string{"no fly ortholog"}},
+		{Any: []string{"MECP2"}},
+		{Any: []string{"8.103"}},
+		{Any: []string{"higher"}},
+		{Any: []string{"benign"}},
+		{Any: []string{"path"}},
+	}}
+	results := []string{`{"gene":"MECP2","clinicalSignificance":"Pathogenic","condition":"Rett syndrome","note":"nonbenign; pathway"}`}
+	got := TermFacts(checks, "How is MECP2 c.473C>T classified?", results, nil)
+	assert.Equal(t, []eval.Fact{
+		{Fact: "pathogenic", Status: eval.FactFound},
+		{Fact: "Rett", Status: eval.FactFound},
+		{Fact: "benign", Status: eval.FactMissing},
+		{Fact: "path", Status: eval.FactMissing},
+	}, got)
+
+	checks.Substring = true
+	got = TermFacts(checks, "How is MECP2 c.473C>T classified?", results, nil)
+	assert.Equal(t, eval.FactFound, got[2].Status, "with substring: true, inside a word too")
+	assert.Equal(t, eval.FactFound, got[3].Status)
+}
+
+// An aside right after a value names its owner ("672 (BRCA1)") unless it
+// states a value of its own ("672 (BRCA2, for reference, is 675)").
+func TestAsidesThatNameAnOwner(t *testing.T) {
+	tests := []struct{ answer, want string }{
+		{"Entrez IDs: TP53 is 7157 and BRCA1 is 672 (BRCA2, for reference, is 675).", "pass"},
+		{"Entrez IDs: TP53 is 7157 and 672 (BRCA2).", "fail"},
+	}
+	for _, tt := range tests {
+		c := parseOne(t, "checks:", "  numbers: [{value: 672, of: BRCA1}]")
+		c.Input = "What are the Entrez IDs of TP53 and BRCA1?"
+		c.Expected = tt.answer // every word accounted for
 		got := CheckAnswer(c, tt.answer)
 		require.Len(t, got, 1)
 		assert.Equal(t, tt.want, outcomeOf(got[0]), "%s: %s", tt.answer, got[0].Detail)

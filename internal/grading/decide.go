@@ -440,7 +440,7 @@ func dedup(words []string) []string {
 // does not know: the answer names another thing where a name was
 // expected ("That position falls in BRCA1").
 func (a *answer) rivalName() (statement, bool) {
-	others := func(k int) bool { // another symbol in its clause: a list, whose names may include the asked one's alias
+	others := func(k int) bool { // another symbol in its sentence, not the question's: a list, whose names may include the asked one's alias
 		for j, o := range a.text.Tokens {
 			if j != k && o.Sentence == a.text.Tokens[k].Sentence && o.Word && IsSymbol(strings.TrimSuffix(o.Text, "'s")) && len(Find(a.c.Input, o.Text)) == 0 {
 				return true

@@ -94,28 +94,36 @@ func Facts(answerText, question string, results []string) []eval.Fact {
 	return facts
 }
 
-// TermFacts says, for each term an answer must contain that no fact of
-// facts already covers, whether tool results hold it (any spelling, as
-// whole words): the words a case's author declared its answer's content.
-// Terms the question gives, terms wanted under a negation ("no fly
-// ortholog" states an absence, which no result holds) and numbers (read by
-// Facts) are left out.
-func TermFacts(terms eval.Terms, question string, results []string, facts []eval.Fact) []eval.Fact {
+// TermFacts says, for each term of a case's checks that an answer must
+// contain and no fact of facts already covers, whether tool results hold
+// it (any spelling, as whole words unless the checks match substrings):
+// the words a case's author declared its answer's content. Terms the
+// question gives, terms wanted under a negation ("no fly ortholog" states
+// an absence, which no result holds), numbers (read by Facts) and words an
+// answer derives rather than reads ("higher", "yes", "increased") are left
+// out.
+func TermFacts(checks eval.Checks, question string, results []string, facts []eval.Fact) []eval.Fact {
 	var out []eval.Fact
-	known := func(sp string) bool {
-		return slices.ContainsFunc(facts, func(f eval.Fact) bool { return strings.EqualFold(f.Fact, sp) }) || len(Find(question, sp)) > 0
+	find := func(text, sp string) bool {
+		if checks.Substring {
+			return strings.Contains(strings.ToLower(text), strings.ToLower(strings.TrimSpace(sp)))
+		}
+		return len(Find(text, sp)) > 0
 	}
-	for _, t := range terms {
-		if len(t.Any) == 0 || slices.ContainsFunc(t.Any, func(sp string) bool {
-			_, negated := spelling(sp)
-			_, number := CanonicalNumber(strings.TrimSpace(sp))
-			return negated || number || known(sp)
-		}) {
+	leftOut := func(sp string) bool {
+		_, negated := spelling(sp)
+		_, number := CanonicalNumber(strings.TrimSpace(sp))
+		derived := !slices.ContainsFunc(splitWordsOf(sp), func(w string) bool { return !derivedWords[w] && !comparisonWords[w] })
+		known := slices.ContainsFunc(facts, func(f eval.Fact) bool { return strings.EqualFold(f.Fact, sp) })
+		return negated || number || derived || known || find(question, sp)
+	}
+	for _, t := range checks.Contains {
+		if len(t.Any) == 0 || slices.ContainsFunc(t.Any, leftOut) {
 			continue
 		}
 		f := eval.Fact{Fact: t.Any[0], Status: eval.FactMissing}
 		if slices.ContainsFunc(results, func(r string) bool {
-			return slices.ContainsFunc(t.Any, func(sp string) bool { return len(Find(r, sp)) > 0 })
+			return slices.ContainsFunc(t.Any, func(sp string) bool { return find(r, sp) })
 		}) {
 			f.Status = eval.FactFound
 		}
@@ -123,6 +131,13 @@ func TermFacts(terms eval.Terms, question string, results []string, facts []eval
 	}
 	return out
 }
+
+// derivedWords are words an answer concludes from data rather than reads
+// in it: answers to yes-no questions, comparisons, changes.
+var derivedWords = wordSet("yes", "no", "true", "false", "both", "neither", "either", "same", "different", "equal",
+	"increased", "decreased", "increase", "decrease", "up", "down", "correct", "incorrect", "present", "absent",
+	"found", "not", "none", "all", "only", "first", "last", "top", "bottom", "highest", "lowest", "largest",
+	"smallest", "most", "least")
 
 // Missing returns the facts the results do not hold.
 func Missing(facts []eval.Fact) []string {

@@ -195,7 +195,7 @@ func starsMisfit(verdict, text string) string {
 var attributedPhraseRE = regexp.MustCompile(`(?i)\b(?:the\s+)?(?:answer|response|reply)(?:'s)?\s+(?:names|says|states|gives|lists|reports|calls|identifies|mentions|picks|chooses|selects|cites)\s+(?:that\s+)?([^,;.:()]+)`)
 
 // phraseStop ends the phrase a reason attributes to the answer.
-var phraseStop = regexp.MustCompile(`(?i)\s+(?:as|for|in line|which|consistent|matching|like|just|exactly|over|against|with the|than|instead|rather|not|but|while|whereas|compared)\b|[,;:(]`)
+var phraseStop = regexp.MustCompile(`(?i)\s+(?:as|for|in line|which|consistent|matching|like|just|exactly|over|against|with the|than|instead|rather|not|but|while|whereas|compared)\b`)
 
 // phraseMisfit says why what a reason says the answer gives is not in the
 // answer: a word of it (not a neutral one) the answer does not hold in any
@@ -213,12 +213,15 @@ func phraseMisfit(reason string, g graded) string {
 		if loc := phraseStop.FindStringIndex(phrase); loc != nil {
 			phrase = phrase[:loc[0]]
 		}
-		if slices.ContainsFunc(tokenize(phrase), func(tok Token) bool { return appraisals[tok.Lower] }) {
-			continue // "the wrong gene" judges what the answer gives, it quotes nothing
-		}
+		// "the wrong gene" judges what the answer gives: of such a phrase
+		// only the names it quotes are held to the answer.
+		appraising := slices.ContainsFunc(tokenize(phrase), func(tok Token) bool { return appraisals[tok.Lower] })
 		for _, tok := range tokenize(phrase) {
 			w := tok.Lower
-			if !tok.Word || len(w) < 4 || neutralWords[w] || polarityWords[w] || isNumberToken(w) || numberWord(w) {
+			if !tok.Word || len(w) < 4 || neutralWords[w] || polarityWords[w] || isNumberToken(w) || numberWord(w) || appraisals[w] {
+				continue
+			}
+			if appraising && !IsSymbol(tok.Text) && !identifierWord(tok.Text) {
 				continue
 			}
 			if st := stem(w); !answerWords[w] && (st == "" || !answerWords[st]) && len(Find(g.answer, tok.Text)) == 0 {
@@ -291,7 +294,7 @@ func attributed(t *Text, off int) string {
 	if best != "" {
 		// "the answer gives 123 instead of 441457": a contrast after the
 		// naming word gives what follows it to the other side.
-		if contrastBefore.MatchString(before[at:]) {
+		if loc := contrastBefore.FindStringIndex(before); loc != nil && loc[0] > at {
 			return map[string]string{"answer": "reference", "reference": "answer"}[best]
 		}
 		return best
@@ -307,9 +310,11 @@ func attributed(t *Text, off int) string {
 	return best
 }
 
-// contrastBefore finds a contrast that sets a value against the one
-// named before it.
-var contrastBefore = regexp.MustCompile(`(?i)\b(?:instead of|rather than|not|versus|vs\.?|compared (?:to|with)|than|whereas|while|but)\b`)
+// contrastBefore finds, right before a value, a contrast that sets it
+// against the one named before it ("gives 123 instead of 441457", "not
+// the expected 441457"); a contrast between clauses ("while brief, gives
+// 441457") sets nothing against it.
+var contrastBefore = regexp.MustCompile(`(?i)\b(?:instead of|rather than|not|versus|vs\.?|compared (?:to|with)|than)\s+(?:the\s+)?(?:\S+\s+)?$`)
 
 // lastWord returns where w last begins a word of s (for a word of Latin
 // letters, one that does not continue another), or -1.

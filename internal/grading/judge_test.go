@@ -183,6 +183,11 @@ func TestReasonMustFitTheAnswer(t *testing.T) {
 		{"no", "the answer names BRCA2, not NUTM2G", "unclear"},
 		{"yes", "the answer gives 441457, as expected", "unclear"},
 		{"no", "the answer gives 123 instead of 441457", "no"},
+		{"no", "the answer gives 123, not the expected 441457", "no"},
+		{"no", "the reference says 441457 instead of the answer's 123", "no"},
+		{"yes", "The answer, while brief, gives 441457, matching the reference.", "unclear"},
+		{"yes", "The answer is not verbose and gives 441457.", "unclear"},
+		{"yes", "The answer names the expected gene TP53.", "unclear"},
 	}
 	for _, tt := range tests {
 		args := fmt.Sprintf(`{"verdict":%q,"reason":%q}`, tt.verdict, tt.reason)

@@ -112,6 +112,7 @@ func TestListsAndTheirPredicate(t *testing.T) {
 		{"Drama and Comedy are absent.", []string{"fail", "fail"}},
 		{"Drama, Comedy are absent.", []string{"undecided", "fail"}},
 		{"Genres: none (Drama, Comedy are absent)", []string{"undecided", "fail"}},
+		{"Drama: none. Comedy: none.", []string{"undecided", "undecided"}},
 	}
 	for _, tt := range tests {
 		got := CheckAnswer(c, tt.answer)
@@ -119,6 +120,18 @@ func TestListsAndTheirPredicate(t *testing.T) {
 		for i, r := range got {
 			assert.Equal(t, tt.want[i], outcomeOf(r), "%q, %s: %s", tt.answer, r.Check, r.Detail)
 		}
+	}
+}
+
+// A comma that opens a clause of its own, or a contrast, lists nothing:
+// the negation after it denies no item before it.
+func TestCommasThatListNothing(t *testing.T) {
+	for _, answer := range []string{"The gene is BRCA1, not BRCA2.", "BRCA1, which is not rare, leads."} {
+		c := parseOne(t, "checks:", "  contains: [BRCA1]")
+		c.Expected = answer // every word accounted for
+		got := CheckAnswer(c, answer)
+		require.Len(t, got, 1)
+		assert.Equal(t, "pass", outcomeOf(got[0]), "%s: %s", answer, got[0].Detail)
 	}
 }
 

@@ -75,7 +75,7 @@ func (t *Text) negator(i int) int {
 	if interjections[w] && (i+1 == len(t.Tokens) || t.endsClauseAt(i+1)) {
 		return 0
 	}
-	if items[w] && (i+1 == len(t.Tokens) || strings.Contains(",;:()[]", t.Tokens[i+1].Text) || t.endsClauseAt(i+1)) {
+	if items[w] && (i+1 == len(t.Tokens) || itemEnds[t.Tokens[i+1].Text] || t.endsClauseAt(i+1)) {
 		return 0 // "Genres: None, Drama, Comedy": an item of a list, a value
 	}
 	return 1
@@ -84,6 +84,8 @@ func (t *Text) negator(i int) int {
 // items are negators that, set apart by a mark right after them, stand as
 // a value of their own ("None, Drama, Comedy", "inhibitors: none;") and
 // take back nothing that follows.
+var itemEnds = wordSet(",", ";", ":", "(", ")", "[", "]")
+
 var items = wordSet("none", "nothing", "nobody", "zero", "nil", "null", "nada", "keine", "aucun", "aucune", "rien", "nenhum", "ninguno")
 
 // endsClauseAt reports whether tokens[i] ends the clause of the token

@@ -280,14 +280,20 @@ func (a *answer) stateOf(s Span, ownNumber func(Number) bool, swallowed func(k i
 		}
 	}
 	// In a list, a negated predicate after it may deny every item: "Drama,
-	// Comedy are absent".
-	if k := last + 1; !st.negated && k < len(t.Tokens) && t.Tokens[k].Text == "," {
+	// Comedy are absent"; not "BRCA1, not BRCA2" nor "Drama, which is not
+	// rare, leads", whose comma opens no further item.
+	if k := last + 1; !st.negated && k+1 <= hi && t.Tokens[k].Text == "," && t.Tokens[k+1].Word && !clauseOpeners[t.Tokens[k+1].Lower] && t.negator(k+1) == 0 {
 		for j := k + 1; j <= hi; j++ {
 			if t.negator(j) > 0 {
 				st.unclear = fmt.Sprintf("it stands in a list that %s may deny, at %s", quote(t.Tokens[j].Text), quote(t.Snippet(s.Start, t.Tokens[j].End, 70)))
 				return st
 			}
 		}
+	}
+	// "Drama: none": given nothing.
+	if k := last + 1; k+1 < len(t.Tokens) && labelMarks[t.Tokens[k].Text] && t.Tokens[k+1].Word && items[t.Tokens[k+1].Lower] {
+		st.unclear = fmt.Sprintf("the answer gives it %s, at %s", quote(t.Tokens[k+1].Text), quote(t.Snippet(s.Start, t.Tokens[k+1].End, 70)))
+		return st
 	}
 	// The sentence after it may take it back: "However, ...".
 	for k := hi + 1; k < len(t.Tokens); k++ {
@@ -364,6 +370,14 @@ func (a *answer) stateOf(s Span, ownNumber func(Number) bool, swallowed func(k i
 	}
 	return st
 }
+
+// clauseOpeners begin, after a comma, a clause of its own rather than
+// the next item of a list.
+var clauseOpeners = wordSet("which", "who", "whom", "whose", "that", "where", "when", "while", "although", "though",
+	"because", "since", "as", "but", "so", "and", "or", "yet", "unlike", "if", "unless")
+
+// labelMarks set a label apart from its value: "Drama: none".
+var labelMarks = wordSet(":", "-", "–", "—", "=")
 
 // qualifyingMarks qualify the value right beside them: "< 0.05", "±2",
 // "~8.1" (a match within the tolerance already took "~" and "≈" in, see

@@ -246,4 +246,6 @@ func TestHoldsTerms(t *testing.T) {
 	c := eval.Case{Input: "Look up item d.", Checks: eval.Checks{Contains: eval.Terms{{Any: []string{"item d", "the d item"}}, {Any: []string{"no fly ortholog"}}}}}
 	assert.True(t, holdsTerms(`{"id":"d","name":"Item D"}`, c))
 	assert.False(t, holdsTerms(`{"id":"d","name":"withdrawn"}`, c), "the question's words are not the results'")
+	assert.False(t, holdsTerms(`{"id":"d","name":"item dd"}`, c), "whole words")
+	assert.True(t, holdsTerms(`{"id":"d","name":"interaction"}`, eval.Case{Checks: eval.Checks{Contains: eval.Terms{{Any: []string{"interact*"}}, {}}}}))
 }

@@ -112,19 +112,26 @@ func holdsNumbers(results, expected, question string) bool {
 }
 
 // holdsTerms reports whether results hold some spelling of every term the
-// case's answer must contain, case-insensitively; terms wanted under a
-// negation ("no fly ortholog") state an absence and are left out.
+// case's answer must contain, as whole words, case-insensitively (a final
+// "*" matches the rest of a word); terms wanted under a negation ("no fly
+// ortholog") state an absence and are left out. A term the question gives
+// must be in the results too: a model answers from what they say.
 func holdsTerms(results string, c eval.Case) bool {
-	have := strings.ToLower(results)
 	for _, t := range c.Checks.Contains {
 		negated := slices.ContainsFunc(t.Any, func(sp string) bool {
 			sp = strings.ToLower(strings.TrimSpace(sp))
 			return strings.HasPrefix(sp, "no ") || strings.HasPrefix(sp, "not ")
 		})
 		found := slices.ContainsFunc(t.Any, func(sp string) bool {
-			return strings.Contains(have, strings.ToLower(strings.TrimSuffix(strings.TrimSpace(sp), "*")))
+			sp = strings.TrimSpace(sp)
+			prefix := strings.HasSuffix(sp, "*")
+			expr := `(?i)(?:^|[^\p{L}\p{N}_])` + regexp.QuoteMeta(strings.TrimSuffix(sp, "*"))
+			if !prefix {
+				expr += `(?:$|[^\p{L}\p{N}_])`
+			}
+			return regexp.MustCompile(expr).MatchString(results)
 		})
-		if !negated && !found {
+		if len(t.Any) > 0 && !negated && !found {
 			return false
 		}
 	}

@@ -1,6 +1,9 @@
 package suite_test
 
 import (
+	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/grading"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
 )
 
@@ -153,4 +157,60 @@ func TestTokenLimitResultsAreReused(t *testing.T) {
 	r = runSuite(t, dir, tokenLimitCase, e, "-force")
 	assert.False(t, r.records["Whole BRCA1 listing"].Cached)
 	assert.Greater(t, stub.Requests(), before)
+}
+
+// A cached pass graded by earlier rules (an older grading version in its
+// record) is graded again from its stored answer, never re-run: one the
+// current checks reject stops being a pass and leaves the cache; one they
+// accept stays cached, now under the current version.
+func TestCachedPassesOfAnEarlierGradingAreGradedAgain(t *testing.T) {
+	stub := llmstub.Start(llmstub.Replay(mustParse(t, geneCases)), llmstub.Options{})
+	defer stub.Close()
+	dir := t.TempDir()
+	e := withEnv(stubEnv(stub), env{"EVAL_JUDGE_MODEL": "none"})
+	r := runSuite(t, dir, geneCases, e)
+	require.NoError(t, r.err, r.output)
+
+	// As an earlier version would have left them: both passes graded by
+	// version 1, one of them a wrong answer its rules let through.
+	path := filepath.Join(dir, "cache.json")
+	var file map[string]any
+	readJSON(t, path, &file)
+	entries := file["entries"].(map[string]any)
+	require.Len(t, entries, 2)
+	for _, v := range entries {
+		rec := v.(map[string]any)["record"].(map[string]any)
+		rec["grading"] = 1
+		if rec["name"] == "NUTM2G symbol" {
+			rec["response"] = "Not 441457: the Entrez id of NUTM2G is 441458."
+		}
+	}
+	data, err := json.Marshal(file)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+	if err := os.Remove(path + ".journal"); !errors.Is(err, fs.ErrNotExist) {
+		require.NoError(t, err) // merged into the file at the end of the run, or not
+	}
+
+	before := len(stub.Received())
+	r = runSuite(t, dir, geneCases, e)
+	require.Error(t, r.err, "the wrong answer fails now")
+	assert.Equal(t, before, len(stub.Received()), "the model is asked nothing: the stored answers are graded")
+	wrong := r.records["NUTM2G symbol"]
+	assert.Equal(t, eval.Fail, wrong.Status, wrong.Reason)
+	assert.True(t, wrong.Cached)
+	assert.Contains(t, wrong.Reason, "graded again from the cached answer (its grading was of version 1, now")
+	assert.Equal(t, grading.Version, wrong.Grading)
+	right := r.records["Recover from a wrong symbol"]
+	assert.Equal(t, eval.Pass, right.Status, right.Reason)
+	assert.True(t, right.Cached)
+	assert.Equal(t, grading.Version, right.Grading)
+
+	// The next run: the failure is run again; the pass is served as it is.
+	r = runSuite(t, dir, geneCases, e)
+	require.NoError(t, r.err, r.output)
+	assert.Positive(t, requestsFor(stub, before, "What is the Entrez id of NUTM2G?"), "the rejected pass left the cache")
+	assert.False(t, r.records["NUTM2G symbol"].Cached)
+	assert.True(t, r.records["Recover from a wrong symbol"].Cached)
+	assert.NotContains(t, r.records["Recover from a wrong symbol"].Reason, "graded again")
 }

@@ -460,8 +460,8 @@ func (s *Run) keyWith(c eval.Case, a *arm, repeat int, toolsHash string) (string
 // it is graded against (the expected answer, the checks, the claims, the
 // judges). The rules of grading and the judge prompt are not in it: a
 // record holds the grading version it was decided by, and one decided by
-// another is graded again if it passed (see regradeCached); a stored
-// token-limit result has no verdict to grade.
+// another is graded again when it holds a graded answer (see
+// regradeCached); a stored token-limit result of the model has none.
 func (s *Run) keyInput(c eval.Case, a *arm, repeat int, toolsHash string) (cache.KeyInput, expectations) {
 	st := s.Settings
 	e := expectations{Kind: c.Kind, Checks: c.Checks, Tools: c.Tools, Budget: c.Budget, MaxRecovery: s.maxRecovery(c),
@@ -623,7 +623,7 @@ func (s *Run) runIn(ctx context.Context, g *caseGroup, c eval.Case, a *arm, repe
 	}
 	if keyErr == nil && !st.Force && !st.Reference {
 		if cached, at, ok := s.cached(c, a, rec.Repeat, a.hash); ok {
-			if cached.Status == eval.Pass && cached.Grading != grading.Version {
+			if answered(cached) && cached.Grading != grading.Version {
 				cached = s.regradeCached(ctx, c, cached, key, at)
 			}
 			cached.Name, cached.Category, cached.Test, cached.File, cached.Line = c.Name, c.Category, test, c.File, c.Line
@@ -799,7 +799,7 @@ func supported(c eval.Case, rec *eval.Record, results []string) {
 		return
 	}
 	rec.Facts = grading.Facts(rec.Response, c.Input, results)
-	rec.Facts = append(rec.Facts, grading.TermFacts(c.Checks.Contains, c.Input, results, rec.Facts)...)
+	rec.Facts = append(rec.Facts, grading.TermFacts(c.Checks, c.Input, results, rec.Facts)...)
 	missing := grading.Missing(rec.Facts)
 	if len(missing) == 0 || rec.Status != eval.Pass {
 		return
