@@ -104,7 +104,7 @@ func judge(ctx context.Context, st settings.Settings, in Inputs, results []eval.
 		}
 		wg.Go(func() {
 			defer limiter.Release()
-			g.grade(ctx, in.Labels[i], &results[i])
+			g.grade(ctx, in.Labels[i], in.Cases[i], &results[i])
 		})
 	}
 	wg.Wait()
@@ -159,10 +159,16 @@ type grader struct {
 	cfg      agent.Config
 }
 
-// grade fills r with the judges' verdict on l, from the cache when it
-// holds one.
-func (g grader) grade(ctx context.Context, l eval.Label, r *eval.LabelResult) {
-	key, keyErr := g.key(l)
+// grade fills r with the judges' verdict on l, the answer to c (nil when
+// no loaded case matches the label), from the cache when it holds one. A
+// case graded by claims is judged claim by claim.
+func (g grader) grade(ctx context.Context, l eval.Label, c *eval.Case, r *eval.LabelResult) {
+	var claims []eval.Claim
+	var coverage float64
+	if c != nil && len(c.Claims) > 0 {
+		claims, coverage = c.Claims, c.Coverage()
+	}
+	key, keyErr := g.key(l, claims, coverage)
 	if keyErr == nil && !g.st.Force {
 		if rec, ok := g.cache.Get(key); ok {
 			setJudged(r, rec)
@@ -173,7 +179,13 @@ func (g grader) grade(ctx context.Context, l eval.Label, r *eval.LabelResult) {
 	rec := eval.Record{Name: "label " + l.Where(), Category: "judge calibration", File: l.File, Line: l.Line,
 		Question: l.Question, Expected: l.Expected, Response: l.Answer, JudgeModel: strings.Join(g.panel.Models, ","),
 		StartedAt: start.UTC(), ToolCalls: []eval.ToolCall{}}
-	v, err := g.panel.Judge(ctx, g.chat, g.cfg, l.Question, l.Expected, l.Answer)
+	var v grading.Verdict
+	var err error
+	if len(claims) > 0 {
+		v, err = g.panel.JudgeCase(ctx, g.chat, g.cfg, *c, l.Answer)
+	} else {
+		v, err = g.panel.Judge(ctx, g.chat, g.cfg, l.Question, l.Expected, l.Answer)
+	}
 	rec.Seconds = time.Since(start).Seconds()
 	rec.Usage, rec.Judges, rec.JudgeDisagreement = v.Usage, v.Judges, v.Disagreement
 	switch {
@@ -208,17 +220,23 @@ func setJudged(r *eval.LabelResult, rec eval.Record) {
 	}
 }
 
-// key is the cache key of the judges' verdict on a labelled answer.
-func (g grader) key(l eval.Label) (string, error) {
+// key is the cache key of the judges' verdict on a labelled answer (to a
+// case graded by claims, when claims are given).
+func (g grader) key(l eval.Label, claims []eval.Claim, coverage float64) (string, error) {
 	in := cache.KeyInput{
 		Question: l.Question, Expected: l.Expected,
 		Expectations: struct {
-			Kind   string `json:"kind"`
-			Answer string `json:"answer"`
-		}{"judge calibration", l.Answer},
+			Kind     string       `json:"kind"`
+			Answer   string       `json:"answer"`
+			Claims   []eval.Claim `json:"claims,omitempty"`
+			Coverage float64      `json:"pass_coverage,omitempty"`
+		}{"judge calibration", l.Answer, claims, coverage},
 		BaseURL: g.redactor.String(g.st.BaseURL), TokenLimit: g.st.MaxTokens,
 	}
 	in.JudgeModel, in.JudgeMode, in.JudgePrompt = suite.JudgeKey(g.st)
+	if len(claims) > 0 {
+		in.JudgePrompt = grading.ClaimsPrompt
+	}
 	return cache.Key(in)
 }
 

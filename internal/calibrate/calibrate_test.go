@@ -299,3 +299,55 @@ func TestLoadErrors(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `a.labels.yaml:1: label: verdict must be "yes" or "no", not "maybe"`)
 }
+
+// Labelled answers to a case graded by claims are measured as runs grade
+// them: the checks by the claims' own checks and the case's pass coverage,
+// the judge claim by claim.
+func TestClaimsCasesAreCalibratedByTheirClaims(t *testing.T) {
+	stub := llmstub.Start(func(req llmstub.Request) llmstub.Reply {
+		if req.ForcedTool() != llmstub.ClaimsTool {
+			return llmstub.Verdict("yes", "asked as a plain case")
+		}
+		var verdicts []string
+		for _, claim := range req.Claims() {
+			v := "not"
+			for _, n := range []string{"6,446.20", "6,786.60"} {
+				if strings.Contains(claim, n) && strings.Contains(req.GradedAnswer(), n) {
+					v = "fulfilled"
+				}
+			}
+			verdicts = append(verdicts, v)
+		}
+		return llmstub.ClaimVerdicts(req, verdicts...)
+	}, llmstub.Options{})
+	defer stub.Close()
+	dir := t.TempDir()
+	st := stubSettings(t, dir, stub, "fair")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "cases.yaml"), []byte(`
+- case:
+    name: "profit"
+    input: "What was the average profit for the first and the last five weeks?"
+    claims:
+      - claim: "The first five weeks averaged $6,446.20."
+        checks: {numbers: [{value: 6446.20, tolerance: 0.005}]}
+      - claim: "The last five weeks averaged $6,786.60."
+        checks: {numbers: [{value: 6786.60, tolerance: 0.005}]}
+`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "cases.labels.yaml"), []byte(`
+- {case: profit, answer: "The first five weeks averaged $6,446.20 and the last five weeks averaged $6,786.60.", verdict: "yes", why: "both"}
+- {case: profit, answer: "The first five weeks averaged $6,446.20 and the last five weeks averaged $6,768.60.", verdict: "no", why: "digits swapped"}
+`), 0o644))
+	in, err := Load(st)
+	require.NoError(t, err)
+	require.Len(t, in.Labels, 2)
+	cal, err := Run(context.Background(), st, in, io.Discard)
+	require.NoError(t, err)
+	require.NotNil(t, cal.Checks)
+	assert.Equal(t, 2, cal.Checks.Items, "the claims' checks decide")
+	assert.Equal(t, "yes", cal.Results[0].Checks)
+	assert.Equal(t, "no", cal.Results[1].Checks)
+	require.NotNil(t, cal.Judge)
+	assert.Equal(t, "yes", cal.Results[0].Judge, cal.Results[0].JudgeReason)
+	assert.Equal(t, "no", cal.Results[1].Judge, cal.Results[1].JudgeReason)
+	assert.Contains(t, cal.Results[1].JudgeReason, "claim 2 not")
+}

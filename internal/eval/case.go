@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpeval/mcpeval/internal/suggest"
 )
 
 // Case is one evaluation case, as a case file states it.
@@ -82,7 +84,11 @@ func (c *Claim) UnmarshalYAML(value *yaml.Node) error {
 		switch k := value.Content[i].Value; k {
 		case "claim", "checks":
 		default:
-			return fmt.Errorf("line %d: unknown field %q in a claim (known fields: claim, checks)", value.Content[i].Line, k)
+			hint := ""
+			if c, near := suggest.Closest(k, []string{"claim", "checks"}); near {
+				hint = ": did you mean " + c + "?"
+			}
+			return fmt.Errorf("line %d: unknown field %q in a claim%s (known fields: claim, checks)", value.Content[i].Line, k, hint)
 		}
 	}
 	type plain Claim

@@ -176,6 +176,14 @@ func Parse(path string, data []byte) ([]eval.Case, error) {
 		// The line of the item's `case:` key.
 		item := resolve(top.Content[i])
 		c.File, c.Line = path, item.Content[0].Line
+		body := resolve(item.Content[1])
+		if err := claimFields(path, body); err != nil {
+			return nil, err
+		}
+		if hasKey(body, "pass_coverage") && c.PassCoverage == 0 {
+			return nil, fmt.Errorf("%s:%d: %s: pass_coverage 0 passes any answer: give the share of the claims a pass needs, above 0 and at most 1 (MCP-Atlas uses 0.75)",
+				path, fieldLine(body, c.Line, "pass_coverage"), label(&c))
+		}
 		if err := validate(&c); err != nil {
 			var fe *fieldError
 			if errors.As(err, &fe) {
@@ -358,19 +366,22 @@ func validate(c *eval.Case) error {
 		}
 		return fmt.Errorf("%s: missing required field(s): %s", label(c), strings.Join(missing, ", "))
 	}
+	if len(c.Claims) > 0 && strings.TrimSpace(c.Expected) != "" {
+		return &fieldError{path: []string{"claims"}, err: fmt.Errorf("%s: give either expected or claims: the claims are the expected answer of a case graded by claims", label(c))}
+	}
 	for i, cl := range c.Claims {
 		if strings.TrimSpace(cl.Text) == "" {
-			return fmt.Errorf("%s: claims: claim %d is empty", label(c), i+1)
+			return &fieldError{path: []string{"claims"}, err: fmt.Errorf("%s: claims: claim %d is empty", label(c), i+1)}
 		}
 		if err := validateChecks(cl.Checks, fmt.Sprintf("claims[%d].checks", i+1)); err != nil {
-			return fmt.Errorf("%s: %w", label(c), err)
+			return &fieldError{path: []string{"claims"}, err: fmt.Errorf("%s: %w", label(c), err)}
 		}
 	}
 	if p := c.PassCoverage; p < 0 || p > 1 || math.IsNaN(p) {
-		return fmt.Errorf("%s: pass_coverage %v: expected a share of the claims between 0 and 1 (MCP-Atlas uses 0.75)", label(c), p)
+		return &fieldError{path: []string{"pass_coverage"}, err: fmt.Errorf("%s: pass_coverage %v: expected the share of the claims a pass needs, above 0 and at most 1 (MCP-Atlas uses 0.75)", label(c), p)}
 	}
 	if c.PassCoverage != 0 && len(c.Claims) == 0 {
-		return fmt.Errorf("%s: pass_coverage needs claims", label(c))
+		return &fieldError{path: []string{"pass_coverage"}, err: fmt.Errorf("%s: pass_coverage needs claims", label(c))}
 	}
 	switch c.Kind {
 	case "":
@@ -480,6 +491,66 @@ func fieldLine(n *yaml.Node, def int, path ...string) int {
 		n = next
 	}
 	return line
+}
+
+// claimFields refuses unknown fields in the checks of a case's claims
+// (whose own decoding cannot be strict), as the case's checks are
+// refused, with the line and the nearest known field.
+func claimFields(path string, body *yaml.Node) error {
+	claims := valueOf(body, "claims")
+	if claims == nil || claims.Kind != yaml.SequenceNode {
+		return nil
+	}
+	for _, cl := range claims.Content {
+		checks := valueOf(resolve(cl), "checks")
+		if checks == nil {
+			continue
+		}
+		if err := knownFields(path, checks, sections["eval.Checks"].name, reflect.TypeFor[eval.Checks]()); err != nil {
+			return err
+		}
+		if numbers := valueOf(checks, "numbers"); numbers != nil && numbers.Kind == yaml.SequenceNode {
+			for _, n := range numbers.Content {
+				if err := knownFields(path, resolve(n), sections["eval.NumberCheck"].name, reflect.TypeFor[eval.NumberCheck]()); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// valueOf returns the value of key in a mapping node, or nil.
+func valueOf(m *yaml.Node, key string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return resolve(m.Content[i+1])
+		}
+	}
+	return nil
+}
+
+// knownFields refuses a key of the mapping node m that the struct type t
+// has no field for, saying so as the decoder's messages do (see humanize).
+func knownFields(path string, m *yaml.Node, section string, t reflect.Type) error {
+	if m.Kind != yaml.MappingNode {
+		return nil
+	}
+	known := yamlFields(t)
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		key := m.Content[i]
+		if slices.Contains(known, key.Value) {
+			continue
+		}
+		if c, near := suggest.Closest(key.Value, known); near {
+			return fmt.Errorf("%s:%d: unknown field %q in claims item %s: did you mean %s? (known fields: %s)", path, key.Line, key.Value, section, c, strings.Join(known, ", "))
+		}
+		return fmt.Errorf("%s:%d: unknown field %q in claims item %s (known fields: %s)", path, key.Line, key.Value, section, strings.Join(known, ", "))
+	}
+	return nil
 }
 
 // label names the case in messages.

@@ -206,6 +206,16 @@ func caseYAML(name string, extra ...string) string {
 	return s
 }
 
+// claimsYAML is a case named a graded by claims, without an expected
+// answer, with extra lines.
+func claimsYAML(extra ...string) string {
+	s := "- case:\n    name: a\n    input: \"Q?\"\n"
+	for _, e := range extra {
+		s += "    " + e + "\n"
+	}
+	return s
+}
+
 func TestParseErrorsNameFileAndLine(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -221,6 +231,36 @@ func TestParseErrorsNameFileAndLine(t *testing.T) {
 			name:    "unknown field in checks",
 			content: caseYAML("a", "checks:", "  contain: [x]"),
 			want:    `6: unknown field "contain" in checks: did you mean contains? (known fields: contains, not_contains, substring, regexp, not_regexp, numbers)`,
+		},
+		{
+			name:    "unknown field in a claim's checks",
+			content: claimsYAML("claims:", "  - claim: It is 8.103.", "    checks: {number: [{value: 8.103}]}"),
+			want:    `6: unknown field "number" in claims item checks: did you mean numbers? (known fields: contains, not_contains, substring, regexp, not_regexp, numbers)`,
+		},
+		{
+			name:    "unknown field in a claim's number check",
+			content: claimsYAML("claims:", "  - claim: It is 8.103.", "    checks:", "      numbers: [{valeu: 8.103}]"),
+			want:    `7: unknown field "valeu" in claims item checks.numbers item: did you mean value? (known fields: value, tolerance, unit, percent, of, not_of)`,
+		},
+		{
+			name:    "a misspelt field of a claim",
+			content: claimsYAML("claims:", "  - cliam: It is 8.103."),
+			want:    `5: unknown field "cliam" in a claim: did you mean claim? (known fields: claim, checks)`,
+		},
+		{
+			name:    "expected beside claims",
+			content: caseYAML("a", "claims: [It is 8.103.]"),
+			want:    `5: case "a": give either expected or claims: the claims are the expected answer of a case graded by claims`,
+		},
+		{
+			name:    "pass_coverage above 1, on its line",
+			content: claimsYAML("claims: [It is 8.103.]", "pass_coverage: 2"),
+			want:    `5: case "a": pass_coverage 2: expected the share of the claims a pass needs, above 0 and at most 1 (MCP-Atlas uses 0.75)`,
+		},
+		{
+			name:    "pass_coverage 0",
+			content: claimsYAML("claims: [It is 8.103.]", "pass_coverage: 0"),
+			want:    `5: case "a": pass_coverage 0 passes any answer: give the share of the claims a pass needs, above 0 and at most 1 (MCP-Atlas uses 0.75)`,
 		},
 		{
 			name:    "unknown field in a reference call",

@@ -69,9 +69,10 @@ type ClaimsVerdict struct {
 	// eval.ClaimUndecided when the judges who decided are no majority or
 	// none could) and each judge's.
 	Claims []eval.ClaimResult
-	// Prompt is the input the judges were given; Raw keeps the replies of
-	// a judge that could not decide.
-	Prompt, Raw string
+	// Prompt is the input the judges were given; Reply their replies that
+	// decided (each after its judge's name when there are several); Raw
+	// keeps the replies that were unclear.
+	Prompt, Reply, Raw string
 	// Skipped, when set, says why the judges were not asked (token limit).
 	Skipped string
 	Usage   eval.Usage
@@ -92,6 +93,7 @@ func (p Panel) JudgeClaims(ctx context.Context, chat llm.Chatter, cfg agent.Conf
 	}
 	type reply struct {
 		verdicts []claimVerdict
+		text     string // the reply that decided
 		raw      string
 		usage    eval.Usage
 		err      error
@@ -125,7 +127,7 @@ func (p Panel) JudgeClaims(ctx context.Context, chat llm.Chatter, cfg agent.Conf
 					r.raw += fmt.Sprintf("reply %d (unclear: %s):\n%s\n", attempt+1, why, text)
 					continue
 				}
-				r.verdicts = vs
+				r.verdicts, r.text = vs, text
 			}
 			replies[i] = r
 		})
@@ -146,6 +148,13 @@ func (p Panel) JudgeClaims(ctx context.Context, chat llm.Chatter, cfg agent.Conf
 		}
 		if r.raw != "" {
 			out.Raw += fmt.Sprintf("judge %s:\n%s", p.Models[i], r.raw)
+		}
+		switch {
+		case r.text == "":
+		case len(p.Models) == 1:
+			out.Reply = r.text
+		default:
+			out.Reply += fmt.Sprintf("judge %s:\n%s\n", p.Models[i], r.text)
 		}
 		for k := range claims {
 			j := eval.ClaimJudge{Model: p.Models[i], Verdict: eval.ClaimUndecided}
@@ -240,6 +249,9 @@ func parseClaims(m eval.Message, n int, g graded, claims []eval.Claim) ([]claimV
 			return nil, fmt.Sprintf("claim %d: verdict %q is none of fulfilled, partial, not", k, c.Verdict)
 		}
 		o := verdictObject{verdict: map[bool]string{true: "yes", false: "no"}[v != eval.ClaimNot], reason: strings.TrimSpace(c.Reason), quote: strings.TrimSpace(c.Quote)}
+		if why := quoteMisfit(v, o.quote, claims[k-1].Text, g); why != "" {
+			return nil, fmt.Sprintf("claim %d: %s", k, why)
+		}
 		if why := conflict(o.verdict, Judge(o.reason)); why != "" && v != eval.ClaimPartial {
 			return nil, fmt.Sprintf("claim %d: the verdict is %q but its reason %s", k, v, why)
 		}
@@ -249,6 +261,35 @@ func parseClaims(m eval.Message, n int, g graded, claims []eval.Claim) ([]claimV
 		out[k-1] = claimVerdict{verdict: v, reason: o.reason, quote: o.quote}
 	}
 	return out, ""
+}
+
+// quoteMisfit says why the quote of a verdict that a claim is made does
+// not show it made: a claim the answer states is stated somewhere, so a
+// "fulfilled" or "partial" verdict quotes that part of the answer (see
+// misfit for a quote that is not in it), and the quote of a claim that
+// states values holds one of them.
+func quoteMisfit(verdict, quoteText, claim string, g graded) string {
+	if verdict == eval.ClaimNot || !g.known() {
+		return ""
+	}
+	if quoteText == "" {
+		return fmt.Sprintf("the verdict is %q but it quotes no part of the answer", verdict)
+	}
+	var values []string
+	for _, n := range Numbers(claim) {
+		lit := claim[n.Start:n.End]
+		if !isNumberToken(lit) || gluedToWord(claim, n) || holdsValue(g.question, n, lit) {
+			continue
+		}
+		if holdsValue(quoteText, n, lit) {
+			return ""
+		}
+		values = append(values, lit)
+	}
+	if len(values) > 0 {
+		return fmt.Sprintf("the verdict is %q but its quote holds none of the claim's values (%s)", verdict, strings.Join(values, ", "))
+	}
+	return ""
 }
 
 // conflictingText says why a text beside a claims call makes the reply
@@ -296,7 +337,7 @@ func scoreClaims(results []eval.ClaimResult, coverage float64) (status eval.Stat
 	default:
 		status = eval.Undecided
 	}
-	reason = fmt.Sprintf("claims: %s; coverage %s of %d claims, %s needed", strings.Join(parts, ", "), coverageText(lo, hi, n), len(results), strconv.FormatFloat(coverage, 'f', -1, 64))
+	reason = fmt.Sprintf("claims: %s; coverage %s of %s, %s needed", strings.Join(parts, ", "), coverageText(lo, hi, n), eval.Plural(len(results), "claims"), strconv.FormatFloat(coverage, 'f', -1, 64))
 	return status, mean, reason
 }
 
@@ -307,15 +348,16 @@ func coverageText(lo, hi, n float64) string {
 	return fmt.Sprintf("between %s and %s", strconv.FormatFloat(lo/n, 'f', 2, 64), strconv.FormatFloat(hi/n, 'f', 2, 64))
 }
 
-// claimChecks runs each claim's own checks on the answer, with the claim
-// as the expected answer.
+// claimChecks runs each claim's own checks on the answer, with the claims
+// as the expected answer: the values and words of the other claims are
+// the answer's own, not rivals of a claim's.
 func claimChecks(c eval.Case, answer string) [][]eval.CheckResult {
 	out := make([][]eval.CheckResult, len(c.Claims))
 	for i, cl := range c.Claims {
 		if !HasAnswerChecks(cl.Checks) {
 			continue
 		}
-		sub := eval.Case{Name: c.Name, Input: c.Input, Expected: cl.Text, Checks: cl.Checks}
+		sub := eval.Case{Name: c.Name, Input: c.Input, Expected: c.ReferenceAnswer(), Checks: cl.Checks}
 		out[i] = CheckAnswer(sub, answer)
 	}
 	return out
@@ -344,11 +386,12 @@ func decideClaims(c eval.Case, checks [][]eval.CheckResult, judged *ClaimsVerdic
 	return out
 }
 
-// SupportClaims decides, for a reference run, the claims their checks left
-// undecided by the reference trajectory's results: a claim whose facts
-// (see Facts) the results all hold, as written or computed, is fulfilled;
-// one with a fact they miss is not (the server's data changed, or the claim
-// is wrong); one with no fact to look for stays undecided. It returns the
+// SupportClaims decides, for a reference run, the claims without checks
+// by the reference trajectory's results: a claim whose facts (see Facts)
+// the results all hold, as written or computed, is fulfilled; one with a
+// fact they miss is not (the server's data changed, or the claim is
+// wrong); one with no fact to look for stays undecided, as does one whose
+// own checks could not decide on the reference answer. It returns the
 // claims, the case's status, coverage and reason, and every fact read.
 func SupportClaims(c eval.Case, claims []eval.ClaimResult, results []string) ([]eval.ClaimResult, eval.Status, *float64, string, []eval.Fact) {
 	facts := Facts(c.ReferenceAnswer(), c.Input, results)
@@ -356,6 +399,11 @@ func SupportClaims(c eval.Case, claims []eval.ClaimResult, results []string) ([]
 	copy(out, claims)
 	for i := range out {
 		if out[i].Verdict != eval.ClaimUndecided || i >= len(c.Claims) {
+			continue
+		}
+		if unsure := Unsure(out[i].Checks); len(unsure) > 0 {
+			// The claim's own checks must accept the reference answer.
+			out[i].Reason = "its checks could not decide on the reference answer: " + unsure[0].Check + ": " + unsure[0].Detail
 			continue
 		}
 		var found, missing []string

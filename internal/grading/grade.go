@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpeval/mcpeval/internal/agent"
@@ -44,9 +45,9 @@ type Graded struct {
 	Verdict  Verdict
 	Claims   []eval.ClaimResult
 	Coverage *float64
-	// Prompt and Raw are the judges' input and the replies that were
-	// unclear, for a case graded by claims.
-	Prompt, Raw string
+	// Prompt, Reply and Raw are the judges' input, the replies that
+	// decided and those that were unclear, for a case graded by claims.
+	Prompt, Reply, Raw string
 	Usage       eval.Usage
 }
 
@@ -109,6 +110,77 @@ func (g Grader) Grade(ctx context.Context, c eval.Case, answer string, calls []e
 	return out, nil
 }
 
+// CheckVerdict is the verdict of a case's deterministic checks alone on an
+// answer, without tool calls: "yes", "no", or Undecided when they are not
+// sure; "" when nothing checks the answer (no answer checks, and no claim
+// with checks of its own). A case graded by claims is decided by the mean
+// score of its claims, each decided by its own checks.
+func CheckVerdict(c eval.Case, answer string) (string, []eval.CheckResult) {
+	own := CheckAnswer(c, answer)
+	claimed := claimChecks(c, answer)
+	checks := slices.Clone(own)
+	decides := HasAnswerChecks(c.Checks)
+	for _, cc := range claimed {
+		decides = decides || len(cc) > 0
+		checks = append(checks, cc...)
+	}
+	switch {
+	case !decides:
+		return "", nil
+	case len(Failed(own)) > 0:
+		return "no", checks
+	case len(c.Claims) > 0:
+		status, _, _ := scoreClaims(decideClaims(c, claimed, nil), c.Coverage())
+		if status == eval.Pass && len(Unsure(own)) > 0 {
+			status = eval.Undecided
+		}
+		return verdictOf(status), checks
+	case len(Unsure(checks)) > 0:
+		return Undecided, checks
+	}
+	return "yes", checks
+}
+
+// Undecided is the verdict of checks or judges that could not decide.
+const Undecided = "undecided"
+
+// verdictOf is a case status as a verdict.
+func verdictOf(s eval.Status) string {
+	switch s {
+	case eval.Pass:
+		return "yes"
+	case eval.Fail:
+		return "no"
+	}
+	return Undecided
+}
+
+// JudgeCase asks the judges alone about an answer to c: for a case graded
+// by claims, claim by claim, the verdict being whether the claims' mean
+// score reaches its pass coverage (an undecided claim that could tip it
+// leaves it undecided); otherwise as Judge does.
+func (p Panel) JudgeCase(ctx context.Context, chat llm.Chatter, cfg agent.Config, c eval.Case, answer string) (Verdict, error) {
+	if len(c.Claims) == 0 {
+		return p.JudgeValues(ctx, chat, cfg, c.Input, c.Expected, answer, checkedValues(c))
+	}
+	v, err := p.JudgeClaims(ctx, chat, cfg, c.Input, c.Claims, answer)
+	out := Verdict{Prompt: v.Prompt, Reply: v.Reply, Raw: v.Raw, Skipped: v.Skipped, Usage: v.Usage}
+	if err != nil || v.Skipped != "" {
+		return out, err
+	}
+	status, _, reason := scoreClaims(decideClaims(c, make([][]eval.CheckResult, len(c.Claims)), &v), c.Coverage())
+	out.Reason = reason
+	switch status {
+	case eval.Pass:
+		out.Pass, out.Verdict = true, "yes"
+	case eval.Fail:
+		out.Verdict = "no"
+	default:
+		out.Undecided = true
+	}
+	return out, nil
+}
+
 // gradeClaims decides a case graded by claims: each claim by its checks
 // and the judges' majority, the case by the claims' mean score (see
 // scoreClaims). Case checks that are not sure leave a case without judges
@@ -118,7 +190,7 @@ func (g Grader) gradeClaims(ctx context.Context, c eval.Case, answer string, out
 	var judged *ClaimsVerdict
 	if len(g.Panel.Models) > 0 {
 		v, err := g.Panel.JudgeClaims(ctx, g.Chat, g.Config, c.Input, c.Claims, answer)
-		out.Judged, out.Usage, out.Prompt, out.Raw = true, v.Usage, v.Prompt, v.Raw
+		out.Judged, out.Usage, out.Prompt, out.Reply, out.Raw = true, v.Usage, v.Prompt, v.Reply, v.Raw
 		switch {
 		case err != nil:
 			out.Status = eval.Error

@@ -89,17 +89,10 @@ func Checks(in Inputs, root string) (results []eval.LabelResult, all *eval.Agree
 	for i, l := range in.Labels {
 		l.File = Relative(root, l.File)
 		r := eval.LabelResult{Label: l}
-		if c := in.Cases[i]; c != nil && grading.HasAnswerChecks(c.Checks) {
-			r.CheckDetail = grading.CheckAnswer(*c, l.Answer)
-			switch {
-			case len(grading.Failed(r.CheckDetail)) > 0:
-				r.Checks = "no"
-			case len(grading.Unsure(r.CheckDetail)) > 0:
-				r.Checks = Undecided
-			default:
-				r.Checks = "yes"
+		if c := in.Cases[i]; c != nil {
+			if r.Checks, r.CheckDetail = grading.CheckVerdict(*c, l.Answer); r.Checks != "" {
+				pairs = append(pairs, PairOf(l, r.Checks))
 			}
-			pairs = append(pairs, PairOf(l, r.Checks))
 		}
 		results[i] = r
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/grading"
 )
 
 // Pair is one labelled answer's label ("yes" or "no") and the verdict it
@@ -51,7 +52,7 @@ func AgreeBySet(pairs []Pair) (eval.Agreement, []eval.SetAgreement) {
 }
 
 // Undecided is the verdict of a labelled answer nothing decided.
-const Undecided = "undecided"
+const Undecided = grading.Undecided
 
 // Agree compares verdicts with labels, "yes" being the positive class; an
 // undecided verdict counts apart.

@@ -249,3 +249,27 @@ func TestHoldsTerms(t *testing.T) {
 	assert.False(t, holdsTerms(`{"id":"d","name":"item dd"}`, c), "whole words")
 	assert.True(t, holdsTerms(`{"id":"d","name":"interaction"}`, eval.Case{Checks: eval.Checks{Contains: eval.Terms{{Any: []string{"interact*"}}, {}}}}))
 }
+
+// Judges about claims quote the answer where they find a claim made;
+// rejecting and unclear judges answer claims as they answer verdicts.
+func TestClaimJudges(t *testing.T) {
+	req := Request{Model: "j", ToolChoice: json.RawMessage(`{"type":"function","function":{"name":"submit_claims"}}`),
+		Messages: []eval.Message{{Role: "user", Content: `Check it. {"question":"q","claims":[{"claim":1,"text":"Profit was $6,446.20."},{"claim":2,"text":"Sales grew."}],"actual_answer":"Weeks 1-5. Profit was $6,446.20 on average. Sales grew."}`}}}
+	entries := func(r Reply) []map[string]any {
+		require.Len(t, r.ToolCalls, 1)
+		var args struct{ Claims []map[string]any }
+		require.NoError(t, json.Unmarshal([]byte(r.ToolCalls[0].Arguments), &args))
+		return args.Claims
+	}
+	got := entries(ClaimVerdicts(req, "fulfilled", "not"))
+	assert.Equal(t, "Profit was $6,446.20 on average", got[0]["quote"], "the sentence with the claim's number")
+	assert.Equal(t, "", got[1]["quote"], "a claim not made quotes nothing")
+
+	rejecting := RejectingJudges(Replay(nil), "j")
+	for _, e := range entries(rejecting(req)) {
+		assert.Equal(t, "not", e["verdict"])
+	}
+	unclear := UnclearJudges(Replay(nil), "j")
+	assert.Empty(t, unclear(req).ToolCalls, "no claims object")
+	assert.NotEmpty(t, unclear(req).Content)
+}

@@ -38,7 +38,7 @@ func Replay(cases []eval.Case) Responder {
 			for i := range verdicts {
 				verdicts[i] = "fulfilled"
 			}
-			return ClaimVerdicts(verdicts...)
+			return ClaimVerdicts(req, verdicts...)
 		}
 		c, ok := byQuestion[req.Question()]
 		if !ok {
@@ -188,21 +188,53 @@ func Verdict(verdict, reason string) Reply {
 	return Reply{ToolCalls: []Call{{Name: JudgeTool, Arguments: string(args)}}}
 }
 
-// ClaimVerdicts is a judge's reply about a case's claims: a verdict
-// ("fulfilled", "partial" or "not") for each, in order.
-func ClaimVerdicts(verdicts ...string) Reply {
+// ClaimVerdicts is a judge's reply to req about a case's claims: a verdict
+// ("fulfilled", "partial" or "not") for each, in order, each quoting the
+// sentence of the answer that shares most of its claim's numbers (a "not"
+// quotes nothing).
+func ClaimVerdicts(req Request, verdicts ...string) Reply {
 	type entry struct {
 		Claim   int    `json:"claim"`
 		Verdict string `json:"verdict"`
 		Reason  string `json:"reason"`
 		Quote   string `json:"quote"`
 	}
+	answer, claims := req.GradedAnswer(), req.Claims()
 	entries := make([]entry, len(verdicts))
 	for i, v := range verdicts {
 		entries[i] = entry{Claim: i + 1, Verdict: v, Reason: "the answer's statement of the claim decided it"}
+		if v != "not" && i < len(claims) {
+			entries[i].Quote = closestSentence(answer, claims[i])
+		}
 	}
 	args, _ := json.Marshal(map[string]any{"claims": entries})
 	return Reply{ToolCalls: []Call{{Name: ClaimsTool, Arguments: string(args)}}}
+}
+
+// sentenceEnd ends a sentence (or a line) of a text: not the point of
+// "6,446.20".
+var sentenceEnd = regexp.MustCompile(`[.!?]+(?:\s+|$)|\n+`)
+
+// closestSentence returns the sentence of answer that holds most of the
+// claim's standalone numbers, else its first one.
+func closestSentence(answer, claim string) string {
+	best, most := "", -1
+	for _, s := range sentenceEnd.Split(answer, -1) {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		n := 0
+		for _, m := range stubNumberRE.FindAllStringSubmatch(claim, -1) {
+			if strings.Contains(s, m[1]) {
+				n++
+			}
+		}
+		if n > most {
+			best, most = s, n
+		}
+	}
+	return best
 }
 
 // UnclearVerdict is a judge reply whose signals disagree: a yes call, and
@@ -248,25 +280,38 @@ func JudgeWith(next Responder, judge func(model string, g Graded) Reply) Respond
 	}
 }
 
-// RejectingJudges makes the named judge models say no to every answer;
-// other requests go to next. With EVAL_JUDGE_MODEL naming them among
+// RejectingJudges makes the named judge models say no to every answer
+// (and "not" to every claim); other requests go to next. With EVAL_JUDGE_MODEL naming them among
 // others, the judges disagree.
 func RejectingJudges(next Responder, models ...string) Responder {
 	return func(req Request) Reply {
-		if req.ForcedTool() == JudgeTool && slices.Contains(models, req.Model) {
+		switch {
+		case !slices.Contains(models, req.Model):
+		case req.ForcedTool() == JudgeTool:
 			return Verdict("no", "the answer does not match the expected answer")
+		case req.ForcedTool() == ClaimsTool:
+			verdicts := make([]string, len(req.Claims()))
+			for i := range verdicts {
+				verdicts[i] = "not"
+			}
+			return ClaimVerdicts(req, verdicts...)
 		}
 		return next(req)
 	}
 }
 
 // UnclearJudges makes the named judge models answer every judge request
-// unclearly (UnclearVerdict), so that the suite asks again and then finds
-// the judge undecided; other requests go to next.
+// unclearly (UnclearVerdict; about claims, a text that is no claims
+// object), so that the suite asks again and then finds the judge
+// undecided; other requests go to next.
 func UnclearJudges(next Responder, models ...string) Responder {
 	return func(req Request) Reply {
-		if req.ForcedTool() == JudgeTool && slices.Contains(models, req.Model) {
+		switch {
+		case !slices.Contains(models, req.Model):
+		case req.ForcedTool() == JudgeTool:
 			return UnclearVerdict()
+		case req.ForcedTool() == ClaimsTool:
+			return Reply{Content: "Every claim is fulfilled, or perhaps none is."}
 		}
 		return next(req)
 	}
@@ -286,6 +331,13 @@ func Wrong(next Responder, model string, wrong *regexp.Regexp) Responder {
 				return Verdict("no", "the answer does not give the expected information")
 			}
 			return next(req)
+		}
+		if req.ForcedTool() == ClaimsTool && req.GradedAnswer() == WrongAnswer {
+			verdicts := make([]string, len(req.Claims()))
+			for i := range verdicts {
+				verdicts[i] = "not"
+			}
+			return ClaimVerdicts(req, verdicts...)
 		}
 		if req.Model == model && wrong.MatchString(req.Question()) {
 			return Reply{Content: WrongAnswer}

@@ -207,7 +207,7 @@ func TestClaimsGradedOneByOne(t *testing.T) {
 				}
 				verdicts = append(verdicts, map[bool]string{true: "fulfilled", false: "not"}[held == len(numbers)])
 			}
-			return llmstub.ClaimVerdicts(verdicts...)
+			return llmstub.ClaimVerdicts(req, verdicts...)
 		}
 		for _, m := range req.Messages {
 			if m.Role == "tool" {
@@ -228,6 +228,8 @@ func TestClaimsGradedOneByOne(t *testing.T) {
 	assert.Contains(t, rec.Reason, "claim 1 fulfilled, claim 2 fulfilled, claim 3 not; coverage 0.67 of 3 claims, 0.75 needed")
 	assert.Contains(t, r.output, "claim 3 not: "+pet.Claims[2], "the terminal names each claim's verdict")
 	assert.Equal(t, 1, countJudgeRequests(stub), "one judge request for all the claims")
+	assert.Contains(t, rec.JudgeReply, `"quote":`, "the judge's reply is kept")
+	assert.Contains(t, rec.JudgePrompt, pet.Claims[2], "and what it was asked")
 
 	// The report holds each claim; its JUnit file names them.
 	data, err := report.Load(r.out, nil)

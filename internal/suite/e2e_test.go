@@ -231,7 +231,7 @@ func TestSuitePassRecoveryAndRecords(t *testing.T) {
 		require.NotNil(t, req.Temperature, "temperature is always sent")
 		assert.Less(t, *req.Temperature, 1e-30, "temperature 0 is sent as (practically) 0")
 	}
-	assert.Contains(t, r.output, "pass: 1 tool calls", "-v prints one line per finished case")
+	assert.Contains(t, r.output, "pass: 1 tool call,", "-v prints one line per finished case")
 	assert.NotContains(t, r.output, "sk-test-secret-key-123456")
 }
 

@@ -16,7 +16,7 @@ func FormatLine(r eval.Record) string {
 	if r.Cached {
 		cached = " (cached)"
 	}
-	return fmt.Sprintf("%s%s: %d tool calls, %d tokens, %.1fs: %s", r.Status, cached, len(r.ToolCalls), r.Usage.TotalTokens, r.Seconds, oneLine(r.Reason, 200))
+	return fmt.Sprintf("%s%s: %s, %d tokens, %.1fs: %s", r.Status, cached, eval.Plural(len(r.ToolCalls), "tool calls"), r.Usage.TotalTokens, r.Seconds, oneLine(r.Reason, 200))
 }
 
 // FormatFailure is the paragraph printed for a failed or errored case:
@@ -182,7 +182,11 @@ func FormatSummary(s eval.Summary, runDir string) string {
 	}
 	fmt.Fprintf(&b, ", %d cached", s.Cached)
 	if s.Undecided > 0 {
-		fmt.Fprintf(&b, ", %d undecided (the judge could not decide)", s.Undecided)
+		why := "the judge could not decide"
+		if s.Verdicts == eval.VerdictsByChecks {
+			why = "no judge ran, and the checks were not sure"
+		}
+		fmt.Fprintf(&b, ", %d undecided (%s)", s.Undecided, why)
 	}
 	if s.Skipped > 0 {
 		fmt.Fprintf(&b, ", %d skipped", s.Skipped)
@@ -218,7 +222,7 @@ func FormatSummary(s eval.Summary, runDir string) string {
 		}
 	}
 	if j := s.Judge; j != nil && !s.Reference {
-		fmt.Fprintf(&b, "mcpeval: judge %s: %d requests, %s (not in the models' costs)\n", j.Model, j.Requests, FormatCost(j.CostUSD, j.Unpriced))
+		fmt.Fprintf(&b, "mcpeval: judge %s: %s, %s (not in the models' costs)\n", j.Model, eval.Plural(j.Requests, "requests"), FormatCost(j.CostUSD, j.Unpriced))
 	}
 	if s.Verdicts == eval.VerdictsByChecks && s.ChecksCalibration != nil {
 		for _, line := range s.ChecksCalibration.Lines() {
@@ -328,7 +332,7 @@ func costLine(s eval.Summary) string {
 		line += fmt.Sprintf(", $%.4f saved by the cache", s.SavedUSD)
 	}
 	if n := s.Usage.Unpriced; n > 0 {
-		line += fmt.Sprintf(" (%d requests of models without a price in prices.yaml not counted)", n)
+		line += fmt.Sprintf(" (%s of models without a price in prices.yaml not counted)", eval.Plural(n, "requests"))
 	}
 	return line
 }

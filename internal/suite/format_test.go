@@ -27,3 +27,12 @@ func TestFormatFailureShowsServerInput(t *testing.T) {
 	assert.NotContains(t, got, "a later failure", "the first failure's stderr only")
 	assert.NotContains(t, got, "\x1b")
 }
+
+// The closing line says why cases are undecided: no judge ran and the
+// checks were not sure, or the judge could not decide.
+func TestFormatSummarySaysWhyCasesAreUndecided(t *testing.T) {
+	s := eval.Summary{Model: "m", Total: 2, Passed: 1, Undecided: 1, Verdicts: eval.VerdictsByChecks}
+	assert.Contains(t, FormatSummary(s, "out"), ", 1 undecided (no judge ran, and the checks were not sure)")
+	s.Verdicts = eval.VerdictsByJudge
+	assert.Contains(t, FormatSummary(s, "out"), ", 1 undecided (the judge could not decide)")
+}

@@ -230,6 +230,12 @@ labels:
 	require.Len(t, d.Trust.Lines, 1, "the blind set on a line of its own")
 	assert.Contains(t, d.Trust.Lines[0], "on blind label set blind-e2e")
 
+	// A run of cases the labels do not answer quotes no figure.
+	r = runSuite(t, dir, geneCases, withEnv(stubEnv(stub), env{"EVAL_JUDGE_MODEL": "none"}), "-run", "Gene/Recover")
+	require.NoError(t, r.err, r.output)
+	assert.Contains(t, r.output, "how far they can be trusted is unmeasured")
+	assert.NotContains(t, r.output, "blind-e2e")
+
 	// With a judge, the run says the judge decided.
 	r = runSuite(t, t.TempDir(), geneCases, stubEnv(stub))
 	require.NoError(t, r.err, r.output)

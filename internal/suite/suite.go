@@ -113,8 +113,10 @@ type Run struct {
 	checkProvider func(ctx context.Context) error
 	// codeReady runs the bundled server's CodeCheck once, on first need.
 	codeReady func() error
-	// checksCal measures the checks that decide a run without a judge.
-	checksCal *eval.ChecksCalibration
+	// checksCal measures the checks that decide a run without a judge, on
+	// the labels of the selected cases (see checksCalibration).
+	checksCal     *eval.ChecksCalibration
+	checksCalOnce sync.Once
 }
 
 // Server describes how to start the MCP servers when Settings.Servers is
@@ -268,9 +270,6 @@ func newRun(st settings.Settings, cases []eval.Case, log io.Writer) (*Run, error
 	}
 	if s.prices, err = prices.Load(st.Prices); err != nil {
 		return nil, err
-	}
-	if !st.JudgeEnabled() {
-		s.checksCal = labelled.ChecksCalibration(st.Cases, st.Labels, st.Root, cases)
 	}
 	return s, nil
 }
@@ -841,7 +840,7 @@ func (s *Run) grade(ctx context.Context, c eval.Case, rec *eval.Record, cfg agen
 	rec.Judges, rec.JudgeDisagreement = v.Judges, v.Disagreement
 	rec.JudgePrompt, rec.JudgeReply = v.Prompt, v.Reply
 	if len(rec.Claims) > 0 || d.Prompt != "" {
-		rec.JudgePrompt, rec.JudgeRaw = d.Prompt, d.Raw
+		rec.JudgePrompt, rec.JudgeReply, rec.JudgeRaw = d.Prompt, d.Reply, d.Raw
 	}
 	if len(rec.Judges) == 1 {
 		rec.Judges[0].Reply = "" // JudgeReply holds it
@@ -1041,9 +1040,9 @@ func (s *Run) selectedCount() int {
 // describeVerdicts says in the summary what decided the verdicts: the
 // judges (their models, mode and prompt) or the checks, measured.
 func (s *Run) describeVerdicts(sum *eval.Summary) {
-	sum.Verdicts, sum.ChecksCalibration = eval.VerdictsByJudge, s.checksCal
-	if s.checksCal != nil {
-		sum.Verdicts = eval.VerdictsByChecks
+	sum.Verdicts = eval.VerdictsByJudge
+	if !s.Settings.JudgeEnabled() {
+		sum.Verdicts, sum.ChecksCalibration = eval.VerdictsByChecks, s.checksCalibration()
 	}
 	if models := s.Settings.JudgeModels(); len(models) > 0 {
 		sum.JudgeModel, sum.JudgePromptHash = strings.Join(models, ","), grading.JudgePromptHash()
@@ -1051,6 +1050,22 @@ func (s *Run) describeVerdicts(sum *eval.Summary) {
 			sum.JudgeMode = s.Settings.JudgeMode
 		}
 	}
+}
+
+// checksCalibration measures the checks on the labelled answers of the
+// cases the run selects, once.
+func (s *Run) checksCalibration() *eval.ChecksCalibration {
+	s.checksCalOnce.Do(func() {
+		var chosen []eval.Case
+		for _, c := range s.Cases {
+			if s.selected == nil || s.selected[c.Name] {
+				chosen = append(chosen, c)
+			}
+		}
+		st := s.Settings
+		s.checksCal = labelled.ChecksCalibration(st.Cases, st.Labels, st.Root, chosen)
+	})
+	return s.checksCal
 }
 
 func gitCommit(root string) string {

@@ -135,7 +135,7 @@ func pruneRecordings(cachePath string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("recordings: %d results kept, %d removed (%d → %d bytes)", pr.Kept, pr.Removed, pr.BytesBefore, pr.BytesAfter), nil
+	return fmt.Sprintf("recordings: %s kept, %d removed (%d → %d bytes)", eval.Plural(pr.Kept, "results"), pr.Removed, pr.BytesBefore, pr.BytesAfter), nil
 }
 
 const outUsage = "output `dir` holding runs/ and latest (default $EVAL_OUT, else evaltest/out in the module)"
