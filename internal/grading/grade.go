@@ -48,7 +48,7 @@ type Graded struct {
 	// Prompt, Reply and Raw are the judges' input, the replies that
 	// decided and those that were unclear, for a case graded by claims.
 	Prompt, Reply, Raw string
-	Usage       eval.Usage
+	Usage              eval.Usage
 }
 
 // The reasons of a decision that rejudge recognises.
