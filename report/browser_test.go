@@ -142,6 +142,23 @@ func (p *browserPage) do(steps ...chromedp.Action[chromedp.Void]) {
 	require.NoError(p.t, chromedp.Do(ctx, steps...))
 }
 
+// click clicks the element selector finds, as a mouse does. The table
+// may render again between finding the element and clicking it (a search
+// or filter finishing): then the click is tried again on the new element.
+func (p *browserPage) click(selector string) {
+	p.t.Helper()
+	var err error
+	for attempt := 0; attempt < 5; attempt++ {
+		ctx, cancel := context.WithTimeout(p.ctx, 60*time.Second)
+		err = chromedp.Do(ctx, chromedp.Click(chromedp.CSS(selector)))
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), "Could not find node with given id") {
+			break
+		}
+	}
+	require.NoError(p.t, err, selector)
+}
+
 // waitFor polls until the JavaScript expression is truthy.
 func (p *browserPage) waitFor(expr string) {
 	p.t.Helper()
@@ -309,17 +326,17 @@ func TestReportInBrowser(t *testing.T) {
 	t.Run("filter by status", func(t *testing.T) {
 		p.t = t
 		p.reset()
-		p.do(chromedp.Click(chromedp.CSS(`.chip[data-status="error"]`)))
+		p.click(`.chip[data-status="error"]`)
 		ids := rowIDs(p)
 		require.Len(t, ids, d.Totals.Errors)
 		for _, id := range ids {
 			assert.Equal(t, eval.Error, d.Cases[id].Status)
 		}
-		p.do(chromedp.Click(chromedp.CSS(`[data-count="fail"]`)))
+		p.click(`[data-count="fail"]`)
 		ids = rowIDs(p)
 		require.Len(t, ids, d.Totals.Failed)
 		assert.Equal(t, eval.Fail, d.Cases[ids[0]].Status)
-		p.do(chromedp.Click(chromedp.CSS(`.chip[data-status="all"]`)))
+		p.click(`.chip[data-status="all"]`)
 		assert.Len(t, rowIDs(p), len(d.Cases))
 	})
 
@@ -336,7 +353,7 @@ func TestReportInBrowser(t *testing.T) {
 		}
 		// A category name in the breakdown filters too.
 		p.reset()
-		p.do(chromedp.Click(chromedp.CSS(`#categories tbody tr:first-child .cat`)))
+		p.click(`#categories tbody tr:first-child .cat`)
 		assert.Equal(t, "0", jsEval[string](p, `document.getElementById('category').value`))
 		assert.Len(t, rowIDs(p), d.Categories[0].Total)
 	})
@@ -366,13 +383,13 @@ func TestReportInBrowser(t *testing.T) {
 			}
 			return out
 		}
-		p.do(chromedp.Click(chromedp.CSS(`#cases th[data-key="seconds"]`)))
+		p.click(`#cases th[data-key="seconds"]`)
 		assert.Equal(t, "descending", jsEval[string](p, `document.querySelector('#cases th[data-key="seconds"]').getAttribute('aria-sort')`))
 		s := seconds()
 		assert.IsNonIncreasing(t, s)
-		p.do(chromedp.Click(chromedp.CSS(`#cases th[data-key="seconds"]`)))
+		p.click(`#cases th[data-key="seconds"]`)
 		assert.IsNonDecreasing(t, seconds())
-		p.do(chromedp.Click(chromedp.CSS(`#cases th[data-key="name"]`)))
+		p.click(`#cases th[data-key="name"]`)
 		var names []string
 		for _, id := range rowIDs(p) {
 			names = append(names, strings.ToLower(d.Cases[id].Name))
@@ -385,7 +402,7 @@ func TestReportInBrowser(t *testing.T) {
 		p.reset()
 		id := caseID("BRCA1 <b>injection</b>")
 		rec := d.Cases[id].Record
-		p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#cases tr[data-id="%d"]`, id))))
+		p.click(fmt.Sprintf(`#cases tr[data-id="%d"]`, id))
 		p.waitFor(`!document.getElementById('detail').hidden`)
 		assert.Equal(t, rec.Name, jsEval[string](p, `document.querySelector('#detail h2').textContent`))
 		// The system prompt folds away; every other message is a bubble.
@@ -408,12 +425,12 @@ func TestReportInBrowser(t *testing.T) {
 			}
 		}
 
-		p.do(chromedp.Click(chromedp.CSS(`#detail .tab[data-tab="tools"]`)))
+		p.click(`#detail .tab[data-tab="tools"]`)
 		calls := jsEval[string](p, `document.querySelector('#detail .pane[data-tab="tools"]').textContent`)
 		assert.Contains(t, calls, "connection refused")
 		assert.Contains(t, calls, `"gene_symbol": "BRCA1"`, "arguments pretty-printed")
 
-		p.do(chromedp.Click(chromedp.CSS(`#detail .tab[data-tab="json"]`)))
+		p.click(`#detail .tab[data-tab="json"]`)
 		js := jsEval[string](p, `document.querySelector('#detail .pane[data-tab="json"] pre').textContent`)
 		assert.Contains(t, js, `"conversation": [`)
 		assert.Contains(t, js, `"tool_call_id": "call_2"`)
@@ -427,12 +444,12 @@ func TestReportInBrowser(t *testing.T) {
 		p.t = t
 		p.reset()
 		id := caseID("harness_crash")
-		p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#cases tr[data-id="%d"]`, id))))
+		p.click(fmt.Sprintf(`#cases tr[data-id="%d"]`, id))
 		p.waitFor(`!document.getElementById('detail').hidden`)
 		out := jsEval[string](p, `document.querySelector('#detail .pane[data-tab="output"]').textContent`)
 		assert.Contains(t, out, "mcp server exited: connection refused")
 		assert.Contains(t, jsEval[string](p, `document.querySelector('#detail .drawer-head').textContent`), "no record")
-		p.do(chromedp.Click(chromedp.CSS(`#close`)))
+		p.click(`#close`)
 		p.waitFor(`document.getElementById('detail').hidden`)
 		p.assertClean()
 	})
@@ -456,11 +473,11 @@ func TestReportInBrowser(t *testing.T) {
 			return jsEval[[]string](p, `[...document.querySelectorAll('#tool-stats tbody tr')].map(r => r.dataset.tool)`)
 		}
 		assert.Equal(t, []string{"get_gene_by_symbol", payloads[0], payloads[1], payloads[4]}, rows(), "most calls first")
-		p.do(chromedp.Click(chromedp.CSS(`#tool-stats th[data-key="error_rate"]`)))
+		p.click(`#tool-stats th[data-key="error_rate"]`)
 		assert.Equal(t, []string{payloads[0], "get_gene_by_symbol", payloads[1], payloads[4]}, rows(), "highest error rate first, never called last")
-		p.do(chromedp.Click(chromedp.CSS(`#tool-stats th[data-key="error_rate"]`)))
+		p.click(`#tool-stats th[data-key="error_rate"]`)
 		assert.Equal(t, []string{payloads[4], payloads[1], "get_gene_by_symbol", payloads[0]}, rows(), "and the other way")
-		p.do(chromedp.Click(chromedp.CSS(`#tool-stats th[data-key="latency_p95_ms"]`)))
+		p.click(`#tool-stats th[data-key="latency_p95_ms"]`)
 		assert.Equal(t, "get_gene_by_symbol", rows()[0])
 		assert.Equal(t, "1,500", jsEval[string](p, `document.querySelector('#tool-stats tbody tr td[data-key="latency_p95_ms"]').textContent`))
 		assert.Equal(t, "150,000", jsEval[string](p, `document.querySelector('#tool-stats tbody tr td[data-key="result_tokens_max"]').textContent`))
@@ -516,16 +533,16 @@ func TestRepeatedRunInBrowser(t *testing.T) {
 			slow, slowRun = i, g.Runs[1]
 		}
 	}
-	p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#cases tr[data-id="%d"]`, slow))))
+	p.click(fmt.Sprintf(`#cases tr[data-id="%d"]`, slow))
 	p.waitFor(`!document.getElementById('detail').hidden`)
 	assert.Equal(t, []string{"1", "2"}, jsEval[[]string](p, `[...document.querySelectorAll('#runs .run-btn')].map(b => b.textContent)`))
 	assert.Regexp(t, `pass@k1: \d\.\d\d, 2: \d\.\d\d`, jsEval[string](p, `document.querySelector('#detail .facts').textContent`))
-	p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#runs .run-btn[data-run="%d"]`, slowRun))))
+	p.click(fmt.Sprintf(`#runs .run-btn[data-run="%d"]`, slowRun))
 	p.waitFor(fmt.Sprintf(`document.querySelector('#runs .run-btn[data-run="%d"]')?.getAttribute('aria-pressed') === 'true'`, slowRun))
 	assert.Equal(t, []string{"not run", ""}, jsEval[[]string](p,
 		`[...document.querySelectorAll('#detail .msg-tool .msg-head')].map(h => h.querySelector('.notrun-mark')?.textContent ?? '')`),
 		"the second run's conversation")
-	p.do(chromedp.Click(chromedp.CSS(`#detail .tab[data-tab="tools"]`)))
+	p.click(`#detail .tab[data-tab="tools"]`)
 	assert.Equal(t, []string{"call notrun", "call"}, jsEval[[]string](p,
 		`[...document.querySelectorAll('#detail .pane[data-tab="tools"] .call')].map(c => c.className)`))
 	p.screenshot("repeated-run-case", "")
@@ -555,7 +572,7 @@ func TestLargeReportInBrowser(t *testing.T) {
 	assert.Len(t, rowIDs(p), 200, "the first page of rows")
 	assert.NotContains(t, jsEval[string](p, `document.querySelector('.meta').textContent`), "restarts",
 		"no server restarts without a summary that counts them")
-	p.do(chromedp.Click(chromedp.CSS(`#more`)))
+	p.click(`#more`)
 	assert.Len(t, rowIDs(p), 400, "the next page of rows")
 
 	timed := func(what, expr string) {
@@ -670,10 +687,10 @@ func TestModelsInBrowser(t *testing.T) {
 	assert.Equal(t, 2, jsEval[int](p, `document.querySelectorAll('#cost-chart circle').length`), "the priced models")
 	assert.Contains(t, jsEval[string](p, `document.querySelector('#cost-chart').parentNode.textContent`), "unpriced, not shown: free-model")
 	assert.Contains(t, jsEval[string](p, `document.querySelector('#model-pairs tbody').textContent`), "0.250", "McNemar p of 3 to 0")
-	p.do(chromedp.Click(chromedp.CSS(`#matrix summary`)))
+	p.click(`#matrix summary`)
 	p.waitFor(`document.querySelectorAll('#matrix tbody tr').length === 6`)
 	assert.Contains(t, jsEval[string](p, `document.querySelector('#model-pairs tbody').textContent`), "free-model vs good-model")
-	p.do(chromedp.Click(chromedp.CSS(`#matrix tbody tr td.clickable`)))
+	p.click(`#matrix tbody tr td.clickable`)
 	p.waitFor(`!document.getElementById('detail').hidden`)
 	assert.Contains(t, jsEval[string](p, `document.querySelector('#detail h2').textContent`), "case <b>")
 	p.assertClean()
@@ -726,13 +743,13 @@ func TestHiddenCharactersShownInBrowser(t *testing.T) {
 	require.NotEmpty(t, marks, "the escapes are marked")
 	assert.Contains(t, marks, map[string]string{"text": `\u202e`, "title": "U+202E: a bidirectional formatting character, shown escaped"})
 
-	p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#cases tr[data-id="%d"]`, id))))
+	p.click(fmt.Sprintf(`#cases tr[data-id="%d"]`, id))
 	p.waitFor(`!document.getElementById('detail').hidden`)
 	noneRaw(`document.getElementById('detail').textContent`)
 	chat := jsEval[string](p, `document.querySelector('#detail .chat').textContent`)
 	assert.Contains(t, chat, `answer \x1b[2J\x1b]0;pwned\x07 nul\x00 back\x08\x08\x08space \x9b31m`)
 	assert.Contains(t, jsEval[string](p, `document.querySelector('#detail .chat .ctl[title^="U+001B"]').textContent`), `\x1b`)
-	p.do(chromedp.Click(chromedp.CSS(`#detail .tab[data-tab="tools"]`)))
+	p.click(`#detail .tab[data-tab="tools"]`)
 	assert.Contains(t, jsEval[string](p, `document.querySelector('#detail .pane[data-tab="tools"]').textContent`), `"G1\u202e"`)
 	p.assertClean()
 }
@@ -852,9 +869,9 @@ func TestCaseLinkInBrowser(t *testing.T) {
 		assert.Contains(t, jsEval[string](p, `document.querySelector('#detail #judge-reply').textContent`), `"verdict":"no"`)
 	}
 	p.screenshot("case-link", "")
-	p.do(chromedp.Click(chromedp.CSS(`#close`)))
+	p.click(`#close`)
 	p.waitFor(`document.getElementById('detail').hidden`)
-	p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#cases tr[data-id="%d"]`, caseIndex(t, d, "Alpha")))))
+	p.click(fmt.Sprintf(`#cases tr[data-id="%d"]`, caseIndex(t, d, "Alpha")))
 	p.waitFor(`location.hash === '#Alpha'`)
 	assert.Nil(t, jsEval[any](p, `document.querySelector('#detail #judge-prompt')`), "a record without a judge prompt shows none")
 	p.assertClean()

@@ -78,8 +78,8 @@ func TestToolsViewInBrowser(t *testing.T) {
 	assert.Equal(t, "0.0%1 expected", jsEval[string](p, `document.querySelector('`+symbol+`').textContent`))
 	assert.Empty(t, jsEval[string](p, `document.querySelector('`+symbol+` span').className`), "not marked as failing")
 
-	p.do(chromedp.Click(chromedp.CSS(`#more-tools`)))
-	p.do(chromedp.Click(chromedp.CSS(`#tool-stats th[data-key="params"]`)))
+	p.click(`#more-tools`)
+	p.click(`#tool-stats th[data-key="params"]`)
 	order := jsEval[[]string](p, `[...document.querySelectorAll('#tool-stats tbody tr')].slice(0, 2).map(r => r.dataset.tool)`)
 	assert.Equal(t, []string{"get_gene_by_position", "get_gene_by_symbol"}, order, "the best covered first: 2 of 3, then 1 of 2")
 	jsEval[chromedp.Void](p, `document.querySelector('.tools-wrap').scrollLeft = 0`) // the click scrolled it
@@ -115,9 +115,9 @@ func TestElicitationsInBrowser(t *testing.T) {
 	p := openBrowser(t)
 	p.cases = len(d.Groups)
 	p.open(path)
-	p.do(chromedp.Click(chromedp.CSS(`#cases tr[data-id="0"]`)))
+	p.click(`#cases tr[data-id="0"]`)
 	p.waitFor(`!document.getElementById('detail').hidden`)
-	p.do(chromedp.Click(chromedp.CSS(`#detail .tab[data-tab="tools"]`)))
+	p.click(`#detail .tab[data-tab="tools"]`)
 	pane := `#detail .pane[data-tab="tools"]`
 	rounds := jsEval[[]string](p, `[...document.querySelectorAll('`+pane+` .elicit')].map(e => e.className + ': ' + e.textContent)`)
 	assert.Equal(t, []string{

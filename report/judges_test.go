@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -136,13 +135,13 @@ func TestSeveralJudgesInBrowser(t *testing.T) {
 	t.Run("disagreement per case and per run", func(t *testing.T) {
 		p.t = t
 		assert.Equal(t, "2", jsEval[string](p, `document.querySelector('[data-count="split"] .n').textContent`))
-		p.do(chromedp.Click(chromedp.CSS(`.chip[data-status="split"]`)))
+		p.click(`.chip[data-status="split"]`)
 		assert.Len(t, rowIDs(p), 2)
 		reason := jsEval[string](p, `document.querySelector('#cases tbody td[data-key="reason"]').textContent`)
 		assert.True(t, strings.HasPrefix(reason, "yesyesnoyesjudges split2 of 3 judges said yes"), reason)
 		assert.Equal(t, []string{"judge-a: yes", "judge-b: no", "judge-c: yes"}, jsEval[[]string](p,
 			`[...document.querySelectorAll('#cases tbody tr:first-child .jv')].map(j => j.title)`))
-		p.do(chromedp.Click(chromedp.CSS(`#cases tbody tr:first-child`)))
+		p.click(`#cases tbody tr:first-child`)
 		p.waitFor(`!document.getElementById('detail').hidden`)
 		assert.Equal(t, "Judges (split)", jsEval[string](p, `document.querySelector('#judges h3').textContent`))
 		lines := jsEval[[]string](p, `[...document.querySelectorAll('#judges li')].map(li => li.textContent)`)

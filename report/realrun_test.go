@@ -239,7 +239,7 @@ func TestRealRunReportInBrowser(t *testing.T) {
 		rec := d.Cases[id].Record
 		require.NotNil(t, rec)
 		require.Len(t, rec.ToolCalls, 1)
-		p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#cases tr[data-id="%d"]`, id))))
+		p.click(fmt.Sprintf(`#cases tr[data-id="%d"]`, id))
 		p.waitFor(`!document.getElementById('detail').hidden`)
 		p.screenshot("real-run-case", "")
 		assert.Equal(t, "NUTM2G symbol", jsEval[string](p, `document.querySelector('#detail h2').textContent`))
@@ -254,28 +254,28 @@ func TestRealRunReportInBrowser(t *testing.T) {
 		assert.JSONEq(t, rec.ToolCalls[0].Result, toolMsg, "the tool message shows the call's result")
 		assert.Contains(t, toolMsg, `"entrezId": 441457`)
 
-		p.do(chromedp.Click(chromedp.CSS(`#detail .tab[data-tab="tools"]`)))
+		p.click(`#detail .tab[data-tab="tools"]`)
 		calls := jsEval[string](p, `document.querySelector('#detail .pane[data-tab="tools"]').textContent`)
 		assert.Contains(t, calls, "get_gene_by_symbol")
 		assert.Contains(t, calls, `"entrezId": 441457`)
 		p.assertClean()
-		p.do(chromedp.Click(chromedp.CSS(`#close`)))
+		p.click(`#close`)
 		p.waitFor(`document.getElementById('detail').hidden`)
 	})
 
 	t.Run("filter by status", func(t *testing.T) {
 		p.t = t
 		p.reset()
-		p.do(chromedp.Click(chromedp.CSS(`.chip[data-status="fail"]`)))
+		p.click(`.chip[data-status="fail"]`)
 		p.waitForRows(caseID("Drifted"))
 		assert.Contains(t, jsEval[string](p, `document.querySelector('#cases tbody').textContent`), `do not hold 1 fact of the expected answer (found nowhere, nor computed from them): 999999`)
-		p.do(chromedp.Click(chromedp.CSS(`.chip[data-status="pass"]`)))
+		p.click(`.chip[data-status="pass"]`)
 		ids := rowIDs(p)
 		require.Len(t, ids, summary.Passed)
 		for _, id := range ids {
 			assert.Equal(t, eval.Pass, d.Cases[id].Status)
 		}
-		p.do(chromedp.Click(chromedp.CSS(`.chip[data-status="all"]`)))
+		p.click(`.chip[data-status="all"]`)
 		assert.Len(t, rowIDs(p), summary.Total)
 	})
 
@@ -297,7 +297,7 @@ func TestRealRunReportInBrowser(t *testing.T) {
 			assert.Equal(t, fmt.Sprintf("%.2f", u.Score), understanding)
 		}
 
-		p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#cases tr[data-id="%d"]`, id))))
+		p.click(fmt.Sprintf(`#cases tr[data-id="%d"]`, id))
 		p.waitFor(`!document.getElementById('detail').hidden`)
 		assert.Equal(t, "Hostile <script>window.__xss=1</script>", jsEval[string](p, `document.querySelector('#detail h2').textContent`))
 		body := jsEval[string](p, `document.querySelector('#detail .drawer-body').textContent`)
@@ -339,16 +339,16 @@ func TestRealRunReportInBrowser(t *testing.T) {
 		assert.Equal(t, "—", cell(shown[1], "error_rate"), "a tool never called has no rate")
 
 		// Sorting by name, both ways, then everything shown.
-		p.do(chromedp.Click(chromedp.CSS(`#tool-stats th[data-key="name"]`)))
+		p.click(`#tool-stats th[data-key="name"]`)
 		names := make([]string, len(srv.Surface))
 		for i, tl := range srv.Surface {
 			names[i] = tl.Name
 		}
 		assert.Equal(t, names[:10], rows())
 		assert.Equal(t, "ascending", jsEval[string](p, `document.querySelector('#tool-stats th[data-key="name"]').getAttribute('aria-sort')`))
-		p.do(chromedp.Click(chromedp.CSS(`#tool-stats th[data-key="name"]`)))
+		p.click(`#tool-stats th[data-key="name"]`)
 		assert.Equal(t, names[len(names)-1], rows()[0])
-		p.do(chromedp.Click(chromedp.CSS(`#more-tools`)))
+		p.click(`#more-tools`)
 		assert.Len(t, rows(), srv.Tools)
 		assert.True(t, jsEval[bool](p, `document.getElementById('more-tools').hidden`))
 
