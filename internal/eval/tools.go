@@ -59,6 +59,14 @@ type ServerTools struct {
 	Stats   []ToolStats `json:"stats"`
 	// Protocol is the MCP revision the server was reached on.
 	Protocol string `json:"protocol,omitempty"`
+	// Roots are the roots the server was offered (file:// URIs); none
+	// when none were configured for it.
+	Roots []string `json:"roots,omitempty"`
+	// Isolation says how the server's cases were kept apart: "" (one
+	// process for the run), "per case" (a fresh process and state for each
+	// case) or "reset" (a reset command before each case that calls it,
+	// one case at a time).
+	Isolation string `json:"isolation,omitempty"`
 	// DefinitionTokens is the size of the server's tool definitions as the
 	// provider receives them (see ToolSummary.DefinitionTokens).
 	DefinitionTokens int `json:"definition_tokens"`

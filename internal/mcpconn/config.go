@@ -2,6 +2,7 @@ package mcpconn
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +26,13 @@ type serverEntry struct {
 	URL      string            `json:"url"`
 	Headers  map[string]string `json:"headers"`
 	Disabled bool              `json:"disabled"`
+	// Extensions of the suite's: the directories offered to the server as
+	// the client's roots; how its cases are kept apart ("isolation":
+	// "case", with the "state" it writes; or a "reset" command).
+	Roots     []string `json:"roots"`
+	Isolation string   `json:"isolation"`
+	State     []string `json:"state"`
+	Reset     string   `json:"reset"`
 }
 
 // ServersFile is the servers of a client configuration file, in the file's
@@ -161,7 +169,60 @@ func (e serverEntry) spec(name, dir string, x *expander) (Spec, error) {
 	if s.Dir != "" && !filepath.IsAbs(s.Dir) {
 		s.Dir = filepath.Join(dir, s.Dir)
 	}
+	for _, r := range e.Roots {
+		r = x.expand(r)
+		if !strings.HasPrefix(r, "file://") && !filepath.IsAbs(r) {
+			r = filepath.Join(dir, r)
+		}
+		s.Roots = append(s.Roots, r)
+	}
+	iso, err := e.isolation(s, dir, x)
+	if err != nil {
+		return Spec{}, err
+	}
+	s.Isolation = iso
+	if x.err != nil {
+		return Spec{}, x.err
+	}
 	return s, nil
+}
+
+// isolation reads how the server's cases are kept apart: "isolation":
+// "case" (a fresh process per case, which needs a command) with the
+// "state" it writes (relative paths are from its cwd, else the file's
+// directory), or a "reset" command.
+func (e serverEntry) isolation(s Spec, dir string, x *expander) (Isolation, error) {
+	var iso Isolation
+	switch strings.ToLower(strings.TrimSpace(e.Isolation)) {
+	case "":
+	case "case", "per-case", "per case":
+		if s.Command == "" {
+			return iso, errors.New(`"isolation": "case" starts a process per case, which needs a command, not a url: give a "reset" command instead`)
+		}
+		iso.PerCase = true
+	default:
+		return iso, fmt.Errorf(`"isolation" %q: the one kind is "case" (a fresh process per case); for a server to reset, give "reset"`, e.Isolation)
+	}
+	base := cmp.Or(s.Dir, dir)
+	for _, st := range e.State {
+		st = x.expand(st)
+		if strings.TrimSpace(st) == "" {
+			return iso, errors.New(`"state" holds an empty path`)
+		}
+		abs := st
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(base, abs)
+		}
+		iso.State, iso.Paths = append(iso.State, st), append(iso.Paths, filepath.Clean(abs))
+	}
+	if len(iso.State) > 0 && !iso.PerCase {
+		return iso, errors.New(`"state" is copied for each case of "isolation": "case": give that too`)
+	}
+	iso.Reset = strings.TrimSpace(x.expand(e.Reset))
+	if iso.Reset != "" && iso.PerCase {
+		return iso, errors.New(`give "isolation": "case" or a "reset" command, not both`)
+	}
+	return iso, nil
 }
 
 // varRef matches ${NAME} and ${NAME:-default}.

@@ -153,6 +153,21 @@ func TestLoadServersFile(t *testing.T) {
 	_, err = f.Select([]string{"marvel"})
 	assert.ErrorContains(t, err, `has no server "marvel"; its servers: marrvel, remote, legacy`)
 
+	// The suite's own keys: roots, and how a stateful server's cases are
+	// kept apart.
+	ext := writeServersFile(t, `{"mcpServers": {
+  "files": {"command": "srv", "args": ["/data"], "roots": ["data", "file:///srv/x"]},
+  "memory": {"command": "mem", "cwd": "work", "env": {"MEMORY_FILE_PATH": "memory.json"}, "isolation": "case", "state": ["memory.json", "/abs/db"]},
+  "shared": {"url": "http://localhost:9/mcp", "reset": "curl -X POST http://localhost:9/reset"}
+}}`)
+	f, err = LoadServersFile(ext, lookup)
+	require.NoError(t, err)
+	base := filepath.Dir(ext)
+	assert.Equal(t, []string{filepath.Join(base, "data"), "file:///srv/x"}, f.Servers[0].Roots, "relative roots are from the file's directory")
+	assert.Equal(t, Isolation{PerCase: true, State: []string{"memory.json", "/abs/db"},
+		Paths: []string{filepath.Join(base, "work", "memory.json"), "/abs/db"}}, f.Servers[1].Isolation, "relative state is from the cwd")
+	assert.Equal(t, Isolation{Reset: "curl -X POST http://localhost:9/reset"}, f.Servers[2].Isolation)
+
 	vscode := writeServersFile(t, `{"servers": {"s": {"command": "srv"}}}`)
 	f, err = LoadServersFile(vscode, lookup)
 	require.NoError(t, err)
@@ -177,6 +192,11 @@ func TestLoadServersFileErrors(t *testing.T) {
 		{"headers on a command", `{"mcpServers": {"a": {"command": "x", "headers": {"A": "b"}}}}`, "headers apply to a url"},
 		{"env value not a string", `{"mcpServers": {"a": {"command": "x", "env": {"N": 1}}}}`, "cannot unmarshal number"},
 		{"unset variable", `{"mcpServers": {"a": {"command": "x", "env": {"K": "${SERVER_TOKEN}"}}}}`, `server "a": ${SERVER_TOKEN} is not set: set SERVER_TOKEN`},
+		{"unknown isolation", `{"mcpServers": {"a": {"command": "x", "isolation": "run"}}}`, `"isolation" "run": the one kind is "case"`},
+		{"a process per case of a url", `{"mcpServers": {"a": {"url": "http://h", "isolation": "case"}}}`, `needs a command, not a url`},
+		{"state without isolation", `{"mcpServers": {"a": {"command": "x", "state": ["db"]}}}`, `"state" is copied for each case of "isolation": "case"`},
+		{"isolation and reset", `{"mcpServers": {"a": {"command": "x", "isolation": "case", "reset": "y"}}}`, `not both`},
+		{"an empty state path", `{"mcpServers": {"a": {"command": "x", "isolation": "case", "state": [" "]}}}`, `"state" holds an empty path`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -29,7 +29,8 @@ import (
 var clientInfo = mcp.Implementation{Name: "mcpeval", Version: "1"}
 
 // clientCapabilities are what the suite declares it can do: give roots
-// and answer elicitations (the replies a case scripted).
+// (to a server it has roots for) and answer elicitations (the replies a
+// case scripted).
 var clientCapabilities = mcp.ClientCapabilities{
 	Roots: &struct {
 		ListChanged bool `json:"listChanged,omitempty"`

@@ -284,16 +284,18 @@ func (g *givenRoots) settle(ctx context.Context) error {
 	return nil
 }
 
-// roots returns the roots offered to a server: Options.Roots when given,
-// else the directory a stdio server runs in (its cwd, else this
-// process's); a network server gets none unless Options.Roots names them.
+// roots returns the roots offered to a server, only those configured:
+// its own (Spec.Roots), else the run's (Options.Roots), else, for a server
+// of a servers file started in a directory of its own (cwd), that
+// directory. A server without roots is not told the client has any, so
+// one started with its own directories keeps them.
 func (s *Server) roots() (rootsList, error) {
-	dirs := s.opts.Roots
-	if len(dirs) == 0 && s.spec.Command != "" {
+	dirs := s.spec.Roots
+	if len(dirs) == 0 {
+		dirs = s.opts.Roots
+	}
+	if len(dirs) == 0 && s.spec.FromFile && s.spec.Command != "" && s.spec.Dir != "" {
 		dirs = []string{s.spec.Dir}
-		if s.spec.Dir == "" {
-			dirs = []string{"."}
-		}
 	}
 	out := rootsList{}
 	for _, d := range dirs {
@@ -304,6 +306,20 @@ func (s *Server) roots() (rootsList, error) {
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// Roots returns the roots the server is offered, as file:// URIs; none
+// when no roots are configured for it.
+func (s *Server) Roots() []string {
+	roots, err := s.roots()
+	if err != nil {
+		return nil
+	}
+	out := make([]string, len(roots))
+	for i, r := range roots {
+		out[i] = r.URI
+	}
+	return out
 }
 
 // rootOf returns the root of a directory (made absolute) or of a file://

@@ -104,8 +104,9 @@ type Options struct {
 	// selected); none offers every tool.
 	Tools []string
 	// Roots are the directories (or file:// URIs) offered to every server
-	// as the client's roots; none offers a stdio server the directory it
-	// runs in, and a network server nothing.
+	// without roots of its own (Spec.Roots) as the client's roots; with
+	// none, only a servers file's server started in a directory of its own
+	// is offered that directory (see Server.roots).
 	Roots []string
 }
 
@@ -193,6 +194,14 @@ type Server struct {
 	// recorded is set on a server made from a recording (see Offline):
 	// it has no connection, and says so to a call.
 	recorded bool
+	// lazy is set on a server of one case (see fork): it starts at its
+	// first call, with a fresh copy of its state in stateDir, removed by
+	// Close.
+	lazy     bool
+	stateDir string
+	// slot is held by the case that uses a server to reset (see ForCase).
+	slot     chan struct{}
+	slotOnce sync.Once
 }
 
 // conn is one started connection: one process for stdio servers, one
@@ -330,11 +339,14 @@ func (s *Server) newClient(cn *conn) (*client.Client, error) {
 		return nil, err
 	}
 	cn.roots = &givenRoots{roots: roots}
-	opts := []client.ClientOption{
-		client.WithClientCapabilities(clientCapabilities),
-		client.WithRootsHandler(cn.roots),
-		client.WithElicitationHandler(elicitFunc(cn.calls.elicit)),
+	caps := clientCapabilities
+	opts := []client.ClientOption{client.WithElicitationHandler(elicitFunc(cn.calls.elicit))}
+	if len(roots) > 0 {
+		opts = append(opts, client.WithRootsHandler(cn.roots))
+	} else {
+		caps.Roots = nil // no roots configured: the server keeps its own directories
 	}
+	opts = append(opts, client.WithClientCapabilities(caps))
 	opts = append(opts, s.protocolOptions()...)
 	stderr := cn.stderr
 	sp := s.spec
@@ -660,6 +672,17 @@ func (s *Server) current(ctx context.Context) (*conn, error) {
 			cn := s.conn
 			s.mu.Unlock()
 			return cn, nil
+		case s.lazy && s.generation == 0: // a case's own server, at its first call
+			s.generation = 1
+			done := make(chan struct{})
+			s.restarting = done
+			s.mu.Unlock()
+			cn, err := s.startFresh(ctx)
+			s.finishRestart(done, cn, err)
+			if err != nil {
+				return nil, &ServerError{Spec: s.Spec, Err: err}
+			}
+			s.mu.Lock()
 		case s.recentRestarts >= s.opts.MaxRestarts:
 			err := &ServerError{Spec: s.Spec, Err: fmt.Errorf("%w (%d restarts); last failure: %w", ErrRestartsExhausted, s.recentRestarts, s.lastFault)}
 			s.mu.Unlock()
@@ -790,6 +813,12 @@ func (s *Server) Close() error {
 	if cn != nil {
 		cn.close(false)
 	}
+	s.mu.Lock()
+	dir := s.stateDir
+	s.mu.Unlock()
+	if dir != "" {
+		return os.RemoveAll(dir)
+	}
 	return nil
 }
 
@@ -850,8 +879,11 @@ type Set struct {
 	entries   []Tool
 	byOffered map[string]int
 	tools     []eval.Tool // as offered
-	// view is true for a set made by View, which shares its servers.
-	view bool
+	// view is true for a set made by View or ForCase, which shares its
+	// servers; gates are a case's passages to the servers to reset (see
+	// ForCase).
+	view  bool
+	gates map[*Server]*caseGate
 }
 
 // ConnectAll connects to every spec. On error every server already
@@ -930,6 +962,9 @@ func (s *Set) Call(ctx context.Context, name string, args map[string]any) (Resul
 	if !ok {
 		return Result{}, fmt.Errorf("unknown tool %q", name)
 	}
+	if err := s.enter(ctx, t.server); err != nil {
+		return Result{}, err
+	}
 	return t.server.Call(ctx, t.Name, args)
 }
 
@@ -939,6 +974,9 @@ func (s *Set) ReadResource(ctx context.Context, server, uri string) (Result, err
 	i := slices.Index(s.names, server)
 	if i < 0 {
 		return Result{}, fmt.Errorf("no server %q", server)
+	}
+	if err := s.enter(ctx, s.Servers[i]); err != nil {
+		return Result{}, err
 	}
 	return s.Servers[i].ReadResource(ctx, uri)
 }

@@ -139,6 +139,34 @@ func newTestServer(mode string, ownProcess bool, extra ...server.ServerOption) *
 			return mcp.NewToolResultText(text), nil
 		})
 	}
+	// The state tools keep notes in the file STATE_FILE names, and say
+	// whether the client declared it has roots.
+	s.AddTool(mcp.NewTool("note", mcp.WithDescription("Adds a note to the state file."), mcp.WithString("text", mcp.Required())),
+		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			f, err := os.OpenFile(os.Getenv("STATE_FILE"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+			if err != nil {
+				return mcp.NewToolResultError(err.Error()), nil
+			}
+			defer f.Close()
+			fmt.Fprintln(f, req.GetString("text", ""))
+			return mcp.NewToolResultText("noted"), nil
+		})
+	s.AddTool(mcp.NewTool("notes", mcp.WithDescription("Returns the notes of the state file.")),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			data, err := os.ReadFile(os.Getenv("STATE_FILE"))
+			if err != nil && !os.IsNotExist(err) {
+				return mcp.NewToolResultError(err.Error()), nil
+			}
+			return mcp.NewToolResultText("notes: " + strings.Join(strings.Fields(string(data)), ",")), nil
+		})
+	s.AddTool(mcp.NewTool("client_roots", mcp.WithDescription("Says whether the client declared roots.")),
+		func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			declared := false
+			if cs, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
+				declared = cs.GetClientCapabilities().Roots != nil
+			}
+			return mcp.NewToolResultText(fmt.Sprintf("roots declared: %v", declared)), nil
+		})
 	s.AddTool(mcp.NewTool("fail", mcp.WithDescription("Always reports a tool error.")),
 		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return mcp.NewToolResultError("no such record"), nil

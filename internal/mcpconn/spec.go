@@ -32,6 +32,41 @@ type Spec struct {
 	// FromFile is true for a server of a servers file: its display then
 	// names it and its command or URL.
 	FromFile bool
+	// Roots are the directories (or file:// URIs) offered to this server
+	// as the client's roots (a servers file's "roots"); see Server.roots.
+	Roots []string
+	// Isolation keeps the cases of a stateful server apart (a servers
+	// file's "isolation", "state" and "reset"; see Set.ForCase).
+	Isolation Isolation
+}
+
+// Isolation is how the cases of a stateful server are kept apart: each
+// case a fresh process of its own, with a fresh copy of the files and
+// directories the server writes (PerCase, State), or one server reset
+// before each case that calls it, the cases that call it running one at a
+// time (Reset, a command run with the server's environment in its
+// directory).
+type Isolation struct {
+	PerCase bool
+	// State are the paths as the servers file writes them and Paths the
+	// same made absolute; a case's copy replaces either wherever the
+	// server's arguments, environment, directory and roots name it.
+	State, Paths []string
+	Reset        string
+}
+
+// Describe says how the cases are kept apart, for the tool view: "" when
+// they are not.
+func (i Isolation) Describe() string {
+	switch {
+	case i.PerCase && len(i.State) > 0:
+		return "a fresh process per case, with a fresh copy of " + strings.Join(i.State, ", ")
+	case i.PerCase:
+		return "a fresh process per case"
+	case i.Reset != "":
+		return "reset before each case that calls it (" + i.Reset + "), one such case at a time"
+	}
+	return ""
 }
 
 // Display is how the run's summary names the server: its spec, or for a

@@ -102,9 +102,9 @@ func atlasCases(t *testing.T, dir string, tasks []atlasTask) string {
 	return string(data)
 }
 
-// atlasServers writes a servers file with server-filesystem rooted at the
-// data directory (its cwd) and server-memory on a copy of MCP-Atlas's
-// memory file, which the server rewrites.
+// atlasServers writes a servers file with server-filesystem started on
+// the data directory and server-memory on a copy of MCP-Atlas's memory
+// file, which the server rewrites, each case with a fresh copy of its own.
 func atlasServers(t *testing.T, dir, work string) string {
 	t.Helper()
 	node, err := exec.LookPath("node")
@@ -118,8 +118,9 @@ func atlasServers(t *testing.T, dir, work string) string {
 	memoryFile := filepath.Join(work, "memories-for-mcp.json")
 	require.NoError(t, os.WriteFile(memoryFile, graph, 0o644))
 	cfg, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
-		"filesystem": map[string]any{"command": node, "args": []string{fs}, "cwd": dir},
-		"memory":     map[string]any{"command": node, "args": []string{memory}, "env": map[string]string{"MEMORY_FILE_PATH": memoryFile}},
+		"filesystem": map[string]any{"command": node, "args": []string{fs, dir}},
+		"memory": map[string]any{"command": node, "args": []string{memory}, "env": map[string]string{"MEMORY_FILE_PATH": memoryFile},
+			"isolation": "case", "state": []string{memoryFile}},
 	}})
 	require.NoError(t, err)
 	path := filepath.Join(work, "mcp.json")

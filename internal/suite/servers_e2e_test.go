@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -211,4 +212,116 @@ func TestFilesystemServerWorksThroughRoots(t *testing.T) {
 	assert.Contains(t, call.Stderr, "waiting for client to provide roots")
 	assert.Contains(t, r.output, "stderr of files when read_text_file failed: ")
 	assert.Contains(t, r.output, "Started without allowed directories - waiting for client to provide roots via MCP protocol")
+}
+
+// server-filesystem started with its own directory keeps it: no roots are
+// configured, so the suite declares none and the server reads there (the
+// suite's working directory never replaces it).
+func TestFilesystemServerKeepsItsOwnDirectory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("installs and runs an npm server")
+	}
+	entry := npmServer(t, "server-filesystem", filesystemVersion)
+	node, err := exec.LookPath("node")
+	require.NoError(t, err, "npm without node")
+	data := t.TempDir()
+	notes := filepath.Join(data, "notes.txt")
+	require.NoError(t, os.WriteFile(notes, []byte("the tide turns at noon"), 0o644))
+	dir := t.TempDir()
+	serversFile := filepath.Join(dir, "mcp.json")
+	cfg, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"files": map[string]any{"command": node, "args": []string{entry, data}},
+	}})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(serversFile, cfg, 0o644))
+	cases := `
+- case:
+    name: "notes"
+    category: "Files"
+    input: "When does the tide turn?"
+    expected: "At noon."
+    checks: {contains: ["noon"]}
+    reference:
+      - {tool: list_allowed_directories}
+      - {tool: read_text_file, args: {path: ` + strconv.Quote(notes) + `}}
+`
+	r := runSuite(t, dir, cases, env{"EVAL_SERVERS_FILE": serversFile}, "-v")
+	require.NoError(t, r.err, r.output)
+	rec := r.records["notes"]
+	assert.Equal(t, eval.Pass, rec.Status, rec.Reason)
+	require.Len(t, rec.ToolCalls, 2)
+	assert.Contains(t, rec.ToolCalls[0].Result, data, "its own directory")
+	assert.NotContains(t, rec.ToolCalls[0].Result, dir, "not the suite's")
+	assert.NotContains(t, r.output, "roots offered to files")
+
+	// A misspelt reference tool stops the run before any case.
+	bad := strings.Replace(cases, "{tool: read_text_file", "{tool: read_txt_file", 1)
+	r = runSuite(t, t.TempDir(), bad, env{"EVAL_SERVERS_FILE": serversFile})
+	require.Error(t, r.err)
+	assert.Contains(t, r.output, `case "notes": reference[1]: no server offers the tool "read_txt_file" (did you mean read_text_file?)`)
+	assert.Empty(t, r.records, "no case ran")
+}
+
+// A stateful server isolated per case: each case gets a fresh process and
+// a fresh copy of the memory file, so what one case writes no later case
+// sees, and the file the servers file names is left as it was; without
+// isolation the write persists into the next run.
+func TestMemoryServerCasesAreKeptApart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("installs and runs an npm server")
+	}
+	entry := npmServer(t, "server-memory", memoryVersion)
+	node, err := exec.LookPath("node")
+	require.NoError(t, err, "npm without node")
+	dir := t.TempDir()
+	memoryFile := filepath.Join(dir, "memory.json")
+	seed := `{"type":"entity","name":"Alice","entityType":"person","observations":["likes tea"]}` + "\n"
+	cases := `
+- case:
+    name: "write"
+    category: "Memory"
+    input: "Remember Bob."
+    expected: "Bob is remembered."
+    checks: {contains: [Bob]}
+    reference:
+      - {tool: create_entities, args: {entities: [{name: Bob, entityType: person, observations: [likes coffee]}]}}
+- case:
+    name: "read"
+    category: "Memory"
+    input: "Whom do you remember?"
+    expected: "Alice."
+    checks: {contains: [Alice]}
+    reference:
+      - {tool: read_graph}
+`
+	for _, isolated := range []bool{true, false} {
+		require.NoError(t, os.WriteFile(memoryFile, []byte(seed), 0o644))
+		server := map[string]any{"command": node, "args": []string{entry}, "env": map[string]string{"MEMORY_FILE_PATH": memoryFile}}
+		if isolated {
+			server["isolation"], server["state"] = "case", []string{memoryFile}
+		}
+		cfg, err := json.Marshal(map[string]any{"mcpServers": map[string]any{"memory": server}})
+		require.NoError(t, err)
+		serversFile := filepath.Join(dir, "mcp.json")
+		require.NoError(t, os.WriteFile(serversFile, cfg, 0o644))
+		e := env{"EVAL_SERVERS_FILE": serversFile}
+
+		r := runSuite(t, dir, cases, e, "-run", "Memory/write")
+		require.NoError(t, r.err, r.output)
+		r = runSuite(t, dir, cases, e, "-run", "Memory/read")
+		require.NoError(t, r.err, r.output)
+		read := r.records["read"]
+		require.Len(t, read.ToolCalls, 1)
+		assert.Contains(t, read.ToolCalls[0].Result, "Alice")
+		kept, err := os.ReadFile(memoryFile)
+		require.NoError(t, err)
+		if isolated {
+			assert.NotContains(t, read.ToolCalls[0].Result, "Bob", "another case's write is unseen")
+			assert.Equal(t, seed, string(kept), "the memory file is left as it was")
+			assert.Contains(t, r.output, "mcpeval: memory: cases kept apart: a fresh process per case, with a fresh copy of "+memoryFile)
+		} else {
+			assert.Contains(t, read.ToolCalls[0].Result, "Bob", "without isolation the write persists")
+			assert.Contains(t, string(kept), "Bob")
+		}
+	}
 }

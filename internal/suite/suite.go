@@ -327,13 +327,15 @@ func (s *Run) replayServers(ctx context.Context, bundled Server) error {
 	return nil
 }
 
-// toolBox returns what a case run calls its tools through: the arm's
-// servers, or, in a replay, the recordings with the arm's tool surface.
-func (s *Run) toolBox(a *arm, run eval.CaseRun) agent.ToolBox {
+// toolBox returns what a case run calls its tools through, and the
+// function that ends the case's use of it: the arm's servers (a fresh
+// process of a server isolated per case, see mcpconn.Set.ForCase), or, in
+// a replay, the recordings with the arm's tool surface.
+func (s *Run) toolBox(a *arm, run eval.CaseRun) (agent.ToolBox, func()) {
 	if s.replay == nil {
-		return a.tools
+		return a.tools.ForCase()
 	}
-	return s.replay.Box(a.tools, run, s.live)
+	return s.replay.Box(a.tools, run, s.live), func() {}
 }
 
 // record keeps a tool result in the recordings store, without the run's
@@ -728,7 +730,8 @@ func (s *Run) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *agen
 	a := s.armOf(rec.Variant())
 	cfg := agent.Config{Model: rec.Model, SystemPrompt: cmp.Or(a.systemPrompt, st.SystemPrompt), MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens,
 		LimitCounter: s.limitCounter, Counter: s.counters[rec.Model], Prices: s.prices, Recorder: s.record, FollowLinks: st.FollowLinks}
-	tools := s.toolBox(a, rec.CaseRun())
+	tools, end := s.toolBox(a, rec.CaseRun())
+	defer end()
 	if replies := evalcase.Replies(c.Elicitation); replies != nil {
 		ctx = mcpconn.WithReplier(ctx, replies)
 	}
@@ -996,8 +999,9 @@ func (s *Run) Summary() eval.Summary {
 // select): the case runs not run and the tools' coverage count them alone.
 // Without it every loaded case counts.
 //
-// A tool that a selected case must call (tools.must_call) and no server
-// offers is an error, before any request: the case could never pass.
+// A tool that a selected case must call (tools.must_call) or replays
+// (reference) and no server offers is an error, before any request: the
+// case could never pass, or never be replayed.
 func (s *Run) Select(names map[string]bool) error {
 	s.selected = names
 	// must_call names a tool by its name on its server (as the records do),
@@ -1017,6 +1021,12 @@ func (s *Run) Select(names map[string]bool) error {
 			if !slices.Contains(offered, tool) {
 				errs = append(errs, fmt.Errorf("%s: case %q: tools.must_call: no server offers the tool %q%s, so the case could never pass: correct the name, or the servers (EVAL_SERVER, EVAL_TOOLS)",
 					c.Where(), c.Name, tool, suggest.DidYouMean(tool, offered)))
+			}
+		}
+		for i, ref := range c.Reference {
+			if !slices.Contains(offered, ref.Tool) {
+				errs = append(errs, fmt.Errorf("%s: case %q: reference[%d]: no server offers the tool %q%s, so its reference trajectory cannot be replayed: correct the name, or the servers (EVAL_SERVER, EVAL_TOOLS)",
+					c.Where(), c.Name, i, ref.Tool, suggest.DidYouMean(ref.Tool, offered)))
 			}
 		}
 	}

@@ -21,7 +21,8 @@ func (s *Run) toolServers() []toolstats.Server {
 	out := make([]toolstats.Server, len(s.tools.Servers))
 	for i, srv := range s.tools.Servers {
 		name, version := srv.Info()
-		out[i] = toolstats.Server{Server: s.servers[i], ID: ids[i], Name: name, Version: version, Protocol: srv.Protocol()}
+		out[i] = toolstats.Server{Server: s.servers[i], ID: ids[i], Name: name, Version: version, Protocol: srv.Protocol(),
+			Roots: srv.Roots(), Isolation: srv.Isolation()}
 		for _, t := range s.tools.Entries() {
 			if t.Server == ids[i] {
 				out[i].Tools = append(out[i].Tools, t.Listed)
@@ -270,6 +271,12 @@ func formatTools(b *strings.Builder, t *eval.ToolSummary) {
 	}
 	for _, srv := range t.Servers {
 		fmt.Fprintf(b, "mcpeval: tools: %s%s on %s\n", coverage(srv), by, srv.Server)
+		if len(srv.Roots) > 0 {
+			fmt.Fprintf(b, "mcpeval: roots offered to %s: %s\n", cmp.Or(srv.ID, srv.Server), strings.Join(srv.Roots, ", "))
+		}
+		if srv.Isolation != "" {
+			fmt.Fprintf(b, "mcpeval: %s: cases kept apart: %s\n", cmp.Or(srv.ID, srv.Server), srv.Isolation)
+		}
 		if len(srv.NeverCalled) > 0 {
 			fmt.Fprintf(b, "mcpeval: %s: %s\n", never, listNames(mapSlice(srv.NeverCalled, tooldiff.Name)))
 		}

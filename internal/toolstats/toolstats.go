@@ -23,10 +23,13 @@ import (
 
 // Server is one server's tool surface: how the run names the server, its
 // short name (which tool calls carry, see eval.ToolCall.Server), its
-// serverInfo, the protocol revision it was reached on, and the tools
-// offered of it with the size of each definition in tokens, by name.
+// serverInfo, the protocol revision it was reached on, the roots it was
+// offered, how its cases are kept apart, and the tools offered of it with
+// the size of each definition in tokens, by name.
 type Server struct {
 	Server, ID, Name, Version, Protocol string
+	Roots                               []string
+	Isolation                           string
 	Tools                               []eval.Tool
 	DefinitionTokens                    map[string]int
 }
@@ -255,7 +258,7 @@ func (c *Collector) Summary() eval.ToolSummary {
 	for i, s := range c.servers {
 		st := eval.ServerTools{Server: s.Server, ID: s.ID, Name: s.Name, Version: s.Version, NeverCalled: []string{},
 			Surface: slices.SortedFunc(slices.Values(s.Tools), func(a, b eval.Tool) int { return cmp.Compare(a.Name, b.Name) })}
-		st.Protocol, st.ResourceReads = s.Protocol, c.reads[s.ID]
+		st.Protocol, st.ResourceReads, st.Roots, st.Isolation = s.Protocol, c.reads[s.ID], s.Roots, s.Isolation
 		st.Stats = make([]eval.ToolStats, len(st.Surface))
 		for j, t := range st.Surface {
 			known := c.byKey[toolKey{s.ID, t.Name}]
