@@ -141,6 +141,10 @@ func TestToolStatsOnTheReferenceServer(t *testing.T) {
 			assert.Zero(t, sumTool.Errors)
 			assert.Zero(t, sumTool.ArgumentErrors+sumTool.Refused+sumTool.ErrorResults)
 			assert.Zero(t, sumTool.ErrorRate)
+			// Parameters count the calls the server accepted: a and b once,
+			// of the second call; the refused call passes nothing.
+			assert.Equal(t, []eval.ParameterUse{{Name: "a", Required: true, Calls: 1}, {Name: "b", Required: true, Calls: 1}}, sumTool.Parameters)
+			assert.Equal(t, 3, srv.ParametersPassed, "message, a and b")
 			hashes[tc.transport] = sum.Tools.Hash
 		})
 	}

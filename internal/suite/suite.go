@@ -1024,7 +1024,7 @@ func (s *Run) Select(names map[string]bool) error {
 			}
 		}
 		for i, ref := range c.Reference {
-			if !slices.Contains(offered, ref.Tool) {
+			if !slices.Contains(offered, ref.Tool) && ref.Tool != eval.ReadResourceTool { // the suite's own tool is always there
 				errs = append(errs, fmt.Errorf("%s: case %q: reference[%d]: no server offers the tool %q%s, so its reference trajectory cannot be replayed: correct the name, or the servers (EVAL_SERVER, EVAL_TOOLS)",
 					c.Where(), c.Name, i, ref.Tool, suggest.DidYouMean(ref.Tool, offered)))
 			}

@@ -31,7 +31,13 @@ func parameters(schema json.RawMessage) []eval.ParameterUse {
 // argNames returns the names of the arguments a call passed (its JSON
 // object's keys); none when they are not an object.
 func argNames(args string) []string {
-	return objectKeys(json.RawMessage(args))
+	var values map[string]json.RawMessage
+	if json.Unmarshal([]byte(args), &values) != nil {
+		return nil
+	}
+	return slices.DeleteFunc(objectKeys(json.RawMessage(args)), func(k string) bool {
+		return bytes.Equal(bytes.TrimSpace(values[k]), []byte("null"))
+	})
 }
 
 // objectKeys returns the keys of a JSON object in their order, each once;

@@ -190,7 +190,9 @@ func (c *Collector) measure(tc eval.ToolCall) call {
 			cl.unscripted++
 		}
 	}
-	cl.args = argNames(tc.Arguments)
+	if !tc.IsError && !cl.unknown {
+		cl.args = argNames(tc.Arguments) // a call the server accepted and answered
+	}
 	cl.latencyMS = tc.DurationMS
 	cl.tokens = tc.ResultTokens
 	if cl.tokens == 0 && tc.Result != "" && c.counter != nil {

@@ -140,7 +140,7 @@ func TestCollector(t *testing.T) {
 			want: map[string]eval.ToolStats{
 				"lookup": {Name: "lookup", Calls: 4, Cases: 1, Errors: 3, ErrorRate: 0.75, ErrorResults: 1, ArgumentErrors: 3, NotRun: 1,
 					LatencyP50MS: 20, LatencyP95MS: 30, ResultTokensP50: 50, ResultTokensMax: 100, PassShare: 1,
-					Parameters: []eval.ParameterUse{{Name: "id", Required: true, Calls: 2}, {Name: "limit"}}},
+					Parameters: []eval.ParameterUse{{Name: "id", Required: true, Calls: 2}, {Name: "limit"}}}, // not the refused call's id
 				"fail": {Name: "fail", Calls: 2, Cases: 1, Errors: 2, ErrorRate: 1, ErrorResults: 1, Refused: 1,
 					LatencyP50MS: 5, LatencyP95MS: 7, ResultTokensP50: 4, ResultTokensMax: 6},
 			},
@@ -362,4 +362,31 @@ func TestResourceReadsCountPerServer(t *testing.T) {
 	assert.Equal(t, 1, srv.ResourceReads)
 	assert.Equal(t, 1, srv.Stats[0].Calls)
 	assert.Zero(t, srv.Parameters, "a schema without properties has no parameters")
+}
+
+// A parameter is passed by a call the server accepted, with a value: a
+// null passes nothing.
+func TestArgNames(t *testing.T) {
+	assert.Equal(t, []string{"id", "build"}, argNames(`{"id":"a","limit":null,"build":"hg19"}`))
+	assert.Empty(t, argNames(`{"limit": null}`))
+	assert.Nil(t, argNames(`["a"]`))
+	assert.Nil(t, argNames(`{"id":`))
+}
+
+// Arguments of calls the server refused or answered with an error pass no
+// parameter.
+func TestRejectedCallsPassNoParameter(t *testing.T) {
+	c := New(surface(), 0, nil)
+	c.Add(rec("A", eval.Fail,
+		eval.ToolCall{Name: "lookup", Arguments: `{"id":"x","limit":3}`, Result: `{"error":"invalid params"}`, IsError: true, Refused: true},
+		eval.ToolCall{Name: "lookup", Arguments: `{"id":"y","limit":3}`, Result: `{"error":"no such item"}`, IsError: true},
+	))
+	for _, s := range c.Summary().Servers {
+		for _, st := range s.Stats {
+			for _, p := range st.Parameters {
+				assert.Zero(t, p.Calls, "%s.%s", st.Name, p.Name)
+			}
+		}
+		assert.Zero(t, s.ParametersPassed, s.Server)
+	}
 }
