@@ -39,6 +39,7 @@ type (
 	//	Kind Kind                    kind: "tool" or "code"
 	//	Status Status                status: pass, fail, error, token_limit, cut, undecided, not_run
 	//	Cached bool                  cached: reused from the result cache, not run now
+	//	Regraded bool                regraded: cached, and graded again by this run's rules
 	//	Reference bool               reference: the answer came from the reference agent
 	//	Model string, Repeat int     model, repeat: the run of the case (see CaseRun)
 	//	Arm string                   arm: the arm of the run (-arms), "" without arms

@@ -43,6 +43,9 @@ type Record struct {
 	Status Status `json:"status"`
 	// Cached is true when the record was reused from the cache instead of run.
 	Cached bool `json:"cached"`
+	// Regraded is true for a cached result this run graded again (its
+	// grading was of another version): its judges' usage is this run's.
+	Regraded bool `json:"regraded,omitempty"`
 	// Reference is true when the answer came from the reference agent.
 	Reference bool `json:"reference,omitempty"`
 	// Repeat numbers the runs of one case within a go test -count=N run,

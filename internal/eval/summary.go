@@ -290,7 +290,13 @@ func (s *Summary) Count(r Record) {
 	}
 	if r.Cached {
 		s.Cached++ // its tokens and retries were spent by an earlier run
-		s.SavedUSD += r.Usage.CostUSD
+		saved := r.Usage.CostUSD
+		if j := r.JudgeUsage; r.Regraded && j != nil { // but the judges of its grading again by this one
+			s.Usage.Add(*j)
+			s.CostUSD += j.CostUSD
+			saved -= j.CostUSD
+		}
+		s.SavedUSD += saved
 		return
 	}
 	s.Usage.Add(r.Usage)

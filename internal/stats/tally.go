@@ -255,12 +255,13 @@ func OwnUsage(r eval.Record) eval.Usage {
 	return u
 }
 
-// Judge is what the judge's requests cost over the records (cached ones
-// included), nil when no record had a judge's requests.
+// Judge is what the judge's requests of this run cost over the records
+// (not those of a cached result, made by an earlier run, unless this run
+// graded it again), nil when no record had a judge's requests.
 func Judge(records []eval.Record) *eval.JudgeCost {
 	var j *eval.JudgeCost
 	for _, r := range records {
-		if r.JudgeUsage == nil || r.Status == eval.NotRun {
+		if r.JudgeUsage == nil || r.Status == eval.NotRun || r.Cached && !r.Regraded {
 			continue
 		}
 		if j == nil {

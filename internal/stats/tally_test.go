@@ -157,6 +157,12 @@ func TestModelsLeaveTheJudgeOut(t *testing.T) {
 	assert.Equal(t, 4, models[1].Unpriced)
 	assert.Equal(t, &eval.JudgeCost{Model: "j", Requests: 4, CostUSD: 0.004}, roundCost(Judge(recs)))
 	assert.Nil(t, Judge(recs[:0]))
+
+	// A cached result's judges were paid by an earlier run, unless this
+	// run graded it again.
+	recs[0].Cached = true
+	recs[1].Cached, recs[1].Regraded = true, true
+	assert.Equal(t, &eval.JudgeCost{Model: "j", Requests: 3, CostUSD: 0.003}, roundCost(Judge(recs)))
 }
 
 func roundCost(j *eval.JudgeCost) *eval.JudgeCost {

@@ -201,6 +201,7 @@ func TestCachedPassesOfAnEarlierGradingAreGradedAgain(t *testing.T) {
 	assert.True(t, wrong.Cached)
 	assert.Contains(t, wrong.Reason, "graded again from the cached answer (its grading was of version 1, now")
 	assert.Equal(t, grading.Version, wrong.Grading)
+	assert.True(t, wrong.Regraded)
 	right := r.records["Recover from a wrong symbol"]
 	assert.Equal(t, eval.Pass, right.Status, right.Reason)
 	assert.True(t, right.Cached)

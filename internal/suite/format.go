@@ -324,10 +324,14 @@ func last(xs []float64) float64 {
 	return xs[len(xs)-1]
 }
 
-// costLine says what the run cost: "$0.0123 spent, $0.0040 saved by the
-// cache", and how many requests had no price.
+// costLine says what the run cost, the judge's requests included: "$0.0123
+// spent (the judge's $0.0020 included), $0.0040 saved by the cache", and
+// how many requests had no price.
 func costLine(s eval.Summary) string {
 	line := fmt.Sprintf("$%.4f spent", s.CostUSD)
+	if j := s.Judge; j != nil && j.CostUSD > 0 {
+		line += fmt.Sprintf(" (the judge's $%.4f included)", j.CostUSD)
+	}
 	if s.SavedUSD > 0 {
 		line += fmt.Sprintf(", $%.4f saved by the cache", s.SavedUSD)
 	}

@@ -36,3 +36,11 @@ func TestFormatSummarySaysWhyCasesAreUndecided(t *testing.T) {
 	s.Verdicts = eval.VerdictsByJudge
 	assert.Contains(t, FormatSummary(s, "out"), ", 1 undecided (the judge could not decide)")
 }
+
+// The run's cost line names the judge's part of it.
+func TestCostLineNamesTheJudgesPart(t *testing.T) {
+	s := eval.Summary{CostUSD: 0.03, Judge: &eval.JudgeCost{Model: "j", Requests: 2, CostUSD: 0.02}}
+	assert.Equal(t, "$0.0300 spent (the judge's $0.0200 included)", costLine(s))
+	s.Judge = nil
+	assert.Equal(t, "$0.0300 spent", costLine(s))
+}

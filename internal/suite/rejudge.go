@@ -199,7 +199,7 @@ func (s *Run) regradeCached(ctx context.Context, c eval.Case, cached eval.Record
 			}
 		}
 	}
-	r.Cached = true
+	r.Cached, r.Regraded = true, true
 	r.Reason = fmt.Sprintf("graded again from the cached answer (its grading was of version %d, now %d; it was %s): %s", cached.Grading, grading.Version, before, r.Reason)
 	return r
 }

@@ -313,7 +313,9 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 			own := r.Usage.CostUSD
 			if r.JudgeUsage != nil {
 				own -= r.JudgeUsage.CostUSD
-				judged += r.JudgeUsage.CostUSD
+				if !r.Cached || r.Regraded { // paid by this run
+					judged += r.JudgeUsage.CostUSD
+				}
 			}
 			byModel[r.Model] += own
 			if r.Cached {
