@@ -92,6 +92,9 @@ type Summary struct {
 	SavedUSD float64 `json:"saved_usd"`
 	// BudgetUSD is the run's budget (0: none).
 	BudgetUSD float64 `json:"budget_usd,omitempty"`
+	// Prices names the price table that costed the requests whose provider
+	// reported no cost: its file, or the suite's bundled list.
+	Prices string `json:"prices,omitempty"`
 	// Models compares the models the run evaluated, ModelPairs each two
 	// of them on the cases both ran.
 	Models     []ModelResult `json:"models"`

@@ -253,15 +253,23 @@ func ask(ctx context.Context, chat llm.Chatter, cfg agent.Config, user string, g
 		again.Raw = "first reply (unclear):\n" + v.Raw
 		return again, nil
 	}
+	reason := "the judge could not decide: asked twice, it replied unclearly both times: " +
+		strings.TrimPrefix(v.Reason, unclearPrefix) + "; then: " + strings.TrimPrefix(again.Reason, unclearPrefix)
+	if strings.HasPrefix(v.Reason, unclearPrefix+cutReply) && strings.HasPrefix(again.Reason, unclearPrefix+cutReply) {
+		reason = "no verdict: the provider cut the judge's reply off both times" + strings.TrimPrefix(again.Reason, unclearPrefix+cutReply) +
+			": give the judge model more output tokens, or another judge"
+	}
 	return Verdict{
 		Undecided: true,
-		Reason: "the judge could not decide: asked twice, it replied unclearly both times: " +
-			strings.TrimPrefix(v.Reason, unclearPrefix) + "; then: " + strings.TrimPrefix(again.Reason, unclearPrefix),
-		Raw:   "first reply:\n" + v.Raw + "\n\nsecond reply:\n" + again.Raw,
-		Reply: again.Reply,
-		Usage: again.Usage,
+		Reason:    reason,
+		Raw:       "first reply:\n" + v.Raw + "\n\nsecond reply:\n" + again.Raw,
+		Reply:     again.Reply,
+		Usage:     again.Usage,
 	}, nil
 }
+
+// cutReply begins the reason of a reply the provider cut off.
+const cutReply = "the provider cut the reply off"
 
 // askOnce sends one grading request and reads the reply.
 func askOnce(ctx context.Context, chat llm.Chatter, cfg agent.Config, user string, g graded) (Verdict, error) {
@@ -276,8 +284,8 @@ func askOnce(ctx context.Context, chat llm.Chatter, cfg agent.Config, user strin
 		return Verdict{Usage: eval.Usage{Retries: resp.Retries}}, err
 	}
 	v := parseVerdict(resp.Message, g)
-	if resp.Cut() && v.Verdict != "" { // a reply cut off may have said more
-		v = Verdict{Raw: replyText(resp.Message), Reason: unclearPrefix + "the provider cut the reply off (finish_reason " + resp.FinishReason + ")"}
+	if resp.Cut() { // a reply cut off may have said more, or said nothing yet
+		v = Verdict{Raw: replyText(resp.Message), Reason: unclearPrefix + cutReply + " (finish_reason " + resp.FinishReason + ")"}
 	}
 	v.Reply = replyText(resp.Message)
 	v.Usage = agent.UsageOf(cfg, resp, req)

@@ -201,3 +201,20 @@ func TestReasonMustFitTheAnswer(t *testing.T) {
 		assert.Equal(t, tt.want, got, "%s: %s", tt.reason, v.Reason)
 	}
 }
+
+// cutChat answers every judge request with a reply the provider cut off.
+type cutChat struct{}
+
+func (cutChat) Chat(context.Context, llm.Request) (llm.Response, error) {
+	return llm.Response{Message: eval.Message{Role: "assistant", Content: `{"verdict": "ye`}, FinishReason: "length"}, nil
+}
+
+// A judge reply the provider cut off decides nothing; cut twice, the case
+// is undecided for that reason, not for the judge's.
+func TestCutJudgeRepliesAreNamedAsCut(t *testing.T) {
+	v, err := Panel{Models: []string{"j"}}.Judge(context.Background(), cutChat{}, agent.Config{}, "q", "e", "answer")
+	require.NoError(t, err)
+	assert.True(t, v.Undecided)
+	assert.Equal(t, "no verdict: the provider cut the judge's reply off both times (finish_reason length): give the judge model more output tokens, or another judge", v.Reason)
+	assert.Contains(t, v.Raw, `{"verdict": "ye`)
+}

@@ -1,10 +1,12 @@
 // Package prices costs model requests in US dollars: the provider's own
 // figure when it reports one, otherwise the tokens times the model's price
-// from a price table that users keep in their repository (prices.yaml).
+// from a price table that users keep in their repository (prices.yaml), or,
+// without one, the list bundled with the suite (bundled.yaml).
 package prices
 
 import (
 	"bytes"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -32,23 +34,49 @@ type Price struct {
 
 // Table is a price table, by model name.
 type Table struct {
-	File   string
-	prices map[string]Price
+	// File is the table's file; Bundled is true when there was none and
+	// the bundled list prices the models.
+	File    string
+	Bundled bool
+	prices  map[string]Price
 }
 
+// bundled is the price list the suite comes with.
+//
+//go:embed bundled.yaml
+var bundled []byte
+
 // Load reads a price table: a YAML list of {model, input, output,
-// cached_input, checked}.
-// A missing file is an empty table (every model is then unpriced); a
-// malformed one is an error naming the file and line.
+// cached_input, checked}. Without the file, the list bundled with the
+// suite is the table; a malformed file is an error naming the file and
+// line.
 func Load(path string) (*Table, error) {
-	t := &Table{File: path, prices: map[string]Price{}}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
+		t, err := parse("bundled.yaml", bundled)
+		if err != nil {
+			return nil, err
+		}
+		t.File, t.Bundled = path, true
 		return t, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read price table: %w", err)
 	}
+	return parse(path, data)
+}
+
+// Describe names the table in messages: its file, or the bundled list.
+func (t *Table) Describe() string {
+	if t.Bundled {
+		return "the suite's bundled price list (no " + t.File + ")"
+	}
+	return t.File
+}
+
+// parse reads the price table data of the file path.
+func parse(path string, data []byte) (*Table, error) {
+	t := &Table{File: path, prices: map[string]Price{}}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {

@@ -92,3 +92,22 @@ func TestMalformedTableNamesFileAndLine(t *testing.T) {
 		})
 	}
 }
+
+// Without a price table of its own, a project (a module mcpeval init made)
+// is priced by the list the suite comes with, and says so.
+func TestBundledPricesWithoutAFile(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "prices.yaml")
+	table, err := Load(missing)
+	require.NoError(t, err)
+	assert.True(t, table.Bundled)
+	assert.Equal(t, "the suite's bundled price list (no "+missing+")", table.Describe())
+	usd, ok := table.Cost("gpt-4.1-mini", eval.Usage{PromptTokens: 1_000_000})
+	require.True(t, ok, "a model of the bundled list has its price")
+	assert.InDelta(t, 0.40, usd, 1e-12)
+
+	own, err := Load(write(t, "- {model: m, input: 1, output: 2}\n"))
+	require.NoError(t, err)
+	assert.False(t, own.Bundled)
+	_, ok = own.Cost("gpt-4.1-mini", eval.Usage{PromptTokens: 1})
+	assert.False(t, ok, "a table of one's own replaces the bundled list")
+}

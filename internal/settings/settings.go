@@ -346,7 +346,9 @@ func (st *Settings) chooseProvider() error {
 		switch {
 		case err == nil && u.Hostname() == "openrouter.ai" && orKey != "":
 			st.APIKey, st.KeyVar = orKey, "OPENROUTER_API_KEY"
-		case err == nil && azureHost(u.Hostname()) && azKey != "":
+		case err == nil && azKey != "" && (azureHost(u.Hostname()) || strings.Contains(u.Path, "/openai/deployments/")):
+			// An Azure resource, or a deployment behind API Management, a
+			// custom domain or a proxy (its path says so).
 			st.Provider, st.APIKey, st.KeyVar = "azure", azKey, "AZURE_OPENAI_API_KEY"
 		}
 		if st.Model == "" {

@@ -57,6 +57,12 @@ func TestProviderChoice(t *testing.T) {
 		{"both keys: OpenRouter first", map[string]string{"OPENAI_API_KEY": "a", "OPENROUTER_API_KEY": "b"}, "openrouter", openRouterDefault, openRouterURL},
 		{"base URL wins", map[string]string{"OPENAI_BASE_URL": "http://localhost:11434/v1", "EVAL_MODEL": "qwen3", "OPENROUTER_API_KEY": "b"}, "custom", "qwen3", "http://localhost:11434/v1"},
 		{"model override", map[string]string{"OPENROUTER_API_KEY": "b", "EVAL_MODEL": "anthropic/claude"}, "openrouter", "anthropic/claude", openRouterURL},
+		{"an Azure resource", map[string]string{"OPENAI_BASE_URL": "https://r.openai.azure.com/openai/deployments/g?api-version=2024-10-21", "EVAL_MODEL": "g",
+			"AZURE_OPENAI_API_KEY": "az-key-123456", "OPENAI_API_KEY": "oa"}, "azure", "g", "https://r.openai.azure.com/openai/deployments/g?api-version=2024-10-21"},
+		{"an Azure deployment behind API Management", map[string]string{"OPENAI_BASE_URL": "https://api.contoso.com/llm/openai/deployments/g?api-version=2024-10-21",
+			"EVAL_MODEL": "g", "AZURE_OPENAI_API_KEY": "az-key-123456"}, "azure", "g", "https://api.contoso.com/llm/openai/deployments/g?api-version=2024-10-21"},
+		{"another endpoint keeps the OpenAI key", map[string]string{"OPENAI_BASE_URL": "https://api.contoso.com/v1", "EVAL_MODEL": "g",
+			"AZURE_OPENAI_API_KEY": "az-key-123456", "OPENAI_API_KEY": "oa"}, "custom", "g", "https://api.contoso.com/v1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -67,6 +73,10 @@ func TestProviderChoice(t *testing.T) {
 			assert.Equal(t, tt.model, st.Model)
 			assert.Equal(t, tt.model, st.Judge, "the judge defaults to the evaluated model")
 			assert.Equal(t, tt.url, st.BaseURL)
+			if tt.provider == "azure" {
+				assert.Equal(t, "AZURE_OPENAI_API_KEY", st.KeyVar)
+				assert.Equal(t, "az-key-123456", st.APIKey)
+			}
 		})
 	}
 }

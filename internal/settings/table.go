@@ -81,7 +81,7 @@ func declare(st *Settings, x *linked) []setting {
 		typed(&st.GateCauses, "list", "", ParseCauses, "gate-causes", "EVAL_GATE_CAUSES", "", "limit the regression gate of a comparison with a baseline to the cases that flipped for these causes, comma-separated: model, surface, data, judge, infrastructure (the others are reported and do not fail it; default: all)"),
 		boolSetting(&st.Attribute, "attribute", "EVAL_ATTRIBUTE", "in a comparison with a baseline, re-run each flipped case on the baseline's recorded tool results, to tell the model changing from the data moving it"),
 		intSetting(&st.AttributeRuns, "attribute-runs", "EVAL_ATTRIBUTE_RUNS", "3", "how many times -attribute re-runs each flipped case", atLeast(1)),
-		inputSetting(&st.Prices, root, "prices", "EVAL_PRICES", "prices.yaml", "price table (model, USD per million input and output tokens) for requests whose provider reports no cost"),
+		inputSetting(&st.Prices, root, "prices", "EVAL_PRICES", "prices.yaml", "price table (model, USD per million input and output tokens) for requests whose provider reports no cost; without the file, the suite's bundled list"),
 		floatSetting(&st.BudgetUSD, "budget-usd", "EVAL_BUDGET_USD", "spend at most this many US dollars: a run estimated above it does not start, and no case starts once it is spent (0: no budget)", within(0, math.MaxFloat64, "must be a number of US dollars, 0 or more")),
 		textSetting(&st.RunID, "id", "run-id", "EVAL_RUN_ID", "", "name of the run's directory under <out>/runs (default: the UTC start time and a random suffix)", validRunID),
 		floatSetting(&st.MinPassRate, "min-pass-rate", "EVAL_MIN_PASS_RATE", "fail every case whose pass rate over its repeats (go test -count=N) is below this rate, from 0 to 1", rate),
@@ -317,7 +317,8 @@ Provider (environment or .env in the project root):
   OPENROUTER_API_KEY   use OpenRouter (default model google/gemini-2.5-flash)
   OPENAI_API_KEY       use OpenAI (default model gpt-4.1-mini), or authenticate to OPENAI_BASE_URL
   OPENAI_BASE_URL      any OpenAI-compatible endpoint (-base-url); name the model with EVAL_MODEL
-  AZURE_OPENAI_API_KEY the key of an Azure OpenAI resource, with OPENAI_BASE_URL (a deployment URL) or
+  AZURE_OPENAI_API_KEY the key of an Azure OpenAI resource, with OPENAI_BASE_URL (a deployment URL, on
+                       the resource's host or any other: .../openai/deployments/D) or
                        AZURE_OPENAI_ENDPOINT (the resource; EVAL_MODEL names the deployment)
 With none of them the run is the offline reference run.
 `)

@@ -215,12 +215,12 @@ func (s *Run) estimateRun(c eval.Case, a *arm, history map[eval.CaseRun]float64)
 	model := a.model
 	usd, ok := s.prices.Cost(model, estimateAgent)
 	if !ok {
-		return 0, fmt.Errorf("cannot estimate the cost of case %q with model %s: it never ran and %s has no price for the model; add one (USD per million input and output tokens)", c.Name, model, st.Prices)
+		return 0, fmt.Errorf("cannot estimate the cost of case %q with model %s: it never ran and %s has no price for the model; add one to %s (USD per million input and output tokens)", c.Name, model, s.prices.Describe(), st.Prices)
 	}
 	for _, judge := range st.JudgeModels() {
 		judgeUSD, ok := s.prices.Cost(judge, estimateJudge)
 		if !ok {
-			return 0, fmt.Errorf("cannot estimate the judge's cost: %s has no price for the judge model %s; add one", st.Prices, judge)
+			return 0, fmt.Errorf("cannot estimate the judge's cost: %s has no price for the judge model %s; add one to %s", s.prices.Describe(), judge, st.Prices)
 		}
 		usd += judgeUSD
 	}

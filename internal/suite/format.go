@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"unicode"
@@ -336,7 +337,7 @@ func costLine(s eval.Summary) string {
 		line += fmt.Sprintf(", $%.4f saved by the cache", s.SavedUSD)
 	}
 	if n := s.Usage.Unpriced; n > 0 {
-		line += fmt.Sprintf(" (%s of models without a price in prices.yaml not counted)", eval.Plural(n, "requests"))
+		line += fmt.Sprintf(" (%s of models without a price in %s not counted)", eval.Plural(n, "requests"), cmp.Or(s.Prices, "the price table"))
 	}
 	return line
 }

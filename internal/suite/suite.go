@@ -953,7 +953,7 @@ func (s *Run) Summary() eval.Summary {
 		RunID: s.runID, Started: s.started.UTC(), Finished: time.Now().UTC(), Model: st.Model, CaseFiles: st.Cases,
 		Servers: s.servers, Reference: st.Reference, Provider: st.BaseURL, GitCommit: gitCommit(st.Root),
 		MinPassRate: st.MinPassRate, MinRunPassRate: st.MinRunPassRate, BudgetUSD: st.BudgetUSD,
-		Stopped: s.Aborted(),
+		Stopped: s.Aborted(), Prices: s.prices.Describe(),
 	}
 	if sum.Stopped == "" {
 		sum.Stopped = s.budgetStop()
