@@ -191,8 +191,11 @@ type wireUsage struct {
 	PromptTokensDetails *struct {
 		CachedTokens int `json:"cached_tokens"`
 	} `json:"prompt_tokens_details"`
-	// PromptCacheHitTokens is DeepSeek's count of cached prompt tokens.
+	// PromptCacheHitTokens is DeepSeek's count of cached prompt tokens;
+	// CacheReadInputTokens Anthropic's, as OpenAI-compatible gateways in
+	// front of Claude pass it on.
 	PromptCacheHitTokens int `json:"prompt_cache_hit_tokens"`
+	CacheReadInputTokens int `json:"cache_read_input_tokens"`
 	// Cost is OpenRouter's cost of the request in US dollars.
 	Cost *float64 `json:"cost"`
 }
@@ -251,7 +254,7 @@ func decodeResponse(ex exchange, sent []eval.Message) (Response, error) {
 		if u.PromptTokensDetails != nil {
 			out.Usage.CachedTokens = u.PromptTokensDetails.CachedTokens
 		}
-		out.Usage.CachedTokens = max(out.Usage.CachedTokens, u.PromptCacheHitTokens)
+		out.Usage.CachedTokens = max(out.Usage.CachedTokens, u.PromptCacheHitTokens, u.CacheReadInputTokens)
 		out.HasUsage = out.Usage.TotalTokens > 0
 		if u.Cost != nil && *u.Cost >= 0 {
 			out.CostUSD, out.CostReported = *u.Cost, true

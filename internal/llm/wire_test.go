@@ -230,6 +230,13 @@ func TestUsageShapes(t *testing.T) {
 			want: eval.Usage{PromptTokens: 2006, CompletionTokens: 300, TotalTokens: 2306, CachedTokens: 1920, Requests: 1}, has: true},
 		{name: "deepseek cache hits", usage: `{"prompt_tokens":100,"completion_tokens":10,"total_tokens":110,"prompt_cache_hit_tokens":64,"prompt_cache_miss_tokens":36}`,
 			want: eval.Usage{PromptTokens: 100, CompletionTokens: 10, TotalTokens: 110, CachedTokens: 64, Requests: 1}, has: true},
+		// Anthropic's usage keys beside OpenAI's, as gateways in front of
+		// Claude pass them on without filling prompt_tokens_details
+		// (docs.litellm.ai/docs/completion/prompt_caching shows
+		// cache_creation_input_tokens beside the OpenAI object;
+		// BerriAI/litellm#27763 a response with cache_read_input_tokens alone).
+		{name: "anthropic cache reads", usage: `{"prompt_tokens":2006,"completion_tokens":300,"total_tokens":2306,"cache_creation_input_tokens":0,"cache_read_input_tokens":1920}`,
+			want: eval.Usage{PromptTokens: 2006, CompletionTokens: 300, TotalTokens: 2306, CachedTokens: 1920, Requests: 1}, has: true},
 		{name: "openrouter cost", usage: `{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12,"cost":0.00014,"cost_details":{"upstream_inference_cost":null}}`,
 			want: eval.Usage{PromptTokens: 10, CompletionTokens: 2, TotalTokens: 12, Requests: 1}, has: true, cost: 0.00014, priced: true},
 		{name: "null", usage: `null`, want: eval.Usage{Requests: 1}},
