@@ -53,8 +53,19 @@ type UnknownModelError struct {
 }
 
 func (e *UnknownModelError) Error() string {
-	return fmt.Sprintf("the provider does not serve the model %q%s (%s)", e.Model, suggest.DidYouMean(e.Model, e.Listed), e.Message)
+	msg := fmt.Sprintf("the provider does not serve the model %q%s (%s)", e.Model, suggest.DidYouMean(e.Model, e.Listed), e.Message)
+	if n := len(e.Listed); n > 0 {
+		shown := e.Listed[:min(n, maxListedModels)]
+		msg += "; it serves " + strings.Join(shown, ", ")
+		if n > len(shown) {
+			msg += fmt.Sprintf(" and %d more", n-len(shown))
+		}
+	}
+	return msg
 }
+
+// maxListedModels bounds the served models an error names.
+const maxListedModels = 20
 
 // Check tells, before any case runs, whether the provider can be reached,
 // accepts the key and serves the models. It lists the provider's models

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"testing"
@@ -29,6 +30,14 @@ func models(ids ...string) http.HandlerFunc {
 		body += `{"id":"` + id + `","object":"model"}`
 	}
 	return reply(http.StatusOK, body+`]}`, "Content-Type", "application/json")
+}
+
+func manyModels(n int) []string {
+	var ids []string
+	for i := 1; i <= n; i++ {
+		ids = append(ids, fmt.Sprintf("model-%02d", i))
+	}
+	return ids
 }
 
 func TestCheckUnreachable(t *testing.T) {
@@ -62,11 +71,14 @@ func TestCheck(t *testing.T) {
 		{name: "not listed, but served", script: []http.HandlerFunc{models("other"), completion("OK")}, models: []string{"m"},
 			requests: []string{"/v1/models", "/v1/chat/completions"}},
 		{name: "not served: 404", script: []http.HandlerFunc{models("other"), apiError(404, "The model `m` does not exist")}, models: []string{"m"},
-			want:     `the provider does not serve the model "m" (provider error (HTTP 404): The model ` + "`m`" + ` does not exist)`,
+			want:     `the provider does not serve the model "m" (provider error (HTTP 404): The model ` + "`m`" + ` does not exist); it serves other`,
 			requests: []string{"/v1/models", "/v1/chat/completions"}},
 		{name: "misspelt: the nearest listed model is suggested", script: []http.HandlerFunc{models("openai/gpt-4.1-mini", "openai/gpt-4o"), apiError(404, "not found")},
 			models:   []string{"openai/gpt-4.1-mnii"},
-			want:     `the provider does not serve the model "openai/gpt-4.1-mnii" (did you mean openai/gpt-4.1-mini?) (provider error (HTTP 404): not found)`,
+			want:     `the provider does not serve the model "openai/gpt-4.1-mnii" (did you mean openai/gpt-4.1-mini?) (provider error (HTTP 404): not found); it serves openai/gpt-4.1-mini, openai/gpt-4o`,
+			requests: []string{"/v1/models", "/v1/chat/completions"}},
+		{name: "not served: a long list is cut", script: []http.HandlerFunc{models(manyModels(25)...), apiError(404, "not found")}, models: []string{"m"},
+			want:     `; it serves model-01, model-02, model-03, model-04, model-05, model-06, model-07, model-08, model-09, model-10, model-11, model-12, model-13, model-14, model-15, model-16, model-17, model-18, model-19, model-20 and 5 more`,
 			requests: []string{"/v1/models", "/v1/chat/completions"}},
 		{name: "not served: invalid model id", script: []http.HandlerFunc{models("other"), apiError(400, "x/y is not a valid model ID")}, models: []string{"x/y"},
 			want: `the provider does not serve the model "x/y"`, requests: []string{"/v1/models", "/v1/chat/completions"}},
