@@ -479,17 +479,11 @@ func (s *Suite) runModels(t *testing.T, c eval.Case, repeat int) {
 			}
 		}
 		outcomes := make([]caseOutcome, len(chosen))
-		if s.run.Aborted() != "" {
-			for i := range outcomes {
-				outcomes[i].skip = notRun
-			}
-		} else {
-			ctx, cancel := caseContext(t)
-			recs, errs := s.run.Case(ctx, c, repeat, names, tests)
-			cancel()
-			for i := range chosen {
-				outcomes[i] = outcomeOf(recs[i], errs[i])
-			}
+		ctx, cancel := caseContext(t)
+		recs, errs := s.run.Case(ctx, c, repeat, names, tests)
+		cancel()
+		for i := range chosen {
+			outcomes[i] = outcomeOf(recs[i], errs[i])
 		}
 		for i, m := range chosen {
 			t.Run(m.subtest, func(t *testing.T) { s.report(t, outcomes[i]) })
@@ -575,9 +569,6 @@ type caseOutcome struct {
 
 // runCase runs a case with one model in its subtest t.
 func (s *Suite) runCase(t *testing.T, c eval.Case, repeat int, model string) caseOutcome {
-	if s.run.Aborted() != "" {
-		return caseOutcome{skip: notRun}
-	}
 	ctx, cancel := caseContext(t)
 	defer cancel()
 	recs, errs := s.run.Case(ctx, c, repeat, []string{model}, []string{t.Name()})

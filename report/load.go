@@ -429,7 +429,7 @@ func (c *Case) setRecord(r *eval.Record) {
 	c.Status = r.Status
 	switch r.Status {
 	case eval.Pass, eval.Fail, eval.Error, eval.TokenLimit, eval.Cut, eval.Undecided:
-	case eval.NotRun: // the budget was spent, or no shard of a split run ran it
+	case eval.NotRun: // the budget was spent, the run stopped, or no shard of a split run ran it
 		c.Status = Skip
 	default:
 		c.Status = eval.Error

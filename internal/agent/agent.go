@@ -122,6 +122,10 @@ func Run(ctx context.Context, chat llm.Chatter, tools ToolBox, cfg Config, quest
 		tr.Usage.Add(UsageOf(cfg, resp, req))
 		msg := resp.Message
 		tr.Conversation = append(tr.Conversation, msg)
+		if cut := promptCut(cfg.Counter, resp, req); cut != "" {
+			tr.TokenLimit = cut
+			return tr, nil
+		}
 		if resp.Cut() {
 			tr.Cut = cutReason(resp.FinishReason)
 			return tr, nil
@@ -282,11 +286,7 @@ func tokenUsage(resp llm.Response, req llm.Request, counter *tokens.Counter) eva
 		u.Requests = 1
 		return u
 	}
-	prompt := 0
-	for _, m := range req.Messages {
-		prompt += messageTokens(counter, m) + 4 // role and separators
-	}
-	prompt += tokens.ToolDefinitions(counter, req.Tools)
+	prompt := promptTokens(counter, req)
 	completion := messageTokens(counter, resp.Message)
 	return eval.Usage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion, Requests: 1, Estimated: true}
 }

@@ -15,7 +15,10 @@ const (
 	Pass Status = "pass"
 	// Fail: a check failed or the judge said no (or gave no clear verdict).
 	Fail Status = "fail"
-	// TokenLimit: a tool result or the judge prompt exceeded the token limit.
+	// TokenLimit: a tool result or the judge prompt exceeded the token
+	// limit, or a request exceeded the model's context window (the
+	// provider refused it as too long, or cut its prompt to fit: Ollama's
+	// num_ctx).
 	TokenLimit Status = "token_limit"
 	// Error: the provider, a server or the harness failed (timeouts included).
 	Error Status = "error"

@@ -3,8 +3,10 @@ package llm
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -63,6 +65,27 @@ func (e *ProviderError) Transient() bool {
 		return true
 	}
 	return e.InBody && e.Status < 400
+}
+
+// overContext matches how providers say a request is longer than the
+// model's context window: OpenAI, Groq and OpenRouter ("maximum context
+// length is 8192 tokens", code context_length_exceeded), vLLM (the same
+// words, or "maximum model length"), llama.cpp's server ("exceeds the
+// available context size", exceed_context_size_error), Ollama ("the input
+// length exceeds the context length"), Anthropic ("prompt is too long"),
+// Bedrock ("input is too long"), Gemini ("input token count ... exceeds
+// the maximum number of tokens"), Mistral ("too large for model with 32768
+// maximum context length").
+var overContext = regexp.MustCompile(`(?i)context[_ ](length|size|window|limit)|maximum (prompt|model) length|(prompt|input) is too long|input token count|exceeds the maximum number of tokens|too large for model with|model token limit`)
+
+// ExceedsContext reports whether err is a provider refusing a request as
+// longer than the model's context window.
+func ExceedsContext(err error) bool {
+	var pe *ProviderError
+	if !errors.As(err, &pe) || pe.Status != http.StatusBadRequest && pe.Status != http.StatusRequestEntityTooLarge {
+		return false
+	}
+	return overContext.MatchString(pe.Code) || overContext.MatchString(pe.Message)
 }
 
 // maxMessage bounds the length of a provider's message kept in an error.

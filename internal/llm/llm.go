@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
@@ -105,6 +106,9 @@ type Client struct {
 	// noTemperature holds the models that refused a temperature (a 400
 	// that says so): they get none from then on.
 	noTemperature sync.Map
+	// down is set when a request gave up on refused connections, and
+	// cleared by the next request that succeeds (see send).
+	down atomic.Bool
 }
 
 // New returns a client for cfg.

@@ -441,3 +441,34 @@ func TestResponseBodyIsBounded(t *testing.T) {
 		})
 	}
 }
+
+// Providers' words for a request longer than the context window, from
+// their documentation, source and users' reports, tell it from other 400s.
+func TestExceedsContext(t *testing.T) {
+	tests := []struct {
+		name   string
+		status int
+		code   string
+		msg    string
+		want   bool
+	}{
+		{"OpenAI", 400, "context_length_exceeded", "This model's maximum context length is 128000 tokens. However, your messages resulted in 130412 tokens (129800 in the messages, 612 in the functions). Please reduce the length of the messages or functions.", true},
+		{"vLLM", 400, "400", "This model's maximum context length is 4096 tokens. However, you requested 5123 tokens (4099 in the messages, 1024 in the completion). Please reduce the length of the messages or completion.", true},
+		{"llama.cpp server", 400, "exceed_context_size_error", "request (4476 tokens) exceeds the available context size (4096 tokens), try increasing it", true},
+		{"Ollama without truncation", 400, "", "the input length exceeds the context length", true},
+		{"Anthropic", 400, "invalid_request_error", "prompt is too long: 208634 tokens > 200000 maximum", true},
+		{"Bedrock", 400, "ValidationException", "Input is too long for requested model.", true},
+		{"Gemini", 400, "INVALID_ARGUMENT", "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).", true},
+		{"Mistral", 400, "", "Prompt contains 40000 tokens and 0 draft tokens, too large for model with 32768 maximum context length", true},
+		{"Groq's tokens-per-minute limit is not the context", 413, "rate_limit_exceeded", "Request too large for model `llama-3.1-8b-instant` on tokens per minute (TPM): Limit 6000, Requested 7012, please reduce your message size and try again.", false},
+		{"another 400", 400, "invalid_request_error", "messages: too short", false},
+		{"a 500 that names the context", 500, "", "context length computation failed", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := &ProviderError{Status: tt.status, Code: tt.code, Message: tt.msg}
+			assert.Equal(t, tt.want, ExceedsContext(fmt.Errorf("chat: %w", err)))
+		})
+	}
+	assert.False(t, ExceedsContext(errors.New("context length")), "only a provider's error")
+}

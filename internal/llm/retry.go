@@ -89,9 +89,15 @@ func (e *GaveUpError) Unwrap() error { return e.Err }
 // (a 5xx, an error inside a 200 response, a timeout, a connection lost,
 // a body that stalled) costs one of MaxRetries; a rate limit (429) costs
 // only its wait, which counts towards MaxWait with every other wait.
+//
+// A refused connection (nothing listens: a local server that died, a host
+// name that no longer resolves) is retried twice, a second apart at most,
+// and then is an *UnreachableError; once one request has found the
+// provider down, the next refused one is at once, until a request
+// succeeds again.
 func (c *Client) send(ctx context.Context, url string, body []byte, decode func(exchange) error) (retries int, err error) {
 	var waited time.Duration
-	failures := 0
+	failures, refusals := 0, 0
 	for {
 		var tk ticket
 		if c.limiter != nil {
@@ -107,16 +113,26 @@ func (c *Client) send(ctx context.Context, url string, body []byte, decode func(
 		if c.limiter != nil && ex.header != nil {
 			c.limiter.observe(tk, ex.status, ex.header, err == nil, after)
 		}
+		if err == nil {
+			c.down.Store(false)
+		}
 		// The caller's own context ending is final, not a transient failure.
 		if !retry || ctx.Err() != nil {
 			return retries, err
+		}
+		wait := c.policy.backoff(retries)
+		if refused(err) {
+			if refusals++; refusals > maxRefusals || c.down.Load() {
+				c.down.Store(true)
+				return retries, &UnreachableError{URL: c.endpoint.base, Err: redact(unwrapURLError(err), c.apiKey)}
+			}
+			wait = min(wait, refusedWait)
 		}
 		if !throttled {
 			if failures++; failures > c.policy.MaxRetries {
 				return retries, &GaveUpError{Err: err, Reason: fmt.Sprintf("gave up after %d retries", c.policy.MaxRetries)}
 			}
 		}
-		wait := c.policy.backoff(retries)
 		if after > 0 {
 			wait = after
 		}
@@ -191,6 +207,21 @@ func readBounded(r io.Reader) ([]byte, error) {
 	return nil, &ResponseTooLargeError{Bytes: int64(len(data)) + rest, Complete: err == nil}
 }
 
+// maxRefusals is how many refused connections a request retries, each
+// after at most refusedWait: a local server restarting has that long to
+// listen again.
+const (
+	maxRefusals = 2
+	refusedWait = time.Second
+)
+
+// refused reports whether err says that nothing listens at the provider's
+// address: the connection was refused, or its host name does not resolve.
+func refused(err error) bool {
+	var dns *net.DNSError
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &dns) && dns.IsNotFound
+}
+
 // retryable decides whether an attempt's error is worth another attempt,
 // whether it was a rate limit, and the wait the provider asked for.
 func retryable(err error) (retry, throttled bool, after time.Duration) {
@@ -205,7 +236,7 @@ func retryable(err error) (retry, throttled bool, after time.Duration) {
 	var ne net.Error
 	switch {
 	case errors.As(err, &te), errors.As(err, &ne) && ne.Timeout(),
-		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNREFUSED),
+		errors.Is(err, syscall.ECONNRESET), refused(err),
 		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return true, false, 0
 	}

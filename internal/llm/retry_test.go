@@ -166,19 +166,46 @@ func TestConnectionFailuresRetried(t *testing.T) {
 	}
 }
 
-func TestConnectionRefusedRetried(t *testing.T) {
+// A provider nothing listens for (a local server that died) is given up
+// on within seconds, whatever the retry policy allows other failures: the
+// request fails as an *UnreachableError, and so does the next one at once,
+// until the provider answers again.
+func TestConnectionRefusedGivenUpFast(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	addr := ln.Addr().String()
 	require.NoError(t, ln.Close())
 
-	c := New(Config{BaseURL: "http://" + addr + "/v1", APIKey: testKey,
-		Retry: RetryPolicy{MaxRetries: 2, Initial: time.Millisecond, Max: time.Millisecond}})
+	// The default policy: five retries, backoff from 2 s to 30 s.
+	c := New(Config{BaseURL: "http://" + addr + "/v1", APIKey: testKey})
+	start := time.Now()
 	resp, err := c.Chat(context.Background(), question())
-	require.Error(t, err)
-	assert.Equal(t, 2, resp.Retries)
-	assert.Contains(t, err.Error(), "refused")
+	took := time.Since(start)
+	var unreachable *UnreachableError
+	require.ErrorAs(t, err, &unreachable)
+	assert.Equal(t, maxRefusals, resp.Retries)
+	assert.Less(t, took, time.Duration(maxRefusals+1)*refusedWait, "refusals wait at most a second each")
+	assert.Contains(t, err.Error(), "the provider at http://"+addr+"/v1 cannot be reached: ")
+	assert.Contains(t, err.Error(), "connection refused")
+	assert.NotContains(t, err.Error(), testKey)
 	assert.Zero(t, statusCode(err))
+
+	start = time.Now()
+	resp, err = c.Chat(context.Background(), question())
+	require.ErrorAs(t, err, &unreachable)
+	assert.Zero(t, resp.Retries, "the provider is known to be down: no retry")
+	assert.Less(t, time.Since(start), refusedWait)
+
+	// It listens again: the next request succeeds and clears the mark.
+	ln, err = net.Listen("tcp", addr)
+	require.NoError(t, err)
+	srv := &http.Server{Handler: completion("back")}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	resp, err = c.Chat(context.Background(), question())
+	require.NoError(t, err)
+	assert.Equal(t, "back", resp.Message.Content)
+	assert.False(t, c.down.Load())
 }
 
 func TestPerRequestTimeout(t *testing.T) {

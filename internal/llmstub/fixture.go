@@ -84,7 +84,7 @@ type Rule struct {
 
 // Expect is the outcome a careful reader expects of the fixture's case.
 type Expect struct {
-	// Status is the record's status: pass, fail, error or cut.
+	// Status is the record's status: pass, fail, error, cut or token_limit.
 	Status string `yaml:"status"`
 	// ReasonContains is in the record's reason (the provider's own message
 	// for an error or a cut reply).
@@ -152,9 +152,9 @@ func (f *Fixture) check() error {
 		return errors.New("steps: at least one response is required")
 	}
 	switch f.Expect.Status {
-	case "pass", "fail", "error", "cut":
+	case "pass", "fail", "error", "cut", "token_limit":
 	default:
-		return fmt.Errorf("expect.status %q: want pass, fail, error or cut", f.Expect.Status)
+		return fmt.Errorf("expect.status %q: want pass, fail, error, cut or token_limit", f.Expect.Status)
 	}
 	for _, s := range f.Sources {
 		if !strings.HasPrefix(s, "https://") {

@@ -221,7 +221,7 @@ func TestLoadFixtureSaysWhatIsWrong(t *testing.T) {
 		{"source not a URL", "provider: p\nshape: s\nsources: [my notes]\nsteps: [{response: {body: x}}]\nexpect: {status: pass}\n", `sources: "my notes" is not an https URL`},
 		{"no steps", valid, "steps: at least one response is required"},
 		{"empty body", valid + "steps: [{response: {status: 200}}]\n", "steps[0].response.body is empty"},
-		{"bad status", "provider: p\nshape: s\nsources: [https://x.org]\nsteps: [{response: {body: x}}]\nexpect: {status: ok}\n", `expect.status "ok": want pass, fail, error or cut`},
+		{"bad status", "provider: p\nshape: s\nsources: [https://x.org]\nsteps: [{response: {body: x}}]\nexpect: {status: ok}\n", `expect.status "ok": want pass, fail, error, cut or token_limit`},
 		{"rule without refusal", valid + "steps: [{response: {body: x}}, {require: [{echo: content}], response: {body: y}}]\n",
 			"steps[1].require[0]: no refuse"},
 		{"echo on the first step", valid + "steps: [{require: [{echo: content}], refuse: {body: r}, response: {body: y}}]\n",

@@ -465,10 +465,9 @@ func writeReply(w http.ResponseWriter, req Request, r Reply) {
 		"model": req.Model, "choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
 	}
 	if !r.NoUsage {
-		prompt := 0
-		for _, m := range req.Messages {
-			prompt += len(m.Content)/4 + 4
-		}
+		// About what a provider counts: the messages and the tool
+		// definitions, at four bytes a token.
+		prompt := len(req.Body) / 4
 		completion := len(r.Content)/4 + 10*len(r.ToolCalls) + 1
 		usage := map[string]any{"prompt_tokens": prompt, "completion_tokens": completion,
 			"total_tokens": prompt + completion, "prompt_tokens_details": map[string]any{"cached_tokens": prompt / 2}}

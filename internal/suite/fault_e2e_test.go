@@ -29,6 +29,9 @@ import (
 var faultServerPath string
 
 func TestMain(m *testing.M) {
+	if urlFile := os.Getenv(providerProcessEnv); urlFile != "" {
+		serveProvider(urlFile) // a provider process a test kills
+	}
 	dir, err := os.MkdirTemp("", "faultserver")
 	if err != nil {
 		panic(err)

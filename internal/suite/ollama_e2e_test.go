@@ -99,8 +99,14 @@ func TestOllama(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, tinyModel.Write(f))
 	require.NoError(t, f.Close())
-	modelfile := filepath.Join(dir, "Modelfile")
-	require.NoError(t, os.WriteFile(modelfile, []byte(fmt.Sprintf("FROM %s\nTEMPLATE \"\"\"%s\"\"\"\nPARAMETER num_ctx 8192\n", f.Name(), tinyTemplate)), 0o644))
+	// tiny has room for the cases; tiny-short's context window of 512
+	// tokens is too small for a long question, which Ollama cuts;
+	// tiny-terse writes one token of each reply.
+	models := map[string]string{}
+	for name, params := range map[string]string{"tiny": "num_ctx 8192", "tiny-short": "num_ctx 512", "tiny-terse": "num_predict 1"} {
+		models[name] = filepath.Join(dir, name+".Modelfile")
+		require.NoError(t, os.WriteFile(models[name], []byte(fmt.Sprintf("FROM %s\nTEMPLATE \"\"\"%s\"\"\"\nPARAMETER %s\n", f.Name(), tinyTemplate, params)), 0o644))
+	}
 
 	// The greedy reply to askCFTR, as the OpenAI-compatible endpoint
 	// gives it.
@@ -113,7 +119,7 @@ func TestOllama(t *testing.T) {
 		{"Ollama engine", "OLLAMA_NEW_ENGINE=1", " runner --ollama-engine --model "},
 	} {
 		t.Run(engine.name, func(t *testing.T) {
-			base, logPath := startOllama(t, bin, modelfile, engine.env)
+			base, logPath := startOllama(t, bin, models, engine.env)
 			t.Run("temperature 0 gives the greedy reply", func(t *testing.T) {
 				status, reply := askCFTR(t, base, 0)
 				require.Equal(t, http.StatusOK, status, reply)
@@ -126,6 +132,7 @@ func TestOllama(t *testing.T) {
 				t.Logf("temperature 1: %s", reply)
 			})
 			t.Run("suite", func(t *testing.T) { runSuiteOnOllama(t, base) })
+			t.Run("fail, cut and token limit", func(t *testing.T) { runOutcomesOnOllama(t, base) })
 			if engine.env == "" {
 				// The llama.cpp sampler takes the temperature as given:
 				// a denormal one makes invalid probabilities and the
@@ -192,6 +199,42 @@ func runSuiteOnOllama(t *testing.T, base string) {
 			assert.Zero(t, *ex.temperature, "temperature 0 is sent as 0")
 		}
 	}
+}
+
+// runOutcomesOnOllama runs cases that do not pass against the real server
+// and checks each ends as it should: an answer the checks refuse fails, a
+// reply cut at the output limit is cut, and a question longer than the
+// model's context window, which Ollama cuts silently, is a token limit
+// that names num_ctx.
+func runOutcomesOnOllama(t *testing.T, base string) {
+	// The tiny model answers 441457 for NUTM2G; the case expects another id.
+	wrong := strings.Replace(ollamaCaseFile(), `contains: ["441457"]`, `contains: ["441458"]`, 1)
+	wrong = strings.Replace(wrong, "The Entrez id is 441457.", "The Entrez id is 441458.", 1)
+	r := runSuite(t, t.TempDir(), wrong, env{"OPENAI_BASE_URL": base + "/v1", "EVAL_MODEL": "tiny", "EVAL_MAX_RETRIES": "0"}, "-run", "/NUTM2G")
+	require.Error(t, r.err, r.output)
+	rec := r.records["NUTM2G Entrez id"]
+	assert.Equal(t, eval.Fail, rec.Status, rec.Reason)
+	assert.Contains(t, rec.Reason, "441458")
+
+	// One output token (num_predict 1): the tool call's first token, then
+	// Ollama stops with finish_reason length.
+	r = runSuite(t, t.TempDir(), ollamaCaseFile(), env{"OPENAI_BASE_URL": base + "/v1", "EVAL_MODEL": "tiny-terse", "EVAL_MAX_RETRIES": "0"}, "-run", "/CFTR")
+	require.Error(t, r.err, r.output)
+	rec = r.records["CFTR Entrez id"]
+	assert.Equal(t, eval.Cut, rec.Status, rec.Reason)
+	assert.Contains(t, rec.Reason, "length")
+
+	// A question of about 2,400 tokens (cl100k_base) and 9,600 of the
+	// tiny model's bytes, in a context window of 512.
+	long := strings.Replace(ollamaCaseFile(), "What is the Entrez id of CFTR?", strings.Repeat("The patient's exome shows a variant of uncertain significance. ", 150)+"What is the Entrez id of CFTR?", 1)
+	r = runSuite(t, t.TempDir(), long, env{"OPENAI_BASE_URL": base + "/v1", "EVAL_MODEL": "tiny-short", "EVAL_MAX_RETRIES": "0"}, "-run", "/CFTR")
+	require.Error(t, r.err, r.output)
+	rec = r.records["CFTR Entrez id"]
+	assert.Equal(t, eval.TokenLimit, rec.Status, rec.Reason)
+	assert.Contains(t, rec.Reason, "the provider cut the prompt to fit the model's context window: it counted ")
+	assert.Contains(t, rec.Reason, "Ollama: num_ctx")
+	assert.Equal(t, 1, rec.Usage.Requests, "the case stops at the cut request")
+	assert.LessOrEqual(t, rec.Usage.PromptTokens, 512, "Ollama's count: what it kept")
 }
 
 // askCFTR asks Ollama's OpenAI-compatible endpoint the CFTR question at a
@@ -353,9 +396,9 @@ func buildOllama(t *testing.T) string {
 
 // startOllama starts ollama serve on a free loopback port, with its models
 // and home in temporary directories and extra (NAME=value) in its
-// environment, creates the model tiny from modelfile and returns the
+// environment, creates the models (name: Modelfile) and returns the
 // server's URL and the path of its log.
-func startOllama(t *testing.T, bin, modelfile, extra string) (base, logPath string) {
+func startOllama(t *testing.T, bin string, models map[string]string, extra string) (base, logPath string) {
 	t.Helper()
 	home := t.TempDir()
 	host := fmt.Sprintf("127.0.0.1:%d", freePort(t))
@@ -395,9 +438,11 @@ func startOllama(t *testing.T, bin, modelfile, extra string) (base, logPath stri
 		return err == nil && resp.StatusCode == http.StatusOK
 	}, 30*time.Second, 50*time.Millisecond, "ollama serve answers")
 
-	create := exec.Command(bin, "create", "tiny", "-f", modelfile)
-	create.Env = environ
-	out, err := create.CombinedOutput()
-	require.NoError(t, err, "ollama create: %s", out)
+	for name, modelfile := range models {
+		create := exec.Command(bin, "create", name, "-f", modelfile)
+		create.Env = environ
+		out, err := create.CombinedOutput()
+		require.NoError(t, err, "ollama create %s: %s", name, out)
+	}
 	return base, logPath
 }

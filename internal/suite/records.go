@@ -30,6 +30,9 @@ type recordWriter struct {
 	// count the records written and those that could not be.
 	size           int64
 	saved, unsaved int
+	// started is whether a record of a run that started was written (a
+	// status other than not_run).
+	started bool
 	// onFail, when set, is called once, with the first write error.
 	onFail func(error)
 }
@@ -84,6 +87,7 @@ func (w *recordWriter) Write(rec eval.Record) {
 		}
 	}
 	w.slim = append(w.slim, slim(rec))
+	w.started = w.started || rec.Status != eval.NotRun
 	if rec.Metrics != nil {
 		w.metrics = append(w.metrics, eval.MetricsEntry{Case: rec.Name, Category: rec.Category, Kind: rec.Kind,
 			Model: rec.Variant(), Metrics: *rec.Metrics})
@@ -117,6 +121,13 @@ func slimCalls(calls []eval.ToolCall) []eval.ToolCall {
 		out[i] = eval.ToolCall{Name: c.Name, IsError: c.IsError, NotRun: c.NotRun, DurationMS: c.DurationMS, Replay: c.Replay}
 	}
 	return out
+}
+
+// anyStarted reports whether a record of a run that started was written.
+func (w *recordWriter) anyStarted() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.started
 }
 
 // counts returns how many records were written, and how many could not be.

@@ -567,6 +567,17 @@ func (s *Run) FailedFast() string {
 // (see Aborted).
 var ErrStopped = errors.New("run stopped")
 
+// notStarted records rec as not run because the run was stopped, and
+// returns it with ErrStopped. A run stopped before any case started (the
+// provider check refused it) records nothing: it is not kept.
+func (s *Run) notStarted(rec eval.Record) (eval.Record, error) {
+	rec.Status, rec.Reason = eval.NotRun, "not started: run stopped: "+s.Aborted()
+	if s.records.anyStarted() {
+		s.records.Write(rec)
+	}
+	return rec, ErrStopped
+}
+
 // Case evaluates one case in one of its repeats (go test -count) with
 // each of the variants (see Variants: the arms, or the models), side by
 // side, and records each run; tests are the runs' go test names, in the
@@ -618,6 +629,9 @@ func (s *Run) runIn(ctx context.Context, g *caseGroup, c eval.Case, a *arm, repe
 		Model: model, Arm: a.name, StartedAt: time.Now().UTC(), Repeat: repeat,
 	}
 	rec.JudgeModel = strings.Join(st.JudgeModels(), ",")
+	if s.Aborted() != "" {
+		return s.notStarted(rec)
+	}
 	key, keyErr := s.key(c, a, rec.Repeat)
 	if keyErr != nil {
 		fmt.Fprintf(s.log, "warning: case %q cannot be cached: %v\n", c.Name, keyErr)
@@ -638,7 +652,7 @@ func (s *Run) runIn(ctx context.Context, g *caseGroup, c eval.Case, a *arm, repe
 	if s.checkProvider != nil {
 		if err := s.checkProvider(ctx); err != nil {
 			if s.Aborted() != "" {
-				return rec, ErrStopped
+				return s.notStarted(rec)
 			}
 			rec.Status, rec.Reason = eval.Error, "not started: "+describeCtx(ctx, err)
 			s.records.Write(rec)
@@ -652,7 +666,7 @@ func (s *Run) runIn(ctx context.Context, g *caseGroup, c eval.Case, a *arm, repe
 	}
 	if s.Aborted() != "" {
 		s.limiter.Release()
-		return rec, ErrStopped
+		return s.notStarted(rec)
 	}
 	if c.Kind == eval.KindCode && s.codeReady != nil {
 		if err := s.codeReady(); err != nil {
@@ -762,6 +776,11 @@ func (s *Run) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *agen
 		// A reply no model gives: the model's fault, not the provider's.
 		rec.Status, rec.Reason = eval.Fail, "the model's reply was not read: "+tooLarge.Error()
 		rec.ResponseBytes = int(tooLarge.Bytes)
+		return tr
+	case err != nil && llm.ExceedsContext(err):
+		rec.Status = eval.TokenLimit
+		rec.Reason = "the request is longer than the model's context window (" + llm.Describe(err) + "): on a local server, " + agent.RaiseContext +
+			"; else fewer or shorter tool definitions, or a lower EVAL_TOKEN_LIMIT for tool results"
 		return tr
 	case err != nil:
 		rec.Status, rec.Reason = eval.Error, s.providerError(ctx, err)
@@ -928,9 +947,16 @@ func (s *Run) providerError(ctx context.Context, err error) string {
 		return describeCtx(ctx, err)
 	}
 	msg := llm.Describe(err)
-	if llm.IsAuthError(err) {
+	var unreachable *llm.UnreachableError
+	switch {
+	case llm.IsAuthError(err):
 		stop := s.redactor.String(fmt.Sprintf("the provider rejected the API key (%s): %s. Check %s.",
 			s.Settings.BaseURL, msg, orDefault(s.Settings.KeyVar, "the API key")))
+		s.aborted.CompareAndSwap(nil, &stop)
+	case errors.As(err, &unreachable):
+		// Every case after it would fail the same way.
+		stop := s.redactor.String(fmt.Sprintf("the provider at %s stopped answering mid-run (%v); the cases not started are not run: start it again and run again, the results kept are reused",
+			unreachable.URL, unreachable.Err))
 		s.aborted.CompareAndSwap(nil, &stop)
 	}
 	return msg
