@@ -33,6 +33,9 @@ type serverEntry struct {
 	Isolation string   `json:"isolation"`
 	State     []string `json:"state"`
 	Reset     string   `json:"reset"`
+	// Protocol holds the server to one protocol revision (see
+	// ParseProtocol).
+	Protocol string `json:"protocol"`
 }
 
 // ServersFile is the servers of a client configuration file, in the file's
@@ -181,6 +184,9 @@ func (e serverEntry) spec(name, dir string, x *expander) (Spec, error) {
 		return Spec{}, err
 	}
 	s.Isolation = iso
+	if s.Protocol, err = ParseProtocol(x.expand(e.Protocol)); err != nil {
+		return Spec{}, fmt.Errorf(`"protocol": %w`, err)
+	}
 	if x.err != nil {
 		return Spec{}, x.err
 	}

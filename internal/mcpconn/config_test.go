@@ -158,7 +158,8 @@ func TestLoadServersFile(t *testing.T) {
 	ext := writeServersFile(t, `{"mcpServers": {
   "files": {"command": "srv", "args": ["/data"], "roots": ["data", "file:///srv/x"]},
   "memory": {"command": "mem", "cwd": "work", "env": {"MEMORY_FILE_PATH": "memory.json"}, "isolation": "case", "state": ["memory.json", "/abs/db"]},
-  "shared": {"url": "http://localhost:9/mcp", "reset": "curl -X POST http://localhost:9/reset"}
+  "shared": {"url": "http://localhost:9/mcp", "reset": "curl -X POST http://localhost:9/reset", "protocol": "handshake"},
+  "pinned": {"command": "srv", "protocol": "2025-06-18"}
 }}`)
 	f, err = LoadServersFile(ext, lookup)
 	require.NoError(t, err)
@@ -167,6 +168,8 @@ func TestLoadServersFile(t *testing.T) {
 	assert.Equal(t, Isolation{PerCase: true, State: []string{"memory.json", "/abs/db"},
 		Paths: []string{filepath.Join(base, "work", "memory.json"), "/abs/db"}}, f.Servers[1].Isolation, "relative state is from the cwd")
 	assert.Equal(t, Isolation{Reset: "curl -X POST http://localhost:9/reset"}, f.Servers[2].Isolation)
+	assert.Equal(t, []string{"", "", "2025-11-25", "2025-06-18"}, []string{f.Servers[0].Protocol, f.Servers[1].Protocol, f.Servers[2].Protocol, f.Servers[3].Protocol},
+		`"protocol": a revision, or "handshake" for the newest that starts with it`)
 
 	vscode := writeServersFile(t, `{"servers": {"s": {"command": "srv"}}}`)
 	f, err = LoadServersFile(vscode, lookup)
@@ -196,6 +199,7 @@ func TestLoadServersFileErrors(t *testing.T) {
 		{"a process per case of a url", `{"mcpServers": {"a": {"url": "http://h", "isolation": "case"}}}`, `needs a command, not a url`},
 		{"state without isolation", `{"mcpServers": {"a": {"command": "x", "state": ["db"]}}}`, `"state" is copied for each case of "isolation": "case"`},
 		{"isolation and reset", `{"mcpServers": {"a": {"command": "x", "isolation": "case", "reset": "y"}}}`, `not both`},
+		{"unknown protocol", `{"mcpServers": {"a": {"command": "x", "protocol": "2025-13-01"}}}`, `server "a": "protocol": "2025-13-01" is not a protocol revision: give one of 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05, or "handshake" (2025-11-25)`},
 		{"an empty state path", `{"mcpServers": {"a": {"command": "x", "isolation": "case", "state": [" "]}}}`, `"state" holds an empty path`},
 	}
 	for _, tt := range tests {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -41,10 +42,31 @@ var clientCapabilities = mcp.ClientCapabilities{
 // discoverTimeout bounds the server/discover probe of a connection.
 const discoverTimeout = 5 * time.Second
 
-// protocolOptions chooses the era of a new connection: the probe, unless
-// the server's first connection found it answers only the handshake.
+// ParseProtocol reads the revision a server is held to: "" (none: the
+// suite negotiates), a revision mcp-go knows ("2025-11-25", "2026-07-28"),
+// or "handshake" (the newest revision that starts with it).
+func ParseProtocol(v string) (string, error) {
+	v = strings.TrimSpace(v)
+	switch {
+	case v == "":
+		return "", nil
+	case strings.EqualFold(v, "handshake"), strings.EqualFold(v, "legacy"):
+		return mcp.LATEST_LEGACY_PROTOCOL_VERSION, nil
+	case mcp.IsValidProtocolVersion(v):
+		return v, nil
+	}
+	return "", fmt.Errorf("%q is not a protocol revision: give one of %s, or \"handshake\" (%s)", v,
+		strings.Join(mcp.ValidProtocolVersions, ", "), mcp.LATEST_LEGACY_PROTOCOL_VERSION)
+}
+
+// protocolOptions chooses the era of a new connection: the revision the
+// server is held to; else the probe, unless the server's first connection
+// found it answers only the handshake, or fell back to it.
 func (s *Server) protocolOptions() []client.ClientOption {
-	if s.protocol != "" && !mcp.IsModernProtocol(s.protocol) {
+	if s.spec.Protocol != "" {
+		return []client.ClientOption{client.WithProtocolVersion(s.spec.Protocol)}
+	}
+	if s.protocol != "" && !mcp.IsModernProtocol(s.protocol) || s.fellBack.Load() {
 		return []client.ClientOption{client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION)}
 	}
 	return []client.ClientOption{client.WithDiscoverTimeout(discoverTimeout)}

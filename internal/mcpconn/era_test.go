@@ -62,6 +62,9 @@ func eraServers(t *testing.T) []eraServer {
 			server.WithStreamableHTTPProtocolVersions(legacyVersions()...))) + "/mcp", protocol: mcp.LATEST_LEGACY_PROTOCOL_VERSION, noRoots: true},
 		{name: "SSE, current", spec: "sse:" + serve(server.NewSSEServer(newTestServer(modeTools, false))) + "/sse",
 			protocol: mcp.LATEST_PROTOCOL_VERSION, noTasks: true},
+		// mcp-go's SSE server asks a client nothing: its sessions support
+		// neither elicitation nor roots (the Go SDK's and npm's SSE
+		// servers do: see the suite's tests).
 		{name: "SSE, initialize era", spec: "sse:" + serve(sseLegacy) + "/sse", protocol: mcp.LATEST_LEGACY_PROTOCOL_VERSION,
 			noAsking: true, noRoots: true},
 	}

@@ -30,6 +30,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -181,6 +182,9 @@ type Server struct {
 	// notices say what the run should know of the server (tools left out).
 	protocol string
 	notices  []string
+	// fellBack is set when the server answered server/discover but
+	// refused the revision: its connections start with the handshake.
+	fellBack atomic.Bool
 
 	mu             sync.Mutex
 	conn           *conn         // nil when closed, or when the last start failed
@@ -256,12 +260,27 @@ func ConnectSpec(ctx context.Context, spec Spec, opts Options) (*Server, error) 
 	s := &Server{Spec: spec.Name, spec: spec, opts: opts.withDefaults(), stderr: newTailBuffer(8 << 10)}
 	s.life, s.stop = context.WithCancel(context.Background())
 	cn, err := s.dial(ctx, 1)
+	var refused *startError
+	fallback := ""
+	if err != nil && spec.Protocol == "" && errors.As(err, &refused) && refused.modern != "" {
+		// It answered server/discover, then refused the revision: some
+		// servers (the official Go SDK's default HTTP handler) speak only
+		// the handshake, whatever their discovery says.
+		s.fellBack.Store(true)
+		if cn, err = s.dial(ctx, 1); err == nil {
+			fallback = fmt.Sprintf("spoken to on revision %s, after the handshake: on %s it answered server/discover, then refused the revision (%v)",
+				cn.protocol, refused.modern, refused.err)
+		}
+	}
 	if err != nil {
 		s.stop()
 		return nil, err
 	}
 	s.conn, s.tools, s.info, s.protocol, s.generation = cn, cn.tools, cn.info, cn.protocol, 1
 	s.notices = cn.left
+	if fallback != "" {
+		s.notices = append([]string{fallback}, s.notices...)
+	}
 	return s, nil
 }
 
@@ -285,7 +304,11 @@ func (s *Server) dial(ctx context.Context, generation int) (*conn, error) {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			err = fmt.Errorf("start timed out after %s: %w", s.opts.StartTimeout, err)
 		}
-		return nil, &startError{err: fmt.Errorf("server %s: %w", s.Spec, err), stderr: strings.TrimSpace(cn.stderr.String())}
+		se := &startError{err: fmt.Errorf("server %s: %w", s.Spec, err), stderr: strings.TrimSpace(cn.stderr.String())}
+		if mcp.IsModernProtocol(cn.protocol) && ctx.Err() == nil {
+			se.modern = cn.protocol
+		}
+		return nil, se
 	}
 	if err := c.Start(life); err != nil {
 		return fail(fmt.Errorf("start: %w", err))
@@ -319,6 +342,9 @@ func (s *Server) dial(ctx context.Context, generation int) (*conn, error) {
 type startError struct {
 	err    error
 	stderr string
+	// modern is the revision from 2026-07-28 on the server was spoken to
+	// in when it failed after server/discover, "" otherwise.
+	modern string
 }
 
 func (e *startError) Error() string {
@@ -354,8 +380,7 @@ func (s *Server) newClient(cn *conn) (*client.Client, error) {
 	case sp.URL != "" && sp.SSE:
 		// The transports log to stderr what the calls report anyway (a
 		// session that cannot be closed on a server that went away).
-		t, err := transport.NewSSE(sp.URL, transport.WithHeaders(sp.Headers), transport.WithSSELogger(quiet),
-			transport.WithHTTPClient(boundedClient(s.opts.MaxMessageBytes)))
+		t, err := newSSETransport(sp.URL, sp.Headers, boundedClient(s.opts.MaxMessageBytes))
 		if err != nil {
 			return nil, err
 		}

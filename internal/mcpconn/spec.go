@@ -38,6 +38,11 @@ type Spec struct {
 	// Isolation keeps the cases of a stateful server apart (a servers
 	// file's "isolation", "state" and "reset"; see Set.ForCase).
 	Isolation Isolation
+	// Protocol, when set, is the one protocol revision the server is
+	// spoken to in (a servers file's "protocol", or EVAL_SERVER_PROTOCOL):
+	// a revision before 2026-07-28 starts with the handshake, for servers
+	// whose tools need its flows (requests of their own during a call).
+	Protocol string
 }
 
 // Isolation is how the cases of a stateful server are kept apart: each

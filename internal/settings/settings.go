@@ -50,10 +50,13 @@ type Settings struct {
 	// resources tool results link to.
 	MaxToolTokens int
 	Roots         []string
-	FollowLinks   bool
-	Out           string
-	Cache         string
-	Model         string
+	// ServerProtocol holds the servers to one MCP protocol revision
+	// (mcpconn.Spec.Protocol) unless a servers file gives theirs.
+	ServerProtocol string
+	FollowLinks    bool
+	Out            string
+	Cache          string
+	Model          string
 	// Models are the models to evaluate, side by side (-models); one model
 	// when only Model is named. Model is the first.
 	Models []string

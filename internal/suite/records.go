@@ -123,11 +123,13 @@ func slimCalls(calls []eval.ToolCall) []eval.ToolCall {
 	return out
 }
 
-// anyStarted reports whether a record of a run that started was written.
-func (w *recordWriter) anyStarted() bool {
+// keepsNotStarted reports whether the runs a stop left unstarted are
+// recorded: once a run that started was written, and while the file
+// takes records.
+func (w *recordWriter) keepsNotStarted() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.started
+	return w.started && w.err == nil
 }
 
 // counts returns how many records were written, and how many could not be.

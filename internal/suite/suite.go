@@ -293,6 +293,10 @@ func (s *Run) connectServers(ctx context.Context, bundled Server) (*mcpconn.Set,
 			s.codeReady = sync.OnceValue(bundled.CodeCheck)
 		}
 	}
+	specs = slices.Clone(specs)
+	for i := range specs {
+		specs[i].Protocol = cmp.Or(specs[i].Protocol, st.ServerProtocol)
+	}
 	set, err := mcpconn.ConnectSpecs(ctx, specs, opts)
 	if err != nil {
 		return nil, fmt.Errorf("MCP server failed to start, no case was run: %s", s.redactor.String(err.Error()))
@@ -569,10 +573,11 @@ var ErrStopped = errors.New("run stopped")
 
 // notStarted records rec as not run because the run was stopped, and
 // returns it with ErrStopped. A run stopped before any case started (the
-// provider check refused it) records nothing: it is not kept.
+// provider check refused it) records nothing, as it is not kept, and
+// neither does one whose results file refuses records.
 func (s *Run) notStarted(rec eval.Record) (eval.Record, error) {
 	rec.Status, rec.Reason = eval.NotRun, "not started: run stopped: "+s.Aborted()
-	if s.records.anyStarted() {
+	if s.records.keepsNotStarted() {
 		s.records.Write(rec)
 	}
 	return rec, ErrStopped
