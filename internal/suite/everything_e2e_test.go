@@ -162,14 +162,20 @@ func everythingHTTP(t *testing.T, node, entry string) string {
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	waitListening(t, addr)
+	return "http://" + addr + "/mcp"
+}
+
+// waitListening waits until a server listens at addr.
+func waitListening(t *testing.T, addr string) {
+	t.Helper()
 	require.Eventually(t, func() bool {
 		c, err := net.Dial("tcp", addr)
 		if err == nil {
 			c.Close()
 		}
 		return err == nil
-	}, 30*time.Second, 50*time.Millisecond, "the server listens")
-	return "http://" + addr + "/mcp"
+	}, 30*time.Second, 50*time.Millisecond, "the server listens at %s", addr)
 }
 
 // zeroMeasures leaves out what a run measures (time, tokens) to compare
