@@ -1,8 +1,10 @@
 package mcpconn
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -60,6 +62,8 @@ func eraServers(t *testing.T) []eraServer {
 			protocol: mcp.LATEST_PROTOCOL_VERSION, noTasks: true},
 		{name: "streamable HTTP, initialize era", spec: serve(server.NewStreamableHTTPServer(newTestServer(modeTools, false), server.WithStateful(true),
 			server.WithStreamableHTTPProtocolVersions(legacyVersions()...))) + "/mcp", protocol: mcp.LATEST_LEGACY_PROTOCOL_VERSION, noRoots: true},
+		{name: "streamable HTTP, stateless, initialize era", spec: serve(server.NewStreamableHTTPServer(newTestServer(modeTools, false),
+			server.WithStreamableHTTPProtocolVersions(legacyVersions()...))) + "/mcp", protocol: mcp.LATEST_LEGACY_PROTOCOL_VERSION, noRoots: true, noAsking: true},
 		{name: "SSE, current", spec: "sse:" + serve(server.NewSSEServer(newTestServer(modeTools, false))) + "/sse",
 			protocol: mcp.LATEST_PROTOCOL_VERSION, noTasks: true},
 		// mcp-go's SSE server asks a client nothing: its sessions support
@@ -272,4 +276,33 @@ func TestUnscriptedElicitationFindsItsCall(t *testing.T) {
 		require.NotEmpty(t, res.Elicitations)
 		assert.Contains(t, res.Elicitations[0].Note, "calls were in flight on a connection that does not say which call asks")
 	}
+}
+
+// A server that refuses a resource read by ending the session (HTTP 404,
+// as some servers without sessions do for a link of an earlier call) is a
+// refusal the model reads, not a fault that ends the case: the connection
+// starts again and the next call works.
+func TestResourceReadRefusedWithA404(t *testing.T) {
+	t.Parallel()
+	inner := server.NewStreamableHTTPServer(newTestServer(modeTools, false), server.WithStreamableHTTPProtocolVersions(legacyVersions()...))
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(body), `"resources/read"`) {
+			http.Error(w, "session not found", http.StatusNotFound)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		inner.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	set := connect(t, []string{hs.URL + "/mcp"}, Options{})
+	res := call(t, set, "link", nil)
+	require.Len(t, res.Links, 1)
+	_, err := set.ReadResource(context.Background(), set.ServerNames()[0], docURI)
+	var refused *CallError
+	require.ErrorAs(t, err, &refused)
+	var fault *ServerError
+	assert.False(t, errors.As(err, &fault), "not a fault of the server")
+	assert.Contains(t, err.Error(), "resource test://docs/readme.txt: the server refused the read (HTTP 404: its session ended)")
+	assert.Equal(t, "ab", call(t, set, "echo", map[string]any{"text": "ab"}).Text, "the server still answers")
 }

@@ -594,7 +594,16 @@ func (s *Server) ReadResource(ctx context.Context, uri string) (Result, error) {
 	defer cancel()
 	res, err := cn.client.ReadResource(callCtx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: uri}})
 	if err != nil {
-		return Result{}, s.failed(ctx, callCtx, cn, p, "resource "+uri, err)
+		failed := s.failed(ctx, callCtx, cn, p, "resource "+uri, err)
+		var fault *ServerError
+		if errors.Is(err, transport.ErrSessionTerminated) && errors.As(failed, &fault) {
+			// The server refused this read by ending the session (HTTP
+			// 404), as some without sessions do for a link of an earlier
+			// call: the connection starts again, and the model is told
+			// no, as a server that refuses the read does.
+			return Result{}, &CallError{Err: fmt.Errorf("resource %s: the server refused the read (HTTP 404: its session ended)", uri), Elicitations: p.elicitations()}
+		}
+		return Result{}, failed
 	}
 	s.succeeded()
 	parts := make([]string, len(res.Contents))

@@ -29,11 +29,12 @@ import (
 // askingTool is the tool a stub model calls for each question of
 // askingCases, by the server's name for it, with its arguments.
 var askingTool = map[string][2]string{
-	"Greet Ada.":                  {"greet", `{"name":"Ada"}`},
-	"Which roots do I have?":      {"roots", `{}`},
-	"Ask me for a random string.": {"elicit (form)", `{}`},
-	"List my roots.":              {"get-roots-list", `{}`},
-	"Ask me for my name, please.": {"trigger-elicitation-request", `{}`},
+	"Greet Ada.":                       {"greet", `{"name":"Ada"}`},
+	"Which roots do I have?":           {"roots", `{}`},
+	"Ask me for a random string.":      {"elicit (form)", `{}`},
+	"List my roots.":                   {"get-roots-list", `{}`},
+	"Ask me for my name, please.":      {"trigger-elicitation-request", `{}`},
+	"What does the server's info say?": {"info link", `{}`},
 }
 
 // askingStub calls the question's tool under the name the suite offers
@@ -44,12 +45,15 @@ func askingStub() *llmstub.Server {
 			return llmstub.Verdict("yes", "ok")
 		}
 		last := req.Messages[len(req.Messages)-1]
+		if last.Role == "tool" && strings.Contains(last.Content, `[resource link "info" <embedded:info>`) {
+			return llmstub.Reply{ToolCalls: []llmstub.Call{{Name: "read_resource_link", Arguments: `{"uri":"embedded:info"}`}}}
+		}
 		if last.Role == "tool" {
 			return llmstub.Reply{Content: "The tool says: " + last.Content}
 		}
 		want, ok := askingTool[req.Question()]
 		if !ok {
-			return llmstub.Reply{Content: "I do not know."}
+			return llmstub.Reply{Content: "I do not know: " + strconv.Quote(req.Question())}
 		}
 		for _, t := range req.Tools {
 			if offered := t.Function.Name; offered == want[0] || sameTool(offered, want[0]) {
@@ -95,6 +99,12 @@ const goSDKAskingCases = `
     checks: {contains: ["xyzzy"]}
     elicitation:
       - {field: random, content: {random: "xyzzy"}}
+- case:
+    name: "info"
+    category: "Asking"
+    input: "What does the server's info say?"
+    expected: "This is the hello example server."
+    checks: {contains: ["hello example server"]}
 `
 
 // buildGoSDKServers builds the Go SDK's everything example and the
@@ -177,17 +187,25 @@ func TestServersThatAskTheClient(t *testing.T) {
 		// server.
 		asks   bool
 		notice string
+		// links: the server has a tool that links to a resource of its
+		// own (the handlers' servers).
+		links bool
 	}{
 		{server: "stdio", asks: true},
 		{server: "http", asks: true, notice: "spoken to on revision 2025-11-25, after the handshake: on 2026-07-28 it answered server/discover, then refused the revision"},
-		{server: "stateless"},
-		{server: "sse", asks: true},
+		{server: "stateless", links: true},
+		{server: "sse", asks: true, links: true},
 	} {
 		t.Run(tc.server, func(t *testing.T) {
 			e := stubEnv(stub)
 			e["EVAL_SERVERS_FILE"], e["EVAL_SERVER"], e["EVAL_TOOL_TIMEOUT"] = servers, tc.server, "60s"
 			r := runSuite(t, t.TempDir(), goSDKAskingCases, e, "-v")
 			assert.Equal(t, eval.Pass, r.records["greet"].Status, r.records["greet"].Reason)
+			if info := r.records["info"]; tc.links {
+				assert.Equal(t, eval.Pass, info.Status, "a linked resource is read: %s (%s)", info.Reason, info.Response)
+				require.Len(t, info.ToolCalls, 2)
+				assert.Equal(t, "read_resource_link", info.ToolCalls[1].Name)
+			}
 			for _, name := range []string{"roots", "elicit"} {
 				rec := r.records[name]
 				require.Len(t, rec.ToolCalls, 1, "%s: %s", name, r.output)

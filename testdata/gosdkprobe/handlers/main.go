@@ -1,11 +1,12 @@
 // Command handlers serves, on one address, the tools of the official Go
 // SDK's example server examples/server/everything that ask the client
-// something during a call (roots, elicit (form)) and its greet tool,
-// through the SDK's other two HTTP handlers: the stateless streamable
-// HTTP handler at /stateless and the SSE handler at /sse. The example
-// itself serves its default streamable HTTP handler (-http) and stdio;
-// its main package cannot be imported, so the three tools are written
-// again here as it writes them.
+// something during a call (roots, elicit (form)), its greet tool and its
+// embedded:info resource, through the SDK's other two HTTP handlers: the
+// stateless streamable HTTP handler at /stateless and the SSE handler at
+// /sse. The example itself serves its default streamable HTTP handler
+// (-http) and stdio; its main package cannot be imported, so these are
+// written again here as it writes them, with a tool that links to the
+// resource (the example's links are data: URIs it cannot read).
 package main
 
 import (
@@ -57,6 +58,19 @@ func main() {
 			}
 			random, _ := res.Content["random"].(string)
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: random}}}, nil, nil
+		})
+
+	server.AddResource(&mcp.Resource{Name: "info", MIMEType: "text/plain", URI: "embedded:info"},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			if req.Params.URI != "embedded:info" {
+				return nil, mcp.ResourceNotFoundError(req.Params.URI)
+			}
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{
+				{URI: req.Params.URI, MIMEType: "text/plain", Text: "This is the hello example server."}}}, nil
+		})
+	mcp.AddTool(server, &mcp.Tool{Name: "info link", Description: "links to the server's info"},
+		func(context.Context, *mcp.CallToolRequest, any) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ResourceLink{Name: "info", MIMEType: "text/plain", URI: "embedded:info"}}}, nil, nil
 		})
 
 	get := func(*http.Request) *mcp.Server { return server }
