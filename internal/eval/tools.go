@@ -33,6 +33,12 @@ type ToolSummary struct {
 	Encoding            string `json:"encoding,omitempty"`
 	DefinitionMethod    string `json:"definition_method,omitempty"`
 	MaxDefinitionTokens int    `json:"max_definition_tokens,omitempty"`
+	// Dialect names the provider dialect the input schemas were adapted
+	// to, and why ("" when they went as the servers wrote them); Adapted
+	// holds each tool whose schema it changed, by the name the model is
+	// offered it under, with the schema the model was sent.
+	Dialect string `json:"dialect,omitempty"`
+	Adapted []Tool `json:"adapted,omitempty"`
 }
 
 // ServerTools is one server's tool surface and its coverage.

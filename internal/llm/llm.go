@@ -16,6 +16,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -23,6 +24,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpeval/mcpeval/internal/dialect"
 	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
@@ -91,6 +93,10 @@ type Config struct {
 	// UsageAccounting asks the provider for each request's cost
 	// (OpenRouter's "usage": {"include": true}).
 	UsageAccounting bool
+	// SchemaDialect is the dialect the tools' schemas are adapted to
+	// (package dialect): "" judges it from BaseURL and each request's
+	// model, "none" sends them as they are.
+	SchemaDialect string
 }
 
 // Client is a Chatter over HTTP.
@@ -109,6 +115,10 @@ type Client struct {
 	// down is set when a request gave up on refused connections, and
 	// cleared by the next request that succeeds (see send).
 	down atomic.Bool
+	// dialects holds each model's schema dialect, adapted each tool
+	// schema adapted to its dialect (see adaptTools).
+	schemaDialect, baseURL string
+	dialects, adapted      sync.Map
 }
 
 // New returns a client for cfg.
@@ -125,6 +135,9 @@ func New(cfg Config) *Client {
 		limiter:  cfg.Limiter,
 		usage:    cfg.UsageAccounting,
 		http:     &http.Client{},
+
+		schemaDialect: cfg.SchemaDialect,
+		baseURL:       cfg.BaseURL,
 	}
 }
 
@@ -133,6 +146,7 @@ func New(cfg Config) *Client {
 // that failed), is a *ProviderError; it is retried as the retry policy
 // allows when it is transient.
 func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
+	req.Tools = c.adaptTools(req.Model, req.Tools)
 	_, refused := c.noTemperature.Load(req.Model)
 	temperature := !refused && !openAIReasoning(req.Model)
 	resp, err := c.chat(ctx, req, temperature)
@@ -245,4 +259,38 @@ func messageOf(err error) string {
 		return pe.Message
 	}
 	return err.Error()
+}
+
+// adaptTools returns the tools with their input schemas in the dialect of
+// the provider serving model (see package dialect): the judges' tools as
+// well as the servers'. A schema that cannot be adapted goes as it is:
+// the run checked the servers' before its first case.
+func (c *Client) adaptTools(model string, tools []eval.Tool) []eval.Tool {
+	if len(tools) == 0 {
+		return tools
+	}
+	v, ok := c.dialects.Load(model)
+	if !ok {
+		d, _ := dialect.Choose(c.schemaDialect, c.baseURL, model) // the setting was checked at the start
+		v, _ = c.dialects.LoadOrStore(model, d)
+	}
+	d := v.(dialect.Dialect)
+	if d.Name == "" {
+		return tools
+	}
+	out := make([]eval.Tool, len(tools))
+	for i, t := range tools {
+		key := d.Name + "\x00" + string(t.Parameters)
+		schema, ok := c.adapted.Load(key)
+		if !ok {
+			adapted, _, err := d.Adapt(t.Parameters)
+			if err != nil {
+				adapted = t.Parameters
+			}
+			schema, _ = c.adapted.LoadOrStore(key, adapted)
+		}
+		t.Parameters = schema.(json.RawMessage)
+		out[i] = t
+	}
+	return out
 }

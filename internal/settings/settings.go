@@ -50,6 +50,10 @@ type Settings struct {
 	// resources tool results link to.
 	MaxToolTokens int
 	Roots         []string
+	// SchemaDialect is the provider dialect the tools' input schemas are
+	// adapted to (package dialect): "" to judge it from the base URL and
+	// the model, "none" for none.
+	SchemaDialect string
 	// ServerProtocol holds the servers to one MCP protocol revision
 	// (mcpconn.Spec.Protocol) unless a servers file gives theirs.
 	ServerProtocol string

@@ -8,6 +8,7 @@ package suite
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/mcpeval/mcpeval/cache"
 	"github.com/mcpeval/mcpeval/internal/agent"
+	"github.com/mcpeval/mcpeval/internal/dialect"
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
 	"github.com/mcpeval/mcpeval/internal/grading"
@@ -82,6 +84,10 @@ type Run struct {
 	servers      []string // display names
 	aborted      atomic.Pointer[string]
 	toolHash     string
+	// dialect is the provider dialect the offered tools' input schemas are
+	// adapted to; schemas holds the adapted ones, by offered name.
+	dialect dialect.Dialect
+	schemas map[string]json.RawMessage
 	// toolStats gathers the statistics of the tool calls as records are
 	// written; toolChanges is how the surface differs from the previous
 	// run's (nil: it does not, or there was none).
@@ -169,6 +175,10 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		s.Close()
 		return nil, fmt.Errorf("%s: no case was run. Choose the tools to offer with EVAL_TOOLS (or -tools), patterns such as 'memory/*,get_gene_*,!fs/write_*' (a server's tools by its short name: %s), or set EVAL_MAX_TOOLS (or -max-tools) to the provider's own limit",
 			s.redactor.String(err.Error()), strings.Join(s.tools.ServerNames(), ", "))
+	}
+	if err := s.adaptSchemas(log); err != nil {
+		s.Close()
+		return nil, err
 	}
 	s.toolHash = s.tools.Hash()
 	s.prior = s.lastRunOfSameServers()
@@ -336,10 +346,13 @@ func (s *Run) replayServers(ctx context.Context, bundled Server) error {
 // process of a server isolated per case, see mcpconn.Set.ForCase), or, in
 // a replay, the recordings with the arm's tool surface.
 func (s *Run) toolBox(a *arm, run eval.CaseRun) (agent.ToolBox, func()) {
+	box, end := agent.ToolBox(nil), func() {}
 	if s.replay == nil {
-		return a.tools.ForCase()
+		box, end = a.tools.ForCase()
+	} else {
+		box = s.replay.Box(a.tools, run, s.live)
 	}
-	return s.replay.Box(a.tools, run, s.live), func() {}
+	return box, end
 }
 
 // record keeps a tool result in the recordings store, without the run's
@@ -373,6 +386,7 @@ func NewChat(st settings.Settings, limiter *llm.Limiter) *llm.Client {
 		BaseURL: st.BaseURL, APIKey: st.APIKey, Headers: st.Headers, Limiter: limiter, Timeout: st.RequestTimeout,
 		Retry:           llm.RetryPolicy{MaxRetries: retries, Initial: st.RetryWait, Max: st.RetryMaxWait},
 		UsageAccounting: st.Provider == "openrouter" || strings.Contains(st.BaseURL, "openrouter.ai"),
+		SchemaDialect:   st.SchemaDialect,
 	})
 }
 

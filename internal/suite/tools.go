@@ -227,6 +227,7 @@ func (s *Run) toolSummary() *eval.ToolSummary {
 		ts.SelectedCases, ts.LoadedCases = n, len(s.Cases)
 	}
 	ts.Encoding, ts.DefinitionMethod, ts.MaxDefinitionTokens = s.definitionCounter().Encoding, tokens.DefinitionMethod, s.Settings.MaxToolTokens
+	ts.Dialect, ts.Adapted = s.dialect.Describe(), s.adaptedTools()
 	return &ts
 }
 

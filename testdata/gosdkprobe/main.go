@@ -4,7 +4,8 @@
 // forecast tool returns structured content that matches its output
 // schema, broken_forecast returns structured content that does not (a
 // temperature given as text), and summary_only declares an output schema
-// but returns text alone. A module of its own keeps the SDK out of
+// but returns text alone; forecasts takes a list, which the SDK's schema
+// gives the type list ["null", "array"]. A module of its own keeps the SDK out of
 // mcpeval's go.mod.
 package main
 
@@ -12,6 +13,7 @@ import (
 	"context"
 	"encoding/json"
 	"log"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -20,6 +22,10 @@ import (
 type forecast struct {
 	Temperature float64 `json:"temperature" jsonschema:"degrees Celsius"`
 	Conditions  string  `json:"conditions" jsonschema:"the sky, in words"`
+}
+
+type places struct {
+	Cities []string `json:"cities" jsonschema:"the cities to forecast"`
 }
 
 type place struct {
@@ -48,6 +54,11 @@ func main() {
 		InputSchema: placeSchema, OutputSchema: json.RawMessage(outputSchema)},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "mild and sunny"}}}, nil
+		})
+	// The SDK gives a slice the type list ["null", "array"].
+	mcp.AddTool(s, &mcp.Tool{Name: "forecasts", Description: "Tomorrow's weather in several cities."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in places) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "mild in " + strings.Join(in.Cities, " and ")}}}, nil, nil
 		})
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		log.Fatal(err)
