@@ -268,6 +268,13 @@ type ToolCall struct {
 	Stderr string `json:"stderr,omitempty"`
 }
 
+// Is reports whether a case's name for a tool names this call's: the
+// tool's name on its server, or server/tool with the server's short name
+// (for a name two servers offer).
+func (c ToolCall) Is(name string) bool {
+	return name == c.Name || c.Server != "" && name == c.Server+"/"+c.Name
+}
+
 // Where a replaying run's tool results came from (ToolCall.Replay).
 const (
 	// ReplayRecorded: the recording of a call with the same server, tool

@@ -121,20 +121,26 @@ func HasAnswerChecks(c eval.Checks) bool {
 // CheckTools evaluates the case's tool expectations on the calls made.
 func CheckTools(c eval.Case, calls []eval.ToolCall) []eval.CheckResult {
 	var out []eval.CheckResult
-	attempted, ran := map[string]bool{}, map[string]bool{}
-	for _, call := range calls {
-		attempted[call.Name] = true
-		ran[call.Name] = ran[call.Name] || !call.NotRun
+	// A name is the tool's on its server, or server/tool.
+	called := func(name string) (attempted, ran bool) {
+		for _, call := range calls {
+			if call.Is(name) {
+				attempted, ran = true, ran || !call.NotRun
+			}
+		}
+		return attempted, ran
 	}
 	for _, name := range c.Tools.MustCall {
+		attempted, ran := called(name)
 		detail := "never called"
-		if attempted[name] && !ran[name] {
+		if attempted && !ran {
 			detail = "called, but never run (bad arguments or too many calls)"
 		}
-		out = append(out, check("must_call "+name, ran[name], detail))
+		out = append(out, check("must_call "+name, ran, detail))
 	}
 	for _, name := range c.Tools.MustNotCall {
-		out = append(out, check("must_not_call "+name, !attempted[name], "was called"))
+		attempted, _ := called(name)
+		out = append(out, check("must_not_call "+name, !attempted, "was called"))
 	}
 	for _, m := range c.Tools.Args {
 		name := fmt.Sprintf("args %s %s", m.Tool, plainJSON(m.Args))
@@ -214,7 +220,7 @@ func ExpectedError(c eval.Case, call eval.ToolCall) bool {
 
 func anyCallMatches(calls []eval.ToolCall, m eval.ArgMatch) bool {
 	for _, call := range calls {
-		if call.Name != m.Tool || call.NotRun {
+		if !call.Is(m.Tool) || call.NotRun {
 			continue
 		}
 		var got map[string]any

@@ -15,7 +15,7 @@ func checkElicited(calls []eval.ToolCall, e eval.Elicited) eval.CheckResult {
 	}
 	var got []string
 	for _, call := range calls {
-		if call.Name != e.Tool || call.NotRun {
+		if !call.Is(e.Tool) || call.NotRun {
 			continue
 		}
 		for _, el := range call.Elicitations {

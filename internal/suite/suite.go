@@ -1050,12 +1050,13 @@ func (s *Run) Summary() eval.Summary {
 func (s *Run) Select(names map[string]bool) error {
 	s.selected = names
 	// must_call names a tool by its name on its server (as the records do),
-	// whatever name the model is offered it under.
+	// or as server/tool, whatever name the model is offered it under.
 	var offered []string
 	for _, t := range s.tools.Entries() {
 		if !slices.Contains(offered, t.Name) {
 			offered = append(offered, t.Name)
 		}
+		offered = append(offered, t.Server+"/"+t.Name)
 	}
 	var errs []error
 	for _, c := range s.Cases {

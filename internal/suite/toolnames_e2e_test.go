@@ -111,6 +111,21 @@ func TestToolNamesProvidersAccept(t *testing.T) {
 		}
 	})
 
+	t.Run("a tool named with its server", func(t *testing.T) {
+		e["EVAL_SERVERS_FILE"] = servers(0)
+		qualified := strings.ReplaceAll(toolNameCases, "must_call: [items.count]", "must_call: [alpha/items.count]")
+		r := runSuite(t, t.TempDir(), qualified, e)
+		require.Error(t, r.err, "beta's case called beta's tool, not alpha's")
+		assert.Equal(t, eval.Pass, r.records["alpha"].Status, r.records["alpha"].Reason)
+		assert.Equal(t, eval.Fail, r.records["beta"].Status)
+		assert.Contains(t, r.records["beta"].Reason, "must_call alpha/items.count")
+
+		unknown := strings.Replace(toolNameCases, "must_call: [items.count]", "must_call: [gamma/items.count]", 1)
+		r = runSuite(t, t.TempDir(), unknown, e)
+		require.Error(t, r.err)
+		assert.Contains(t, r.output, `tools.must_call: no server offers the tool "gamma/items.count" (did you mean alpha/items.count?)`)
+	})
+
 	t.Run("more tools than the provider accepts", func(t *testing.T) {
 		e["EVAL_SERVERS_FILE"] = servers(200)
 		before := stub.Requests()
