@@ -19,6 +19,7 @@ require (
 	golang.org/x/mod v0.27.0
 	golang.org/x/sys v0.36.0
 	golang.org/x/term v0.35.0
+	golang.org/x/text v0.17.0
 	gotest.tools/gotestsum v1.13.0
 )
 
@@ -36,7 +37,6 @@ require (
 	github.com/spf13/cast v1.7.1 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/sync v0.17.0 // indirect
-	golang.org/x/text v0.17.0 // indirect
 	golang.org/x/tools v0.36.0 // indirect
 )
 

@@ -80,6 +80,28 @@ func TestReplayPlaysTheReferenceThenAnswers(t *testing.T) {
 	assert.Equal(t, 5, s.Requests())
 }
 
+// References name tools as their servers do; the replay calls them as the
+// request offers them: a safe form, a server-qualified name, a name given
+// as server/tool. Strict checks pass.
+func TestReplayCallsTheOfferedName(t *testing.T) {
+	cases := []eval.Case{
+		{Input: "dotted?", Reference: []eval.RefCall{{Tool: "items.count"}}},
+		{Input: "shared?", Reference: []eval.RefCall{{Tool: "beta/status"}}},
+	}
+	s := Start(Replay(cases), Options{Strict: true})
+	defer s.Close()
+	tool := func(name string) map[string]any {
+		return map[string]any{"type": "function", "function": map[string]any{"name": name, "parameters": map[string]any{"type": "object"}}}
+	}
+	tools := []any{tool("items_count_1a2b3c4d"), tool("alpha__status"), tool("beta__status")}
+	for question, want := range map[string]string{"dotted?": "items_count_1a2b3c4d", "shared?": "beta__status"} {
+		resp, r := post(t, s, map[string]any{"model": "m", "tools": tools, "messages": []eval.Message{{Role: "user", Content: question}}})
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		require.Len(t, r.Choices[0].Message.ToolCalls, 1)
+		assert.Equal(t, want, r.Choices[0].Message.ToolCalls[0].Function.Name, question)
+	}
+}
+
 func TestFaultsAndLatency(t *testing.T) {
 	s := Start(func(Request) Reply { return Reply{Content: "ok"} }, Options{Rate429: 0.5, Rate500: 0.2, RetryAfter: "3", Seed: 1, Latency: 5 * time.Millisecond})
 	defer s.Close()

@@ -52,7 +52,11 @@ func Replay(cases []eval.Case) Responder {
 		}
 		if done := len(results); done < len(c.Reference) {
 			ref := c.Reference[done]
-			return Reply{ToolCalls: []Call{{Name: ref.Tool, Arguments: eval.ArgumentsJSON(ref.Args)}}}
+			name := ref.Tool
+			if offered, ok := req.offered(name); ok {
+				name = offered.name // as the model is offered it
+			}
+			return Reply{ToolCalls: []Call{{Name: name, Arguments: eval.ArgumentsJSON(ref.Args)}}}
 		}
 		var answer []string
 		for i, text := range results {
@@ -169,17 +173,29 @@ func ReplayOffered(cases []eval.Case) Responder {
 	}
 }
 
-// offered finds the tool the request offers for a tool's own name: the
-// tool of that name, else the one qualified by a server (server__name).
+// offered finds the tool the request offers for a tool's name on its
+// server (or server/tool): the tool of that name, else the one qualified by
+// a server (server__name), else the safe form of a name providers refuse
+// (its letters and digits, each run of other characters "_", and a hash).
 func (r Request) offered(name string) (tool struct{ name, description string }, ok bool) {
-	for _, t := range r.Tools {
-		if f := t.Function; f.Name == name || strings.HasSuffix(f.Name, "__"+name) {
-			tool.name, tool.description = f.Name, f.Description
-			return tool, true
+	wants := []string{name}
+	if server, own, found := strings.Cut(name, "/"); found {
+		wants = append(wants, server+"__"+own, own)
+	}
+	for _, want := range wants {
+		safe := regexp.MustCompile(`^(.*__)?` + regexp.QuoteMeta(strings.Trim(nonName.ReplaceAllString(want, "_"), "_")) + `_[0-9a-f]{8}$`)
+		for _, t := range r.Tools {
+			if f := t.Function; f.Name == want || strings.HasSuffix(f.Name, "__"+want) || safe.MatchString(f.Name) {
+				tool.name, tool.description = f.Name, f.Description
+				return tool, true
+			}
 		}
 	}
 	return tool, false
 }
+
+// nonName matches runs of characters providers refuse in a tool name.
+var nonName = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
 
 // Verdict is a judge reply through the submit_verdict tool, with the
 // judge's restatement agreeing.

@@ -8,6 +8,11 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+
+	"golang.org/x/text/runes"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 )
@@ -39,11 +44,13 @@ const maxName = 64
 // offeredNames gives each tool the name the model is offered. A tool keeps
 // its own name when it is valid and no other server offers that name. A
 // name offered by several servers is qualified by its server
-// (server__name), and a name providers would refuse is made safe: every
-// other character becomes "_", and a name too long is cut and ends with a
-// hash of the original. A safe form that another tool has already gets a
-// hash of the server and name. The result depends only on the servers'
-// names and tools, never on the order of calls.
+// (server__name). A name providers would refuse is offered in a safe form
+// that depends on it alone, so that it stays the same whatever other
+// servers join: its letters and digits (accents dropped), each run of
+// other characters one "_", and a short hash of the name (see safeName).
+// Should a safe form be taken all the same, it gets a hash of the server
+// and name. The result depends only on the servers' names and tools,
+// never on the order of calls.
 func offeredNames(tools []Tool) {
 	count := map[string]int{}
 	for _, t := range tools {
@@ -61,40 +68,50 @@ func offeredNames(tools []Tool) {
 		if t.Offered != "" {
 			continue
 		}
-		want := t.Name
+		name := safeName(t.Name)
 		if count[t.Name] > 1 {
-			want = t.Server + "__" + t.Name
+			name = t.Server + "__" + t.Name
+			if !validName.MatchString(name) {
+				name = safeName(t.Server + "__" + t.Name)
+			}
 		}
-		name := safeName(want, want)
 		if taken[name] {
-			name = safeName(want+"_"+shortHash(t.Server+"\x00"+t.Name), t.Server+"\x00"+t.Name)
+			name = withSuffix(name, "_"+shortHash(t.Server+"\x00"+t.Name))
 		}
 		t.Offered = name
 		taken[name] = true
 	}
 }
 
-// safeName maps name to the characters and length providers accept; a
-// name cut to length ends with a hash of whole.
-func safeName(name, whole string) string {
-	var b strings.Builder
-	for _, r := range name {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
+// latin drops the accents of Latin letters (é becomes e).
+var latin = transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+
+// nonName matches runs of characters providers refuse in a name.
+var nonName = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
+
+// safeName is a name providers accept for name: its letters and digits,
+// accents dropped, each run of other characters one "_", then "_" and a
+// short hash of name, within the length providers accept. A name of no
+// Latin letter or digit at all is "tool" with the hash.
+func safeName(name string) string {
+	ascii, _, err := transform.String(latin, name)
+	if err != nil {
+		ascii = name
 	}
-	s := b.String()
+	s := strings.Trim(nonName.ReplaceAllString(ascii, "_"), "_")
 	if s == "" {
 		s = "tool"
 	}
-	if len(s) > maxName {
-		suffix := "_" + shortHash(whole)
-		s = s[:maxName-len(suffix)] + suffix
+	return withSuffix(s, "_"+shortHash(name))
+}
+
+// withSuffix ends s with suffix, cutting s so that the whole fits
+// maxName.
+func withSuffix(s, suffix string) string {
+	if len(s)+len(suffix) > maxName {
+		s = s[:maxName-len(suffix)]
 	}
-	return s
+	return s + suffix
 }
 
 func shortHash(s string) string {

@@ -11,8 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Names providers would refuse are offered in a safe form, the same on
-// every run, never twice; valid unique names stay as they are.
+// Names providers would refuse are offered in a safe form, readable and
+// the same on every run whatever other tools the servers offer, never
+// twice; valid unique names stay as they are.
 func TestOfferedNames(t *testing.T) {
 	long := strings.Repeat("very_long_tool_name_", 5)
 	tools := []Tool{
@@ -24,6 +25,9 @@ func TestOfferedNames(t *testing.T) {
 		{Server: "azure", Name: long},
 		{Server: "azure", Name: long + "b"},
 		{Server: "x", Name: "ünïcode/tool"},
+		{Server: "x", Name: "météo prévision"},
+		{Server: "x", Name: "天气"},
+		{Server: "x", Name: "天気"},
 	}
 	offeredNames(tools)
 	got := map[string]string{}
@@ -35,10 +39,14 @@ func TestOfferedNames(t *testing.T) {
 		got[tool.Server+"/"+tool.Name] = tool.Offered
 	}
 	assert.Equal(t, "read_file", got["fs/read_file"], "a valid unique name is kept")
-	assert.Equal(t, "read_file_"+shortHash("fs\x00read.file"), got["fs/read.file"], "a safe form already taken gets a hash")
+	assert.Equal(t, "read_file_"+shortHash("read.file"), got["fs/read.file"], "a safe form ends with a hash of the name")
 	assert.Equal(t, "git__status", got["git/status"])
 	assert.Equal(t, "azure__status", got["azure/status"])
-	assert.Equal(t, "storage_account_list", got["azure/storage account list"])
+	assert.Equal(t, "storage_account_list_"+shortHash("storage account list"), got["azure/storage account list"])
+	assert.Equal(t, "unicode_tool_"+shortHash("ünïcode/tool"), got["x/ünïcode/tool"], "accents dropped")
+	assert.Equal(t, "meteo_prevision_"+shortHash("météo prévision"), got["x/météo prévision"])
+	assert.Equal(t, "tool_"+shortHash("天气"), got["x/天气"], "no Latin letter: tool and the hash")
+	assert.NotEqual(t, got["x/天气"], got["x/天気"])
 	assert.Len(t, got["azure/"+long], 64)
 	assert.NotEqual(t, got["azure/"+long], got["azure/"+long+"b"])
 
@@ -49,6 +57,18 @@ func TestOfferedNames(t *testing.T) {
 	offeredNames(again)
 	for _, tool := range again {
 		assert.Equal(t, got[tool.Server+"/"+tool.Name], tool.Offered, "independent of order")
+	}
+
+	// Another server joins with tools of its own: no safe name changes.
+	joined := append([]Tool{{Server: "new", Name: "read_file_x"}, {Server: "new", Name: "meteo.prevision"}}, tools...)
+	for i := range joined {
+		joined[i].Offered = ""
+	}
+	offeredNames(joined)
+	for _, tool := range joined[2:] {
+		if tool.Name != "status" {
+			assert.Equal(t, got[tool.Server+"/"+tool.Name], tool.Offered, "%s keeps its name", tool.Name)
+		}
 	}
 }
 

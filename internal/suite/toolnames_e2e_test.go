@@ -29,7 +29,7 @@ func countOf(req llmstub.Request) llmstub.Reply {
 	}
 	if result == "" {
 		for _, t := range req.Tools {
-			if strings.HasPrefix(t.Function.Name, server) && strings.HasSuffix(t.Function.Name, "items_count") {
+			if strings.HasPrefix(t.Function.Name, server) && strings.Contains(t.Function.Name, "items_count") {
 				return llmstub.Reply{ToolCalls: []llmstub.Call{{Name: t.Function.Name, Arguments: "{}"}}}
 			}
 		}
