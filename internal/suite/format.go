@@ -198,7 +198,11 @@ func FormatSummary(s eval.Summary, runDir string) string {
 	if s.Reference { // no model, nothing spent
 		fmt.Fprintf(&b, "; %.1fs\n", s.Seconds)
 	} else {
-		fmt.Fprintf(&b, "; %d tokens%s, %s, %d retries, %.1fs\n", s.Usage.TotalTokens, cacheShare(s.Usage.PromptTokens, s.Usage.CachedTokens), costLine(s), s.Usage.Retries, s.Seconds)
+		judged := "" // the run's figures, as summary.json's usage and cost_usd: the judge's included
+		if s.Judge != nil && s.Judge.Requests > 0 {
+			judged = " (the judge's included)"
+		}
+		fmt.Fprintf(&b, "; %d tokens%s%s, %s, %d retries, %.1fs\n", s.Usage.TotalTokens, judged, cacheShare(s.Usage.PromptTokens, s.Usage.CachedTokens), costLine(s), s.Usage.Retries, s.Seconds)
 	}
 	if s.Replay != nil {
 		fmt.Fprintln(&b, replayLine(s.Replay))

@@ -44,3 +44,15 @@ func TestCostLineNamesTheJudgesPart(t *testing.T) {
 	s.Judge = nil
 	assert.Equal(t, "$0.0300 spent", costLine(s))
 }
+
+// The closing line's tokens and cache share are the run's, as
+// summary.json's usage: it says when they include the judge's.
+func TestSummaryLineSaysTheJudgesTokensAreIn(t *testing.T) {
+	s := eval.Summary{Model: "m", Total: 1, Passed: 1, CostUSD: 0.03,
+		Usage:  eval.Usage{TotalTokens: 1200, PromptTokens: 1000, CachedTokens: 500},
+		Judge:  &eval.JudgeCost{Model: "j", Requests: 1, CostUSD: 0.01},
+		Models: []eval.ModelResult{{Model: "m"}}}
+	assert.Contains(t, FormatSummary(s, "out"), "; 1200 tokens (the judge's included) (50% of prompt tokens from the provider's prompt cache), $0.0300 spent (the judge's $0.0100 included)")
+	s.Judge = nil
+	assert.Contains(t, FormatSummary(s, "out"), "; 1200 tokens (50% of prompt tokens from the provider's prompt cache), $0.0300 spent,")
+}
