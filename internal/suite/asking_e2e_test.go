@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -65,8 +66,10 @@ func askingStub() *llmstub.Server {
 }
 
 // sameTool reports whether offered is the suite's provider-safe name for
-// the server's tool name: the same letters and digits, in order.
+// the server's tool name: the same letters and digits, in order, and a
+// hash.
 func sameTool(offered, name string) bool {
+	offered = regexp.MustCompile(`_[0-9a-f]{8}$`).ReplaceAllString(offered, "")
 	keep := func(s string) string {
 		return strings.Map(func(r rune) rune {
 			if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {

@@ -107,6 +107,10 @@ func TestOllama(t *testing.T) {
 		models[name] = filepath.Join(dir, name+".Modelfile")
 		require.NoError(t, os.WriteFile(models[name], []byte(fmt.Sprintf("FROM %s\nTEMPLATE \"\"\"%s\"\"\"\nPARAMETER %s\n", f.Name(), tinyTemplate, params)), 0o644))
 	}
+	// tiny-broken's template does not render tools: Ollama refuses every
+	// request that offers some ("does not support tools").
+	models["tiny-broken"] = filepath.Join(dir, "tiny-broken.Modelfile")
+	require.NoError(t, os.WriteFile(models["tiny-broken"], []byte(fmt.Sprintf("FROM %s\nTEMPLATE \"\"\"{{ index .Messages 99 }}\"\"\"\n", f.Name())), 0o644))
 
 	// The greedy reply to askCFTR, as the OpenAI-compatible endpoint
 	// gives it.
@@ -132,7 +136,7 @@ func TestOllama(t *testing.T) {
 				t.Logf("temperature 1: %s", reply)
 			})
 			t.Run("suite", func(t *testing.T) { runSuiteOnOllama(t, base) })
-			t.Run("fail, cut and token limit", func(t *testing.T) { runOutcomesOnOllama(t, base) })
+			t.Run("fail, cut, token limit and error", func(t *testing.T) { runOutcomesOnOllama(t, base) })
 			if engine.env == "" {
 				// The llama.cpp sampler takes the temperature as given:
 				// a denormal one makes invalid probabilities and the
@@ -203,9 +207,10 @@ func runSuiteOnOllama(t *testing.T, base string) {
 
 // runOutcomesOnOllama runs cases that do not pass against the real server
 // and checks each ends as it should: an answer the checks refuse fails, a
-// reply cut at the output limit is cut, and a question longer than the
+// reply cut at the output limit is cut, a question longer than the
 // model's context window, which Ollama cuts silently, is a token limit
-// that names num_ctx.
+// that names num_ctx, and a request Ollama refuses (tools for a model
+// whose template has none) is an error quoting it.
 func runOutcomesOnOllama(t *testing.T, base string) {
 	// The tiny model answers 441457 for NUTM2G; the case expects another id.
 	wrong := strings.Replace(ollamaCaseFile(), `contains: ["441457"]`, `contains: ["441458"]`, 1)
@@ -235,6 +240,13 @@ func runOutcomesOnOllama(t *testing.T, base string) {
 	assert.Contains(t, rec.Reason, "Ollama: num_ctx")
 	assert.Equal(t, 1, rec.Usage.Requests, "the case stops at the cut request")
 	assert.LessOrEqual(t, rec.Usage.PromptTokens, 512, "Ollama's count: what it kept")
+
+	r = runSuite(t, t.TempDir(), ollamaCaseFile(), env{"OPENAI_BASE_URL": base + "/v1", "EVAL_MODEL": "tiny-broken", "EVAL_MAX_RETRIES": "0", "EVAL_JUDGE_MODEL": "tiny"}, "-run", "/CFTR")
+	require.Error(t, r.err, r.output)
+	rec = r.records["CFTR Entrez id"]
+	assert.Equal(t, eval.Error, rec.Status, rec.Reason)
+	assert.Contains(t, rec.Reason, "provider error (HTTP 400): ")
+	assert.Contains(t, rec.Reason, "does not support tools")
 }
 
 // askCFTR asks Ollama's OpenAI-compatible endpoint the CFTR question at a
