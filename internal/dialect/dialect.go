@@ -53,21 +53,30 @@ var Table = []Quirk{{
 		"https://github.com/nanbingxyz/5ire/issues/42", "https://github.com/router-for-me/CLIProxyAPI/issues/97"},
 }}
 
+// Parse checks a setting's value: "" (judge it from the provider), "none",
+// or a name of Table, in any case.
+func Parse(setting string) (string, error) {
+	s := strings.ToLower(strings.TrimSpace(setting))
+	if s == "" || s == "none" || slices.Contains(Names(), s) {
+		return s, nil
+	}
+	return "", fmt.Errorf("want none or one of %s", strings.Join(Names(), ", "))
+}
+
 // Choose picks the dialect: setting when given ("none" for none, or a
 // name of Table), else the provider Table recognizes by baseURL's host or
 // the model's name.
 func Choose(setting, baseURL, model string) (Dialect, error) {
-	switch s := strings.ToLower(strings.TrimSpace(setting)); s {
+	s, err := Parse(setting)
+	if err != nil {
+		return Dialect{}, fmt.Errorf("the schema dialect %q: %w", setting, err)
+	}
+	switch s {
 	case "":
 	case "none":
-		return Dialect{From: "EVAL_SCHEMA_DIALECT"}, nil
+		return Dialect{From: "the schema-dialect setting"}, nil
 	default:
-		for _, q := range Table {
-			if q.Name == s {
-				return Dialect{Name: q.Name, From: "EVAL_SCHEMA_DIALECT"}, nil
-			}
-		}
-		return Dialect{}, fmt.Errorf("EVAL_SCHEMA_DIALECT %q: want none or one of %s", setting, strings.Join(Names(), ", "))
+		return Dialect{Name: s, From: "the schema-dialect setting"}, nil
 	}
 	host := ""
 	if u, err := url.Parse(baseURL); err == nil {
@@ -104,7 +113,7 @@ func (d Dialect) Describe() string {
 	if d.Name == "" {
 		return ""
 	}
-	return fmt.Sprintf("tool schemas adapted to what %s accepts (chosen by %s; EVAL_SCHEMA_DIALECT=none sends them as the servers wrote them)", d.Name, d.From)
+	return fmt.Sprintf("tool schemas adapted to what %s accepts (chosen by %s; EVAL_SCHEMA_DIALECT=none sends them as the servers wrote them), the judges' included", d.Name, d.From)
 }
 
 // Adapt returns schema as the dialect accepts it, with what it changed

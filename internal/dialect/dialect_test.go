@@ -20,9 +20,9 @@ func TestChoose(t *testing.T) {
 		{baseURL: "http://localhost:4000/v1", model: "gemini-2.0-flash", want: Dialect{Name: "gemini", From: "the model name"}},
 		{baseURL: "https://openrouter.ai/api/v1", model: "openai/gpt-4.1-mini"},
 		{baseURL: "http://localhost:11434/v1", model: "gemma3"},
-		{setting: "none", baseURL: "https://generativelanguage.googleapis.com/v1beta/openai/", model: "gemini-2.5-flash", want: Dialect{From: "EVAL_SCHEMA_DIALECT"}},
-		{setting: "Gemini", baseURL: "http://localhost:8080/v1", model: "proxy", want: Dialect{Name: "gemini", From: "EVAL_SCHEMA_DIALECT"}},
-		{setting: "claude", err: `EVAL_SCHEMA_DIALECT "claude": want none or one of gemini`},
+		{setting: "none", baseURL: "https://generativelanguage.googleapis.com/v1beta/openai/", model: "gemini-2.5-flash", want: Dialect{From: "the schema-dialect setting"}},
+		{setting: "Gemini", baseURL: "http://localhost:8080/v1", model: "proxy", want: Dialect{Name: "gemini", From: "the schema-dialect setting"}},
+		{setting: "claude", err: `the schema dialect "claude": want none or one of gemini`},
 	}
 	for _, tt := range tests {
 		got, err := Choose(tt.setting, tt.baseURL, tt.model)

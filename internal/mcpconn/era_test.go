@@ -306,3 +306,27 @@ func TestResourceReadRefusedWithA404(t *testing.T) {
 	assert.Contains(t, err.Error(), "resource test://docs/readme.txt: the server refused the read (HTTP 404: its session ended)")
 	assert.Equal(t, "ab", call(t, set, "echo", map[string]any{"text": "ab"}).Text, "the server still answers")
 }
+
+// A server held to a revision is spoken to in it; one that cannot speak
+// it says so in the set's notices, not silently.
+func TestServerHeldToARevision(t *testing.T) {
+	t.Parallel()
+	connectHeld := func(mode, protocol string) *Set {
+		spec, opts := stdioSpec(t, mode, Options{})
+		parsed, err := ParseSpec(spec)
+		require.NoError(t, err)
+		parsed.Protocol = protocol
+		set, err := ConnectSpecs(context.Background(), []Spec{parsed}, opts.withDefaults())
+		require.NoError(t, err)
+		t.Cleanup(set.Close)
+		return set
+	}
+	set := connectHeld(modeTools, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
+	assert.Equal(t, mcp.LATEST_LEGACY_PROTOCOL_VERSION, set.Servers[0].Protocol(), "a server of 2026-07-28 held to the handshake")
+	assert.Empty(t, set.Notices())
+
+	set = connectHeld(modeLegacy, mcp.LATEST_PROTOCOL_VERSION)
+	assert.Equal(t, mcp.LATEST_LEGACY_PROTOCOL_VERSION, set.Servers[0].Protocol())
+	require.Len(t, set.Notices(), 1)
+	assert.Contains(t, set.Notices()[0], "held to revision 2026-07-28, but the server answered on 2025-11-25: spoken to on 2025-11-25")
+}

@@ -278,6 +278,9 @@ func ConnectSpec(ctx context.Context, spec Spec, opts Options) (*Server, error) 
 	}
 	s.conn, s.tools, s.info, s.protocol, s.generation = cn, cn.tools, cn.info, cn.protocol, 1
 	s.notices = cn.left
+	if spec.Protocol != "" && cn.protocol != spec.Protocol {
+		fallback = fmt.Sprintf("held to revision %s, but the server answered on %s: spoken to on %s", spec.Protocol, cn.protocol, cn.protocol)
+	}
 	if fallback != "" {
 		s.notices = append([]string{fallback}, s.notices...)
 	}

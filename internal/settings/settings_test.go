@@ -104,6 +104,13 @@ func TestBadSettingsNameTheVariable(t *testing.T) {
 
 	_, err = resolveWith(t, nil, "", "-max-iterations", "x")
 	require.ErrorContains(t, err, `-max-iterations: invalid value "x"`)
+
+	_, err = resolveWith(t, map[string]string{"EVAL_SCHEMA_DIALECT": "openai", "EVAL_SERVER_PROTOCOL": "2025-13-01"}, "")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `EVAL_SCHEMA_DIALECT (environment): invalid value "openai": want none or one of gemini`)
+	assert.Contains(t, err.Error(), `EVAL_SERVER_PROTOCOL (environment): invalid value "2025-13-01"`)
+	_, err = resolveWith(t, nil, "", "-schema-dialect", "openai")
+	require.ErrorContains(t, err, `-schema-dialect: invalid value "openai": want none or one of gemini`)
 }
 
 func TestModelWithoutProviderIsOneClearMessage(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpeval/mcpeval/internal/dialect"
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/mcpconn"
 	"github.com/mcpeval/mcpeval/internal/runs"
@@ -49,7 +50,7 @@ func declare(st *Settings, x *linked) []setting {
 		noting(&x.serverFrom, textSetting(&x.server, "servers", "server", "EVAL_SERVER", "", "MCP server(s), separated by ';': a command line (stdio), an http(s) URL (streamable HTTP) or sse:URL; with -servers-file, names of its servers; default: the bundled sample server")),
 		noting(&x.serversFileFrom, pathSetting(&st.ServersFile, root, "servers-file", "EVAL_SERVERS_FILE", "", "MCP servers from a client configuration file (.mcp.json, claude_desktop_config.json: the mcpServers object); -server names the ones to use (default: all)")),
 		typed(&st.ServerProtocol, "revision", "", mcpconn.ParseProtocol, "server-protocol", "EVAL_SERVER_PROTOCOL", "", "hold the MCP servers to one protocol revision (2025-11-25, or handshake: the newest that starts with the initialize handshake; 2026-07-28), for servers whose tools need the handshake's flows; a servers file's \"protocol\" wins for its server; default: negotiated, falling back to the handshake when a server refuses 2026-07-28"),
-		textSetting(&st.SchemaDialect, "dialect", "schema-dialect", "EVAL_SCHEMA_DIALECT", "", "adapt the tools' input schemas to what a provider accepts: gemini (type lists, const, additionalProperties, $schema, $ref), or none; default: judged from the base URL's host and the model name"),
+		typed(&st.SchemaDialect, "dialect", "", dialect.Parse, "schema-dialect", "EVAL_SCHEMA_DIALECT", "", "adapt the tools' input schemas to what a provider accepts: gemini (type lists, const, additionalProperties, $schema, $ref), or none; default: judged from the base URL's host and the model name"),
 		listSetting(&st.Tools, "tools", "EVAL_TOOLS", "tools offered to the model, comma-separated patterns: get_gene_* (by name), memory/* (a server's tools, by its short name), !pattern leaves tools out (default: every tool of every server)", mcpconn.CheckPatterns),
 		intSetting(&st.MaxTools, "max-tools", "EVAL_MAX_TOOLS", "128", "most tools a request may offer (OpenAI's limit is 128); a run offering more stops before its first case, naming the servers (0: no limit)", atLeast(0)),
 		intSetting(&st.MaxToolTokens, "max-tool-tokens", "EVAL_MAX_TOOL_TOKENS", "0", "most tokens the tool definitions sent with every request may take, in the evaluated model's encoding; a run above it stops before its first case, naming the largest tools (0: no limit)", atLeast(0)),

@@ -32,6 +32,9 @@ func (s *Run) adaptSchemas(log io.Writer) error {
 		}
 	}
 	if s.dialect.Name == "" {
+		if auto, _ := dialect.Choose("", st.BaseURL, st.Model); auto.Name != "" {
+			fmt.Fprintf(log, "mcpeval: tool schemas sent as the servers wrote them (EVAL_SCHEMA_DIALECT=none), although %s (chosen by %s) refuses parts of JSON Schema\n", auto.Name, auto.From)
+		}
 		return nil
 	}
 	s.schemas = map[string]json.RawMessage{}
@@ -57,9 +60,9 @@ func (s *Run) adaptSchemas(log io.Writer) error {
 	}
 	slices.Sort(kinds)
 	if len(s.schemas) > 0 {
-		fmt.Fprintf(log, "mcpeval: %s: %s changed (%s)\n", s.dialect.Describe(), eval.Plural(len(s.schemas), "tools"), strings.Join(kinds, ", "))
+		fmt.Fprintf(log, "mcpeval: %s: %s of the servers changed (%s)\n", s.dialect.Describe(), eval.Plural(len(s.schemas), "tools"), strings.Join(kinds, ", "))
 	} else {
-		fmt.Fprintf(log, "mcpeval: %s: none needed a change\n", s.dialect.Describe())
+		fmt.Fprintf(log, "mcpeval: %s: no tool of the servers needed a change\n", s.dialect.Describe())
 	}
 	return nil
 }

@@ -69,8 +69,8 @@ func TestSchemasAdaptedToTheProvider(t *testing.T) {
 	r := runSuite(t, t.TempDir(), forecastsCase, e, "-v")
 	require.NoError(t, r.err, r.output)
 	assert.Equal(t, eval.Pass, r.records["forecasts"].Status, r.records["forecasts"].Reason)
-	assert.Contains(t, r.output, "mcpeval: tool schemas adapted to what gemini accepts (chosen by the model name; EVAL_SCHEMA_DIALECT=none sends them as the servers wrote them): ")
-	assert.Contains(t, r.output, "(additionalProperties, type list)")
+	assert.Contains(t, r.output, "mcpeval: tool schemas adapted to what gemini accepts (chosen by the model name; EVAL_SCHEMA_DIALECT=none sends them as the servers wrote them), the judges' included: ")
+	assert.Contains(t, r.output, "tools of the servers changed (additionalProperties, type list)")
 	var sum eval.Summary
 	data, err := os.ReadFile(filepath.Join(r.out, eval.SummaryFile))
 	require.NoError(t, err)
@@ -89,6 +89,7 @@ func TestSchemasAdaptedToTheProvider(t *testing.T) {
 	e["EVAL_SCHEMA_DIALECT"] = "none"
 	r = runSuite(t, t.TempDir(), forecastsCase, e, "-v")
 	require.Error(t, r.err)
+	assert.Contains(t, r.output, "mcpeval: tool schemas sent as the servers wrote them (EVAL_SCHEMA_DIALECT=none), although gemini (chosen by the model name) refuses parts of JSON Schema")
 	assert.Equal(t, eval.Error, r.records["forecasts"].Status)
 	assert.Contains(t, r.records["forecasts"].Reason, "Proto field is not repeating, cannot start list")
 }

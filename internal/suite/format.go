@@ -42,7 +42,7 @@ func FormatFailure(r eval.Record) string {
 	if len(r.Judges) > 1 {
 		fmt.Fprintf(&b, "judges: %s\n", judgeList(r.Judges))
 	}
-	fmt.Fprintf(&b, "tools: %s\n", toolList(r.ToolCalls))
+	fmt.Fprintf(&b, "tools: %s\n", toolList(r.ToolCalls, namesServers(r.Checks)))
 	for _, l := range serverInput(r.ToolCalls) {
 		b.WriteString(l + "\n")
 	}
@@ -98,7 +98,23 @@ func serverInput(calls []eval.ToolCall) []string {
 	return out
 }
 
-func toolList(calls []eval.ToolCall) string {
+// namesServers reports whether a tool check names a tool as server/tool:
+// the calls are then named so too, to tell one server's tool from
+// another's of the same name.
+func namesServers(checks []eval.CheckResult) bool {
+	for _, c := range checks {
+		for _, kind := range []string{"must_call ", "must_not_call ", "args ", "elicited "} {
+			if rest, ok := strings.CutPrefix(c.Check, kind); ok && strings.Contains(strings.Fields(rest + " ")[0], "/") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// toolList lists the calls with their arguments, by the tool's name on
+// its server, or as server/tool when qualified.
+func toolList(calls []eval.ToolCall, qualified bool) string {
 	if len(calls) == 0 {
 		return "none"
 	}
@@ -108,7 +124,11 @@ func toolList(calls []eval.ToolCall) string {
 			parts = append(parts, fmt.Sprintf("... %d more", len(calls)-i))
 			break
 		}
-		p := c.Name + "(" + oneLine(c.Arguments, 80) + ")"
+		name := c.Name
+		if qualified && c.Server != "" {
+			name = c.Server + "/" + c.Name
+		}
+		p := name + "(" + oneLine(c.Arguments, 80) + ")"
 		if c.IsError {
 			p += " [error]"
 		}

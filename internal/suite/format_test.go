@@ -56,3 +56,13 @@ func TestSummaryLineSaysTheJudgesTokensAreIn(t *testing.T) {
 	s.Judge = nil
 	assert.Contains(t, FormatSummary(s, "out"), "; 1200 tokens (50% of prompt tokens from the provider's prompt cache), $0.0300 spent,")
 }
+
+// A case that names a tool as server/tool sees its calls named so.
+func TestFailureNamesTheServerOfACallWhenTheCaseDoes(t *testing.T) {
+	calls := []eval.ToolCall{{Name: "get-sum", Server: "ev1", Arguments: `{"a":2}`}}
+	r := eval.Record{Status: eval.Fail, Reason: "must_call ev2/get-sum: never called", ToolCalls: calls,
+		Checks: []eval.CheckResult{{Check: "must_call ev2/get-sum", Detail: "never called"}}}
+	assert.Contains(t, FormatFailure(r), "tools: ev1/get-sum({\"a\":2})")
+	r.Checks[0].Check = "must_call get-sum"
+	assert.Contains(t, FormatFailure(r), "tools: get-sum({\"a\":2})")
+}

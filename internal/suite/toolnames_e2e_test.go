@@ -119,6 +119,7 @@ func TestToolNamesProvidersAccept(t *testing.T) {
 		assert.Equal(t, eval.Pass, r.records["alpha"].Status, r.records["alpha"].Reason)
 		assert.Equal(t, eval.Fail, r.records["beta"].Status)
 		assert.Contains(t, r.records["beta"].Reason, "must_call alpha/items.count")
+		assert.Contains(t, r.output, "tools: beta/items.count({})", "the call named with its server")
 
 		unknown := strings.Replace(toolNameCases, "must_call: [items.count]", "must_call: [gamma/items.count]", 1)
 		r = runSuite(t, t.TempDir(), unknown, e)

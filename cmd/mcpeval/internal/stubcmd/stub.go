@@ -27,7 +27,7 @@ import (
 var Cmd = &base.Command{
 	Name:    "stub",
 	Summary: "serve an OpenAI-compatible stub model that replays the cases' reference calls",
-	Usage:   "[-addr 127.0.0.1:8099] [-cases DIR] [-latency D] [-rate429 P] [-rate500 P] [-rate-limit R] [-key-rate R] [-reject-judge M] [-wrong M=RE] [-cost M=USD] [-served M,...] [-fixture FILE] [-strict] [-offered]",
+	Usage:   "[-addr 127.0.0.1:8099] [-cases DIR] [-latency D] [-rate429 P] [-rate500 P] [-rate-limit R] [-key-rate R] [-reject-judge M] [-unclear-judge M] [-wrong M=RE] [-cost M=USD] [-served M,...] [-fixture FILE] [-strict] [-offered]",
 	Doc: `  mcpeval stub -addr 127.0.0.1:8099 &
   OPENAI_BASE_URL=http://127.0.0.1:8099/v1 EVAL_MODEL=stub make eval
 
