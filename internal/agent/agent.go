@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -95,6 +96,9 @@ type Transcript struct {
 	Attempts []eval.Attempt
 	Columns  []string
 	Values   map[string][]string
+	// Warnings say what of the provider's responses was left out as
+	// unreadable (usage numbers that are not finite), each once.
+	Warnings []string
 }
 
 // Run runs the loop for one question. The error is a provider failure, a
@@ -120,6 +124,9 @@ func Run(ctx context.Context, chat llm.Chatter, tools ToolBox, cfg Config, quest
 			return tr, err
 		}
 		tr.Usage.Add(UsageOf(cfg, resp, req))
+		if resp.Warning != "" && !slices.Contains(tr.Warnings, resp.Warning) {
+			tr.Warnings = append(tr.Warnings, resp.Warning)
+		}
 		msg := resp.Message
 		tr.Conversation = append(tr.Conversation, msg)
 		if cut := promptCut(cfg.Counter, resp, req); cut != "" {

@@ -67,6 +67,9 @@ type Response struct {
 	CostReported bool
 	// Retries counts the attempts of this request that were retried.
 	Retries int
+	// Warning says what of the response was left out as unreadable (a
+	// usage number that is not finite), "" when nothing was.
+	Warning string
 }
 
 // Cut reports whether the provider stopped the reply before its end: its

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -180,24 +182,66 @@ type wireResponse struct {
 		NativeFinishReason *string         `json:"native_finish_reason"`
 		Error              json.RawMessage `json:"error"`
 	} `json:"choices"`
-	Usage *wireUsage `json:"usage"`
+	// Usage is read apart (see readUsage): a number in it no float holds
+	// must not cost the answer.
+	Usage json.RawMessage `json:"usage"`
 }
 
-// wireUsage is a response's usage in the shapes providers report it.
-type wireUsage struct {
-	PromptTokens        int `json:"prompt_tokens"`
-	CompletionTokens    int `json:"completion_tokens"`
-	TotalTokens         int `json:"total_tokens"`
-	PromptTokensDetails *struct {
-		CachedTokens int `json:"cached_tokens"`
-	} `json:"prompt_tokens_details"`
-	// PromptCacheHitTokens is DeepSeek's count of cached prompt tokens;
-	// CacheReadInputTokens Anthropic's, as OpenAI-compatible gateways in
-	// front of Claude pass it on.
-	PromptCacheHitTokens int `json:"prompt_cache_hit_tokens"`
-	CacheReadInputTokens int `json:"cache_read_input_tokens"`
-	// Cost is OpenRouter's cost of the request in US dollars.
-	Cost *float64 `json:"cost"`
+// usage is a response's usage as read from the shapes providers report
+// it in: OpenAI's prompt_tokens_details.cached_tokens, DeepSeek's
+// prompt_cache_hit_tokens and Anthropic's cache_read_input_tokens (as
+// OpenAI-compatible gateways in front of Claude pass it on) for the cached
+// prompt tokens, OpenRouter's cost in US dollars.
+type usage struct {
+	prompt, completion, total, cached int
+	cost                              *float64
+}
+
+// readUsage reads a response's usage. A number that is not a finite,
+// non-negative one (a cost of 1e999, a count of -3) is left out, and the
+// warning says so; usage that is not an object is none.
+func readUsage(raw json.RawMessage) (u usage, warning string) {
+	if len(raw) == 0 || isNull(raw) {
+		return u, ""
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return u, "the provider's usage is not an object: left out"
+	}
+	var bad []string
+	number := func(obj map[string]any, key, path string) (float64, bool) {
+		n, ok := obj[key].(json.Number)
+		if !ok {
+			return 0, false
+		}
+		f, err := strconv.ParseFloat(string(n), 64)
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || f < 0 {
+			bad = append(bad, path+" "+clip(string(n)))
+			return 0, false
+		}
+		return f, true
+	}
+	count := func(obj map[string]any, key, path string) int {
+		f, ok := number(obj, key, path)
+		if !ok || f > math.MaxInt32 {
+			return 0
+		}
+		return int(f)
+	}
+	u.prompt, u.completion, u.total = count(m, "prompt_tokens", "prompt_tokens"), count(m, "completion_tokens", "completion_tokens"), count(m, "total_tokens", "total_tokens")
+	if details, ok := m["prompt_tokens_details"].(map[string]any); ok {
+		u.cached = count(details, "cached_tokens", "prompt_tokens_details.cached_tokens")
+	}
+	u.cached = max(u.cached, count(m, "prompt_cache_hit_tokens", "prompt_cache_hit_tokens"), count(m, "cache_read_input_tokens", "cache_read_input_tokens"))
+	if cost, ok := number(m, "cost", "cost"); ok {
+		u.cost = &cost
+	}
+	if len(bad) > 0 {
+		warning = "the provider reported usage numbers that are not finite, non-negative numbers, left out: " + strings.Join(bad, ", ")
+	}
+	return u, warning
 }
 
 // decodeResponse reads a provider's response to a chat request whose
@@ -246,19 +290,16 @@ func decodeResponse(ex exchange, sent []eval.Message) (Response, error) {
 		return Response{}, &ProviderError{Status: ex.status, InBody: true, Message: "the reply cannot be read: " + err.Error()}
 	}
 	out := Response{Message: msg, FinishReason: finish, Usage: eval.Usage{Requests: 1}}
-	if u := w.Usage; u != nil {
-		out.Usage.PromptTokens, out.Usage.CompletionTokens, out.Usage.TotalTokens = u.PromptTokens, u.CompletionTokens, u.TotalTokens
-		if out.Usage.TotalTokens == 0 {
-			out.Usage.TotalTokens = u.PromptTokens + u.CompletionTokens
-		}
-		if u.PromptTokensDetails != nil {
-			out.Usage.CachedTokens = u.PromptTokensDetails.CachedTokens
-		}
-		out.Usage.CachedTokens = max(out.Usage.CachedTokens, u.PromptCacheHitTokens, u.CacheReadInputTokens)
-		out.HasUsage = out.Usage.TotalTokens > 0
-		if u.Cost != nil && *u.Cost >= 0 {
-			out.CostUSD, out.CostReported = *u.Cost, true
-		}
+	u, warning := readUsage(w.Usage)
+	out.Warning = warning
+	out.Usage.PromptTokens, out.Usage.CompletionTokens, out.Usage.TotalTokens = u.prompt, u.completion, u.total
+	if out.Usage.TotalTokens == 0 {
+		out.Usage.TotalTokens = u.prompt + u.completion
+	}
+	out.Usage.CachedTokens = u.cached
+	out.HasUsage = out.Usage.TotalTokens > 0
+	if u.cost != nil {
+		out.CostUSD, out.CostReported = *u.cost, true
 	}
 	if !out.HasUsage {
 		// All zeros (Ollama, some proxies) is no report.

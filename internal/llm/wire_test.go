@@ -225,6 +225,8 @@ func TestUsageShapes(t *testing.T) {
 		has    bool
 		cost   float64
 		priced bool
+		// warning is part of what the response says it left out.
+		warning string
 	}{
 		{name: "openai cached", usage: `{"prompt_tokens":2006,"completion_tokens":300,"total_tokens":2306,"prompt_tokens_details":{"cached_tokens":1920}}`,
 			want: eval.Usage{PromptTokens: 2006, CompletionTokens: 300, TotalTokens: 2306, CachedTokens: 1920, Requests: 1}, has: true},
@@ -241,6 +243,13 @@ func TestUsageShapes(t *testing.T) {
 			want: eval.Usage{PromptTokens: 10, CompletionTokens: 2, TotalTokens: 12, Requests: 1}, has: true, cost: 0.00014, priced: true},
 		{name: "null", usage: `null`, want: eval.Usage{Requests: 1}},
 		{name: "zeros", usage: `{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}`, want: eval.Usage{Requests: 1}},
+		// Numbers no float64 holds, or that no count is, cost neither the
+		// answer nor the rest of the usage: they are left out, and said.
+		{name: "a cost beyond any float", usage: `{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12,"cost":1e999}`,
+			want: eval.Usage{PromptTokens: 10, CompletionTokens: 2, TotalTokens: 12, Requests: 1}, has: true, warning: "cost 1e999"},
+		{name: "a negative count", usage: `{"prompt_tokens":-5,"completion_tokens":2,"total_tokens":2}`,
+			want: eval.Usage{CompletionTokens: 2, TotalTokens: 2, Requests: 1}, has: true, warning: "prompt_tokens -5"},
+		{name: "usage that is not an object", usage: `"lots"`, want: eval.Usage{Requests: 1}, warning: "not an object"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -251,6 +260,12 @@ func TestUsageShapes(t *testing.T) {
 			assert.Equal(t, tt.has, resp.HasUsage)
 			assert.Equal(t, tt.cost, resp.CostUSD)
 			assert.Equal(t, tt.priced, resp.CostReported)
+			if tt.warning == "" {
+				assert.Empty(t, resp.Warning)
+			} else {
+				assert.Contains(t, resp.Warning, tt.warning)
+			}
+			assert.Equal(t, "x", resp.Message.Content, "the answer is kept")
 		})
 	}
 }

@@ -126,3 +126,29 @@ func TestRunRefusedBeforeAnyCaseIsNotKept(t *testing.T) {
 	readJSON(t, filepath.Join(first.out, eval.SummaryFile), &sum)
 	assert.Equal(t, 5, sum.Passed)
 }
+
+// A provider's usage number that no float holds ("cost": 1e999) costs
+// neither the answer nor a retry: it is left out, with a warning.
+func TestUsageNumberBeyondAnyFloatIsLeftOut(t *testing.T) {
+	stub := llmstub.Start(func(req llmstub.Request) llmstub.Reply {
+		return llmstub.Reply{Raw: &llmstub.Response{Headers: map[string]string{"Content-Type": "application/json"},
+			Body: `{"id":"c","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"anything"},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12,"cost":1e999}}`}}
+	}, llmstub.Options{})
+	defer stub.Close()
+	e := stubEnv(stub)
+	e["EVAL_SERVER"], e["EVAL_JUDGE_MODEL"] = faultServer(t), "none"
+	r := runSuite(t, t.TempDir(), `
+- case:
+    name: "costly"
+    category: "Faults"
+    input: "costly"
+    expected: "anything"
+    checks: {contains: ["anything"]}
+`, e)
+	require.NoError(t, r.err, r.output)
+	rec := r.records["costly"]
+	assert.Equal(t, eval.Pass, rec.Status, rec.Reason)
+	assert.Zero(t, rec.Usage.Retries, "the answer was not thrown away")
+	assert.Equal(t, 12, rec.Usage.TotalTokens)
+	assert.Contains(t, r.output, `mcpeval: warning: case "costly": the provider reported usage numbers that are not finite, non-negative numbers, left out: cost 1e999`)
+}

@@ -88,6 +88,8 @@ type Run struct {
 	// adapted to; schemas holds the adapted ones, by offered name.
 	dialect dialect.Dialect
 	schemas map[string]json.RawMessage
+	// warned holds the provider warnings said, each once a run.
+	warned sync.Map
 	// toolStats gathers the statistics of the tool calls as records are
 	// written; toolChanges is how the surface differs from the previous
 	// run's (nil: it does not, or there was none).
@@ -781,6 +783,11 @@ func (s *Run) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *agen
 	}
 	var fault *mcpconn.ServerError
 	var tooLarge *llm.ResponseTooLargeError
+	for _, w := range tr.Warnings {
+		if _, said := s.warned.LoadOrStore(w, true); !said {
+			fmt.Fprintf(s.log, "mcpeval: warning: case %q: %s\n", c.Name, s.redactor.String(w))
+		}
+	}
 	rec.Response, rec.Conversation, rec.ToolCalls, rec.Usage = tr.Answer, tr.Conversation, tr.ToolCalls, tr.Usage
 	if rec.ToolCalls == nil {
 		rec.ToolCalls = []eval.ToolCall{}
