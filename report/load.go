@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -20,6 +19,7 @@ import (
 	"gotest.tools/gotestsum/testjson"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/stats"
 )
@@ -60,7 +60,7 @@ type inputs struct {
 
 func (in *inputs) readOutDir(dir string) error {
 	path := filepath.Join(dir, eval.RecordsFile)
-	f, err := os.Open(path)
+	f, err := files.OpenRegular(path, files.MaxRunFile)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -192,7 +192,7 @@ func readRecords(r io.Reader) (recs []eval.Record, bad []string, err error) {
 
 // readJSONFile decodes path into v; ok is false when the file does not exist.
 func readJSONFile(path string, v any) (ok bool, err error) {
-	b, err := os.ReadFile(path)
+	b, err := files.ReadRegular(path, files.MaxRunFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}

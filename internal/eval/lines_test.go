@@ -32,3 +32,19 @@ func TestReadLines(t *testing.T) {
 	err = ReadLines(broken, func(int, []byte) error { return nil })
 	assert.ErrorIs(t, err, io.ErrUnexpectedEOF, "a read error is not the end of the file")
 }
+
+// A line longer than the bound is an error that names it, read no
+// further; lines across the reader's buffer are read whole.
+func TestReadLinesBounded(t *testing.T) {
+	big := strings.Repeat("x", 3<<20)
+	var got []int
+	err := readLines(strings.NewReader("a\n"+big+"\nb\n"), 4<<20, func(n int, line []byte) error {
+		got = append(got, len(line))
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []int{2, 3<<20 + 1, 2}, got)
+
+	err = readLines(strings.NewReader("a\n"+big+"\nb\n"), 2<<20, func(int, []byte) error { return nil })
+	assert.EqualError(t, err, "line 2 is longer than the 2097152 bytes a line may be")
+}

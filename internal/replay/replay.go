@@ -25,12 +25,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/grading"
 	"github.com/mcpeval/mcpeval/internal/mcpconn"
 	"github.com/mcpeval/mcpeval/internal/recordings"
@@ -124,7 +124,7 @@ func Load(dir string, store *recordings.Store) (*Source, error) {
 
 // readCalls indexes the tool calls of the records in path.
 func (src *Source) readCalls(path string) error {
-	f, err := os.Open(path)
+	f, err := files.OpenRegular(path, files.MaxRunFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("replay: run %s has no records (%s)", src.ID, path)
 	}
@@ -132,6 +132,7 @@ func (src *Source) readCalls(path string) error {
 		return fmt.Errorf("replay: %w", err)
 	}
 	defer f.Close()
+	seen := map[eval.CaseRun]bool{}
 	err = eval.ReadLines(f, func(n int, line []byte) error {
 		var rec struct {
 			eval.CaseRun
@@ -140,6 +141,10 @@ func (src *Source) readCalls(path string) error {
 		if err := json.Unmarshal(line, &rec); err != nil {
 			return fmt.Errorf("%s:%d: not a record: %v", path, n, err)
 		}
+		if seen[rec.CaseRun] {
+			return fmt.Errorf("%s:%d: a second record of case %q (model %q, arm %q, repeat %d): a run holds one record of each case run", path, n, rec.Name, rec.Model, rec.Arm, rec.Repeat)
+		}
+		seen[rec.CaseRun] = true
 		src.ran[rec.Name] = true
 		for _, call := range rec.ToolCalls {
 			src.add(rec.CaseRun, call)

@@ -235,7 +235,7 @@ func Resolve(parent, name string) (string, error) {
 		case info.IsDir(): // a copy of a run, put there by hand
 			dir = link
 		case info.Mode()&fs.ModeSymlink == 0:
-			data, err := os.ReadFile(link)
+			data, err := files.ReadRegular(link, 4<<10) // a run's id
 			if err != nil {
 				return "", fmt.Errorf("read %s: %w", link, err)
 			}
@@ -289,9 +289,12 @@ func LatestFinished(parent string) (r Run, ok bool) {
 func ReadSummary(dir string) (eval.Summary, error) {
 	var sum eval.Summary
 	path := filepath.Join(dir, eval.SummaryFile)
-	data, err := os.ReadFile(path)
-	if err != nil {
+	data, err := files.ReadRegular(path, files.MaxRunFile)
+	if errors.Is(err, fs.ErrNotExist) {
 		return sum, fmt.Errorf("%s has no summary (the run did not finish): %w", dir, err)
+	}
+	if err != nil {
+		return sum, fmt.Errorf("read summary: %w", err)
 	}
 	if err := json.Unmarshal(data, &sum); err != nil {
 		return sum, fmt.Errorf("read %s: %w", path, err)
@@ -403,19 +406,28 @@ func sameDir(a, b string) bool {
 }
 
 // ReadRecords reads the records of a results.jsonl at path, in order; a
-// line that is not a record is an error that names the file and the line.
+// line that is not a record, or a second record of one case run (case,
+// arm, repeat), is an error that names the file and the line. The file
+// must be a regular one of at most files.MaxRunFile bytes: a run directory
+// is untrusted input.
 func ReadRecords(path string) ([]eval.Record, error) {
-	f, err := os.Open(path)
+	f, err := files.OpenRegular(path, files.MaxRunFile)
 	if err != nil {
 		return nil, fmt.Errorf("read records: %w", err)
 	}
 	defer f.Close()
 	var out []eval.Record
+	first := map[eval.CaseRun]int{}
 	err = eval.ReadLines(f, func(n int, line []byte) error {
 		var rec eval.Record
 		if err := json.Unmarshal(line, &rec); err != nil {
 			return fmt.Errorf("%s:%d: not a record: %v", path, n, err)
 		}
+		if at, ok := first[rec.CaseRun()]; ok {
+			return fmt.Errorf("%s:%d: a second record of case %q (model %q, arm %q, repeat %d), the first on line %d: a run holds one record of each case run",
+				path, n, rec.Name, rec.Model, rec.Arm, rec.Repeat, at)
+		}
+		first[rec.CaseRun()] = n
 		out = append(out, rec)
 		return nil
 	})

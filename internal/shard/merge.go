@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -283,7 +282,7 @@ func write(dir string, records []eval.Record, sum eval.Summary, byIndex map[int]
 
 // appendFile copies the file at path to w, ending it with a newline.
 func appendFile(w io.Writer, path string) error {
-	data, err := os.ReadFile(path)
+	data, err := files.ReadRegular(path, files.MaxRunFile)
 	if err != nil {
 		return err
 	}

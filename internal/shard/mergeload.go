@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/runs"
 )
 
@@ -123,7 +124,7 @@ func Fingerprints(runs []eval.ShardRun, count int, balance string) (cases, plan 
 // with a note: a shard killed while writing leaves half a line.
 func (s *shardDir) readRecords() error {
 	path := filepath.Join(s.dir, eval.RecordsFile)
-	f, err := os.Open(path)
+	f, err := files.OpenRegular(path, files.MaxRunFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -149,7 +150,7 @@ func (s *shardDir) readRecords() error {
 // readStream notes the shard's go test stream and the tests it skipped.
 func (s *shardDir) readStream() error {
 	path := filepath.Join(s.dir, StreamFile)
-	f, err := os.Open(path)
+	f, err := files.OpenRegular(path, files.MaxRunFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
