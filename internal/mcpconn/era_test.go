@@ -330,3 +330,20 @@ func TestServerHeldToARevision(t *testing.T) {
 	require.Len(t, set.Notices(), 1)
 	assert.Contains(t, set.Notices()[0], "held to revision 2026-07-28, but the server answered on 2025-11-25: spoken to on 2025-11-25")
 }
+
+// A server that asks without end is cancelled past the bound, and the
+// call's record stays bounded, saying how many were cancelled.
+func TestElicitationRoundsBounded(t *testing.T) {
+	p := &pending{replier: func(string, []string) (string, map[string]any, bool) {
+		return eval.ElicitAccept, map[string]any{"x": "y"}, true
+	}}
+	var actions []mcp.ElicitationResponseAction
+	for range maxRounds + 8 {
+		actions = append(actions, p.answer(mcp.ElicitationParams{Message: "again?"}, "").Action)
+	}
+	assert.Equal(t, mcp.ElicitationResponseActionAccept, actions[maxRounds-1])
+	assert.Equal(t, mcp.ElicitationResponseActionCancel, actions[maxRounds])
+	rounds := p.elicitations()
+	require.Len(t, rounds, maxRounds+1)
+	assert.Equal(t, "8 more requests cancelled: a call answers at most 32", rounds[maxRounds].Note)
+}

@@ -56,7 +56,14 @@ type pending struct {
 
 	mu     sync.Mutex
 	rounds []eval.Elicitation
+	// beyond counts the requests past maxRounds, cancelled unrecorded.
+	beyond int
 }
+
+// maxRounds bounds the elicitation requests a call answers and records:
+// a server that asks without end is cancelled, and its call's record
+// stays bounded.
+const maxRounds = 32
 
 type pendingKey struct{}
 
@@ -69,11 +76,23 @@ func pendingFrom(ctx context.Context) *pending {
 func (p *pending) elicitations() []eval.Elicitation {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return slices.Clone(p.rounds)
+	out := slices.Clone(p.rounds)
+	if p.beyond > 0 {
+		out = append(out, eval.Elicitation{Action: eval.ElicitCancel,
+			Note: fmt.Sprintf("%d more requests cancelled: a call answers at most %d", p.beyond, maxRounds)})
+	}
+	return out
 }
 
 // answer replies to one request and records the round trip.
 func (p *pending) answer(params mcp.ElicitationParams, note string) *mcp.ElicitationResult {
+	p.mu.Lock()
+	if len(p.rounds) >= maxRounds {
+		p.beyond++
+		p.mu.Unlock()
+		return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionCancel}}
+	}
+	p.mu.Unlock()
 	round := eval.Elicitation{Message: cut(params.Message, maxElicitText), Fields: requestedFields(params.RequestedSchema), Note: note}
 	if params.Mode == mcp.ElicitationModeURL {
 		round.Mode, round.URL = params.Mode, cut(params.URL, maxElicitText)
@@ -85,6 +104,11 @@ func (p *pending) answer(params mcp.ElicitationParams, note string) *mcp.Elicita
 		}
 	}
 	p.mu.Lock()
+	if len(p.rounds) >= maxRounds { // others answered meanwhile
+		p.beyond++
+		p.mu.Unlock()
+		return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionCancel}}
+	}
 	p.rounds = append(p.rounds, round)
 	p.mu.Unlock()
 	res := &mcp.ElicitationResult{}
