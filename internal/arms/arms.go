@@ -37,6 +37,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mcpeval/mcpeval/internal/yamlbound"
+
 	"github.com/mcpeval/mcpeval/internal/mcpconn"
 )
 
@@ -114,6 +116,9 @@ func Load(path string) ([]Arm, error) {
 
 // Parse reads the arms file named path from data (see Load).
 func Parse(path string, data []byte) ([]Arm, error) {
+	if err := yamlbound.Check(data, maxFile); err != nil {
+		return nil, fmt.Errorf("arms file %s: %w", path, err)
+	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {

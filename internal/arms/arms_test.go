@@ -100,3 +100,17 @@ arms:
 	require.Error(t, err)
 	assert.True(t, strings.HasPrefix(err.Error(), "f:3: arm \"x\""), err.Error())
 }
+
+// Aliases do not get around the arms file's bound: one anchored prompt of
+// 100 KB named by fifty arms expands past 4 MiB, and is refused.
+func TestArmsFileAliasesBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("base: &prompt " + strings.Repeat("x", 100<<10) + "\narms:\n")
+	for i := range 50 {
+		fmt.Fprintf(&b, "  - {name: a%d, system_prompt: *prompt}\n", i)
+	}
+	_, err := Parse("arms.yaml", []byte(b.String()))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "arms file arms.yaml: line ")
+	assert.Contains(t, err.Error(), "its aliases (*name) expand it to more than 4194304 bytes")
+}

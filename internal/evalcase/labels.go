@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/yamlbound"
 )
 
 // Label files hold labelled answers (eval.Label): a YAML list of maps
@@ -178,7 +179,7 @@ func ParseLabels(path string, data []byte) ([]eval.Label, error) {
 // decodeLabelFile decodes a label file that declares its provenance, and
 // checks the declaration.
 func decodeLabelFile(path string, data []byte, top *yaml.Node, file *labelFile) error {
-	if size, at := expandedSize(top, map[*yaml.Node]int64{}); size > MaxFileSize {
+	if size, at := yamlbound.Expanded(top, MaxFileSize); size > MaxFileSize {
 		return fmt.Errorf("%s:%d: the file's aliases (*name) expand it to more than the limit of %d MiB", path, at, MaxFileSize>>20)
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))

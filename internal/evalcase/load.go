@@ -23,6 +23,7 @@ import (
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/suggest"
+	"github.com/mcpeval/mcpeval/internal/yamlbound"
 )
 
 // LoadPath loads the cases of one file, or of every *.yaml and *.yml file
@@ -207,7 +208,7 @@ func Parse(path string, data []byte) ([]eval.Case, error) {
 // Decoding is strict: unknown fields and type mismatches are errors with
 // their lines. what names the items in messages.
 func decodeList[T any](path string, data []byte, top *yaml.Node, what string) ([]T, error) {
-	if size, at := expandedSize(top, map[*yaml.Node]int64{}); size > MaxFileSize {
+	if size, at := yamlbound.Expanded(top, MaxFileSize); size > MaxFileSize {
 		return nil, fmt.Errorf("%s:%d: the file's aliases (*name) expand it to more than the limit of %d MiB for a case file; write the text out where it is needed, or split the file",
 			path, at, MaxFileSize>>20)
 	}
@@ -271,32 +272,6 @@ func caseList(path string, data []byte) (*yaml.Node, error) {
 		}
 	}
 	return top, nil
-}
-
-// expandedSize is about the number of bytes of n's text once its aliases
-// are expanded (as decoding them does), counted up to just over
-// MaxFileSize, and the line of the alias that took it over the limit (or
-// n's). sizes remembers the nodes counted, so that each anchor is counted
-// once however often it is named.
-func expandedSize(n *yaml.Node, sizes map[*yaml.Node]int64) (int64, int) {
-	if size, ok := sizes[n]; ok {
-		return size, n.Line
-	}
-	sizes[n] = MaxFileSize + 1 // an alias cycle counts as too large
-	size, at := int64(len(n.Value)+len(n.Tag)+1), n.Line
-	if n.Kind == yaml.AliasNode && n.Alias != nil {
-		size, _ = expandedSize(n.Alias, sizes)
-	}
-	for _, child := range n.Content {
-		childSize, childAt := expandedSize(child, sizes)
-		size += childSize
-		if size > MaxFileSize {
-			size, at = MaxFileSize+1, childAt
-			break
-		}
-	}
-	sizes[n] = size
-	return size, at
 }
 
 // resolve follows an alias to the node it names.

@@ -14,6 +14,8 @@ import (
 	"sync"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpeval/mcpeval/internal/yamlbound"
 )
 
 // A Fixture is a provider's recorded responses to the chat requests of one
@@ -127,6 +129,9 @@ func LoadFixture(path string) (*Fixture, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
+	}
+	if err := yamlbound.Check(data, 16<<20); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)

@@ -16,6 +16,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mcpeval/mcpeval/internal/yamlbound"
+
 	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
@@ -74,9 +76,15 @@ func (t *Table) Describe() string {
 	return t.File
 }
 
+// maxExpanded bounds what a price table expands to through its aliases.
+const maxExpanded = 4 << 20
+
 // parse reads the price table data of the file path.
 func parse(path string, data []byte) (*Table, error) {
 	t := &Table{File: path, prices: map[string]Price{}}
+	if err := yamlbound.Check(data, maxExpanded); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
