@@ -66,3 +66,22 @@ func TestFailureNamesTheServerOfACallWhenTheCaseDoes(t *testing.T) {
 	r.Checks[0].Check = "must_call get-sum"
 	assert.Contains(t, FormatFailure(r), "tools: get-sum({\"a\":2})")
 }
+
+// What a closing line takes from a run directory (its id, its cases'
+// names) is escaped: a run directory is untrusted. A replay whose
+// unmatched calls went to the live servers does not say no server
+// answered.
+func TestReplayAndRejudgeLinesEscapeTheirSource(t *testing.T) {
+	line := RejudgedLine(&eval.RejudgedInfo{Source: "run\x1b[2J", Gone: []string{"case\rX"}})
+	assert.NotContains(t, line, "\x1b")
+	assert.NotContains(t, line, "\r")
+	assert.Contains(t, line, `run\x1b[2J`)
+
+	r := &eval.ReplayInfo{Source: "id\x07", Recorded: 3, Unmatched: "live", Live: 2}
+	line = replayLine(r)
+	assert.NotContains(t, line, "\x07")
+	assert.NotContains(t, line, "no server answered them")
+	assert.Contains(t, line, "2 matched no recording and went to the live servers")
+	r.Unmatched, r.Live = "", 0
+	assert.Contains(t, replayLine(r), "no server answered them")
+}

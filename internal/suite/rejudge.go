@@ -244,12 +244,12 @@ func (s *Run) rejudgedSummary(src eval.Summary, info *eval.RejudgedInfo, spent e
 // was graded again, and the cases no longer there.
 func RejudgedLine(r *eval.RejudgedInfo) string {
 	line := fmt.Sprintf("mcpeval: RE-JUDGED: the answers of run %s graded again with the current checks and judges, the model asked nothing: %d graded, %d changed status, %d taken over as they were",
-		r.Source, r.Regraded, r.Changed, r.Kept)
+		escapeHidden(r.Source), r.Regraded, r.Changed, r.Kept)
 	if len(r.Gone) > 0 {
 		line += fmt.Sprintf("\nmcpeval: RE-JUDGED: %d cases of run %s are no longer in the case files, their records taken over as they were: %s",
-			len(r.Gone), r.Source, strings.Join(r.Gone, ", "))
+			len(r.Gone), escapeHidden(r.Source), escapeHidden(strings.Join(r.Gone, ", ")))
 	}
-	return line
+	return line // what came from the run directory is escaped: it is untrusted
 }
 
 // Regrader grades records' answers again as Rejudge does, with the cases

@@ -35,8 +35,12 @@ func replayLine(r *eval.ReplayInfo) string {
 	if r.Unmatched == "live" {
 		unmatched = fmt.Sprintf("%d matched no recording and went to the live servers", r.Live)
 	}
-	line := fmt.Sprintf("mcpeval: REPLAY: the tool results are those recorded by run %s, no server answered them: %d calls answered from its recordings, %s",
-		r.Source, r.Recorded, unmatched)
+	answered := ", no server answered them"
+	if r.Live > 0 {
+		answered = ""
+	}
+	line := fmt.Sprintf("mcpeval: REPLAY: the tool results are those recorded by run %s%s: %d calls answered from its recordings, %s",
+		escapeHidden(r.Source), answered, r.Recorded, unmatched)
 	if r.Lost > 0 {
 		line += fmt.Sprintf("; %d of its recorded calls could not answer any (their results were cut in the records and are not in the recordings store)", r.Lost)
 	}
