@@ -51,9 +51,17 @@ func (s *Schema) compile() {
 	if len(text) == 0 || string(text) == "null" || string(text) == "{}" {
 		return
 	}
+	if len(text) > MaxSchema {
+		s.problem = fmt.Sprintf("the %s is too large to check (%d bytes, more than %d): not checked", s.what, len(text), MaxSchema)
+		return
+	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(text))
 	if err != nil {
 		s.problem = fmt.Sprintf("the %s is not JSON: %v", s.what, err)
+		return
+	}
+	if n := expanded(doc, doc, map[string]int{}, 0); n > MaxExpanded {
+		s.problem = fmt.Sprintf("the %s is too costly to check (its references ($ref) expand it to more than %d subschemas, as a hostile schema does to make checking take forever): not checked", s.what, MaxExpanded)
 		return
 	}
 	c := jsonschema.NewCompiler()
@@ -66,6 +74,82 @@ func (s *Schema) compile() {
 	if err != nil {
 		s.problem = fmt.Sprintf("the %s does not compile: %s", s.what, oneLine(err.Error()))
 	}
+}
+
+// A schema is checked only when it is at most MaxSchema bytes and expands,
+// its local references ($ref) followed, to at most MaxExpanded schema
+// nodes: checking a value costs about that, and a small schema whose
+// references name references twice over makes it exponential.
+const (
+	MaxSchema   = 1 << 20
+	MaxExpanded = 100_000
+)
+
+// expanded counts the nodes (objects, arrays and values) of v, a local
+// reference counting as what it names, up to more than MaxExpanded; refs
+// memoizes each reference's count. A reference met again while it is
+// being counted (a recursive schema, whose checking the value's depth
+// bounds) counts one.
+func expanded(root, v any, refs map[string]int, depth int) int {
+	if depth > 200 {
+		return MaxExpanded + 1
+	}
+	n := 1
+	switch x := v.(type) {
+	case map[string]any:
+		if ref, ok := x["$ref"].(string); ok && strings.HasPrefix(ref, "#") {
+			count, seen := refs[ref]
+			switch {
+			case seen && count < 0: // recursion
+				count = 1
+			case !seen:
+				refs[ref] = -1
+				count = 1
+				if target, ok := pointer(root, ref); ok {
+					count = expanded(root, target, refs, depth+1)
+				}
+				refs[ref] = count
+			}
+			n += count
+		}
+		for k, child := range x {
+			if k == "$defs" || k == "definitions" {
+				continue // counted where referred to
+			}
+			if n += expanded(root, child, refs, depth+1); n > MaxExpanded {
+				return n
+			}
+		}
+	case []any:
+		for _, child := range x {
+			if n += expanded(root, child, refs, depth+1); n > MaxExpanded {
+				return n
+			}
+		}
+	}
+	return n
+}
+
+// pointer resolves a local reference (#/$defs/Name, a JSON pointer) in
+// root.
+func pointer(root any, ref string) (any, bool) {
+	node := root
+	for _, part := range strings.Split(strings.TrimPrefix(strings.TrimPrefix(ref, "#"), "/"), "/") {
+		if part == "" {
+			continue
+		}
+		part = strings.ReplaceAll(strings.ReplaceAll(part, "~1", "/"), "~0", "~")
+		switch x := node.(type) {
+		case map[string]any:
+			var ok bool
+			if node, ok = x[part]; !ok {
+				return nil, false
+			}
+		default:
+			return nil, false
+		}
+	}
+	return node, true
 }
 
 // noLoader refuses to load any schema a tool's schema refers to.

@@ -1,6 +1,7 @@
 package schemacheck
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -49,4 +50,29 @@ func TestProblems(t *testing.T) {
 		assert.Empty(t, s.Problem())
 		assert.NoError(t, s.Validate(map[string]any{"x": 1}))
 	}
+}
+
+// A schema too large, or whose references double at every level (a few
+// KB that make checking exponential), is not checked, and says why; a
+// recursive schema is checked.
+func TestCostlySchemasAreNotChecked(t *testing.T) {
+	defs := []string{}
+	for i := range 24 {
+		defs = append(defs, fmt.Sprintf(`"d%d":{"anyOf":[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]}`, i, i+1, i+1))
+	}
+	defs = append(defs, `"d24":{"type":"string"}`)
+	doubling := `{"$ref":"#/$defs/d0","$defs":{` + strings.Join(defs, ",") + `}}`
+	require.Less(t, len(doubling), 4<<10)
+	s := New([]byte(doubling), "output schema")
+	assert.Contains(t, s.Problem(), "the output schema is too costly to check")
+	assert.NoError(t, s.Validate("anything"), "a schema not checked accepts")
+
+	big := New([]byte(`{"description":"`+strings.Repeat("x", MaxSchema)+`"}`), "input schema")
+	assert.Contains(t, big.Problem(), "the input schema is too large to check")
+
+	tree := New([]byte(`{"$ref":"#/$defs/node","$defs":{"node":{"type":"object","properties":{"children":{"type":"array","items":{"$ref":"#/$defs/node"}}}}}}`), "input schema")
+	assert.Empty(t, tree.Problem())
+	v, err := Decode(strings.NewReader(`{"children":[{"children":[{"children":"no"}]}]}`))
+	require.NoError(t, err)
+	assert.Error(t, tree.Validate(v), "a recursive schema checks")
 }
