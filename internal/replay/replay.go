@@ -21,9 +21,12 @@ package replay
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -73,6 +76,10 @@ type Source struct {
 	// Lost counts the recorded calls that cannot be replayed: their result
 	// is neither in the store nor whole in their record.
 	Lost int
+	// Digest identifies what is replayed: a hash of the run's records,
+	// which name every recorded result (a copy of the run directory with
+	// other results has another).
+	Digest string
 
 	store *recordings.Store
 	calls []recording
@@ -132,8 +139,9 @@ func (src *Source) readCalls(path string) error {
 		return fmt.Errorf("replay: %w", err)
 	}
 	defer f.Close()
+	digest := sha256.New()
 	seen := map[eval.CaseRun]bool{}
-	err = eval.ReadLines(f, func(n int, line []byte) error {
+	err = eval.ReadLines(io.TeeReader(f, digest), func(n int, line []byte) error {
 		var rec struct {
 			eval.CaseRun
 			ToolCalls []eval.ToolCall `json:"tool_calls"`
@@ -154,6 +162,7 @@ func (src *Source) readCalls(path string) error {
 	if err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
+	src.Digest = hex.EncodeToString(digest.Sum(nil))[:32]
 	return nil
 }
 

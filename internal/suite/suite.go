@@ -374,7 +374,9 @@ func (s *Run) replayKey() string {
 	if s.replay == nil {
 		return ""
 	}
-	return fmt.Sprintf("replay of run %s, unmatched calls: %s", s.replay.ID, s.Settings.ReplayUnmatched)
+	// Keyed by what is replayed, not by the run's id: a copy of the run
+	// directory with other results (a downloaded artifact) has its own.
+	return fmt.Sprintf("replay of the records %s, unmatched calls: %s", s.replay.Digest, s.Settings.ReplayUnmatched)
 }
 
 // NewChat returns the provider client the settings describe; limiter, when

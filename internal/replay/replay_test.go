@@ -1,0 +1,53 @@
+package replay
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/recordings"
+)
+
+// writeRun writes a run directory of one case whose one call returned
+// result, under the run id given.
+func writeRun(t *testing.T, dir, id, result string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	sum := eval.Summary{RunID: id, Tools: &eval.ToolSummary{Servers: []eval.ServerTools{{Server: "s", ID: "s", Name: "s",
+		Surface: []eval.Tool{{Name: "lookup", Parameters: json.RawMessage(`{"type":"object"}`)}}}}}}
+	data, err := json.Marshal(sum)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, eval.SummaryFile), data, 0o644))
+	rec := eval.Record{Name: "c", Model: "m", Status: eval.Pass,
+		ToolCalls: []eval.ToolCall{{Name: "lookup", Server: "s", Arguments: `{"id":"1"}`, Result: result}}}
+	data, err = json.Marshal(rec)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, eval.RecordsFile), append(data, '\n'), 0o644))
+}
+
+// What a replay is keyed by is what it replays: a copy of a run directory
+// with other results, under the same run id, is told apart; the same
+// records are the same.
+func TestDigestIsOfTheRecords(t *testing.T) {
+	root := t.TempDir()
+	store, err := recordings.Open(filepath.Join(root, "recordings"))
+	require.NoError(t, err)
+	writeRun(t, filepath.Join(root, "real"), "20261128T000000.000Z-aaaaaa", "NUTM2G: 441457")
+	writeRun(t, filepath.Join(root, "copy"), "20261128T000000.000Z-aaaaaa", "NUTM2G: 999999")
+	writeRun(t, filepath.Join(root, "same"), "20261128T000000.000Z-aaaaaa", "NUTM2G: 441457")
+	digest := map[string]string{}
+	for _, name := range []string{"real", "copy", "same"} {
+		src, err := Load(filepath.Join(root, name), store)
+		require.NoError(t, err)
+		assert.Equal(t, "20261128T000000.000Z-aaaaaa", src.ID)
+		assert.Len(t, src.Digest, 32)
+		digest[name] = src.Digest
+	}
+	assert.NotEqual(t, digest["real"], digest["copy"], "a poisoned copy has its own key")
+	assert.Equal(t, digest["real"], digest["same"])
+}
