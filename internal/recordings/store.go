@@ -90,6 +90,16 @@ type Store struct {
 	pack  *os.File
 	end   int64
 	index map[string]entry
+	// skipped counts the bytes of damaged entries passed over.
+	skipped int64
+}
+
+// Skipped returns how many bytes of damaged entries reading the pack
+// passed over (their results are lost; the entries after them are not).
+func (s *Store) Skipped() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.skipped
 }
 
 // entry is where an entry's payload lies in the pack.
@@ -184,12 +194,19 @@ func (s *Store) catchUp() (torn bool, err error) {
 	r := bufio.NewReaderSize(io.NewSectionReader(s.pack, s.end, size-s.end), 64<<10)
 	for s.end < size {
 		line, err := r.ReadSlice('\n')
-		if err != nil {
-			return true, nil
-		}
 		fp, e, ok := parseHeader(line)
-		if !ok || s.end+int64(len(line))+e.size+1 > size {
-			return true, nil
+		if err != nil || !ok || s.end+int64(len(line))+e.size+1 > size {
+			// A damaged entry with whole entries after it is passed over;
+			// only a tail with none (one being written, or left half
+			// written) is torn.
+			next, found := s.nextEntry(s.end+1, size)
+			if !found {
+				return true, nil
+			}
+			s.skipped += next - s.end
+			s.end = next
+			r.Reset(io.NewSectionReader(s.pack, next, size-next))
+			continue
 		}
 		e.at = s.end + int64(len(line))
 		next := e.at + e.size + 1
@@ -213,6 +230,38 @@ func (s *Store) catchUp() (torn bool, err error) {
 		s.end = next
 	}
 	return false, nil
+}
+
+// nextEntry finds the first whole entry that starts after a newline at or
+// after from: its header parses and its payload ends with a newline
+// within size.
+func (s *Store) nextEntry(from, size int64) (int64, bool) {
+	r := bufio.NewReaderSize(io.NewSectionReader(s.pack, from, size-from), 64<<10)
+	at := from
+	for {
+		line, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			at += int64(len(line))
+			continue
+		}
+		if err != nil {
+			return 0, false
+		}
+		at += int64(len(line))
+		head := make([]byte, 128)
+		n, _ := s.pack.ReadAt(head, at)
+		if i := bytes.IndexByte(head[:n], '\n'); i >= 0 {
+			if _, e, ok := parseHeader(head[:i+1]); ok {
+				end := at + int64(i+1) + e.size
+				var b [1]byte
+				if end < size {
+					if _, err := s.pack.ReadAt(b[:], end); err == nil && b[0] == '\n' {
+						return at, true
+					}
+				}
+			}
+		}
+	}
 }
 
 // parseHeader reads an entry's header line.

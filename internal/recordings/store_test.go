@@ -1,6 +1,7 @@
 package recordings
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -163,4 +164,46 @@ func TestPruneForgetsGoneOutputs(t *testing.T) {
 	outs, err := s.Outputs()
 	require.NoError(t, err)
 	assert.Equal(t, []string{kept}, outs)
+}
+
+// A damaged entry in the middle of the pack is passed over, and said: the
+// entries after it stay readable, and the next writer cuts nothing.
+func TestDamagedEntryIsSkippedNotCut(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir)
+	require.NoError(t, err)
+	var fps []string
+	for i := range 10 {
+		fp, err := s.Put(fmt.Sprintf("result %d of a tool, long enough to be itself", i))
+		require.NoError(t, err)
+		fps = append(fps, fp)
+	}
+	require.NoError(t, s.Close())
+	pack := filepath.Join(dir, packName)
+	data, err := os.ReadFile(pack)
+	require.NoError(t, err)
+	third := bytes.Index(data, []byte("R "+fps[3]))
+	require.Positive(t, third)
+	data[third] = 'X' // the header of the fourth entry is damaged
+	require.NoError(t, os.WriteFile(pack, data, 0o644))
+
+	s, err = Open(dir)
+	require.NoError(t, err)
+	defer s.Close()
+	_, err = s.Put("a new result")
+	require.NoError(t, err)
+	for i, fp := range fps {
+		text, ok, err := s.Get(fp)
+		if i == 3 {
+			assert.False(t, ok, "the damaged entry is lost")
+			continue
+		}
+		require.NoError(t, err)
+		require.True(t, ok, "entry %d survives", i)
+		assert.Equal(t, fmt.Sprintf("result %d of a tool, long enough to be itself", i), text)
+	}
+	assert.Positive(t, s.Skipped())
+	after, err := os.ReadFile(pack)
+	require.NoError(t, err)
+	assert.Greater(t, len(after), len(data), "nothing was cut")
 }

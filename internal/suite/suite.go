@@ -65,6 +65,8 @@ type Run struct {
 	live   *mcpconn.Set
 	// storeWarned prints the first failure to keep a result, once.
 	storeWarned sync.Once
+	// storeDamaged says once that the recordings pack had damaged entries.
+	storeDamaged sync.Once
 	// arms are what the cases run with side by side (see arm).
 	arms     []*arm
 	chat     llm.Chatter
@@ -364,6 +366,11 @@ func (s *Run) record(result string) string {
 	fp, err := s.store.Put(s.redactor.String(result))
 	if err != nil {
 		s.storeWarned.Do(func() { fmt.Fprintln(s.log, "warning: recordings:", err) })
+	}
+	if n := s.store.Skipped(); n > 0 {
+		s.storeDamaged.Do(func() {
+			fmt.Fprintf(s.log, "warning: recordings: %d bytes of damaged entries in %s passed over: their results are lost, every other entry is kept\n", n, s.store.Dir())
+		})
 	}
 	return fp
 }
