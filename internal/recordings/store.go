@@ -18,7 +18,8 @@
 // Windows) with one write each, so processes sharing the store lose
 // nothing; a reader that meets an entry still being written stops before
 // it, and the next writer under the lock cuts off an entry a killed writer
-// left half written. [Store.Prune] rewrites the pack with the entries still
+// left half written; a damaged entry with whole entries after it is passed
+// over (Skipped), never cut. [Store.Prune] rewrites the pack with the entries still
 // referenced, into a temporary file renamed over it; a Store that finds
 // the pack replaced reads it again.
 //
