@@ -74,7 +74,8 @@ type Source struct {
 	// Servers are the servers the run recorded, with their tools.
 	Servers []mcpconn.Recorded
 	// Lost counts the recorded calls that cannot be replayed: their result
-	// is neither in the store nor whole in their record.
+	// is neither in the store nor whole in their record, or their
+	// arguments were cut in it.
 	Lost int
 	// Digest identifies what is replayed: a hash of the run's records,
 	// which name every recorded result (a copy of the run directory with
@@ -174,6 +175,9 @@ func (src *Source) add(run eval.CaseRun, call eval.ToolCall) {
 	}
 	var args map[string]any
 	if json.Unmarshal([]byte(cmp.Or(strings.TrimSpace(call.Arguments), "{}")), &args) != nil {
+		if call.ArgumentsBytes > 0 {
+			src.Lost++ // its arguments were cut in the record: no call can be matched to it
+		}
 		return
 	}
 	rec := recording{fingerprint: call.ResultFingerprint, isError: call.IsError, execution: call.Execution}

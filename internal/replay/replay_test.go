@@ -51,3 +51,25 @@ func TestDigestIsOfTheRecords(t *testing.T) {
 	assert.NotEqual(t, digest["real"], digest["copy"], "a poisoned copy has its own key")
 	assert.Equal(t, digest["real"], digest["same"])
 }
+
+// A recorded call whose arguments were cut in its record cannot be
+// matched: it is counted lost, not dropped unsaid.
+func TestCutArgumentsCountedLost(t *testing.T) {
+	root := t.TempDir()
+	store, err := recordings.Open(filepath.Join(root, "recordings"))
+	require.NoError(t, err)
+	dir := filepath.Join(root, "run")
+	writeRun(t, dir, "20261128T000000.000Z-bbbbbb", "ok")
+	rec := eval.Record{Name: "d", Model: "m", Status: eval.Pass,
+		ToolCalls: []eval.ToolCall{{Name: "lookup", Server: "s", Arguments: `{"id":"12345`, ArgumentsBytes: 300 << 10, Result: "ok"}}}
+	data, err := json.Marshal(rec)
+	require.NoError(t, err)
+	f, err := os.OpenFile(filepath.Join(dir, eval.RecordsFile), os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.Write(append(data, '\n'))
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	src, err := Load(dir, store)
+	require.NoError(t, err)
+	assert.Equal(t, 1, src.Lost)
+}

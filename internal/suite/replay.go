@@ -42,7 +42,7 @@ func replayLine(r *eval.ReplayInfo) string {
 	line := fmt.Sprintf("mcpeval: REPLAY: the tool results are those recorded by run %s%s: %d calls answered from its recordings, %s",
 		escapeHidden(r.Source), answered, r.Recorded, unmatched)
 	if r.Lost > 0 {
-		line += fmt.Sprintf("; %d of its recorded calls could not answer any (their results were cut in the records and are not in the recordings store)", r.Lost)
+		line += fmt.Sprintf("; %d of its recorded calls could not answer any (their arguments, or their results, were cut in the records, and the results are not in the recordings store)", r.Lost)
 	}
 	return line
 }
