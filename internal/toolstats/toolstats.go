@@ -166,6 +166,11 @@ func (c *Collector) Add(r eval.Record) {
 
 // measure classifies one call and takes its latency and result size.
 func (c *Collector) measure(tc eval.ToolCall) call {
+	if tc.Replay == eval.ReplayUnmatched {
+		// A replayed call no recording answered never reached the server:
+		// no failure of its tool.
+		tc.NotRun, tc.IsError, tc.Refused = true, false, false
+	}
 	cl := call{notRun: tc.NotRun, refused: tc.Refused && !tc.NotRun}
 	cl.errorResult = tc.IsError && !tc.NotRun && !tc.Refused
 	if t := c.lookup(tc); t != nil {

@@ -163,6 +163,16 @@ func TestCollector(t *testing.T) {
 			wantCovered: [2]int{1, 0},
 		},
 		{
+			name: "a replayed call no recording answered is no failure of the tool",
+			records: []eval.Record{
+				rec("A", eval.Fail, eval.ToolCall{Name: "fail", Arguments: `{}`, Result: `{"error":"no recording"}`, IsError: true, Replay: eval.ReplayUnmatched}),
+			},
+			want: map[string]eval.ToolStats{
+				"fail": {Name: "fail", Calls: 1, Cases: 1, NotRun: 1},
+			},
+			wantCovered: [2]int{1, 0},
+		},
+		{
 			name:  "cases, repeats, pass share and the token limit",
 			limit: 1000,
 			records: []eval.Record{
