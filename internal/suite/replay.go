@@ -7,13 +7,17 @@ import (
 )
 
 // replayInfo says where a replaying run's tool results came from, counting
-// its records' calls; nil for a live run.
+// the calls of its records that ran now (a cached case made none); nil for
+// a live run.
 func (s *Run) replayInfo(records []eval.Record) *eval.ReplayInfo {
 	if s.replay == nil {
 		return nil
 	}
 	info := &eval.ReplayInfo{Source: s.replay.ID, SourceDir: s.replay.Dir, Unmatched: s.Settings.ReplayUnmatched, Lost: s.replay.Lost}
 	for _, r := range records {
+		if r.Cached {
+			continue
+		}
 		for _, c := range r.ToolCalls {
 			switch c.Replay {
 			case eval.ReplayRecorded:
