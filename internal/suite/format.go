@@ -234,16 +234,22 @@ func FormatSummary(s eval.Summary, runDir string) string {
 		for _, m := range s.Models {
 			fmt.Fprintln(&b, formatModel(m))
 		}
-		for _, p := range s.ModelPairs {
+		// What the arms change comes first; the pairs of every two
+		// variants after it, the first maxPairLines of them.
+		for _, e := range s.ArmEffects {
+			fmt.Fprintln(&b, formatEffect(e))
+		}
+		for i, p := range s.ModelPairs {
+			if i == maxPairLines {
+				fmt.Fprintf(&b, "mcpeval: and %d more pairs (model_pairs in summary.json)\n", len(s.ModelPairs)-i)
+				break
+			}
 			adjusted := ""
 			if len(s.ModelPairs) > 1 {
 				adjusted = fmt.Sprintf(", adjusted for %d pairs %.4g", len(s.ModelPairs), p.AdjustedP)
 			}
 			fmt.Fprintf(&b, "mcpeval: %s vs %s on %s: %d passed only by %s, %d only by %s (McNemar p = %.4g%s)\n",
 				p.A, p.B, eval.Plural(p.Cases, "cases"), p.OnlyA, p.A, p.OnlyB, p.B, p.McNemarP, adjusted)
-		}
-		for _, e := range s.ArmEffects {
-			fmt.Fprintln(&b, formatEffect(e))
 		}
 	}
 	if j := s.Judge; j != nil && !s.Reference {
@@ -307,6 +313,10 @@ func formatModel(m eval.ModelResult) string {
 	}
 	return line + cacheShare(m.PromptTokens, m.CachedTokens)
 }
+
+// maxPairLines bounds the closing lines comparing two variants: with many
+// arms (leave-one-out) their pairs are hundreds.
+const maxPairLines = 20
 
 // formatEffect is the closing line of what an arm changes: "the servers
 // of arm server over no-server: +45.0 points of pass rate (95% interval

@@ -1,9 +1,12 @@
 package suite
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 )
@@ -84,4 +87,25 @@ func TestReplayAndRejudgeLinesEscapeTheirSource(t *testing.T) {
 	assert.Contains(t, line, "2 matched no recording and went to the live servers")
 	r.Unmatched, r.Live = "", 0
 	assert.Contains(t, replayLine(r), "no server answered them")
+}
+
+// With many arms the effects come first, and the pairwise lines are
+// bounded, pointing to summary.json for the rest.
+func TestManyArmsShowEffectsFirst(t *testing.T) {
+	s := eval.Summary{Model: "a0", Total: 1}
+	for i := range 37 {
+		s.Models = append(s.Models, eval.ModelResult{Model: fmt.Sprintf("a%d", i), Runs: 1})
+	}
+	for i := range 666 {
+		s.ModelPairs = append(s.ModelPairs, eval.ModelPair{A: fmt.Sprintf("x%d", i), B: "y", Cases: 1})
+	}
+	s.ArmEffects = []eval.ArmEffect{{Kind: "leave_one_out", From: "all", To: "all-minus-x", Hidden: "x", Cases: 1}}
+	out := FormatSummary(s, "out")
+	effect := strings.Index(out, "leaving x out of all")
+	pair := strings.Index(out, "x0 vs y")
+	require.Positive(t, effect)
+	require.Positive(t, pair)
+	assert.Less(t, effect, pair, "the effects first")
+	assert.Equal(t, maxPairLines, strings.Count(out, " vs y on "))
+	assert.Contains(t, out, "mcpeval: and 646 more pairs (model_pairs in summary.json)")
 }
