@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/replay"
 )
 
 // replayInfo says where a replaying run's tool results came from, counting
@@ -14,6 +15,9 @@ func (s *Run) replayInfo(records []eval.Record) *eval.ReplayInfo {
 		return nil
 	}
 	info := &eval.ReplayInfo{Source: s.replay.ID, SourceDir: s.replay.Dir, Unmatched: s.Settings.ReplayUnmatched, Lost: s.replay.Lost}
+	if s.liveDown {
+		info.Unmatched = replay.UnmatchedError // the live servers did not start
+	}
 	for _, r := range records {
 		if r.Cached {
 			continue

@@ -92,6 +92,8 @@ type Run struct {
 	schemas map[string]json.RawMessage
 	// warned holds the provider warnings said, each once a run.
 	warned sync.Map
+	// liveDown is set when the live servers of a replay could not start.
+	liveDown bool
 	// toolStats gathers the statistics of the tool calls as records are
 	// written; toolChanges is how the surface differs from the previous
 	// run's (nil: it does not, or there was none).
@@ -334,8 +336,12 @@ func (s *Run) replayServers(ctx context.Context, bundled Server) error {
 		return fmt.Errorf("-replay-tools %s: %w", st.ReplayTools, err)
 	}
 	if st.ReplayUnmatched == replay.UnmatchedLive {
+		// The recordings answer what they match whatever the live
+		// servers do: servers that cannot start leave the run a replay
+		// whose unmatched calls are told so.
 		if s.live, err = s.connectServers(ctx, bundled); err != nil {
-			return err
+			s.live, s.liveDown = nil, true
+			fmt.Fprintf(s.log, "mcpeval: warning: -replay-unmatched live: the live servers did not start (%s); the calls no recording matches are told so, as with -replay-unmatched error\n", strings.TrimPrefix(err.Error(), "MCP server failed to start, no case was run: "))
 		}
 	}
 	s.servers = nil
