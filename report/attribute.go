@@ -69,6 +69,14 @@ func attribute(d CaseDiff, toolChanges []string) *Attribution {
 	if base == nil || cur == nil {
 		return &Attribution{Cause: eval.CauseModel, Why: "a run has no record to compare"}
 	}
+	if why := caseChange(base, cur); why != "" {
+		return &Attribution{Cause: eval.CauseCase, Why: why}
+	}
+	sameAnswer := strings.TrimSpace(base.Response) == strings.TrimSpace(cur.Response)
+	if base.Grading != cur.Grading && sameAnswer {
+		return &Attribution{Cause: eval.CauseGrading, Why: fmt.Sprintf("the suite's grading changed (version %d, now %d) and graded the same answer otherwise: %s, now %s",
+			base.Grading, cur.Grading, verdictOf(base), verdictOf(cur))}
+	}
 	if changes, same := dataChanges(base.ToolCalls, cur.ToolCalls); same && len(changes) > 0 {
 		names := make([]string, len(changes))
 		for i, ch := range changes {
@@ -90,6 +98,35 @@ func attribute(d CaseDiff, toolChanges []string) *Attribution {
 		why = fmt.Sprintf("the model called other tools (%s, now %s)", toolPath(d.Base.Tools), toolPath(d.Current.Tools))
 	}
 	return &Attribution{Cause: eval.CauseModel, Why: why}
+}
+
+// caseChange says how the case changed between the runs (its expected
+// answer, or the checks it makes, with the same grading), "" when it did
+// not.
+func caseChange(base, cur *eval.Record) string {
+	if strings.TrimSpace(base.Expected) != strings.TrimSpace(cur.Expected) {
+		return fmt.Sprintf("the case's expected answer changed: %q, now %q", clipText(base.Expected), clipText(cur.Expected))
+	}
+	names := func(checks []eval.CheckResult) []string {
+		var out []string
+		for _, c := range checks {
+			out = append(out, c.Check)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if base.Grading == cur.Grading && len(base.Checks) > 0 && len(cur.Checks) > 0 && !slices.Equal(names(base.Checks), names(cur.Checks)) {
+		return fmt.Sprintf("the case's checks changed: %s, now %s", strings.Join(names(base.Checks), "; "), strings.Join(names(cur.Checks), "; "))
+	}
+	return ""
+}
+
+// clipText shortens a text quoted in a cause.
+func clipText(s string) string {
+	if r := []rune(s); len(r) > 120 {
+		return string(r[:120]) + "…"
+	}
+	return s
 }
 
 // infrastructure says why the runs of the side that did not pass ended in

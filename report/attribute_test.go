@@ -33,7 +33,8 @@ func TestAttribute(t *testing.T) {
 		}
 		return o
 	}
-	pass := eval.Record{Status: eval.Pass, Verdict: "yes", Response: "item d", ToolCalls: []eval.ToolCall{call(`{"id":"d"}`, "item d", "f1")}}
+	pass := eval.Record{Status: eval.Pass, Verdict: "yes", Response: "item d", Grading: 1, Checks: []eval.CheckResult{{Check: `contains "item d"`, Passed: true}},
+		ToolCalls: []eval.ToolCall{call(`{"id":"d"}`, "item d", "f1")}}
 	for _, tc := range []struct {
 		name        string
 		cur         eval.Record
@@ -47,10 +48,16 @@ func TestAttribute(t *testing.T) {
 		{"the data", eval.Record{Status: eval.Fail, ToolCalls: []eval.ToolCall{call(`{"id": "D"}`, "gone", "f2")}}, nil, eval.CauseData},
 		{"the judge", eval.Record{Status: eval.Fail, Verdict: "no", Response: "item d", ToolCalls: []eval.ToolCall{call(`{"id":"d"}`, "item d", "f1")}}, nil, eval.CauseJudge},
 		{"an undecided judge", eval.Record{Status: eval.Undecided, Response: "item d", ToolCalls: []eval.ToolCall{call(`{"id":"d"}`, "item d", "f1")}}, nil, eval.CauseJudge},
+		{"the case's expected answer", eval.Record{Status: eval.Fail, Verdict: "no", Expected: "item e", Response: "item d", ToolCalls: []eval.ToolCall{call(`{"id":"d"}`, "item d", "f1")}}, nil, eval.CauseCase},
+		{"the case's checks", eval.Record{Status: eval.Fail, Response: "item d", Checks: []eval.CheckResult{{Check: `contains "item e"`}}, ToolCalls: []eval.ToolCall{call(`{"id":"d"}`, "item d", "f1")}}, nil, eval.CauseCase},
+		{"the suite's grading", eval.Record{Status: eval.Fail, Grading: 2, Response: "item d", Checks: []eval.CheckResult{{Check: `contains "item d" (as a whole word)`}}, ToolCalls: []eval.ToolCall{call(`{"id":"d"}`, "item d", "f1")}}, nil, eval.CauseGrading},
 		{"other calls", eval.Record{Status: eval.Fail, ToolCalls: []eval.ToolCall{call(`{"id":"e"}`, "item e", "f3")}}, nil, eval.CauseModel},
 		{"another answer", eval.Record{Status: eval.Fail, Verdict: "no", Response: "no idea", ToolCalls: []eval.ToolCall{call(`{"id":"d"}`, "item d", "f1")}}, nil, eval.CauseModel},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.cur.Grading == 0 {
+				tc.cur.Grading = pass.Grading // graded alike, unless the case says
+			}
 			d := CaseDiff{Base: outcome(pass), Current: outcome(tc.cur), Change: Regression}
 			a := attribute(d, tc.toolChanges)
 			assert.Equal(t, tc.want, a.Cause, a.Why)

@@ -8,6 +8,12 @@ const (
 	CauseInfrastructure = "infrastructure"
 	// CauseSurface: a tool the case called changed in the tool surface.
 	CauseSurface = "surface"
+	// CauseCase: the case itself changed: its expected answer, or the
+	// checks it makes (the case file was edited).
+	CauseCase = "case"
+	// CauseGrading: the suite's grading changed (Record.Grading, its
+	// version) and graded the same answer otherwise.
+	CauseGrading = "grading"
 	// CauseData: the case made the same calls, and some returned other
 	// results.
 	CauseData = "data"
@@ -19,4 +25,4 @@ const (
 )
 
 // Causes are the causes of a flip, in the order they are looked for.
-var Causes = []string{CauseInfrastructure, CauseSurface, CauseData, CauseJudge, CauseModel}
+var Causes = []string{CauseInfrastructure, CauseSurface, CauseCase, CauseGrading, CauseData, CauseJudge, CauseModel}

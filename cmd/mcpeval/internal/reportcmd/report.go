@@ -44,7 +44,7 @@ newest run. The go test -json streams are -json and the arguments; without
 them $GOTESTSUM_JSONFILE (set by gotestsum for a post-run command), else
 test.json in the run's directory; with none the report shows the records
 alone. -baseline exits 1 on a significant regression, and gives each flipped
-case a cause (model, surface, data, judge, infrastructure) in the terminal,
+case a cause (model, surface, case, grading, data, judge, infrastructure) in the terminal,
 compare.html, compare.json and the JUnit file; -gate-causes limits the gate
 to some causes, -attribute re-runs the flips on the baseline's recorded tool
 results.`,
@@ -72,7 +72,7 @@ func run(c *base.Command, args []string, p base.Process) error {
 	fs.StringVar(&o.Baseline, "baseline", "", "compare the run with this earlier `run` (directory, id, or latest: the newest run before it); write compare.html and exit 1 on a significant regression")
 	fs.Float64Var(&o.Alpha, "alpha", defaultAlpha, "the regression gate's false-alarm `rate`: how often it fails on two runs of an unchanged model, at most")
 	fs.BoolVar(&o.Open, "open", false, "open the report in the browser (never when CI is set)")
-	gateCauses := fs.String("gate-causes", p.Getenv("EVAL_GATE_CAUSES"), "weigh in the regression gate only the cases that flipped for these `causes` (model, surface, data, judge, infrastructure; default $EVAL_GATE_CAUSES, else all)")
+	gateCauses := fs.String("gate-causes", p.Getenv("EVAL_GATE_CAUSES"), "weigh in the regression gate only the cases that flipped for these `causes` (model, surface, case, grading, data, judge, infrastructure; default $EVAL_GATE_CAUSES, else all)")
 	fs.BoolVar(&o.Attribute, "attribute", p.Getenv("EVAL_ATTRIBUTE") == "true" || p.Getenv("EVAL_ATTRIBUTE") == "1", "re-run each flipped case on the baseline's recorded tool results (go test -pkg, -attribute-runs times) to tell the model changing from the data moving it")
 	fs.IntVar(&o.AttributeRuns, "attribute-runs", 3, "how many times -attribute re-runs each flipped case")
 	fs.StringVar(&o.Pkg, "pkg", "./evaltest", "the suite's `package`, which -attribute runs")
