@@ -856,6 +856,8 @@ func TestCaseLinkInBrowser(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, eval.RecordsFile), []byte(strings.Join(lines, "\n")+"\n"), 0o644))
 	d, err := Load(dir, nil)
 	require.NoError(t, err)
+	// Compared with a baseline, the flipped case says how and why.
+	d.Flips = map[eval.CaseRun]string{{Name: "Gene lookup of TP53 & friends"}: "regression since r1, cause case: the case's expected answer changed: \"7158\", now \"7157\""}
 	path := filepath.Join(dir, "report.html")
 	writeFile(t, path, d)
 
@@ -865,6 +867,7 @@ func TestCaseLinkInBrowser(t *testing.T) {
 		p.openAt(path, fragment)
 		p.waitFor(`!document.getElementById('detail').hidden`)
 		assert.Contains(t, jsEval[string](p, `document.querySelector('#detail h2').textContent`), "Gene lookup of TP53 & friends", fragment)
+		assert.Contains(t, jsEval[string](p, `document.getElementById('detail').textContent`), "Since the baselineregression since r1, cause case: the case's expected answer changed")
 		assert.Contains(t, jsEval[string](p, `document.querySelector('#detail #judge-prompt').textContent`), "Answer to grade: It is 7158.")
 		assert.Contains(t, jsEval[string](p, `document.querySelector('#detail #judge-reply').textContent`), `"verdict":"no"`)
 	}
@@ -874,5 +877,6 @@ func TestCaseLinkInBrowser(t *testing.T) {
 	p.click(fmt.Sprintf(`#cases tr[data-id="%d"]`, caseIndex(t, d, "Alpha")))
 	p.waitFor(`location.hash === '#Alpha'`)
 	assert.Nil(t, jsEval[any](p, `document.querySelector('#detail #judge-prompt')`), "a record without a judge prompt shows none")
+	assert.NotContains(t, jsEval[string](p, `document.getElementById('detail').textContent`), "Since the baseline", "a case that did not flip says nothing of it")
 	p.assertClean()
 }

@@ -259,6 +259,9 @@ type rowJSON struct {
 	TokensEstimated bool               `json:"tokens_estimated"`
 	Seconds         float64            `json:"seconds"`
 	Metrics         map[string]float64 `json:"metrics,omitempty"`
+	// Flip is, in a comparison with a baseline, how the case changed and
+	// why (see Data.Flips).
+	Flip string `json:"flip,omitempty"`
 }
 
 // judgeRowJSON is one judge's verdict as the table shows it, when several
@@ -304,6 +307,7 @@ func newOverview(d *Data) overview {
 	}
 	for i, g := range d.Groups {
 		o.Cases[i] = newRow(i, g, d.Cases)
+		o.Cases[i].Flip = d.Flips[eval.CaseRun{Name: g.Name, Model: g.Model}]
 		if len(models) < 2 {
 			o.Cases[i].Model = "" // one model: the header names it
 		}

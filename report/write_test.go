@@ -229,3 +229,22 @@ func TestWriteCompressesLargeDetails(t *testing.T) {
 	}
 	assert.Less(t, len(page), detailsSize(d)/3, "compressed")
 }
+
+// In a comparison with a baseline, each flipped case's row carries its
+// change and cause for the case view.
+func TestWriteCarriesEachFlip(t *testing.T) {
+	d := syntheticData(3, 100)
+	g := d.Groups[1]
+	d.Flips = map[eval.CaseRun]string{{Name: g.Name, Model: g.Model}: "regression since r1, cause case: the case's expected answer changed"}
+	var o overview
+	require.NoError(t, json.Unmarshal([]byte(jsonBlock(t, writeString(t, d), "data")), &o))
+	flips := 0
+	for _, c := range o.Cases {
+		if c.Flip != "" {
+			flips++
+			assert.Equal(t, g.Name, c.Name)
+			assert.Contains(t, c.Flip, "cause case")
+		}
+	}
+	assert.Equal(t, 1, flips)
+}

@@ -1216,6 +1216,7 @@
     const reasonBlock = section(verdict ? 'Judge (' + verdict + ')' : 'Reason', reason || '—');
     reasonBlock.classList.add('reason-' + statusClass(runStatus));
     body.appendChild(reasonBlock);
+    if (c.flip) body.appendChild(section('Since the baseline', c.flip));
     if (rec && rec.judges && rec.judges.length > 1) body.appendChild(judgesBlock(rec));
     if (rec) {
       body.appendChild(section('Question', rec.question || '—'));

@@ -170,6 +170,8 @@ func Write(o Options, p base.Process) error {
 			return err
 		}
 		data.Flips = cmp.FlipMessages()
+		data.Notices = append(data.Notices, fmt.Sprintf("Compared with the baseline run %s: %s. The flips, with their evidence, are in compare.html beside this report; each flipped case says its cause.",
+			cmp.Base.RunID, cmp.CauseLine()))
 	}
 
 	path := o.Report
