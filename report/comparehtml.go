@@ -61,7 +61,7 @@ var compareTemplate = template.Must(template.New("compare").Funcs(template.FuncM
 </head>
 <body>
 <h1>Comparison of evaluation runs</h1>
-<div class="sub">{{.Current.RunID}} ({{.Current.Model}}) against the baseline {{.Base.RunID}} ({{.Base.Model}})</div>
+<div class="sub" id="runs">{{.Current.RunID}} ({{.Current.Model}}{{with .Current.Replay}}, a replay of run {{.Source}}{{end}}) against the baseline {{.Base.RunID}} ({{.Base.Model}}{{with .Base.Replay}}, a replay of run {{.Source}}{{end}})</div>
 {{if .Significant}}<div class="verdict bad" id="verdict">Significant regression at level {{.Alpha}}</div>
 {{else}}<div class="verdict good" id="verdict">No significant regression at level {{.Alpha}}</div>{{end}}
 <p class="gate" id="gate">The run as a whole: {{worse .Gate.RunWorse}} ({{.Gate.Worse}} cases worse, {{.Gate.Better}} better; one-sided signed-rank p = {{p .Gate.RunP}}, level {{.Gate.RunLevel}}).

@@ -80,6 +80,10 @@ const maxJUnitMessage = 1000
 func WriteJUnit(w io.Writer, d *Data, root string) error {
 	minPassRate := d.Run.MinPassRate
 	doc := junitSuites{Name: "mcpeval"}
+	if r := d.Run.Replay; r != nil {
+		// Its tool results came from a recording, not the servers.
+		doc.Name = "mcpeval (replay of run " + r.Source + ")"
+	}
 	index := map[string]int{}
 	total := 0.0
 	models := map[string]bool{}

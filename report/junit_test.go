@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -151,4 +152,24 @@ func TestJUnitNamesCaseFilesFromTheRoot(t *testing.T) {
 		require.Len(t, doc.Suites, 1)
 		assert.Equal(t, tt.want, doc.Suites[0].Cases[0].File, tt.file)
 	}
+}
+
+// A replay's JUnit file says so: its tool results came from a recording.
+func TestWriteJUnitLabelsAReplay(t *testing.T) {
+	d := junitData(t)
+	var doc junitSuites
+	require.NoError(t, xml.Unmarshal([]byte(writeJUnitString(t, d)), &doc))
+	assert.Equal(t, "mcpeval", doc.Name)
+	d.Run.Replay = &eval.ReplayInfo{Source: "20261128T000000.000Z-aaaaaa"}
+	require.NoError(t, xml.Unmarshal([]byte(writeJUnitString(t, d)), &doc))
+	assert.Equal(t, "mcpeval (replay of run 20261128T000000.000Z-aaaaaa)", doc.Name)
+}
+
+// compare.html names a replay on either side.
+func TestComparisonLabelsAReplay(t *testing.T) {
+	c := &Comparison{Base: eval.Summary{RunID: "r1", Model: "m"}, Current: eval.Summary{RunID: "r2", Model: "m",
+		Replay: &eval.ReplayInfo{Source: "r1"}}, Alpha: 0.05}
+	var b strings.Builder
+	require.NoError(t, WriteComparison(&b, c))
+	assert.Contains(t, b.String(), "r2 (m, a replay of run r1) against the baseline r1 (m)")
 }
