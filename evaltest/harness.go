@@ -187,8 +187,12 @@ func (s *Suite) main(m *testing.M) int {
 		chosen = s.shardCases(chosen)
 		usd, err := s.run.Estimate(chosen, testCount())
 		if err == nil && usd > st.BudgetUSD {
-			err = fmt.Errorf("the run is estimated at $%.4f (%d cases, %d models, %d runs each; cached passes cost nothing), above the budget of $%.4f: no request was sent",
-				usd, len(chosen), len(s.models()), testCount(), st.BudgetUSD)
+			variants := eval.Plural(len(s.models()), "models")
+			if st.Arms != "" {
+				variants = eval.Plural(len(s.models()), "arms")
+			}
+			err = fmt.Errorf("the run is estimated at $%.4f (%s, %s, %d runs each; cached passes cost nothing), above the budget of $%.4f: no request was sent",
+				usd, eval.Plural(len(chosen), "cases"), variants, testCount(), st.BudgetUSD)
 		}
 		if err != nil {
 			s.run.Discard()

@@ -97,7 +97,11 @@ type Summary struct {
 	Prices string `json:"prices,omitempty"`
 	// Models compares the models the run evaluated, ModelPairs each two
 	// of them on the cases both ran.
-	Models     []ModelResult `json:"models"`
+	Models []ModelResult `json:"models"`
+	// Arms is Models when the variants are the arms of an arms file (the
+	// one word for them; models holds the same list until the next
+	// release).
+	Arms       []ModelResult `json:"arms,omitempty"`
 	ModelPairs []ModelPair   `json:"model_pairs,omitempty"`
 	// ArmEffects are what the arms change (see ArmEffect): each arm with
 	// servers against the arm without, each leave-one-out arm against its

@@ -69,6 +69,7 @@ func TestArmsSideBySide(t *testing.T) {
 	var sum eval.Summary
 	readJSON(t, filepath.Join(r.out, eval.SummaryFile), &sum)
 	require.Len(t, sum.Models, 3, r.output)
+	assert.Equal(t, sum.Models, sum.Arms, "the arms under their own word, and under models until the next release")
 	byArm := map[string]eval.ModelResult{}
 	for _, m := range sum.Models {
 		require.NotNil(t, m.Arm, m.Model)

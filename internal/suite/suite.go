@@ -1043,6 +1043,9 @@ func (s *Run) Summary() eval.Summary {
 	stats.Summarize(&sum, records, evaluated)
 	s.describeArms(sum.Models)
 	sum.ArmEffects = stats.ArmEffects(sum.Models, sum.ModelPairs)
+	if st.Arms != "" {
+		sum.Arms = sum.Models
+	}
 	s.skipMu.Lock()
 	for k, n := range s.skips {
 		sum.Skipped += n
