@@ -159,6 +159,23 @@ func (p *browserPage) click(selector string) {
 	require.NoError(p.t, err, selector)
 }
 
+// clickUntil clicks the element selector finds until the JavaScript
+// expression is truthy: a click that met the table while it rendered
+// again (the old row clicked, nothing opened) is tried again.
+func (p *browserPage) clickUntil(selector, expr string) {
+	p.t.Helper()
+	for attempt := 0; attempt < 5; attempt++ {
+		p.click(selector)
+		ctx, cancel := context.WithTimeout(p.ctx, 15*time.Second)
+		_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(10*time.Second)))
+		cancel()
+		if err == nil {
+			return
+		}
+	}
+	p.waitFor(expr) // fails, saying what it waited for
+}
+
 // waitFor polls until the JavaScript expression is truthy.
 func (p *browserPage) waitFor(expr string) {
 	p.t.Helper()
@@ -402,8 +419,7 @@ func TestReportInBrowser(t *testing.T) {
 		p.reset()
 		id := caseID("BRCA1 <b>injection</b>")
 		rec := d.Cases[id].Record
-		p.click(fmt.Sprintf(`#cases tr[data-id="%d"]`, id))
-		p.waitFor(`!document.getElementById('detail').hidden`)
+		p.clickUntil(fmt.Sprintf(`#cases tr[data-id="%d"]`, id), `!document.getElementById('detail').hidden`)
 		assert.Equal(t, rec.Name, jsEval[string](p, `document.querySelector('#detail h2').textContent`))
 		// The system prompt folds away; every other message is a bubble.
 		assert.Equal(t, len(rec.Conversation), jsEval[int](p, `document.querySelectorAll('#detail .msg').length`))
@@ -444,8 +460,7 @@ func TestReportInBrowser(t *testing.T) {
 		p.t = t
 		p.reset()
 		id := caseID("harness_crash")
-		p.click(fmt.Sprintf(`#cases tr[data-id="%d"]`, id))
-		p.waitFor(`!document.getElementById('detail').hidden`)
+		p.clickUntil(fmt.Sprintf(`#cases tr[data-id="%d"]`, id), `!document.getElementById('detail').hidden`)
 		out := jsEval[string](p, `document.querySelector('#detail .pane[data-tab="output"]').textContent`)
 		assert.Contains(t, out, "mcp server exited: connection refused")
 		assert.Contains(t, jsEval[string](p, `document.querySelector('#detail .drawer-head').textContent`), "no record")
@@ -533,8 +548,7 @@ func TestRepeatedRunInBrowser(t *testing.T) {
 			slow, slowRun = i, g.Runs[1]
 		}
 	}
-	p.click(fmt.Sprintf(`#cases tr[data-id="%d"]`, slow))
-	p.waitFor(`!document.getElementById('detail').hidden`)
+	p.clickUntil(fmt.Sprintf(`#cases tr[data-id="%d"]`, slow), `!document.getElementById('detail').hidden`)
 	assert.Equal(t, []string{"1", "2"}, jsEval[[]string](p, `[...document.querySelectorAll('#runs .run-btn')].map(b => b.textContent)`))
 	assert.Regexp(t, `pass@k1: \d\.\d\d, 2: \d\.\d\d`, jsEval[string](p, `document.querySelector('#detail .facts').textContent`))
 	p.click(fmt.Sprintf(`#runs .run-btn[data-run="%d"]`, slowRun))
@@ -690,8 +704,7 @@ func TestModelsInBrowser(t *testing.T) {
 	p.click(`#matrix summary`)
 	p.waitFor(`document.querySelectorAll('#matrix tbody tr').length === 6`)
 	assert.Contains(t, jsEval[string](p, `document.querySelector('#model-pairs tbody').textContent`), "free-model vs good-model")
-	p.click(`#matrix tbody tr td.clickable`)
-	p.waitFor(`!document.getElementById('detail').hidden`)
+	p.clickUntil(`#matrix tbody tr td.clickable`, `!document.getElementById('detail').hidden`)
 	assert.Contains(t, jsEval[string](p, `document.querySelector('#detail h2').textContent`), "case <b>")
 	p.assertClean()
 }
@@ -743,8 +756,7 @@ func TestHiddenCharactersShownInBrowser(t *testing.T) {
 	require.NotEmpty(t, marks, "the escapes are marked")
 	assert.Contains(t, marks, map[string]string{"text": `\u202e`, "title": "U+202E: a bidirectional formatting character, shown escaped"})
 
-	p.click(fmt.Sprintf(`#cases tr[data-id="%d"]`, id))
-	p.waitFor(`!document.getElementById('detail').hidden`)
+	p.clickUntil(fmt.Sprintf(`#cases tr[data-id="%d"]`, id), `!document.getElementById('detail').hidden`)
 	noneRaw(`document.getElementById('detail').textContent`)
 	chat := jsEval[string](p, `document.querySelector('#detail .chat').textContent`)
 	assert.Contains(t, chat, `answer \x1b[2J\x1b]0;pwned\x07 nul\x00 back\x08\x08\x08space \x9b31m`)

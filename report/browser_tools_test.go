@@ -115,8 +115,7 @@ func TestElicitationsInBrowser(t *testing.T) {
 	p := openBrowser(t)
 	p.cases = len(d.Groups)
 	p.open(path)
-	p.click(`#cases tr[data-id="0"]`)
-	p.waitFor(`!document.getElementById('detail').hidden`)
+	p.clickUntil(`#cases tr[data-id="0"]`, `!document.getElementById('detail').hidden`)
 	p.click(`#detail .tab[data-tab="tools"]`)
 	pane := `#detail .pane[data-tab="tools"]`
 	rounds := jsEval[[]string](p, `[...document.querySelectorAll('`+pane+` .elicit')].map(e => e.className + ': ' + e.textContent)`)

@@ -141,8 +141,7 @@ func TestSeveralJudgesInBrowser(t *testing.T) {
 		assert.True(t, strings.HasPrefix(reason, "yesyesnoyesjudges split2 of 3 judges said yes"), reason)
 		assert.Equal(t, []string{"judge-a: yes", "judge-b: no", "judge-c: yes"}, jsEval[[]string](p,
 			`[...document.querySelectorAll('#cases tbody tr:first-child .jv')].map(j => j.title)`))
-		p.click(`#cases tbody tr:first-child`)
-		p.waitFor(`!document.getElementById('detail').hidden`)
+		p.clickUntil(`#cases tbody tr:first-child`, `!document.getElementById('detail').hidden`)
 		assert.Equal(t, "Judges (split)", jsEval[string](p, `document.querySelector('#judges h3').textContent`))
 		lines := jsEval[[]string](p, `[...document.querySelectorAll('#judges li')].map(li => li.textContent)`)
 		require.Len(t, lines, 3)

@@ -239,8 +239,7 @@ func TestRealRunReportInBrowser(t *testing.T) {
 		rec := d.Cases[id].Record
 		require.NotNil(t, rec)
 		require.Len(t, rec.ToolCalls, 1)
-		p.click(fmt.Sprintf(`#cases tr[data-id="%d"]`, id))
-		p.waitFor(`!document.getElementById('detail').hidden`)
+		p.clickUntil(fmt.Sprintf(`#cases tr[data-id="%d"]`, id), `!document.getElementById('detail').hidden`)
 		p.screenshot("real-run-case", "")
 		assert.Equal(t, "NUTM2G symbol", jsEval[string](p, `document.querySelector('#detail h2').textContent`))
 		roles := jsEval[[]string](p, `[...document.querySelectorAll('#detail .chat .msg-head .role')].map(r => r.textContent)`)
@@ -297,8 +296,7 @@ func TestRealRunReportInBrowser(t *testing.T) {
 			assert.Equal(t, fmt.Sprintf("%.2f", u.Score), understanding)
 		}
 
-		p.click(fmt.Sprintf(`#cases tr[data-id="%d"]`, id))
-		p.waitFor(`!document.getElementById('detail').hidden`)
+		p.clickUntil(fmt.Sprintf(`#cases tr[data-id="%d"]`, id), `!document.getElementById('detail').hidden`)
 		assert.Equal(t, "Hostile <script>window.__xss=1</script>", jsEval[string](p, `document.querySelector('#detail h2').textContent`))
 		body := jsEval[string](p, `document.querySelector('#detail .drawer-body').textContent`)
 		assert.Contains(t, body, `<a href="javascript:window.__xss=4">441457</a>`)
