@@ -30,13 +30,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/yamlbound"
 
 	"github.com/mcpeval/mcpeval/internal/mcpconn"
@@ -100,16 +100,9 @@ const maxFile = 4 << 20
 // leave_one_out that is neither "tools" nor "groups", an input schema that
 // is not an object.
 func Load(path string) ([]Arm, error) {
-	info, err := os.Stat(path)
+	data, err := files.ReadRegular(path, maxFile)
 	if err != nil {
-		return nil, fmt.Errorf("arms file: %w", err)
-	}
-	if !info.Mode().IsRegular() || info.Size() > maxFile {
-		return nil, fmt.Errorf("arms file %s: not a regular file of at most %d MiB", path, maxFile>>20)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("arms file: %w", err)
+		return nil, fmt.Errorf("arms file (a regular file of at most %d MiB): %w", maxFile>>20, err)
 	}
 	return Parse(path, data)
 }

@@ -16,12 +16,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/suggest"
 	"github.com/mcpeval/mcpeval/internal/yamlbound"
 )
@@ -95,65 +95,13 @@ const MaxFileSize = 16 << 20
 // to them) of at most MaxFileSize bytes are read: a FIFO, a device or a
 // file growing without end is refused rather than waited for.
 func LoadFile(path string) ([]eval.Case, error) {
-	data, err := readCaseFile(path)
+	data, err := files.ReadRegular(path, MaxFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("load cases: %w", err)
 	}
 	return Parse(path, data)
 }
 
-// readCaseFile reads a regular file of at most MaxFileSize bytes.
-func readCaseFile(path string) ([]byte, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file (%s): case files must be regular files", path, fileKind(info.Mode()))
-	}
-	if info.Size() > MaxFileSize {
-		return nil, fmt.Errorf("%s: %d bytes is more than the limit of %d MiB for a case file; split it into several files", path, info.Size(), MaxFileSize>>20)
-	}
-	// O_NONBLOCK: should the path have become a FIFO since Stat, opening
-	// it does not wait for a writer. The file may also have grown: check
-	// what was opened, and read no more than the limit.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if info, err = f.Stat(); err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file (%s): case files must be regular files", path, fileKind(info.Mode()))
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("%s: more than the limit of %d MiB for a case file; split it into several files", path, MaxFileSize>>20)
-	}
-	return data, nil
-}
-
-// fileKind names the type of a file that is not a regular file.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	}
-	return "type " + m.Type().String()
-}
 
 // Parse decodes the cases of one file's content; path is used in messages
 // and for the default category.

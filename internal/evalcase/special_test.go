@@ -70,7 +70,7 @@ func TestOnlyRegularCaseFilesOfBoundedSizeAreRead(t *testing.T) {
 				require.NoError(t, os.Truncate(path, MaxFileSize+1)) // sparse: costs no disk
 				return path
 			},
-			want: "16777217 bytes is more than the limit of 16 MiB for a case file",
+			want: "16777217 bytes is more than the limit of 16 MiB",
 		},
 	}
 	for _, tt := range tests {
