@@ -116,6 +116,7 @@ func Run(ctx context.Context, chat llm.Chatter, tools ToolBox, cfg Config, quest
 		{Role: "user", Content: question},
 	}}
 	l := newLinks(cfg.FollowLinks)
+	seen := shown{counter: cfg.Counter}
 	for iter := 0; iter < cfg.MaxIterations; iter++ {
 		req := llm.Request{Model: cfg.Model, Messages: tr.Conversation, Tools: l.tools(tools)}
 		resp, err := chat.Chat(ctx, req)
@@ -129,9 +130,11 @@ func Run(ctx context.Context, chat llm.Chatter, tools ToolBox, cfg Config, quest
 		}
 		msg := resp.Message
 		tr.Conversation = append(tr.Conversation, msg)
-		if cut := promptCut(cfg.Counter, resp, req); cut != "" {
-			tr.TokenLimit = cut
-			return tr, nil
+		if cfg.Counter != nil && resp.HasUsage {
+			if cut := promptCut(resp, seen.of(req.Messages), cfg.Counter.Encoding); cut != "" {
+				tr.TokenLimit = cut
+				return tr, nil
+			}
 		}
 		if resp.Cut() {
 			tr.Cut = cutReason(resp.FinishReason)

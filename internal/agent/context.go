@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/llm"
 	"github.com/mcpeval/mcpeval/internal/tokens"
 )
@@ -21,34 +22,46 @@ const (
 	minCutTokens = 512
 )
 
-// promptCut says, when the provider's prompt count is far below what the
-// request's messages hold, that the provider cut the prompt to its context
-// window (Ollama does, silently, to num_ctx): the model answered a
-// conversation it never saw whole. It gives "" for a prompt the provider
-// took whole. Only what every chat template shows the model whole is
-// counted: the messages' texts and tool calls, not the tool definitions
-// (a template may show only their names) nor reasoning sent back (many
-// templates drop it).
-func promptCut(counter *tokens.Counter, resp llm.Response, req llm.Request) string {
-	if !resp.HasUsage || counter == nil || resp.Usage.PromptTokens <= 0 {
+// promptCut says, when the provider's prompt count is far below sent, the
+// tokens the request's messages hold (see shown), that the provider cut the
+// prompt to its context window (Ollama does, silently, to num_ctx): the
+// model answered a conversation it never saw whole. It gives "" for a
+// prompt the provider took whole.
+func promptCut(resp llm.Response, sent int, encoding string) string {
+	if !resp.HasUsage || resp.Usage.PromptTokens <= 0 {
 		return ""
 	}
 	got := resp.Usage.PromptTokens
 	if cached := resp.Usage.CachedTokens; cached > got {
 		got += cached // counted apart from the prompt (Anthropic's input_tokens)
 	}
-	sent := 0
-	for _, m := range req.Messages {
-		sent += counter.Count(m.Content)
-		for _, tc := range m.ToolCalls {
-			sent += counter.Count(tc.Function.Arguments)
-		}
-	}
 	if sent-got < minCutTokens || float64(got) >= cutShare*float64(sent) {
 		return ""
 	}
 	return fmt.Sprintf("the provider cut the prompt to fit the model's context window: it counted %s prompt tokens where the request's messages alone hold about %s (%s): %s",
-		tokens.Grouped(got), tokens.Grouped(sent), counter.Encoding, RaiseContext)
+		tokens.Grouped(got), tokens.Grouped(sent), encoding, RaiseContext)
+}
+
+// shown counts what every chat template shows the model of a
+// conversation: its messages' texts and tool-call arguments, not the tool
+// definitions (a template may show only their names) nor reasoning sent
+// back (many templates drop it). A conversation only grows: each message
+// is counted once, however many requests send it again.
+type shown struct {
+	counter         *tokens.Counter
+	counted, tokens int
+}
+
+// of returns the tokens of msgs, counting the messages not counted yet.
+func (s *shown) of(msgs []eval.Message) int {
+	for ; s.counted < len(msgs); s.counted++ {
+		m := msgs[s.counted]
+		s.tokens += s.counter.Count(m.Content)
+		for _, tc := range m.ToolCalls {
+			s.tokens += s.counter.Count(tc.Function.Arguments)
+		}
+	}
+	return s.tokens
 }
 
 // promptTokens estimates, in counter's encoding, what a request sends: its

@@ -2,7 +2,7 @@ package agent
 
 import (
 	"context"
-	"fmt"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -41,7 +41,7 @@ func TestPromptCut(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			resp := llm.Response{HasUsage: !tt.noUsage, Usage: eval.Usage{PromptTokens: tt.prompt, CachedTokens: tt.cached}}
-			got := promptCut(c, resp, llm.Request{Messages: []eval.Message{{Role: "user", Content: long}}})
+			got := promptCut(resp, (&shown{counter: c}).of([]eval.Message{{Role: "user", Content: long}}), c.Encoding)
 			if !tt.cut {
 				assert.Empty(t, got)
 				return
@@ -52,18 +52,9 @@ func TestPromptCut(t *testing.T) {
 		})
 	}
 
-	// Tool definitions are not counted: a template may show only their
-	// names.
-	tools := make([]eval.Tool, 200)
-	for i := range tools {
-		tools[i] = eval.Tool{Name: fmt.Sprintf("tool_%d", i), Description: strings.Repeat("Looks a gene up. ", 20)}
-	}
-	assert.Empty(t, promptCut(c, llm.Response{HasUsage: true, Usage: eval.Usage{PromptTokens: 600}},
-		llm.Request{Messages: []eval.Message{{Role: "user", Content: "What is the Entrez id of NUTM2G?"}}, Tools: tools}))
-
 	// A short request is never called cut: too little to tell.
 	short := llm.Request{Messages: []eval.Message{{Role: "user", Content: "What is the Entrez id of NUTM2G?"}}}
-	assert.Empty(t, promptCut(c, llm.Response{HasUsage: true, Usage: eval.Usage{PromptTokens: 1}}, short))
+	assert.Empty(t, promptCut(llm.Response{HasUsage: true, Usage: eval.Usage{PromptTokens: 1}}, (&shown{counter: c}).of(short.Messages), c.Encoding))
 }
 
 // The loop stops at a cut prompt: what the model said of a conversation
@@ -77,4 +68,22 @@ func TestRunStopsAtACutPrompt(t *testing.T) {
 	assert.Empty(t, tr.Answer)
 	assert.Contains(t, tr.TokenLimit, "it counted 2,048 prompt tokens")
 	assert.Equal(t, 1, tr.Usage.Requests, "what the request cost is counted")
+}
+
+// shown counts what templates show of a conversation (texts and tool-call
+// arguments, never reasoning sent back), each message once however many
+// requests send it again, as a fresh count would.
+func TestShownCountsEachMessageOnce(t *testing.T) {
+	c := counter(t)
+	conv := []eval.Message{{Role: "system", Content: "Use the tools."}, {Role: "user", Content: "What is the Entrez id of NUTM2G?"}}
+	s := shown{counter: c}
+	first := s.of(conv)
+	assert.Equal(t, c.Count("Use the tools.")+c.Count("What is the Entrez id of NUTM2G?"), first)
+	conv = append(conv, eval.Message{Role: "assistant", ToolCalls: []eval.MessageToolCall{{Function: eval.FunctionCall{Name: "get", Arguments: `{"gene_symbol":"NUTM2G"}`}}},
+		Extra: map[string]json.RawMessage{"reasoning_content": json.RawMessage(`"` + strings.Repeat("think ", 100) + `"`)}})
+	conv = append(conv, eval.Message{Role: "tool", Content: "NUTM2G: Entrez 441457"})
+	again := s.of(conv)
+	assert.Equal(t, first+c.Count(`{"gene_symbol":"NUTM2G"}`)+c.Count("NUTM2G: Entrez 441457"), again)
+	assert.Equal(t, again, (&shown{counter: c}).of(conv), "as a fresh count")
+	assert.Equal(t, 4, s.counted)
 }

@@ -14,6 +14,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/mcpeval/mcpeval/internal/schemacheck"
 )
 
 // Dialect is the schema dialect of the run's provider: Name is "" when
@@ -271,25 +273,14 @@ func (a *adapter) typ(out map[string]any, val any) {
 	}
 }
 
-// resolve finds the definition a local reference (#/$defs/Name,
-// #/definitions/Name, or another JSON pointer into the schema) names.
+// resolve finds the definition a local reference names in the schema.
 func (a *adapter) resolve(ref string) (any, error) {
 	if !strings.HasPrefix(ref, "#") {
 		return nil, fmt.Errorf("%s is not a reference within the schema", ref)
 	}
-	node := a.root
-	for _, part := range strings.Split(strings.TrimPrefix(strings.TrimPrefix(ref, "#"), "/"), "/") {
-		if part == "" {
-			continue
-		}
-		part = strings.ReplaceAll(strings.ReplaceAll(part, "~1", "/"), "~0", "~")
-		m, ok := node.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("%s names nothing in the schema", ref)
-		}
-		if node, ok = m[part]; !ok {
-			return nil, fmt.Errorf("%s names nothing in the schema", ref)
-		}
+	node, ok := schemacheck.Resolve(a.root, ref)
+	if !ok {
+		return nil, fmt.Errorf("%s names nothing in the schema", ref)
 	}
 	return node, nil
 }

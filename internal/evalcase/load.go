@@ -102,7 +102,6 @@ func LoadFile(path string) ([]eval.Case, error) {
 	return Parse(path, data)
 }
 
-
 // Parse decodes the cases of one file's content; path is used in messages
 // and for the default category.
 func Parse(path string, data []byte) ([]eval.Case, error) {

@@ -183,9 +183,11 @@ func (r Request) offered(name string) (tool struct{ name, description string }, 
 		wants = append(wants, server+"__"+own, own)
 	}
 	for _, want := range wants {
-		safe := regexp.MustCompile(`^(.*__)?` + regexp.QuoteMeta(strings.Trim(nonName.ReplaceAllString(want, "_"), "_")) + `_[0-9a-f]{8}$`)
+		safe := strings.Trim(nonName.ReplaceAllString(want, "_"), "_")
 		for _, t := range r.Tools {
-			if f := t.Function; f.Name == want || strings.HasSuffix(f.Name, "__"+want) || safe.MatchString(f.Name) {
+			f := t.Function
+			stem := hashSuffix.ReplaceAllString(f.Name, "")
+			if f.Name == want || strings.HasSuffix(f.Name, "__"+want) || stem != f.Name && (stem == safe || strings.HasSuffix(stem, "__"+safe)) {
 				tool.name, tool.description = f.Name, f.Description
 				return tool, true
 			}
@@ -194,8 +196,12 @@ func (r Request) offered(name string) (tool struct{ name, description string }, 
 	return tool, false
 }
 
-// nonName matches runs of characters providers refuse in a tool name.
-var nonName = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
+// nonName matches runs of characters providers refuse in a tool name;
+// hashSuffix the hash a safe form ends with.
+var (
+	nonName    = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
+	hashSuffix = regexp.MustCompile(`_[0-9a-f]{8}$`)
+)
 
 // Verdict is a judge reply through the submit_verdict tool, with the
 // judge's restatement agreeing.

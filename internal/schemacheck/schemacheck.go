@@ -105,7 +105,7 @@ func expanded(root, v any, refs map[string]int, depth int) int {
 			case !seen:
 				refs[ref] = -1
 				count = 1
-				if target, ok := pointer(root, ref); ok {
+				if target, ok := Resolve(root, ref); ok {
 					count = expanded(root, target, refs, depth+1)
 				}
 				refs[ref] = count
@@ -130,9 +130,9 @@ func expanded(root, v any, refs map[string]int, depth int) int {
 	return n
 }
 
-// pointer resolves a local reference (#/$defs/Name, a JSON pointer) in
-// root.
-func pointer(root any, ref string) (any, bool) {
+// Resolve finds what a local reference (#/$defs/Name, a JSON pointer)
+// names in root, a decoded schema.
+func Resolve(root any, ref string) (any, bool) {
 	node := root
 	for _, part := range strings.Split(strings.TrimPrefix(strings.TrimPrefix(ref, "#"), "/"), "/") {
 		if part == "" {

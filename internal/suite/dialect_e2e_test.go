@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -72,9 +71,7 @@ func TestSchemasAdaptedToTheProvider(t *testing.T) {
 	assert.Contains(t, r.output, "mcpeval: tool schemas adapted to what gemini accepts (chosen by the model name; EVAL_SCHEMA_DIALECT=none sends them as the servers wrote them), the judges' included: ")
 	assert.Contains(t, r.output, "tools of the servers changed (additionalProperties, type list)")
 	var sum eval.Summary
-	data, err := os.ReadFile(filepath.Join(r.out, eval.SummaryFile))
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(data, &sum))
+	readJSON(t, filepath.Join(r.out, eval.SummaryFile), &sum)
 	var seen json.RawMessage
 	for _, tool := range sum.Tools.Adapted {
 		if tool.Name == "forecasts" {

@@ -108,10 +108,8 @@ func TestProviderKilledMidRunStopsTheRun(t *testing.T) {
 	assert.Equal(t, 2, count[eval.Error], "the two under way end as errors")
 	assert.Equal(t, 6, count[eval.NotRun])
 
-	data, err := os.ReadFile(filepath.Join(r.out, eval.SummaryFile))
-	require.NoError(t, err)
 	var sum eval.Summary
-	require.NoError(t, json.Unmarshal(data, &sum))
+	readJSON(t, filepath.Join(r.out, eval.SummaryFile), &sum)
 	assert.Equal(t, 6, sum.NotRun)
 	assert.Contains(t, sum.Stopped, "stopped answering mid-run")
 }
