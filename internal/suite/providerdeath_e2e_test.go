@@ -1,7 +1,6 @@
 package suite_test
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
