@@ -27,6 +27,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/settings"
 	"github.com/mcpeval/mcpeval/internal/shard"
 	"github.com/mcpeval/mcpeval/internal/suite"
+	"github.com/mcpeval/mcpeval/internal/testname"
 )
 
 // Config configures a Suite.
@@ -51,7 +52,7 @@ type Config struct {
 }
 
 // OtherCategoriesTest is the name of the test function that calls RunOther.
-const OtherCategoriesTest = "TestOtherCategories"
+const OtherCategoriesTest = testname.Other
 
 // A Suite wires an evaluation to go test: Main runs from TestMain, Run
 // from each category's test function and RunOther from the function that
@@ -273,7 +274,7 @@ func flagValue(name string) string {
 // categories describes the loaded categories as go test sees them, in the
 // order of the case files, with their cases.
 func (s *Suite) categories() ([]selection.Category, [][]eval.Case) {
-	names := evalcase.SubtestNames(s.cases)
+	names := testname.Subtests(caseNames(s.cases))
 	s.names = map[string]string{}
 	for i, c := range s.cases {
 		s.names[c.Name] = names[i]
@@ -286,7 +287,7 @@ func (s *Suite) categories() ([]selection.Category, [][]eval.Case) {
 		if !ok {
 			i = len(cats)
 			index[c.Category] = i
-			cats = append(cats, selection.Category{Name: c.Category, Func: evalcase.FuncName(c.Category)})
+			cats = append(cats, selection.Category{Name: c.Category, Func: testname.Func(c.Category)})
 			cases = append(cases, nil)
 		}
 		cats[i].Cases = append(cats[i].Cases, s.names[c.Name])
@@ -295,7 +296,7 @@ func (s *Suite) categories() ([]selection.Category, [][]eval.Case) {
 	other := s.otherCategoryNames()
 	for i := range cats {
 		if j := slices.Index(other, cats[i].Name); j >= 0 {
-			cats[i].Func, cats[i].Sub = OtherCategoriesTest, otherSubtests(other)[j]
+			cats[i].Func, cats[i].Sub = OtherCategoriesTest, testname.Subtests(other)[j]
 		}
 	}
 	return cats, cases
@@ -323,7 +324,7 @@ func (s *Suite) selectCases() (*selection.Pattern, int, error) {
 	}
 	s.selected = map[string]bool{}
 	var funcs []string
-	for i, chosen := range selection.Select(run, skip, cats, evalcase.FuncName) {
+	for i, chosen := range selection.Select(run, skip, cats) {
 		for j, ok := range chosen {
 			if ok {
 				s.selected[cases[i][j].Name] = true
@@ -342,7 +343,7 @@ func (s *Suite) selectCases() (*selection.Pattern, int, error) {
 	for _, f := range append(slices.Clone(s.config.Generated), "") {
 		name := OtherCategoriesTest
 		if f != "" {
-			name = evalcase.FuncName(f)
+			name = testname.Func(f)
 		}
 		if q := regexp.QuoteMeta(name); !slices.Contains(funcs, q) && !slices.Contains(idle, q) {
 			idle = append(idle, q)
@@ -393,7 +394,7 @@ func (s *Suite) selectsOtherTests(run *selection.Pattern) bool {
 	}
 	ours := []string{OtherCategoriesTest}
 	for _, c := range s.config.Generated {
-		ours = append(ours, evalcase.FuncName(c))
+		ours = append(ours, testname.Func(c))
 	}
 	for _, name := range strings.Fields(string(out)) {
 		if !slices.Contains(ours, name) && !strings.HasPrefix(name, "ok ") {
@@ -477,9 +478,9 @@ func (s *Suite) runModels(t *testing.T, c eval.Case, repeat int) {
 		var chosen []model
 		var names, tests []string
 		for _, m := range models {
-			if s.categoryOf[c.Category].Selects(s.runPattern, s.skipPattern, evalcase.FuncName, s.names[c.Name], m.subtest) {
+			if s.categoryOf[c.Category].Selects(s.runPattern, s.skipPattern, s.names[c.Name], m.subtest) {
 				chosen = append(chosen, m)
-				names, tests = append(names, m.model), append(tests, t.Name()+"/"+m.subtest)
+				names, tests = append(names, m.model), append(tests, s.testName(c, m).String())
 			}
 		}
 		outcomes := make([]caseOutcome, len(chosen))
@@ -508,7 +509,7 @@ func (s *Suite) models() []model {
 		return []model{{model: variants[0]}}
 	}
 	out := make([]model, len(variants))
-	for i, name := range otherSubtests(variants) {
+	for i, name := range testname.Subtests(variants) {
 		out[i] = model{variants[i], name}
 	}
 	return out
@@ -528,7 +529,7 @@ func (s *Suite) RunOther(t *testing.T) {
 	if len(other) == 0 {
 		t.Skip("every loaded category has a test function of its own")
 	}
-	for i, name := range otherSubtests(other) {
+	for i, name := range testname.Subtests(other) {
 		var cases []eval.Case
 		for _, c := range s.casesOf(other[i]) {
 			if s.selected[c.Name] {
@@ -546,14 +547,13 @@ func (s *Suite) RunOther(t *testing.T) {
 	}
 }
 
-// otherSubtests are the subtest names of categories under RunOther, and
-// of models under a case.
-func otherSubtests(names []string) []string {
-	asCases := make([]eval.Case, len(names))
-	for i, name := range names {
-		asCases[i].Name = name
+// caseNames are the names of the cases, in order.
+func caseNames(cases []eval.Case) []string {
+	names := make([]string, len(cases))
+	for i, c := range cases {
+		names[i] = c.Name
 	}
-	return evalcase.SubtestNames(asCases)
+	return names
 }
 
 // errTestTimeout is the cause given to cases still running when go test's

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
-	"github.com/mcpeval/mcpeval/internal/evalcase"
 	"github.com/mcpeval/mcpeval/internal/shard"
+	"github.com/mcpeval/mcpeval/internal/testname"
 )
 
 // planShard assigns every selected case run (case, model, repeat) to a
@@ -49,18 +49,16 @@ func (s *Suite) plannedRuns() []eval.ShardRun {
 		if !s.selected[c.Name] {
 			continue
 		}
-		path := s.testPath(c)
 		for _, m := range models {
-			levels := path
+			name := s.testName(c, m)
 			if len(models) > 1 {
-				levels = append(path[:len(path):len(path)], m.subtest)
-				if !s.categoryOf[c.Category].Selects(s.runPattern, s.skipPattern, evalcase.FuncName, s.names[c.Name], m.subtest) {
+				if !s.categoryOf[c.Category].Selects(s.runPattern, s.skipPattern, s.names[c.Name], m.subtest) {
 					continue
 				}
 			}
 			for r := range testCount() {
 				out = append(out, eval.ShardRun{CaseRun: s.run.CaseRunOf(c.Name, m.model, r), Category: c.Category,
-					File: caseFile(s.run.Settings.Cases, c.File), Line: c.Line, Test: strings.Join(levels, "/")})
+					File: caseFile(s.run.Settings.Cases, c.File), Line: c.Line, Test: name.String()})
 			}
 		}
 	}
@@ -81,14 +79,12 @@ func caseFile(configured, file string) string {
 	return filepath.ToSlash(rel)
 }
 
-// testPath returns the levels of a case's test name: its category's test
-// function (or TestOtherCategories and the category) and the case.
-func (s *Suite) testPath(c eval.Case) []string {
+// testName returns the test name of a case's run with a model: its
+// category's test function (or TestOtherCategories and the category), the
+// case, and the model's subtest when the run has several.
+func (s *Suite) testName(c eval.Case, m model) testname.Name {
 	cat := s.categoryOf[c.Category]
-	if cat.Sub != "" {
-		return []string{cat.Func, cat.Sub, s.names[c.Name]}
-	}
-	return []string{cat.Func, s.names[c.Name]}
+	return testname.Name{Func: cat.Func, Category: cat.Sub, Case: s.names[c.Name], Arm: m.subtest}
 }
 
 // shardModels returns the models whose run of the case in this repeat

@@ -58,7 +58,7 @@ func group(cases []Case) []Group {
 	index := map[eval.CaseRun]int{}
 	var groups []Group
 	for i, c := range cases {
-		k := eval.CaseRun{Name: c.Name}
+		k := eval.CaseRun{Name: c.Name, Model: c.Arm}
 		if c.Record != nil {
 			k.Model = c.Record.Variant()
 		}

@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/stats"
+	"github.com/mcpeval/mcpeval/internal/testname"
 )
 
 // Load reads the go test -json streams and, from outDir, the run's records,
@@ -222,8 +224,8 @@ func (in *inputs) build() *Data {
 			continue
 		}
 		latest[recordKey{r.Test, r.Repeat}] = i
-		if p := testjson.TestName(r.Test).Parent(); p != "" && r.Category != "" {
-			parentCategory[p] = r.Category
+		if n, err := testname.Parse(r.Test); err == nil && r.Category != "" {
+			parentCategory[n.Parent()] = r.Category
 		}
 	}
 	used := make([]bool, len(in.records))
@@ -447,13 +449,13 @@ const maxEventReason = 4000
 
 // setFromEvent fills a case that has no record from its test's events.
 func (c *Case) setFromEvent(parentCategory map[string]string) {
-	name := testjson.TestName(c.Test)
-	parent := name.Parent()
-	c.Name = strings.TrimPrefix(c.Test, parent+"/")
-	c.Category = parentCategory[parent]
-	if c.Category == "" {
-		c.Category = parent[strings.LastIndex(parent, "/")+1:]
+	name, err := testname.Parse(c.Test)
+	if err != nil { // not a case run's name: its last level is the case
+		parent := testjson.TestName(c.Test).Parent()
+		name = testname.Name{Func: parent, Case: strings.TrimPrefix(c.Test, parent+"/")}
 	}
+	c.Name, c.Arm = name.Case, name.Arm
+	c.Category = cmp.Or(parentCategory[name.Parent()], name.Category, name.Func)
 	c.Seconds = c.Event.Elapsed
 	out := c.Event.Output
 	if len(out) > maxEventReason {

@@ -200,6 +200,41 @@ func TestLoadRerunTakesLastOutcome(t *testing.T) {
 	assert.Empty(t, d.Problems, "the category test failed because its case did")
 }
 
+// Cases known only from their events are read by their test names: under
+// TestOtherCategories the second level is the category, and a level below
+// the case is its arm, so the arms of one case are two runs of it, not
+// cases named after the arms.
+func TestLoadEventsOfArmsAndOtherCategories(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run.json")
+	ev := func(action, test string) string {
+		return `{"Action":"` + action + `","Package":"p","Test":"` + test + `","Elapsed":1}`
+	}
+	var events []string
+	for _, test := range []string{"TestOtherCategories", "TestOtherCategories/Odd_Things", "TestOtherCategories/Odd_Things/spell",
+		"TestOtherCategories/Odd_Things/spell/plain", "TestOtherCategories/Odd_Things/spell/terse", "TestGene", "TestGene/lookup"} {
+		events = append(events, ev("run", test))
+	}
+	for _, test := range []string{"TestOtherCategories/Odd_Things/spell/plain", "TestOtherCategories/Odd_Things/spell/terse",
+		"TestOtherCategories/Odd_Things/spell", "TestOtherCategories/Odd_Things", "TestOtherCategories", "TestGene/lookup", "TestGene"} {
+		events = append(events, ev("skip", test))
+	}
+	writeStream(t, path, append([]string{`{"Action":"start","Package":"p"}`}, events...)...)
+
+	d := loadFiles(t, dir, path)
+	type row struct{ name, category, arm string }
+	var got []row
+	for _, c := range d.Cases {
+		got = append(got, row{c.Name, c.Category, c.Arm})
+	}
+	assert.ElementsMatch(t, []row{{"spell", "Odd_Things", "plain"}, {"spell", "Odd_Things", "terse"}, {"lookup", "TestGene", ""}}, got)
+	var groups []string
+	for _, g := range d.Groups {
+		groups = append(groups, g.Name+"/"+g.Model)
+	}
+	assert.ElementsMatch(t, []string{"spell/plain", "spell/terse", "lookup/"}, groups)
+}
+
 // repeatedFixtureRun runs the fixture's Literature cases with go test
 // -count=2 and loads the result.
 func repeatedFixtureRun(t *testing.T) *Data {

@@ -202,6 +202,9 @@ type Case struct {
 	Seconds float64
 	// Record is nil for a case known only from its test events.
 	Record *eval.Record
+	// Arm is the arm of a case known only from its test events, from its
+	// test name; "" otherwise.
+	Arm string
 	// Event is the test's outcome in the go test stream.
 	Event TestOutcome
 	// Scores holds the record's applicable scores by metric name, and

@@ -18,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/mcpeval/mcpeval/internal/testname"
 )
 
 // Pattern is a parsed -run or -skip pattern.
@@ -156,12 +158,12 @@ type Category struct {
 // aliases are the names by which the top level of a pattern selects the
 // category, its cases being the next level: its own function's name, the
 // name its function would have, and its name as a subtest.
-func (c Category) aliases(funcName string) []string {
+func (c Category) aliases() []string {
 	var names []string
 	if c.Sub == "" {
 		names = append(names, c.Func)
 	}
-	for _, n := range []string{funcName, rewrite(c.Name), c.Sub} {
+	for _, n := range []string{testname.Func(c.Name), rewrite(c.Name), c.Sub} {
 		if n != "" && !slices.Contains(names, n) {
 			names = append(names, n)
 		}
@@ -173,14 +175,13 @@ func (c Category) aliases(funcName string) []string {
 // name -run matches (nil: every case) and -skip does not, where a case's
 // name is its test path (TestX/case, TestOtherCategories/Sub/case) or its
 // category's name, function name or subtest name followed by the case
-// (Gene_Magic/case, TestGeneMagic/case). funcName gives the test function
-// name a category would have.
-func Select(run, skip *Pattern, cats []Category, funcName func(string) string) [][]bool {
+// (Gene_Magic/case, TestGeneMagic/case).
+func Select(run, skip *Pattern, cats []Category) [][]bool {
 	out := make([][]bool, len(cats))
 	for i, c := range cats {
 		out[i] = make([]bool, len(c.Cases))
 		for j, name := range c.Cases {
-			out[i][j] = c.Selects(run, skip, funcName, name)
+			out[i][j] = c.Selects(run, skip, name)
 		}
 	}
 	return out
@@ -189,12 +190,12 @@ func Select(run, skip *Pattern, cats []Category, funcName func(string) string) [
 // Selects reports whether -run matches (nil: everything) and -skip does not
 // match the test whose name is one of the category's paths (see Select)
 // followed by tail: a case, or a case and the model of its subtest.
-func (c Category) Selects(run, skip *Pattern, funcName func(string) string, tail ...string) bool {
+func (c Category) Selects(run, skip *Pattern, tail ...string) bool {
 	paths := [][]string{}
 	if c.Sub != "" {
 		paths = append(paths, []string{c.Func, c.Sub})
 	}
-	for _, a := range c.aliases(funcName(c.Name)) {
+	for _, a := range c.aliases() {
 		paths = append(paths, []string{a})
 	}
 	selected, skipped := run == nil, false

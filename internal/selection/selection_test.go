@@ -1,17 +1,11 @@
 package selection
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// funcName mimics evalcase.FuncName for the test's categories.
-func funcName(category string) string {
-	return "Test" + strings.ReplaceAll(strings.Title(category), " ", "") //nolint:staticcheck // ASCII names
-}
 
 var cats = []Category{
 	{Name: "Gene and Variant Utilities", Func: "TestGeneAndVariantUtilities", Cases: []string{"Gene_lookup", "alias_Gene_lookup"}},
@@ -27,7 +21,7 @@ func selected(t *testing.T, run, skip string) []string {
 	s, err := Parse("-test.skip", skip)
 	require.NoError(t, err)
 	var out []string
-	for i, sel := range Select(r, s, cats, funcName) {
+	for i, sel := range Select(r, s, cats) {
 		for j, ok := range sel {
 			if ok {
 				out = append(out, cats[i].Name+"/"+cats[i].Cases[j])

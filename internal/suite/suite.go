@@ -37,6 +37,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/settings"
 	"github.com/mcpeval/mcpeval/internal/stats"
 	"github.com/mcpeval/mcpeval/internal/suggest"
+	"github.com/mcpeval/mcpeval/internal/testname"
 	"github.com/mcpeval/mcpeval/internal/tokens"
 	"github.com/mcpeval/mcpeval/internal/toolstats"
 	"github.com/mcpeval/mcpeval/scoring"
@@ -268,7 +269,11 @@ func newRun(st settings.Settings, cases []eval.Case, log io.Writer) (*Run, error
 		skips:    map[eval.CaseRun]int{},
 		budget:   budget{held: map[string]int{}, paid: map[string]int{}, paidUSD: map[string]float64{}, estimated: map[string]float64{}, refused: map[string]int{}},
 		redactor: st.Redactor(os.Environ()), counters: map[string]*tokens.Counter{}}
-	for i, name := range evalcase.SubtestNames(cases) {
+	caseNames := make([]string, len(cases))
+	for i, c := range cases {
+		caseNames[i] = c.Name
+	}
+	for i, name := range testname.Subtests(caseNames) {
 		s.Names[cases[i].Name] = name
 		// The user's own questions and answers are data, never rewritten.
 		s.redactor.Keep(cases[i].Name, cases[i].Category, cases[i].Input, cases[i].Expected)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
+	"github.com/mcpeval/mcpeval/internal/testname"
 )
 
 // Cmd is mcpeval generate.
@@ -45,7 +46,7 @@ func run(c *base.Command, args []string, p base.Process) error {
 
 // reserved are function names a category cannot take: package evaltest
 // defines them, or they name nothing.
-var reserved = map[string]bool{"Test": true, "TestMain": true, "TestOtherCategories": true}
+var reserved = map[string]bool{"Test": true, "TestMain": true, testname.Other: true}
 
 // generate returns the Go source of the category test functions of package
 // pkg, each calling suite.Run.
@@ -56,7 +57,7 @@ func generate(path, pkg, suite string) ([]byte, error) {
 	}
 	byFunc := map[string]string{}
 	for _, c := range cases {
-		fn := evalcase.FuncName(c.Category)
+		fn := testname.Func(c.Category)
 		if reserved[fn] {
 			return nil, fmt.Errorf("%s: category %q would make the test function %s, which is taken or not a name: rename the category", c.Where(), c.Category, fn)
 		}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,6 +21,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
 	"github.com/mcpeval/mcpeval/internal/suite"
+	"github.com/mcpeval/mcpeval/internal/testname"
 	"github.com/mcpeval/mcpeval/report"
 )
 
@@ -117,11 +117,18 @@ func replayFlips(flipped []*report.CaseDiff, st settings.Settings, baseDir, dir 
 	if len(flipped) == 0 {
 		return nil
 	}
-	var tests []string
+	var tests []testname.Name
 	for _, d := range flipped {
 		if _, cur := d.Records(); cur != nil && cur.Test != "" {
-			tests = append(tests, cur.Test)
+			name, err := testname.Parse(cur.Test)
+			if err != nil {
+				return fmt.Errorf("-attribute: case %q: %w", d.Name, err)
+			}
+			tests = append(tests, name)
 		}
+	}
+	if len(tests) == 0 {
+		return nil
 	}
 	root, err := files.ModuleRoot()
 	if err != nil {
@@ -130,7 +137,7 @@ func replayFlips(flipped []*report.CaseDiff, st settings.Settings, baseDir, dir 
 	out, id := filepath.Join(dir, "attribution"), runs.NewID(time.Now())
 	fmt.Fprintf(p.Stdout, "attribution: re-running %s %d times on the tool results recorded by the baseline %s\n",
 		eval.Plural(len(flipped), "flipped cases"), o.AttributeRuns, filepath.Base(baseDir))
-	cmd := exec.Command("go", "test", cmp.Or(o.Pkg, "./evaltest"), "-count="+strconv.Itoa(o.AttributeRuns), "-run", runPattern(tests),
+	cmd := exec.Command("go", "test", cmp.Or(o.Pkg, "./evaltest"), "-count="+strconv.Itoa(o.AttributeRuns), "-run", testname.Pattern(tests),
 		"-replay-tools="+baseDir, "-run-id="+id)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "EVAL_OUT="+out, "EVAL_PROGRESS=off")
@@ -178,26 +185,6 @@ func weigh(a *report.Attribution, r *report.ReplayCheck) {
 	default:
 		r.Sure = 0.5
 	}
-}
-
-// runPattern is a go test -run pattern that selects the subtests named
-// (Test/Sub): the tests and the subtests, each level an alternation.
-func runPattern(tests []string) string {
-	var tops, subs []string
-	for _, t := range tests {
-		top, sub, _ := strings.Cut(t, "/")
-		if q := regexp.QuoteMeta(top); !slices.Contains(tops, q) {
-			tops = append(tops, q)
-		}
-		if q := regexp.QuoteMeta(sub); sub != "" && !slices.Contains(subs, q) {
-			subs = append(subs, q)
-		}
-	}
-	pattern := "^(" + strings.Join(tops, "|") + ")$"
-	if len(subs) > 0 {
-		pattern += "/^(" + strings.Join(subs, "|") + ")$"
-	}
-	return pattern
 }
 
 func lastLines(s string, n int) string {

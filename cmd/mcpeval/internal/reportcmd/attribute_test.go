@@ -1,7 +1,6 @@
 package reportcmd
 
 import (
-	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -38,24 +37,4 @@ func TestWeigh(t *testing.T) {
 			assert.Contains(t, a.Why, tc.wantWhyMention)
 		})
 	}
-}
-
-// The -run pattern of the re-runs selects the flipped cases' subtests,
-// whatever their names hold.
-func TestRunPattern(t *testing.T) {
-	p := runPattern([]string{"TestA/x_(1)", "TestA/y", "TestB/z.w"})
-	assert.Equal(t, `^(TestA|TestB)$/^(x_\(1\)|y|z\.w)$`, p)
-	top, sub, _ := cut(p)
-	assert.Regexp(t, regexp.MustCompile(top), "TestB")
-	assert.Regexp(t, regexp.MustCompile(sub), "x_(1)")
-	assert.NotRegexp(t, regexp.MustCompile(sub), "zxw")
-}
-
-// cut splits a two-level -run pattern at its level separator.
-func cut(p string) (top, sub string, ok bool) {
-	i := regexp.MustCompile(`\)\$/\^\(`).FindStringIndex(p)
-	if i == nil {
-		return p, "", false
-	}
-	return p[:i[0]+2], p[i[0]+3:], true
 }

@@ -1,4 +1,4 @@
-package evalcase
+package testname
 
 import (
 	"bufio"
@@ -16,17 +16,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/mcpeval/mcpeval/internal/eval"
 )
-
-func casesNamed(names ...string) []eval.Case {
-	cases := make([]eval.Case, len(names))
-	for i, n := range names {
-		cases[i] = eval.Case{Name: n}
-	}
-	return cases
-}
 
 // trickyNames are case names that trip up go test's -run matching.
 var trickyNames = []string{
@@ -35,7 +25,7 @@ var trickyNames = []string{
 	"$^.*?|[](){}\\", "", "case", "ünïcödé name", "日本語のケース", "tab\tand\nnewline", "trailing space ",
 }
 
-func TestSubtestNames(t *testing.T) {
+func TestSubtests(t *testing.T) {
 	tests := []struct {
 		name  string
 		cases []string
@@ -55,7 +45,7 @@ func TestSubtestNames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, SubtestNames(casesNamed(tt.cases...)))
+			assert.Equal(t, tt.want, Subtests(tt.cases))
 		})
 	}
 }
@@ -75,7 +65,7 @@ func assertSafeSubtestName(t *testing.T, name string) {
 	assert.LessOrEqual(t, utf8.RuneCountInString(name), maxNameRunes+4, "%q is bounded", name)
 }
 
-func TestSubtestNamesProperties(t *testing.T) {
+func TestSubtestsProperties(t *testing.T) {
 	long := strings.Repeat("Gène ", 100)   // 500 runes, two bytes each for è
 	longCJK := strings.Repeat("遺伝子変異", 60) // 300 runes of three bytes
 	names := append([]string{long, long, long + "x", longCJK, longCJK + "!"}, trickyNames...)
@@ -84,7 +74,7 @@ func TestSubtestNamesProperties(t *testing.T) {
 		names = append(names, fmt.Sprintf("Gene.lookup %d", i%3))
 	}
 
-	got := SubtestNames(casesNamed(names...))
+	got := Subtests(names)
 	require.Len(t, got, len(names))
 	seen := map[string]string{}
 	for i, n := range got {
@@ -102,12 +92,12 @@ func TestSubtestNamesProperties(t *testing.T) {
 	assert.Equal(t, got[0]+"_2", got[1])
 }
 
-// TestSubtestNamesRunAlone builds a real test binary whose subtests carry
-// the names SubtestNames produced, and checks that the -run patterns IDEs
+// TestSubtestsRunAlone builds a real test binary whose subtests carry
+// the names Subtests produced, and checks that the -run patterns IDEs
 // send select exactly the one subtest clicked.
-func TestSubtestNamesRunAlone(t *testing.T) {
+func TestSubtestsRunAlone(t *testing.T) {
 	t.Parallel()
-	subtests := SubtestNames(casesNamed(trickyNames...))
+	subtests := Subtests(trickyNames)
 
 	dir := t.TempDir()
 	var src strings.Builder
@@ -184,9 +174,129 @@ func TestFuncName(t *testing.T) {
 	identifier := regexp.MustCompile(`^Test(?:[A-Z0-9][A-Za-z0-9]*)?$`)
 	for _, tt := range tests {
 		t.Run(tt.category, func(t *testing.T) {
-			got := FuncName(tt.category)
+			got := Func(tt.category)
 			assert.Equal(t, tt.want, got)
 			assert.Regexp(t, identifier, got, "a Go test function name go test recognises")
 		})
 	}
+}
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		test string
+		want Name
+	}{
+		{"TestGeneMagic/spell", Name{Func: "TestGeneMagic", Case: "spell"}},
+		{"TestGeneMagic/spell/gpt-4o", Name{Func: "TestGeneMagic", Case: "spell", Arm: "gpt-4o"}},
+		{"TestOtherCategories/Gene_Magic/spell", Name{Func: Other, Category: "Gene_Magic", Case: "spell"}},
+		{"TestOtherCategories/Gene_Magic/spell/no_server", Name{Func: Other, Category: "Gene_Magic", Case: "spell", Arm: "no_server"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.test, func(t *testing.T) {
+			got, err := Parse(tt.test)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.test, got.String(), "a parsed name gives the same test name back")
+		})
+	}
+	for _, bad := range []string{"", "TestX", "TestOtherCategories/Gene_Magic", "TestX/a/b/c", "TestOtherCategories/G/a/b/c", "TestX//a", "/a"} {
+		_, err := Parse(bad)
+		assert.Error(t, err, "%q", bad)
+	}
+}
+
+// TestPatternSelectsExactlyTheNamedRuns builds a real test binary laid
+// out as a suite is (categories with a function of their own and under
+// TestOtherCategories, cases with and without arms, names that are
+// prefixes of others) and checks that go test, given Pattern's -run,
+// runs exactly the named case runs, for every subset of a few.
+func TestPatternSelectsExactlyTheNamedRuns(t *testing.T) {
+	t.Parallel()
+	src := `package probe
+
+import "testing"
+
+func leaves(t *testing.T, cases []string, arms []string) {
+	for _, c := range cases {
+		t.Run(c, func(t *testing.T) {
+			for _, a := range arms {
+				t.Run(a, func(t *testing.T) {})
+			}
+		})
+	}
+}
+
+func TestGene(t *testing.T)      { leaves(t, []string{"a", "a_2", "b"}, nil) }
+func TestGeneMagic(t *testing.T) { leaves(t, []string{"a", "c"}, []string{"x", "x_2"}) }
+func TestOtherCategories(t *testing.T) {
+	t.Run("Odd", func(t *testing.T) { leaves(t, []string{"a", "d"}, nil) })
+	t.Run("Odd_2", func(t *testing.T) { leaves(t, []string{"a"}, []string{"x", "y"}) })
+}
+`
+	bin := buildProbe(t, src)
+	all := []Name{
+		{Func: "TestGene", Case: "a"}, {Func: "TestGene", Case: "a_2"}, {Func: "TestGene", Case: "b"},
+		{Func: "TestGeneMagic", Case: "a", Arm: "x"}, {Func: "TestGeneMagic", Case: "a", Arm: "x_2"},
+		{Func: "TestGeneMagic", Case: "c", Arm: "x"}, {Func: "TestGeneMagic", Case: "c", Arm: "x_2"},
+		{Func: Other, Category: "Odd", Case: "a"}, {Func: Other, Category: "Odd", Case: "d"},
+		{Func: Other, Category: "Odd_2", Case: "a", Arm: "x"}, {Func: Other, Category: "Odd_2", Case: "a", Arm: "y"},
+	}
+	// Every leaf runs under the name Name gives it.
+	var every []string
+	for _, n := range all {
+		every = append(every, n.String())
+	}
+	require.ElementsMatch(t, every, ranLeaves(t, bin, "."))
+
+	subsets := [][]int{{0}, {1}, {3}, {7}, {10}, {0, 7}, {2, 4, 8}, {3, 6, 9, 10}, {1, 5, 8, 9}}
+	for _, subset := range subsets {
+		var names []Name
+		var want []string
+		for _, i := range subset {
+			names = append(names, all[i])
+			want = append(want, all[i].String())
+		}
+		pattern := Pattern(append(names, names[0])) // a duplicate changes nothing
+		assert.ElementsMatch(t, want, ranLeaves(t, bin, pattern), "-run %s", pattern)
+	}
+}
+
+// buildProbe builds a test binary of a module whose only file is src.
+func buildProbe(t *testing.T, src string) string {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module probe\n\ngo 1.22\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "probe_test.go"), []byte(src), 0o644))
+	bin := filepath.Join(dir, "probe.test")
+	build := exec.Command("go", "test", "-c", "-o", bin, ".")
+	build.Dir = dir
+	build.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=", "GOTOOLCHAIN=local", "CGO_ENABLED=0")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "go test -c: %s", out)
+	return bin
+}
+
+// ranLeaves runs the probe with -run pattern and returns the tests that
+// passed and ran no subtest.
+func ranLeaves(t *testing.T, bin, pattern string) []string {
+	t.Helper()
+	out, err := exec.Command(bin, "-test.run", pattern, "-test.v").CombinedOutput()
+	require.NoError(t, err, "-test.run %s: %s", pattern, out)
+	passed := regexp.MustCompile(`--- PASS: (\S+) \(`)
+	var ran []string
+	parents := map[string]bool{}
+	for _, m := range passed.FindAllStringSubmatch(string(out), -1) {
+		ran = append(ran, m[1])
+		for p := m[1]; strings.Contains(p, "/"); {
+			p = p[:strings.LastIndex(p, "/")]
+			parents[p] = true
+		}
+	}
+	var leaves []string
+	for _, r := range ran {
+		if !parents[r] {
+			leaves = append(leaves, r)
+		}
+	}
+	return leaves
 }
