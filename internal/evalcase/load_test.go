@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
@@ -17,6 +19,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/testname"
 )
 
 // upstreamCase is MARRVEL-MCP's own shape of a case, decoded independently
@@ -661,9 +664,15 @@ func TestHostileControlCharactersInNames(t *testing.T) {
 		assert.Equal(t, names[i], c.Name, "names load unchanged")
 	}
 
-	subtests := SubtestNames(cases)
+	loaded := make([]string, len(cases))
+	for i, c := range cases {
+		loaded[i] = c.Name
+	}
+	subtests := testname.Subtests(loaded)
 	for _, s := range subtests {
-		assertSafeSubtestName(t, s)
+		assert.True(t, utf8.ValidString(s), "%q is valid UTF-8", s)
+		assert.Equal(t, regexp.QuoteMeta(s), s, "%q has no regexp metacharacter", s)
+		assert.False(t, strings.ContainsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || !strconv.IsPrint(r) }), "%q has no space and nothing unprintable", s)
 	}
 	// go test keeps each name as given: nothing to rewrite, nothing to number.
 	for _, s := range subtests {
