@@ -12,6 +12,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -23,25 +24,47 @@ type Schema struct {
 	what    string
 	once    sync.Once
 	schema  *jsonschema.Schema
+	graph   *graph
 	problem string
+	// unchecked counts the values too costly to check (ErrTooCostly).
+	unchecked atomic.Int64
 }
+
+// ErrTooCostly is the error of a value that checking against the schema
+// would cost more than MaxSteps: it is not checked.
+var ErrTooCostly = fmt.Errorf("not checked: checking the value against the schema would take more than %d steps (as a hostile schema makes it)", MaxSteps)
 
 // New returns the schema raw; what names it in problems ("input schema").
 func New(raw []byte, what string) *Schema { return &Schema{raw: raw, what: what} }
 
-// Problem says why the schema cannot check values (it is not JSON, or does
-// not compile); "" when it can, or has not been used yet.
+// Problem says why the schema cannot check values (it is not JSON, does
+// not compile, or is too costly to check), or how many values it was too
+// costly to check against; "" when none.
 func (s *Schema) Problem() string {
 	s.once.Do(s.compile)
+	if n := s.unchecked.Load(); n > 0 && s.problem == "" {
+		return fmt.Sprintf("the %s is too costly to check against %d values (more than %d steps each, as a hostile schema makes it): they were not checked", s.what, n, MaxSteps)
+	}
 	return s.problem
 }
 
+// Compile compiles the schema, if it was not yet, at a cost bounded by
+// its size (MaxSchema, MaxExpanded): done when the tool is listed, it
+// keeps compiling off the path of its calls.
+func (s *Schema) Compile() { s.once.Do(s.compile) }
+
 // Validate checks a decoded value (see Decode) against the schema. A
-// schema that cannot check values accepts every value.
+// schema that cannot check values accepts every value. A value whose
+// check would cost more than MaxSteps is not checked: ErrTooCostly, and
+// counted in Problem. Measuring the cost is itself bounded by MaxSteps.
 func (s *Schema) Validate(v any) error {
 	s.once.Do(s.compile)
 	if s.schema == nil {
 		return nil
+	}
+	if s.graph.measure(v) > MaxSteps {
+		s.unchecked.Add(1)
+		return ErrTooCostly
 	}
 	return s.schema.Validate(v)
 }
@@ -73,7 +96,9 @@ func (s *Schema) compile() {
 	}
 	if err != nil {
 		s.problem = fmt.Sprintf("the %s does not compile: %s", s.what, oneLine(err.Error()))
+		return
 	}
+	s.graph = newGraph(s.schema)
 }
 
 // A schema is checked only when it is at most MaxSchema bytes and expands,
