@@ -83,6 +83,10 @@ func (s *Schema) compile() {
 		s.problem = fmt.Sprintf("the %s is not JSON: %v", s.what, err)
 		return
 	}
+	if n := nodes(doc, MaxNodes); n > MaxNodes {
+		s.problem = fmt.Sprintf("the %s is too costly to compile (more than %d nodes): not checked", s.what, MaxNodes)
+		return
+	}
 	if n := expanded(doc, doc, map[string]int{}, 0); n > MaxExpanded {
 		s.problem = fmt.Sprintf("the %s is too costly to check (its references ($ref) expand it to more than %d subschemas, as a hostile schema does to make checking take forever): not checked", s.what, MaxExpanded)
 		return
@@ -101,14 +105,38 @@ func (s *Schema) compile() {
 	s.graph = newGraph(s.schema)
 }
 
-// A schema is checked only when it is at most MaxSchema bytes and expands,
+// A schema is checked only when it is at most MaxSchema bytes of at most
+// MaxNodes nodes (objects, arrays and values: compiling costs about a
+// tenth of a millisecond each, so a second or two at most), and expands,
 // its local references ($ref) followed, to at most MaxExpanded schema
-// nodes: checking a value costs about that, and a small schema whose
-// references name references twice over makes it exponential.
+// nodes: a small schema whose references name references twice over is
+// exponential to check. (What checking one value costs is bounded apart,
+// see MaxSteps.)
 const (
 	MaxSchema   = 1 << 20
+	MaxNodes    = 10_000
 	MaxExpanded = 100_000
 )
+
+// nodes counts the nodes of a decoded schema, up to more than limit.
+func nodes(v any, limit int) int {
+	n := 1
+	switch x := v.(type) {
+	case map[string]any:
+		for _, child := range x {
+			if n += nodes(child, limit-n); n > limit {
+				return n
+			}
+		}
+	case []any:
+		for _, child := range x {
+			if n += nodes(child, limit-n); n > limit {
+				return n
+			}
+		}
+	}
+	return n
+}
 
 // expanded counts the nodes (objects, arrays and values) of v, a local
 // reference counting as what it names, up to more than MaxExpanded; refs

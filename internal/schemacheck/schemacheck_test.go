@@ -132,3 +132,27 @@ func TestCostlyValuesAreNotChecked(t *testing.T) {
 		})
 	}
 }
+
+// A schema of more nodes than compile quickly is not compiled, and says
+// why; one of MaxNodes compiles within seconds.
+func TestLargeSchemasAreNotCompiled(t *testing.T) {
+	props := func(n int) string {
+		var b strings.Builder
+		b.WriteString(`{"type":"object","properties":{`)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `"p%d":{"type":"string"}`, i)
+		}
+		return b.String() + `}}`
+	}
+	s := New([]byte(props(MaxNodes/2)), "output schema")
+	require.Less(t, len(props(MaxNodes/2)), MaxSchema)
+	assert.Equal(t, "the output schema is too costly to compile (more than 10000 nodes): not checked", s.Problem())
+	start := time.Now()
+	s = New([]byte(props(MaxNodes/2-10)), "output schema")
+	assert.Empty(t, s.Problem())
+	assert.Less(t, time.Since(start), 10*time.Second)
+	t.Logf("%d nodes compiled in %v", MaxNodes, time.Since(start))
+}
