@@ -93,6 +93,7 @@ type (
 	//	Replay string                replay: in a replay, where the result came from (recorded, live, unmatched)
 	//	Elicitations []Elicitation   elicitations: the server's requests for the user's input, each with its reply
 	//	OutputError string           output_error: how structuredContent breaks the tool's output schema
+	//	Unchecked string             unchecked: the schema the call was too costly to check against ("output schema")
 	//	Task *TaskRun                task: the task the call ran as (id, status, polls)
 	//	Links []ResourceLink         links: the resource links the result returned
 	//	Resource string              resource: the URI a read_resource_link call read

@@ -103,5 +103,6 @@ func finish(ctx context.Context, rec eval.ToolCall, res mcpconn.Result, err erro
 	}
 	rec.Result, rec.IsError, rec.Execution = res.Text, res.IsError, res.Execution
 	rec.Elicitations, rec.OutputError, rec.Task, rec.Links, rec.Stderr = res.Elicitations, res.OutputError, res.Task, res.Links, res.Stderr
+	rec.Unchecked = res.Unchecked
 	return rec, nil
 }

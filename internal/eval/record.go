@@ -257,6 +257,10 @@ type ToolCall struct {
 	// tool's output schema, with the path that failed; "" when it holds
 	// or the tool declares none.
 	OutputError string `json:"output_error,omitempty"`
+	// Unchecked names the schema the call's value was too costly to check
+	// against ("output schema"): a hostile schema's, which would make the
+	// check take for ever. The call is kept; "" when checked.
+	Unchecked string `json:"unchecked,omitempty"`
 	// Task is the task the call ran as, for a tool that requires tasks.
 	Task *TaskRun `json:"task,omitempty"`
 	// Links are the resource links the result returned.

@@ -125,8 +125,13 @@ type ToolStats struct {
 	// PassShare is the share of the calls whose case passed.
 	PassShare float64 `json:"pass_share"`
 	// SchemaProblem says why the arguments could not be checked against
-	// the tool's input schema (it does not compile); "" when they were.
+	// the tool's input schema (it does not compile, or was too costly to
+	// check against some); "" when they were.
 	SchemaProblem string `json:"schema_problem,omitempty"`
+	// Unchecked counts the calls whose arguments or result were too
+	// costly to check against the tool's schema (a hostile schema's): kept,
+	// and counted as no error.
+	Unchecked int `json:"unchecked,omitempty"`
 	// OutputErrors counts the results whose structuredContent broke the
 	// tool's output schema (each also an error); OutputProblems says how,
 	// with the path that failed, the first few distinct ones.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -119,6 +120,7 @@ func callable(listed []mcp.Tool, caps mcp.ServerCapabilities, protocol string) (
 		if len(t.RawOutputSchema) > 0 || t.OutputSchema.Type != "" {
 			tool.Output = schemaJSON(t.RawOutputSchema, t.OutputSchema)
 			m.output = schemacheck.New(tool.Output, "output schema")
+			go m.output.Compile() // off the calls' path, bounded by the schema's size
 		}
 		tools = append(tools, tool)
 		meta[t.Name] = m
@@ -142,26 +144,31 @@ func schemaJSON(raw json.RawMessage, decoded any) json.RawMessage {
 // checkOutput says how a result breaks the tool's output schema: a result
 // that is not an error must carry structuredContent that matches it. ""
 // when it does, the tool declares no schema, or the schema cannot check.
-func (m toolMeta) checkOutput(res *mcp.CallToolResult) string {
+// unchecked is "output schema" when the result was too costly to check
+// against it (schemacheck.ErrTooCostly).
+func (m toolMeta) checkOutput(res *mcp.CallToolResult) (problem, unchecked string) {
 	if m.output == nil || res.IsError {
-		return ""
+		return "", ""
 	}
 	if res.StructuredContent == nil && len(res.RawStructuredContent) == 0 {
-		return "no structuredContent, though the tool declares an output schema"
+		return "no structuredContent, though the tool declares an output schema", ""
 	}
 	raw := res.RawStructuredContent
 	if len(raw) == 0 {
 		var err error
 		if raw, err = json.Marshal(res.StructuredContent); err != nil {
-			return "structuredContent is not JSON: " + err.Error()
+			return "structuredContent is not JSON: " + err.Error(), ""
 		}
 	}
 	v, err := schemacheck.Decode(bytes.NewReader(raw))
 	if err != nil {
-		return "structuredContent is not JSON: " + err.Error()
+		return "structuredContent is not JSON: " + err.Error(), ""
 	}
-	if err := m.output.Validate(v); err != nil {
-		return "structuredContent does not match the output schema: " + schemacheck.Describe(err)
+	switch err := m.output.Validate(v); {
+	case errors.Is(err, schemacheck.ErrTooCostly):
+		return "", "output schema"
+	case err != nil:
+		return "structuredContent does not match the output schema: " + schemacheck.Describe(err), ""
 	}
-	return ""
+	return "", ""
 }

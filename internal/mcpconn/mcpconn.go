@@ -61,6 +61,9 @@ type Result struct {
 	// OutputError says how structuredContent breaks the tool's output
 	// schema (see eval.ToolCall.OutputError).
 	OutputError string
+	// Unchecked names the schema the result was too costly to check
+	// against (see eval.ToolCall.Unchecked).
+	Unchecked string
 	// Task is the task the call ran as; nil for a plain call.
 	Task *eval.TaskRun
 	// Links are the resource links the result returned.
@@ -557,7 +560,8 @@ func (s *Server) Call(ctx context.Context, name string, args map[string]any) (Re
 		s.succeeded()
 		text, links := resultText(res)
 		out := Result{Text: text, IsError: res.IsError, Execution: codeExecution(res), Elicitations: p.elicitations(),
-			Task: task, Links: links, OutputError: cn.meta[name].checkOutput(res)}
+			Task: task, Links: links}
+		out.OutputError, out.Unchecked = cn.meta[name].checkOutput(res)
 		if res.IsError {
 			out.Stderr = lastLines(cn.stderr.String(), stderrLines)
 		}

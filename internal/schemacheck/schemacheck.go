@@ -12,6 +12,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -23,25 +24,47 @@ type Schema struct {
 	what    string
 	once    sync.Once
 	schema  *jsonschema.Schema
+	graph   *graph
 	problem string
+	// unchecked counts the values too costly to check (ErrTooCostly).
+	unchecked atomic.Int64
 }
+
+// ErrTooCostly is the error of a value that checking against the schema
+// would cost more than MaxSteps: it is not checked.
+var ErrTooCostly = fmt.Errorf("not checked: checking the value against the schema would take more than %d steps (as a hostile schema makes it)", MaxSteps)
 
 // New returns the schema raw; what names it in problems ("input schema").
 func New(raw []byte, what string) *Schema { return &Schema{raw: raw, what: what} }
 
-// Problem says why the schema cannot check values (it is not JSON, or does
-// not compile); "" when it can, or has not been used yet.
+// Problem says why the schema cannot check values (it is not JSON, does
+// not compile, or is too costly to check), or how many values it was too
+// costly to check against; "" when none.
 func (s *Schema) Problem() string {
 	s.once.Do(s.compile)
+	if n := s.unchecked.Load(); n > 0 && s.problem == "" {
+		return fmt.Sprintf("the %s is too costly to check against %d values (more than %d steps each, as a hostile schema makes it): they were not checked", s.what, n, MaxSteps)
+	}
 	return s.problem
 }
 
+// Compile compiles the schema, if it was not yet, at a cost bounded by
+// its size (MaxSchema, MaxExpanded): done when the tool is listed, it
+// keeps compiling off the path of its calls.
+func (s *Schema) Compile() { s.once.Do(s.compile) }
+
 // Validate checks a decoded value (see Decode) against the schema. A
-// schema that cannot check values accepts every value.
+// schema that cannot check values accepts every value. A value whose
+// check would cost more than MaxSteps is not checked: ErrTooCostly, and
+// counted in Problem. Measuring the cost is itself bounded by MaxSteps.
 func (s *Schema) Validate(v any) error {
 	s.once.Do(s.compile)
 	if s.schema == nil {
 		return nil
+	}
+	if s.graph.measure(v) > MaxSteps {
+		s.unchecked.Add(1)
+		return ErrTooCostly
 	}
 	return s.schema.Validate(v)
 }
@@ -60,6 +83,10 @@ func (s *Schema) compile() {
 		s.problem = fmt.Sprintf("the %s is not JSON: %v", s.what, err)
 		return
 	}
+	if n := nodes(doc, MaxNodes); n > MaxNodes {
+		s.problem = fmt.Sprintf("the %s is too costly to compile (more than %d nodes): not checked", s.what, MaxNodes)
+		return
+	}
 	if n := expanded(doc, doc, map[string]int{}, 0); n > MaxExpanded {
 		s.problem = fmt.Sprintf("the %s is too costly to check (its references ($ref) expand it to more than %d subschemas, as a hostile schema does to make checking take forever): not checked", s.what, MaxExpanded)
 		return
@@ -73,17 +100,43 @@ func (s *Schema) compile() {
 	}
 	if err != nil {
 		s.problem = fmt.Sprintf("the %s does not compile: %s", s.what, oneLine(err.Error()))
+		return
 	}
+	s.graph = newGraph(s.schema)
 }
 
-// A schema is checked only when it is at most MaxSchema bytes and expands,
+// A schema is checked only when it is at most MaxSchema bytes of at most
+// MaxNodes nodes (objects, arrays and values: compiling costs about a
+// tenth of a millisecond each, so a second or two at most), and expands,
 // its local references ($ref) followed, to at most MaxExpanded schema
-// nodes: checking a value costs about that, and a small schema whose
-// references name references twice over makes it exponential.
+// nodes: a small schema whose references name references twice over is
+// exponential to check. (What checking one value costs is bounded apart,
+// see MaxSteps.)
 const (
 	MaxSchema   = 1 << 20
+	MaxNodes    = 10_000
 	MaxExpanded = 100_000
 )
+
+// nodes counts the nodes of a decoded schema, up to more than limit.
+func nodes(v any, limit int) int {
+	n := 1
+	switch x := v.(type) {
+	case map[string]any:
+		for _, child := range x {
+			if n += nodes(child, limit-n); n > limit {
+				return n
+			}
+		}
+	case []any:
+		for _, child := range x {
+			if n += nodes(child, limit-n); n > limit {
+				return n
+			}
+		}
+	}
+	return n
+}
 
 // expanded counts the nodes (objects, arrays and values) of v, a local
 // reference counting as what it names, up to more than MaxExpanded; refs

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -75,4 +76,83 @@ func TestCostlySchemasAreNotChecked(t *testing.T) {
 	v, err := Decode(strings.NewReader(`{"children":[{"children":[{"children":"no"}]}]}`))
 	require.NoError(t, err)
 	assert.Error(t, tree.Validate(v), "a recursive schema checks")
+}
+
+// doubling is a schema of a few hundred bytes whose references each name
+// the next level twice, by anchor (which no count of the schema's own
+// references follows): checking any value applies its last level 2^levels
+// times.
+func doubling(levels int) string {
+	defs := []string{fmt.Sprintf(`"d%d":{"$anchor":"d%d","type":"object"}`, levels, levels)}
+	for i := range levels {
+		defs = append(defs, fmt.Sprintf(`"d%d":{"$anchor":"d%d","allOf":[{"$ref":"#d%d"},{"$ref":"#d%d"}]}`, i, i, i+1, i+1))
+	}
+	return `{"$ref":"#d0","$defs":{` + strings.Join(defs, ",") + `}}`
+}
+
+// nesting is a recursive schema that applies itself twice at every level
+// of an array: checking an array nested depth deep costs 2^depth.
+const nesting = `{"$ref":"#/$defs/n","$defs":{"n":{"type":"array","items":{"allOf":[{"$ref":"#/$defs/n"},{"$ref":"#/$defs/n"}]}}}}`
+
+func nested(depth int) string { return strings.Repeat("[", depth) + strings.Repeat("]", depth) }
+
+// A value whose check would be exponential is not checked, at once, and
+// the schema says how many values it could not check; the same schemas
+// check values within the bound, and an ordinary recursive schema checks
+// a large value.
+func TestCostlyValuesAreNotChecked(t *testing.T) {
+	tree := `{"$ref":"#/$defs/node","$defs":{"node":{"type":"object","properties":{"name":{"type":"string","pattern":"^[a-z]+$"},"children":{"type":"array","items":{"$ref":"#/$defs/node"}}}}}}`
+	wide := `{"children":[` + strings.TrimSuffix(strings.Repeat(`{"name":"leaf","children":[{"name":"x"}]},`, 20000), ",") + `]}`
+	for _, tc := range []struct {
+		name, schema, value string
+		costly              bool
+	}{
+		{"references doubling 40 times", doubling(40), `{}`, true},
+		{"references doubling 16 times", doubling(16), `{}`, false},
+		{"a recursive schema doubling on a value 40 deep", nesting, nested(40), true},
+		{"a recursive schema doubling on a value 12 deep", nesting, nested(12), false},
+		{"a number a billion digits long", `{"minimum":0}`, `1e1000000000`, true},
+		{"an ordinary recursive schema on 80,000 nodes", tree, wide, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := New([]byte(tc.schema), "output schema")
+			require.Empty(t, s.Problem(), "the schema itself is cheap")
+			v, err := Decode(strings.NewReader(tc.value))
+			require.NoError(t, err)
+			start := time.Now()
+			err = s.Validate(v)
+			assert.Less(t, time.Since(start), 3*time.Second)
+			if !tc.costly {
+				assert.NoError(t, err)
+				assert.Empty(t, s.Problem())
+				return
+			}
+			assert.ErrorIs(t, err, ErrTooCostly)
+			assert.Equal(t, "the output schema is too costly to check against 1 values (more than 500000 steps each, as a hostile schema makes it): they were not checked", s.Problem())
+		})
+	}
+}
+
+// A schema of more nodes than compile quickly is not compiled, and says
+// why; one of MaxNodes compiles within seconds.
+func TestLargeSchemasAreNotCompiled(t *testing.T) {
+	props := func(n int) string {
+		var b strings.Builder
+		b.WriteString(`{"type":"object","properties":{`)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `"p%d":{"type":"string"}`, i)
+		}
+		return b.String() + `}}`
+	}
+	s := New([]byte(props(MaxNodes/2)), "output schema")
+	require.Less(t, len(props(MaxNodes/2)), MaxSchema)
+	assert.Equal(t, "the output schema is too costly to compile (more than 10000 nodes): not checked", s.Problem())
+	start := time.Now()
+	s = New([]byte(props(MaxNodes/2-10)), "output schema")
+	assert.Empty(t, s.Problem())
+	assert.Less(t, time.Since(start), 10*time.Second)
+	t.Logf("%d nodes compiled in %v", MaxNodes, time.Since(start))
 }

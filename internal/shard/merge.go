@@ -120,6 +120,9 @@ func Merge(dirs []string, parent string) (*MergeResult, error) {
 	if err := write(staged.Dir, records, res.Summary, byIndex); err != nil {
 		return nil, fmt.Errorf("merge into %s: %w", staged.Dir, err)
 	}
+	if committing != nil {
+		committing(staged.Dir)
+	}
 	if res.Dir, err = staged.Commit(); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
@@ -128,6 +131,11 @@ func Merge(dirs []string, parent string) (*MergeResult, error) {
 	}
 	return res, nil
 }
+
+// committing, when set, is called with the staged run's directory once
+// every file is written, just before the run is put in place: the tests
+// kill a merge there.
+var committing func(dir string)
 
 // place finds the shard of a directory without a summary from its records,
 // and checks that every record is a case run of the plan given to this

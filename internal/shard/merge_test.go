@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -365,4 +366,53 @@ func TestMergeCatchesAnAlteredPlanInAnyOrder(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A merge killed (SIGKILL) after writing every file of the merged run, its
+// summary included, but before putting it in place leaves no run that
+// lists as one, finished or not; the next merge removes what it left and
+// lists one finished run.
+func TestMergeKilledBeforeCommit(t *testing.T) {
+	if dirs := os.Getenv("SHARD_TEST_KILLED_MERGE"); dirs != "" {
+		// The merge to kill: it says when it is about to commit, and waits.
+		parts := strings.Split(dirs, string(os.PathListSeparator))
+		out, ready := parts[0], parts[1]
+		committing = func(dir string) {
+			if err := os.WriteFile(ready, []byte(dir), 0o644); err != nil {
+				panic(err)
+			}
+			select {}
+		}
+		_, err := Merge(parts[2:], out)
+		panic(fmt.Sprintf("the merge was not killed: %v", err))
+	}
+	f := newFixture()
+	shards := t.TempDir()
+	dirs := []string{f.write(t, shards, 1, true, false), f.write(t, shards, 2, true, false), f.write(t, shards, 3, true, false)}
+	out, ready := t.TempDir(), filepath.Join(t.TempDir(), "ready")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestMergeKilledBeforeCommit$")
+	cmd.Env = append(os.Environ(), "SHARD_TEST_KILLED_MERGE="+strings.Join(append([]string{out, ready}, dirs...), string(os.PathListSeparator)))
+	require.NoError(t, cmd.Start())
+	var staged []byte
+	require.Eventually(t, func() bool {
+		var err error
+		staged, err = os.ReadFile(ready)
+		return err == nil
+	}, time.Minute, 10*time.Millisecond, "the merge reaches its commit")
+	require.FileExists(t, filepath.Join(string(staged), eval.SummaryFile), "killed with its summary written")
+	require.NoError(t, cmd.Process.Kill())
+	_ = cmd.Wait()
+
+	list, err := runs.List(out)
+	require.NoError(t, err)
+	assert.Empty(t, list, "the killed merge left no run")
+
+	res, err := Merge(dirs, out)
+	require.NoError(t, err)
+	list, err = runs.List(out)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	assert.Equal(t, res.Dir, list[0].Dir)
+	assert.NotNil(t, list[0].Summary, "finished")
+	assert.NoDirExists(t, string(staged), "what the killed merge left is removed")
 }

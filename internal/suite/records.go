@@ -55,10 +55,18 @@ var lineBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // Write appends rec. The first write error is printed to log at once and
 // returned by Close.
+//
+// The record is written before its tool calls are counted (which checks
+// their arguments against the tools' input schemas): no check holds up
+// the record.
 func (w *recordWriter) Write(rec eval.Record) {
+	w.write(rec)
 	if w.tools != nil {
 		w.tools.Add(rec)
 	}
+}
+
+func (w *recordWriter) write(rec eval.Record) {
 	buf := lineBuffers.Get().(*bytes.Buffer)
 	defer func() {
 		if buf.Cap() <= 1<<20 { // a record of a large tool result is not kept

@@ -3,6 +3,8 @@ package suite_test
 import (
 	"bufio"
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -108,6 +110,9 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	//   leaky    plants $SECRET and the password in a tool's name, arguments and
 	//            answer; approves questions that contain "approve", rejects others
 	//            with a reason holding both
+	//   replay-strict  replays the reference calls of $EVAL_CASES; as judge
+	//            rejects an answer holding "no such record" (the results
+	//            othertools gives a copy), approves others
 	//   calls    makes, in its first turn, the calls a question lists one a line
 	//            as "call NAME ARGUMENTS" (arguments sent as written, valid
 	//            JSON or not), answers with their results, approves every answer
@@ -197,6 +202,42 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		h.reported = len(received)
 		sort.Strings(lines)
 		ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+	},
+	// othertools RUN COPY: copy the run directory RUN to COPY with other
+	// tool results, as a run of the same cases on a server with other data
+	// (a CI artifact) has them: every result a server gave is replaced by
+	// "no such record", named by that text's fingerprint. The copy keeps
+	// the run's id.
+	"othertools": func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 2 {
+			ts.Fatalf("usage: othertools RUN COPY")
+		}
+		from, to := ts.MkAbs(args[0]), ts.MkAbs(args[1])
+		ts.Check(os.MkdirAll(to, 0o755))
+		entries, err := os.ReadDir(from)
+		ts.Check(err)
+		for _, e := range entries {
+			if e.Type().IsRegular() && e.Name() != eval.RecordsFile {
+				data, err := os.ReadFile(filepath.Join(from, e.Name()))
+				ts.Check(err)
+				ts.Check(os.WriteFile(filepath.Join(to, e.Name()), data, 0o644))
+			}
+		}
+		sum := sha256.Sum256([]byte(otherResult))
+		var out strings.Builder
+		for _, line := range strings.Split(strings.TrimSpace(ts.ReadFile(filepath.Join(from, eval.RecordsFile))), "\n") {
+			var r eval.Record
+			ts.Check(json.Unmarshal([]byte(line), &r))
+			for i, c := range r.ToolCalls {
+				if c.ResultFingerprint != "" {
+					r.ToolCalls[i].Result, r.ToolCalls[i].ResultBytes, r.ToolCalls[i].ResultFingerprint = otherResult, 0, hex.EncodeToString(sum[:])
+				}
+			}
+			data, err := json.Marshal(r)
+			ts.Check(err)
+			out.Write(append(data, '\n'))
+		}
+		ts.Check(os.WriteFile(filepath.Join(to, eval.RecordsFile), []byte(out.String()), 0o644))
 	},
 	// ran: print, sorted, the case subtests that ran according to the go
 	// test -json stream in the last command's stdout.
@@ -441,6 +482,9 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	},
 }
 
+// otherResult is every tool result of a copy othertools makes.
+const otherResult = "no such record"
+
 // listedCalls is the "calls" stub: it makes the calls its question lists
 // ("call NAME ARGUMENTS" lines) in its first turn, then answers with their
 // results; as judge it approves.
@@ -518,6 +562,15 @@ func stubBehaviour(ts *testscript.TestScript, name, password string) llmstub.Res
 		cases, err := evalcase.LoadPath(ts.Getenv("EVAL_CASES"))
 		ts.Check(err)
 		return llmstub.Replay(cases)
+	case "replay-strict":
+		cases, err := evalcase.LoadPath(ts.Getenv("EVAL_CASES"))
+		ts.Check(err)
+		return llmstub.JudgeWith(llmstub.Replay(cases), func(_ string, g llmstub.Graded) llmstub.Reply {
+			if strings.Contains(g.Answer, otherResult) {
+				return llmstub.Verdict("no", "the answer found no record")
+			}
+			return llmstub.Verdict("yes", "the answer contains the expected information")
+		})
 	case "flaky":
 		return flakyJudge()
 	case "models":

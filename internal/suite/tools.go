@@ -262,7 +262,7 @@ func formatTools(b *strings.Builder, t *eval.ToolSummary) {
 	if t == nil {
 		return
 	}
-	var failing, over, broken, unscripted []eval.ToolStats
+	var failing, over, broken, unscripted, unchecked []eval.ToolStats
 	by, never := "", "never called"
 	if t.SelectedCases > 0 {
 		// Coverage is of the cases that ran: a -run of a few cases leaves
@@ -296,6 +296,9 @@ func formatTools(b *strings.Builder, t *eval.ToolSummary) {
 			if st.Unscripted > 0 {
 				unscripted = append(unscripted, st)
 			}
+			if st.Unchecked > 0 || st.SchemaProblem != "" {
+				unchecked = append(unchecked, st)
+			}
 		}
 	}
 	if len(t.Servers) > 1 && t.Encoding != "" {
@@ -315,6 +318,20 @@ func formatTools(b *strings.Builder, t *eval.ToolSummary) {
 			parts[i] = fmt.Sprintf("%s %d of %d results (%s)", tooldiff.Name(st.Name), st.OutputErrors, st.Calls-st.NotRun, strings.Join(st.OutputProblems, "; "))
 		}
 		fmt.Fprintf(b, "mcpeval: results that break their tool's output schema: %s\n", listNames(parts))
+	}
+	if len(unchecked) > 0 {
+		parts := make([]string, len(unchecked))
+		for i, st := range unchecked {
+			switch {
+			case st.Unchecked == 0:
+				parts[i] = fmt.Sprintf("%s (%s)", tooldiff.Name(st.Name), st.SchemaProblem)
+			case st.SchemaProblem != "":
+				parts[i] = fmt.Sprintf("%s %d of %d calls not checked (%s)", tooldiff.Name(st.Name), st.Unchecked, st.Calls, st.SchemaProblem)
+			default:
+				parts[i] = fmt.Sprintf("%s %d of %d calls not checked (the result too costly to check against the output schema)", tooldiff.Name(st.Name), st.Unchecked, st.Calls)
+			}
+		}
+		fmt.Fprintf(b, "mcpeval: warning: tool schemas not checked (too costly to check, or broken; the calls are kept): %s\n", listNames(parts))
 	}
 	if len(unscripted) > 0 {
 		parts := make([]string, len(unscripted))

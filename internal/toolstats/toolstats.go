@@ -12,12 +12,14 @@ package toolstats
 
 import (
 	"cmp"
+	"errors"
 	"maps"
 	"math"
 	"slices"
 	"sync"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/schemacheck"
 	"github.com/mcpeval/mcpeval/internal/tokens"
 )
 
@@ -78,7 +80,7 @@ type tool struct {
 // tally is what the calls to one tool name added up to.
 type tally struct {
 	calls, errors, errorResults, expectedErrors, refused, argErrors, notRun, overLimit int
-	passCalls, outputErrors, elicitations, unscripted                                  int
+	passCalls, outputErrors, elicitations, unscripted, unchecked                       int
 	outputProblems                                                                     []string
 	cases                                                                              map[string]bool
 	latencies                                                                          []float64
@@ -100,6 +102,7 @@ func New(servers []Server, tokenLimit int, counter *tokens.Counter) *Collector {
 				continue
 			}
 			c.byKey[k] = &tool{schema: newArgsSchema(t.Parameters), params: parameters(t.Parameters)}
+			go c.byKey[k].schema.Compile() // now, not when the first record is counted
 			if _, dup := c.byName[t.Name]; !dup {
 				c.byName[t.Name] = c.byKey[k]
 			}
@@ -122,11 +125,14 @@ type call struct {
 	// unknown: no server offers the tool, so the call failed whatever its
 	// arguments.
 	argError, errorResult, expectedError, refused, notRun, unknown bool
-	latencyMS                                                      float64
-	tokens                                                         int
-	outputProblem                                                  string
-	elicitations, unscripted                                       int
-	args                                                           []string // the arguments passed, by name
+	// unchecked: the arguments or the result were too costly to check
+	// against the tool's schema.
+	unchecked                bool
+	latencyMS                float64
+	tokens                   int
+	outputProblem            string
+	elicitations, unscripted int
+	args                     []string // the arguments passed, by name
 }
 
 // Add counts the tool calls of one finished record.
@@ -174,7 +180,9 @@ func (c *Collector) measure(tc eval.ToolCall) call {
 	cl := call{notRun: tc.NotRun, refused: tc.Refused && !tc.NotRun}
 	cl.errorResult = tc.IsError && !tc.NotRun && !tc.Refused
 	if t := c.lookup(tc); t != nil {
-		cl.argError = t.schema.check(tc.Arguments) != nil
+		err := t.schema.check(tc.Arguments)
+		cl.unchecked = errors.Is(err, schemacheck.ErrTooCostly)
+		cl.argError = err != nil && !cl.unchecked
 	} else {
 		_, err := decodeArgs(tc.Arguments)
 		cl.argError, cl.unknown = err != nil, true
@@ -189,6 +197,7 @@ func (c *Collector) measure(tc eval.ToolCall) call {
 		return cl // no server time, and the result is the harness's message
 	}
 	cl.outputProblem = tc.OutputError
+	cl.unchecked = cl.unchecked || tc.Unchecked != ""
 	cl.elicitations = len(tc.Elicitations)
 	for _, e := range tc.Elicitations {
 		if !e.Scripted {
@@ -217,6 +226,9 @@ func (t *tally) add(caseName string, cl call, passed bool, tokenLimit int) {
 	}
 	if cl.argError {
 		t.argErrors++
+	}
+	if cl.unchecked {
+		t.unchecked++
 	}
 	if cl.errorResult {
 		t.errorResults++
@@ -308,7 +320,7 @@ func (t *tally) stats(name string) eval.ToolStats {
 		Name: name, Calls: t.calls, Cases: len(t.cases), Errors: t.errors,
 		ErrorResults: t.errorResults, ExpectedErrors: t.expectedErrors, Refused: t.refused, ArgumentErrors: t.argErrors, NotRun: t.notRun,
 		OverLimit: t.overLimit, OutputErrors: t.outputErrors, OutputProblems: slices.Clone(t.outputProblems),
-		Elicitations: t.elicitations, Unscripted: t.unscripted,
+		Elicitations: t.elicitations, Unscripted: t.unscripted, Unchecked: t.unchecked,
 	}
 	if t.calls == 0 {
 		return s
