@@ -80,8 +80,9 @@ At level {{.Alpha}}, two runs of an unchanged model fail this gate at most {{pct
 {{with .ByCause}}<section class="causes" id="why">
 <h2>Why they flipped</h2>
 {{range .}}<h3 id="cause-{{.Cause}}">{{.Cause}}: {{len .Cases}}</h3>
-<ul>{{range .Cases}}<li><span class="{{.Change}}">{{.Change}}</span> <a href="report.html#{{anchor .Name .Model}}">{{.Name}}</a>{{if .Model}} [{{.Model}}]{{end}}: {{.Attribution.Explanation}}
-{{range .Attribution.DataChanges}}<div class="data"><code>{{.Tool}} {{.Arguments}}</code>: <code>{{.Diff}}</code></div>{{end}}</li>
+<ul>{{range .Cases}}<li><span class="{{.Change}}">{{.Change}}</span> <a href="report.html#{{anchor .Name .Model}}">{{.Name}}</a>{{if .Model}} [{{.Model}}]{{end}}: {{.Attribution.Deciding}}
+{{range .Attribution.Further}}<div class="further">also {{.Cause}}: {{.Why}}</div>{{end}}
+{{range .Attribution.AllDataChanges}}<div class="data"><code>{{.Tool}} {{.Arguments}}</code>: <code>{{.Diff}}</code></div>{{end}}</li>
 {{end}}</ul>
 {{end}}</section>
 {{end}}
@@ -112,7 +113,7 @@ At level {{.Alpha}}, two runs of an unchanged model fail this gate at most {{pct
 <td><a href="report.html#{{anchor .Name .Model}}">{{.Name}}</a>{{if .Model}} [{{.Model}}]{{end}}</td><td>{{.Category}}</td>
 <td>{{outcome .Base}}</td><td>{{outcome .Current}}</td><td class="num">{{.PText}}</td><td class="num">{{.AdjustedPText}}</td>
 <td class="tools">{{if .ToolsChanged}}{{tools .Base.Tools}}<br>{{tools .Current.Tools}}{{end}}</td>
-<td class="cause">{{with .Attribution}}{{.Cause}}{{end}}</td>
+<td class="cause">{{with .Attribution}}{{.Names}}{{end}}</td>
 <td class="why">{{range .ToolChanges}}<div>{{.}}</div>{{end}}</td>
 </tr>
 {{if and (or (eq .Change "regression") (eq .Change "fix")) .Base .Current}}<tr class="answers">

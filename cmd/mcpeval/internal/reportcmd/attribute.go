@@ -98,8 +98,8 @@ func confirmJudge(judged []*report.CaseDiff, st settings.Settings, p base.Proces
 			case r.Status == curRec.Status:
 				a.JudgeCheck = fmt.Sprintf("confirmed: the current judge (%s) grades the baseline's answer %s too", r.JudgeModel, r.Status)
 			default:
-				a.Cause = eval.CauseModel
 				a.JudgeCheck = fmt.Sprintf("not confirmed: the current judge (%s) grades the baseline's answer %s, as then: the answer changed, not the judge", r.JudgeModel, r.Status)
+				a.Decide(eval.CauseModel, a.Why, eval.CauseJudge) // the evidence stands; the judge's check says what it means
 			}
 		})
 	}
@@ -166,14 +166,14 @@ func weigh(a *report.Attribution, r *report.ReplayCheck) {
 	case 2*r.AsBaseline > r.Runs: // the old tool results give the old outcome
 		r.Sure = float64(r.AsBaseline) / float64(r.Runs)
 		if a.Cause == eval.CauseModel {
-			a.Cause = eval.CauseData
-			a.Why += "; the model does as before on the baseline's tool results: the data moved and the model followed"
+			a.Decide(eval.CauseData, a.Why+"; the model does as before on the baseline's tool results: the data moved and the model followed", eval.CauseModel)
 		}
 	case 2*r.AsBaseline < r.Runs: // the old tool results give the new outcome
 		r.Sure = float64(r.Runs-r.AsBaseline) / float64(r.Runs)
 		if a.Cause != eval.CauseModel {
-			a.Cause = eval.CauseModel
-			a.Why += "; yet on the baseline's tool results the model does as now: the model changed on the same data"
+			// The tools' changes stay named after it: their evidence holds,
+			// it did not decide the verdict.
+			a.Decide(eval.CauseModel, "on the baseline's tool results the model does as now: the model changed on the same data")
 		}
 	default:
 		r.Sure = 0.5
