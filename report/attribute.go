@@ -252,7 +252,9 @@ func heldOnly(result, other, answer string) bool {
 	for s < len(result)-p && s < len(other)-p && result[len(result)-1-s] == other[len(other)-1-s] {
 		s++
 	}
-	word := func(b byte) bool { return b >= 0x80 || b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' }
+	word := func(b byte) bool {
+		return b >= 0x80 || b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
+	}
 	for p > 0 && word(result[p-1]) { // whole words
 		p--
 	}
