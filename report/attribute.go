@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/grading"
+	"github.com/mcpeval/mcpeval/internal/tooldiff"
 )
 
 // Attribution is why a flipped case flipped, from the evidence the two
@@ -79,26 +80,33 @@ func (a *Attribution) sync() {
 	a.Cause, a.Why, a.DataChanges = first.Cause, first.Why, first.DataChanges
 }
 
+// all are the flip's causes: Causes, or for an attribution that has only
+// its one cause (built by hand, or read from an older compare.json) that
+// one.
+func (a *Attribution) all() []CauseEvidence {
+	switch {
+	case a == nil || len(a.Causes) == 0 && a.Cause == "":
+		return nil
+	case len(a.Causes) == 0:
+		return []CauseEvidence{{Cause: a.Cause, Why: a.Why, DataChanges: a.DataChanges}}
+	}
+	return a.Causes
+}
+
 // Further are the causes after the first, which the evidence supports
 // too.
 func (a *Attribution) Further() []CauseEvidence {
-	if a == nil || len(a.Causes) < 2 {
-		return nil
+	if all := a.all(); len(all) > 1 {
+		return all[1:]
 	}
-	return a.Causes[1:]
+	return nil
 }
 
 // Names are the flip's causes, the deciding one first: "data, surface".
 func (a *Attribution) Names() string {
-	if a == nil {
-		return ""
-	}
-	if len(a.Causes) == 0 { // built by hand, or read from an older compare.json
-		return a.Cause
-	}
-	names := make([]string, len(a.Causes))
-	for i, c := range a.Causes {
-		names[i] = c.Cause
+	var names []string
+	for _, c := range a.all() {
+		names = append(names, c.Cause)
 	}
 	return strings.Join(names, ", ")
 }
@@ -106,7 +114,7 @@ func (a *Attribution) Names() string {
 // AllDataChanges are the calls whose results differ, of every cause.
 func (a *Attribution) AllDataChanges() []DataChange {
 	var out []DataChange
-	for _, c := range a.Causes {
+	for _, c := range a.all() {
 		out = append(out, c.DataChanges...)
 	}
 	return out
@@ -118,12 +126,9 @@ func (a *Attribution) AllDataChanges() []DataChange {
 // more; one not named comes first with more as its evidence. A cause in
 // drop is no longer supported and leaves the list.
 func (a *Attribution) Decide(cause, more string, drop ...string) {
-	if len(a.Causes) == 0 && a.Cause != "" { // built by hand: its one cause
-		a.Causes = []CauseEvidence{{Cause: a.Cause, Why: a.Why, DataChanges: a.DataChanges}}
-	}
 	var found *CauseEvidence
 	rest := []CauseEvidence{}
-	for _, c := range a.Causes {
+	for _, c := range a.all() {
 		switch {
 		case c.Cause == cause:
 			found = &c
@@ -150,13 +155,17 @@ func attribute(d CaseDiff, toolChanges []string) *Attribution {
 		failing, side = d.Base, "baseline"
 	}
 	var causes []CauseEvidence
-	if why := infrastructure(failing, side); why != "" {
+	why := infrastructure(failing, side)
+	infra := why != ""
+	if infra {
 		causes = append(causes, CauseEvidence{Cause: eval.CauseInfrastructure, Why: why})
 	}
 	if len(toolChanges) > 0 {
 		causes = append(causes, CauseEvidence{Cause: eval.CauseSurface, Why: "a tool it called changed: " + strings.Join(toolChanges, "; ")})
 	}
-	if base == nil || cur == nil {
+	if base == nil || cur == nil || infra {
+		// Without two records, or with no graded answer on the failing
+		// side, the records say nothing more.
 		if len(causes) > 0 {
 			return newAttribution(causes...)
 		}
@@ -175,13 +184,26 @@ func attribute(d CaseDiff, toolChanges []string) *Attribution {
 	}
 	reached := false // a changed result reached an answer
 	if changes, same := dataChanges(base.ToolCalls, cur.ToolCalls); same && len(changes) > 0 {
-		names := make([]string, len(changes))
-		for i, ch := range changes {
-			names[i] = ch.Tool + " " + ch.Arguments
+		// A changed tool's other results are the surface's doing: its
+		// evidence, not the data's.
+		var own []DataChange
+		surface := slices.IndexFunc(causes, func(c CauseEvidence) bool { return c.Cause == eval.CauseSurface })
+		for _, ch := range changes {
+			if surface >= 0 && toolChanged(ch.Tool, toolChanges) {
+				causes[surface].DataChanges = append(causes[surface].DataChanges, ch)
+			} else {
+				own = append(own, ch)
+			}
 		}
-		causes = append(causes, CauseEvidence{Cause: eval.CauseData, DataChanges: changes,
-			Why: fmt.Sprintf("the same %s, %d returned other results: %s", eval.Plural(len(base.ToolCalls), "calls"), len(changes), strings.Join(names, ", "))})
-		reached = resultsReached(base, cur)
+		if len(own) > 0 {
+			names := make([]string, len(own))
+			for i, ch := range own {
+				names[i] = ch.Tool + " " + ch.Arguments
+			}
+			causes = append(causes, CauseEvidence{Cause: eval.CauseData, DataChanges: own,
+				Why: fmt.Sprintf("the same %s, %d returned other results: %s", eval.Plural(len(base.ToolCalls), "calls"), len(own), strings.Join(names, ", "))})
+			reached = resultsReached(base, cur, toolChanges)
+		}
 	}
 	if !graded && (base.Verdict != cur.Verdict || base.Status == eval.Undecided || cur.Status == eval.Undecided) {
 		switch {
@@ -223,14 +245,25 @@ func decisive(cause string, sameAnswer, reached bool) int {
 	return 2
 }
 
+// toolChanged reports whether the tool is among the changes of the tool
+// surface (see tooldiff.Explain: "NAME: what changed").
+func toolChanged(tool string, toolChanges []string) bool {
+	for _, ch := range toolChanges {
+		if strings.HasPrefix(ch, tooldiff.Name(tool)+": ") {
+			return true
+		}
+	}
+	return false
+}
+
 // resultsReached reports whether a call's result that changed reached
 // the answers: a line of text only the baseline's result holds is in the
 // baseline's answer, or one only the current result holds is in the
 // current answer.
-func resultsReached(base, cur *eval.Record) bool {
+func resultsReached(base, cur *eval.Record, toolChanges []string) bool {
 	for i := range base.ToolCalls {
 		b, c := base.ToolCalls[i].Result, cur.ToolCalls[i].Result
-		if b == c {
+		if b == c || toolChanged(cur.ToolCalls[i].Name, toolChanges) {
 			continue
 		}
 		if heldOnly(b, c, base.Response) || heldOnly(c, b, cur.Response) {
