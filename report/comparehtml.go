@@ -33,7 +33,9 @@ var compareTemplate = template.Must(template.New("compare").Funcs(template.FuncM
 	"what":   tooldiff.What,
 	"count":  tooldiff.Count,
 	"tokens": tooldiff.Tokens,
-	"anchor": CaseAnchor,
+	// The anchor is encoded already (only unreserved characters and %XX):
+	// escaped again, its link would name no case.
+	"anchor": func(name, model string) template.URL { return template.URL(CaseAnchor(name, model)) },
 	"outcome": func(o *CaseOutcome) string {
 		if o == nil {
 			return "—"
