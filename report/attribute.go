@@ -10,10 +10,13 @@ import (
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/grading"
+	"github.com/mcpeval/mcpeval/internal/tooldiff"
 )
 
 // Attribution is why a flipped case flipped, from the evidence the two
-// runs recorded.
+// runs recorded: every cause the evidence supports, the one that decided
+// the verdict first. Cause, Why and DataChanges are that first cause's
+// (the gate and the counts by cause weigh it); Causes holds them all.
 type Attribution struct {
 	Cause string `json:"cause"`
 	// Why is the evidence, in a line.
@@ -26,6 +29,9 @@ type Attribution struct {
 	// Replay is what re-running the case on the baseline's recorded tool
 	// results showed (mcpeval report -attribute); nil without.
 	Replay *ReplayCheck `json:"replay,omitempty"`
+	// Causes are every cause the evidence supports, each with its
+	// evidence, ordered by what decided the verdict: the first is Cause.
+	Causes []CauseEvidence `json:"causes"`
 }
 
 // DataChange is a call both runs made, with other results.
@@ -52,52 +58,244 @@ type ReplayCheck struct {
 	Sure       float64 `json:"sure"`
 }
 
-// attribute finds the cause of a flipped case from its runs' records: the
-// first of eval.Causes whose evidence is there.
+// CauseEvidence is one cause of a flip with its evidence.
+type CauseEvidence struct {
+	Cause string `json:"cause"`
+	Why   string `json:"why"`
+	// DataChanges are, for the data, the calls whose results differ.
+	DataChanges []DataChange `json:"data_changes,omitempty"`
+}
+
+// newAttribution is the attribution of the causes given, the deciding
+// one first.
+func newAttribution(causes ...CauseEvidence) *Attribution {
+	a := &Attribution{Causes: causes}
+	a.sync()
+	return a
+}
+
+// sync makes Cause, Why and DataChanges the first cause's.
+func (a *Attribution) sync() {
+	first := a.Causes[0]
+	a.Cause, a.Why, a.DataChanges = first.Cause, first.Why, first.DataChanges
+}
+
+// all are the flip's causes: Causes, or for an attribution that has only
+// its one cause (built by hand, or read from an older compare.json) that
+// one.
+func (a *Attribution) all() []CauseEvidence {
+	switch {
+	case a == nil || len(a.Causes) == 0 && a.Cause == "":
+		return nil
+	case len(a.Causes) == 0:
+		return []CauseEvidence{{Cause: a.Cause, Why: a.Why, DataChanges: a.DataChanges}}
+	}
+	return a.Causes
+}
+
+// Further are the causes after the first, which the evidence supports
+// too.
+func (a *Attribution) Further() []CauseEvidence {
+	if all := a.all(); len(all) > 1 {
+		return all[1:]
+	}
+	return nil
+}
+
+// Names are the flip's causes, the deciding one first: "data, surface".
+func (a *Attribution) Names() string {
+	var names []string
+	for _, c := range a.all() {
+		names = append(names, c.Cause)
+	}
+	return strings.Join(names, ", ")
+}
+
+// AllDataChanges are the calls whose results differ, of every cause.
+func (a *Attribution) AllDataChanges() []DataChange {
+	var out []DataChange
+	for _, c := range a.all() {
+		out = append(out, c.DataChanges...)
+	}
+	return out
+}
+
+// Decide makes cause the deciding one, found by a check the records could
+// not make (the judge asked again, the case re-run on the baseline's tool
+// results): a cause already named moves first, its evidence extended by
+// more; one not named comes first with more as its evidence. A cause in
+// drop is no longer supported and leaves the list.
+func (a *Attribution) Decide(cause, more string, drop ...string) {
+	var found *CauseEvidence
+	rest := []CauseEvidence{}
+	for _, c := range a.all() {
+		switch {
+		case c.Cause == cause:
+			found = &c
+		case !slices.Contains(drop, c.Cause):
+			rest = append(rest, c)
+		}
+	}
+	if found == nil {
+		found = &CauseEvidence{Cause: cause, Why: more}
+	} else if more != "" {
+		found.Why += "; " + more
+	}
+	a.Causes = append([]CauseEvidence{*found}, rest...)
+	a.sync()
+}
+
+// attribute finds the causes of a flipped case from its runs' records:
+// each of eval.Causes whose evidence is there, ordered by what decided
+// the verdict (see decisive); the model when no other is.
 func attribute(d CaseDiff, toolChanges []string) *Attribution {
 	base, cur := d.Base.shown(), d.Current.shown()
 	failing, side := d.Current, "now" // the side whose runs did not pass
 	if d.Change == Fix {
 		failing, side = d.Base, "baseline"
 	}
-	if why := infrastructure(failing, side); why != "" {
-		return &Attribution{Cause: eval.CauseInfrastructure, Why: why}
+	var causes []CauseEvidence
+	why := infrastructure(failing, side)
+	infra := why != ""
+	if infra {
+		causes = append(causes, CauseEvidence{Cause: eval.CauseInfrastructure, Why: why})
 	}
 	if len(toolChanges) > 0 {
-		return &Attribution{Cause: eval.CauseSurface, Why: "a tool it called changed: " + strings.Join(toolChanges, "; ")}
+		causes = append(causes, CauseEvidence{Cause: eval.CauseSurface, Why: "a tool it called changed: " + strings.Join(toolChanges, "; ")})
 	}
-	if base == nil || cur == nil {
-		return &Attribution{Cause: eval.CauseModel, Why: "a run has no record to compare"}
-	}
-	if why := caseChange(base, cur); why != "" {
-		return &Attribution{Cause: eval.CauseCase, Why: why}
+	if base == nil || cur == nil || infra {
+		// Without two records, or with no graded answer on the failing
+		// side, the records say nothing more.
+		if len(causes) > 0 {
+			return newAttribution(causes...)
+		}
+		return newAttribution(CauseEvidence{Cause: eval.CauseModel, Why: "a run has no record to compare"})
 	}
 	sameAnswer := strings.TrimSpace(base.Response) == strings.TrimSpace(cur.Response)
+	graded := false // the same answer's grading explains the verdict
+	if why := caseChange(base, cur); why != "" {
+		causes = append(causes, CauseEvidence{Cause: eval.CauseCase, Why: why})
+		graded = true
+	}
 	if base.Grading != cur.Grading && sameAnswer {
-		return &Attribution{Cause: eval.CauseGrading, Why: fmt.Sprintf("the suite's grading changed (version %d, now %d) and graded the same answer otherwise: %s, now %s",
-			base.Grading, cur.Grading, verdictOf(base), verdictOf(cur))}
+		causes = append(causes, CauseEvidence{Cause: eval.CauseGrading, Why: fmt.Sprintf("the suite's grading changed (version %d, now %d) and graded the same answer otherwise: %s, now %s",
+			base.Grading, cur.Grading, verdictOf(base), verdictOf(cur))})
+		graded = true
 	}
+	reached := false // a changed result reached an answer
 	if changes, same := dataChanges(base.ToolCalls, cur.ToolCalls); same && len(changes) > 0 {
-		names := make([]string, len(changes))
-		for i, ch := range changes {
-			names[i] = ch.Tool + " " + ch.Arguments
+		// A changed tool's other results are the surface's doing: its
+		// evidence, not the data's.
+		var own []DataChange
+		surface := slices.IndexFunc(causes, func(c CauseEvidence) bool { return c.Cause == eval.CauseSurface })
+		for _, ch := range changes {
+			if surface >= 0 && toolChanged(ch.Tool, toolChanges) {
+				causes[surface].DataChanges = append(causes[surface].DataChanges, ch)
+			} else {
+				own = append(own, ch)
+			}
 		}
-		return &Attribution{Cause: eval.CauseData, DataChanges: changes,
-			Why: fmt.Sprintf("the same %s, %d returned other results: %s", eval.Plural(len(base.ToolCalls), "calls"), len(changes), strings.Join(names, ", "))}
+		if len(own) > 0 {
+			names := make([]string, len(own))
+			for i, ch := range own {
+				names[i] = ch.Tool + " " + ch.Arguments
+			}
+			causes = append(causes, CauseEvidence{Cause: eval.CauseData, DataChanges: own,
+				Why: fmt.Sprintf("the same %s, %d returned other results: %s", eval.Plural(len(base.ToolCalls), "calls"), len(own), strings.Join(names, ", "))})
+			reached = resultsReached(base, cur, toolChanges)
+		}
 	}
-	if base.Verdict != cur.Verdict || base.Status == eval.Undecided || cur.Status == eval.Undecided {
+	if !graded && (base.Verdict != cur.Verdict || base.Status == eval.Undecided || cur.Status == eval.Undecided) {
 		switch {
-		case strings.TrimSpace(base.Response) == strings.TrimSpace(cur.Response):
-			return &Attribution{Cause: eval.CauseJudge, Why: fmt.Sprintf("the same answer got another verdict: %s, now %s", verdictOf(base), verdictOf(cur))}
+		case sameAnswer:
+			causes = append(causes, CauseEvidence{Cause: eval.CauseJudge, Why: fmt.Sprintf("the same answer got another verdict: %s, now %s", verdictOf(base), verdictOf(cur))})
 		case len(base.Checks) > 0 && sameChecks(base.Checks, cur.Checks):
-			return &Attribution{Cause: eval.CauseJudge, Why: fmt.Sprintf("the checks decided alike (%d held), the verdict did not: %s, now %s", len(cur.Checks), verdictOf(base), verdictOf(cur))}
+			causes = append(causes, CauseEvidence{Cause: eval.CauseJudge, Why: fmt.Sprintf("the checks decided alike (%d held), the verdict did not: %s, now %s", len(cur.Checks), verdictOf(base), verdictOf(cur))})
 		}
 	}
-	why := "the model answered otherwise on the same tool surface"
-	if !slices.Equal(d.Base.Tools, d.Current.Tools) {
-		why = fmt.Sprintf("the model called other tools (%s, now %s)", toolPath(d.Base.Tools), toolPath(d.Current.Tools))
+	if len(causes) == 0 {
+		why := "the model answered otherwise on the same tool surface"
+		if !slices.Equal(d.Base.Tools, d.Current.Tools) {
+			why = fmt.Sprintf("the model called other tools (%s, now %s)", toolPath(d.Base.Tools), toolPath(d.Current.Tools))
+		}
+		causes = append(causes, CauseEvidence{Cause: eval.CauseModel, Why: why})
 	}
-	return &Attribution{Cause: eval.CauseModel, Why: why}
+	slices.SortStableFunc(causes, func(a, b CauseEvidence) int {
+		return cmp.Compare(decisive(a.Cause, sameAnswer, reached), decisive(b.Cause, sameAnswer, reached))
+	})
+	return newAttribution(causes...)
+}
+
+// decisive ranks a cause by how directly it decided the verdict, lower
+// first; causes of one rank keep the order of eval.Causes. A run that
+// ended without an answer was decided by that. The same answer graded
+// otherwise was decided by what grades it (the case, the grading, the
+// judge), not by the tools, whose changes did not change the answer.
+// Another answer that carries a changed tool result was decided by the
+// data before a changed description.
+func decisive(cause string, sameAnswer, reached bool) int {
+	switch {
+	case cause == eval.CauseInfrastructure:
+		return 0
+	case sameAnswer && (cause == eval.CauseCase || cause == eval.CauseGrading || cause == eval.CauseJudge):
+		return 1
+	case !sameAnswer && reached && cause == eval.CauseData:
+		return 1
+	}
+	return 2
+}
+
+// toolChanged reports whether the tool is among the changes of the tool
+// surface (see tooldiff.Explain: "NAME: what changed").
+func toolChanged(tool string, toolChanges []string) bool {
+	for _, ch := range toolChanges {
+		if strings.HasPrefix(ch, tooldiff.Name(tool)+": ") {
+			return true
+		}
+	}
+	return false
+}
+
+// resultsReached reports whether a call's result that changed reached
+// the answers: a line of text only the baseline's result holds is in the
+// baseline's answer, or one only the current result holds is in the
+// current answer.
+func resultsReached(base, cur *eval.Record, toolChanges []string) bool {
+	for i := range base.ToolCalls {
+		b, c := base.ToolCalls[i].Result, cur.ToolCalls[i].Result
+		if b == c || toolChanged(cur.ToolCalls[i].Name, toolChanges) {
+			continue
+		}
+		if heldOnly(b, c, base.Response) || heldOnly(c, b, cur.Response) {
+			return true
+		}
+	}
+	return false
+}
+
+// heldOnly reports whether the part of result that other does not share
+// (what lies between their common start and end) is in answer, when it
+// is long enough to mean something.
+func heldOnly(result, other, answer string) bool {
+	p := 0
+	for p < len(result) && p < len(other) && result[p] == other[p] {
+		p++
+	}
+	s := 0
+	for s < len(result)-p && s < len(other)-p && result[len(result)-1-s] == other[len(other)-1-s] {
+		s++
+	}
+	word := func(b byte) bool {
+		return b >= 0x80 || b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
+	}
+	for p > 0 && word(result[p-1]) { // whole words
+		p--
+	}
+	for s > 0 && word(result[len(result)-s]) {
+		s--
+	}
+	part := strings.TrimSpace(strings.Trim(result[p:len(result)-s], `"{}[],:`))
+	return utf8.RuneCountInString(part) >= 3 && strings.Contains(strings.ToLower(answer), strings.ToLower(part))
 }
 
 // caseChange says how the case changed between the runs (its expected
@@ -266,8 +464,10 @@ func (c *Comparison) CauseCounts() map[string]int {
 	return out
 }
 
-// CauseLine is the comparison's count of flips by cause, in the order of
-// eval.Causes: "2 flips: 1 model, 1 data".
+// CauseLine is the comparison's count of flips by their deciding cause,
+// in the order of eval.Causes, and of the further causes the evidence
+// supports: "2 flipped cases by cause: 1 data, 1 model; further causes:
+// 1 surface".
 func (c *Comparison) CauseLine() string {
 	counts := c.CauseCounts()
 	total := 0
@@ -281,11 +481,42 @@ func (c *Comparison) CauseLine() string {
 	if total == 0 {
 		return "no case flipped"
 	}
-	return eval.Plural(total, "flipped cases") + " by cause: " + strings.Join(parts, ", ")
+	line := eval.Plural(total, "flipped cases") + " by cause: " + strings.Join(parts, ", ")
+	further := map[string]int{}
+	for _, d := range c.Cases {
+		for _, f := range d.Attribution.Further() {
+			further[f.Cause]++
+		}
+	}
+	parts = nil
+	for _, cause := range eval.Causes {
+		if n := further[cause]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, cause))
+		}
+	}
+	if len(parts) > 0 {
+		line += "; further causes: " + strings.Join(parts, ", ")
+	}
+	return line
 }
 
-// Explanation is a flipped case's cause with its evidence, in a line.
+// Explanation is a flipped case's causes with their evidence, in a line:
+// the deciding one's (see Deciding), then "also CAUSE: evidence" for each
+// further cause.
 func (a *Attribution) Explanation() string {
+	if a == nil {
+		return ""
+	}
+	s := a.Deciding()
+	for _, c := range a.Further() {
+		s += "; also " + c.Cause + ": " + c.Why
+	}
+	return s
+}
+
+// Deciding is the deciding cause with its evidence and what asking again
+// showed: the judge's check, the re-runs on the baseline's tool results.
+func (a *Attribution) Deciding() string {
 	if a == nil {
 		return ""
 	}
@@ -353,14 +584,19 @@ func (c *Comparison) JSON() ComparisonJSON {
 	return out
 }
 
-// FlipMessages are the lines a run's JUnit file gives its flipped cases,
-// by case name and model (see Data.Flips): the change since the baseline
-// and its cause.
+// FlipMessages are what a run's report and JUnit file say of its flipped
+// cases, by case name and model (see Data.Flips): the change since the
+// baseline and its deciding cause, then each further cause on a line of
+// its own ("also surface: …").
 func (c *Comparison) FlipMessages() map[eval.CaseRun]string {
 	out := map[eval.CaseRun]string{}
 	for _, d := range c.Cases {
-		if d.Attribution != nil {
-			out[eval.CaseRun{Name: d.Name, Model: d.Model}] = fmt.Sprintf("%s since %s, cause %s", d.Change, c.Base.RunID, d.Attribution.Explanation())
+		if a := d.Attribution; a != nil {
+			msg := fmt.Sprintf("%s since %s, cause %s", d.Change, c.Base.RunID, a.Deciding())
+			for _, f := range a.Further() {
+				msg += "\nalso " + f.Cause + ": " + f.Why
+			}
+			out[eval.CaseRun{Name: d.Name, Model: d.Model}] = msg
 		}
 	}
 	return out

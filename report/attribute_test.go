@@ -1,6 +1,8 @@
 package report
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -102,4 +104,153 @@ func TestCauseLinesAreSafeForATerminal(t *testing.T) {
 	}
 	assert.Contains(t, lines[2], `"get\x1b[2J"`, "an odd tool name is quoted")
 	assert.Contains(t, lines[2], "gone", "the text stays readable")
+}
+
+// A flip names every cause its evidence supports, the one that decided
+// the verdict first: the primary cause (which the gate and the counts
+// weigh) is the first of them.
+func TestAttributeCauses(t *testing.T) {
+	call := func(name, args, result, fp string) eval.ToolCall {
+		return eval.ToolCall{Name: name, Server: "s", Arguments: args, Result: result, ResultFingerprint: fp}
+	}
+	outcome := func(r eval.Record) *CaseOutcome {
+		o := &CaseOutcome{records: []*eval.Record{&r}}
+		for _, c := range r.ToolCalls {
+			o.Tools = append(o.Tools, c.Name)
+		}
+		return o
+	}
+	lookup := call("lookup", `{"id":"d"}`, `{"name":"item d"}`, "f1")
+	withdrawn := call("lookup", `{"id":"d"}`, `{"name":"withdrawn"}`, "f2")
+	legacy := call("legacy", `{"id":"x"}`, `{"name":"legacy x"}`, "f3")
+	base := eval.Record{Status: eval.Pass, Verdict: "yes", Expected: "item d", Response: "item d, legacy x", Grading: 1,
+		ToolCalls: []eval.ToolCall{lookup, legacy}}
+	surface := []string{"legacy: description changed"}
+	for _, tc := range []struct {
+		name        string
+		cur         eval.Record
+		toolChanges []string
+		want        string
+	}{
+		{"a changed result the answer carries decides before a changed description",
+			eval.Record{Status: eval.Fail, Verdict: "no", Expected: "item d", Response: `{"name":"withdrawn"}`, ToolCalls: []eval.ToolCall{withdrawn, legacy}},
+			surface, "data, surface"},
+		{"a changed result the answers do not carry comes after a changed description",
+			eval.Record{Status: eval.Fail, Verdict: "no", Expected: "item d", Response: "I cannot tell", ToolCalls: []eval.ToolCall{call("lookup", `{"id":"d"}`, `{"name":"item d","stock":"zero"}`, "f4"), legacy}},
+			surface, "surface, data"},
+		{"the same answer graded otherwise: the judge before the tools",
+			eval.Record{Status: eval.Fail, Verdict: "no", Expected: "item d", Response: "item d, legacy x", ToolCalls: []eval.ToolCall{lookup, legacy}},
+			surface, "judge, surface"},
+		{"an edited case re-judged is the case's, not the judge's too",
+			eval.Record{Status: eval.Fail, Verdict: "no", Expected: "item f", Response: "item d, legacy x", ToolCalls: []eval.ToolCall{lookup, legacy}},
+			nil, "case"},
+		{"an edited case and moved data: the same answer, the case decides",
+			eval.Record{Status: eval.Fail, Verdict: "no", Expected: "item f", Response: "item d, legacy x", ToolCalls: []eval.ToolCall{withdrawn, legacy}},
+			nil, "case, data"},
+		{"the suite's grading, not the judge too",
+			eval.Record{Status: eval.Fail, Verdict: "no", Grading: 2, Expected: "item d", Response: "item d, legacy x", ToolCalls: []eval.ToolCall{lookup, legacy}},
+			nil, "grading"},
+		{"an error first, the changed tool after it",
+			eval.Record{Status: eval.Error, Reason: "HTTP 500"},
+			surface, "infrastructure, surface"},
+		{"nothing else: the model",
+			eval.Record{Status: eval.Fail, Verdict: "no", Expected: "item d", Response: "no idea", ToolCalls: []eval.ToolCall{lookup}},
+			nil, "model"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.cur.Grading == 0 {
+				tc.cur.Grading = base.Grading
+			}
+			a := attribute(CaseDiff{Base: outcome(base), Current: outcome(tc.cur), Change: Regression}, tc.toolChanges)
+			assert.Equal(t, tc.want, a.Names(), a.Explanation())
+			require.NotEmpty(t, a.Causes)
+			assert.Equal(t, a.Causes[0].Cause, a.Cause, "the primary cause is the first")
+			assert.Equal(t, a.Causes[0].Why, a.Why)
+			for _, c := range a.Causes {
+				assert.NotEmpty(t, c.Why, c.Cause)
+				if c.Cause == eval.CauseData {
+					assert.NotEmpty(t, c.DataChanges, "the data's evidence is its changed calls")
+				}
+			}
+			assert.Equal(t, len(a.Causes)-1, len(a.Further()))
+		})
+	}
+}
+
+// Asking again decides among the causes: the named cause moves first with
+// its evidence extended, one no longer supported leaves.
+func TestDecide(t *testing.T) {
+	a := newAttribution(CauseEvidence{Cause: eval.CauseSurface, Why: "a tool changed"},
+		CauseEvidence{Cause: eval.CauseData, Why: "a result changed", DataChanges: []DataChange{{Tool: "get"}}})
+	a.Decide(eval.CauseData, "the old results give the old outcome")
+	assert.Equal(t, "data, surface", a.Names())
+	assert.Equal(t, "a result changed; the old results give the old outcome", a.Why)
+	assert.Equal(t, []DataChange{{Tool: "get"}}, a.DataChanges)
+
+	a.Decide(eval.CauseModel, "the model changed", eval.CauseData)
+	assert.Equal(t, "model, surface", a.Names())
+	assert.Equal(t, "the model changed", a.Why)
+	assert.Empty(t, a.DataChanges)
+
+	old := &Attribution{Cause: eval.CauseJudge, Why: "another verdict"} // read from an older compare.json
+	assert.Equal(t, "judge", old.Names())
+	old.Decide(eval.CauseModel, old.Why, eval.CauseJudge)
+	assert.Equal(t, "model", old.Names())
+	assert.Equal(t, "another verdict", old.Why)
+}
+
+// Every place a flip is shown names all its causes; compare.json keeps
+// "cause" (the deciding one) for the readers it had and adds "causes".
+func TestTwoCausesShown(t *testing.T) {
+	a := newAttribution(CauseEvidence{Cause: eval.CauseData, Why: "a result changed", DataChanges: []DataChange{{Tool: "get", Arguments: "{}", Diff: "[-a-]{+b+}"}}},
+		CauseEvidence{Cause: eval.CauseSurface, Why: "a tool changed"})
+	c := &Comparison{Base: eval.Summary{RunID: "base"}, Current: eval.Summary{RunID: "now"},
+		Cases: []CaseDiff{{Name: "case a", Change: Regression, Attribution: a}}}
+	assert.Equal(t, "1 flipped case by cause: 1 data; further causes: 1 surface", c.CauseLine())
+	assert.Equal(t, "data: a result changed; also surface: a tool changed", a.Explanation())
+	assert.Equal(t, map[eval.CaseRun]string{{Name: "case a"}: "regression since base, cause data: a result changed\nalso surface: a tool changed"}, c.FlipMessages())
+	assert.Equal(t, []string{"cause data: 1 flipped case", "  regression case a: data: a result changed; also surface: a tool changed", "    get {}: [-a-]{+b+}"}, c.CauseLines())
+
+	raw, err := json.Marshal(c.JSON())
+	require.NoError(t, err)
+	var flips struct {
+		Flips []struct {
+			Cause  string `json:"cause"`
+			Why    string `json:"why"`
+			Causes []struct {
+				Cause string `json:"cause"`
+				Why   string `json:"why"`
+			} `json:"causes"`
+		} `json:"flips"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &flips))
+	require.Len(t, flips.Flips, 1)
+	f := flips.Flips[0]
+	assert.Equal(t, "data", f.Cause)
+	assert.Equal(t, "a result changed", f.Why)
+	require.Len(t, f.Causes, 2)
+	assert.Equal(t, "surface", f.Causes[1].Cause)
+	assert.Equal(t, "a tool changed", f.Causes[1].Why)
+
+	var html strings.Builder
+	require.NoError(t, WriteComparison(&html, c))
+	assert.Contains(t, html.String(), `<div class="further">also surface: a tool changed</div>`)
+	assert.Contains(t, html.String(), `<td class="cause">data, surface</td>`)
+}
+
+// A tool whose definition changed and whose results changed with it is
+// the surface's doing: its changed results are the surface's evidence,
+// not a second cause.
+func TestChangedToolsResultsAreTheSurfaces(t *testing.T) {
+	rec := func(status eval.Status, result string) *CaseOutcome {
+		r := eval.Record{Status: status, Expected: "item a", Response: result, Grading: 1,
+			ToolCalls: []eval.ToolCall{{Name: "lookup_item", Arguments: `{"id":"a"}`, Result: result, ResultFingerprint: result}}}
+		return &CaseOutcome{records: []*eval.Record{&r}, Tools: []string{"lookup_item"}}
+	}
+	a := attribute(CaseDiff{Base: rec(eval.Pass, "item a"), Current: rec(eval.Fail, "source is required"), Change: Regression},
+		[]string{"lookup_item: description and input schema changed"})
+	assert.Equal(t, "surface", a.Names(), a.Explanation())
+	require.Len(t, a.DataChanges, 1)
+	assert.Equal(t, "[-item a-]{+source is required+}", a.DataChanges[0].Diff)
+	assert.Len(t, a.AllDataChanges(), 1)
 }

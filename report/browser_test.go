@@ -869,7 +869,7 @@ func TestCaseLinkInBrowser(t *testing.T) {
 	d, err := Load(dir, nil)
 	require.NoError(t, err)
 	// Compared with a baseline, the flipped case says how and why.
-	d.Flips = map[eval.CaseRun]string{{Name: "Gene lookup of TP53 & friends"}: "regression since r1, cause case: the case's expected answer changed: \"7158\", now \"7157\""}
+	d.Flips = map[eval.CaseRun]string{{Name: "Gene lookup of TP53 & friends"}: "regression since r1, cause case: the case's expected answer changed: \"7158\", now \"7157\"\nalso surface: a tool it called changed: get_gene: description changed"}
 	path := filepath.Join(dir, "report.html")
 	writeFile(t, path, d)
 
@@ -880,6 +880,9 @@ func TestCaseLinkInBrowser(t *testing.T) {
 		p.waitFor(`!document.getElementById('detail').hidden`)
 		assert.Contains(t, jsEval[string](p, `document.querySelector('#detail h2').textContent`), "Gene lookup of TP53 & friends", fragment)
 		assert.Contains(t, jsEval[string](p, `document.getElementById('detail').textContent`), "Since the baselineregression since r1, cause case: the case's expected answer changed")
+		// A further cause on a line of its own.
+		assert.Contains(t, jsEval[string](p, `[...document.querySelectorAll('#detail .block')].find((b) => b.querySelector('h3').textContent === 'Since the baseline').innerText`),
+			"now \"7157\"\nalso surface: a tool it called changed: get_gene: description changed")
 		assert.Contains(t, jsEval[string](p, `document.querySelector('#detail #judge-prompt').textContent`), "Answer to grade: It is 7158.")
 		assert.Contains(t, jsEval[string](p, `document.querySelector('#detail #judge-reply').textContent`), `"verdict":"no"`)
 	}

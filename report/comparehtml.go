@@ -33,7 +33,9 @@ var compareTemplate = template.Must(template.New("compare").Funcs(template.FuncM
 	"what":   tooldiff.What,
 	"count":  tooldiff.Count,
 	"tokens": tooldiff.Tokens,
-	"anchor": CaseAnchor,
+	// The anchor is encoded already (only unreserved characters and %XX):
+	// escaped again, its link would name no case.
+	"anchor": func(name, model string) template.URL { return template.URL(CaseAnchor(name, model)) },
 	"outcome": func(o *CaseOutcome) string {
 		if o == nil {
 			return "—"
@@ -80,8 +82,9 @@ At level {{.Alpha}}, two runs of an unchanged model fail this gate at most {{pct
 {{with .ByCause}}<section class="causes" id="why">
 <h2>Why they flipped</h2>
 {{range .}}<h3 id="cause-{{.Cause}}">{{.Cause}}: {{len .Cases}}</h3>
-<ul>{{range .Cases}}<li><span class="{{.Change}}">{{.Change}}</span> <a href="report.html#{{anchor .Name .Model}}">{{.Name}}</a>{{if .Model}} [{{.Model}}]{{end}}: {{.Attribution.Explanation}}
-{{range .Attribution.DataChanges}}<div class="data"><code>{{.Tool}} {{.Arguments}}</code>: <code>{{.Diff}}</code></div>{{end}}</li>
+<ul>{{range .Cases}}<li><span class="{{.Change}}">{{.Change}}</span> <a href="report.html#{{anchor .Name .Model}}">{{.Name}}</a>{{if .Model}} [{{.Model}}]{{end}}: {{.Attribution.Deciding}}
+{{range .Attribution.Further}}<div class="further">also {{.Cause}}: {{.Why}}</div>{{end}}
+{{range .Attribution.AllDataChanges}}<div class="data"><code>{{.Tool}} {{.Arguments}}</code>: <code>{{.Diff}}</code></div>{{end}}</li>
 {{end}}</ul>
 {{end}}</section>
 {{end}}
@@ -112,7 +115,7 @@ At level {{.Alpha}}, two runs of an unchanged model fail this gate at most {{pct
 <td><a href="report.html#{{anchor .Name .Model}}">{{.Name}}</a>{{if .Model}} [{{.Model}}]{{end}}</td><td>{{.Category}}</td>
 <td>{{outcome .Base}}</td><td>{{outcome .Current}}</td><td class="num">{{.PText}}</td><td class="num">{{.AdjustedPText}}</td>
 <td class="tools">{{if .ToolsChanged}}{{tools .Base.Tools}}<br>{{tools .Current.Tools}}{{end}}</td>
-<td class="cause">{{with .Attribution}}{{.Cause}}{{end}}</td>
+<td class="cause">{{with .Attribution}}{{.Names}}{{end}}</td>
 <td class="why">{{range .ToolChanges}}<div>{{.}}</div>{{end}}</td>
 </tr>
 {{if and (or (eq .Change "regression") (eq .Change "fix")) .Base .Current}}<tr class="answers">

@@ -47,7 +47,7 @@ func WriteComparisonText(w io.Writer, c *Comparison, baseDir string) {
 		}
 		cause := "-"
 		if d.Attribution != nil {
-			cause = d.Attribution.Cause
+			cause = d.Attribution.Names()
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", change, d.Name, d.Base.Short(), d.Current.Short(), d.PText(), d.AdjustedPText(),
 			cause, strings.Join(d.ToolChanges, "; "))
@@ -58,8 +58,9 @@ func WriteComparisonText(w io.Writer, c *Comparison, baseDir string) {
 	}
 }
 
-// CauseLines are the flipped cases grouped by cause, each with its
-// evidence, and under a data move the calls whose results changed.
+// CauseLines are the flipped cases grouped by their deciding cause, each
+// with the evidence of every cause, and under a data move the calls whose
+// results changed.
 func (c *Comparison) CauseLines() []string {
 	models := map[string]bool{}
 	for _, d := range c.Cases {
@@ -80,7 +81,7 @@ func (c *Comparison) CauseLines() []string {
 			// Tool names, arguments and results are the model's and the
 			// servers' text.
 			out = append(out, tooldiff.Printable(fmt.Sprintf("  %s %s%s: %s", d.Change, name, gated, d.Attribution.Explanation())))
-			for _, ch := range d.Attribution.DataChanges {
+			for _, ch := range d.Attribution.AllDataChanges() {
 				out = append(out, tooldiff.Printable(fmt.Sprintf("    %s %s: %s", tooldiff.Name(ch.Tool), ch.Arguments, ch.Diff)))
 			}
 		}

@@ -102,7 +102,7 @@ func WriteJUnit(w io.Writer, d *Data, root string) error {
 		if flip := d.Flips[eval.CaseRun{Name: g.Name, Model: g.Model}]; flip != "" {
 			for _, m := range []*junitMessage{tc.Failure, tc.Error} {
 				if m != nil {
-					m.Message = cut(flip+"; "+m.Message, maxJUnitMessage)
+					m.Message = cut(strings.ReplaceAll(flip, "\n", "; ")+"; "+m.Message, maxJUnitMessage) // one line
 				}
 			}
 		}

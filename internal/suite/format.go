@@ -215,9 +215,12 @@ func FormatSummary(s eval.Summary, runDir string) string {
 	if s.NotRun > 0 {
 		fmt.Fprintf(&b, ", %d not run", s.NotRun)
 	}
-	if s.Reference { // no model, nothing spent
+	switch {
+	case s.Reference: // no model, nothing spent
 		fmt.Fprintf(&b, "; %.1fs\n", s.Seconds)
-	} else {
+	case s.Rejudged != nil: // what it spent is the judge's: on the judge's line
+		fmt.Fprintf(&b, "; the model asked nothing, $0.0000 spent on it, %.1fs\n", s.Seconds)
+	default:
 		judged := "" // the run's figures, as summary.json's usage and cost_usd: the judge's included
 		if s.Judge != nil && s.Judge.Requests > 0 {
 			judged = " (the judge's included)"
@@ -252,7 +255,15 @@ func FormatSummary(s eval.Summary, runDir string) string {
 				p.A, p.B, eval.Plural(p.Cases, "cases"), p.OnlyA, p.A, p.OnlyB, p.B, p.McNemarP, adjusted)
 		}
 	}
-	if j := s.Judge; j != nil && !s.Reference {
+	switch j := s.Judge; {
+	case s.Rejudged != nil && !s.Reference:
+		model, requests, cost := "", 0, "$0.0000"
+		if j != nil {
+			model, requests, cost = " "+j.Model, j.Requests, FormatCost(j.CostUSD, j.Unpriced)
+		}
+		fmt.Fprintf(&b, "mcpeval: judge%s: %s, %d tokens, %s, %d retries: all this re-judged run spent (not in the models' costs)\n",
+			model, eval.Plural(requests, "requests"), s.Usage.TotalTokens, cost, s.Usage.Retries)
+	case j != nil && !s.Reference:
 		fmt.Fprintf(&b, "mcpeval: judge %s: %s, %s (not in the models' costs)\n", j.Model, eval.Plural(j.Requests, "requests"), FormatCost(j.CostUSD, j.Unpriced))
 	}
 	if s.Verdicts == eval.VerdictsByChecks && s.ChecksCalibration != nil {

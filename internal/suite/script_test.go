@@ -95,7 +95,9 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	//   yes      answers "x" and approves every answer
 	//   exact    answers "x"; as judge approves an answer that is the expected one
 	//   attribution  as llmstub.ReplayOffered on $EVAL_CASES (the reference calls
-	//            when offered, not deprecated), approves every answer
+	//            when offered, not deprecated), approves every answer, but one
+	//            to a question holding "(graded)" only when it holds the
+	//            expected answer
 	//   attribution-changed  the same, but gives up at once on a question
 	//            holding "(model)", and as judge rejects a question holding "(judge)"
 	//   replay   replays the reference calls of $EVAL_CASES, approves every answer
@@ -676,6 +678,12 @@ func leakyModel(secret, password string) llmstub.Responder {
 func attribution(cases []eval.Case, changed bool) llmstub.Responder {
 	replay := llmstub.ReplayOffered(cases)
 	return func(req llmstub.Request) llmstub.Reply {
+		if g, ok := req.Graded(); ok && strings.Contains(g.Question, "(graded)") {
+			if strings.Contains(strings.ToLower(g.Answer), strings.ToLower(strings.TrimSpace(g.Expected))) {
+				return llmstub.Verdict("yes", "the answer holds the expected one")
+			}
+			return llmstub.Verdict("no", "the answer does not hold the expected one")
+		}
 		if !changed {
 			return replay(req)
 		}

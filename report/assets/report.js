@@ -346,8 +346,15 @@
     if (run.rejudged) item('Re-judged from', 'run ' + run.rejudged.source + ': ' + fmtInt(run.rejudged.regraded) + ' answers graded again, ' + fmtInt(run.rejudged.changed) + ' changed status, ' + fmtInt(run.rejudged.kept) + ' taken over' +
       (run.rejudged.gone && run.rejudged.gone.length ? '; no longer in the case files: ' + run.rejudged.gone.join(', ') : '') + '; the model was asked nothing');
     const unpriced = run.usage && run.usage.unpriced_requests;
-    if (run.cost_usd || run.saved_usd || unpriced) item('Cost', fmtCost(run.cost_usd, unpriced) + (run.saved_usd ? ' (' + fmtUSD(run.saved_usd) + ' saved by the cache)' : ''));
-    if (run.judge_cost && !run.reference) {
+    if (run.rejudged) {
+      // The model was asked nothing: what the run spent is the judge's.
+      const j = run.judge_cost || { cost_usd: 0, requests: 0, model: run.judge_model || 'none' };
+      item('Cost', fmtUSD(0) + ' for the model, asked nothing (its answers came from run ' + run.rejudged.source + ')');
+      item('Judge cost', fmtCost(j.cost_usd, j.unpriced_requests) + ' for ' + fmtInt(j.requests) + ' requests of ' + j.model + ': all this re-judged run spent');
+    } else {
+      if (run.cost_usd || run.saved_usd || unpriced) item('Cost', fmtCost(run.cost_usd, unpriced) + (run.saved_usd ? ' (' + fmtUSD(run.saved_usd) + ' saved by the cache)' : ''));
+    }
+    if (run.judge_cost && !run.reference && !run.rejudged) {
       const j = run.judge_cost;
       item('Judge cost', fmtCost(j.cost_usd, j.unpriced_requests) + ' for ' + fmtInt(j.requests) + ' requests of ' + j.model + (modelNames.length > 1 ? ', not in the models\' costs' : ''));
     }

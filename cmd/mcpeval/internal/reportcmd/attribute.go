@@ -3,6 +3,7 @@ package reportcmd
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -31,6 +32,9 @@ import (
 // o.Attribute the flips are re-run on the baseline's recorded tool
 // results. The gate then weighs the causes found.
 func confirm(c *report.Comparison, baseDir, dir string, o Options, p base.Process) error {
+	if !o.Attribute && keepReplays(c, dir, p) > 0 {
+		c.Regate()
+	}
 	judged := flips(c, eval.CauseJudge)
 	if len(judged) == 0 && !o.Attribute {
 		return nil
@@ -55,6 +59,45 @@ func confirm(c *report.Comparison, baseDir, dir string, o Options, p base.Proces
 	}
 	c.Regate()
 	return nil
+}
+
+// maxCompareJSON bounds the compare.json an earlier report wrote that is
+// read back.
+const maxCompareJSON = 64 << 20
+
+// keepReplays keeps what an earlier mcpeval report -attribute found: when
+// the run's compare.json compares the same two runs and holds re-runs on
+// the baseline's tool results, each flip they re-ran is weighed by them
+// again, so a report written later without -attribute does not write a
+// poorer comparison over it. It returns how many flips it weighed.
+func keepReplays(c *report.Comparison, dir string, p base.Process) int {
+	path := filepath.Join(dir, "compare.json")
+	data, err := files.ReadRegular(path, maxCompareJSON)
+	if err != nil {
+		return 0 // none, or none to trust: the comparison is written anew
+	}
+	var earlier report.ComparisonJSON
+	if json.Unmarshal(data, &earlier) != nil || earlier.Baseline != c.Base.RunID || earlier.Run != c.Current.RunID {
+		return 0
+	}
+	kept, run := 0, ""
+	for _, f := range earlier.Flips {
+		if f.Attribution == nil || f.Replay == nil || f.Replay.Runs < 1 || f.Replay.AsBaseline < 0 || f.Replay.AsBaseline > f.Replay.Runs || !runs.ValidID(f.Replay.Run) {
+			continue
+		}
+		for _, d := range flips(c, eval.CauseSurface, eval.CauseData, eval.CauseModel) {
+			if d.Name == f.Name && d.Model == f.Model && d.Change == f.Change {
+				weigh(d.Attribution, &report.ReplayCheck{Run: f.Replay.Run, Runs: f.Replay.Runs, AsBaseline: f.Replay.AsBaseline})
+				kept++
+				run = f.Replay.Run
+			}
+		}
+	}
+	if kept > 0 {
+		fmt.Fprintf(p.Stdout, "attribution: kept the re-runs of %s on the baseline's tool results (run %s) that an earlier -attribute made for this comparison; -attribute runs them again\n",
+			eval.Plural(kept, "flipped cases"), run)
+	}
+	return kept
 }
 
 // flips returns the flipped cases of the causes given.
@@ -98,8 +141,8 @@ func confirmJudge(judged []*report.CaseDiff, st settings.Settings, p base.Proces
 			case r.Status == curRec.Status:
 				a.JudgeCheck = fmt.Sprintf("confirmed: the current judge (%s) grades the baseline's answer %s too", r.JudgeModel, r.Status)
 			default:
-				a.Cause = eval.CauseModel
 				a.JudgeCheck = fmt.Sprintf("not confirmed: the current judge (%s) grades the baseline's answer %s, as then: the answer changed, not the judge", r.JudgeModel, r.Status)
+				a.Decide(eval.CauseModel, a.Why, eval.CauseJudge) // the evidence stands; the judge's check says what it means
 			}
 		})
 	}
@@ -173,14 +216,14 @@ func weigh(a *report.Attribution, r *report.ReplayCheck) {
 	case 2*r.AsBaseline > r.Runs: // the old tool results give the old outcome
 		r.Sure = float64(r.AsBaseline) / float64(r.Runs)
 		if a.Cause == eval.CauseModel {
-			a.Cause = eval.CauseData
-			a.Why += "; the model does as before on the baseline's tool results: the data moved and the model followed"
+			a.Decide(eval.CauseData, a.Why+"; the model does as before on the baseline's tool results: the data moved and the model followed", eval.CauseModel)
 		}
 	case 2*r.AsBaseline < r.Runs: // the old tool results give the new outcome
 		r.Sure = float64(r.Runs-r.AsBaseline) / float64(r.Runs)
 		if a.Cause != eval.CauseModel {
-			a.Cause = eval.CauseModel
-			a.Why += "; yet on the baseline's tool results the model does as now: the model changed on the same data"
+			// The tools' changes stay named after it: their evidence holds,
+			// it did not decide the verdict.
+			a.Decide(eval.CauseModel, "on the baseline's tool results the model does as now: the model changed on the same data")
 		}
 	default:
 		r.Sure = 0.5

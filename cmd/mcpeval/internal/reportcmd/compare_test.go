@@ -75,7 +75,7 @@ func TestBaselineComparison(t *testing.T) {
 			for _, name := range names[:tt.flipped] {
 				// Each regression links to its case in the run's report and
 				// shows its old and new answer and reason side by side.
-				assert.Contains(t, string(page), `<a href="report.html#`+name+`%40m">`+name+`</a> [m]`)
+				assert.Contains(t, string(page), `<a href="report.html#`+name+`@m">`+name+`</a> [m]`)
 				assert.Contains(t, string(page), `<p class="answer">the right answer to `+name+`</p><p class="reason">fine</p>`)
 				assert.Contains(t, string(page), `<p class="answer">a wrong answer to `+name+`</p><p class="reason">the judge said no</p>`)
 			}

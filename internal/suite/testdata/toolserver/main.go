@@ -12,7 +12,8 @@
 // With -variant 2, lookup_item has another description and a second
 // required argument, source ("local" or "remote"), and fails without it.
 // -legacy 1 adds legacy_lookup(id), {"id": ..., "name": "legacy <id>"};
-// -legacy 2 adds it with a description that says not to use it. -data 2
+// -legacy 2 adds it with a description that says not to use it, -legacy 3
+// with another description that does not. -data 2
 // changes the data behind lookup_item: item d is withdrawn.
 // -label names the server in the results of items.count. It serves stdio.
 package main
@@ -34,14 +35,17 @@ func main() {
 	dotted := flag.Bool("dotted", false, "offer items.count, a tool whose name has a dot")
 	label := flag.String("label", "toolserver", "the server's name in the results of items.count")
 	extra := flag.Int("extra", 0, "offer this many more tools, extra_1 to extra_N")
-	legacy := flag.Int("legacy", 0, "1: offer legacy_lookup; 2: offer it deprecated")
+	legacy := flag.Int("legacy", 0, "1: offer legacy_lookup; 2: offer it deprecated; 3: offer it with another description")
 	data := flag.Int("data", 1, "1, or 2: item d is withdrawn")
 	flag.Parse()
 	s := newServer(*variant, *data)
 	if *legacy > 0 {
 		description := "Look up an item in the legacy index."
-		if *legacy == 2 {
+		switch *legacy {
+		case 2:
 			description = "Deprecated: do not use. " + description
+		case 3:
+			description = "Look up an item in the legacy index, an archive kept read-only."
 		}
 		s.AddTool(mcp.NewTool("legacy_lookup", mcp.WithDescription(description), mcp.WithString("id", mcp.Required())),
 			func(_ context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
