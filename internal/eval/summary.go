@@ -182,12 +182,20 @@ type ArmEffect struct {
 	To     string `json:"to"`
 	Hidden string `json:"hidden,omitempty"`
 	Cases  int    `json:"cases"`
-	// Effect is To's pass rate less From's, with its 95% interval, and the
-	// pair's McNemar p adjusted (Holm) over the run's arm effects.
-	Effect    float64 `json:"effect"`
-	Low       float64 `json:"low"`
-	High      float64 `json:"high"`
-	AdjustedP float64 `json:"adjusted_p"`
+	// OnlyFrom and OnlyTo count the cases only From, or only To, passed.
+	OnlyFrom int `json:"only_from"`
+	OnlyTo   int `json:"only_to"`
+	// Effect is To's pass rate less From's, and AdjustedP the pair's
+	// McNemar p adjusted (Holm) over the run's arm effects. Low and High
+	// bound the effect with an interval adjusted the same way, of
+	// confidence Confidence (0.95 for one effect, more in a family): it
+	// excludes 0 exactly when AdjustedP is below 0.05 (see
+	// stats.HolmPaired).
+	Effect     float64 `json:"effect"`
+	Low        float64 `json:"low"`
+	High       float64 `json:"high"`
+	Confidence float64 `json:"confidence"`
+	AdjustedP  float64 `json:"adjusted_p"`
 }
 
 // ArmInfo is what an arm gives the model (see ModelResult).
@@ -227,11 +235,14 @@ type ModelPair struct {
 	// 5% chance that any of the run's pairs is called different wrongly.
 	AdjustedP float64 `json:"adjusted_p"`
 	// Uplift is B's pass rate less A's on the cases both ran
-	// ((OnlyB-OnlyA)/Cases); UpliftLow and UpliftHigh bound it with a 95%
-	// interval for paired proportions (Agresti-Min).
+	// ((OnlyB-OnlyA)/Cases); UpliftLow and UpliftHigh bound it with an
+	// interval adjusted over the pairs like AdjustedP, of confidence
+	// Confidence (0.95 for one pair, more with several): it excludes 0
+	// exactly when AdjustedP is below 0.05 (see stats.HolmPaired).
 	Uplift     float64 `json:"uplift"`
 	UpliftLow  float64 `json:"uplift_low"`
 	UpliftHigh float64 `json:"uplift_high"`
+	Confidence float64 `json:"confidence"`
 }
 
 // CaseResult is how one case did over its runs: once, or go test -count=N
