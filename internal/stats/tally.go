@@ -309,10 +309,24 @@ func percentile(sorted []float64, q float64) float64 {
 
 // Summarize fills a run summary's results from its records: the pass
 // rates of the run, its categories and cases, the models compared (in the
-// order given), the case set and the most runs of a case.
+// order given) with each one's overall pass rate, the case set and the
+// most runs of a case.
 func Summarize(sum *eval.Summary, records []eval.Record, models []string) {
 	sum.Overall, sum.Categories, sum.Cases = Tally(records)
 	sum.Models, sum.ModelPairs = Models(records, models)
+	if len(sum.Models) > 1 {
+		for _, m := range sum.Models {
+			var own []eval.CaseResult
+			for _, c := range sum.Cases {
+				if c.Model == m.Model {
+					own = append(own, c)
+				}
+			}
+			g := Group(own)
+			g.Name = m.Model
+			sum.OverallByVariant = append(sum.OverallByVariant, g)
+		}
+	}
 	sum.Judge = Judge(records)
 	sum.CaseSet = CaseSet(sum.Cases)
 	for _, c := range sum.Cases {

@@ -31,6 +31,8 @@ type arm struct {
 	// base and hidden are set on an arm leave_one_out made (see arms.Arm).
 	base, hidden string
 	noServer     bool
+	// baseline is set on the arm the arms file names its baseline.
+	baseline bool
 }
 
 // makeArms builds the run's arms: from the arms file, each a view of the
@@ -81,7 +83,7 @@ func (s *Run) makeArms() error {
 			models = append(models, model)
 		}
 		s.arms = append(s.arms, &arm{label: a.Name, name: a.Name, model: model, systemPrompt: a.SystemPrompt, tools: view,
-			base: a.Base, hidden: a.Hidden, noServer: a.NoServer()})
+			base: a.Base, hidden: a.Hidden, noServer: a.NoServer(), baseline: a.Baseline})
 	}
 	st.Models = models
 	s.hashArms()
@@ -141,7 +143,7 @@ func (s *Run) describeArms(results []eval.ModelResult) {
 			}
 			r.ToolTokens, r.Tools = a.toolTokens, len(a.tools.Tools())
 			if a.name != "" {
-				r.Arm = &eval.ArmInfo{Model: a.model, NoServer: a.noServer, Base: a.base, Hidden: a.hidden}
+				r.Arm = &eval.ArmInfo{Model: a.model, NoServer: a.noServer, Base: a.base, Hidden: a.hidden, Baseline: a.baseline}
 			}
 		}
 	}
