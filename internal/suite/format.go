@@ -3,6 +3,7 @@ package suite
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"unicode"
@@ -397,6 +398,9 @@ func caseList(names []string) string {
 
 // signedUSD is a change in dollars: "+$0.0050", "-$0.0010".
 func signedUSD(usd float64) string {
+	if math.Round(usd*1e4) == 0 {
+		return "+$0.0000"
+	}
 	if usd < 0 {
 		return fmt.Sprintf("-$%.4f", -usd)
 	}
