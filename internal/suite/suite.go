@@ -193,6 +193,9 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		return nil, err
 	}
 	s.toolStats = toolstats.New(s.toolServers(), st.MaxTokens, s.limitCounter)
+	for _, a := range s.arms {
+		s.toolStats.SetOverridden(a.name, a.overridden)
+	}
 	if s.definitionsCounted, err = s.countDefinitions(); err != nil {
 		s.Close()
 		return nil, err
