@@ -800,9 +800,10 @@ func TestArmsInBrowser(t *testing.T) {
 		info   eval.ArmInfo
 	}{
 		{"no-server", 0, eval.ArmInfo{Model: "m", NoServer: true}},
-		{"server", 10, eval.ArmInfo{Model: "m"}},
+		{"server", 10, eval.ArmInfo{Model: "m", Baseline: true}},
 		{"server-without-get_gene", 4, eval.ArmInfo{Model: "m", Base: "server", Hidden: "get_gene"}},
 		{"server-without-<b>x</b>", 9, eval.ArmInfo{Model: "m", Base: "server", Hidden: "<b>x</b>"}},
+		{"terse", 10, eval.ArmInfo{Model: "m"}},
 	}
 	var recs []eval.Record
 	sum := eval.Summary{Model: "m"}
@@ -824,7 +825,8 @@ func TestArmsInBrowser(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, eval.SummaryFile), data, 0o644))
 	d, err := Load(dir, nil)
 	require.NoError(t, err)
-	require.Len(t, d.ArmEffects, 3)
+	require.Len(t, d.ArmEffects, 4)
+	require.Len(t, d.ArmVerdicts, 4, "every arm but the baseline")
 	path := filepath.Join(t.TempDir(), "report.html")
 	writeFile(t, path, d)
 	p := openBrowser(t)
@@ -835,14 +837,30 @@ func TestArmsInBrowser(t *testing.T) {
 	assert.Equal(t, "Arms", jsEval[string](p, `document.querySelector('#models h2').textContent`))
 	assert.Contains(t, jsEval[string](p, `document.querySelector('#leaderboard tbody tr').textContent`), "35 (4,064)", "tools and their tokens per request")
 	effects := jsEval[[]string](p, `[...document.querySelectorAll('#arm-effects tbody tr')].map(tr => tr.textContent)`)
-	require.Len(t, effects, 3)
+	require.Len(t, effects, 4)
 	assert.Contains(t, effects[0], "server over no-server (no server)")
 	assert.Contains(t, effects[0], "+100.0")
-	assert.Contains(t, effects[1], "leaving get_gene out of server")
-	assert.Contains(t, effects[1], "-60.0", "the costliest absence first")
-	assert.Contains(t, effects[2], "leaving <b>x</b> out of server", "names are text, never markup")
-	assert.Contains(t, effects[2], "-10.0")
+	assert.Contains(t, effects[2], "leaving get_gene out of server")
+	assert.Contains(t, effects[2], "-60.0", "the costliest absence first")
+	assert.Contains(t, effects[3], "leaving <b>x</b> out of server", "names are text, never markup")
+	assert.Contains(t, effects[3], "-10.0")
+	assert.Contains(t, jsEval[string](p, `document.querySelector('#arm-effects thead').textContent`), "interval adjusted like p")
 	assert.Contains(t, jsEval[string](p, `document.querySelector('#model-pairs thead').textContent`), "Adjusted p")
+	assert.Equal(t, "Arms", jsEval[string](p, `document.querySelector('#model-pairs thead th').textContent`))
+
+	// Each arm's verdict against the baseline arm, one row each.
+	verdicts := jsEval[map[string]string](p, `Object.fromEntries([...document.querySelectorAll('#arm-verdicts tbody tr')].map(tr => [tr.dataset.arm, tr.dataset.verdict]))`)
+	assert.Equal(t, map[string]string{"no-server": "worse", "server-without-get_gene": "inconclusive", "server-without-<b>x</b>": "inconclusive", "terse": "inconclusive"}, verdicts)
+	worse := jsEval[string](p, `document.querySelector('#arm-verdicts tbody tr[data-arm="no-server"]').textContent`)
+	assert.Contains(t, worse, "10: case 0, case 1, case 2, case 3, case 4, and 5 more", "the cases it regressed")
+
+	// The headline is each arm's own success rate, not their mix.
+	assert.Zero(t, jsEval[int](p, `document.querySelectorAll('#rate').length`))
+	rates := jsEval[[]string](p, `[...document.querySelectorAll('#variant-rates li')].map(li => li.textContent)`)
+	require.Len(t, rates, 5)
+	assert.Equal(t, "no-server: 0.0% (0 of 10 cases)", rates[0])
+	assert.Equal(t, "server: 100.0% (10 of 10 cases)", rates[1])
+	assert.Contains(t, jsEval[string](p, `document.querySelector('.top').textContent`), "Arms")
 	p.assertClean()
 }
 

@@ -296,6 +296,7 @@ func (in *inputs) build() *Data {
 	d.Totals, d.Categories = count(d.Cases)
 	d.Models, d.ModelPairs = modelsOf(d.Cases, in.summary)
 	d.ArmEffects = stats.ArmEffects(d.Models, d.ModelPairs)
+	d.ArmVerdicts = stats.Verdicts(recordsOf(d.Cases), d.Models)
 	d.Run, d.FromSummary = in.run()
 	d.Trust = trustOf(d.Run, in.calibration)
 	d.Problems = append(in.packageProblems(), in.problems...)
@@ -630,15 +631,21 @@ func (in *inputs) dropForeignSummaries() {
 	in.problems = append(in.problems, problem+".")
 }
 
-// modelsOf compares the models of the cases' records, in the order the
-// summary gives; nothing with fewer than two models.
-func modelsOf(cases []Case, summary *eval.Summary) ([]eval.ModelResult, []eval.ModelPair) {
+// recordsOf returns the records of the cases that have one.
+func recordsOf(cases []Case) []eval.Record {
 	var records []eval.Record
 	for _, c := range cases {
 		if c.Record != nil {
 			records = append(records, *c.Record)
 		}
 	}
+	return records
+}
+
+// modelsOf compares the models of the cases' records, in the order the
+// summary gives; nothing with fewer than two models.
+func modelsOf(cases []Case, summary *eval.Summary) ([]eval.ModelResult, []eval.ModelPair) {
+	records := recordsOf(cases)
 	var order []string
 	if summary != nil {
 		for _, m := range summary.Models {

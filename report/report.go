@@ -73,6 +73,9 @@ type Data struct {
 	// ArmEffects are what the arms change (with -arms; see
 	// eval.ArmEffect).
 	ArmEffects []eval.ArmEffect
+	// ArmVerdicts are each arm's verdict against the baseline arm (see
+	// eval.ArmVerdict).
+	ArmVerdicts []eval.ArmVerdict
 	// History is the pass rate of the kept runs of the same case set,
 	// oldest first, this run included; empty when unknown.
 	History []HistoryPoint

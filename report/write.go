@@ -219,9 +219,10 @@ type overview struct {
 	// Repeats is the most runs a case had.
 	Repeats int `json:"repeats"`
 	// Models and ModelPairs compare the models (empty with one).
-	Models     []eval.ModelResult `json:"models"`
-	ModelPairs []eval.ModelPair   `json:"model_pairs"`
-	ArmEffects []eval.ArmEffect   `json:"arm_effects"`
+	Models      []eval.ModelResult `json:"models"`
+	ModelPairs  []eval.ModelPair   `json:"model_pairs"`
+	ArmEffects  []eval.ArmEffect   `json:"arm_effects"`
+	ArmVerdicts []eval.ArmVerdict  `json:"arm_verdicts"`
 }
 
 // rowJSON is one case as the table shows it; long tool arguments are cut.
@@ -297,6 +298,7 @@ func newOverview(d *Data) overview {
 		Models:         append([]eval.ModelResult{}, d.Models...),
 		ModelPairs:     append([]eval.ModelPair{}, d.ModelPairs...),
 		ArmEffects:     append([]eval.ArmEffect{}, d.ArmEffects...),
+		ArmVerdicts:    append([]eval.ArmVerdict{}, d.ArmVerdicts...),
 	}
 	for _, name := range d.MetricNames {
 		o.MetricLabels = append(o.MetricLabels, metricLabels[name])

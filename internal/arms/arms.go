@@ -20,6 +20,7 @@
 //	    hide: [run_pandas]
 //	  - name: without
 //	    leave_one_out: tools      # or groups, with groups: {name: [patterns]}
+//	baseline: server             # optional: every other arm gets a verdict against it
 //
 // An arm with leave_one_out stands for itself and for one arm per tool
 // (or group) of its surface that hides that tool: "without-get_gene_by_symbol".
@@ -58,6 +59,8 @@ type Arm struct {
 	// Base and Hidden are set on an arm that leave_one_out made: the arm
 	// it comes from and the tool or group it hides.
 	Base, Hidden string
+	// Baseline is set on the arm the file names its baseline.
+	Baseline bool
 	// File and Line say where the arm is declared.
 	File string
 	Line int
@@ -68,7 +71,8 @@ func (a Arm) NoServer() bool { return a.Surface.Servers != nil && len(a.Surface.
 
 // file is an arms file as written.
 type file struct {
-	Arms []armYAML `yaml:"arms"`
+	Arms     []armYAML `yaml:"arms"`
+	Baseline string    `yaml:"baseline"`
 }
 
 type armYAML struct {
@@ -184,7 +188,32 @@ func Parse(path string, data []byte) ([]Arm, error) {
 		}
 		out = append(out, arm)
 	}
+	if f.Baseline != "" {
+		i := slices.IndexFunc(out, func(a Arm) bool { return a.Name == f.Baseline })
+		if i < 0 {
+			names := make([]string, len(out))
+			for j, a := range out {
+				names[j] = a.Name
+			}
+			return nil, fmt.Errorf("%s:%d: baseline %q names no arm of the file: give one of %s", path, keyLine(&doc, "baseline"), f.Baseline, strings.Join(names, ", "))
+		}
+		out[i].Baseline = true
+	}
 	return out, nil
+}
+
+// keyLine returns the line of a top-level key of the document.
+func keyLine(doc *yaml.Node, key string) int {
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return 0
+	}
+	m := doc.Content[0]
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i].Line
+		}
+	}
+	return 0
 }
 
 // armLines returns the line of each item of the arms list.
@@ -249,7 +278,7 @@ func Expand(all []Arm, tools func(Arm) ([]string, error)) ([]Arm, error) {
 				continue
 			}
 			loo := a
-			loo.LeaveOneOut, loo.Groups, loo.Base, loo.Hidden = "", nil, a.Name, h.name
+			loo.LeaveOneOut, loo.Groups, loo.Base, loo.Hidden, loo.Baseline = "", nil, a.Name, h.name, false
 			loo.Name = a.Name + "-without-" + sanitize(h.name)
 			loo.Surface.Hide = append(slices.Clone(a.Surface.Hide), h.pattern)
 			if err := add(loo); err != nil {

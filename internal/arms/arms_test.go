@@ -23,9 +23,11 @@ arms:
     override:
       get_gene_by_symbol: {description: "Finds a gene."}
       marrvel/search: {input_schema: {type: object, properties: {q: {type: string}}}}
+baseline: server
 `))
 	require.NoError(t, err)
 	require.Len(t, arms, 3)
+	assert.Equal(t, []bool{false, true, false}, []bool{arms[0].Baseline, arms[1].Baseline, arms[2].Baseline}, "the baseline arm")
 	assert.True(t, arms[0].NoServer())
 	assert.Nil(t, arms[1].Surface.Servers, "no servers: key: every server")
 	assert.False(t, arms[1].NoServer())
@@ -51,6 +53,8 @@ func TestParseErrorsSayWhere(t *testing.T) {
 		{"schema not an object", "arms:\n  - name: a\n    override:\n      t: {input_schema: [1]}\n", "arms.yaml:4: override t: input_schema must be a JSON Schema object"},
 		{"empty override", "arms:\n  - name: a\n    override:\n      t: {}\n", "override t replaces nothing"},
 		{"not yaml", "arms: [\n", "arms.yaml"},
+		{"baseline of no arm", "arms:\n  - name: a\n  - name: b\nbaseline: c\n", `arms.yaml:4: baseline "c" names no arm of the file: give one of a, b`},
+		{"baseline not a name", "arms:\n  - name: a\nbaseline: [a]\n", "arms.yaml"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -83,7 +83,11 @@ type Summary struct {
 	// of the run, of each category and of each case over its repeats.
 	Overall    GroupResult   `json:"overall"`
 	Categories []GroupResult `json:"categories"`
-	Cases      []CaseResult  `json:"cases"`
+	// OverallByVariant is Overall for each model or arm compared (Name
+	// names it), in their order, when the run compared several: the
+	// headline of each, since Overall mixes them.
+	OverallByVariant []GroupResult `json:"overall_by_variant,omitempty"`
+	Cases            []CaseResult  `json:"cases"`
 
 	// CostUSD is what this run's requests cost (cached cases spent
 	// nothing now); SavedUSD is what the cached cases cost when they ran.
@@ -107,6 +111,9 @@ type Summary struct {
 	// servers against the arm without, each leave-one-out arm against its
 	// base, the largest effect first.
 	ArmEffects []ArmEffect `json:"arm_effects,omitempty"`
+	// ArmVerdicts are each arm's verdict against the baseline arm the
+	// arms file names (none without one).
+	ArmVerdicts []ArmVerdict `json:"arm_verdicts,omitempty"`
 	// Judge is what the judge's requests cost (cached runs included), nil
 	// when no judge ran; the models' costs leave it out.
 	Judge *JudgeCost `json:"judge_cost,omitempty"`
@@ -182,12 +189,20 @@ type ArmEffect struct {
 	To     string `json:"to"`
 	Hidden string `json:"hidden,omitempty"`
 	Cases  int    `json:"cases"`
-	// Effect is To's pass rate less From's, with its 95% interval, and the
-	// pair's McNemar p adjusted (Holm) over the run's arm effects.
-	Effect    float64 `json:"effect"`
-	Low       float64 `json:"low"`
-	High      float64 `json:"high"`
-	AdjustedP float64 `json:"adjusted_p"`
+	// OnlyFrom and OnlyTo count the cases only From, or only To, passed.
+	OnlyFrom int `json:"only_from"`
+	OnlyTo   int `json:"only_to"`
+	// Effect is To's pass rate less From's, and AdjustedP the pair's
+	// McNemar p adjusted (Holm) over the run's arm effects. Low and High
+	// bound the effect with an interval adjusted the same way, of
+	// confidence Confidence (0.95 for one effect, more in a family): it
+	// excludes 0 exactly when AdjustedP is below 0.05 (see
+	// stats.HolmPaired).
+	Effect     float64 `json:"effect"`
+	Low        float64 `json:"low"`
+	High       float64 `json:"high"`
+	Confidence float64 `json:"confidence"`
+	AdjustedP  float64 `json:"adjusted_p"`
 }
 
 // ArmInfo is what an arm gives the model (see ModelResult).
@@ -200,7 +215,53 @@ type ArmInfo struct {
 	// out of the arm Base.
 	Base   string `json:"base,omitempty"`
 	Hidden string `json:"hidden,omitempty"`
+	// Baseline is true for the arm the arms file names its baseline:
+	// every other arm gets a verdict against it (see ArmVerdict).
+	Baseline bool `json:"baseline,omitempty"`
 }
+
+// ArmVerdict is an arm's verdict against the baseline arm, on the cases
+// both ran (a case counts as passed when most of its runs passed).
+type ArmVerdict struct {
+	Arm      string `json:"arm"`
+	Baseline string `json:"baseline"`
+	// Verdict is VerdictBetter or VerdictWorse when the arm's change in
+	// pass rate is significant at Alpha (AdjustedP below it),
+	// VerdictInconclusive otherwise.
+	Verdict string `json:"verdict"`
+	Cases   int    `json:"cases"`
+	// Improved lists the cases the arm passed and the baseline did not,
+	// Regressed those the baseline passed and the arm did not.
+	Improved  []string `json:"improved"`
+	Regressed []string `json:"regressed"`
+	// P is the exact McNemar test of Improved against Regressed;
+	// AdjustedP is it adjusted (Holm) over the run's verdicts.
+	P         float64 `json:"mcnemar_p"`
+	AdjustedP float64 `json:"adjusted_p"`
+	Alpha     float64 `json:"alpha"`
+	// Effect is the arm's pass rate less the baseline's on those cases;
+	// Low and High bound it, adjusted like AdjustedP, at Confidence.
+	Effect     float64 `json:"effect"`
+	Low        float64 `json:"low"`
+	High       float64 `json:"high"`
+	Confidence float64 `json:"confidence"`
+	// ToolTokensChange is the change in the tokens of the tool
+	// definitions every request carries.
+	ToolTokensChange int `json:"tool_tokens_change"`
+	// CostPerPass and BaselineCostPerPass are the arm's and the baseline's
+	// cost per passed run; CostPerPassChange is their difference, nil
+	// when either is unknown (no pass, or requests without a price).
+	CostPerPass         float64  `json:"cost_per_pass"`
+	BaselineCostPerPass float64  `json:"baseline_cost_per_pass"`
+	CostPerPassChange   *float64 `json:"cost_per_pass_change"`
+}
+
+// The verdicts of an arm against the baseline arm.
+const (
+	VerdictBetter       = "better"
+	VerdictWorse        = "worse"
+	VerdictInconclusive = "inconclusive"
+)
 
 // JudgeCost is what the judge's requests cost over a run's cases, apart
 // from the evaluated models'.
@@ -227,11 +288,14 @@ type ModelPair struct {
 	// 5% chance that any of the run's pairs is called different wrongly.
 	AdjustedP float64 `json:"adjusted_p"`
 	// Uplift is B's pass rate less A's on the cases both ran
-	// ((OnlyB-OnlyA)/Cases); UpliftLow and UpliftHigh bound it with a 95%
-	// interval for paired proportions (Agresti-Min).
+	// ((OnlyB-OnlyA)/Cases); UpliftLow and UpliftHigh bound it with an
+	// interval adjusted over the pairs like AdjustedP, of confidence
+	// Confidence (0.95 for one pair, more with several): it excludes 0
+	// exactly when AdjustedP is below 0.05 (see stats.HolmPaired).
 	Uplift     float64 `json:"uplift"`
 	UpliftLow  float64 `json:"uplift_low"`
 	UpliftHigh float64 `json:"uplift_high"`
+	Confidence float64 `json:"confidence"`
 }
 
 // CaseResult is how one case did over its runs: once, or go test -count=N

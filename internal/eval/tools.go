@@ -12,6 +12,10 @@ type ToolSummary struct {
 	// Unknown holds the calls to tool names no server offers; each of
 	// them failed (Errors is Calls).
 	Unknown []ToolStats `json:"unknown,omitempty"`
+	// Overridden holds the calls each arm made to a tool whose definition
+	// it replaces (an arms file's override): they are the arm's, not the
+	// server's, and not in the server's Stats.
+	Overridden []ArmToolStats `json:"overridden,omitempty"`
 	// TokenLimit is the run's token limit for a tool result (0: none);
 	// ToolStats.OverLimit counts the results above it.
 	TokenLimit int `json:"token_limit"`
@@ -236,4 +240,12 @@ type ServerChange struct {
 	// Added and Removed say the server is in one run only.
 	Added   bool `json:"added,omitempty"`
 	Removed bool `json:"removed,omitempty"`
+}
+
+// ArmToolStats are an arm's calls to a tool it overrides, on the server of
+// short name Server.
+type ArmToolStats struct {
+	Arm    string `json:"arm"`
+	Server string `json:"server"`
+	ToolStats
 }

@@ -172,18 +172,10 @@ func Models(records []eval.Record, order []string) ([]eval.ModelResult, []eval.M
 					p.OnlyB++
 				}
 			}
-			p.McNemarP = McNemar(p.OnlyA, p.OnlyB)
-			p.Uplift, p.UpliftLow, p.UpliftHigh = PairedDifference(p.OnlyA, p.OnlyB, p.Cases)
 			pairs = append(pairs, p)
 		}
 	}
-	ps := make([]float64, len(pairs))
-	for i, p := range pairs {
-		ps[i] = p.McNemarP
-	}
-	for i, q := range Holm(ps) {
-		pairs[i].AdjustedP = q
-	}
+	adjustPairs(pairs)
 	return models, pairs
 }
 
@@ -317,10 +309,24 @@ func percentile(sorted []float64, q float64) float64 {
 
 // Summarize fills a run summary's results from its records: the pass
 // rates of the run, its categories and cases, the models compared (in the
-// order given), the case set and the most runs of a case.
+// order given) with each one's overall pass rate, the case set and the
+// most runs of a case.
 func Summarize(sum *eval.Summary, records []eval.Record, models []string) {
 	sum.Overall, sum.Categories, sum.Cases = Tally(records)
 	sum.Models, sum.ModelPairs = Models(records, models)
+	if len(sum.Models) > 1 {
+		for _, m := range sum.Models {
+			var own []eval.CaseResult
+			for _, c := range sum.Cases {
+				if c.Model == m.Model {
+					own = append(own, c)
+				}
+			}
+			g := Group(own)
+			g.Name = m.Model
+			sum.OverallByVariant = append(sum.OverallByVariant, g)
+		}
+	}
 	sum.Judge = Judge(records)
 	sum.CaseSet = CaseSet(sum.Cases)
 	for _, c := range sum.Cases {
@@ -328,21 +334,44 @@ func Summarize(sum *eval.Summary, records []eval.Record, models []string) {
 	}
 }
 
+// Alpha is the error rate of the comparisons of a run's variants: a pair
+// or an arm's effect is called a difference when its p, adjusted over
+// those compared with it, is below Alpha, and its interval is the
+// matching adjusted one. It is the regression gate's default rate, and
+// the rate of an arm's verdict against the baseline arm.
+const Alpha = 0.05
+
+// adjustPairs tests each pair and adjusts (Holm) over all of them: p,
+// adjusted p and the uplift's interval (see HolmPaired).
+func adjustPairs(pairs []eval.ModelPair) {
+	in := make([]Paired, len(pairs))
+	for i, p := range pairs {
+		in[i] = Paired{OnlyA: p.OnlyA, OnlyB: p.OnlyB, Cases: p.Cases}
+	}
+	for i, a := range HolmPaired(in, Alpha) {
+		p := &pairs[i]
+		p.McNemarP, p.AdjustedP = a.P, a.AdjustedP
+		p.Uplift, p.UpliftLow, p.UpliftHigh, p.Confidence = a.Diff, a.Low, a.High, a.Confidence
+	}
+}
+
 // ArmEffects reads from the compared arms what they change (see
 // eval.ArmEffect): each arm with servers against the arm without any
 // (when there is one), and each leave-one-out arm against its base, the
 // servers' uplifts first, then the tools whose absence cost the most.
-// Each effect's p is its pair's McNemar p adjusted (Holm) over the
-// effects listed.
+// The effects are the hypotheses reported: each one's p is its McNemar p
+// adjusted (Holm) over the effects listed, not over every pair of arms,
+// and its interval is adjusted with it (see HolmPaired), so that it
+// excludes 0 exactly when the adjusted p is below Alpha.
 func ArmEffects(models []eval.ModelResult, pairs []eval.ModelPair) []eval.ArmEffect {
 	effect := func(kind, from, to, hidden string) (eval.ArmEffect, bool) {
 		for _, p := range pairs {
-			e := eval.ArmEffect{Kind: kind, From: from, To: to, Hidden: hidden, Cases: p.Cases, AdjustedP: p.McNemarP}
+			e := eval.ArmEffect{Kind: kind, From: from, To: to, Hidden: hidden, Cases: p.Cases}
 			switch {
 			case p.A == from && p.B == to:
-				e.Effect, e.Low, e.High = p.Uplift, p.UpliftLow, p.UpliftHigh
+				e.OnlyFrom, e.OnlyTo = p.OnlyA, p.OnlyB
 			case p.A == to && p.B == from:
-				e.Effect, e.Low, e.High = -p.Uplift, -p.UpliftHigh, -p.UpliftLow
+				e.OnlyFrom, e.OnlyTo = p.OnlyB, p.OnlyA
 			default:
 				continue
 			}
@@ -357,31 +386,44 @@ func ArmEffects(models []eval.ModelResult, pairs []eval.ModelPair) []eval.ArmEff
 			break
 		}
 	}
-	var servers, loo []eval.ArmEffect
+	var effects []eval.ArmEffect
 	for _, m := range models {
 		switch {
 		case m.Arm == nil:
 		case m.Arm.Base != "":
 			if e, ok := effect("leave_one_out", m.Arm.Base, m.Model, m.Arm.Hidden); ok {
-				loo = append(loo, e)
+				effects = append(effects, e)
 			}
 		case none != "" && !m.Arm.NoServer:
 			if e, ok := effect("servers", none, m.Model, ""); ok {
-				servers = append(servers, e)
+				effects = append(effects, e)
 			}
 		}
 	}
-	slices.SortStableFunc(servers, func(a, b eval.ArmEffect) int { return cmp.Compare(b.Effect, a.Effect) })
-	slices.SortStableFunc(loo, func(a, b eval.ArmEffect) int { return cmp.Compare(a.Effect, b.Effect) })
-	effects := append(servers, loo...)
-	// The effects are the hypotheses reported: their p-values are adjusted
-	// (Holm) over them, not over every pair of arms.
-	ps := make([]float64, len(effects))
+	in := make([]Paired, len(effects))
 	for i, e := range effects {
-		ps[i] = e.AdjustedP
+		in[i] = Paired{OnlyA: e.OnlyFrom, OnlyB: e.OnlyTo, Cases: e.Cases}
 	}
-	for i, q := range Holm(ps) {
-		effects[i].AdjustedP = q
+	for i, a := range HolmPaired(in, Alpha) {
+		e := &effects[i]
+		e.Effect, e.Low, e.High, e.Confidence, e.AdjustedP = a.Diff, a.Low, a.High, a.Confidence, a.AdjustedP
 	}
+	// The servers' uplifts first, the largest first; then the tools left
+	// out, the costliest first.
+	servers := func(e eval.ArmEffect) int {
+		if e.Kind == "servers" {
+			return 0
+		}
+		return 1
+	}
+	slices.SortStableFunc(effects, func(a, b eval.ArmEffect) int {
+		if c := cmp.Compare(servers(a), servers(b)); c != 0 {
+			return c
+		}
+		if a.Kind == "servers" {
+			return cmp.Compare(b.Effect, a.Effect)
+		}
+		return cmp.Compare(a.Effect, b.Effect)
+	})
 	return effects
 }

@@ -120,17 +120,19 @@ func TestModels(t *testing.T) {
 	require.Len(t, pairs, 3)
 	first := pairs[0]
 	assert.Equal(t, eval.ModelPair{A: "good", B: "bad", Cases: 10, OnlyA: 4, OnlyB: 0, McNemarP: McNemar(4, 0),
-		AdjustedP: first.AdjustedP, Uplift: first.Uplift, UpliftLow: first.UpliftLow, UpliftHigh: first.UpliftHigh}, first)
+		AdjustedP: first.AdjustedP, Uplift: first.Uplift, UpliftLow: first.UpliftLow, UpliftHigh: first.UpliftHigh, Confidence: first.Confidence}, first)
 	assert.InDelta(t, 0.125, first.McNemarP, 1e-12)
 	assert.InDelta(t, 3*0.125, first.AdjustedP, 1e-12, "Holm over the three pairs: the smallest p times 3")
-	// bad passes 4 cases fewer of 10: -0.4; Agresti-Min with half a pair
-	// added to each cell: (0.5-4.5)/12 +- 1.96 sqrt(5-16/12)/12.
+	// bad passes 4 cases fewer of 10: -0.4. Not rejected at the first
+	// Holm step, so every pair's interval is at 1-0.05/3: of the 4 cases
+	// that differ, the chance π that one goes bad's way is at most
+	// 1-(0.05/6)^(1/4) (Clopper-Pearson), scaled by 4/10.
 	assert.InDelta(t, -0.4, first.Uplift, 1e-12)
-	se := math.Sqrt(5-16.0/12) / 12
-	assert.InDelta(t, -1.0/3-1.96*se, first.UpliftLow, 1e-12)
-	assert.InDelta(t, -1.0/3+1.96*se, first.UpliftHigh, 1e-12)
+	assert.InDelta(t, 1-0.05/3, first.Confidence, 1e-12)
+	assert.InDelta(t, -0.4, first.UpliftLow, 1e-9)
+	assert.InDelta(t, 0.4*(2*(1-math.Pow(0.05/6, 0.25))-1), first.UpliftHigh, 1e-9)
 	noShared := pairs[1]
-	assert.Equal(t, eval.ModelPair{A: "good", B: "absent", McNemarP: 1, AdjustedP: 1, UpliftLow: -1, UpliftHigh: 1}, noShared, "no shared case: nothing known")
+	assert.Equal(t, eval.ModelPair{A: "good", B: "absent", McNemarP: 1, AdjustedP: 1, UpliftLow: -1, UpliftHigh: 1, Confidence: 1 - 0.05/3}, noShared, "no shared case: nothing known")
 }
 
 // The judge's requests are the judge's: each model's cost is its own, and

@@ -31,6 +31,12 @@ type arm struct {
 	// base and hidden are set on an arm leave_one_out made (see arms.Arm).
 	base, hidden string
 	noServer     bool
+	// baseline is set on the arm the arms file names its baseline.
+	baseline bool
+	// overridden are the tools (server, name) whose definition the arm
+	// replaces: its calls to them are not the server's (see
+	// toolstats.Collector.SetOverridden).
+	overridden [][2]string
 }
 
 // makeArms builds the run's arms: from the arms file, each a view of the
@@ -80,8 +86,16 @@ func (s *Run) makeArms() error {
 		if !slices.Contains(models, model) {
 			models = append(models, model)
 		}
+		var overridden [][2]string
+		for _, t := range view.Entries() {
+			_, byName := a.Surface.Override[t.Name]
+			_, byKey := a.Surface.Override[t.Server+"/"+t.Name]
+			if byName || byKey {
+				overridden = append(overridden, [2]string{t.Server, t.Name})
+			}
+		}
 		s.arms = append(s.arms, &arm{label: a.Name, name: a.Name, model: model, systemPrompt: a.SystemPrompt, tools: view,
-			base: a.Base, hidden: a.Hidden, noServer: a.NoServer()})
+			base: a.Base, hidden: a.Hidden, noServer: a.NoServer(), baseline: a.Baseline, overridden: overridden})
 	}
 	st.Models = models
 	s.hashArms()
@@ -141,7 +155,7 @@ func (s *Run) describeArms(results []eval.ModelResult) {
 			}
 			r.ToolTokens, r.Tools = a.toolTokens, len(a.tools.Tools())
 			if a.name != "" {
-				r.Arm = &eval.ArmInfo{Model: a.model, NoServer: a.noServer, Base: a.base, Hidden: a.hidden}
+				r.Arm = &eval.ArmInfo{Model: a.model, NoServer: a.noServer, Base: a.base, Hidden: a.hidden, Baseline: a.baseline}
 			}
 		}
 	}

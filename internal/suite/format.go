@@ -3,6 +3,8 @@ package suite
 import (
 	"cmp"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -184,14 +186,15 @@ func hidden(r rune) bool {
 func FormatSummary(s eval.Summary, runDir string) string {
 	var b strings.Builder
 	what := "model " + s.Model
+	variants := variantWord(s)
 	if len(s.Models) > 1 {
 		names := make([]string, len(s.Models))
 		for i, m := range s.Models {
 			names[i] = m.Model
 		}
-		what = "models " + strings.Join(names, ", ")
-		if s.Models[0].Arm != nil {
-			what = "arms " + strings.Join(names, ", ")
+		what = variants + " " + strings.Join(names, ", ")
+		if len(names) > maxNamed {
+			what = fmt.Sprintf("%d %s (%s, … %s)", len(names), variants, strings.Join(names[:maxNamed-1], ", "), names[len(names)-1])
 		}
 	}
 	if s.Reference {
@@ -234,17 +237,22 @@ func FormatSummary(s eval.Summary, runDir string) string {
 		fmt.Fprintln(&b, RejudgedLine(s.Rejudged))
 	}
 	if len(s.Models) > 1 {
+		// Each variant's own headline: its pass rate, costs and tools.
 		for _, m := range s.Models {
 			fmt.Fprintln(&b, formatModel(m))
 		}
-		// What the arms change comes first; the pairs of every two
-		// variants after it, the first maxPairLines of them.
+		// Each arm's verdict against the baseline arm, then what the arms
+		// change; the pairs of every two variants after them, the first
+		// maxPairLines of them.
+		for _, v := range s.ArmVerdicts {
+			fmt.Fprintln(&b, FormatVerdict(v))
+		}
 		for _, e := range s.ArmEffects {
 			fmt.Fprintln(&b, formatEffect(e))
 		}
 		for i, p := range s.ModelPairs {
 			if i == maxPairLines {
-				fmt.Fprintf(&b, "mcpeval: and %d more pairs (model_pairs in summary.json)\n", len(s.ModelPairs)-i)
+				fmt.Fprintf(&b, "mcpeval: and %d more pairs of %s (model_pairs in summary.json)\n", len(s.ModelPairs)-i, variants)
 				break
 			}
 			adjusted := ""
@@ -261,10 +269,10 @@ func FormatSummary(s eval.Summary, runDir string) string {
 		if j != nil {
 			model, requests, cost = " "+j.Model, j.Requests, FormatCost(j.CostUSD, j.Unpriced)
 		}
-		fmt.Fprintf(&b, "mcpeval: judge%s: %s, %d tokens, %s, %d retries: all this re-judged run spent (not in the models' costs)\n",
-			model, eval.Plural(requests, "requests"), s.Usage.TotalTokens, cost, s.Usage.Retries)
+		fmt.Fprintf(&b, "mcpeval: judge%s: %s, %d tokens, %s, %d retries: all this re-judged run spent (not in the %s' costs)\n",
+			model, eval.Plural(requests, "requests"), s.Usage.TotalTokens, cost, s.Usage.Retries, variants)
 	case j != nil && !s.Reference:
-		fmt.Fprintf(&b, "mcpeval: judge %s: %s, %s (not in the models' costs)\n", j.Model, eval.Plural(j.Requests, "requests"), FormatCost(j.CostUSD, j.Unpriced))
+		fmt.Fprintf(&b, "mcpeval: judge %s: %s, %s (not in the %s' costs)\n", j.Model, eval.Plural(j.Requests, "requests"), FormatCost(j.CostUSD, j.Unpriced), variants)
 	}
 	if s.Verdicts == eval.VerdictsByChecks && s.ChecksCalibration != nil {
 		for _, line := range s.ChecksCalibration.Lines() {
@@ -277,7 +285,7 @@ func FormatSummary(s eval.Summary, runDir string) string {
 	if s.ServerRestarts > 0 {
 		fmt.Fprintf(&b, "mcpeval: MCP servers restarted %d times after a crash or hang\n", s.ServerRestarts)
 	}
-	if s.Repeats > 1 {
+	if s.Repeats > 1 && len(s.Models) < 2 { // with several, each one's line has its pass@k
 		o := s.Overall
 		fmt.Fprintf(&b, "mcpeval: %d repeats: pass rate %.3f, pass@%d %.3f, pass^%d %.3f, %d flaky cases\n",
 			s.Repeats, o.PassRate, s.Repeats, last(o.PassAtK), s.Repeats, last(o.PassHatK), o.Flaky)
@@ -290,6 +298,18 @@ func FormatSummary(s eval.Summary, runDir string) string {
 	}
 	return b.String()
 }
+
+// variantWord is what the run's variants are called: arms when they are
+// the arms of an arms file, else models.
+func variantWord(s eval.Summary) string {
+	if len(s.Arms) > 0 || len(s.Models) > 0 && s.Models[0].Arm != nil {
+		return "arms"
+	}
+	return "models"
+}
+
+// maxNamed bounds the variants the first closing line names.
+const maxNamed = 8
 
 // CountRuns says how many case runs a summary counts: "12 cases" when each
 // case ran once, "90 case runs" with several models or repeats.
@@ -329,16 +349,73 @@ func formatModel(m eval.ModelResult) string {
 // arms (leave-one-out) their pairs are hundreds.
 const maxPairLines = 20
 
-// formatEffect is the closing line of what an arm changes: "the servers
-// of arm server over no-server: +45.0 points of pass rate (95% interval
-// 28.1 to 59.0) on 20 cases, adjusted p 0.0001".
+// formatEffect is the closing line of what an arm changes: "arm server
+// over no-server (no server): +45.0 points of pass rate (interval +28.1 to
+// +59.0 at 99.2%, adjusted like p) on 20 cases, adjusted p 0.0001".
 func formatEffect(e eval.ArmEffect) string {
 	what := fmt.Sprintf("arm %s over %s (no server)", e.To, e.From)
 	if e.Kind == "leave_one_out" {
 		what = fmt.Sprintf("leaving %s out of %s (arm %s)", e.Hidden, e.From, e.To)
 	}
-	return fmt.Sprintf("mcpeval: %s: %+.1f points of pass rate (95%% interval %+.1f to %+.1f) on %d cases, adjusted p %.4g",
-		what, 100*e.Effect, 100*e.Low, 100*e.High, e.Cases, e.AdjustedP)
+	return fmt.Sprintf("mcpeval: %s: %+.1f points of pass rate (%s) on %d cases, adjusted p %.4g",
+		what, 100*e.Effect, formatInterval(e.Low, e.High, e.Confidence), e.Cases, e.AdjustedP)
+}
+
+// formatInterval is an interval of a change in points at its confidence,
+// adjusted like the p beside it.
+func formatInterval(low, high, confidence float64) string {
+	return fmt.Sprintf("interval %+.1f to %+.1f at %s%%, adjusted like p", 100*low, 100*high, strconv.FormatFloat(100*confidence, 'g', 4, 64))
+}
+
+// maxVerdictCases bounds the cases a verdict line names of each kind.
+const maxVerdictCases = 5
+
+// FormatVerdict is an arm's closing line against the baseline arm: "arm
+// terse against baseline server: worse (-35.0 points, adjusted p 0.0039,
+// below 0.05): 0 of 20 cases improved, 7 regressed (a, b, …); tool definitions -120
+// tokens per request; cost per correct answer $0.0100 → $0.0150
+// (+$0.0050)".
+func FormatVerdict(v eval.ArmVerdict) string {
+	decided := "below"
+	if v.Verdict == eval.VerdictInconclusive {
+		decided = "not below"
+	}
+	line := fmt.Sprintf("mcpeval: arm %s against baseline %s: %s (%+.1f points, adjusted p %.4g, %s %g): %d of %d cases improved%s, %d regressed%s",
+		v.Arm, v.Baseline, v.Verdict, 100*v.Effect, v.AdjustedP, decided, v.Alpha,
+		len(v.Improved), v.Cases, caseList(v.Improved), len(v.Regressed), caseList(v.Regressed))
+	line += fmt.Sprintf("; tool definitions %+d tokens per request", v.ToolTokensChange)
+	if v.CostPerPassChange != nil {
+		line += fmt.Sprintf("; cost per correct answer $%.4f → $%.4f (%s)", v.BaselineCostPerPass, v.CostPerPass, signedUSD(*v.CostPerPassChange))
+	} else {
+		line += "; cost per correct answer not comparable (no pass, or requests without a price)"
+	}
+	return line
+}
+
+// caseList names the first cases of a verdict: " (a, b, … and 3 more)".
+func caseList(names []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	shown := make([]string, 0, maxVerdictCases)
+	for _, n := range names[:min(len(names), maxVerdictCases)] {
+		shown = append(shown, oneLine(n, 80))
+	}
+	if more := len(names) - len(shown); more > 0 {
+		shown = append(shown, fmt.Sprintf("and %d more", more))
+	}
+	return " (" + strings.Join(shown, ", ") + ")"
+}
+
+// signedUSD is a change in dollars: "+$0.0050", "-$0.0010".
+func signedUSD(usd float64) string {
+	if math.Round(usd*1e4) == 0 {
+		return "+$0.0000"
+	}
+	if usd < 0 {
+		return fmt.Sprintf("-$%.4f", -usd)
+	}
+	return fmt.Sprintf("+$%.4f", usd)
 }
 
 // FormatCost says what requests cost: "$0.0123", "unpriced" when none had

@@ -236,6 +236,10 @@ func (s *Run) rejudgedSummary(src eval.Summary, info *eval.RejudgedInfo, spent e
 		}
 	}
 	sum.ArmEffects = stats.ArmEffects(sum.Models, sum.ModelPairs)
+	sum.ArmVerdicts = stats.Verdicts(records, sum.Models)
+	if len(src.Arms) > 0 {
+		sum.Arms = sum.Models
+	}
 	s.redactor.Value(&sum)
 	return sum
 }

@@ -194,6 +194,9 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		return nil, err
 	}
 	s.toolStats = toolstats.New(s.toolServers(), st.MaxTokens, s.limitCounter)
+	for _, a := range s.arms {
+		s.toolStats.SetOverridden(a.name, a.overridden)
+	}
 	if s.definitionsCounted, err = s.countDefinitions(); err != nil {
 		s.Close()
 		return nil, err
@@ -1048,6 +1051,7 @@ func (s *Run) Summary() eval.Summary {
 	stats.Summarize(&sum, records, evaluated)
 	s.describeArms(sum.Models)
 	sum.ArmEffects = stats.ArmEffects(sum.Models, sum.ModelPairs)
+	sum.ArmVerdicts = stats.Verdicts(records, sum.Models)
 	if st.Arms != "" {
 		sum.Arms = sum.Models
 	}
@@ -1187,7 +1191,7 @@ func (s *Run) Finish(sum eval.Summary) []error {
 
 // Gates returns, for a run's summary, one line for each gate it does not
 // pass: the cases whose pass rate is below MinPassRate, the run's pass
-// rate below MinRunPassRate, and each server whose tool coverage is below
+// rate (each compared model's or arm's) below MinRunPassRate, and each server whose tool coverage is below
 // MinToolCoverage (naming the tools never called). No line: every gate
 // passed.
 func Gates(sum eval.Summary, st settings.Settings) []string {
@@ -1196,14 +1200,32 @@ func Gates(sum eval.Summary, st settings.Settings) []string {
 		var low []string
 		for _, c := range sum.Cases {
 			if c.PassRate < st.MinPassRate {
-				low = append(low, fmt.Sprintf("%q %d/%d", c.Name, c.Passes, c.Runs))
+				name := fmt.Sprintf("%q", c.Name)
+				if len(sum.OverallByVariant) > 1 {
+					name += " [" + c.Model + "]"
+				}
+				low = append(low, fmt.Sprintf("%s %d/%d", name, c.Passes, c.Runs))
 			}
 		}
 		if len(low) > 0 {
 			out = append(out, fmt.Sprintf("%s below the minimum pass rate %g: %s", eval.Plural(len(low), "cases"), st.MinPassRate, strings.Join(low, ", ")))
 		}
 	}
-	if st.MinRunPassRate > 0 && sum.Overall.PassRate < st.MinRunPassRate {
+	// Each model or arm compared is held to the run's minimum on its own:
+	// a mix of them is no one's pass rate.
+	switch {
+	case st.MinRunPassRate <= 0:
+	case len(sum.OverallByVariant) > 1:
+		what := "model"
+		if len(sum.Arms) > 0 {
+			what = "arm"
+		}
+		for _, g := range sum.OverallByVariant {
+			if g.Cases > 0 && g.PassRate < st.MinRunPassRate {
+				out = append(out, fmt.Sprintf("the pass rate of %s %s, %.3f, is below the minimum %g", what, g.Name, g.PassRate, st.MinRunPassRate))
+			}
+		}
+	case sum.Overall.PassRate < st.MinRunPassRate:
 		out = append(out, fmt.Sprintf("the run's pass rate %.3f is below the minimum %g", sum.Overall.PassRate, st.MinRunPassRate))
 	}
 	return append(out, toolGates(sum, st)...)

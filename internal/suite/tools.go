@@ -354,6 +354,15 @@ func formatTools(b *strings.Builder, t *eval.ToolSummary) {
 		}
 		fmt.Fprintf(b, "mcpeval: calls to tools no server offers: %s\n", listNames(parts))
 	}
+	if len(t.Overridden) > 0 {
+		// The arms' own calls: the model read the arm's definition, not the
+		// server's, so their failures are not the server's.
+		parts := make([]string, len(t.Overridden))
+		for i, st := range t.Overridden {
+			parts[i] = fmt.Sprintf("arm %s %s %d of %d calls failed", st.Arm, tooldiff.Name(st.Name), st.Errors, st.Calls)
+		}
+		fmt.Fprintf(b, "mcpeval: calls to tools an arm overrides (the arm's, not in the server's health): %s\n", listNames(parts))
+	}
 	if ch := t.Changes; ch != nil {
 		fmt.Fprintf(b, "mcpeval: the tool surface changed since run %s (%s; shown at the start)\n", ch.Since, tooldiff.Count(ch))
 	}

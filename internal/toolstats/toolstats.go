@@ -48,9 +48,56 @@ type Collector struct {
 	tokenLimit int
 	counter    *tokens.Counter
 
+	// overridden holds, by arm, the tools whose definition the arm
+	// changes (see SetOverridden); it does not change once calls are added.
+	overridden map[string]map[toolKey]bool
+
 	mu      sync.Mutex
 	unknown map[string]*tally // calls to names no server offers
 	reads   map[string]int    // calls of eval.ReadResourceTool, by server
+	// byArm holds the calls an arm made to a tool it overrides.
+	byArm map[armTool]*tally
+}
+
+// armTool names a tool an arm overrides.
+type armTool struct {
+	arm string
+	toolKey
+}
+
+// SetOverridden names the tools of an arm whose description or input
+// schema the arm replaces, each as a server's short name and the tool's
+// name: the arm's calls to them are the arm's, not the server's, since
+// the model read another definition than the server's (a misleading
+// description's wrong calls are no failures of the server). Call it
+// before adding records.
+func (c *Collector) SetOverridden(arm string, tools [][2]string) {
+	if len(tools) == 0 {
+		return
+	}
+	if c.overridden == nil {
+		c.overridden = map[string]map[toolKey]bool{}
+	}
+	c.overridden[arm] = map[toolKey]bool{}
+	for _, t := range tools {
+		c.overridden[arm][toolKey{t[0], t[1]}] = true
+	}
+}
+
+// overriddenBy returns the tool of the arm's overrides a call went to, by
+// its server and name, or by its name when the call names no server.
+func (c *Collector) overriddenBy(arm string, tc eval.ToolCall) (toolKey, bool) {
+	tools := c.overridden[arm]
+	if tc.Server != "" {
+		k := toolKey{tc.Server, tc.Name}
+		return k, tools[k]
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(tools), func(a, b toolKey) int { return cmp.Compare(a.server, b.server) }) {
+		if k.name == tc.Name {
+			return k, true
+		}
+	}
+	return toolKey{}, false
 }
 
 // SetDefinitionTokens sets the sizes of the definitions of the tools of
@@ -94,7 +141,7 @@ type tally struct {
 // records of older versions; nil leaves them uncounted.
 func New(servers []Server, tokenLimit int, counter *tokens.Counter) *Collector {
 	c := &Collector{servers: servers, byKey: map[toolKey]*tool{}, byName: map[string]*tool{}, tokenLimit: tokenLimit,
-		counter: counter, unknown: map[string]*tally{}, reads: map[string]int{}}
+		counter: counter, unknown: map[string]*tally{}, reads: map[string]int{}, byArm: map[armTool]*tally{}}
 	for _, s := range servers {
 		for _, t := range s.Tools {
 			k := toolKey{s.ID, t.Name}
@@ -158,7 +205,13 @@ func (c *Collector) Add(r eval.Record) {
 			continue
 		}
 		var t *tally
-		if known := c.lookup(tc); known != nil {
+		if key, ok := c.overriddenBy(r.Arm, tc); ok {
+			k := armTool{r.Arm, key}
+			if c.byArm[k] == nil {
+				c.byArm[k] = &tally{}
+			}
+			t = c.byArm[k]
+		} else if known := c.lookup(tc); known != nil {
 			t = &known.tally
 		} else {
 			if c.unknown[tc.Name] == nil {
@@ -310,6 +363,11 @@ func (c *Collector) Summary() eval.ToolSummary {
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.unknown)) {
 		sum.Unknown = append(sum.Unknown, c.unknown[name].stats(name))
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(c.byArm), func(a, b armTool) int {
+		return cmp.Or(cmp.Compare(a.arm, b.arm), cmp.Compare(a.server, b.server), cmp.Compare(a.name, b.name))
+	}) {
+		sum.Overridden = append(sum.Overridden, eval.ArmToolStats{Arm: k.arm, Server: k.server, ToolStats: c.byArm[k].stats(k.name)})
 	}
 	return sum
 }

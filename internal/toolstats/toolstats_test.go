@@ -400,3 +400,30 @@ func TestRejectedCallsPassNoParameter(t *testing.T) {
 		assert.Zero(t, s.ParametersPassed, s.Server)
 	}
 }
+
+// An arm that overrides a tool's definition owns its calls to it: a
+// misleading description's wrong calls are counted for the arm, not as
+// the server's failures; the same tool's calls under other arms are the
+// server's.
+func TestOverriddenCallsAreTheArms(t *testing.T) {
+	servers := []Server{{Server: "cmd", ID: "s", Tools: []eval.Tool{{Name: "lookup", Parameters: json.RawMessage(idSchema)}}}}
+	c := New(servers, 0, nil)
+	c.SetOverridden("misleading", [][2]string{{"s", "lookup"}})
+	good := eval.ToolCall{Server: "s", Name: "lookup", Arguments: `{"id":"a"}`, Result: "r"}
+	wrong := eval.ToolCall{Server: "s", Name: "lookup", Arguments: `{"id":5}`, Result: "bad id", IsError: true}
+	c.Add(eval.Record{Name: "A", Arm: "server", Status: eval.Pass, ToolCalls: []eval.ToolCall{good}})
+	c.Add(eval.Record{Name: "A", Arm: "misleading", Status: eval.Fail, ToolCalls: []eval.ToolCall{wrong, wrong}})
+	c.Add(eval.Record{Name: "B", Arm: "misleading", Status: eval.Fail, ToolCalls: []eval.ToolCall{{Name: "lookup", Arguments: `{}`, IsError: true}}})
+	sum := c.Summary()
+	server := sum.Servers[0].Stats[0]
+	assert.Equal(t, 1, server.Calls, "the server's: the server arm's call alone")
+	assert.Zero(t, server.Errors, "the misleading arm's wrong calls are not the server's failures")
+	require.Len(t, sum.Overridden, 1)
+	arm := sum.Overridden[0]
+	assert.Equal(t, "misleading", arm.Arm)
+	assert.Equal(t, "s", arm.Server)
+	assert.Equal(t, "lookup", arm.Name)
+	assert.Equal(t, 3, arm.Calls, "a call naming no server goes by the tool's name")
+	assert.Equal(t, 3, arm.Errors)
+	assert.Equal(t, 3, arm.ArgumentErrors)
+}

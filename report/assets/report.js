@@ -323,7 +323,13 @@
   app.removeAttribute('aria-busy');
   const run = data.run;
   const totals = data.totals;
-  document.title = 'Evaluation report' + (run.model ? ' · ' + escapeHidden(run.model) : '') + ' · ' + fmtRate(totals.rate);
+  // With several models or arms each has its own pass rate: no mix of
+  // them is the run's headline.
+  const variants = data.models || [];
+  const several = variants.length > 1;
+  const armsRun = variants.some((m) => m.arm);
+  const variantWord = armsRun ? 'arms' : 'models';
+  document.title = 'Evaluation report' + (run.model ? ' · ' + escapeHidden(run.model) : '') + (several ? '' : ' · ' + fmtRate(totals.rate));
 
   function header() {
     const meta = el('dl', 'meta');
@@ -336,7 +342,7 @@
     item('Started', run.started ? fmtDate(run.started) : '');
     item('Duration', run.seconds ? fmtDuration(run.seconds) : '');
     const modelNames = (data.models || []).map((m) => m.model);
-    if (modelNames.length > 1) item('Models', modelNames.join(', '));
+    if (modelNames.length > 1) item(armsRun ? 'Arms' : 'Models', modelNames.join(', '));
     else item('Model', run.reference ? 'reference agent (no model)' : run.model);
     item('Judge', run.judge_model ? run.judge_model + (run.judge_mode ? ' (' + run.judge_mode + ')' : '') : '');
     item('Provider', run.provider);
@@ -356,7 +362,7 @@
     }
     if (run.judge_cost && !run.reference && !run.rejudged) {
       const j = run.judge_cost;
-      item('Judge cost', fmtCost(j.cost_usd, j.unpriced_requests) + ' for ' + fmtInt(j.requests) + ' requests of ' + j.model + (modelNames.length > 1 ? ', not in the models\' costs' : ''));
+      item('Judge cost', fmtCost(j.cost_usd, j.unpriced_requests) + ' for ' + fmtInt(j.requests) + ' requests of ' + j.model + (modelNames.length > 1 ? ', not in the ' + variantWord + '\' costs' : ''));
     }
     item('Commit', run.git_commit ? run.git_commit.slice(0, 12) : '', run.git_commit);
     if (run.usage && run.usage.requests) item('Requests', fmtInt(run.usage.requests));
@@ -380,7 +386,7 @@
       const i = el('i', 'seg-' + key);
       legend.appendChild(el('span', '', i, statusInfo(key).label + ' ' + fmtInt(n)));
     }
-    const rateCard = el('div', 'card rate-card',
+    const rateCard = several ? variantRates() : el('div', 'card rate-card',
       el('div', 'rate-label', 'Success rate'), rate,
       el('div', 'rate-sub', fmtInt(totals.passed) + ' of ' + fmtInt(totals.ran) + (data.repeats > 1 ? ' runs passed' : ' cases passed') +
         (totals.skipped ? ' (' + fmtInt(totals.skipped) + ' skipped)' : '')),
@@ -413,6 +419,22 @@
     card('tokens', 'Tokens (this run)', totals.tokens, '');
     counts.lastChild.title = 'Tokens of the cases run now; cached cases are not counted';
     return el('section', 'summary', rateCard, counts);
+  }
+
+  // variantRates is the headline of a run of several models or arms: each
+  // one's own success rate, in the run's order.
+  function variantRates() {
+    const list = el('ul', 'variant-rates');
+    list.id = 'variant-rates';
+    for (const m of variants) {
+      const pct = m.runs ? 100 * m.pass_rate : 0;
+      const li = el('li', '', el('span', 'mono', m.model + ': '),
+        el('strong', 'rate-small ' + (pct >= 80 ? 'good' : pct >= 50 ? 'mid' : 'bad'), m.runs ? fmtRate(pct) : 'no run'),
+        m.runs ? ' (' + fmtInt(m.passes) + ' of ' + fmtInt(m.runs) + (data.repeats > 1 ? ' runs)' : ' cases)') : '');
+      li.dataset.model = m.model;
+      list.appendChild(li);
+    }
+    return el('div', 'card rate-card', el('div', 'rate-label', 'Success rate of each of the ' + fmtInt(variants.length) + ' ' + variantWord), list, bar(totals));
   }
 
   // historyChart draws the pass rate of the kept runs of this case set,
@@ -509,7 +531,8 @@
     const pairs = el('table', 'mini');
     pairs.id = 'model-pairs';
     const pr = el('tr', '');
-    for (const h of ['Models', 'Cases', 'Only the first passed', 'Only the second passed', 'McNemar p', 'Adjusted p', 'Second less first, points (95% interval)']) pr.appendChild(el('th', h === 'Models' ? '' : 'num', h));
+    const pairHead = arms ? 'Arms' : 'Models';
+    for (const h of [pairHead, 'Cases', 'Only the first passed', 'Only the second passed', 'McNemar p', 'Adjusted p', 'Second less first, points (interval adjusted like p)']) pr.appendChild(el('th', h === pairHead ? '' : 'num', h));
     pairs.appendChild(el('thead', '', pr));
     const pb = el('tbody', '');
     for (const p of data.model_pairs || []) {
@@ -517,21 +540,51 @@
         el('td', 'num', fmtInt(p.only_a)), el('td', 'num', fmtInt(p.only_b)),
         el('td', 'num', Number(p.mcnemar_p).toPrecision(3)),
         el('td', 'num' + (p.adjusted_p < 0.05 ? ' sig' : ''), Number(p.adjusted_p).toPrecision(3)),
-        el('td', 'num', fmtPoints(p.uplift) + ' (' + fmtPoints(p.uplift_low) + ' to ' + fmtPoints(p.uplift_high) + ')')));
+        el('td', 'num', fmtPoints(p.uplift) + ' (' + fmtPoints(p.uplift_low) + ' to ' + fmtPoints(p.uplift_high) + fmtConfidence(p.confidence) + ')')));
     }
     pairs.appendChild(pb);
     const effects = armEffects();
+    const verdicts = armVerdicts();
 
     const charts = el('div', 'model-charts', rateChart(board.filter(ran)), costChart(board.filter((m) => ran(m) && !m.unpriced_requests)));
-    const matrix = el('details', 'matrix-box', el('summary', '', 'Cases by models'));
+    const matrix = el('details', 'matrix-box', el('summary', '', 'Cases by ' + variantWord));
     matrix.id = 'matrix';
     matrix.addEventListener('toggle', () => { if (matrix.open && matrix.children.length === 1) matrix.appendChild(matrixTable(models)); });
     const s = el('section', 'panel', el('h2', '', arms ? 'Arms' : 'Models'), table, judgeLine, data.repeats > 1 ? note : null, charts,
-      effects, el('h3', 'sub-h', arms ? 'Each two arms on the same cases (p adjusted by Holm over every pair)' : 'Each two models on the same cases'), pairs, matrix);
+      verdicts, effects, el('h3', 'sub-h', arms ? 'Each two arms on the same cases (p adjusted by Holm over every pair)' : 'Each two models on the same cases'), pairs, matrix);
     s.id = 'models';
     return s;
   }
   const fmtPoints = (v) => (v > 0 ? '+' : '') + (100 * Number(v || 0)).toFixed(1);
+  const fmtConfidence = (c) => (c ? ' at ' + Number((100 * c).toPrecision(4)) + '%' : '');
+  // armVerdicts gives each arm's verdict against the baseline arm: better,
+  // worse or inconclusive, the cases it improved and regressed, and what
+  // it changes in tool definitions and cost per correct answer.
+  function armVerdicts() {
+    const verdicts = data.arm_verdicts || [];
+    if (!verdicts.length) return null;
+    const t = el('table', 'mini');
+    t.id = 'arm-verdicts';
+    const hr = el('tr', '');
+    for (const [h, cls] of [['Arm', ''], ['Verdict', ''], ['Pass rate change, points', 'num'], ['Adjusted p', 'num'], ['Improved', ''], ['Regressed', ''], ['Tool definition tokens', 'num'], ['Cost per correct answer', 'num']]) hr.appendChild(el('th', cls, h));
+    t.appendChild(el('thead', '', hr));
+    const body = el('tbody', '');
+    const names = (list) => (list && list.length ? fmtInt(list.length) + ': ' + list.slice(0, 5).join(', ') + (list.length > 5 ? ', and ' + fmtInt(list.length - 5) + ' more' : '') : '0');
+    for (const v of verdicts) {
+      const cost = v.cost_per_pass_change === null || v.cost_per_pass_change === undefined ? 'not comparable' :
+        fmtUSD(v.baseline_cost_per_pass) + ' → ' + fmtUSD(v.cost_per_pass);
+      const tr = el('tr', '', el('td', 'mono', v.arm), el('td', 'verdict-' + v.verdict, v.verdict),
+        el('td', 'num', fmtPoints(v.effect) + ' (' + fmtPoints(v.low) + ' to ' + fmtPoints(v.high) + fmtConfidence(v.confidence) + ')'),
+        el('td', 'num' + (v.adjusted_p < v.alpha ? ' sig' : ''), Number(v.adjusted_p).toPrecision(3)),
+        el('td', 'mono', names(v.improved)), el('td', 'mono', names(v.regressed)),
+        el('td', 'num', (v.tool_tokens_change > 0 ? '+' : '') + fmtInt(v.tool_tokens_change)), el('td', 'num', cost));
+      tr.dataset.arm = v.arm;
+      tr.dataset.verdict = v.verdict;
+      body.appendChild(tr);
+    }
+    t.appendChild(body);
+    return el('div', '', el('h3', 'sub-h', 'Each arm against the baseline arm ' + verdicts[0].baseline + ' (paired McNemar test, p adjusted by Holm over the arms, at ' + verdicts[0].alpha + ')'), t);
+  }
   // armEffects shows what the arms change: the servers' uplift over the
   // arm without any, and each left-out tool's effect, costliest first.
   function armEffects() {
@@ -540,13 +593,13 @@
     const t = el('table', 'mini');
     t.id = 'arm-effects';
     const hr = el('tr', '');
-    for (const [h, cls] of [['What changes', ''], ['Cases', 'num'], ['Pass rate change, points (95% interval)', 'num'], ['Adjusted p', 'num']]) hr.appendChild(el('th', cls, h));
+    for (const [h, cls] of [['What changes', ''], ['Cases', 'num'], ['Pass rate change, points (interval adjusted like p)', 'num'], ['Adjusted p', 'num']]) hr.appendChild(el('th', cls, h));
     t.appendChild(el('thead', '', hr));
     const body = el('tbody', '');
     for (const e of effects) {
       const what = e.kind === 'leave_one_out' ? 'leaving ' + e.hidden + ' out of ' + e.from : e.to + ' over ' + e.from + ' (no server)';
       const tr = el('tr', '', el('td', 'mono', what), el('td', 'num', fmtInt(e.cases)),
-        el('td', 'num', fmtPoints(e.effect) + ' (' + fmtPoints(e.low) + ' to ' + fmtPoints(e.high) + ')'),
+        el('td', 'num', fmtPoints(e.effect) + ' (' + fmtPoints(e.low) + ' to ' + fmtPoints(e.high) + fmtConfidence(e.confidence) + ')'),
         el('td', 'num' + (e.adjusted_p < 0.05 ? ' sig' : ''), Number(e.adjusted_p).toPrecision(3)));
       tr.dataset.kind = e.kind;
       body.appendChild(tr);

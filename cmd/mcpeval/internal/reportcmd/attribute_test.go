@@ -47,7 +47,6 @@ func TestWeigh(t *testing.T) {
 	}
 }
 
-
 // A report written later without -attribute, of the same run against the
 // same baseline, keeps what the re-runs on the baseline's tool results
 // found; against another baseline it writes its own comparison.
