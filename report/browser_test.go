@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -195,7 +196,7 @@ func (p *browserPage) assertClean() {
 	assert.Equal(p.t, "undefined", jsEval[string](p, `typeof window.__xss`), "a payload ran")
 	assert.NotContains(p.t, jsEval[string](p, `document.title`), "pwned")
 	assert.Equal(p.t, []string{}, jsEval[[]string](p, `window.__csp`), "Content-Security-Policy violations")
-	assert.Equal(p.t, 0, jsEval[int](p, `document.querySelectorAll('img, iframe, object, embed, a[href], svg:not(#history, #rate-chart, #cost-chart), svg image, svg foreignObject, svg a').length`),
+	assert.Equal(p.t, 0, jsEval[int](p, `document.querySelectorAll('img, iframe, object, embed, a[href]:not(.comparison-link), svg:not(#history, #rate-chart, #cost-chart), svg image, svg foreignObject, svg a').length`),
 		"elements from data (the report's own charts aside)")
 	assert.Equal(p.t, 1, jsEval[int](p, `[...document.scripts].filter(s => s.type !== 'application/json' && s.type !== 'application/gzip').length`),
 		"scripts other than the report's own")
@@ -888,6 +889,24 @@ func TestCaseLinkInBrowser(t *testing.T) {
 	require.NoError(t, err)
 	// Compared with a baseline, the flipped case says how and why.
 	d.Flips = map[eval.CaseRun]string{{Name: "Gene lookup of TP53 & friends"}: "regression since r1, cause case: the case's expected answer changed: \"7158\", now \"7157\"\nalso surface: a tool it called changed: get_gene: description changed"}
+	// The comparison beside the report: the same cases, all passing before.
+	baseDir := t.TempDir()
+	var baseLines []string
+	for _, r := range records {
+		r.Status, r.Verdict = eval.Pass, "yes"
+		b, err := json.Marshal(r)
+		require.NoError(t, err)
+		baseLines = append(baseLines, string(b))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(baseDir, eval.RecordsFile), []byte(strings.Join(baseLines, "\n")+"\n"), 0o644))
+	base, err := Load(baseDir, nil)
+	require.NoError(t, err)
+	cmp, err := Compare(base, d, 0.05)
+	require.NoError(t, err)
+	var page bytes.Buffer
+	require.NoError(t, WriteComparison(&page, cmp))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "compare.html"), page.Bytes(), 0o644))
+	d.Comparison = &ComparisonLink{Href: "./compare.html", Baseline: "r1", Causes: "1 flipped case by cause: 1 case"}
 	path := filepath.Join(dir, "report.html")
 	writeFile(t, path, d)
 
@@ -911,5 +930,26 @@ func TestCaseLinkInBrowser(t *testing.T) {
 	p.waitFor(`location.hash === '#Alpha'`)
 	assert.Nil(t, jsEval[any](p, `document.querySelector('#detail #judge-prompt')`), "a record without a judge prompt shows none")
 	assert.NotContains(t, jsEval[string](p, `document.getElementById('detail').textContent`), "Since the baseline", "a case that did not flip says nothing of it")
+	assert.Contains(t, jsEval[string](p, `document.getElementById('comparison').textContent`), "1 flipped case by cause: 1 case (baseline r1): the comparison")
 	p.assertClean()
+
+	// The flipped case's view links its row in the comparison.
+	p.openAt(path, "Gene lookup of TP53 & friends")
+	p.waitFor(`!document.getElementById('detail').hidden`)
+	href := jsEval[string](p, `document.querySelector('#detail a.comparison-link').href`)
+	assert.True(t, strings.HasPrefix(href, "file://"+filepath.ToSlash(dir)+"/compare.html#"), href)
+	p.click(`#detail a.comparison-link`)
+	// The click navigates: the page polled may go away under the poll.
+	for attempt := 0; ; attempt++ {
+		ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
+		_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](`location.pathname.endsWith('/compare.html') && document.querySelector(':target') !== null`,
+			chromedp.WithPollingTimeout(20*time.Second)))
+		cancel()
+		if err == nil || attempt == 5 || !strings.Contains(err.Error(), "Cannot find context") {
+			require.NoError(t, err, "the comparison opens at the case's row")
+			break
+		}
+	}
+	assert.Equal(t, "TR", jsEval[string](p, `document.querySelector(':target').tagName`))
+	assert.Contains(t, jsEval[string](p, `document.querySelector(':target').textContent`), "Gene lookup of TP53 & friends")
 }

@@ -36,6 +36,8 @@ var compareTemplate = template.Must(template.New("compare").Funcs(template.FuncM
 	// The anchor is encoded already (only unreserved characters and %XX):
 	// escaped again, its link would name no case.
 	"anchor": func(name, model string) template.URL { return template.URL(CaseAnchor(name, model)) },
+	// caseID is a case row's id: its anchor, which report.html links to.
+	"caseID": CaseAnchor,
 	"outcome": func(o *CaseOutcome) string {
 		if o == nil {
 			return "—"
@@ -110,7 +112,7 @@ At level {{.Alpha}}, two runs of an unchanged model fail this gate at most {{pct
 <h2>Cases</h2>
 <table id="cases">
 <thead><tr><th>Change</th><th>Case</th><th>Category</th><th>Baseline</th><th>Now</th><th class="num">p</th><th class="num">Adjusted p</th><th>Tools (baseline / now)</th><th>Cause</th><th>Tool changes</th></tr></thead>
-<tbody>{{range .Cases}}{{if or (ne .Change "unchanged") .ToolsChanged .Significant}}<tr>
+<tbody>{{range .Cases}}{{if or (ne .Change "unchanged") .ToolsChanged .Significant}}<tr id="{{caseID .Name .Model}}">
 <td class="{{.Change}}">{{.Change}}{{if .Significant}} <span class="sig">significant</span>{{end}}</td>
 <td><a href="report.html#{{anchor .Name .Model}}">{{.Name}}</a>{{if .Model}} [{{.Model}}]{{end}}</td><td>{{.Category}}</td>
 <td>{{outcome .Base}}</td><td>{{outcome .Current}}</td><td class="num">{{.PText}}</td><td class="num">{{.AdjustedPText}}</td>

@@ -60,6 +60,9 @@ type Data struct {
 	// failed non-case tests, test binary panics and timeouts, unreadable
 	// input lines.
 	Problems []string
+	// Comparison links the comparison with a baseline written beside the
+	// report (compare.html); nil without one.
+	Comparison *ComparisonLink
 	// Notices are what the run said that is no problem: the suite's
 	// notices ("mcpeval: notice: ..."), and the output of a test whose
 	// only failure is that of its cases.
@@ -213,6 +216,16 @@ type Case struct {
 	// Scores holds the record's applicable scores by metric name, and
 	// "overall"; nil without metrics.
 	Scores map[string]float64
+}
+
+// ComparisonLink is where a run's comparison with a baseline is, and
+// what it found.
+type ComparisonLink struct {
+	// Href is compare.html, relative to the report.
+	Href string `json:"href"`
+	// Baseline is the baseline's run id; Causes the flips by cause.
+	Baseline string `json:"baseline"`
+	Causes   string `json:"causes"`
 }
 
 // TestOutcome is what the go test stream says about one test.

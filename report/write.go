@@ -214,6 +214,7 @@ type overview struct {
 	Trust          Trust            `json:"trust"`
 	Problems       []string         `json:"problems"`
 	Notices        []string         `json:"notices"`
+	Comparison     *ComparisonLink  `json:"comparison,omitempty"`
 	Cases          []rowJSON        `json:"cases"`
 	History        []HistoryPoint   `json:"history"`
 	// Repeats is the most runs a case had.
@@ -293,6 +294,7 @@ func newOverview(d *Data) overview {
 		Trust:          d.Trust,
 		Problems:       append([]string{}, d.Problems...),
 		Notices:        append([]string{}, d.Notices...),
+		Comparison:     d.Comparison,
 		Cases:          make([]rowJSON, len(d.Groups)),
 		History:        append([]HistoryPoint{}, d.History...),
 		Models:         append([]eval.ModelResult{}, d.Models...),

@@ -364,6 +364,14 @@
       const j = run.judge_cost;
       item('Judge cost', fmtCost(j.cost_usd, j.unpriced_requests) + ' for ' + fmtInt(j.requests) + ' requests of ' + j.model + (modelNames.length > 1 ? ', not in the ' + variantWord + '\' costs' : ''));
     }
+    if (data.comparison) {
+      const d = el('div', '', el('dt', '', 'Since the baseline'), el('dd', '', data.comparison.causes + ' (baseline ' + data.comparison.baseline + '): '));
+      d.id = 'comparison';
+      const a = el('a', 'comparison-link', 'the comparison');
+      a.href = data.comparison.href;
+      d.lastChild.appendChild(a);
+      meta.appendChild(d);
+    }
     item('Commit', run.git_commit ? run.git_commit.slice(0, 12) : '', run.git_commit);
     if (run.usage && run.usage.requests) item('Requests', fmtInt(run.usage.requests));
     if (run.usage && run.usage.retries) item('Retries', fmtInt(run.usage.retries));
@@ -1276,7 +1284,11 @@
     const reasonBlock = section(verdict ? 'Judge (' + verdict + ')' : 'Reason', reason || '—');
     reasonBlock.classList.add('reason-' + statusClass(runStatus));
     body.appendChild(reasonBlock);
-    if (c.flip) body.appendChild(section('Since the baseline', c.flip));
+    if (c.flip) {
+      const since = section('Since the baseline', c.flip);
+      if (data.comparison) since.appendChild(comparisonLink('This case in the comparison', '#' + caseAnchor(c)));
+      body.appendChild(since);
+    }
     if (rec && rec.judges && rec.judges.length > 1) body.appendChild(judgesBlock(rec));
     if (rec) {
       body.appendChild(section('Question', rec.question || '—'));
@@ -1419,6 +1431,14 @@
       ul.appendChild(el('li', '', el('span', state[0], state[1]), f.fact + ': ' + f.status, f.how ? el('span', 'detail', f.how) : null));
     }
     return el('div', 'block', el('h3', '', 'Facts of the expected answer in the reference results'), ul);
+  }
+
+  // comparisonLink links compare.html, written beside the report by a
+  // comparison with a baseline, at fragment.
+  function comparisonLink(text, fragment) {
+    const a = el('a', 'comparison-link', text);
+    a.href = data.comparison.href + (fragment || '');
+    return el('p', '', a);
   }
 
   function section(title, text, code) {

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -170,13 +171,14 @@ func Write(o Options, p base.Process) error {
 			return err
 		}
 		data.Flips = cmp.FlipMessages()
-		data.Notices = append(data.Notices, fmt.Sprintf("Compared with the baseline run %s: %s. The flips, with their evidence, are in compare.html beside this report; each flipped case says its cause.",
-			cmp.Base.RunID, cmp.CauseLine()))
 	}
 
 	path := o.Report
 	if path == "" {
 		path = filepath.Join(dir, eval.ReportFile)
+	}
+	if cmp != nil {
+		data.Comparison = &report.ComparisonLink{Href: linkFrom(path, filepath.Join(dir, compareFile)), Baseline: cmp.Base.RunID, Causes: cmp.CauseLine()}
 	}
 	if err := writeFile(path, func(w io.Writer) error { return report.Write(w, data) }); err != nil {
 		return err
@@ -234,7 +236,7 @@ func compare(parent, dir string, o Options, cur *report.Data, p base.Process) (*
 // beside the report and returns a failure for a significant regression.
 func (c *comparison) write(dir string, stdout io.Writer) error {
 	report.WriteComparisonText(stdout, c.Comparison, c.baseDir)
-	path := filepath.Join(dir, "compare.html")
+	path := filepath.Join(dir, compareFile)
 	if err := writeFile(path, func(w io.Writer) error { return report.WriteComparison(w, c.Comparison) }); err != nil {
 		return err
 	}
@@ -327,6 +329,23 @@ func fileExists(path string) bool {
 	info, err := os.Stat(path)
 	return err == nil && info.Mode().IsRegular()
 }
+
+// linkFrom is a link from the page at from to the file at to: relative
+// ("./compare.html", "../runs/x/compare.html"), else a file URL.
+func linkFrom(from, to string) string {
+	rel, err := filepath.Rel(filepath.Dir(absPath(from)), absPath(to))
+	if err != nil {
+		return (&url.URL{Scheme: "file", Path: filepath.ToSlash(absPath(to))}).String()
+	}
+	rel = filepath.ToSlash(rel)
+	if !strings.HasPrefix(rel, "../") {
+		rel = "./" + rel
+	}
+	return (&url.URL{Path: rel}).String()
+}
+
+// compareFile is the comparison's page, in the run's directory.
+const compareFile = "compare.html"
 
 func absPath(path string) string {
 	if abs, err := filepath.Abs(path); err == nil {
