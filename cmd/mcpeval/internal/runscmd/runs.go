@@ -16,6 +16,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/recordings"
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
+	"github.com/mcpeval/mcpeval/internal/tooldiff"
 )
 
 // Cmd is mcpeval runs: mcpeval runs history (the default) and mcpeval
@@ -140,6 +141,19 @@ func pruneRecordings(cachePath string) (string, error) {
 
 const outUsage = "output `dir` holding runs/ and latest (default $EVAL_OUT, else evaltest/out in the module)"
 
+// derivedFrom says what a run was made from when it did not ask the
+// servers and the model afresh: a replay of another run's tool results,
+// or a re-judged run's answers; "" for a run of its own.
+func derivedFrom(s eval.Summary) string {
+	switch {
+	case s.Replay != nil:
+		return "replay of " + s.Replay.Source
+	case s.Rejudged != nil:
+		return "re-judged from " + s.Rejudged.Source
+	}
+	return ""
+}
+
 // printHistory prints the kept runs under parent, newest first.
 func printHistory(parent string, w io.Writer) error {
 	list, err := runs.List(parent)
@@ -151,11 +165,11 @@ func printHistory(parent string, w io.Writer) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "run\tstarted\tmodel\tcases\tpass rate\ttokens\tcost")
+	fmt.Fprintln(tw, "run\tstarted\tmodel\tcases\tpass rate\ttokens\tcost\tof")
 	for _, r := range list {
 		s := r.Summary
 		if s == nil {
-			fmt.Fprintf(tw, "%s\t(did not finish)\t\t\t\t\t\n", r.ID)
+			fmt.Fprintf(tw, "%s\t(did not finish)\t\t\t\t\t\t\n", r.ID)
 			continue
 		}
 		model := s.Model
@@ -169,8 +183,8 @@ func printHistory(parent string, w io.Writer) error {
 			}
 			model = strings.Join(names, ",")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f%%\t%d\t$%.4f\n", r.ID, s.Started.UTC().Format("2006-01-02 15:04"), model,
-			s.Overall.Cases, 100*s.Overall.PassRate, s.Usage.TotalTokens, s.CostUSD)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f%%\t%d\t$%.4f\t%s\n", r.ID, s.Started.UTC().Format("2006-01-02 15:04"), tooldiff.Printable(model),
+			s.Overall.Cases, 100*s.Overall.PassRate, s.Usage.TotalTokens, s.CostUSD, tooldiff.Printable(derivedFrom(*s)))
 	}
 	return tw.Flush()
 }

@@ -2,6 +2,7 @@ package runscmd
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -108,4 +109,40 @@ func TestPruneRecordings(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, want, ok, "result %d", i)
 	}
+}
+
+// A replay and a re-judged run say what they were made from, and text
+// read from a run directory reaches the terminal without its control
+// characters.
+func TestHistorySaysWhatARunWasMadeFrom(t *testing.T) {
+	parent := t.TempDir()
+	ids := []string{"20261101T000000Z-aaaaaa", "20261102T000000Z-bbbbbb", "20261103T000000Z-cccccc"}
+	for _, id := range ids {
+		cmdtest.WriteRun(t, parent, id, cmdtest.CaseNames(2), nil, 1)
+	}
+	edit := func(id string, change func(*eval.Summary)) {
+		path := filepath.Join(parent, runs.Dir, id, eval.SummaryFile)
+		b, err := os.ReadFile(path)
+		require.NoError(t, err)
+		var s eval.Summary
+		require.NoError(t, json.Unmarshal(b, &s))
+		change(&s)
+		b, err = json.Marshal(s)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(path, b, 0o644))
+	}
+	edit(ids[1], func(s *eval.Summary) { s.Replay = &eval.ReplayInfo{Source: ids[0]} })
+	edit(ids[2], func(s *eval.Summary) {
+		s.Rejudged = &eval.RejudgedInfo{Source: ids[1] + "\x1b[2J"}
+		s.Model = "evil\x1b]0;title\x07model"
+	})
+
+	var stdout bytes.Buffer
+	require.NoError(t, cmdtest.Run(Cmd, []string{"-out", parent}, nil, &stdout, nil, nil))
+	out := stdout.String()
+	assert.Regexp(t, `(?m)^20261102T000000Z-bbbbbb\s.*\sreplay of 20261101T000000Z-aaaaaa$`, out)
+	assert.Regexp(t, `(?m)^20261103T000000Z-cccccc\s.*evil\S+model\s.*\sre-judged from 20261102T000000Z-bbbbbb\S+$`, out)
+	assert.Regexp(t, `(?m)^20261101T000000Z-aaaaaa\s.*\$0\.0000\s*$`, out, "a run of its own says nothing")
+	assert.NotContains(t, out, "\x1b")
+	assert.NotContains(t, out, "\x07")
 }
