@@ -8,10 +8,13 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -78,8 +81,11 @@ func runSuite(t *testing.T, dir, cases string, e env, args ...string) run {
 		require.NoError(t, os.WriteFile(casePath, []byte(cases), 0o644))
 	}
 	out := filepath.Join(dir, "out")
-	cmd := exec.Command("go", append([]string{"test", "./evaltest", "-json", "-count=1"}, args...)...)
-	cmd.Dir = root
+	bins, err := evaltestBinary()
+	require.NoError(t, err)
+	cmd := exec.Command(bins.test2json, append([]string{"-p", evaltestPackage, "-t", bins.evaltest,
+		"-test.v=test2json", "-test.paniconexit0", "-test.timeout=10m", "-test.count=1"}, testFlags(args)...)...)
+	cmd.Dir = filepath.Join(root, "evaltest") // where go test runs it
 	cmd.Env = filteredEnv()
 	base := env{"EVAL_CASES": casePath, "EVAL_OUT": out, "EVAL_CACHE": filepath.Join(dir, "cache.json")}
 	for k, v := range base {
@@ -131,6 +137,55 @@ func newestRun(out string) string {
 
 // filteredEnv is the environment a suite subprocess starts from.
 func filteredEnv() []string { return settings.IsolatedEnv() }
+
+// builtDir holds what TestMain and the tests build, for the package's
+// tests to share; TestMain removes it.
+var builtDir string
+
+const evaltestPackage = "github.com/mcpeval/mcpeval/evaltest"
+
+// evaltestBinary builds, once for all of the package's tests, the suite's
+// test binary (go test -c ./evaltest) and test2json, which together do what
+// go test -json ./evaltest does without asking the go command each time
+// whether anything needs building (seconds a run).
+var evaltestBinary = sync.OnceValues(func() (struct{ evaltest, test2json string }, error) {
+	bins := struct{ evaltest, test2json string }{filepath.Join(builtDir, "evaltest.test"), filepath.Join(builtDir, "test2json")}
+	root, err := files.ModuleRoot()
+	if err != nil {
+		return bins, err
+	}
+	for _, args := range [][]string{{"test", "-c", "-o", bins.evaltest, "./evaltest"}, {"build", "-o", bins.test2json, "cmd/test2json"}} {
+		cmd := exec.Command("go", args...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return bins, fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	return bins, nil
+})
+
+// testFlags gives go test's flags (-v, -run X, -count=N, -timeout D) as the
+// test binary takes them; the suite's own flags (-force) stay as they are.
+func testFlags(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch {
+		case !strings.HasPrefix(a, "-"):
+			out[i] = a // a flag's value
+		case name == "v":
+			out[i] = "-test.v=test2json"
+		case slices.Contains([]string{"run", "skip", "count", "timeout", "parallel", "shuffle", "failfast"}, name):
+			out[i] = "-test." + name
+			if hasValue {
+				out[i] += "=" + value
+			}
+		default:
+			out[i] = a
+		}
+	}
+	return out
+}
 
 func stubEnv(s *llmstub.Server) env {
 	return env{"OPENAI_BASE_URL": s.BaseURL(), "EVAL_MODEL": "stub-model", "OPENAI_API_KEY": "sk-test-secret-key-123456"}

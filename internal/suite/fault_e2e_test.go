@@ -36,6 +36,7 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
+	builtDir = dir
 	faultServerPath = filepath.Join(dir, "faultserver")
 	cmd := exec.Command("go", "build", "-o", faultServerPath, "./testdata/faultserver")
 	cmd.Dir = "../.."

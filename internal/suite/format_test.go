@@ -96,6 +96,7 @@ func TestManyArmsShowEffectsFirst(t *testing.T) {
 	for i := range 37 {
 		s.Models = append(s.Models, eval.ModelResult{Model: fmt.Sprintf("a%d", i), Runs: 1})
 	}
+	s.Arms = s.Models
 	for i := range 666 {
 		s.ModelPairs = append(s.ModelPairs, eval.ModelPair{A: fmt.Sprintf("x%d", i), B: "y", Cases: 1})
 	}
@@ -107,5 +108,6 @@ func TestManyArmsShowEffectsFirst(t *testing.T) {
 	require.Positive(t, pair)
 	assert.Less(t, effect, pair, "the effects first")
 	assert.Equal(t, maxPairLines, strings.Count(out, " vs y on "))
-	assert.Contains(t, out, "mcpeval: and 646 more pairs (model_pairs in summary.json)")
+	assert.Contains(t, out, "mcpeval: and 646 more pairs of arms (model_pairs in summary.json)")
+	assert.Contains(t, out, "mcpeval: 37 arms (a0, a1, a2, a3, a4, a5, a6, … a36)")
 }
