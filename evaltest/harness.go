@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -77,7 +79,10 @@ type Suite struct {
 	runPattern, skipPattern *selection.Pattern
 	categoryOf              map[string]selection.Category
 	progress                *progress.Reporter
-	shard                   *shard.Split // nil unless the run is split (-shard k/n)
+	// cases is the context every case runs under: a second interrupt
+	// cancels it (see suite.Run.WatchInterrupts).
+	casesCtx context.Context
+	shard    *shard.Split // nil unless the run is split (-shard k/n)
 	// repeats counts the calls of each category's test function: the
 	// n-th call (from 0) of go test -count=N is every case's repeat n.
 	repeatMu sync.Mutex
@@ -167,11 +172,26 @@ func (s *Suite) main(m *testing.M) int {
 		bundled = suite.Server{Spec: strconv.Quote(os.Args[0]), Env: []string{settings.ServeVar + "=1", sampleserver.DatasetsEnv}, Display: "bundled sample server (sampleserver)",
 			CodeCheck: s.config.CodeCheck}
 	}
-	s.run, err = suite.New(context.Background(), st, s.cases, bundled, os.Stderr)
+	// An interrupt while the servers start stops the start: no run is kept.
+	starting, stopStarting := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	s.run, err = suite.New(starting, st, s.cases, bundled, os.Stderr)
+	interrupted := starting.Err() != nil
+	stopStarting()
+	if interrupted {
+		if err == nil {
+			s.run.Discard()
+		}
+		fmt.Fprintln(os.Stderr, "mcpeval: INTERRUPTED (Ctrl-C) while the servers started: no case ran, so no run was kept (latest is unchanged)")
+		return 1
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mcpeval: error: %v\n", err)
 		return 1
 	}
+	// From here to the closing lines, interrupts stop the run gracefully.
+	var stopInterrupts func()
+	s.casesCtx, stopInterrupts = s.run.WatchInterrupts()
+	defer stopInterrupts()
 	if err := s.run.Select(s.selected); err != nil {
 		s.run.Discard()
 		fmt.Fprintf(os.Stderr, "mcpeval: error: %v\nmcpeval: no case was run\n", err)
@@ -241,7 +261,10 @@ func (s *Suite) main(m *testing.M) int {
 	notices := []string{}
 	if after := s.run.FailedFast(); after != "" {
 		notices = append(notices, fmt.Sprintf("mcpeval: notice: -failfast: no case started after %q failed (%s)", after, eval.Plural(sum.NotRun, "cases")+" not run"))
-	} else if reason := sum.Stopped; reason != "" {
+	} else if reason := sum.Stopped; reason == suite.Interrupted {
+		problems = append(problems, fmt.Sprintf("mcpeval: INTERRUPTED (Ctrl-C): %s finished, kept in %s; %d not run",
+			eval.Plural(sum.Total, "case runs"), s.run.RunDir, sum.NotRun))
+	} else if reason != "" {
 		problems = append(problems, "mcpeval: error: run stopped: "+reason)
 	}
 	if len(problems) > 0 {
@@ -484,7 +507,7 @@ func (s *Suite) runModels(t *testing.T, c eval.Case, repeat int) {
 			}
 		}
 		outcomes := make([]caseOutcome, len(chosen))
-		ctx, cancel := caseContext(t)
+		ctx, cancel := s.caseContext(t)
 		recs, errs := s.run.Case(ctx, c, repeat, names, tests)
 		cancel()
 		for i := range chosen {
@@ -573,7 +596,7 @@ type caseOutcome struct {
 
 // runCase runs a case with one model in its subtest t.
 func (s *Suite) runCase(t *testing.T, c eval.Case, repeat int, model string) caseOutcome {
-	ctx, cancel := caseContext(t)
+	ctx, cancel := s.caseContext(t)
 	defer cancel()
 	recs, errs := s.run.Case(ctx, c, repeat, []string{model}, []string{t.Name()})
 	return outcomeOf(recs[0], errs[0])
@@ -581,12 +604,12 @@ func (s *Suite) runCase(t *testing.T, c eval.Case, repeat int, model string) cas
 
 // caseContext is the context of a case's runs: it ends shortly before go
 // test's -timeout would, so that the cases running end as errors that say
-// to raise it.
-func caseContext(t *testing.T) (context.Context, context.CancelFunc) {
+// to raise it, or when a second interrupt cancels the cases.
+func (s *Suite) caseContext(t *testing.T) (context.Context, context.CancelFunc) {
 	if deadline, ok := t.Deadline(); ok {
-		return context.WithDeadlineCause(context.Background(), deadline.Add(-5*time.Second), errTestTimeout)
+		return context.WithDeadlineCause(s.casesCtx, deadline.Add(-5*time.Second), errTestTimeout)
 	}
-	return context.WithCancel(context.Background())
+	return context.WithCancel(s.casesCtx)
 }
 
 // outcomeOf reads what suite.Run returned: a record, or why the case was

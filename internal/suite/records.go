@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
@@ -95,7 +96,8 @@ func (w *recordWriter) write(rec eval.Record) {
 		}
 	}
 	w.slim = append(w.slim, slim(rec))
-	w.started = w.started || rec.Status != eval.NotRun
+	// A case that ran, or began to run before an interrupt cancelled it.
+	w.started = w.started || rec.Status != eval.NotRun || strings.HasPrefix(rec.Reason, notFinished)
 	if rec.Metrics != nil {
 		w.metrics = append(w.metrics, eval.MetricsEntry{Case: rec.Name, Category: rec.Category, Kind: rec.Kind,
 			Model: rec.Variant(), Metrics: *rec.Metrics})

@@ -86,7 +86,9 @@ type Run struct {
 	log          io.Writer
 	servers      []string // display names
 	aborted      atomic.Pointer[string]
-	toolHash     string
+	// running counts the cases being evaluated.
+	running  atomic.Int64
+	toolHash string
 	// dialect is the provider dialect the offered tools' input schemas are
 	// adapted to; schemas holds the adapted ones, by offered name.
 	dialect dialect.Dialect
@@ -704,6 +706,9 @@ func (s *Run) runIn(ctx context.Context, g *caseGroup, c eval.Case, a *arm, repe
 		}
 	}
 	if err := s.limiter.Acquire(ctx); err != nil {
+		if s.Aborted() != "" {
+			return s.notStarted(rec)
+		}
 		rec.Status, rec.Reason = eval.Error, "not started: "+describeCtx(ctx, err)
 		s.records.Write(rec)
 		return rec, nil
@@ -729,7 +734,13 @@ func (s *Run) runIn(ctx context.Context, g *caseGroup, c eval.Case, a *arm, repe
 	start := time.Now()
 	caseCtx, cancel := context.WithTimeoutCause(ctx, st.CaseTimeout,
 		fmt.Errorf("timed out: the case took longer than EVAL_CASE_TIMEOUT (%s)", st.CaseTimeout))
+	s.running.Add(1)
 	tr := s.evaluate(caseCtx, c, &rec)
+	s.running.Add(-1)
+	if errors.Is(context.Cause(caseCtx), ErrInterrupted) {
+		// Cut short, it says nothing of the model.
+		rec.Status, rec.Reason = eval.NotRun, notFinished+ErrInterrupted.Error()
+	}
 	cancel()
 	// The spend counts before the slot is free: the next case to take it
 	// sees this one's cost.
@@ -747,7 +758,7 @@ func (s *Run) runIn(ctx context.Context, g *caseGroup, c eval.Case, a *arm, repe
 	rec.Limit(eval.MaxStoredText)
 	// Metrics judge the model: a harness or provider error, or a judge
 	// that could not decide, says nothing of it.
-	if rec.Status != eval.Error && rec.Status != eval.Undecided {
+	if rec.Status != eval.Error && rec.Status != eval.Undecided && rec.Status != eval.NotRun {
 		m := s.score(c, rec, tr)
 		s.redactor.Value(&m)
 		rec.Metrics = &m
@@ -757,7 +768,7 @@ func (s *Run) runIn(ctx context.Context, g *caseGroup, c eval.Case, a *arm, repe
 	// from the cache. An error (a provider or server failure) or an
 	// undecided judge says nothing of the model either, so it leaves an
 	// earlier pass in place; a fail removes it.
-	if keyErr == nil && !st.Reference && rec.Status != eval.Error && rec.Status != eval.Undecided {
+	if keyErr == nil && !st.Reference && rec.Status != eval.Error && rec.Status != eval.Undecided && rec.Status != eval.NotRun {
 		if err := s.cache.Put(key, rec); err != nil {
 			fmt.Fprintln(s.log, "warning: cache:", err)
 		}
