@@ -19,6 +19,7 @@ package evaltest
 import (
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
+	"slices"
 )
 
 // The case format (what a case file holds) and the record model (what a
@@ -71,8 +72,8 @@ type (
 	// CaseRun names one run of a case: Name, Model and Repeat (from 0,
 	// of go test -count=N). Record.CaseRun returns a record's.
 	CaseRun = eval.CaseRun
-	// Status is a case's outcome: Pass, Fail, TokenLimit, Error or
-	// Undecided.
+	// Status is a case's outcome, one of Statuses: Pass, Fail, Undecided,
+	// TokenLimit, Error, Cut or NotRun. Its Meaning says what it means.
 	Status = eval.Status
 	// ToolCall is one tool call of a record, with its result. Its fields,
 	// with their JSON names:
@@ -139,15 +140,30 @@ type (
 
 // The kinds and outcomes of a case.
 const (
-	KindTool   = eval.KindTool
-	KindCode   = eval.KindCode
-	Pass       = eval.Pass
-	Fail       = eval.Fail
-	TokenLimit = eval.TokenLimit
-	Error      = eval.Error
-	// Undecided: the judge could not decide (an unclear reply, twice).
+	KindTool = eval.KindTool
+	KindCode = eval.KindCode
+	// Pass: every check held and the judge said yes.
+	Pass = eval.Pass
+	// Fail: a check failed, the judge said no, the answer was empty, or
+	// the model ran out of turns.
+	Fail = eval.Fail
+	// Undecided: the checks were not sure and no judge ran, or the judge
+	// could not decide; neither a pass nor a failure of the model.
 	Undecided = eval.Undecided
+	// TokenLimit: a tool result or the judge prompt exceeded the token
+	// limit, or a request did not fit the model's context window.
+	TokenLimit = eval.TokenLimit
+	// Error: the provider, a server or the harness failed.
+	Error = eval.Error
+	// Cut: the provider cut the model's reply off; it is not graded.
+	Cut = eval.Cut
+	// NotRun: the case did not run, or an interrupt cancelled it.
+	NotRun = eval.NotRun
 )
+
+// Statuses returns every Status, in the order the docs and the report
+// list them.
+func Statuses() []Status { return slices.Clone(eval.Statuses) }
 
 // LoadCases loads the cases of a case file, or of every *.yaml and *.yml
 // file below a directory. Decoding is strict: every problem is an error

@@ -42,3 +42,12 @@ func TestDocumentedFields(t *testing.T) {
 		}
 	}
 }
+
+// Every status has its exported constant, and Statuses lists them all.
+func TestEveryStatusIsExported(t *testing.T) {
+	exported := []Status{Pass, Fail, Undecided, TokenLimit, Error, Cut, NotRun}
+	assert.Equal(t, exported, Statuses())
+	for _, s := range Statuses() {
+		assert.NotEmpty(t, s.Meaning(), "%s", s)
+	}
+}

@@ -256,7 +256,7 @@ func calledTools(d CaseDiff) []string {
 func outcomeOf(g Group, cases []Case) *CaseOutcome {
 	o := &CaseOutcome{Passes: g.Passes, Status: g.Status, Tools: []string{}}
 	for _, i := range g.Runs {
-		if cases[i].Status != Skip {
+		if ran(cases[i].Status) {
 			o.Runs++
 		}
 	}

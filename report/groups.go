@@ -25,20 +25,20 @@ type Group struct {
 
 // Rate is the share of the runs that passed, skipped runs aside.
 func (g Group) Rate(cases []Case) float64 {
-	ran := 0
+	n := 0
 	for _, i := range g.Runs {
-		if cases[i].Status != Skip {
-			ran++
+		if ran(cases[i].Status) {
+			n++
 		}
 	}
-	if ran == 0 {
+	if n == 0 {
 		return 0
 	}
-	return float64(g.Passes) / float64(ran)
+	return float64(g.Passes) / float64(n)
 }
 
 // severity orders statuses from the worst.
-var severity = map[eval.Status]int{eval.Error: 0, eval.TokenLimit: 1, eval.Cut: 1, eval.Fail: 2, eval.Undecided: 3, Skip: 4, eval.Pass: 5}
+var severity = map[eval.Status]int{eval.Error: 0, eval.TokenLimit: 1, eval.Cut: 1, eval.Fail: 2, eval.Undecided: 3, eval.NotRun: 4, Skip: 4, eval.Pass: 5}
 
 func worse(a, b eval.Status) bool {
 	sa, ok := severity[a]
@@ -87,7 +87,7 @@ func group(cases []Case) []Group {
 func skipped(cases []Case, runs []int) int {
 	n := 0
 	for _, i := range runs {
-		if cases[i].Status == Skip {
+		if !ran(cases[i].Status) {
 			n++
 		}
 	}

@@ -181,7 +181,7 @@ func junitTestcase(g Group, cases []Case, minPassRate float64, named bool, root 
 	}
 	gated := minPassRate > 0
 	switch {
-	case g.Status == Skip:
+	case !ran(g.Status):
 		tc.Skipped = &junitMessage{Message: oneLine(shown.Reason)}
 	case gated && g.Rate(cases) >= minPassRate, g.Status == eval.Pass:
 	case (g.Status == eval.Error || g.Status == eval.Cut) && !anyStatus(g, cases, eval.Fail, eval.TokenLimit),

@@ -433,7 +433,6 @@ func (c *Case) setRecord(r *eval.Record) {
 	switch r.Status {
 	case eval.Pass, eval.Fail, eval.Error, eval.TokenLimit, eval.Cut, eval.Undecided:
 	case eval.NotRun: // the budget was spent, the run stopped, or no shard of a split run ran it
-		c.Status = Skip
 	default:
 		c.Status = eval.Error
 		c.Reason = fmt.Sprintf("record has unknown status %q. ", r.Status)

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 	"os"
@@ -648,7 +649,8 @@ func TestLoadNoticesAreNotProblems(t *testing.T) {
 // test stream that would carry the reason is missing.
 func TestLoadStoppedRun(t *testing.T) {
 	dir := t.TempDir()
-	writeRecords(t, dir, eval.Record{Name: "a", Test: "T/a", Status: eval.Pass})
+	writeRecords(t, dir, eval.Record{Name: "a", Test: "T/a", Status: eval.Pass},
+		eval.Record{Name: "b", Test: "T/b", Status: eval.NotRun, Reason: "not started: run stopped: interrupted (Ctrl-C)"})
 	reason := "the provider at http://127.0.0.1:9/v1 cannot be reached. Check OPENAI_BASE_URL (or -base-url): no case was run"
 	data, err := json.Marshal(eval.Summary{Stopped: reason})
 	require.NoError(t, err)
@@ -656,6 +658,12 @@ func TestLoadStoppedRun(t *testing.T) {
 	d, err := Load(dir, nil)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"The run stopped: " + reason}, d.Problems)
+	// A case not run is counted as such, not as run nor as skipped, and
+	// JUnit skips it.
+	assert.Equal(t, Totals{Total: 2, Passed: 1, NotRun: 1, Ran: 1, Rate: 100}, d.Totals)
+	var junit bytes.Buffer
+	require.NoError(t, WriteJUnit(&junit, d, ""))
+	assert.Contains(t, junit.String(), `<skipped message="not started: run stopped: interrupted (Ctrl-C)">`)
 
 	stream := strings.NewReader(`{"Action":"start","Package":"p"}
 {"Action":"output","Package":"p","Output":"mcpeval: error: run stopped: ` + reason + `\n"}

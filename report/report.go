@@ -28,6 +28,10 @@ import (
 // those of eval.Status.
 const Skip eval.Status = "skip"
 
+// ran reports whether a case with the status ran: neither skipped nor
+// not run.
+func ran(s eval.Status) bool { return s != Skip && s != eval.NotRun }
+
 // Data is everything the report shows.
 type Data struct {
 	// Flips are, in a comparison with a baseline, the change and cause of
@@ -103,7 +107,9 @@ type Totals struct {
 	// Undecided counts the cases the judge could not decide.
 	Undecided int `json:"undecided"`
 	Skipped   int `json:"skipped"`
-	Cached    int `json:"cached"`
+	// NotRun counts the cases recorded as not run (eval.NotRun).
+	NotRun int `json:"not_run"`
+	Cached int `json:"cached"`
 	// NoRecord counts cases that ran but are known only from test events.
 	NoRecord int `json:"no_record"`
 	// Split counts the cases whose judges did not all agree.
@@ -134,8 +140,10 @@ func (t *Totals) count(c Case) {
 		t.Undecided++
 	case Skip:
 		t.Skipped++
+	case eval.NotRun:
+		t.NotRun++
 	}
-	t.Ran = t.Total - t.Skipped
+	t.Ran = t.Total - t.Skipped - t.NotRun
 	t.Rate = 0
 	if t.Ran > 0 {
 		t.Rate = 100 * float64(t.Passed) / float64(t.Ran)

@@ -9,7 +9,7 @@ import (
 // Status is the outcome of one case.
 type Status string
 
-// The outcomes of a case.
+// The outcomes of a case (Statuses lists them).
 const (
 	// Pass: every deterministic check held and the judge (if any) said yes.
 	Pass Status = "pass"
@@ -22,7 +22,8 @@ const (
 	TokenLimit Status = "token_limit"
 	// Error: the provider, a server or the harness failed (timeouts included).
 	Error Status = "error"
-	// NotRun: the case did not start (the run's budget was spent).
+	// NotRun: the case did not run (the budget was spent, the run stopped)
+	// or did not finish (an interrupt cancelled it).
 	NotRun Status = "not_run"
 	// Cut: the provider stopped the model's reply before its end (its
 	// output token limit, finish_reason "length", or its content filter);

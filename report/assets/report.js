@@ -16,6 +16,7 @@
     ['cut', { label: 'Cut off', order: 1 }],
     ['fail', { label: 'Fail', order: 2 }],
     ['undecided', { label: 'Undecided', order: 3 }],
+    ['not_run', { label: 'Not run', order: 4 }],
     ['skip', { label: 'Skipped', order: 4 }],
     ['pass', { label: 'Pass', order: 5 }],
   ]);
@@ -170,13 +171,18 @@
     return box;
   }
 
+  // statusCounts are the totals t by status, in the order of the legend.
+  function statusCounts(t) {
+    return [['pass', t.passed], ['fail', t.failed], ['error', t.errors], ['token_limit', t.token_limit], ['cut', t.cut], ['undecided', t.undecided], ['not_run', t.not_run], ['skip', t.skipped]];
+  }
+
   function badge(status) {
     return el('span', 'badge b-' + statusClass(status), statusInfo(status).label);
   }
   function bar(t, cls) {
     const b = el('div', 'bar' + (cls ? ' ' + cls : ''));
     const total = t.total || 0;
-    for (const [key, n] of [['pass', t.passed], ['fail', t.failed], ['error', t.errors], ['token_limit', t.token_limit], ['cut', t.cut], ['undecided', t.undecided], ['skip', t.skipped]]) {
+    for (const [key, n] of statusCounts(t)) {
       if (!n || !total) continue;
       const s = el('span', 'seg-' + key);
       s.style.width = (100 * n / total) + '%';
@@ -217,7 +223,7 @@
     {
       key: 'status', label: 'Status', w: 'w-status',
       sort: (c) => statusInfo(c.status).order,
-      cell: (c) => [badge(c.status), el('br'), marks(c), flakyTag(c), c.cached ? el('span', 'tag cached', 'cached') : null, c.no_record && c.status !== 'skip' ? el('span', 'tag norecord', 'no record') : null],
+      cell: (c) => [badge(c.status), el('br'), marks(c), flakyTag(c), c.cached ? el('span', 'tag cached', 'cached') : null, c.no_record && c.status !== 'skip' && c.status !== 'not_run' ? el('span', 'tag norecord', 'no record') : null],
     },
     {
       key: 'name', label: 'Case', w: 'w-name',
@@ -388,8 +394,7 @@
     const rate = el('div', 'rate ' + (totals.rate >= 80 ? 'good' : totals.rate >= 50 ? 'mid' : 'bad'), fmtRate(totals.rate));
     rate.id = 'rate';
     const legend = el('div', 'legend');
-    for (const key of ['pass', 'fail', 'error', 'token_limit', 'cut', 'undecided', 'skip']) {
-      const n = { pass: totals.passed, fail: totals.failed, error: totals.errors, token_limit: totals.token_limit, cut: totals.cut, undecided: totals.undecided, skip: totals.skipped }[key];
+    for (const [key, n] of statusCounts(totals)) {
       if (!n) continue;
       const i = el('i', 'seg-' + key);
       legend.appendChild(el('span', '', i, statusInfo(key).label + ' ' + fmtInt(n)));
@@ -397,7 +402,7 @@
     const rateCard = several ? variantRates() : el('div', 'card rate-card',
       el('div', 'rate-label', 'Success rate'), rate,
       el('div', 'rate-sub', fmtInt(totals.passed) + ' of ' + fmtInt(totals.ran) + (data.repeats > 1 ? ' runs passed' : ' cases passed') +
-        (totals.skipped ? ' (' + fmtInt(totals.skipped) + ' skipped)' : '')),
+        (totals.not_run ? ' (' + fmtInt(totals.not_run) + ' not run)' : '') + (totals.skipped ? ' (' + fmtInt(totals.skipped) + ' skipped)' : '')),
       run.overall && fmtPassK(run.overall.pass_at_k, run.overall.pass_hat_k) ? el('div', 'rate-sub pass-k', fmtPassK(run.overall.pass_at_k, run.overall.pass_hat_k) + ', the means over the cases') : null,
       bar(totals), legend, historyChart());
 
@@ -419,6 +424,7 @@
     card('token_limit', 'Token limit', totals.token_limit, 'token_limit');
     if (totals.cut) card('cut', 'Cut off', totals.cut, 'cut');
     if (totals.undecided) card('undecided', 'Undecided (judge)', totals.undecided, 'undecided');
+    if (totals.not_run) card('not_run', 'Not run', totals.not_run, 'not_run');
     if (totals.skipped) card('skip', 'Skipped', totals.skipped, 'skip');
     if (filterCount.flaky) card('flaky', 'Flaky cases', filterCount.flaky, 'flaky');
     card('cached', 'Cached', totals.cached, 'cached');
@@ -1052,9 +1058,9 @@
   moreBtn.id = 'more';
   const moreBox = el('div', 'more', moreBtn);
 
-  const filters = [['all', 'All'], ['pass', 'Pass'], ['fail', 'Fail'], ['error', 'Error'], ['token_limit', 'Token limit'], ['cut', 'Cut off'], ['undecided', 'Undecided'], ['skip', 'Skipped'], ['flaky', 'Flaky'], ['cached', 'Cached'], ['split', 'Judges split'], ['no_record', 'No record']];
+  const filters = [['all', 'All'], ['pass', 'Pass'], ['fail', 'Fail'], ['error', 'Error'], ['token_limit', 'Token limit'], ['cut', 'Cut off'], ['undecided', 'Undecided'], ['not_run', 'Not run'], ['skip', 'Skipped'], ['flaky', 'Flaky'], ['cached', 'Cached'], ['split', 'Judges split'], ['no_record', 'No record']];
   // Filters count rows: a case run several times is one row.
-  const filterCount = { all: cases.length, pass: 0, fail: 0, error: 0, token_limit: 0, cut: 0, undecided: 0, skip: 0, flaky: 0, cached: 0, split: 0, no_record: 0 };
+  const filterCount = { all: cases.length, pass: 0, fail: 0, error: 0, token_limit: 0, cut: 0, undecided: 0, not_run: 0, skip: 0, flaky: 0, cached: 0, split: 0, no_record: 0 };
   for (const c of cases) {
     if (Object.hasOwn(filterCount, c.status)) filterCount[c.status]++;
     if (c.flaky) filterCount.flaky++;
