@@ -199,7 +199,7 @@ func TestShardsMergeIntoTheRunOfOneProcess(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, partial.Incomplete())
 	assert.Len(t, partial.Summary.Merged.Missing, sums[1].Total)
-	assert.Equal(t, sums[1].Total, countStatus(outcomes(t, partial.Dir), report.Skip), "the report shows them as not run")
+	assert.Equal(t, sums[1].Total, countStatus(outcomes(t, partial.Dir), eval.NotRun), "the report shows them as not run")
 
 	// A case added to the case file moves no other case between shards.
 	require.NoError(t, os.WriteFile(filepath.Join(caseDir, "extras.yaml"), []byte(extraCases+addedCase), 0o644))
