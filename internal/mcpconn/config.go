@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/mcpeval/mcpeval/internal/redact"
 )
 
 // serverEntry is one server of a client configuration file, as Claude
@@ -45,6 +47,10 @@ type ServersFile struct {
 	Servers []Spec
 	// Disabled names the servers marked "disabled": true.
 	Disabled []string
+	// Secrets are the values the file took from variables whose names
+	// look secret (${API_TOKEN}) or that look like credentials: secrets
+	// wherever they land (an argument, a URL, an environment value).
+	Secrets []string
 }
 
 // Names returns the names of the file's servers, in order.
@@ -130,6 +136,7 @@ func LoadServersFile(path string, lookup func(string) (string, bool)) (*ServersF
 	if len(f.Servers) == 0 {
 		return nil, fmt.Errorf("%s: \"mcpServers\" holds no server", path)
 	}
+	f.Secrets = x.secrets
 	return f, nil
 }
 
@@ -234,16 +241,21 @@ func (e serverEntry) isolation(s Spec, dir string, x *expander) (Isolation, erro
 // varRef matches ${NAME} and ${NAME:-default}.
 var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`)
 
-// expander replaces variable references, keeping the first error.
+// expander replaces variable references, keeping the first error and
+// the secrets it put in (see ServersFile.Secrets).
 type expander struct {
-	lookup func(string) (string, bool)
-	err    error
+	lookup  func(string) (string, bool)
+	err     error
+	secrets []string
 }
 
 func (x *expander) expand(s string) string {
 	return varRef.ReplaceAllStringFunc(s, func(ref string) string {
 		m := varRef.FindStringSubmatch(ref)
 		if v, ok := x.lookup(m[1]); ok && v != "" {
+			if redact.SecretName(m[1]) || redact.LooksLikeCredential(v) {
+				x.secrets = append(x.secrets, v)
+			}
 			return v
 		}
 		if strings.Contains(ref, ":-") {

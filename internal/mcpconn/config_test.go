@@ -102,9 +102,28 @@ func TestSpecEnvSecrets(t *testing.T) {
 		"GENOME_BUILD=GRCh38", "LOG_LEVEL=warning", "DATA_DIR=/srv/data/genomes",
 		"NCBI_API_KEY=ncbi-1234567", "DATABASE_URL=postgres://app:db-pass-42@db/marrvel",
 		"UPSTREAM=ghp_0123456789abcdefghij",
-	}, Headers: map[string]string{"Authorization": "Basic " + "YWxpY2U6YmFzaWMtcHctOTk=", "X-Api-Key": "xk-12345678"}}
+	}, Headers: map[string]string{"Authorization": "Basic " + "YWxpY2U6YmFzaWMtcHctOTk=", "X-Api-Key": "xk-12345678",
+		"X-Region": "europe-west", "Accept-Language": "en-GB", "X-Upstream": "Bearer upstream-tok-77"}}
+	// X-Region and Accept-Language are data: a replay of the run must see
+	// them as they were.
 	assert.ElementsMatch(t, []string{"ncbi-1234567", "db-pass-42", "ghp_0123456789abcdefghij",
-		"Basic YWxpY2U6YmFzaWMtcHctOTk=", "YWxpY2U6YmFzaWMtcHctOTk=", "basic-pw-99", "xk-12345678"}, spec.Secrets())
+		"Basic YWxpY2U6YmFzaWMtcHctOTk=", "YWxpY2U6YmFzaWMtcHctOTk=", "basic-pw-99", "xk-12345678",
+		"Bearer upstream-tok-77", "upstream-tok-77"}, spec.Secrets())
+}
+
+// A value the servers file takes from a variable whose name looks secret
+// is a secret wherever it lands, even under a name that says nothing; a
+// value from any other variable is data.
+func TestServersFileInterpolatedSecrets(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"UPSTREAM_TOKEN": "plain-looking-value", "REGION": "europe-west", "PROXY": "https://u:proxy-pw-1@proxy"}
+	lookup := func(name string) (string, bool) { v, ok := env[name]; return v, ok }
+	path := writeServersFile(t, `{"mcpServers": {"s": {"command": "server", "args": ["--upstream", "${UPSTREAM_TOKEN}"],
+  "env": {"SETTING": "${UPSTREAM_TOKEN}", "AREA": "${REGION}", "VIA": "${PROXY}"}}}}`)
+	f, err := LoadServersFile(path, lookup)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"plain-looking-value", "plain-looking-value", "https://u:proxy-pw-1@proxy"}, f.Secrets)
+	assert.NotContains(t, f.Secrets, "europe-west")
 }
 
 func writeServersFile(t *testing.T, content string) string {

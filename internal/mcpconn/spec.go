@@ -115,9 +115,20 @@ func (s Spec) Secrets() []string {
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
-		out = append(out, redact.HeaderSecrets(s.Headers[k])...)
+		// A header is data (X-Region: europe) unless its name or its value
+		// says it holds a credential.
+		if v := s.Headers[k]; redact.SecretName(k) || redact.LooksLikeCredential(v) || authScheme(v) {
+			out = append(out, redact.HeaderSecrets(v)...)
+		}
 	}
 	return append(out, redact.URLSecrets(s.URL)...)
+}
+
+// authScheme reports whether a header value is a credential with its
+// scheme: "Bearer ...", "Basic ...", "Token ...".
+func authScheme(v string) bool {
+	scheme, cred, ok := strings.Cut(strings.TrimSpace(v), " ")
+	return ok && strings.TrimSpace(cred) != "" && slices.Contains([]string{"bearer", "basic", "token", "digest", "apikey"}, strings.ToLower(scheme))
 }
 
 // flagSecret returns the secret a command-line word gives: the value of a

@@ -259,6 +259,7 @@ func (st *Settings) chooseServers(x linked) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", x.serversFileFrom, err)
 	}
+	st.secrets = append(st.secrets, f.Secrets...)
 	specs, err := f.Select(names)
 	if err != nil {
 		return fmt.Errorf("%s: %w", x.serverFrom, err)
@@ -309,6 +310,7 @@ func (st *Settings) UseServersFile(path string) error {
 		return fmt.Errorf("the suite's servers file (set EVAL_SERVER or EVAL_SERVERS_FILE to use others): %w", err)
 	}
 	st.ServersFile = file
+	st.secrets = append(st.secrets, f.Secrets...)
 	st.useServers(specs)
 	return nil
 }
