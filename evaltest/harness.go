@@ -198,14 +198,14 @@ func (s *Suite) main(m *testing.M) int {
 		return 1
 	}
 	s.planShard()
-	if st.BudgetUSD > 0 {
-		var chosen []eval.Case
-		for _, c := range s.cases {
-			if s.selected[c.Name] {
-				chosen = append(chosen, c)
-			}
+	var chosen []eval.Case
+	for _, c := range s.cases {
+		if s.selected[c.Name] {
+			chosen = append(chosen, c)
 		}
-		chosen = s.shardCases(chosen)
+	}
+	chosen = s.shardCases(chosen)
+	if st.BudgetUSD > 0 {
 		usd, err := s.run.Estimate(chosen, testCount())
 		if err == nil && usd > st.BudgetUSD {
 			variants := eval.Plural(len(s.models()), "models")
@@ -221,6 +221,17 @@ func (s *Suite) main(m *testing.M) int {
 			return 1
 		}
 		fmt.Printf("mcpeval: estimated cost $%.4f of the budget $%.4f\n", usd, st.BudgetUSD)
+	}
+	// A key, model or host the provider refuses ends the run here, before
+	// go test runs (and passes) anything.
+	if err := s.run.CheckProvider(s.casesCtx, chosen, testCount()); err != nil {
+		s.run.Discard()
+		reason := s.run.Aborted()
+		if reason == "" {
+			reason = err.Error()
+		}
+		fmt.Fprintf(os.Stderr, "mcpeval: error: run stopped: %s\nmcpeval: no case ran, so no run was kept (latest is unchanged)\n", reason)
+		return 1
 	}
 	if ch := s.run.ToolChanges(); ch != nil {
 		fmt.Println(suite.FormatToolChanges(ch, st.Reference))

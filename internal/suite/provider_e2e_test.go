@@ -89,6 +89,7 @@ func TestProviderCheckedBeforeTheFirstCase(t *testing.T) {
 			assert.Empty(t, r.records, "no case was run")
 			assert.Empty(t, r.out, "a run refused before any case is not kept")
 			assert.Contains(t, r.output, "mcpeval: no case ran, so no run was kept (latest is unchanged)")
+			assert.NotRegexp(t, `(?m)^PASS$`, r.output, "go test did not run the cases, so it says no PASS before the error")
 			assert.Less(t, time.Since(start), 60*time.Second, "the run stops at once (the go build included)")
 		})
 	}

@@ -974,6 +974,27 @@ func (s *Run) providerCheck(client *llm.Client) func(ctx context.Context) error 
 	}
 }
 
+// CheckProvider asks the provider, before any case starts, whether it
+// takes the run's key and knows its models and judges, when a case run of
+// cases (in repeats) will ask it: one not cached, or -force. A refusal
+// stops the run (Aborted says why) and is returned, so that the run ends
+// before go test runs a case.
+func (s *Run) CheckProvider(ctx context.Context, cases []eval.Case, repeats int) error {
+	if s.checkProvider == nil {
+		return nil
+	}
+	for _, c := range cases {
+		for _, a := range s.arms {
+			for r := range repeats {
+				if _, _, cached := s.cached(c, a, r, a.hash); s.Settings.Force || !cached {
+					return s.checkProvider(ctx)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // describeCheck says what a failed provider check means and which setting
 // to fix.
 func (s *Run) describeCheck(err error) string {
