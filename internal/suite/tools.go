@@ -158,7 +158,11 @@ func largestTools(ts eval.ToolSummary, n int) string {
 // makes unusable.
 func (s *Run) compareSurface() {
 	prev := s.prior
-	if prev.Summary == nil || prev.Summary.Tools.Hash == s.toolHash {
+	if prev.Summary == nil {
+		s.noticeOtherServers()
+		return
+	}
+	if prev.Summary.Tools.Hash == s.toolHash {
 		return
 	}
 	ch := tooldiff.Compare(prev.Summary.Tools, s.toolSummary())
@@ -168,6 +172,30 @@ func (s *Run) compareSurface() {
 		ch.InvalidatedPasses = s.invalidatedPasses(prev.Summary.Tools.Hash, max(prev.Summary.Repeats, 1))
 	}
 	s.toolChanges = &ch
+}
+
+// noticeOtherServers says why cached passes run again when the servers
+// are not those of the previous run (a server added to the servers file,
+// one removed): the tool surface is part of every cache key.
+func (s *Run) noticeOtherServers() {
+	if s.Settings.Reference || s.Settings.Force {
+		return
+	}
+	last, _ := runs.Newest(s.Settings.Out, func(sum *eval.Summary) bool { return sum.Tools != nil && sum.Tools.Hash != "" })
+	if last.Summary == nil || last.Summary.Tools.Hash == s.toolHash {
+		return
+	}
+	n := s.invalidatedPasses(last.Summary.Tools.Hash, max(last.Summary.Repeats, 1))
+	if n == 0 {
+		return
+	}
+	var before []string
+	for _, srv := range last.Summary.Tools.Servers {
+		before = append(before, cmp.Or(srv.ID, srv.Name))
+	}
+	now := s.tools.ServerNames()
+	fmt.Fprintln(s.log, s.redactor.String(fmt.Sprintf("mcpeval: notice: the servers are not those of run %s (%s; now %s): the tool surface is part of every cache key, so %s cached under its servers run again, and are paid again",
+		cmp.Or(last.Summary.RunID, last.ID), strings.Join(before, ", "), strings.Join(now, ", "), eval.Plural(n, "passes"))))
 }
 
 // lastRunOfSameServers returns the finished run in the output directory
