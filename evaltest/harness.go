@@ -212,8 +212,8 @@ func (s *Suite) main(m *testing.M) int {
 			if st.Arms != "" {
 				variants = eval.Plural(len(s.models()), "arms")
 			}
-			err = fmt.Errorf("the run is estimated at $%.4f (%s, %s, %d runs each; cached passes cost nothing), above the budget of $%.4f: no request was sent",
-				usd, eval.Plural(len(chosen), "cases"), variants, testCount(), st.BudgetUSD)
+			err = fmt.Errorf("the run is estimated at $%.4f (%s, %s, %s each; cached passes cost nothing), above the budget of $%.4f: no request was sent",
+				usd, eval.Plural(len(chosen), "cases"), variants, eval.Plural(testCount(), "runs"), st.BudgetUSD)
 		}
 		if err != nil {
 			s.run.Discard()

@@ -347,7 +347,7 @@ func infrastructure(o *CaseOutcome, side string) string {
 	}
 	what := fmt.Sprintf("%s: %s", side, first.Status)
 	if len(o.records) > 1 {
-		what = fmt.Sprintf("%s: %d of %d runs ended in an error, a cut or a limit, the first %s", side, n, len(o.records), first.Status)
+		what = fmt.Sprintf("%s: %d of %s ended in an error, a cut or a limit, the first %s", side, n, eval.Plural(len(o.records), "runs"), first.Status)
 	}
 	return what + ": " + oneLine(shorten(first.Reason, 200))
 }
@@ -532,7 +532,7 @@ func (a *Attribution) Deciding() string {
 
 // Line says what the replays showed.
 func (r *ReplayCheck) Line() string {
-	return fmt.Sprintf("on the baseline's tool results (run %s) %d of %d runs did as the baseline (%.0f%% sure)", r.Run, r.AsBaseline, r.Runs, 100*r.Sure)
+	return fmt.Sprintf("on the baseline's tool results (run %s) %d of %s did as the baseline (%.0f%% sure)", r.Run, r.AsBaseline, eval.Plural(r.Runs, "runs"), 100*r.Sure)
 }
 
 // Records returns the records of the runs the comparison shows of the

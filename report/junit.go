@@ -173,7 +173,7 @@ func junitTestcase(g Group, cases []Case, minPassRate float64, named bool, root 
 		msg.Contents += "\n" + strings.Join(eval.ClaimLines(r.Claims), "\n")
 	}
 	if len(g.Runs) > 1 {
-		prefix := fmt.Sprintf("%d of %d runs passed", g.Passes, len(g.Runs))
+		prefix := fmt.Sprintf("%d of %s passed", g.Passes, eval.Plural(len(g.Runs), "runs"))
 		if g.Flaky {
 			prefix += " (flaky)"
 		}
@@ -204,7 +204,7 @@ func repeatsLine(g Group, cases []Case) string {
 	}
 	r := stats.CaseResultOf(records)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d runs: pass rate %.2f", r.Runs, r.PassRate)
+	fmt.Fprintf(&b, "%s: pass rate %.2f", eval.Plural(r.Runs, "runs"), r.PassRate)
 	for k := 2; k <= r.Runs; k++ {
 		fmt.Fprintf(&b, ", pass@%d %.2f, pass^%d %.2f", k, r.PassAtK[k-1], k, r.PassHatK[k-1])
 	}

@@ -20,6 +20,8 @@
     ['skip', { label: 'Skipped', order: 4 }],
     ['pass', { label: 'Pass', order: 5 }],
   ]);
+  // count is "1 request", "2 requests": n and the word, singular for one.
+  const count = (n, one, many) => fmtInt(n) + ' ' + (n === 1 ? one : many || one + 's');
   const statusInfo = (s) => STATUS.get(s) || { label: String(s || 'unknown'), order: 6 };
   const statusClass = (s) => (STATUS.has(s) ? s : 'unknown');
   // own is obj[key] when obj has it as its own property, else undefined.
@@ -147,7 +149,7 @@
   function marks(c) {
     if (!c.marks || c.marks.length < 2) return null;
     const box = el('span', 'marks');
-    box.title = c.passes + ' of ' + c.marks.length + ' runs passed' + (c.flaky ? ' (flaky)' : '');
+    box.title = c.passes + ' of ' + count(c.marks.length, 'run') + ' passed' + (c.flaky ? ' (flaky)' : '');
     for (const m of c.marks) box.appendChild(el('i', 'mark m-' + statusClass(m)));
     box.appendChild(el('span', 'mark-count', c.passes + '/' + c.marks.length));
     return box;
@@ -354,7 +356,7 @@
     item('Provider', run.provider);
     item('Servers', (run.servers || []).join(', '));
     item('Cases', run.case_files);
-    if (run.replay) item('Tool results', 'replayed from run ' + run.replay.source + ' (' + fmtInt(run.replay.recorded) + ' calls answered from its recordings, ' + fmtInt(run.replay.unmatched_calls) + ' unmatched, ' + fmtInt(run.replay.live) + ' live)');
+    if (run.replay) item('Tool results', 'replayed from run ' + run.replay.source + ' (' + count(run.replay.recorded, 'call') + ' answered from its recordings, ' + fmtInt(run.replay.unmatched_calls) + ' unmatched, ' + fmtInt(run.replay.live) + ' live)');
     if (run.rejudged) item('Re-judged from', 'run ' + run.rejudged.source + ': ' + fmtInt(run.rejudged.regraded) + ' answers graded again, ' + fmtInt(run.rejudged.changed) + ' changed status, ' + fmtInt(run.rejudged.kept) + ' taken over' +
       (run.rejudged.gone && run.rejudged.gone.length ? '; no longer in the case files: ' + run.rejudged.gone.join(', ') : '') + '; the model was asked nothing');
     const unpriced = run.usage && run.usage.unpriced_requests;
@@ -362,13 +364,13 @@
       // The model was asked nothing: what the run spent is the judge's.
       const j = run.judge_cost || { cost_usd: 0, requests: 0, model: run.judge_model || 'none' };
       item('Cost', fmtUSD(0) + ' for the model, asked nothing (its answers came from run ' + run.rejudged.source + ')');
-      item('Judge cost', fmtCost(j.cost_usd, j.unpriced_requests) + ' for ' + fmtInt(j.requests) + ' requests of ' + j.model + ': all this re-judged run spent');
+      item('Judge cost', fmtCost(j.cost_usd, j.unpriced_requests) + ' for ' + count(j.requests, 'request') + ' of ' + j.model + ': all this re-judged run spent');
     } else {
       if (run.cost_usd || run.saved_usd || unpriced) item('Cost', fmtCost(run.cost_usd, unpriced) + (run.saved_usd ? ' (' + fmtUSD(run.saved_usd) + ' saved by the cache)' : ''));
     }
     if (run.judge_cost && !run.reference && !run.rejudged) {
       const j = run.judge_cost;
-      item('Judge cost', fmtCost(j.cost_usd, j.unpriced_requests) + ' for ' + fmtInt(j.requests) + ' requests of ' + j.model + (modelNames.length > 1 ? ', not in the ' + variantWord + '\' costs' : ''));
+      item('Judge cost', fmtCost(j.cost_usd, j.unpriced_requests) + ' for ' + count(j.requests, 'request') + ' of ' + j.model + (modelNames.length > 1 ? ', not in the ' + variantWord + '\' costs' : ''));
     }
     if (data.comparison) {
       const d = el('div', '', el('dt', '', 'Since the baseline'), el('dd', '', data.comparison.causes + ' (baseline ' + data.comparison.baseline + '): '));
@@ -479,8 +481,8 @@
       dot.appendChild(t);
       svg.appendChild(dot);
     });
-    svg.setAttribute('aria-label', 'pass rate of the last ' + h.length + ' runs of these cases');
-    return el('div', 'history', el('div', 'rate-label', 'Pass rate, last ' + h.length + ' runs'), svg);
+    svg.setAttribute('aria-label', 'pass rate of the last ' + count(h.length, 'run') + ' of these cases');
+    return el('div', 'history', el('div', 'rate-label', 'Pass rate, last ' + count(h.length, 'run')), svg);
   }
 
   // ---- models: a leaderboard, two charts, the pairwise tests and the
@@ -817,7 +819,7 @@
       cell: (r) => {
         if (!r.calls) return el('span', 'empty', '—');
         const e = el('span', r.errors ? 'tool-err' : '', fmtRate(100 * r.error_rate));
-        e.title = r.errors + ' of ' + r.calls + ' calls failed: ' + r.error_results + ' error results, ' + r.refused +
+        e.title = r.errors + ' of ' + count(r.calls, 'call') + ' failed: ' + r.error_results + ' error results, ' + r.refused +
           ' refused by the server, ' + r.argument_errors + ' with arguments against the schema' +
           (r.expected_errors ? '; ' + r.expected_errors + ' more failed as their case expects (expect_error), not counted' : '');
         if (!r.expected_errors) return e;
@@ -1475,7 +1477,7 @@
       if (rec.reference) f('Answer', 'reference agent');
     }
     if (c.marks) {
-      f('Pass rate', fmtRate(100 * c.rate) + ' (' + c.passes + ' of ' + c.marks.length + ' runs)');
+      f('Pass rate', fmtRate(100 * c.rate) + ' (' + c.passes + ' of ' + count(c.marks.length, 'run') + ')');
       const ks = (xs) => xs.map((v, i) => (i + 1) + ': ' + Number(v).toFixed(2)).join(', ');
       if (c.pass_at_k) { f('pass@k', ks(c.pass_at_k)); f('pass^k', ks(c.pass_hat_k)); }
     }

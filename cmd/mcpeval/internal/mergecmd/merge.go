@@ -12,6 +12,7 @@ import (
 	"github.com/mcpeval/mcpeval/cache"
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/reportcmd"
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/shard"
 )
 
@@ -79,8 +80,8 @@ func runRuns(c *base.Command, args []string, p base.Process) error {
 	o.Problems = problems(res)
 	reportErr := reportcmd.Write(o, p)
 	if res.Incomplete() {
-		return errors.Join(reportErr, base.Failed(fmt.Errorf("the merged run is incomplete: %d case runs were run by no shard given (recorded as not run)",
-			len(res.Summary.Merged.Missing))))
+		return errors.Join(reportErr, base.Failed(fmt.Errorf("the merged run is incomplete: no shard given ran %s (recorded as not run)",
+			eval.Plural(len(res.Summary.Merged.Missing), "case runs"))))
 	}
 	return reportErr
 }
@@ -95,8 +96,8 @@ func problems(r *shard.MergeResult) []string {
 		for i, s := range m.Shards {
 			seen[i] = fmt.Sprintf("%d/%d", s.Index, m.Count)
 		}
-		out = append(out, fmt.Sprintf("Incomplete merge: shards %s of %d were merged; %d case runs were run by no shard given and are listed as not run.",
-			strings.Join(seen, ", "), m.Count, len(m.Missing)))
+		out = append(out, fmt.Sprintf("Incomplete merge: shards %s of %d were merged; no shard given ran %s, listed as not run.",
+			strings.Join(seen, ", "), m.Count, eval.Plural(len(m.Missing), "case runs")))
 	}
 	return append(out, r.Notes...)
 }

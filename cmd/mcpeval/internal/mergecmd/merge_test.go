@@ -118,7 +118,7 @@ func TestMergeWithAShardMissingFails(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	err := cmdtest.Run(Cmd, []string{"runs", "-out", out, "-junit", junit, dirs[0]}, nil, &stdout, &stderr, nil)
 	assert.Equal(t, 1, base.ExitStatus(err), "a failure of the run: %v", err)
-	assert.EqualError(t, err, "the merged run is incomplete: 1 case runs were run by no shard given (recorded as not run)")
+	assert.EqualError(t, err, "the merged run is incomplete: no shard given ran 1 case run (recorded as not run)")
 	assert.Contains(t, stdout.String(), "shards not given: 2/2")
 	assert.Contains(t, stdout.String(), "NOT RUN: 1 case runs no shard reported:\n  shard 2/2: TestGenes/case_1 (genes.yaml:2)")
 	tests, failures, skipped, text := junitCounts(t, junit)
@@ -128,7 +128,7 @@ func TestMergeWithAShardMissingFails(t *testing.T) {
 	require.NoError(t, err)
 	html, err := os.ReadFile(filepath.Join(merged, eval.ReportFile))
 	require.NoError(t, err)
-	assert.Contains(t, string(html), "Incomplete merge: shards 1/2 of 2 were merged; 1 case runs were run by no shard given")
+	assert.Contains(t, string(html), "Incomplete merge: shards 1/2 of 2 were merged; no shard given ran 1 case run")
 }
 
 func TestMergeRunsRefuses(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
+	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
 	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
@@ -148,7 +149,7 @@ func serve(addr, cases string, b behaviour, opts llmstub.Options, log io.Writer)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(log, "mcpeval stub: replaying %d cases from %s; OPENAI_BASE_URL=http://%s/v1\n", len(loaded), cases, ln.Addr())
+	fmt.Fprintf(log, "mcpeval stub: replaying %s from %s; OPENAI_BASE_URL=http://%s/v1\n", eval.Plural(len(loaded), "cases"), cases, ln.Addr())
 	respond := llmstub.Replay(loaded)
 	if b.offered {
 		respond = llmstub.ReplayOffered(loaded)
