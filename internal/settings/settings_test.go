@@ -456,7 +456,18 @@ func TestErrorsSayWhereTheValueCameFrom(t *testing.T) {
 	assert.NotContains(t, err.Error(), "sk-secret", "the file is not quoted: it holds keys")
 
 	_, err = resolveWith(t, nil, "A=1\nB=\"two\nlines\"\nC=3\nD=\"open\nE=5\n")
-	assert.ErrorContains(t, err, `.env:5: not a NAME=value line (a quoted value needs its closing quote)`)
+	assert.ErrorContains(t, err, `.env:5: not a NAME=value line (its quoted value needs its closing quote)`)
+
+	// The hint says what the line lacks, never quoting it.
+	for _, tc := range []struct{ file, want string }{
+		{"A=1\nOPENAI_API_KEY sk-secret-789\n", `.env:2: not a NAME=value line (it has no '=' between a name and a value)`},
+		{"A=1\nMY-KEY=sk-secret-789\n", `.env:2: not a NAME=value line (the name before '=' may hold only letters, digits, '_' and '.')`},
+	} {
+		_, err = resolveWith(t, nil, tc.file)
+		require.Error(t, err, tc.file)
+		assert.Contains(t, err.Error(), tc.want)
+		assert.NotContains(t, err.Error(), "sk-secret")
+	}
 }
 
 // A file or directory the run reads that is named but does not exist is an

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/joho/godotenv"
 
@@ -102,7 +103,11 @@ func parseDotEnv(path string, data []byte) (map[string]string, map[string]int, e
 				bad = n + 1
 			}
 		}
-		return nil, nil, fmt.Errorf("%s:%d: not a NAME=value line (a quoted value needs its closing quote)", path, bad)
+		line := ""
+		if bad-1 < len(lines) {
+			line = lines[bad-1]
+		}
+		return nil, nil, fmt.Errorf("%s:%d: not a NAME=value line (%s)", path, bad, dotEnvHint(line))
 	}
 	where := map[string]int{}
 	for i, line := range lines {
@@ -111,6 +116,26 @@ func parseDotEnv(path string, data []byte) (map[string]string, map[string]int, e
 		}
 	}
 	return values, where, nil
+}
+
+// dotEnvHint says what a .env line that does not parse lacks, without
+// quoting it (it may hold a secret).
+func dotEnvHint(line string) string {
+	name, value, ok := strings.Cut(line, "=")
+	if !ok {
+		name, value, ok = strings.Cut(line, ":")
+	}
+	name = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(name), "export "))
+	value = strings.TrimSpace(value)
+	switch {
+	case !ok:
+		return "it has no '=' between a name and a value"
+	case name == "" || strings.ContainsFunc(name, func(r rune) bool { return !(r == '_' || r == '.' || unicode.IsLetter(r) || unicode.IsDigit(r)) }):
+		return "the name before '=' may hold only letters, digits, '_' and '.'"
+	case strings.HasPrefix(value, `"`) || strings.HasPrefix(value, "'") || strings.HasPrefix(value, "`"):
+		return "its quoted value needs its closing quote"
+	}
+	return "see the .env format: NAME=value, one a line, # for comments"
 }
 
 // unknown is an error naming each EVAL_ variable of the environment or of
