@@ -33,14 +33,26 @@ type Case struct {
 	Claims       []Claim `yaml:"claims" json:"claims,omitempty"`
 	PassCoverage float64 `yaml:"pass_coverage" json:"pass_coverage,omitempty"`
 
-	// File and Line locate the case in its source file.
-	File string `yaml:"-" json:"-"`
-	Line int    `yaml:"-" json:"-"`
+	// File and Line locate the case in its source file; Lines locates some
+	// of its fields, for messages about them found after loading
+	// ("tools.must_call[0]", "reference[1]").
+	File  string         `yaml:"-" json:"-"`
+	Line  int            `yaml:"-" json:"-"`
+	Lines map[string]int `yaml:"-" json:"-"`
 }
 
 // Where returns "file:line" for messages.
 func (c Case) Where() string {
 	return c.File + ":" + strconv.Itoa(c.Line)
+}
+
+// WhereField returns "file:line" of one of the case's fields (see Lines),
+// or of the case when the line of the field is not known.
+func (c Case) WhereField(field string) string {
+	if line, ok := c.Lines[field]; ok {
+		return c.File + ":" + strconv.Itoa(line)
+	}
+	return c.Where()
 }
 
 // ReferenceAnswer is the answer a correct agent gives: the expected answer,

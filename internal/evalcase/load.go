@@ -139,6 +139,7 @@ func Parse(path string, data []byte) ([]eval.Case, error) {
 			}
 			return nil, fmt.Errorf("%s: %w", c.Where(), err)
 		}
+		c.Lines = fieldLines(body)
 		if c.Category == "" {
 			c.Category = defaultCategory(path)
 		}
@@ -443,6 +444,28 @@ func claimFields(path string, body *yaml.Node) error {
 }
 
 // valueOf returns the value of key in a mapping node, or nil.
+// fieldLines are the lines of the fields of a case's body that are
+// checked after loading, against the servers: each of tools.must_call and
+// of reference (see eval.Case.Lines).
+func fieldLines(body *yaml.Node) map[string]int {
+	lines := map[string]int{}
+	for _, list := range []struct {
+		name string
+		node *yaml.Node
+	}{{"tools.must_call", valueOf(valueOf(body, "tools"), "must_call")}, {"reference", valueOf(body, "reference")}} {
+		if list.node == nil || list.node.Kind != yaml.SequenceNode {
+			continue
+		}
+		for i, item := range list.node.Content {
+			lines[fmt.Sprintf("%s[%d]", list.name, i)] = item.Line
+		}
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	return lines
+}
+
 func valueOf(m *yaml.Node, key string) *yaml.Node {
 	if m == nil || m.Kind != yaml.MappingNode {
 		return nil

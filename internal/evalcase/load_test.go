@@ -126,6 +126,8 @@ func TestLoadExtensions(t *testing.T) {
 		Budget: eval.Budget{Seconds: 30.5, Tokens: 20000, ToolCalls: 4},
 		File:   path,
 		Line:   1,
+		// The lines of the fields checked against the servers after loading.
+		Lines: map[string]int{"tools.must_call[0]": 13, "reference[0]": 23, "reference[1]": 25, "reference[2]": 27},
 	}
 	assert.Equal(t, want, cases[0])
 

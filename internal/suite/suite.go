@@ -1129,16 +1129,16 @@ func (s *Run) Select(names map[string]bool) error {
 		if names != nil && !names[c.Name] {
 			continue
 		}
-		for _, tool := range c.Tools.MustCall {
+		for i, tool := range c.Tools.MustCall {
 			if !slices.Contains(offered, tool) {
 				errs = append(errs, fmt.Errorf("%s: case %q: tools.must_call: no server offers the tool %q%s, so the case could never pass: correct the name, or the servers (EVAL_SERVER, EVAL_TOOLS)",
-					c.Where(), c.Name, tool, suggest.DidYouMean(tool, offered)))
+					c.WhereField(fmt.Sprintf("tools.must_call[%d]", i)), c.Name, tool, suggest.DidYouMean(tool, offered)))
 			}
 		}
 		for i, ref := range c.Reference {
 			if !slices.Contains(offered, ref.Tool) && ref.Tool != eval.ReadResourceTool { // the suite's own tool is always there
 				errs = append(errs, fmt.Errorf("%s: case %q: reference[%d]: no server offers the tool %q%s, so its reference trajectory cannot be replayed: correct the name, or the servers (EVAL_SERVER, EVAL_TOOLS)",
-					c.Where(), c.Name, i, ref.Tool, suggest.DidYouMean(ref.Tool, offered)))
+					c.WhereField(fmt.Sprintf("reference[%d]", i)), c.Name, i, ref.Tool, suggest.DidYouMean(ref.Tool, offered)))
 			}
 		}
 	}
