@@ -111,6 +111,10 @@ func (s *Suite) Main(m *testing.M) {
 		os.Exit(0)
 	}
 	settings.RegisterFlags(flag.CommandLine)
+	if err := settings.CheckFlags(flag.CommandLine, os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "mcpeval: error:", err)
+		os.Exit(2)
+	}
 	flag.Parse()
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(defaultMemoryLimit)

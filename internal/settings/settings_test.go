@@ -548,3 +548,30 @@ func TestGateCauses(t *testing.T) {
 	_, err = resolveWith(t, map[string]string{"EVAL_GATE_CAUSES": "model,weather"}, "")
 	require.ErrorContains(t, err, `EVAL_GATE_CAUSES (environment): invalid value "model,weather": unknown cause "weather"`)
 }
+
+// A misspelt flag is refused with the nearest one, not answered with every
+// flag there is.
+func TestCheckFlags(t *testing.T) {
+	fs := flag.NewFlagSet("evaltest.test", flag.ContinueOnError)
+	RegisterFlags(fs)
+	fs.String("test.run", "", "")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-test.run=Gene", "-model", "gpt-4o", "-force"}, ""},
+		{[]string{"-modle", "x"}, "-modle is not a flag of the suite (did you mean -model?); go test ./evaltest -args -h lists them"},
+		{[]string{"--judge-modell=x"}, "-judge-model?)"},
+		{[]string{"-model", "-x"}, ""}, // -x is the model
+		{[]string{"-force", "-x"}, "-x is not a flag of the suite"},
+		{[]string{"-h"}, ""},
+		{[]string{"--", "-anything"}, ""},
+	} {
+		err := CheckFlags(fs, tc.args)
+		if tc.want == "" {
+			assert.NoError(t, err, "%v", tc.args)
+		} else {
+			assert.ErrorContains(t, err, tc.want, "%v", tc.args)
+		}
+	}
+}

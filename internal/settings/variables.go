@@ -2,6 +2,7 @@ package settings
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"maps"
 	"os"
@@ -207,4 +208,39 @@ func abs(root, p string) string {
 		return p
 	}
 	return filepath.Join(root, p)
+}
+
+// CheckFlags refuses a flag of args (the test binary's command line) that
+// fs does not define, naming the nearest one, before the flag package
+// answers it with every flag there is (go test's own included).
+func CheckFlags(fs *flag.FlagSet, args []string) error {
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) {
+		if !strings.HasPrefix(f.Name, "test.") {
+			names = append(names, "-"+f.Name)
+		}
+	})
+	value := false // the next argument is the value of the flag before it
+	for _, arg := range args {
+		if value {
+			value = false
+			continue
+		}
+		if arg == "--" {
+			return nil
+		}
+		if len(arg) < 2 || arg[0] != '-' {
+			continue
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+		f := fs.Lookup(name)
+		if f == nil && name != "h" && name != "help" {
+			return fmt.Errorf("-%s is not a flag of the suite%s; go test ./evaltest -args -h lists them", name, suggest.DidYouMean("-"+name, names))
+		}
+		if f != nil && !hasValue {
+			b, ok := f.Value.(interface{ IsBoolFlag() bool })
+			value = !(ok && b.IsBoolFlag())
+		}
+	}
+	return nil
 }
