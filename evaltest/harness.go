@@ -168,8 +168,8 @@ func (s *Suite) main(m *testing.M) int {
 		fmt.Println("mcpeval: notice: -short: the reference run, which sends no model request.")
 	}
 	if st.Reference {
+		// How to evaluate a model instead is said once, in the closing lines.
 		fmt.Println("mcpeval: notice: REFERENCE RUN, not a model evaluation: each case's reference tool calls run on the real server, the case's checks must accept its expected answer, and the results must hold that answer's facts.")
-		fmt.Println("mcpeval:", settings.MissingKeyHelp)
 	}
 	var bundled suite.Server
 	if s.config.Server != nil {
