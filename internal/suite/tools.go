@@ -282,6 +282,10 @@ func FormatToolChanges(ch *eval.ToolChanges, reference bool) string {
 // maxListed bounds the tool names a closing line lists.
 const maxListed = 60
 
+// maxListedSelected bounds the tools named as not called when the run
+// selected some of the cases.
+const maxListedSelected = 8
+
 // formatTools writes the closing lines about the tools: each server's
 // coverage and the tools never called, the tools whose calls failed or
 // whose results crossed the token limit, calls to tools no server offers,
@@ -306,7 +310,13 @@ func formatTools(b *strings.Builder, t *eval.ToolSummary) {
 		if srv.Isolation != "" {
 			fmt.Fprintf(b, "mcpeval: %s: cases kept apart: %s\n", cmp.Or(srv.ID, srv.Server), srv.Isolation)
 		}
-		if len(srv.NeverCalled) > 0 {
+		switch n := len(srv.NeverCalled); {
+		case n == 0:
+		case t.SelectedCases > 0 && n > maxListedSelected:
+			// A few cases leave most tools uncalled: their names say
+			// nothing of the server, their number is enough.
+			fmt.Fprintf(b, "mcpeval: %s %s (listed in summary.json)\n", eval.Plural(n, "tools"), never)
+		default:
 			fmt.Fprintf(b, "mcpeval: %s: %s\n", never, listNames(mapSlice(srv.NeverCalled, tooldiff.Name)))
 		}
 		formatParameters(b, srv)
