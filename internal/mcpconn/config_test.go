@@ -2,6 +2,8 @@ package mcpconn
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -272,4 +274,10 @@ func TestHeadersReachHTTPServers(t *testing.T) {
 		}
 		rec.mu.Unlock()
 	}
+}
+
+// A part of an error the client library says twice is said once.
+func TestDescribe(t *testing.T) {
+	err := fmt.Errorf("server remote: start: transport error: %w", fmt.Errorf("failed to send request: %w", fmt.Errorf("failed to send request: %w", errors.New(`Post "http://127.0.0.1:9/mcp": dial tcp 127.0.0.1:9: connect: connection refused`))))
+	assert.Equal(t, `server remote: start: transport error: failed to send request: Post "http://127.0.0.1:9/mcp": dial tcp 127.0.0.1:9: connect: connection refused`, Describe(err))
 }

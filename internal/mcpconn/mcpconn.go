@@ -159,7 +159,7 @@ type ServerError struct {
 }
 
 func (e *ServerError) Error() string {
-	msg := fmt.Sprintf("MCP server %s failed: %v", e.Spec, e.Err)
+	msg := fmt.Sprintf("MCP server %s failed: %s", e.Spec, Describe(e.Err))
 	if last := lastLine(e.Stderr, 200); last != "" {
 		msg += " (stderr: " + last + ")"
 	}
@@ -167,6 +167,19 @@ func (e *ServerError) Error() string {
 }
 
 func (e *ServerError) Unwrap() error { return e.Err }
+
+// Describe is an error's text with a part the MCP client library repeats
+// said once ("failed to send request: failed to send request: Post ...").
+func Describe(err error) string {
+	parts := strings.Split(err.Error(), ": ")
+	out := parts[:1]
+	for _, p := range parts[1:] {
+		if p != out[len(out)-1] {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, ": ")
+}
 
 // Server is one connected MCP server. A server that crashes or hangs during a
 // call is restarted (see Options.MaxRestarts).

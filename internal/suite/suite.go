@@ -325,7 +325,7 @@ func (s *Run) connectServers(ctx context.Context, bundled Server) (*mcpconn.Set,
 	}
 	set, err := mcpconn.ConnectSpecs(ctx, specs, opts)
 	if err != nil {
-		return nil, fmt.Errorf("MCP server failed to start, no case was run: %s", s.redactor.String(err.Error()))
+		return nil, fmt.Errorf("MCP server failed to start, no case was run: %s", s.redactor.String(mcpconn.Describe(err)))
 	}
 	return set, nil
 }
