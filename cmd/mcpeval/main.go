@@ -41,6 +41,7 @@ import (
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/runscmd"
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/samplecmd"
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/stubcmd"
+	"github.com/mcpeval/mcpeval/internal/settings"
 )
 
 // commands are mcpeval's subcommands, in the order help lists them.
@@ -89,6 +90,10 @@ func help(words []string, p base.Process) int {
 		printUsage(p.Stdout)
 		return 0
 	}
+	if len(words) == 1 && words[0] == "settings" {
+		fmt.Fprint(p.Stdout, settings.Reference())
+		return 0
+	}
 	c := lookup(words[0])
 	for _, w := range words[1:] {
 		if c == nil {
@@ -127,7 +132,8 @@ commands:
 `)
 	base.PrintSummaries(w, commands)
 	fmt.Fprint(w, `
-Run 'mcpeval help COMMAND' for a command's usage and flags.
+Run 'mcpeval help COMMAND' for a command's usage and flags, and
+'mcpeval help settings' for the suite's settings (docs/settings.md).
 Exit status: 0 nothing wrong, 1 the run found failures, 2 a usage or setup error.
 `)
 }

@@ -42,6 +42,7 @@ func TestHelp(t *testing.T) {
 		{[]string{"help", "eval"}, []string{"usage: mcpeval eval [-open]", "-run-id flag", "\n  -open\n"}},
 		{[]string{"help", "calibrate"}, []string{"usage: mcpeval calibrate", "\n  -judge-model ", "(env EVAL_JUDGE_MODEL)"}},
 		{[]string{"help", "sample-server"}, []string{"usage: mcpeval sample-server [-http ADDR]", "\n  -http address\n"}},
+		{[]string{"help", "settings"}, []string{"# Settings\n", "| `EVAL_CASES` | `-cases path` | `cases` |", "| `EVAL_MODEL` |"}},
 	}
 	for _, tt := range tests {
 		status, out, errOut := mcpeval(tt.args...)
