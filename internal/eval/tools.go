@@ -16,6 +16,11 @@ type ToolSummary struct {
 	// it replaces (an arms file's override): they are the arm's, not the
 	// server's, and not in the server's Stats.
 	Overridden []ArmToolStats `json:"overridden,omitempty"`
+	// ByArm holds, when the run compares arms, each arm's calls to each
+	// server tool it called, overridden or not: the tool health of each
+	// arm, where Servers' Stats hold the servers' (an arm's overridden
+	// calls left out).
+	ByArm []ArmToolStats `json:"by_arm,omitempty"`
 	// TokenLimit is the run's token limit for a tool result (0: none);
 	// ToolStats.OverLimit counts the results above it.
 	TokenLimit int `json:"token_limit"`

@@ -286,6 +286,38 @@ const maxListed = 60
 // selected some of the cases.
 const maxListedSelected = 8
 
+// maxArmHealth bounds the arms whose tool health the closing lines give.
+const maxArmHealth = 20
+
+// formatArmHealth writes the tool health of each arm of a run of arms:
+// its calls to the servers' tools and how many failed, in one line.
+func formatArmHealth(b *strings.Builder, byArm []eval.ArmToolStats) {
+	if len(byArm) == 0 {
+		return
+	}
+	type health struct{ calls, errors int }
+	var arms []string
+	of := map[string]*health{}
+	for _, a := range byArm {
+		if of[a.Arm] == nil {
+			of[a.Arm] = &health{}
+			arms = append(arms, a.Arm)
+		}
+		of[a.Arm].calls += a.Calls
+		of[a.Arm].errors += a.Errors
+	}
+	var parts []string
+	for _, arm := range arms[:min(len(arms), maxArmHealth)] {
+		h := of[arm]
+		parts = append(parts, fmt.Sprintf("%s %d of %s failed", arm, h.errors, eval.Plural(h.calls, "calls")))
+	}
+	line := strings.Join(parts, "; ")
+	if len(arms) > maxArmHealth {
+		line += fmt.Sprintf("; and %d more arms (tools.by_arm in summary.json)", len(arms)-maxArmHealth)
+	}
+	fmt.Fprintf(b, "mcpeval: tool calls by arm: %s\n", line)
+}
+
 // formatTools writes the closing lines about the tools: each server's
 // coverage and the tools never called, the tools whose calls failed or
 // whose results crossed the token limit, calls to tools no server offers,
@@ -294,6 +326,7 @@ func formatTools(b *strings.Builder, t *eval.ToolSummary) {
 	if t == nil {
 		return
 	}
+	formatArmHealth(b, t.ByArm)
 	var failing, over, broken, unscripted, unchecked []eval.ToolStats
 	by, never := "", "never called"
 	if t.SelectedCases > 0 {

@@ -57,6 +57,9 @@ type Collector struct {
 	reads   map[string]int    // calls of eval.ReadResourceTool, by server
 	// byArm holds the calls an arm made to a tool it overrides.
 	byArm map[armTool]*tally
+	// perArm holds every arm's calls to the servers' tools, overridden or
+	// not, when the run compares arms: each arm's tool health.
+	perArm map[armTool]*tally
 }
 
 // armTool names a tool an arm overrides.
@@ -119,6 +122,7 @@ type toolKey struct{ server, name string }
 // tool is an offered tool: its schema, compiled on first use, its
 // parameters, and its calls.
 type tool struct {
+	key    toolKey // its server's short name and its name
 	schema argsSchema
 	params []eval.ParameterUse
 	tally
@@ -148,7 +152,7 @@ func New(servers []Server, tokenLimit int, counter *tokens.Counter) *Collector {
 			if _, dup := c.byKey[k]; dup {
 				continue
 			}
-			c.byKey[k] = &tool{schema: newArgsSchema(t.Parameters), params: parameters(t.Parameters)}
+			c.byKey[k] = &tool{key: k, schema: newArgsSchema(t.Parameters), params: parameters(t.Parameters)}
 			go c.byKey[k].schema.Compile() // now, not when the first record is counted
 			if _, dup := c.byName[t.Name]; !dup {
 				c.byName[t.Name] = c.byKey[k]
@@ -203,6 +207,18 @@ func (c *Collector) Add(r eval.Record) {
 				c.reads[tc.Server]++
 			}
 			continue
+		}
+		if r.Arm != "" {
+			if known := c.lookup(tc); known != nil {
+				k := armTool{r.Arm, known.key}
+				if c.perArm == nil {
+					c.perArm = map[armTool]*tally{}
+				}
+				if c.perArm[k] == nil {
+					c.perArm[k] = &tally{}
+				}
+				c.perArm[k].add(r.Name, calls[i], passed, c.tokenLimit)
+			}
 		}
 		var t *tally
 		if key, ok := c.overriddenBy(r.Arm, tc); ok {
@@ -368,6 +384,11 @@ func (c *Collector) Summary() eval.ToolSummary {
 		return cmp.Or(cmp.Compare(a.arm, b.arm), cmp.Compare(a.server, b.server), cmp.Compare(a.name, b.name))
 	}) {
 		sum.Overridden = append(sum.Overridden, eval.ArmToolStats{Arm: k.arm, Server: k.server, ToolStats: c.byArm[k].stats(k.name)})
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(c.perArm), func(a, b armTool) int {
+		return cmp.Or(cmp.Compare(a.arm, b.arm), cmp.Compare(a.server, b.server), cmp.Compare(a.name, b.name))
+	}) {
+		sum.ByArm = append(sum.ByArm, eval.ArmToolStats{Arm: k.arm, Server: k.server, ToolStats: c.perArm[k].stats(k.name)})
 	}
 	return sum
 }

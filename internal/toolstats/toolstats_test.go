@@ -427,3 +427,29 @@ func TestOverriddenCallsAreTheArms(t *testing.T) {
 	assert.Equal(t, 3, arm.Errors)
 	assert.Equal(t, 3, arm.ArgumentErrors)
 }
+
+// With arms, each arm's calls add up on their own: the tool health of
+// every arm, whether or not it overrides the tool.
+func TestToolHealthByArm(t *testing.T) {
+	servers := []Server{{Server: "cmd", ID: "s", Tools: []eval.Tool{{Name: "lookup", Parameters: json.RawMessage(idSchema)}, {Name: "other"}}}}
+	c := New(servers, 0, nil)
+	c.SetOverridden("misleading", [][2]string{{"s", "lookup"}})
+	good := eval.ToolCall{Server: "s", Name: "lookup", Arguments: `{"id":"a"}`, Result: "r"}
+	failed := eval.ToolCall{Server: "s", Name: "lookup", Arguments: `{"id":"zz"}`, Result: "no such id", IsError: true}
+	c.Add(eval.Record{Name: "A", Arm: "server", Status: eval.Pass, ToolCalls: []eval.ToolCall{good, good}})
+	c.Add(eval.Record{Name: "A", Arm: "terse", Status: eval.Fail, ToolCalls: []eval.ToolCall{failed, {Name: "other", Arguments: `{}`}}})
+	c.Add(eval.Record{Name: "A", Arm: "misleading", Status: eval.Fail, ToolCalls: []eval.ToolCall{failed}})
+	c.Add(eval.Record{Name: "A", Status: eval.Pass, ToolCalls: []eval.ToolCall{good}}) // a run without arms
+	c.Add(eval.Record{Name: "A", Arm: "server", Status: eval.Fail, ToolCalls: []eval.ToolCall{{Name: "nosuch", Arguments: `{}`}}})
+	type row struct {
+		arm, tool     string
+		calls, errors int
+	}
+	var got []row
+	for _, a := range c.Summary().ByArm {
+		assert.Equal(t, "s", a.Server)
+		got = append(got, row{a.Arm, a.Name, a.Calls, a.Errors})
+	}
+	assert.Equal(t, []row{{"misleading", "lookup", 1, 1}, {"server", "lookup", 2, 0}, {"terse", "lookup", 1, 1}, {"terse", "other", 1, 0}}, got,
+		"by arm and tool, sorted; calls to tools no server offers are not an arm's tool health")
+}
