@@ -47,8 +47,8 @@ func replayLine(r *eval.ReplayInfo) string {
 	if r.Live > 0 {
 		answered = ""
 	}
-	line := fmt.Sprintf("mcpeval: REPLAY: the tool results are those recorded by run %s%s: %d calls answered from its recordings, %s",
-		escapeHidden(r.Source), answered, r.Recorded, unmatched)
+	line := fmt.Sprintf("mcpeval: REPLAY: the tool results are those recorded by run %s%s: %s answered from its recordings, %s",
+		escapeHidden(r.Source), answered, eval.Plural(r.Recorded, "calls"), unmatched)
 	if r.Lost > 0 {
 		line += fmt.Sprintf("; %d of its recorded calls could not answer any (their arguments, or their results, were cut in the records, and the results are not in the recordings store)", r.Lost)
 	}

@@ -379,7 +379,7 @@ func formatTools(b *strings.Builder, t *eval.ToolSummary) {
 		slices.SortStableFunc(failing, func(a, b eval.ToolStats) int { return cmp.Compare(b.ErrorRate, a.ErrorRate) })
 		parts := make([]string, len(failing))
 		for i, st := range failing {
-			parts[i] = fmt.Sprintf("%s %d of %d calls (%.1f%%)", tooldiff.Name(st.Name), st.Errors, st.Calls, 100*st.ErrorRate)
+			parts[i] = fmt.Sprintf("%s %d of %s (%.1f%%)", tooldiff.Name(st.Name), st.Errors, eval.Plural(st.Calls, "calls"), 100*st.ErrorRate)
 		}
 		fmt.Fprintf(b, "mcpeval: tool calls that failed: %s\n", listNames(parts))
 	}
@@ -397,9 +397,9 @@ func formatTools(b *strings.Builder, t *eval.ToolSummary) {
 			case st.Unchecked == 0:
 				parts[i] = fmt.Sprintf("%s (%s)", tooldiff.Name(st.Name), st.SchemaProblem)
 			case st.SchemaProblem != "":
-				parts[i] = fmt.Sprintf("%s %d of %d calls not checked (%s)", tooldiff.Name(st.Name), st.Unchecked, st.Calls, st.SchemaProblem)
+				parts[i] = fmt.Sprintf("%s %d of %s not checked (%s)", tooldiff.Name(st.Name), st.Unchecked, eval.Plural(st.Calls, "calls"), st.SchemaProblem)
 			default:
-				parts[i] = fmt.Sprintf("%s %d of %d calls not checked (the result too costly to check against the output schema)", tooldiff.Name(st.Name), st.Unchecked, st.Calls)
+				parts[i] = fmt.Sprintf("%s %d of %s not checked (the result too costly to check against the output schema)", tooldiff.Name(st.Name), st.Unchecked, eval.Plural(st.Calls, "calls"))
 			}
 		}
 		fmt.Fprintf(b, "mcpeval: warning: tool schemas not checked (too costly to check, or broken; the calls are kept): %s\n", listNames(parts))
@@ -430,7 +430,7 @@ func formatTools(b *strings.Builder, t *eval.ToolSummary) {
 		// server's, so their failures are not the server's.
 		parts := make([]string, len(t.Overridden))
 		for i, st := range t.Overridden {
-			parts[i] = fmt.Sprintf("arm %s %s %d of %d calls failed", st.Arm, tooldiff.Name(st.Name), st.Errors, st.Calls)
+			parts[i] = fmt.Sprintf("arm %s %s %d of %s failed", st.Arm, tooldiff.Name(st.Name), st.Errors, eval.Plural(st.Calls, "calls"))
 		}
 		fmt.Fprintf(b, "mcpeval: calls to tools an arm overrides (the arm's, not in the server's health): %s\n", listNames(parts))
 	}
