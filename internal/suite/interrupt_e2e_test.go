@@ -22,6 +22,29 @@ import (
 	"github.com/mcpeval/mcpeval/internal/llmstub"
 )
 
+// waitingStub is a model that answers a question beginning "slow" only
+// when release is sent to (or closed, when the test ends), saying on
+// arrived that it got it; as judge it approves.
+func waitingStub(t *testing.T) (stub *llmstub.Server, arrived <-chan string, release chan<- struct{}) {
+	in, out := make(chan string, 10), make(chan struct{})
+	stub = llmstub.Start(func(req llmstub.Request) llmstub.Reply {
+		if req.ForcedTool() == llmstub.JudgeTool {
+			return llmstub.Verdict("yes", "ok")
+		}
+		if q := req.Question(); strings.HasPrefix(q, "slow") {
+			in <- q
+			select {
+			case <-out:
+			case <-time.After(time.Minute):
+			}
+		}
+		return llmstub.Reply{Content: "x"}
+	}, llmstub.Options{})
+	t.Cleanup(stub.Close)
+	t.Cleanup(func() { close(out) }) // runs first: the stub waits for its requests to end
+	return stub, in, out
+}
+
 // Ctrl-C in a terminal interrupts the whole process group. The first
 // stops starting cases and lets the running ones finish, kept; the second
 // cancels those, recorded as not run; either way the run ends with its
@@ -38,22 +61,7 @@ func TestInterruptKeepsWhatRan(t *testing.T) {
 		{"twice: the running cases are cancelled", 2, 0, 6, "not finished: interrupted again (a second Ctrl-C): the case was cancelled"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			arrived, release := make(chan string, 10), make(chan struct{})
-			stub := llmstub.Start(func(req llmstub.Request) llmstub.Reply {
-				if req.ForcedTool() == llmstub.JudgeTool {
-					return llmstub.Verdict("yes", "ok")
-				}
-				if q := req.Question(); strings.HasPrefix(q, "slow") {
-					arrived <- q
-					select {
-					case <-release:
-					case <-time.After(time.Minute):
-					}
-				}
-				return llmstub.Reply{Content: "x"}
-			}, llmstub.Options{})
-			defer stub.Close()
-			defer close(release) // before the stub closes, which waits for its requests
+			stub, arrived, release := waitingStub(t)
 
 			dir := t.TempDir()
 			cases := caseYAML("slow 1", "slow 2", "slow 3", "slow 4", "slow 5", "slow 6")
@@ -172,22 +180,7 @@ func TestInterruptKeepsWhatRan(t *testing.T) {
 // same way, and the report is still written: it says the run was
 // interrupted.
 func TestInterruptUnderMcpevalEval(t *testing.T) {
-	arrived, release := make(chan string, 10), make(chan struct{})
-	stub := llmstub.Start(func(req llmstub.Request) llmstub.Reply {
-		if req.ForcedTool() == llmstub.JudgeTool {
-			return llmstub.Verdict("yes", "ok")
-		}
-		if q := req.Question(); strings.HasPrefix(q, "slow") {
-			arrived <- q
-			select {
-			case <-release:
-			case <-time.After(time.Minute):
-			}
-		}
-		return llmstub.Reply{Content: "x"}
-	}, llmstub.Options{})
-	defer stub.Close()
-	defer close(release)
+	stub, arrived, release := waitingStub(t)
 
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "cases.yaml"), []byte(caseYAML("slow 1", "slow 2", "slow 3", "slow 4")), 0o644))
