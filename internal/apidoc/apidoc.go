@@ -81,3 +81,25 @@ func exportedReceiver(d *ast.FuncDecl) bool {
 		}
 	}
 }
+
+// PackageDocs lists the files of the package in dir (test files aside)
+// whose comment is the package's doc comment: go doc shows them all, one
+// after the other, so a package should have one.
+func PackageDocs(dir string) ([]string, error) {
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") },
+		parser.ParseComments|parser.PackageClauseOnly)
+	if err != nil {
+		return nil, fmt.Errorf("parse %s: %w", dir, err)
+	}
+	var out []string
+	for _, pkg := range pkgs {
+		for name, f := range pkg.Files {
+			if f.Doc != nil {
+				out = append(out, name)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}

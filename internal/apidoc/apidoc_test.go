@@ -1,7 +1,10 @@
 package apidoc
 
 import (
+	"io/fs"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -30,4 +33,30 @@ func TestUndocumented(t *testing.T) {
 		names = append(names, b[len(filepath.Join("testdata", "undocumented", "undocumented.go"))+1:])
 	}
 	assert.Equal(t, []string{"14: String", "26: BareVar", "7: Bare", "9: BareType"}, names)
+}
+
+// Every package of the module has one package comment, in one file.
+func TestOnePackageCommentPerPackage(t *testing.T) {
+	root, err := files.ModuleRoot()
+	require.NoError(t, err)
+	var dirs []string
+	require.NoError(t, filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != root && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || d.Name() == "out") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") && !slices.Contains(dirs, filepath.Dir(path)) {
+			dirs = append(dirs, filepath.Dir(path))
+		}
+		return nil
+	}))
+	require.Greater(t, len(dirs), 30, "the module's packages")
+	for _, dir := range dirs {
+		docs, err := PackageDocs(dir)
+		require.NoError(t, err)
+		rel, _ := filepath.Rel(root, dir)
+		assert.Len(t, docs, 1, "package %s: files with a package comment: %v", rel, docs)
+	}
 }

@@ -10,6 +10,7 @@
 // recorded as eval.NotRun with the reason and listed in the summary's
 // "merged" section; the merge is then incomplete, never a silently
 // smaller run.
+
 package shard
 
 import (

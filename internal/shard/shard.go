@@ -16,6 +16,11 @@
 // others are placed by the hash and count for nothing. Every shard
 // computes the same plan only when every shard sees the same history (the
 // same carried cache); Plan.Fingerprint lets a merge check that they did.
+//
+// Merge joins the run directories of a split run's shards into one run,
+// as one process running every case would have written it; a case run no
+// shard given reported is recorded as not run, and the merge says it is
+// incomplete.
 package shard
 
 import (
