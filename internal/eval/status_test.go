@@ -13,16 +13,17 @@ import (
 	"github.com/mcpeval/mcpeval/internal/files"
 )
 
-// README's table of statuses is Statuses, in order, each with its meaning:
+// The table of statuses (docs/outcomes.md) is Statuses, in order, each
+// with its meaning:
 // a status added, renamed or explained otherwise fails here until the
 // table says the same.
-func TestREADMEListsEveryStatus(t *testing.T) {
+func TestDocsListEveryStatus(t *testing.T) {
 	root, err := files.ModuleRoot()
 	require.NoError(t, err)
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	page, err := os.ReadFile(filepath.Join(root, "docs", "outcomes.md"))
 	require.NoError(t, err)
-	_, table, ok := strings.Cut(string(readme), "| status | meaning |\n| --- | --- |\n")
-	require.True(t, ok, "README has a table of statuses")
+	_, table, ok := strings.Cut(string(page), "| status | meaning |\n| --- | --- |\n")
+	require.True(t, ok, "docs/outcomes.md has a table of statuses")
 	table, _, _ = strings.Cut(table, "\n\n")
 	row := regexp.MustCompile("^\\| `([a-z_]+)` \\| (.*) \\|$")
 	var listed []Status

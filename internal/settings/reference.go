@@ -34,7 +34,7 @@ func Reference() string {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", s.env, flag, def, cell(s.usage))
 	}
 	b.WriteString("\nThe provider's own variables (`OPENROUTER_API_KEY`, `OPENAI_API_KEY`, `OPENAI_BASE_URL`, Azure's) are\n")
-	b.WriteString("described in README.\n")
+	b.WriteString("described in [configuration](configuration.md#providers).\n")
 	return b.String()
 }
 

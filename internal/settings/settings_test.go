@@ -502,12 +502,12 @@ func TestDeclarations(t *testing.T) {
 	}
 }
 
-// The README's configuration table lists every setting with its flag,
+// The configuration page's table lists every setting with its flag,
 // variable and default, and no other.
-func TestReadmeTableMatchesTheDeclarations(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+func TestConfigurationTableMatchesTheDeclarations(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join("..", "..", "docs", "configuration.md"))
 	require.NoError(t, err)
-	_, section, ok := strings.Cut(string(readme), "\n## Configuration\n")
+	_, section, ok := strings.Cut(string(page), "# Configuration\n")
 	require.True(t, ok)
 	section, _, _ = strings.Cut(section, "\n#")
 	rows := map[string][]string{}
@@ -522,18 +522,18 @@ func TestReadmeTableMatchesTheDeclarations(t *testing.T) {
 	}
 	for _, s := range table() {
 		cells, ok := rows["-"+s.flag]
-		if !assert.True(t, ok, "-%s is not in the README's table", s.flag) {
+		if !assert.True(t, ok, "-%s is not in docs/configuration.md's table", s.flag) {
 			continue
 		}
 		delete(rows, "-"+s.flag)
 		assert.Equal(t, "`"+s.env+"`", cells[1], s.flag)
 		if s.def == "" {
-			assert.False(t, strings.HasPrefix(cells[2], "`"), "-%s has no default, the README gives %s", s.flag, cells[2])
+			assert.False(t, strings.HasPrefix(cells[2], "`"), "-%s has no default, docs/configuration.md gives %s", s.flag, cells[2])
 		} else {
-			assert.True(t, strings.HasPrefix(cells[2], "`"+s.def+"`"), "-%s defaults to %s, the README says %s", s.flag, s.def, cells[2])
+			assert.True(t, strings.HasPrefix(cells[2], "`"+s.def+"`"), "-%s defaults to %s, docs/configuration.md says %s", s.flag, s.def, cells[2])
 		}
 	}
-	assert.Empty(t, rows, "flags in the README that are not settings")
+	assert.Empty(t, rows, "flags in docs/configuration.md that are not settings")
 }
 
 // EVAL_GATE_CAUSES reads as report's -gate-causes does: in any case, each
