@@ -111,3 +111,35 @@ func Anchor(title string) string {
 	}
 	return b.String()
 }
+
+// Block is a fenced code block of a Markdown page.
+type Block struct {
+	Page string
+	Line int // of its opening fence
+	Lang string
+	Text string
+}
+
+// Blocks returns the fenced code blocks of the pages.
+func Blocks(pages []string) ([]Block, error) {
+	var out []Block
+	for _, page := range pages {
+		data, err := os.ReadFile(page)
+		if err != nil {
+			return nil, err
+		}
+		var cur *Block
+		for i, line := range strings.Split(string(data), "\n") {
+			switch {
+			case cur == nil && strings.HasPrefix(line, "```"):
+				cur = &Block{Page: page, Line: i + 1, Lang: strings.TrimSpace(strings.Trim(line, "`"))}
+			case cur != nil && strings.HasPrefix(line, "```"):
+				out = append(out, *cur)
+				cur = nil
+			case cur != nil:
+				cur.Text += line + "\n"
+			}
+		}
+	}
+	return out, nil
+}
