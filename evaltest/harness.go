@@ -179,6 +179,14 @@ func (s *Suite) main(m *testing.M) int {
 	// An interrupt while the servers start stops the start: no run is kept.
 	starting, stopStarting := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	s.run, err = suite.New(starting, st, s.cases, bundled, os.Stderr)
+	if err != nil && starting.Err() == nil {
+		// The terminal's Ctrl-C reaches the servers too: a server that
+		// died of it may be seen before the signal is.
+		select {
+		case <-starting.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 	interrupted := starting.Err() != nil
 	stopStarting()
 	if interrupted {
