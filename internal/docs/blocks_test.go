@@ -26,9 +26,9 @@ import (
 func TestYAMLAndJSONBlocksLoad(t *testing.T) {
 	root, err := files.ModuleRoot()
 	require.NoError(t, err)
-	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	pages, err := Pages(root)
 	require.NoError(t, err)
-	blocks, err := Blocks(append(pages, filepath.Join(root, "README.md")))
+	blocks, err := Blocks(pages)
 	require.NoError(t, err)
 	checked := 0
 	for _, b := range blocks {

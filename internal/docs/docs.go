@@ -46,9 +46,20 @@ func BrokenLinks(pages []string) ([]string, error) {
 	return out, nil
 }
 
+// inlineCode matches an inline code span, whose brackets are no link.
+var inlineCode = regexp.MustCompile("`[^`]*`")
+
 // stripCode removes inline code spans, whose brackets are not links.
-func stripCode(line string) string {
-	return regexp.MustCompile("`[^`]*`").ReplaceAllString(line, "")
+func stripCode(line string) string { return inlineCode.ReplaceAllString(line, "") }
+
+// Pages are the project's Markdown pages below the module root: README.md
+// and docs/*.md.
+func Pages(root string) ([]string, error) {
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		return nil, err
+	}
+	return append(pages, filepath.Join(root, "README.md")), nil
 }
 
 // check says why a link of page leads nowhere, or gives "".

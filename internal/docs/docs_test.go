@@ -16,10 +16,10 @@ import (
 func TestLinksLeadSomewhere(t *testing.T) {
 	root, err := files.ModuleRoot()
 	require.NoError(t, err)
-	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	pages, err := Pages(root)
 	require.NoError(t, err)
-	require.NotEmpty(t, pages)
-	broken, err := BrokenLinks(append(pages, filepath.Join(root, "README.md")))
+	require.Greater(t, len(pages), 1)
+	broken, err := BrokenLinks(pages)
 	require.NoError(t, err)
 	assert.Empty(t, broken)
 }
