@@ -81,11 +81,12 @@ func keepReplays(c *report.Comparison, dir string, p base.Process) int {
 		return 0
 	}
 	kept, run := 0, ""
+	replayable := flips(c, eval.CauseSurface, eval.CauseData, eval.CauseModel) // before weigh changes their causes
 	for _, f := range earlier.Flips {
 		if f.Attribution == nil || f.Replay == nil || f.Replay.Runs < 1 || f.Replay.AsBaseline < 0 || f.Replay.AsBaseline > f.Replay.Runs || !runs.ValidID(f.Replay.Run) {
 			continue
 		}
-		for _, d := range flips(c, eval.CauseSurface, eval.CauseData, eval.CauseModel) {
+		for _, d := range replayable {
 			if d.Name == f.Name && d.Model == f.Model && d.Change == f.Change {
 				weigh(d.Attribution, &report.ReplayCheck{Run: f.Replay.Run, Runs: f.Replay.Runs, AsBaseline: f.Replay.AsBaseline})
 				kept++
