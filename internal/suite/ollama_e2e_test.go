@@ -205,6 +205,34 @@ func runSuiteOnOllama(t *testing.T, base string) {
 	}
 }
 
+// unloadModels asks Ollama to unload every model it has loaded
+// (keep_alive 0) and waits until none is.
+func unloadModels(t *testing.T, base string) {
+	t.Helper()
+	loaded := func() []string {
+		resp, err := http.Get(base + "/api/ps")
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		var ps struct {
+			Models []struct{ Name string } `json:"models"`
+		}
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&ps))
+		var names []string
+		for _, m := range ps.Models {
+			names = append(names, m.Name)
+		}
+		return names
+	}
+	for _, name := range loaded() {
+		body, err := json.Marshal(map[string]any{"model": name, "keep_alive": 0})
+		require.NoError(t, err)
+		resp, err := http.Post(base+"/api/generate", "application/json", bytes.NewReader(body))
+		require.NoError(t, err)
+		resp.Body.Close()
+	}
+	require.Eventually(t, func() bool { return len(loaded()) == 0 }, 30*time.Second, 50*time.Millisecond, "Ollama unloads its models")
+}
+
 // runOutcomesOnOllama runs cases that do not pass against the real server
 // and checks each ends as it should: an answer the checks refuse fails, a
 // reply cut at the output limit is cut, a question longer than the
@@ -230,7 +258,10 @@ func runOutcomesOnOllama(t *testing.T, base string) {
 	assert.Contains(t, rec.Reason, "length")
 
 	// A question of about 2,400 tokens (cl100k_base) and 9,600 of the
-	// tiny model's bytes, in a context window of 512.
+	// tiny model's bytes, in a context window of 512. The runners of the
+	// same weights with a larger window are unloaded first: Ollama may
+	// otherwise answer with one of them, which cuts nothing.
+	unloadModels(t, base)
 	long := strings.Replace(ollamaCaseFile(), "What is the Entrez id of CFTR?", strings.Repeat("The patient's exome shows a variant of uncertain significance. ", 150)+"What is the Entrez id of CFTR?", 1)
 	r = runSuite(t, t.TempDir(), long, env{"OPENAI_BASE_URL": base + "/v1", "EVAL_MODEL": "tiny-short", "EVAL_MAX_RETRIES": "0"}, "-run", "/CFTR")
 	require.Error(t, r.err, r.output)
