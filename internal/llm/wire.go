@@ -175,8 +175,9 @@ func writeObject(fields []field) (json.RawMessage, error) {
 // field is optional and may be null.
 type wireResponse struct {
 	Choices []struct {
-		Message      map[string]json.RawMessage `json:"message"`
-		FinishReason *string                    `json:"finish_reason"`
+		Message map[string]json.RawMessage `json:"message"`
+		// FinishReason is kept raw: a null one is told from none.
+		FinishReason json.RawMessage `json:"finish_reason"`
 		// NativeFinishReason is the upstream provider's own reason
 		// (OpenRouter).
 		NativeFinishReason *string         `json:"native_finish_reason"`
@@ -271,10 +272,8 @@ func decodeResponse(ex exchange, sent []eval.Message) (Response, error) {
 		return Response{}, &ProviderError{Status: ex.status, InBody: true, Message: "the response holds no choice"}
 	}
 	ch := w.Choices[0]
-	finish := ""
-	if ch.FinishReason != nil {
-		finish = *ch.FinishReason
-	}
+	var finish string
+	_ = json.Unmarshal(ch.FinishReason, &finish) // anything but a string is none
 	if (len(ch.Error) > 0 && !isNull(ch.Error)) || finish == "error" {
 		pe := &ProviderError{Status: ex.status, InBody: true, Message: "the choice failed"}
 		if code, msg, status, ok := errorFromBody([]byte(`{"error":` + string(orNull(ch.Error)) + `}`)); ok {
@@ -305,7 +304,21 @@ func decodeResponse(ex exchange, sent []eval.Message) (Response, error) {
 		// All zeros (Ollama, some proxies) is no report.
 		out.Usage = eval.Usage{Requests: 1}
 	}
+	if unfinished(ch.FinishReason, w.Usage, out) {
+		return Response{}, &ProviderError{Status: ex.status, InBody: true,
+			Message: "the reply did not finish: its finish_reason is null and its usage all zeros, what Ollama sends when a generation breaks off (its text " + strconv.Quote(clip(msg.Content)) + ")"}
+	}
 	return out, nil
+}
+
+// unfinished reports whether a reply is one whose generation broke off:
+// an explicit null finish_reason beside a usage object of zeros, with no
+// tool call. Ollama answers so when its runner stops a sequence before the
+// end (seen with its own engine under CPU load: a few garbage tokens, no
+// done reason, no counts). A reply that leaves both fields out, as small
+// servers do, is read as finished.
+func unfinished(finish, usage json.RawMessage, r Response) bool {
+	return isNull(finish) && len(usage) > 0 && !isNull(usage) && !r.HasUsage && len(r.Message.ToolCalls) == 0
 }
 
 func orNull(raw json.RawMessage) json.RawMessage {

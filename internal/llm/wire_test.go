@@ -193,6 +193,12 @@ func TestProviderErrorShapes(t *testing.T) {
 		{name: "vllm error object", status: 400, body: `{"object":"error","message":"This model's maximum context length is 4096 tokens.","type":"BadRequestError","code":400}`,
 			message: "This model's maximum context length is 4096 tokens.", code: "400", status2: 400},
 		{name: "text", status: 503, body: "upstream connect error", message: "upstream connect error", status2: 503, transient: true},
+		// Ollama v0.17.4's own engine (OLLAMA_NEW_ENGINE=1), a prompt cut
+		// to num_ctx 512 on a loaded 2-core machine: about one reply in
+		// fifteen breaks off so, as recorded from its /v1/chat/completions.
+		{name: "ollama reply that broke off", status: 200,
+			body:    `{"id":"chatcmpl-700","object":"chat.completion","created":1795926231,"model":"tiny-short","system_fingerprint":"fp_ollama","choices":[{"index":0,"message":{"role":"assistant","content":"\b!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"},"finish_reason":null}],"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}}`,
+			message: `the reply did not finish: its finish_reason is null and its usage all zeros, what Ollama sends when a generation breaks off (its text "\b!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!")`, status2: 200, transient: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -280,6 +286,22 @@ func TestCutReplies(t *testing.T) {
 	resp, err := decodeResponse(exchange{status: 200, body: []byte(completionWith(`{"role":"assistant","content":"The gene is TP53."}`, "stop"))}, nil)
 	require.NoError(t, err)
 	assert.False(t, resp.Cut())
+}
+
+// Only Ollama's broken-off shape is unfinished: a reply that leaves out
+// finish_reason or usage, as small servers do, or one with a null
+// finish_reason that counted its tokens or called a tool, is an answer.
+func TestFinishedReplies(t *testing.T) {
+	for name, body := range map[string]string{
+		"no finish_reason, no usage":                  `{"choices":[{"message":{"role":"assistant","content":"TP53."}}]}`,
+		"null finish_reason, no usage":                `{"choices":[{"message":{"role":"assistant","content":"TP53."},"finish_reason":null}]}`,
+		"null finish_reason, usage counted":           `{"choices":[{"message":{"role":"assistant","content":"TP53."},"finish_reason":null}],"usage":{"prompt_tokens":9,"completion_tokens":2}}`,
+		"zero usage, a finish_reason":                 `{"choices":[{"message":{"role":"assistant","content":"TP53."},"finish_reason":"stop"}],"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}}`,
+		"null finish_reason, zero usage, a tool call": `{"choices":[{"message":{"role":"assistant","tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":null}],"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}}`,
+	} {
+		_, err := decodeResponse(exchange{status: 200, body: []byte(body)}, nil)
+		assert.NoError(t, err, name)
+	}
 }
 
 // Azure OpenAI: a deployment URL gets chat/completions with its

@@ -260,10 +260,13 @@ func runOutcomesOnOllama(t *testing.T, base string) {
 	// A question of about 2,400 tokens (cl100k_base) and 9,600 of the
 	// tiny model's bytes, in a context window of 512. The runners of the
 	// same weights with a larger window are unloaded first: Ollama may
-	// otherwise answer with one of them, which cuts nothing.
+	// otherwise answer with one of them, which cuts nothing. Ollama's
+	// own engine sometimes breaks such a reply off under CPU load (null
+	// finish_reason, zero usage): the suite retries it as it would any
+	// unfinished reply.
 	unloadModels(t, base)
 	long := strings.Replace(ollamaCaseFile(), "What is the Entrez id of CFTR?", strings.Repeat("The patient's exome shows a variant of uncertain significance. ", 150)+"What is the Entrez id of CFTR?", 1)
-	r = runSuite(t, t.TempDir(), long, env{"OPENAI_BASE_URL": base + "/v1", "EVAL_MODEL": "tiny-short", "EVAL_MAX_RETRIES": "0"}, "-run", "/CFTR")
+	r = runSuite(t, t.TempDir(), long, env{"OPENAI_BASE_URL": base + "/v1", "EVAL_MODEL": "tiny-short", "EVAL_MAX_RETRIES": "3"}, "-run", "/CFTR")
 	require.Error(t, r.err, r.output)
 	rec = r.records["CFTR Entrez id"]
 	assert.Equal(t, eval.TokenLimit, rec.Status, rec.Reason)
