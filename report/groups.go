@@ -60,7 +60,7 @@ func group(cases []Case) []Group {
 	for i, c := range cases {
 		k := eval.CaseRun{Name: c.Name, Model: c.Arm}
 		if c.Record != nil {
-			k.Model = c.Record.Variant()
+			k.Model = c.Record.ArmName()
 		}
 		gi, ok := index[k]
 		if !ok {

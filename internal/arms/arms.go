@@ -1,4 +1,4 @@
-// Package arms reads an arms file: named variants of what the model is
+// Package arms reads an arms file: named versions of what the model is
 // given (a model, a set of servers or none, tool overrides, a system
 // prompt), each run on every selected case side by side, so that a server
 // author sees whether the server helps at all and which wording of its
@@ -43,7 +43,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/mcpconn"
 )
 
-// Arm is one variant of what the model is given.
+// Arm is one version of what the model is given.
 type Arm struct {
 	Name string
 	// Model is the model the arm evaluates; "" is the run's model.

@@ -96,7 +96,7 @@ type Record struct {
 	Seconds float64 `json:"seconds"`
 
 	Model string `json:"model,omitempty"`
-	// Arm names the arm of the run (see -arms): a variant of what the
+	// Arm names the arm of the run (see -arms): a version of what the
 	// model was given (servers, tools, descriptions, system prompt); ""
 	// without arms.
 	Arm string `json:"arm,omitempty"`
@@ -407,9 +407,9 @@ type CaseRun struct {
 	Repeat int    `json:"repeat,omitempty"`
 }
 
-// Variant names what the run evaluated: its arm, else its model. Runs of
-// a case are compared variant by variant.
-func (r CaseRun) Variant() string {
+// ArmName names what the run evaluated: its arm, else its model. Runs of
+// a case are compared arm by arm.
+func (r CaseRun) ArmName() string {
 	if r.Arm != "" {
 		return r.Arm
 	}
@@ -421,7 +421,7 @@ func (r CaseRun) Series() CaseRun { r.Repeat = 0; return r }
 
 func (r CaseRun) String() string {
 	s := fmt.Sprintf("%q", r.Name)
-	if v := r.Variant(); v != "" {
+	if v := r.ArmName(); v != "" {
 		s += " with " + v
 	}
 	if r.Repeat > 0 {
@@ -435,5 +435,5 @@ func (r Record) CaseRun() CaseRun {
 	return CaseRun{Name: r.Name, Model: r.Model, Arm: r.Arm, Repeat: r.Repeat}
 }
 
-// Variant names what the record's run evaluated (see CaseRun.Variant).
-func (r Record) Variant() string { return r.CaseRun().Variant() }
+// ArmName names what the record's run evaluated (see CaseRun.ArmName).
+func (r Record) ArmName() string { return r.CaseRun().ArmName() }

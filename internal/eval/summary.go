@@ -83,10 +83,10 @@ type Summary struct {
 	// of the run, of each category and of each case over its repeats.
 	Overall    GroupResult   `json:"overall"`
 	Categories []GroupResult `json:"categories"`
-	// OverallByVariant is Overall for each model or arm compared (Name
+	// OverallByArm is Overall for each model or arm compared (Name
 	// names it), in their order, when the run compared several: the
 	// headline of each, since Overall mixes them.
-	OverallByVariant []GroupResult `json:"overall_by_variant,omitempty"`
+	OverallByArm []GroupResult `json:"overall_by_arm,omitempty"`
 	Cases            []CaseResult  `json:"cases"`
 
 	// CostUSD is what this run's requests cost (cached cases spent
@@ -102,7 +102,7 @@ type Summary struct {
 	// Models compares the models the run evaluated, ModelPairs each two
 	// of them on the cases both ran.
 	Models []ModelResult `json:"models"`
-	// Arms is Models when the variants are the arms of an arms file (the
+	// Arms is Models when the arms are those of an arms file (the
 	// one word for them; models holds the same list until the next
 	// release).
 	Arms       []ModelResult `json:"arms,omitempty"`

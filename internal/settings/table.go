@@ -60,7 +60,7 @@ func declare(st *Settings, x *linked) []setting {
 		pathSetting(&st.Cache, root, "cache", "EVAL_CACHE", defaultCache, "result cache file"),
 		textSetting(&st.Model, "string", "model", "EVAL_MODEL", "", "model to evaluate (default: google/gemini-2.5-flash on OpenRouter, gpt-4.1-mini on OpenAI)"),
 		listSetting(&st.Models, "models", "EVAL_MODELS", "models to evaluate side by side, comma-separated: every case runs once per model (replaces -model)"),
-		inputSetting(&st.Arms, root, "arms", "EVAL_ARMS", "", "arms file: named variants of what the model is given (model, servers or none, tool overrides, system prompt), each run on every case side by side (replaces -models)"),
+		inputSetting(&st.Arms, root, "arms", "EVAL_ARMS", "", "arms file: named versions of what the model is given (model, servers or none, tool overrides, system prompt), each run on every case side by side (replaces -models)"),
 		textSetting(&st.Judge, "list", "judge-model", "EVAL_JUDGE_MODEL", "", "judge model, or an odd number of them separated by commas, whose majority decides (default: the evaluated model, the first of -models; 'none' leaves the verdict to the deterministic checks)"),
 		choiceSetting(&st.JudgeMode, "judge-mode", "EVAL_JUDGE_MODE", "how several judges decide: 'majority' or 'unanimous' (every judge must accept)", JudgeMajority, JudgeUnanimous),
 		inputSetting(&st.Labels, root, "labels", "EVAL_LABELS", "testdata/calibration", "labelled answers (*.labels.yaml file or directory) that make calibrate measures the judge on, besides those next to the cases"),

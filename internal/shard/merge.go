@@ -232,7 +232,7 @@ func summarize(id string, ref *eval.Summary, byIndex map[int]*shardDir, records 
 		ran[eval.CaseRun{Name: c.Name, Model: c.Model}] = true
 	}
 	for _, r := range ref.Shard.Runs {
-		if p := (eval.CaseRun{Name: r.Name, Model: r.Variant()}); !ran[p] {
+		if p := (eval.CaseRun{Name: r.Name, Model: r.ArmName()}); !ran[p] {
 			all[p] = true
 		}
 	}

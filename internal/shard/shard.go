@@ -300,11 +300,11 @@ func (s *Split) Summary(config eval.ShardConfig, group string) *eval.Shard {
 func (s *Split) NotRun(sum eval.Summary) int {
 	ran := map[eval.CaseRun]bool{}
 	for _, c := range sum.Cases {
-		ran[eval.CaseRun{Name: c.Name, Model: c.Model}] = true // c.Model names the variant
+		ran[eval.CaseRun{Name: c.Name, Model: c.Model}] = true // c.Model names the arm
 	}
 	missing := map[eval.CaseRun]bool{}
 	for _, r := range s.runs {
-		if p := (eval.CaseRun{Name: r.Name, Model: r.Variant()}); r.Shard == s.Spec.Index && !ran[p] {
+		if p := (eval.CaseRun{Name: r.Name, Model: r.ArmName()}); r.Shard == s.Spec.Index && !ran[p] {
 			missing[p] = true
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// Paired is a paired comparison of two variants on the cases both ran:
+// Paired is a paired comparison of two arms on the cases both ran:
 // OnlyA cases only the first passed, OnlyB only the second, of Cases.
 type Paired struct {
 	OnlyA, OnlyB, Cases int

@@ -56,7 +56,7 @@ func CaseResultOf(runs []eval.Record) eval.CaseResult {
 	runs = slices.Clone(runs)
 	slices.SortStableFunc(runs, func(a, b eval.Record) int { return cmp.Compare(a.Repeat, b.Repeat) })
 	first := runs[0]
-	c := eval.CaseResult{Name: first.Name, Category: first.Category, Model: first.Variant(), File: first.File, Line: first.Line,
+	c := eval.CaseResult{Name: first.Name, Category: first.Category, Model: first.ArmName(), File: first.File, Line: first.Line,
 		Runs: len(runs), Statuses: make([]eval.Status, len(runs))}
 	for i, r := range runs {
 		c.Statuses[i] = r.Status
@@ -131,9 +131,9 @@ func Models(records []eval.Record, order []string) ([]eval.ModelResult, []eval.M
 	byModel, notRun := map[string][]eval.Record{}, map[string]int{}
 	for _, r := range records {
 		if r.Status == eval.NotRun {
-			notRun[r.Variant()]++
+			notRun[r.ArmName()]++
 		} else {
-			byModel[r.Variant()] = append(byModel[r.Variant()], r)
+			byModel[r.ArmName()] = append(byModel[r.ArmName()], r)
 		}
 	}
 	var rest []string
@@ -324,7 +324,7 @@ func Summarize(sum *eval.Summary, records []eval.Record, models []string) {
 			}
 			g := Group(own)
 			g.Name = m.Model
-			sum.OverallByVariant = append(sum.OverallByVariant, g)
+			sum.OverallByArm = append(sum.OverallByArm, g)
 		}
 	}
 	sum.Judge = Judge(records)
@@ -334,7 +334,7 @@ func Summarize(sum *eval.Summary, records []eval.Record, models []string) {
 	}
 }
 
-// Alpha is the error rate of the comparisons of a run's variants: a pair
+// Alpha is the error rate of the comparisons of a run's arms: a pair
 // or an arm's effect is called a difference when its p, adjusted over
 // those compared with it, is below Alpha, and its interval is the
 // matching adjusted one. It is the regression gate's default rate, and

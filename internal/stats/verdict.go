@@ -67,14 +67,14 @@ func Verdicts(records []eval.Record, models []eval.ModelResult) []eval.ArmVerdic
 	return out
 }
 
-// casePasses is whether each variant passed each case, most of its runs.
+// casePasses is whether each arm passed each case, most of its runs.
 func casePasses(records []eval.Record) map[string]map[string]bool {
 	byRun := map[[2]string][]eval.Record{}
 	for _, r := range records {
 		if r.Status == eval.NotRun {
 			continue
 		}
-		k := [2]string{r.Variant(), r.Name}
+		k := [2]string{r.ArmName(), r.Name}
 		byRun[k] = append(byRun[k], r)
 	}
 	out := map[string]map[string]bool{}

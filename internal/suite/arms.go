@@ -10,11 +10,11 @@ import (
 	"github.com/mcpeval/mcpeval/internal/tokens"
 )
 
-// arm is one variant of what the model is given, run on every case side
+// arm is one version of what the model is given, run on every case side
 // by side with the others: an arm of the arms file, or, without one, each
 // model of -models (or the one model).
 type arm struct {
-	// label names the variant in subtests, records and the summary: the
+	// label names the arm in subtests, records and the summary: the
 	// arm's name, else the model's.
 	label string
 	// name is the arm's name ("" without an arms file).
@@ -122,9 +122,9 @@ func (s *Run) counterFor(model string) (*tokens.Counter, error) {
 	return c, nil
 }
 
-// Variants returns the labels of the run's arms, in their order: what the
+// Arms returns the labels of the run's arms, in their order: what the
 // cases run with side by side, one subtest each when there are several.
-func (s *Run) Variants() []string {
+func (s *Run) Arms() []string {
 	out := make([]string, len(s.arms))
 	for i, a := range s.arms {
 		out[i] = a.label
@@ -142,8 +142,8 @@ func (s *Run) armOf(label string) *arm {
 	return s.arms[0]
 }
 
-// describeArms adds to each variant's result what its arm gives the model:
-// the model (when the variant is an arm), the tokens of its tool
+// describeArms adds to each arm's result what its arm gives the model:
+// the model (when the arm is of an arms file), the tokens of its tool
 // definitions, the arm it leaves a tool out of.
 func (s *Run) describeArms(results []eval.ModelResult) {
 	s.definitionsCounted()
@@ -161,9 +161,9 @@ func (s *Run) describeArms(results []eval.ModelResult) {
 	}
 }
 
-// CaseRunOf names the run of a case with a variant (see Variants) in a
+// CaseRunOf names the run of a case with an arm (see Arms) in a
 // repeat.
-func (s *Run) CaseRunOf(name, variant string, repeat int) eval.CaseRun {
-	a := s.armOf(variant)
+func (s *Run) CaseRunOf(name, arm string, repeat int) eval.CaseRun {
+	a := s.armOf(arm)
 	return eval.CaseRun{Name: name, Model: a.model, Arm: a.name, Repeat: repeat}
 }

@@ -164,6 +164,22 @@ var evaltestBinary = sync.OnceValues(func() (struct{ evaltest, test2json string 
 	return bins, nil
 })
 
+// mcpevalBinary builds the mcpeval command once for all of the package's
+// tests.
+var mcpevalBinary = sync.OnceValues(func() (string, error) {
+	bin := filepath.Join(builtDir, "mcpeval")
+	root, err := files.ModuleRoot()
+	if err != nil {
+		return bin, err
+	}
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/mcpeval")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return bin, fmt.Errorf("go build ./cmd/mcpeval: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
 // testFlags gives go test's flags (-v, -run X, -count=N, -timeout D) as the
 // test binary takes them; the suite's own flags (-force) stay as they are.
 func testFlags(args []string) []string {

@@ -186,15 +186,15 @@ func hidden(r rune) bool {
 func FormatSummary(s eval.Summary, runDir string) string {
 	var b strings.Builder
 	what := "model " + s.Model
-	variants := variantWord(s)
+	arms := armWord(s)
 	if len(s.Models) > 1 {
 		names := make([]string, len(s.Models))
 		for i, m := range s.Models {
 			names[i] = m.Model
 		}
-		what = variants + " " + strings.Join(names, ", ")
+		what = arms + " " + strings.Join(names, ", ")
 		if len(names) > maxNamed {
-			what = fmt.Sprintf("%d %s (%s, … %s)", len(names), variants, strings.Join(names[:maxNamed-1], ", "), names[len(names)-1])
+			what = fmt.Sprintf("%d %s (%s, … %s)", len(names), arms, strings.Join(names[:maxNamed-1], ", "), names[len(names)-1])
 		}
 	}
 	if s.Reference {
@@ -237,12 +237,12 @@ func FormatSummary(s eval.Summary, runDir string) string {
 		fmt.Fprintln(&b, RejudgedLine(s.Rejudged))
 	}
 	if len(s.Models) > 1 {
-		// Each variant's own headline: its pass rate, costs and tools.
+		// Each arm's own headline: its pass rate, costs and tools.
 		for _, m := range s.Models {
 			fmt.Fprintln(&b, formatModel(m))
 		}
 		// Each arm's verdict against the baseline arm, then what the arms
-		// change; the pairs of every two variants after them, the first
+		// change; the pairs of every two arms after them, the first
 		// maxPairLines of them.
 		for _, v := range s.ArmVerdicts {
 			fmt.Fprintln(&b, FormatVerdict(v))
@@ -252,7 +252,7 @@ func FormatSummary(s eval.Summary, runDir string) string {
 		}
 		for i, p := range s.ModelPairs {
 			if i == maxPairLines {
-				fmt.Fprintf(&b, "mcpeval: and %d more pairs of %s (model_pairs in summary.json)\n", len(s.ModelPairs)-i, variants)
+				fmt.Fprintf(&b, "mcpeval: and %d more pairs of %s (model_pairs in summary.json)\n", len(s.ModelPairs)-i, arms)
 				break
 			}
 			adjusted := ""
@@ -270,9 +270,9 @@ func FormatSummary(s eval.Summary, runDir string) string {
 			model, requests, cost = " "+j.Model, j.Requests, FormatCost(j.CostUSD, j.Unpriced)
 		}
 		fmt.Fprintf(&b, "mcpeval: judge%s: %s, %d tokens, %s, %d retries: all this re-judged run spent (not in the %s' costs)\n",
-			model, eval.Plural(requests, "requests"), s.Usage.TotalTokens, cost, s.Usage.Retries, variants)
+			model, eval.Plural(requests, "requests"), s.Usage.TotalTokens, cost, s.Usage.Retries, arms)
 	case j != nil && !s.Reference:
-		fmt.Fprintf(&b, "mcpeval: judge %s: %s, %s (not in the %s' costs)\n", j.Model, eval.Plural(j.Requests, "requests"), FormatCost(j.CostUSD, j.Unpriced), variants)
+		fmt.Fprintf(&b, "mcpeval: judge %s: %s, %s (not in the %s' costs)\n", j.Model, eval.Plural(j.Requests, "requests"), FormatCost(j.CostUSD, j.Unpriced), arms)
 	}
 	if s.Verdicts == eval.VerdictsByChecks && s.ChecksCalibration != nil {
 		for _, line := range s.ChecksCalibration.Lines() {
@@ -299,16 +299,16 @@ func FormatSummary(s eval.Summary, runDir string) string {
 	return b.String()
 }
 
-// variantWord is what the run's variants are called: arms when they are
+// armWord is what the run's arms are called: arms when they are
 // the arms of an arms file, else models.
-func variantWord(s eval.Summary) string {
+func armWord(s eval.Summary) string {
 	if len(s.Arms) > 0 || len(s.Models) > 0 && s.Models[0].Arm != nil {
 		return "arms"
 	}
 	return "models"
 }
 
-// maxNamed bounds the variants the first closing line names.
+// maxNamed bounds the arms the first closing line names.
 const maxNamed = 8
 
 // CountRuns says how many case runs a summary counts: "12 cases" when each
@@ -345,7 +345,7 @@ func formatModel(m eval.ModelResult) string {
 	return line + cacheShare(m.PromptTokens, m.CachedTokens)
 }
 
-// maxPairLines bounds the closing lines comparing two variants: with many
+// maxPairLines bounds the closing lines comparing two arms: with many
 // arms (leave-one-out) their pairs are hundreds.
 const maxPairLines = 20
 

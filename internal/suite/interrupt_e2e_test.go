@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -186,11 +187,8 @@ func TestInterruptUnderMcpevalEval(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "cases.yaml"), []byte(caseYAML("slow 1", "slow 2", "slow 3", "slow 4")), 0o644))
 	root, err := files.ModuleRoot()
 	require.NoError(t, err)
-	mcpeval := filepath.Join(dir, "mcpeval")
-	build := exec.Command("go", "build", "-o", mcpeval, "./cmd/mcpeval")
-	build.Dir = root
-	b, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", b)
+	mcpeval, err := mcpevalBinary()
+	require.NoError(t, err)
 
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(mcpeval, "eval")
@@ -237,6 +235,69 @@ func TestInterruptUnderMcpevalEval(t *testing.T) {
 	require.NoError(t, err, "the report is written: %s", output.String())
 	assert.Contains(t, string(page), "The run stopped: interrupted (Ctrl-C)")
 	assert.Contains(t, output.String(), "mcpeval: INTERRUPTED (Ctrl-C): 2 case runs finished")
+}
+
+// Under mcpeval eval, an interrupt once every case has finished, while the
+// report is written, keeps every result and finishes the report; the
+// command says so and ends as the run would have.
+func TestInterruptWhileTheReportIsWritten(t *testing.T) {
+	stub := llmstub.Start(func(req llmstub.Request) llmstub.Reply {
+		if req.ForcedTool() == llmstub.JudgeTool {
+			return llmstub.Verdict("yes", "ok")
+		}
+		return llmstub.Reply{Content: "anything"}
+	}, llmstub.Options{})
+	defer stub.Close()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "cases.yaml"), []byte(caseYAML("a", "b", "c")), 0o644))
+	root, err := files.ModuleRoot()
+	require.NoError(t, err)
+	mcpeval, err := mcpevalBinary()
+	require.NoError(t, err)
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(mcpeval, "eval")
+	cmd.Dir = root
+	cmd.Env = filteredEnv()
+	for k, v := range stubEnv(stub) {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.Env = append(cmd.Env, "EVAL_CASES="+filepath.Join(dir, "cases.yaml"), "EVAL_OUT="+out,
+		"EVAL_CACHE="+filepath.Join(dir, "cache.json"), "EVAL_SERVER="+faultServer(t))
+	output := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = output, output
+	require.NoError(t, cmd.Start())
+	require.Eventually(t, func() bool { return strings.Contains(output.String(), "mcpeval: writing the report of run ") },
+		2*time.Minute, 20*time.Millisecond, "the run reaches its report")
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	require.NoError(t, cmd.Wait(), "the run passed, and its report is finished: %s", output)
+	said := output.String()
+	assert.Contains(t, said, "mcpeval: interrupted: every result is kept; the report is being written and takes a moment (Ctrl-C again stops at once)")
+	run := newestRun(out)
+	require.NotEmpty(t, run, said)
+	page, err := os.ReadFile(filepath.Join(run, eval.ReportFile))
+	require.NoError(t, err, said)
+	for _, name := range []string{"a", "b", "c"} {
+		assert.Contains(t, string(page), `"name":"`+name+`"`, "every case is in the report")
+	}
+	assert.Contains(t, said, filepath.Join(run, eval.ReportFile), "the report's path, as without the interrupt")
+}
+
+// lockedBuffer is an output a test reads while a process writes it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // An interrupt while the servers start stops the start at once: no case

@@ -100,7 +100,7 @@ func (w *recordWriter) write(rec eval.Record) {
 	w.started = w.started || rec.Status != eval.NotRun || strings.HasPrefix(rec.Reason, notFinished)
 	if rec.Metrics != nil {
 		w.metrics = append(w.metrics, eval.MetricsEntry{Case: rec.Name, Category: rec.Category, Kind: rec.Kind,
-			Model: rec.Variant(), Metrics: *rec.Metrics})
+			Model: rec.ArmName(), Metrics: *rec.Metrics})
 	}
 }
 

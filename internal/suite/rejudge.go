@@ -223,11 +223,11 @@ func (s *Run) rejudgedSummary(src eval.Summary, info *eval.RejudgedInfo, spent e
 		sum.Count(r)
 	}
 	sum.Usage, sum.CostUSD, sum.SavedUSD, sum.Cached = spent, spent.CostUSD, 0, 0
-	var variants []string
+	var arms []string
 	for _, m := range src.Models {
-		variants = append(variants, m.Model)
+		arms = append(arms, m.Model)
 	}
-	stats.Summarize(&sum, records, variants)
+	stats.Summarize(&sum, records, arms)
 	for i := range sum.Models {
 		for _, m := range src.Models {
 			if m.Model == sum.Models[i].Model {

@@ -21,7 +21,7 @@ func (s *Run) ExpectedSeconds(c eval.Case, run eval.CaseRun) (seconds float64, o
 	if s.Settings.Reference {
 		return 0, false
 	}
-	key, err := s.key(c, s.armOf(run.Variant()), run.Repeat)
+	key, err := s.key(c, s.armOf(run.ArmName()), run.Repeat)
 	if err != nil {
 		return 0, false
 	}
@@ -41,7 +41,7 @@ func (s *Run) ExpectedSeconds(c eval.Case, run eval.CaseRun) (seconds float64, o
 // eval.Shard.Group).
 func (s *Run) ShardInfo(repeats int) (config eval.ShardConfig, group string) {
 	st := s.Settings
-	c := eval.ShardConfig{Models: s.Variants(), Provider: s.redactor.String(st.BaseURL), Reference: st.Reference,
+	c := eval.ShardConfig{Models: s.Arms(), Provider: s.redactor.String(st.BaseURL), Reference: st.Reference,
 		Repeats: repeats, GitCommit: gitCommit(st.Root)}
 	decisive := struct {
 		SystemPrompt  string   `json:"system_prompt"`

@@ -625,9 +625,9 @@ func (s *Run) notStarted(rec eval.Record) (eval.Record, error) {
 }
 
 // Case evaluates one case in one of its repeats (go test -count) with
-// each of the variants (see Variants: the arms, or the models), side by
+// each of the arms (see Arms: of an arms file, or one per model), side by
 // side, and records each run; tests are the runs' go test names, in the
-// order of variants. The variants start together, and a budget admits or
+// order of arms. The arms start together, and a budget admits or
 // refuses them together, so that whatever it cuts, they stay compared on
 // the same runs. Every problem with a model, the
 // tools or the case becomes its record's status and reason; the only
@@ -635,15 +635,15 @@ func (s *Run) notStarted(rec eval.Record) (eval.Record, error) {
 // run that does not start because the budget is spent is a record with
 // status NotRun. The records returned, like everything written, hold no
 // secret of the run.
-func (s *Run) Case(ctx context.Context, c eval.Case, repeat int, variants, tests []string) ([]eval.Record, []error) {
-	g := newCaseGroup(variants...)
-	recs, errs := make([]eval.Record, len(variants)), make([]error, len(variants))
-	if len(variants) == 1 {
-		recs[0], errs[0] = s.runIn(ctx, g, c, s.armOf(variants[0]), repeat, tests[0])
+func (s *Run) Case(ctx context.Context, c eval.Case, repeat int, arms, tests []string) ([]eval.Record, []error) {
+	g := newCaseGroup(arms...)
+	recs, errs := make([]eval.Record, len(arms)), make([]error, len(arms))
+	if len(arms) == 1 {
+		recs[0], errs[0] = s.runIn(ctx, g, c, s.armOf(arms[0]), repeat, tests[0])
 		return recs, errs
 	}
 	var wg sync.WaitGroup
-	for i, v := range variants {
+	for i, v := range arms {
 		wg.Go(func() { recs[i], errs[i] = s.runIn(ctx, g, c, s.armOf(v), repeat, tests[i]) })
 	}
 	wg.Wait()
@@ -796,7 +796,7 @@ func (s *Run) score(c eval.Case, rec eval.Record, tr *agent.Transcript) eval.Met
 // agent's transcript.
 func (s *Run) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *agent.Transcript {
 	st := s.Settings
-	a := s.armOf(rec.Variant())
+	a := s.armOf(rec.ArmName())
 	cfg := agent.Config{Model: rec.Model, SystemPrompt: cmp.Or(a.systemPrompt, st.SystemPrompt), MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens,
 		LimitCounter: s.limitCounter, Counter: s.counters[rec.Model], Prices: s.prices, Recorder: s.record, FollowLinks: st.FollowLinks}
 	tools, end := s.toolBox(a, rec.CaseRun())
@@ -1076,7 +1076,7 @@ func (s *Run) Summary() eval.Summary {
 		}
 	}
 	sum.NotRun = s.selectedCount()*len(s.arms) - len(ran)
-	evaluated := s.Variants()
+	evaluated := s.Arms()
 	if st.Reference {
 		evaluated = nil // no model was evaluated
 	}
@@ -1233,7 +1233,7 @@ func Gates(sum eval.Summary, st settings.Settings) []string {
 		for _, c := range sum.Cases {
 			if c.PassRate < st.MinPassRate {
 				name := fmt.Sprintf("%q", c.Name)
-				if len(sum.OverallByVariant) > 1 {
+				if len(sum.OverallByArm) > 1 {
 					name += " [" + c.Model + "]"
 				}
 				low = append(low, fmt.Sprintf("%s %d/%d", name, c.Passes, c.Runs))
@@ -1247,12 +1247,12 @@ func Gates(sum eval.Summary, st settings.Settings) []string {
 	// a mix of them is no one's pass rate.
 	switch {
 	case st.MinRunPassRate <= 0:
-	case len(sum.OverallByVariant) > 1:
+	case len(sum.OverallByArm) > 1:
 		what := "model"
 		if len(sum.Arms) > 0 {
 			what = "arm"
 		}
-		for _, g := range sum.OverallByVariant {
+		for _, g := range sum.OverallByArm {
 			if g.Cases > 0 && g.PassRate < st.MinRunPassRate {
 				out = append(out, fmt.Sprintf("the pass rate of %s %s, %.3f, is below the minimum %g", what, g.Name, g.PassRate, st.MinRunPassRate))
 			}

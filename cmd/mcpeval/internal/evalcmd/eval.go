@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"golang.org/x/term"
@@ -107,6 +109,11 @@ func run(c *base.Command, args []string, p base.Process) error {
 		return nil
 	}
 	explainCounts(p.Stdout, stream, filepath.Join(dir, eval.SummaryFile))
+	// Every result is on disk now: an interrupt while the report is
+	// written loses nothing.
+	stopInterrupts := reportInterrupts(p.Stderr, dir)
+	defer stopInterrupts()
+	fmt.Fprintf(p.Stdout, "mcpeval: writing the report of run %s\n", filepath.Base(dir))
 	o := reportcmd.Options{Out: st.Out, Run: dir, Streams: []string{stream}, Open: open, Baseline: *baseline,
 		GateCauses: st.GateCauses, Attribute: st.Attribute, AttributeRuns: st.AttributeRuns, Pkg: *pkg}
 	if ci {
@@ -119,6 +126,36 @@ func run(c *base.Command, args []string, p base.Process) error {
 		return base.Exit(1) // go test's output says what failed
 	}
 	return nil
+}
+
+// reportInterrupts handles Ctrl-C while a finished run's report is
+// written: the first says the report is finished all the same, the
+// second exits at once (status 130) and says how to write the report
+// later. A report cut short leaves no file behind but its temporary one,
+// which the next report removes. stop ends the handling.
+func reportInterrupts(stderr io.Writer, dir string) (stop func()) {
+	c := make(chan os.Signal, 2)
+	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		for n := 0; ; n++ {
+			select {
+			case <-done:
+				return
+			case <-c:
+			}
+			if n == 0 {
+				fmt.Fprintln(stderr, "mcpeval: interrupted: every result is kept; the report is being written and takes a moment (Ctrl-C again stops at once)")
+				continue
+			}
+			fmt.Fprintf(stderr, "mcpeval: INTERRUPTED while the report was written: the run's results are kept in %s; go tool mcpeval report -run %s writes its report\n", dir, dir)
+			os.Exit(130)
+		}
+	}()
+	return func() {
+		signal.Stop(c)
+		close(done)
+	}
 }
 
 // isTerminal reports whether w is a terminal.

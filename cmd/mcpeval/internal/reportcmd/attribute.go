@@ -196,7 +196,7 @@ func replayFlips(flipped []*report.CaseDiff, st settings.Settings, baseDir, dir 
 	for _, d := range flipped {
 		n, asBase := 0, 0
 		for _, r := range records {
-			if r.Name == d.Name && (d.Model == "" || r.Variant() == d.Model) && r.Status != eval.NotRun {
+			if r.Name == d.Name && (d.Model == "" || r.ArmName() == d.Model) && r.Status != eval.NotRun {
 				n++
 				if (r.Status == eval.Pass) == d.Base.Passed {
 					asBase++
