@@ -87,7 +87,7 @@ type Summary struct {
 	// names it), in their order, when the run compared several: the
 	// headline of each, since Overall mixes them.
 	OverallByArm []GroupResult `json:"overall_by_arm,omitempty"`
-	Cases            []CaseResult  `json:"cases"`
+	Cases        []CaseResult  `json:"cases"`
 
 	// CostUSD is what this run's requests cost (cached cases spent
 	// nothing now); SavedUSD is what the cached cases cost when they ran.
