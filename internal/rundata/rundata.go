@@ -1,22 +1,20 @@
-// Package report turns one evaluation run into a single self-contained HTML
-// file.
+// Package rundata is one evaluation run as its report shows it: the run's
+// `go test -json` event stream (one or several shards, read with gotestsum's
+// testjson package) joined with the output directory the suite wrote.
 //
-// Its inputs are the run's `go test -json` event stream (one or several
-// shards, read with gotestsum's testjson package) and the output directory
-// the suite wrote: results.jsonl (one eval.Record per case), summary.json,
-// when scoring ran, metrics_summary.json and, when make calibrate wrote one,
-// calibration.json (see Trust). Test events say which case
-// tests passed, failed, were skipped or never finished; records carry the
-// question, answer, judge verdict, tool calls, conversation and typed
+// The directory holds results.jsonl (one eval.Record per case run),
+// summary.json, when scoring ran, metrics_summary.json and, when make
+// calibrate wrote one, calibration.json (see Trust). Test events say which
+// case tests passed, failed, were skipped or never finished; records carry
+// the question, answer, judge verdict, tool calls, conversation and typed
 // metrics. The two are joined on the subtest name (Record.Test) and, for go
 // test -count=N, the run's number (Record.Repeat): every run of a case is a
-// case of the report, and a case test without a record and a record without
-// a test event both still appear.
+// case of the data, and a case test without a record and a record without a
+// test event both still appear.
 //
-// The page embeds all data as JSON in non-executed script blocks and renders
-// it with DOM text nodes only; a strict Content-Security-Policy with hashes of
-// the inline style and script allows nothing else to run or load.
-package report
+// The HTML pages (internal/htmlreport), the JUnit file (internal/junit) and
+// the comparison with a baseline (internal/baseline) are made from a Data.
+package rundata
 
 import (
 	"time"
@@ -28,15 +26,15 @@ import (
 // those of eval.Status.
 const Skip eval.Status = "skip"
 
-// ran reports whether a case with the status ran: neither skipped nor
+// Ran reports whether a case with the status ran: neither skipped nor
 // not run.
-func ran(s eval.Status) bool { return s != Skip && s != eval.NotRun }
+func Ran(s eval.Status) bool { return s != Skip && s != eval.NotRun }
 
 // Data is everything the report shows.
 type Data struct {
 	// Flips are, in a comparison with a baseline, the change and cause of
-	// each flipped case, by name and model (Comparison.FlipMessages): its
-	// JUnit message names them.
+	// each flipped case, by name and model
+	// (baseline.Comparison.FlipMessages): its JUnit message names them.
 	Flips map[eval.CaseRun]string
 	// Run is the header: summary.json, or what the records and test events
 	// say when there is none (FromSummary false). Its Usage and Retries
