@@ -1,7 +1,7 @@
 package eval
 
 // The causes of a case that flipped between a baseline run and a later
-// one (see report.Attribution), in the order they are looked for.
+// one (see baseline.Attribution), in the order they are looked for.
 const (
 	// CauseInfrastructure: a run of the case ended in an error, a cut
 	// reply or a token limit, in either run.

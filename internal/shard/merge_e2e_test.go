@@ -24,10 +24,10 @@ import (
 	"github.com/mcpeval/mcpeval/internal/evalcase"
 	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
+	"github.com/mcpeval/mcpeval/internal/rundata"
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
 	"github.com/mcpeval/mcpeval/internal/shard"
-	"github.com/mcpeval/mcpeval/report"
 )
 
 // extraCases are a failing case and a category without a test function of
@@ -105,7 +105,7 @@ func outcomes(t *testing.T, dir string) map[string]eval.Status {
 	f, err := os.Open(filepath.Join(dir, shard.StreamFile))
 	require.NoError(t, err)
 	defer f.Close()
-	data, err := report.Load(dir, []report.Stream{{Name: "test.json", R: f}})
+	data, err := rundata.Load(dir, []rundata.Stream{{Name: "test.json", R: f}})
 	require.NoError(t, err)
 	assert.Empty(t, data.Problems, "the report of %s", dir)
 	out := map[string]eval.Status{}

@@ -17,8 +17,9 @@ import (
 
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/files"
+	"github.com/mcpeval/mcpeval/internal/junit"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
-	"github.com/mcpeval/mcpeval/report"
+	"github.com/mcpeval/mcpeval/internal/rundata"
 )
 
 // memoryVersion is the version of @modelcontextprotocol/server-memory the
@@ -233,7 +234,7 @@ func TestClaimsGradedOneByOne(t *testing.T) {
 	assert.Contains(t, rec.JudgePrompt, pet.Claims[2], "and what it was asked")
 
 	// The report holds each claim; its JUnit file names them.
-	data, err := report.Load(r.out, nil)
+	data, err := rundata.Load(r.out, nil)
 	require.NoError(t, err)
 	var shown *eval.Record
 	for _, c := range data.Cases {
@@ -243,9 +244,9 @@ func TestClaimsGradedOneByOne(t *testing.T) {
 	}
 	require.NotNil(t, shown, "the report holds the case's record")
 	require.Len(t, shown.Claims, 3)
-	var junit strings.Builder
-	require.NoError(t, report.WriteJUnit(&junit, data, r.out))
-	assert.Contains(t, junit.String(), "claim 3 not: "+pet.Claims[2])
+	var junitFile strings.Builder
+	require.NoError(t, junit.Write(&junitFile, data, r.out))
+	assert.Contains(t, junitFile.String(), "claim 3 not: "+pet.Claims[2])
 
 	// At a lower pass mark the same answer passes.
 	lower := strings.Replace(cases, "pass_coverage: 0.75", "pass_coverage: 0.6", 1)

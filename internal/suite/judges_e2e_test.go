@@ -12,7 +12,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
-	"github.com/mcpeval/mcpeval/report"
+	"github.com/mcpeval/mcpeval/internal/rundata"
 )
 
 func withEnv(base env, extra env) env {
@@ -160,7 +160,7 @@ func TestUndecidedJudgeEndToEnd(t *testing.T) {
 	assert.Contains(t, r.output, "2 cases: 0 passed, 0 failed, 0 errors, 0 token-limit, 0 cached, 2 undecided (the judge could not decide)")
 	assert.Contains(t, r.output, "undecided: the judge could not decide")
 
-	d, err := report.Load(r.out, nil)
+	d, err := rundata.Load(r.out, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 2, d.Totals.Undecided)
 	assert.Zero(t, d.Totals.Failed)
@@ -223,9 +223,9 @@ labels:
 	assert.True(t, blind.Trusted())
 	assert.Contains(t, sum.ChecksCalibration.Labels, filepath.Join(dir, "cases.labels.yaml"))
 
-	d, err := report.Load(r.out, nil)
+	d, err := rundata.Load(r.out, nil)
 	require.NoError(t, err)
-	assert.Equal(t, report.TrustChecks, d.Trust.Level)
+	assert.Equal(t, rundata.TrustChecks, d.Trust.Level)
 	assert.True(t, strings.HasPrefix(d.Trust.Message, "Checks only: no judge ran"), d.Trust.Message)
 	require.Len(t, d.Trust.Lines, 1, "the blind set on a line of its own")
 	assert.Contains(t, d.Trust.Lines[0], "on blind label set blind-e2e")

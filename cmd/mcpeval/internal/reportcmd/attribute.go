@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
+	"github.com/mcpeval/mcpeval/internal/baseline"
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
 	"github.com/mcpeval/mcpeval/internal/files"
@@ -23,7 +24,6 @@ import (
 	"github.com/mcpeval/mcpeval/internal/settings"
 	"github.com/mcpeval/mcpeval/internal/suite"
 	"github.com/mcpeval/mcpeval/internal/testname"
-	"github.com/mcpeval/mcpeval/report"
 )
 
 // confirm checks the causes of the flips by asking again: a flip the
@@ -31,7 +31,7 @@ import (
 // with the current judge (when the settings configure one); with
 // o.Attribute the flips are re-run on the baseline's recorded tool
 // results. The gate then weighs the causes found.
-func confirm(c *report.Comparison, baseDir, dir string, o Options, p base.Process) error {
+func confirm(c *baseline.Comparison, baseDir, dir string, o Options, p base.Process) error {
 	if !o.Attribute && keepReplays(c, dir, p) > 0 {
 		c.Regate()
 	}
@@ -70,13 +70,13 @@ const maxCompareJSON = 64 << 20
 // the baseline's tool results, each flip they re-ran is weighed by them
 // again, so a report written later without -attribute does not write a
 // poorer comparison over it. It returns how many flips it weighed.
-func keepReplays(c *report.Comparison, dir string, p base.Process) int {
+func keepReplays(c *baseline.Comparison, dir string, p base.Process) int {
 	path := filepath.Join(dir, "compare.json")
 	data, err := files.ReadRegular(path, maxCompareJSON)
 	if err != nil {
 		return 0 // none, or none to trust: the comparison is written anew
 	}
-	var earlier report.ComparisonJSON
+	var earlier baseline.ComparisonJSON
 	if json.Unmarshal(data, &earlier) != nil || earlier.Baseline != c.Base.RunID || earlier.Run != c.Current.RunID {
 		return 0
 	}
@@ -88,7 +88,7 @@ func keepReplays(c *report.Comparison, dir string, p base.Process) int {
 		}
 		for _, d := range replayable {
 			if d.Name == f.Name && d.Model == f.Model && d.Change == f.Change {
-				weigh(d.Attribution, &report.ReplayCheck{Run: f.Replay.Run, Runs: f.Replay.Runs, AsBaseline: f.Replay.AsBaseline})
+				weigh(d.Attribution, &baseline.ReplayCheck{Run: f.Replay.Run, Runs: f.Replay.Runs, AsBaseline: f.Replay.AsBaseline})
 				kept++
 				run = f.Replay.Run
 			}
@@ -102,8 +102,8 @@ func keepReplays(c *report.Comparison, dir string, p base.Process) int {
 }
 
 // flips returns the flipped cases of the causes given.
-func flips(c *report.Comparison, causes ...string) []*report.CaseDiff {
-	var out []*report.CaseDiff
+func flips(c *baseline.Comparison, causes ...string) []*baseline.CaseDiff {
+	var out []*baseline.CaseDiff
 	for i := range c.Cases {
 		if a := c.Cases[i].Attribution; a != nil && slices.Contains(causes, a.Cause) {
 			out = append(out, &c.Cases[i])
@@ -116,7 +116,7 @@ func flips(c *report.Comparison, causes ...string) []*report.CaseDiff {
 // explains with the current case and judge: the same outcome as now
 // confirms that the judge changed its mind; the baseline's outcome again
 // says the answer changed, which makes the flip the model's.
-func confirmJudge(judged []*report.CaseDiff, st settings.Settings, p base.Process) error {
+func confirmJudge(judged []*baseline.CaseDiff, st settings.Settings, p base.Process) error {
 	cases, err := evalcase.LoadPath(st.Cases)
 	if err != nil {
 		return fmt.Errorf("re-judging the baseline's answers: %w", err)
@@ -157,7 +157,7 @@ func confirmJudge(judged []*report.CaseDiff, st settings.Settings, p base.Proces
 // what the re-runs did: mostly the baseline's outcome again says the tool
 // results moved the model (data, or surface when the surface changed);
 // mostly the current one says the model changed on the same data.
-func replayFlips(flipped []*report.CaseDiff, st settings.Settings, baseDir, dir string, o Options, p base.Process) error {
+func replayFlips(flipped []*baseline.CaseDiff, st settings.Settings, baseDir, dir string, o Options, p base.Process) error {
 	if len(flipped) == 0 {
 		return nil
 	}
@@ -204,14 +204,14 @@ func replayFlips(flipped []*report.CaseDiff, st settings.Settings, baseDir, dir 
 			}
 		}
 		if n > 0 {
-			weigh(d.Attribution, &report.ReplayCheck{Run: id, Runs: n, AsBaseline: asBase})
+			weigh(d.Attribution, &baseline.ReplayCheck{Run: id, Runs: n, AsBaseline: asBase})
 		}
 	}
 	return nil
 }
 
 // weigh sets a flip's cause by its re-runs on the baseline's tool results.
-func weigh(a *report.Attribution, r *report.ReplayCheck) {
+func weigh(a *baseline.Attribution, r *baseline.ReplayCheck) {
 	a.Replay = r
 	switch {
 	case 2*r.AsBaseline > r.Runs: // the old tool results give the old outcome

@@ -13,9 +13,9 @@ import (
 
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/cmdtest"
+	"github.com/mcpeval/mcpeval/internal/baseline"
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/files"
-	"github.com/mcpeval/mcpeval/report"
 )
 
 // The re-runs on the baseline's tool results weigh a flip's cause, and say
@@ -37,8 +37,8 @@ func TestWeigh(t *testing.T) {
 		{"a tie keeps the cause", eval.CauseData, 2, 1, eval.CauseData, 0.5, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a := &report.Attribution{Cause: tc.cause, Why: "evidence"}
-			weigh(a, &report.ReplayCheck{Run: "r", Runs: tc.runs, AsBaseline: tc.asBase})
+			a := &baseline.Attribution{Cause: tc.cause, Why: "evidence"}
+			weigh(a, &baseline.ReplayCheck{Run: "r", Runs: tc.runs, AsBaseline: tc.asBase})
 			assert.Equal(t, tc.wantCause, a.Cause)
 			require.NotNil(t, a.Replay)
 			assert.InDelta(t, tc.wantSure, a.Replay.Sure, 1e-9)
@@ -57,8 +57,8 @@ func TestReportKeepsAttribution(t *testing.T) {
 	cmdtest.WriteRun(t, parent, "20261101T120000Z-cccccc", names, nil, 1)
 	cur := cmdtest.WriteRun(t, parent, "20261102T000000Z-bbbbbb", names, map[string]bool{names[0]: true}, 1)
 	path := filepath.Join(cur, "compare.json")
-	read := func() report.ComparisonJSON {
-		var c report.ComparisonJSON
+	read := func() baseline.ComparisonJSON {
+		var c baseline.ComparisonJSON
 		data, err := os.ReadFile(path)
 		require.NoError(t, err)
 		require.NoError(t, json.Unmarshal(data, &c))
@@ -77,7 +77,7 @@ func TestReportKeepsAttribution(t *testing.T) {
 	require.Nil(t, c.Flips[0].Replay)
 	// What -attribute would have written: the re-runs on the baseline's
 	// tool results did as the baseline, so the data moved the model.
-	c.Flips[0].Replay = &report.ReplayCheck{Run: "20261102T010000Z-dddddd", Runs: 3, AsBaseline: 3, Sure: 1}
+	c.Flips[0].Replay = &baseline.ReplayCheck{Run: "20261102T010000Z-dddddd", Runs: 3, AsBaseline: 3, Sure: 1}
 	c.Flips[0].Cause, c.Flips[0].Why = eval.CauseData, c.Flips[0].Why+"; the data moved"
 	require.NoError(t, files.WriteJSON(path, c))
 
@@ -106,8 +106,8 @@ func TestReportKeepsAttribution(t *testing.T) {
 // A compare.json that is not a regular file, or whose re-runs are not
 // well formed, is not read: the comparison is written anew.
 func TestKeepReplaysRefusesOddFiles(t *testing.T) {
-	c := &report.Comparison{Base: eval.Summary{RunID: "b"}, Current: eval.Summary{RunID: "c"},
-		Cases: []report.CaseDiff{{Name: "x", Change: report.Regression, Attribution: &report.Attribution{Cause: eval.CauseModel, Why: "w"}}}}
+	c := &baseline.Comparison{Base: eval.Summary{RunID: "b"}, Current: eval.Summary{RunID: "c"},
+		Cases: []baseline.CaseDiff{{Name: "x", Change: baseline.Regression, Attribution: &baseline.Attribution{Cause: eval.CauseModel, Why: "w"}}}}
 	p := base.Process{Stdout: io.Discard, Stderr: io.Discard}
 	for _, tc := range []struct {
 		name  string
@@ -116,12 +116,12 @@ func TestKeepReplaysRefusesOddFiles(t *testing.T) {
 		{"a directory", func(path string) { require.NoError(t, os.Mkdir(path, 0o755)) }},
 		{"a link to /dev/zero", func(path string) { require.NoError(t, os.Symlink("/dev/zero", path)) }},
 		{"a replay of more runs as the baseline than runs", func(path string) {
-			require.NoError(t, files.WriteJSON(path, report.ComparisonJSON{Baseline: "b", Run: "c", Flips: []report.FlipJSON{{Name: "x", Change: report.Regression,
-				Attribution: &report.Attribution{Cause: eval.CauseModel, Replay: &report.ReplayCheck{Run: "20261102T010000Z-dddddd", Runs: 1, AsBaseline: 5}}}}}))
+			require.NoError(t, files.WriteJSON(path, baseline.ComparisonJSON{Baseline: "b", Run: "c", Flips: []baseline.FlipJSON{{Name: "x", Change: baseline.Regression,
+				Attribution: &baseline.Attribution{Cause: eval.CauseModel, Replay: &baseline.ReplayCheck{Run: "20261102T010000Z-dddddd", Runs: 1, AsBaseline: 5}}}}}))
 		}},
 		{"a replay whose run is no run id", func(path string) {
-			require.NoError(t, files.WriteJSON(path, report.ComparisonJSON{Baseline: "b", Run: "c", Flips: []report.FlipJSON{{Name: "x", Change: report.Regression,
-				Attribution: &report.Attribution{Cause: eval.CauseModel, Replay: &report.ReplayCheck{Run: "\x1b[2J", Runs: 1, AsBaseline: 1}}}}}))
+			require.NoError(t, files.WriteJSON(path, baseline.ComparisonJSON{Baseline: "b", Run: "c", Flips: []baseline.FlipJSON{{Name: "x", Change: baseline.Regression,
+				Attribution: &baseline.Attribution{Cause: eval.CauseModel, Replay: &baseline.ReplayCheck{Run: "\x1b[2J", Runs: 1, AsBaseline: 1}}}}}))
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

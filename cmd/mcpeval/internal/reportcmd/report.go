@@ -26,11 +26,14 @@ import (
 	"strings"
 
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
+	"github.com/mcpeval/mcpeval/internal/baseline"
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/files"
+	"github.com/mcpeval/mcpeval/internal/htmlreport"
+	"github.com/mcpeval/mcpeval/internal/junit"
+	"github.com/mcpeval/mcpeval/internal/rundata"
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
-	"github.com/mcpeval/mcpeval/report"
 )
 
 // Cmd is mcpeval report.
@@ -155,7 +158,7 @@ func Write(o Options, p base.Process) error {
 	}
 	defer closeAll()
 
-	data, err := report.Load(dir, streams)
+	data, err := rundata.Load(dir, streams)
 	if err != nil {
 		return err
 	}
@@ -163,7 +166,7 @@ func Write(o Options, p base.Process) error {
 		first, _, _ := strings.Cut(problem, "\n")
 		fmt.Fprintln(p.Stderr, "mcpeval report: problem:", first)
 	}
-	data.History = historyOf(parent, data.Run)
+	data.History = rundata.History(parent, data.Run)
 	data.Problems = append(o.Problems, data.Problems...)
 	var cmp *comparison
 	if o.Baseline != "" {
@@ -178,14 +181,14 @@ func Write(o Options, p base.Process) error {
 		path = filepath.Join(dir, eval.ReportFile)
 	}
 	if cmp != nil {
-		data.Comparison = &report.ComparisonLink{Href: linkFrom(path, filepath.Join(dir, compareFile)), Baseline: cmp.Base.RunID, Causes: cmp.CauseLine()}
+		data.Comparison = &rundata.ComparisonLink{Href: linkFrom(path, filepath.Join(dir, compareFile)), Baseline: cmp.Base.RunID, Causes: cmp.CauseLine()}
 	}
-	if err := writeFile(path, func(w io.Writer) error { return report.Write(w, data) }); err != nil {
+	if err := writeFile(path, func(w io.Writer) error { return htmlreport.Write(w, data) }); err != nil {
 		return err
 	}
 	fmt.Fprintln(p.Stdout, absPath(path)) // a terminal can open an absolute path with a click
 	if o.JUnit != "" {
-		if err := writeFile(o.JUnit, func(w io.Writer) error { return report.WriteJUnit(w, data, moduleRoot()) }); err != nil {
+		if err := writeFile(o.JUnit, func(w io.Writer) error { return junit.Write(w, data, moduleRoot()) }); err != nil {
 			return err
 		}
 		fmt.Fprintln(p.Stdout, absPath(o.JUnit))
@@ -205,7 +208,7 @@ func Write(o Options, p base.Process) error {
 
 // comparison is the run compared with its baseline, in baseDir.
 type comparison struct {
-	*report.Comparison
+	*baseline.Comparison
 	baseDir string
 }
 
@@ -213,16 +216,16 @@ type comparison struct {
 // names, attributes each flipped case to its cause and, as o asks,
 // confirms the judge's flips and re-runs the flips on the baseline's
 // recorded tool results.
-func compare(parent, dir string, o Options, cur *report.Data, p base.Process) (*comparison, error) {
+func compare(parent, dir string, o Options, cur *rundata.Data, p base.Process) (*comparison, error) {
 	baseDir, err := resolveBaseline(parent, dir, o.Baseline)
 	if err != nil {
 		return nil, err
 	}
-	before, err := report.Load(baseDir, nil)
+	before, err := rundata.Load(baseDir, nil)
 	if err != nil {
 		return nil, fmt.Errorf("baseline %s: %w", baseDir, err)
 	}
-	c, err := report.Compare(before, cur, o.Alpha, o.GateCauses...)
+	c, err := baseline.Compare(before, cur, o.Alpha, o.GateCauses...)
 	if err != nil {
 		return nil, err
 	}
@@ -235,9 +238,9 @@ func compare(parent, dir string, o Options, cur *report.Data, p base.Process) (*
 // write prints the comparison, writes compare.html and compare.json
 // beside the report and returns a failure for a significant regression.
 func (c *comparison) write(dir string, stdout io.Writer) error {
-	report.WriteComparisonText(stdout, c.Comparison, c.baseDir)
+	baseline.WriteText(stdout, c.Comparison, c.baseDir)
 	path := filepath.Join(dir, compareFile)
-	if err := writeFile(path, func(w io.Writer) error { return report.WriteComparison(w, c.Comparison) }); err != nil {
+	if err := writeFile(path, func(w io.Writer) error { return htmlreport.WriteComparison(w, c.Comparison) }); err != nil {
 		return err
 	}
 	if err := files.WriteJSON(filepath.Join(dir, "compare.json"), c.JSON()); err != nil {
@@ -248,31 +251,6 @@ func (c *comparison) write(dir string, stdout io.Writer) error {
 		return base.Failed(errors.New(c.Verdict(c.baseDir)))
 	}
 	return nil
-}
-
-// historyOf returns the pass rates of the kept runs of the same case set as
-// run, oldest first, at most 50.
-func historyOf(parent string, run eval.Summary) []report.HistoryPoint {
-	if run.CaseSet == "" {
-		return nil
-	}
-	list, err := runs.List(parent)
-	if err != nil {
-		return nil
-	}
-	var points []report.HistoryPoint
-	for _, r := range list {
-		if s := r.Summary; s != nil && s.CaseSet == run.CaseSet {
-			points = append(points, report.HistoryPoint{RunID: r.ID, Started: s.Started, PassRate: s.Overall.PassRate, Cases: s.Overall.Cases})
-		}
-	}
-	if len(points) > 50 {
-		points = points[:50]
-	}
-	for i, j := 0, len(points)-1; i < j; i, j = i+1, j-1 {
-		points[i], points[j] = points[j], points[i]
-	}
-	return points
 }
 
 // resolveRun picks the run to report: the flag's, the environment's, or the
@@ -354,8 +332,8 @@ func absPath(path string) string {
 	return path
 }
 
-func openStreams(paths []string, stdin io.Reader) ([]report.Stream, func(), error) {
-	var streams []report.Stream
+func openStreams(paths []string, stdin io.Reader) ([]rundata.Stream, func(), error) {
+	var streams []rundata.Stream
 	var opened []*os.File
 	closeAll := func() {
 		for _, f := range opened {
@@ -364,7 +342,7 @@ func openStreams(paths []string, stdin io.Reader) ([]report.Stream, func(), erro
 	}
 	for _, p := range paths {
 		if p == "-" {
-			streams = append(streams, report.Stream{Name: "standard input", R: stdin})
+			streams = append(streams, rundata.Stream{Name: "standard input", R: stdin})
 			continue
 		}
 		f, err := os.Open(p)
@@ -373,7 +351,7 @@ func openStreams(paths []string, stdin io.Reader) ([]report.Stream, func(), erro
 			return nil, nil, fmt.Errorf("open test output: %w", err)
 		}
 		opened = append(opened, f)
-		streams = append(streams, report.Stream{Name: p, R: f})
+		streams = append(streams, rundata.Stream{Name: p, R: f})
 	}
 	return streams, closeAll, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/files"
+	"github.com/mcpeval/mcpeval/internal/rundata/rundatatest"
 	"github.com/mcpeval/mcpeval/internal/runs"
 )
 
@@ -29,7 +30,7 @@ var (
 	fixtureErr    error
 )
 
-// runFixture runs the report package's miniature suite once with
+// runFixture runs the miniature suite of the report's tests once with
 // `go test -json`, giving its output directory (holding the run's
 // directory, runs/<fixtureRunID>) and event stream file.
 func runFixture(t *testing.T) (outDir, stream string) {
@@ -43,19 +44,7 @@ func runFixture(t *testing.T) (outDir, stream string) {
 		fixtureOut = filepath.Join(dir, "out")
 		fixtureStream = filepath.Join(dir, "run.json")
 		runDir := filepath.Join(fixtureOut, runs.Dir, fixtureRunID)
-		if fixtureErr = os.MkdirAll(runDir, 0o755); fixtureErr != nil {
-			return
-		}
-		root, err := files.ModuleRoot()
-		if err != nil {
-			fixtureErr = err
-			return
-		}
-		cmd := exec.Command("go", "test", "-json", "-count=1", "./report/testdata/fixture")
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "FIXTURE_OUT="+runDir)
-		out, _ := cmd.Output() // the fixture has failing tests
-		fixtureErr = os.WriteFile(fixtureStream, out, 0o644)
+		fixtureErr = rundatatest.GoTestJSON(runDir, fixtureStream, "")
 	})
 	require.NoError(t, fixtureErr)
 	return fixtureOut, fixtureStream
@@ -219,7 +208,7 @@ func TestGotestsumPostRunCommand(t *testing.T) {
 	cmd := exec.Command("go", "tool", "gotestsum", "--format", "testname",
 		"--jsonfile", filepath.Join(dir, "run.json"),
 		"--post-run-command", bin+" report -out "+outDir,
-		"--", "-count=1", "./report/testdata/fixture")
+		"--", "-count=1", rundatatest.FixturePackage)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "FIXTURE_OUT="+runDir)
 	out, _ = cmd.CombinedOutput() // the fixture has failing tests

@@ -1,4 +1,4 @@
-package report
+package htmlreport
 
 import (
 	_ "embed"
@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mcpeval/mcpeval/internal/baseline"
 	"github.com/mcpeval/mcpeval/internal/tooldiff"
 )
 
@@ -16,10 +17,10 @@ var compareStyle string
 // WriteComparison writes the comparison as one self-contained HTML page: no
 // script, no network, every text escaped by html/template, a
 // Content-Security-Policy that allows only its own style.
-func WriteComparison(w io.Writer, c *Comparison) error {
+func WriteComparison(w io.Writer, c *baseline.Comparison) error {
 	csp := "default-src 'none'; style-src '" + cspHash(compareStyle) + "'; base-uri 'none'; form-action 'none'"
 	return compareTemplate.Execute(w, struct {
-		*Comparison
+		*baseline.Comparison
 		CSP   string
 		Style template.CSS
 	}{c, csp, template.CSS(compareStyle)})
@@ -38,7 +39,7 @@ var compareTemplate = template.Must(template.New("compare").Funcs(template.FuncM
 	"anchor": func(name, model string) template.URL { return template.URL(CaseAnchor(name, model)) },
 	// caseID is a case row's id: its anchor, which report.html links to.
 	"caseID": CaseAnchor,
-	"outcome": func(o *CaseOutcome) string {
+	"outcome": func(o *baseline.CaseOutcome) string {
 		if o == nil {
 			return "—"
 		}
@@ -129,3 +130,27 @@ At level {{.Alpha}}, two runs of an unchanged model fail this gate at most {{pct
 </body>
 </html>
 `))
+
+// CaseAnchor is the fragment of report.html that opens a case: its name,
+// and its model when the run has several (name@model), each encoded as
+// JavaScript's encodeURIComponent does.
+func CaseAnchor(name, model string) string {
+	a := encodeURIComponent(name)
+	if model != "" {
+		a += "@" + encodeURIComponent(model)
+	}
+	return a
+}
+
+// encodeURIComponent escapes s as JavaScript's encodeURIComponent does.
+func encodeURIComponent(s string) string {
+	var b strings.Builder
+	for _, c := range []byte(s) {
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-_.!~*'()", c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}

@@ -1,4 +1,4 @@
-package report
+package htmlreport
 
 import (
 	"bytes"
@@ -20,7 +20,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcpeval/mcpeval/internal/baseline"
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/rundata"
+	"github.com/mcpeval/mcpeval/internal/rundata/rundatatest"
 )
 
 // chromiumPath finds a Chromium to drive. Without one the browser tests skip,
@@ -266,8 +269,8 @@ func rowIDs(p *browserPage) []int {
 }
 
 func TestReportInBrowser(t *testing.T) {
-	run := runFixture(t)
-	d := loadFiles(t, run.outDir, run.stream)
+	run := rundatatest.Fixture(t)
+	d := rundatatest.Load(t, run.OutDir, run.Stream)
 	path := filepath.Join(t.TempDir(), "report.html")
 	writeFile(t, path, d)
 
@@ -298,7 +301,7 @@ func TestReportInBrowser(t *testing.T) {
 	t.Run("failures first", func(t *testing.T) {
 		p.t = t
 		assert.Equal(t, "ascending", jsEval[string](p, `document.querySelector('#cases th[data-key="status"]').getAttribute('aria-sort')`))
-		order := map[eval.Status]int{eval.Error: 0, eval.TokenLimit: 1, eval.Fail: 2, Skip: 3, eval.Pass: 4}
+		order := map[eval.Status]int{eval.Error: 0, eval.TokenLimit: 1, eval.Fail: 2, rundata.Skip: 3, eval.Pass: 4}
 		var ranks []int
 		for _, id := range rowIDs(p) {
 			ranks = append(ranks, order[d.Groups[id].Status])
@@ -334,7 +337,7 @@ func TestReportInBrowser(t *testing.T) {
 	t.Run("injected text renders as text", func(t *testing.T) {
 		p.t = t
 		table := jsEval[string](p, `document.getElementById('cases').textContent`)
-		for _, payload := range payloads {
+		for _, payload := range rundatatest.Payloads {
 			assert.Contains(t, table, payload)
 		}
 		assert.Contains(t, jsEval[string](p, `document.querySelector('.meta').textContent`), `"><img src=x onerror=`)
@@ -473,7 +476,7 @@ func TestReportInBrowser(t *testing.T) {
 		p.t = t
 		require.NotNil(t, d.Run.Tools)
 		panel := jsEval[string](p, `document.getElementById('tools').textContent`)
-		for _, payload := range payloads {
+		for _, payload := range rundatatest.Payloads {
 			assert.Contains(t, panel, payload)
 		}
 		assert.Contains(t, panel, "marrvel-mock: 2 of 3 exercised (66.7%)")
@@ -481,18 +484,18 @@ func TestReportInBrowser(t *testing.T) {
 			"below the run's minimum coverage")
 		changes := jsEval[string](p, `document.getElementById('tool-changes').textContent`)
 		assert.Contains(t, changes, "Changed since run 20261120T101500Z-3fa2c1")
-		assert.Contains(t, changes, "Description was: "+payloads[3])
-		assert.Contains(t, jsEval[string](p, `document.querySelector('#tool-changes .schema-diff').textContent`), "-"+payloads[1])
+		assert.Contains(t, changes, "Description was: "+rundatatest.Payloads[3])
+		assert.Contains(t, jsEval[string](p, `document.querySelector('#tool-changes .schema-diff').textContent`), "-"+rundatatest.Payloads[1])
 		assert.Contains(t, changes, "3 cached passes were invalidated")
 
 		rows := func() []string {
 			return jsEval[[]string](p, `[...document.querySelectorAll('#tool-stats tbody tr')].map(r => r.dataset.tool)`)
 		}
-		assert.Equal(t, []string{"get_gene_by_symbol", payloads[0], payloads[1], payloads[4]}, rows(), "most calls first")
+		assert.Equal(t, []string{"get_gene_by_symbol", rundatatest.Payloads[0], rundatatest.Payloads[1], rundatatest.Payloads[4]}, rows(), "most calls first")
 		p.click(`#tool-stats th[data-key="error_rate"]`)
-		assert.Equal(t, []string{payloads[0], "get_gene_by_symbol", payloads[1], payloads[4]}, rows(), "highest error rate first, never called last")
+		assert.Equal(t, []string{rundatatest.Payloads[0], "get_gene_by_symbol", rundatatest.Payloads[1], rundatatest.Payloads[4]}, rows(), "highest error rate first, never called last")
 		p.click(`#tool-stats th[data-key="error_rate"]`)
-		assert.Equal(t, []string{payloads[4], payloads[1], "get_gene_by_symbol", payloads[0]}, rows(), "and the other way")
+		assert.Equal(t, []string{rundatatest.Payloads[4], rundatatest.Payloads[1], "get_gene_by_symbol", rundatatest.Payloads[0]}, rows(), "and the other way")
 		p.click(`#tool-stats th[data-key="latency_p95_ms"]`)
 		assert.Equal(t, "get_gene_by_symbol", rows()[0])
 		assert.Equal(t, "1,500", jsEval[string](p, `document.querySelector('#tool-stats tbody tr td[data-key="latency_p95_ms"]').textContent`))
@@ -504,7 +507,7 @@ func TestReportInBrowser(t *testing.T) {
 			assert.Equal(t, heads, n)
 		}
 		jsEval[chromedp.Void](p, `document.querySelectorAll('#tool-stats details').forEach(d => d.open = true)`)
-		assert.Contains(t, jsEval[string](p, `document.querySelector('#tool-stats').textContent`), payloads[2], "a description")
+		assert.Contains(t, jsEval[string](p, `document.querySelector('#tool-stats').textContent`), rundatatest.Payloads[2], "a description")
 		p.screenshot("fixture-tools", "#tools")
 		p.assertClean()
 	})
@@ -515,7 +518,7 @@ func TestReportInBrowser(t *testing.T) {
 // and a tool call that never reached a server is marked so.
 func TestRepeatedRunInBrowser(t *testing.T) {
 	chromiumPath(t)
-	d := repeatedFixtureRun(t)
+	d := rundatatest.Repeated(t)
 	path := filepath.Join(t.TempDir(), "report.html")
 	writeFile(t, path, d)
 	p := openBrowser(t)
@@ -625,7 +628,7 @@ func commas(n int) string {
 	return s
 }
 
-func writeFile(t *testing.T, path string, d *Data) {
+func writeFile(t *testing.T, path string, d *rundata.Data) {
 	t.Helper()
 	f, err := os.Create(path)
 	require.NoError(t, err)
@@ -634,7 +637,7 @@ func writeFile(t *testing.T, path string, d *Data) {
 }
 
 // caseIndex returns the position of the named case in the report's data.
-func caseIndex(t *testing.T, d *Data, name string) int {
+func caseIndex(t *testing.T, d *rundata.Data, name string) int {
 	t.Helper()
 	for i, c := range d.Cases {
 		if c.Name == name {
@@ -675,8 +678,8 @@ func TestModelsInBrowser(t *testing.T) {
 			recs = append(recs, rec)
 		}
 	}
-	writeRecords(t, dir, recs...)
-	d, err := Load(dir, nil)
+	rundatatest.WriteRecords(t, dir, recs...)
+	d, err := rundata.Load(dir, nil)
 	require.NoError(t, err)
 	require.Len(t, d.Models, 4)
 	path := filepath.Join(t.TempDir(), "report.html")
@@ -731,8 +734,7 @@ func TestHiddenCharactersShownInBrowser(t *testing.T) {
 	rec.ToolCalls[0].Arguments = `{"gene_symbol":"G1\u202e"}`
 	rec.Conversation[2].ToolCalls[0].Function.Arguments = rec.ToolCalls[0].Arguments
 	rec.Model = "model \x1b]0;pwned\x07"
-	in := inputs{events: &events{}, records: recs}
-	d := in.build()
+	d := rundata.FromRecords(recs)
 	path := filepath.Join(t.TempDir(), "report.html")
 	writeFile(t, path, d)
 
@@ -820,11 +822,11 @@ func TestArmsInBrowser(t *testing.T) {
 		info := a.info
 		sum.Models = append(sum.Models, eval.ModelResult{Model: a.name, Arm: &info, Tools: 35, ToolTokens: 4064})
 	}
-	writeRecords(t, dir, recs...)
+	rundatatest.WriteRecords(t, dir, recs...)
 	data, err := json.Marshal(sum)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, eval.SummaryFile), data, 0o644))
-	d, err := Load(dir, nil)
+	d, err := rundata.Load(dir, nil)
 	require.NoError(t, err)
 	require.Len(t, d.ArmEffects, 4)
 	require.Len(t, d.ArmVerdicts, 4, "every arm but the baseline")
@@ -885,7 +887,7 @@ func TestCaseLinkInBrowser(t *testing.T) {
 		lines = append(lines, string(b))
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(dir, eval.RecordsFile), []byte(strings.Join(lines, "\n")+"\n"), 0o644))
-	d, err := Load(dir, nil)
+	d, err := rundata.Load(dir, nil)
 	require.NoError(t, err)
 	// Compared with a baseline, the flipped case says how and why.
 	d.Flips = map[eval.CaseRun]string{{Name: "Gene lookup of TP53 & friends"}: "regression since r1, cause case: the case's expected answer changed: \"7158\", now \"7157\"\nalso surface: a tool it called changed: get_gene: description changed"}
@@ -899,14 +901,14 @@ func TestCaseLinkInBrowser(t *testing.T) {
 		baseLines = append(baseLines, string(b))
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(baseDir, eval.RecordsFile), []byte(strings.Join(baseLines, "\n")+"\n"), 0o644))
-	base, err := Load(baseDir, nil)
+	base, err := rundata.Load(baseDir, nil)
 	require.NoError(t, err)
-	cmp, err := Compare(base, d, 0.05)
+	cmp, err := baseline.Compare(base, d, 0.05)
 	require.NoError(t, err)
 	var page bytes.Buffer
 	require.NoError(t, WriteComparison(&page, cmp))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "compare.html"), page.Bytes(), 0o644))
-	d.Comparison = &ComparisonLink{Href: "./compare.html", Baseline: "r1", Causes: "1 flipped case by cause: 1 case"}
+	d.Comparison = &rundata.ComparisonLink{Href: "./compare.html", Baseline: "r1", Causes: "1 flipped case by cause: 1 case"}
 	path := filepath.Join(dir, "report.html")
 	writeFile(t, path, d)
 

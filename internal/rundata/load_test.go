@@ -1,8 +1,6 @@
-package report
+package rundata_test
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"io"
 	"os"
@@ -16,7 +14,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/rundata"
+	"github.com/mcpeval/mcpeval/internal/rundata/rundatatest"
 )
+
+func TestMain(m *testing.M) {
+	m.Run()
+	rundatatest.RemoveFixture()
+}
 
 // outcome is what the tests compare per case.
 type outcome struct {
@@ -26,7 +31,7 @@ type outcome struct {
 	Record   bool
 }
 
-func outcomes(d *Data) map[string]outcome {
+func outcomes(d *rundata.Data) map[string]outcome {
 	m := map[string]outcome{}
 	for _, c := range d.Cases {
 		m[c.Name] = outcome{Status: c.Status, Category: c.Category, Action: c.Event.Action, Record: c.Record != nil}
@@ -48,16 +53,16 @@ var fixtureOutcomes = map[string]outcome{
 	"PubMed search":          {eval.Pass, lit, "pass", true},
 	"provider down":          {eval.Error, lit, "pass", true},
 	"slow server":            {eval.Pass, lit, "pass", true},
-	"needs_key":              {Skip, lit, "skip", false},
+	"needs_key":              {rundata.Skip, lit, "skip", false},
 }
 
 func TestLoadFixtureRun(t *testing.T) {
-	run := runFixture(t)
-	d := loadFiles(t, run.outDir, run.stream)
+	run := rundatatest.Fixture(t)
+	d := rundatatest.Load(t, run.OutDir, run.Stream)
 
 	assert.Equal(t, fixtureOutcomes, outcomes(d))
 	// The cached PubMed search's 700 tokens were spent by an earlier run.
-	assert.Equal(t, Totals{Total: 8, Passed: 3, Failed: 1, Errors: 2, TokenLimit: 1, Skipped: 1, Cached: 1, NoRecord: 1,
+	assert.Equal(t, rundata.Totals{Total: 8, Passed: 3, Failed: 1, Errors: 2, TokenLimit: 1, Skipped: 1, Cached: 1, NoRecord: 1,
 		Tokens: 1000 + 2000 + 150000 + 300, Ran: 7, Rate: 100 * 3.0 / 7}, d.Totals)
 	assert.InDelta(t, 100*3.0/7, d.Totals.Rate, 1e-9, "skipped cases are not in the rate")
 	require.Len(t, d.Categories, 2)
@@ -75,7 +80,7 @@ func TestLoadFixtureRun(t *testing.T) {
 	assert.Equal(t, 5, d.Run.Usage.Retries)
 	assert.Equal(t, 1, d.Run.ServerRestarts)
 
-	byName := map[string]Case{}
+	byName := map[string]rundata.Case{}
 	for _, c := range d.Cases {
 		byName[c.Name] = c
 	}
@@ -104,10 +109,10 @@ func TestLoadMergesShards(t *testing.T) {
 	base := t.TempDir()
 	out := filepath.Join(base, "out")
 	shards := []string{filepath.Join(base, "shard1.json"), filepath.Join(base, "shard2.json")}
-	require.NoError(t, goTestJSON(out, shards[0], "^TestEval_Gene"))
-	require.NoError(t, goTestJSON(out, shards[1], "^(TestEval_Literature|TestServerStarts|TestCaseFileValid)$"))
+	require.NoError(t, rundatatest.GoTestJSON(out, shards[0], "^TestEval_Gene"))
+	require.NoError(t, rundatatest.GoTestJSON(out, shards[1], "^(TestEval_Literature|TestServerStarts|TestCaseFileValid)$"))
 
-	d := loadFiles(t, out, shards...)
+	d := rundatatest.Load(t, out, shards...)
 	assert.Equal(t, fixtureOutcomes, outcomes(d))
 	require.Len(t, d.Problems, 2)
 	assert.Contains(t, strings.Join(d.Problems, "\n"), "TestServerStarts failed")
@@ -117,7 +122,7 @@ func TestLoadMergesShards(t *testing.T) {
 	assert.False(t, d.FromSummary)
 
 	// A shard's stream missing: its cases still show from their records.
-	d = loadFiles(t, out, shards[1])
+	d = rundatatest.Load(t, out, shards[1])
 	got := outcomes(d)
 	assert.Equal(t, fixtureOutcomes["PubMed search"], got["PubMed search"])
 	assert.Equal(t, outcome{eval.Fail, gene, "", true}, got["BRCA1 <b>injection</b>"])
@@ -125,8 +130,8 @@ func TestLoadMergesShards(t *testing.T) {
 }
 
 func TestLoadRecordsWithoutEvents(t *testing.T) {
-	run := runFixture(t)
-	d, err := Load(run.outDir, nil)
+	run := rundatatest.Fixture(t)
+	d, err := rundata.Load(run.OutDir, nil)
 	require.NoError(t, err)
 	want := map[string]outcome{}
 	for name, o := range fixtureOutcomes {
@@ -145,10 +150,10 @@ func TestLoadRunKilledByTimeout(t *testing.T) {
 	out := filepath.Join(base, "out")
 	stream := filepath.Join(base, "run.json")
 	t.Setenv("FIXTURE_HANG", "1")
-	require.NoError(t, goTestJSON(out, stream, "^TestEval_Literature$", "-timeout=1s"))
+	require.NoError(t, rundatatest.GoTestJSON(out, stream, "^TestEval_Literature$", "-timeout=1s"))
 
-	d := loadFiles(t, out, stream)
-	byName := map[string]Case{}
+	d := rundatatest.Load(t, out, stream)
+	byName := map[string]rundata.Case{}
 	for _, c := range d.Cases {
 		byName[c.Name] = c
 	}
@@ -167,12 +172,6 @@ func TestLoadRunKilledByTimeout(t *testing.T) {
 	assert.Equal(t, eval.Error, byName["provider down"].Status)
 }
 
-// writeStream writes go test -json events as a stream file.
-func writeStream(t *testing.T, path string, events ...string) {
-	t.Helper()
-	require.NoError(t, os.WriteFile(path, []byte(strings.Join(events, "\n")+"\n"), 0o644))
-}
-
 func TestLoadRerunTakesLastOutcome(t *testing.T) {
 	// gotestsum --rerun-fails appends the rerun's events to the same stream:
 	// a second go test process, which starts the package again.
@@ -182,7 +181,7 @@ func TestLoadRerunTakesLastOutcome(t *testing.T) {
 		return `{"Action":"` + action + `","Package":"p","Test":"` + test + `"` + extra + `}`
 	}
 	start := `{"Action":"start","Package":"p"}`
-	writeStream(t, path,
+	rundatatest.WriteStream(t, path,
 		start, ev("run", "TestEval_A", ""), ev("run", "TestEval_A/flaky", ""),
 		ev("output", "TestEval_A/flaky", `,"Output":"    a_test.go:9: first attempt broke\n"`),
 		ev("fail", "TestEval_A/flaky", `,"Elapsed":1.5`), ev("fail", "TestEval_A", `,"Elapsed":1.5`),
@@ -190,7 +189,7 @@ func TestLoadRerunTakesLastOutcome(t *testing.T) {
 		ev("output", "TestEval_A/flaky", `,"Output":"    a_test.go:9: second attempt\n"`),
 		ev("pass", "TestEval_A/flaky", `,"Elapsed":0.5`), ev("pass", "TestEval_A", `,"Elapsed":0.5`),
 	)
-	d := loadFiles(t, dir, path)
+	d := rundatatest.Load(t, dir, path)
 	require.Len(t, d.Cases, 1)
 	c := d.Cases[0]
 	assert.Equal(t, "flaky", c.Name)
@@ -220,9 +219,9 @@ func TestLoadEventsOfArmsAndOtherCategories(t *testing.T) {
 		"TestOtherCategories/Odd_Things/spell", "TestOtherCategories/Odd_Things", "TestOtherCategories", "TestGene/lookup", "TestGene"} {
 		events = append(events, ev("skip", test))
 	}
-	writeStream(t, path, append([]string{`{"Action":"start","Package":"p"}`}, events...)...)
+	rundatatest.WriteStream(t, path, append([]string{`{"Action":"start","Package":"p"}`}, events...)...)
 
-	d := loadFiles(t, dir, path)
+	d := rundatatest.Load(t, dir, path)
 	type row struct{ name, category, arm string }
 	var got []row
 	for _, c := range d.Cases {
@@ -236,18 +235,8 @@ func TestLoadEventsOfArmsAndOtherCategories(t *testing.T) {
 	assert.ElementsMatch(t, []string{"spell/plain", "spell/terse", "lookup/"}, groups)
 }
 
-// repeatedFixtureRun runs the fixture's Literature cases with go test
-// -count=2 and loads the result.
-func repeatedFixtureRun(t *testing.T) *Data {
-	t.Helper()
-	base := t.TempDir()
-	out, stream := filepath.Join(base, "out"), filepath.Join(base, "run.json")
-	require.NoError(t, goTestJSON(out, stream, "^TestEval_Literature$", "-count=2"))
-	return loadFiles(t, out, stream)
-}
-
 func TestLoadRepeatedFixtureRun(t *testing.T) {
-	d := repeatedFixtureRun(t)
+	d := rundatatest.Repeated(t)
 	type run struct {
 		Name   string
 		Repeat int
@@ -265,8 +254,8 @@ func TestLoadRepeatedFixtureRun(t *testing.T) {
 	assert.Equal(t, []run{
 		{"PubMed search", 0, eval.Pass, "pass", true},
 		{"PubMed search", 1, eval.Pass, "pass", true},
-		{"needs_key", 0, Skip, "skip", false},
-		{"needs_key", 1, Skip, "skip", false},
+		{"needs_key", 0, rundata.Skip, "skip", false},
+		{"needs_key", 1, rundata.Skip, "skip", false},
 		{"provider down", 0, eval.Error, "pass", true},
 		{"provider down", 1, eval.Error, "pass", true},
 		{"slow server", 0, eval.Pass, "pass", true},
@@ -291,7 +280,7 @@ func repeatedRun(t *testing.T, dir string) string {
 			ev("output", "TestEval_K/c", `,"Output":"    eval_test.go:9: repeat `+strconv.Itoa(i)+`\n"`),
 			ev(action, "TestEval_K/c", `,"Elapsed":`+strconv.Itoa(i+1)), ev(action, "TestEval_K", `,"Elapsed":3`))
 	}
-	writeStream(t, path, lines...)
+	rundatatest.WriteStream(t, path, lines...)
 	return path
 }
 
@@ -352,12 +341,12 @@ func TestLoadRepeatsOfACase(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			writeRecords(t, dir, tt.records...)
+			rundatatest.WriteRecords(t, dir, tt.records...)
 			var streams []string
 			if tt.stream {
 				streams = append(streams, repeatedRun(t, dir))
 			}
-			d := loadFiles(t, dir, streams...)
+			d := rundatatest.Load(t, dir, streams...)
 			var got []want
 			for _, c := range d.Cases {
 				assert.Equal(t, "c", c.Name)
@@ -376,31 +365,17 @@ func TestLoadLastRecordOfATestWins(t *testing.T) {
 	second := first
 	second.Status, second.Reason = eval.Pass, "second"
 	other := eval.Record{Name: "no test name", Category: "K", Status: eval.Pass}
-	writeRecords(t, dir, first, other, second)
-	d, err := Load(dir, nil)
+	rundatatest.WriteRecords(t, dir, first, other, second)
+	d, err := rundata.Load(dir, nil)
 	require.NoError(t, err)
 	require.Len(t, d.Cases, 2)
 	assert.Equal(t, "second", d.Cases[0].Reason)
 	assert.Equal(t, "no test name", d.Cases[1].Name)
 }
 
-func writeRecords(t *testing.T, dir string, recs ...eval.Record) {
-	t.Helper()
-	f, err := os.Create(filepath.Join(dir, eval.RecordsFile))
-	require.NoError(t, err)
-	w := bufio.NewWriter(f)
-	for _, r := range recs {
-		b, err := json.Marshal(r)
-		require.NoError(t, err)
-		w.Write(append(b, '\n'))
-	}
-	require.NoError(t, w.Flush())
-	require.NoError(t, f.Close())
-}
-
 func TestLoadBadInput(t *testing.T) {
-	run := runFixture(t)
-	records, err := os.ReadFile(filepath.Join(run.outDir, eval.RecordsFile))
+	run := rundatatest.Fixture(t)
+	records, err := os.ReadFile(filepath.Join(run.OutDir, eval.RecordsFile))
 	require.NoError(t, err)
 	lines := strings.Count(string(records), "\n")
 
@@ -437,10 +412,10 @@ func TestLoadBadInput(t *testing.T) {
 			for name, content := range tt.files {
 				require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
 			}
-			f, err := os.Open(run.stream)
+			f, err := os.Open(run.Stream)
 			require.NoError(t, err)
 			defer f.Close()
-			d, err := Load(dir, []Stream{{Name: "run.json", R: io.MultiReader(strings.NewReader(tt.stream), f)}})
+			d, err := rundata.Load(dir, []rundata.Stream{{Name: "run.json", R: io.MultiReader(strings.NewReader(tt.stream), f)}})
 			require.NoError(t, err)
 			assert.Len(t, d.Cases, tt.cases)
 			assert.Contains(t, strings.Join(d.Problems, "\n"), tt.problem)
@@ -477,14 +452,14 @@ func TestLoadSummaryOfAnotherRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			writeRecords(t, dir, recs...)
+			rundatatest.WriteRecords(t, dir, recs...)
 			b, err := json.Marshal(tt.summary)
 			require.NoError(t, err)
 			require.NoError(t, os.WriteFile(filepath.Join(dir, eval.SummaryFile), b, 0o644))
 			require.NoError(t, os.WriteFile(filepath.Join(dir, eval.MetricsSummaryFile),
 				[]byte(`{"summary": {"entries": 2, "average_overall_score": 0.5}}`), 0o644))
 
-			d, err := Load(dir, nil)
+			d, err := rundata.Load(dir, nil)
 			require.NoError(t, err)
 			assert.Equal(t, tt.ours, d.FromSummary)
 			assert.Equal(t, 300, d.Totals.Tokens, "tokens of the cases run now")
@@ -493,7 +468,7 @@ func TestLoadSummaryOfAnotherRun(t *testing.T) {
 				assert.Equal(t, "model-of-summary", d.Run.Model)
 				assert.Equal(t, tt.summary.Started, d.Run.Started)
 				assert.Equal(t, 2, d.Run.ServerRestarts)
-				assert.Equal(t, Metric{Name: "overall", Label: "Overall", Kind: Score, Value: 0.5, Entries: 2}, d.MetricsSummary[0])
+				assert.Equal(t, rundata.Metric{Name: "overall", Label: "Overall", Kind: rundata.Score, Value: 0.5, Entries: 2}, d.MetricsSummary[0])
 				return
 			}
 			require.Len(t, d.Problems, 1)
@@ -511,21 +486,21 @@ func TestLoadSummaryOfAnotherRun(t *testing.T) {
 }
 
 func TestLoadNothingToReport(t *testing.T) {
-	_, err := Load(t.TempDir(), []Stream{{Name: "empty", R: strings.NewReader("")}})
+	_, err := rundata.Load(t.TempDir(), []rundata.Stream{{Name: "empty", R: strings.NewReader("")}})
 	require.ErrorContains(t, err, "nothing to report")
 }
 
 // The tiles come from the typed metrics summary: every average score once
 // (overall first, in the guide's order), then the counts and the rate.
 func TestLoadMetricsSummary(t *testing.T) {
-	score := func(name, label string, v float64, entries int) Metric {
-		return Metric{Name: name, Label: label, Kind: Score, Value: v, Entries: entries}
+	score := func(name, label string, v float64, entries int) rundata.Metric {
+		return rundata.Metric{Name: name, Label: label, Kind: rundata.Score, Value: v, Entries: entries}
 	}
 	ptr := func(v float64) *float64 { return &v }
 	tests := []struct {
 		name    string
 		summary eval.MetricsSummary
-		want    []Metric
+		want    []rundata.Metric
 	}{
 		{
 			name: "scores then counts",
@@ -534,50 +509,43 @@ func TestLoadMetricsSummary(t *testing.T) {
 				AverageScores:  map[string]float64{"correctness": 0.6667, "coverage": 0.8333, "performance": 1, "recovery": 1, "understanding": 1},
 				AverageEntries: map[string]int{"correctness": 3, "coverage": 2, "performance": 3, "recovery": 3, "understanding": 1},
 				ByCategory:     map[string]eval.MetricsGroup{"A": {Entries: 3, AverageOverallScore: ptr(0.1)}}},
-			want: []Metric{
+			want: []rundata.Metric{
 				score("overall", "Overall", 0.8646, 3), score("correctness", "Correctness", 0.6667, 3),
 				score("performance", "Performance", 1, 3), score("understanding", "Understanding", 1, 1),
 				score("coverage", "Coverage", 0.8333, 2), score("recovery", "Recovery", 1, 3),
-				{Name: "entries", Label: "Cases scored", Kind: Count, Value: 3},
-				{Name: "errors_encountered", Label: "Errors encountered", Kind: Count, Value: 2},
-				{Name: "total_recovery_attempts", Label: "Recovery attempts", Kind: Count, Value: 3},
-				{Name: "successful_recoveries", Label: "Successful recoveries", Kind: Count, Value: 1},
-				{Name: "recovery_success_rate", Label: "Recovery success rate", Kind: Rate, Value: 0.5, Entries: 3},
+				{Name: "entries", Label: "Cases scored", Kind: rundata.Count, Value: 3},
+				{Name: "errors_encountered", Label: "Errors encountered", Kind: rundata.Count, Value: 2},
+				{Name: "total_recovery_attempts", Label: "Recovery attempts", Kind: rundata.Count, Value: 3},
+				{Name: "successful_recoveries", Label: "Successful recoveries", Kind: rundata.Count, Value: 1},
+				{Name: "recovery_success_rate", Label: "Recovery success rate", Kind: rundata.Rate, Value: 0.5, Entries: 3},
 			},
 		},
 		{
 			name: "a recovery rate without errors means nothing",
 			summary: eval.MetricsSummary{Entries: 1, AverageOverallScore: ptr(1), AverageScores: map[string]float64{"quality": 0.5},
 				AverageEntries: map[string]int{"quality": 1}},
-			want: []Metric{
+			want: []rundata.Metric{
 				score("overall", "Overall", 1, 1), score("quality", "Quality", 0.5, 1),
-				{Name: "entries", Label: "Cases scored", Kind: Count, Value: 1},
-				{Name: "errors_encountered", Label: "Errors encountered", Kind: Count, Value: 0},
-				{Name: "total_recovery_attempts", Label: "Recovery attempts", Kind: Count, Value: 0},
-				{Name: "successful_recoveries", Label: "Successful recoveries", Kind: Count, Value: 0},
-				{Name: "recovery_success_rate", Label: "Recovery success rate", Kind: Rate, Value: 0, NotApplicable: true},
+				{Name: "entries", Label: "Cases scored", Kind: rundata.Count, Value: 1},
+				{Name: "errors_encountered", Label: "Errors encountered", Kind: rundata.Count, Value: 0},
+				{Name: "total_recovery_attempts", Label: "Recovery attempts", Kind: rundata.Count, Value: 0},
+				{Name: "successful_recoveries", Label: "Successful recoveries", Kind: rundata.Count, Value: 0},
+				{Name: "recovery_success_rate", Label: "Recovery success rate", Kind: rundata.Rate, Value: 0, NotApplicable: true},
 			},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			writeRecords(t, dir, eval.Record{Name: "c", Test: "T/c", Status: eval.Pass})
+			rundatatest.WriteRecords(t, dir, eval.Record{Name: "c", Test: "T/c", Status: eval.Pass})
 			data, err := json.Marshal(eval.MetricsFileSummary{Summary: tt.summary})
 			require.NoError(t, err)
 			require.NoError(t, os.WriteFile(filepath.Join(dir, eval.MetricsSummaryFile), data, 0o644))
-			d, err := Load(dir, nil)
+			d, err := rundata.Load(dir, nil)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, d.MetricsSummary)
 			assert.Empty(t, d.MetricNames, "no case has metrics")
 		})
-	}
-}
-
-// Every metric has a label.
-func TestMetricLabels(t *testing.T) {
-	for _, name := range append([]string{overall}, eval.MetricNames...) {
-		assert.NotEmpty(t, metricLabels[name], name)
 	}
 }
 
@@ -596,9 +564,9 @@ func TestLoadMetricColumnsFromTypedMetrics(t *testing.T) {
 	na := m
 	na.PromptUnderstanding = eval.UnderstandingMetric{NotApplicable: true}
 	dir := t.TempDir()
-	writeRecords(t, dir, eval.Record{Name: "c", Test: "T/c", Status: eval.Pass, Metrics: &m},
+	rundatatest.WriteRecords(t, dir, eval.Record{Name: "c", Test: "T/c", Status: eval.Pass, Metrics: &m},
 		eval.Record{Name: "d", Test: "T/d", Status: eval.Pass, Metrics: &na})
-	d, err := Load(dir, nil)
+	d, err := rundata.Load(dir, nil)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"overall", "correctness", "performance", "understanding", "coverage", "recovery"}, d.MetricNames)
 	assert.Equal(t, 0.5, d.Cases[0].Scores["understanding"])
@@ -616,7 +584,7 @@ func TestLoadNoticesAreNotProblems(t *testing.T) {
 	ev := func(action, test, extra string) string {
 		return `{"Action":"` + action + `","Package":"p","Test":"` + test + `"` + extra + `}`
 	}
-	writeStream(t, path,
+	rundatatest.WriteStream(t, path,
 		`{"Action":"start","Package":"p"}`,
 		`{"Action":"output","Package":"p","Output":"mcpeval: notice: categories without a test function of their own run as TestOtherCategories/<category>: Gene Magic\n"}`,
 		ev("run", "TestOtherCategories", ""),
@@ -634,7 +602,7 @@ func TestLoadNoticesAreNotProblems(t *testing.T) {
 		`{"Action":"output","Package":"p","Output":"FAIL\n"}`,
 		`{"Action":"fail","Package":"p","Elapsed":2}`,
 	)
-	d := loadFiles(t, dir, path)
+	d := rundatatest.Load(t, dir, path)
 	require.Len(t, d.Cases, 1)
 	assert.Equal(t, []string{
 		"categories without a test function of their own run as TestOtherCategories/<category>: Gene Magic",
@@ -649,27 +617,24 @@ func TestLoadNoticesAreNotProblems(t *testing.T) {
 // test stream that would carry the reason is missing.
 func TestLoadStoppedRun(t *testing.T) {
 	dir := t.TempDir()
-	writeRecords(t, dir, eval.Record{Name: "a", Test: "T/a", Status: eval.Pass},
+	rundatatest.WriteRecords(t, dir, eval.Record{Name: "a", Test: "T/a", Status: eval.Pass},
 		eval.Record{Name: "b", Test: "T/b", Status: eval.NotRun, Reason: "not started: run stopped: interrupted (Ctrl-C)"})
 	reason := "the provider at http://127.0.0.1:9/v1 cannot be reached. Check OPENAI_BASE_URL (or -base-url): no case was run"
 	data, err := json.Marshal(eval.Summary{Stopped: reason})
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, eval.SummaryFile), data, 0o644))
-	d, err := Load(dir, nil)
+	d, err := rundata.Load(dir, nil)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"The run stopped: " + reason}, d.Problems)
-	// A case not run is counted as such, not as run nor as skipped, and
-	// JUnit skips it.
-	assert.Equal(t, Totals{Total: 2, Passed: 1, NotRun: 1, Ran: 1, Rate: 100}, d.Totals)
-	var junit bytes.Buffer
-	require.NoError(t, WriteJUnit(&junit, d, ""))
-	assert.Contains(t, junit.String(), `<skipped message="not started: run stopped: interrupted (Ctrl-C)">`)
+	// A case not run is counted as such, not as run nor as skipped (and
+	// JUnit skips it: internal/junit's TestWriteJUnitSkipsACaseNotRun).
+	assert.Equal(t, rundata.Totals{Total: 2, Passed: 1, NotRun: 1, Ran: 1, Rate: 100}, d.Totals)
 
 	stream := strings.NewReader(`{"Action":"start","Package":"p"}
 {"Action":"output","Package":"p","Output":"mcpeval: error: run stopped: ` + reason + `\n"}
 {"Action":"fail","Package":"p"}
 `)
-	d, err = Load(dir, []Stream{{Name: "test.json", R: stream}})
+	d, err = rundata.Load(dir, []rundata.Stream{{Name: "test.json", R: stream}})
 	require.NoError(t, err)
 	require.Len(t, d.Problems, 1, "said once: the stream has it")
 	assert.Contains(t, d.Problems[0], "run stopped: "+reason)

@@ -1,4 +1,4 @@
-package report
+package baseline
 
 import (
 	"fmt"
@@ -10,10 +10,10 @@ import (
 	"github.com/mcpeval/mcpeval/internal/tooldiff"
 )
 
-// WriteComparisonText writes the comparison for a terminal: the tool
+// WriteText writes the comparison for a terminal: the tool
 // surface's changes, the totals, the regression gate's two tests, the
 // categories and every case that changed, with its evidence.
-func WriteComparisonText(w io.Writer, c *Comparison, baseDir string) {
+func WriteText(w io.Writer, c *Comparison, baseDir string) {
 	if c.Tools != nil {
 		fmt.Fprintf(w, "the tool surface changed since the baseline %s: %s\n", c.Tools.Since, tooldiff.Count(c.Tools))
 		for _, l := range tooldiff.Lines(c.Tools) {

@@ -1,4 +1,4 @@
-package report
+package rundata
 
 import (
 	"github.com/mcpeval/mcpeval/internal/eval"
@@ -25,16 +25,22 @@ type Group struct {
 
 // Rate is the share of the runs that passed, skipped runs aside.
 func (g Group) Rate(cases []Case) float64 {
-	n := 0
-	for _, i := range g.Runs {
-		if ran(cases[i].Status) {
-			n++
-		}
-	}
+	n := g.Ran(cases)
 	if n == 0 {
 		return 0
 	}
 	return float64(g.Passes) / float64(n)
+}
+
+// Ran counts the runs that ran: neither skipped nor not run.
+func (g Group) Ran(cases []Case) int {
+	n := 0
+	for _, i := range g.Runs {
+		if Ran(cases[i].Status) {
+			n++
+		}
+	}
+	return n
 }
 
 // severity orders statuses from the worst.
@@ -79,17 +85,7 @@ func group(cases []Case) []Group {
 	}
 	for i := range groups {
 		g := &groups[i]
-		g.Flaky = g.Passes > 0 && g.Passes < len(g.Runs)-skipped(cases, g.Runs)
+		g.Flaky = g.Passes > 0 && g.Passes < g.Ran(cases)
 	}
 	return groups
-}
-
-func skipped(cases []Case, runs []int) int {
-	n := 0
-	for _, i := range runs {
-		if !ran(cases[i].Status) {
-			n++
-		}
-	}
-	return n
 }

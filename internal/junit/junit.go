@@ -1,4 +1,6 @@
-package report
+// Package junit writes a run as JUnit XML, as Jenkins, GitLab and GitHub
+// read it: a testsuite per category, a testcase per case.
+package junit
 
 import (
 	"encoding/xml"
@@ -9,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/rundata"
 	"github.com/mcpeval/mcpeval/internal/stats"
 )
 
@@ -69,7 +72,7 @@ type junitMessage struct {
 // is in its text.
 const maxJUnitMessage = 1000
 
-// WriteJUnit writes the run as JUnit XML. A case fails when one of its
+// Write writes the run as JUnit XML. A case fails when one of its
 // runs failed, errs when one errored (and none failed), and is skipped
 // when all its runs were; a case run several times (go test -count=N)
 // carries its pass rate, pass@k and pass^k in its output, and a flaky one
@@ -77,7 +80,7 @@ const maxJUnitMessage = 1000
 // case fails only when its pass rate is below the gate. A case file inside
 // root (the module's root, "" for none) is named relative to it, as CI
 // annotations expect; one outside keeps its path.
-func WriteJUnit(w io.Writer, d *Data, root string) error {
+func Write(w io.Writer, d *rundata.Data, root string) error {
 	minPassRate := d.Run.MinPassRate
 	doc := junitSuites{Name: "mcpeval"}
 	if r := d.Run.Replay; r != nil {
@@ -102,7 +105,7 @@ func WriteJUnit(w io.Writer, d *Data, root string) error {
 		if flip := d.Flips[eval.CaseRun{Name: g.Name, Model: g.Model}]; flip != "" {
 			for _, m := range []*junitMessage{tc.Failure, tc.Error} {
 				if m != nil {
-					m.Message = cut(strings.ReplaceAll(flip, "\n", "; ")+"; "+m.Message, maxJUnitMessage) // one line
+					m.Message = eval.Shorten(strings.ReplaceAll(flip, "\n", "; ")+"; "+m.Message, maxJUnitMessage) // one line
 				}
 			}
 		}
@@ -147,7 +150,7 @@ func WriteJUnit(w io.Writer, d *Data, root string) error {
 
 // junitTestcase is the testcase of one case over its runs; when the run
 // evaluated several models, its name says which.
-func junitTestcase(g Group, cases []Case, minPassRate float64, named bool, root string) junitCase {
+func junitTestcase(g rundata.Group, cases []rundata.Case, minPassRate float64, named bool, root string) junitCase {
 	shown := cases[g.Shown]
 	tc := junitCase{Name: g.Name, Classname: g.Category, Time: seconds(groupSeconds(g, cases))}
 	if named && g.Model != "" {
@@ -181,8 +184,8 @@ func junitTestcase(g Group, cases []Case, minPassRate float64, named bool, root 
 	}
 	gated := minPassRate > 0
 	switch {
-	case !ran(g.Status):
-		tc.Skipped = &junitMessage{Message: oneLine(shown.Reason)}
+	case !rundata.Ran(g.Status):
+		tc.Skipped = &junitMessage{Message: eval.OneLine(shown.Reason)}
 	case gated && g.Rate(cases) >= minPassRate, g.Status == eval.Pass:
 	case (g.Status == eval.Error || g.Status == eval.Cut) && !anyStatus(g, cases, eval.Fail, eval.TokenLimit),
 		g.Status == eval.Undecided: // the judge could not decide: not the model's failure
@@ -195,7 +198,7 @@ func junitTestcase(g Group, cases []Case, minPassRate float64, named bool, root 
 
 // repeatsLine describes a case's runs: "5 runs: pass rate 0.60, pass@2
 // 0.90, pass^2 0.30, flaky; statuses pass fail pass error pass".
-func repeatsLine(g Group, cases []Case) string {
+func repeatsLine(g rundata.Group, cases []rundata.Case) string {
 	var records []eval.Record
 	statuses := make([]string, len(g.Runs))
 	for i, ri := range g.Runs {
@@ -215,7 +218,7 @@ func repeatsLine(g Group, cases []Case) string {
 	return b.String()
 }
 
-func anyStatus(g Group, cases []Case, statuses ...eval.Status) bool {
+func anyStatus(g rundata.Group, cases []rundata.Case, statuses ...eval.Status) bool {
 	for _, i := range g.Runs {
 		for _, s := range statuses {
 			if cases[i].Status == s {
@@ -228,7 +231,7 @@ func anyStatus(g Group, cases []Case, statuses ...eval.Status) bool {
 
 // groupSeconds is the case's own running time over its runs (the record's,
 // which leaves out the wait for a free slot), else the test's.
-func groupSeconds(g Group, cases []Case) float64 {
+func groupSeconds(g rundata.Group, cases []rundata.Case) float64 {
 	total := 0.0
 	for _, i := range g.Runs {
 		total += cases[i].Seconds
@@ -243,19 +246,17 @@ func addSeconds(sum string, s float64) string {
 	return seconds(prev + s)
 }
 
-func failureMessage(c *Case) string {
+func failureMessage(c *rundata.Case) string {
 	head := string(c.Status)
 	if c.Record != nil && c.Record.Verdict != "" {
 		head += " (judge: " + c.Record.Verdict + ")"
 	}
-	msg := head + ": " + oneLine(c.Reason)
+	msg := head + ": " + eval.OneLine(c.Reason)
 	if r := []rune(msg); len(r) > maxJUnitMessage {
 		msg = string(r[:maxJUnitMessage]) + "…"
 	}
 	return msg
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // relativeTo names path relative to root when it lies inside root.
 func relativeTo(root, path string) string {

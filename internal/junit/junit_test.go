@@ -1,4 +1,4 @@
-package report
+package junit
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,18 +14,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/rundata"
+	"github.com/mcpeval/mcpeval/internal/rundata/rundatatest"
 )
 
 // junitData is a run of five cases: one passes, two fail, one errors, one
 // was skipped; the flaky one ran three times.
-func junitData(t *testing.T) *Data {
+func junitData(t *testing.T) *rundata.Data {
 	t.Helper()
 	rec := func(name, category string, repeat int, status eval.Status, reason string, seconds float64) eval.Record {
 		return eval.Record{Name: name, Category: category, Test: "Test" + category + "/" + name, File: "cases/genes.yaml", Line: 7 + repeat,
 			Repeat: repeat, Status: status, Reason: reason, Seconds: seconds}
 	}
 	dir := t.TempDir()
-	writeRecords(t, dir,
+	rundatatest.WriteRecords(t, dir,
 		rec("Right", "Genes", 0, eval.Pass, "fine", 1.5),
 		rec("Wrong", "Genes", 0, eval.Fail, "the answer names\n<BRCA1>, not NUTM2G", 4),
 		rec("Provider down", "Literature", 0, eval.Error, "provider returned HTTP 503", 0.5),
@@ -39,7 +40,7 @@ func junitData(t *testing.T) *Data {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, eval.SummaryFile), data, 0o644))
 	stream := filepath.Join(dir, "run.json")
-	writeStream(t, stream,
+	rundatatest.WriteStream(t, stream,
 		`{"Action":"start","Package":"p"}`,
 		`{"Action":"run","Package":"p","Test":"TestLiterature"}`,
 		`{"Action":"run","Package":"p","Test":"TestLiterature/Needs_key"}`,
@@ -47,13 +48,13 @@ func junitData(t *testing.T) *Data {
 		`{"Action":"skip","Package":"p","Test":"TestLiterature/Needs_key","Elapsed":0}`,
 		`{"Action":"fail","Package":"p","Test":"TestLiterature","Elapsed":1}`,
 	)
-	return loadFiles(t, dir, stream)
+	return rundatatest.Load(t, dir, stream)
 }
 
-func writeJUnitString(t *testing.T, d *Data) string {
+func writeJUnitString(t *testing.T, d *rundata.Data) string {
 	t.Helper()
 	var b bytes.Buffer
-	require.NoError(t, WriteJUnit(&b, d, ""))
+	require.NoError(t, Write(&b, d, ""))
 	return b.String()
 }
 
@@ -124,14 +125,14 @@ func TestWriteJUnitValidates(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "junit.xml")
 	require.NoError(t, os.WriteFile(path, []byte(writeJUnitString(t, junitData(t))), 0o644))
-	out, err := exec.Command(xmllint, "--noout", "--schema", "testdata/junit/junit.xsd", path).CombinedOutput()
+	out, err := exec.Command(xmllint, "--noout", "--schema", "testdata/junit.xsd", path).CombinedOutput()
 	require.NoError(t, err, string(out))
 	assert.Contains(t, string(out), "validates")
 
 	// The schema does reject what CI reporters would misread.
 	bad := filepath.Join(t.TempDir(), "bad.xml")
 	require.NoError(t, os.WriteFile(bad, []byte(`<testsuites><testsuite name="x" tests="1"><testcase name="a"><properties/></testcase></testsuite></testsuites>`), 0o644))
-	out, err = exec.Command(xmllint, "--noout", "--schema", "testdata/junit/junit.xsd", bad).CombinedOutput()
+	out, err = exec.Command(xmllint, "--noout", "--schema", "testdata/junit.xsd", bad).CombinedOutput()
 	require.Error(t, err, string(out))
 }
 
@@ -143,10 +144,10 @@ func TestJUnitNamesCaseFilesFromTheRoot(t *testing.T) {
 		{filepath.Join(string(filepath.Separator), "elsewhere", "x.yaml"), filepath.ToSlash(filepath.Join(string(filepath.Separator), "elsewhere", "x.yaml"))},
 		{"cases/relative.yaml", "cases/relative.yaml"},
 	} {
-		d := &Data{Groups: []Group{{Name: "c", Category: "k", Runs: []int{0}}},
-			Cases: []Case{{Name: "c", Category: "k", Status: eval.Pass, Record: &eval.Record{Name: "c", File: tt.file, Line: 3, Status: eval.Pass}}}}
+		d := &rundata.Data{Groups: []rundata.Group{{Name: "c", Category: "k", Runs: []int{0}}},
+			Cases: []rundata.Case{{Name: "c", Category: "k", Status: eval.Pass, Record: &eval.Record{Name: "c", File: tt.file, Line: 3, Status: eval.Pass}}}}
 		var b bytes.Buffer
-		require.NoError(t, WriteJUnit(&b, d, root))
+		require.NoError(t, Write(&b, d, root))
 		var doc junitSuites
 		require.NoError(t, xml.Unmarshal(b.Bytes(), &doc))
 		require.Len(t, doc.Suites, 1)
@@ -165,11 +166,12 @@ func TestWriteJUnitLabelsAReplay(t *testing.T) {
 	assert.Equal(t, "mcpeval (replay of run 20261128T000000.000Z-aaaaaa)", doc.Name)
 }
 
-// compare.html names a replay on either side.
-func TestComparisonLabelsAReplay(t *testing.T) {
-	c := &Comparison{Base: eval.Summary{RunID: "r1", Model: "m"}, Current: eval.Summary{RunID: "r2", Model: "m",
-		Replay: &eval.ReplayInfo{Source: "r1"}}, Alpha: 0.05}
-	var b strings.Builder
-	require.NoError(t, WriteComparison(&b, c))
-	assert.Contains(t, b.String(), "r2 (m, a replay of run r1) against the baseline r1 (m)")
+// A case recorded as not run (a stopped run) is skipped, with its reason.
+func TestWriteJUnitSkipsACaseNotRun(t *testing.T) {
+	dir := t.TempDir()
+	rundatatest.WriteRecords(t, dir, eval.Record{Name: "a", Test: "T/a", Status: eval.Pass},
+		eval.Record{Name: "b", Test: "T/b", Status: eval.NotRun, Reason: "not started: run stopped: interrupted (Ctrl-C)"})
+	d, err := rundata.Load(dir, nil)
+	require.NoError(t, err)
+	assert.Contains(t, writeJUnitString(t, d), `<skipped message="not started: run stopped: interrupted (Ctrl-C)">`)
 }

@@ -1,4 +1,4 @@
-package report
+package htmlreport
 
 import (
 	"bytes"
@@ -16,9 +16,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/rundata"
+	"github.com/mcpeval/mcpeval/internal/rundata/rundatatest"
 )
 
-func writeString(t *testing.T, d *Data) string {
+func TestMain(m *testing.M) {
+	m.Run()
+	rundatatest.RemoveFixture()
+}
+
+func writeString(t *testing.T, d *rundata.Data) string {
 	t.Helper()
 	var b bytes.Buffer
 	require.NoError(t, Write(&b, d))
@@ -36,11 +43,11 @@ func jsonBlock(t *testing.T, page, id string) string {
 }
 
 func TestWriteKeepsDataInert(t *testing.T) {
-	run := runFixture(t)
-	d := loadFiles(t, run.outDir, run.stream)
+	run := rundatatest.Fixture(t)
+	d := rundatatest.Load(t, run.OutDir, run.Stream)
 	page := writeString(t, d)
 
-	for _, p := range payloads {
+	for _, p := range rundatatest.Payloads {
 		assert.NotContains(t, page, p, "payload written raw")
 	}
 	assert.NotContains(t, page, "\u2028", "U+2028 written raw")
@@ -153,11 +160,11 @@ func TestWriteMetricColumnsOnlyWithMetrics(t *testing.T) {
 	for i := range without.Cases {
 		without.Cases[i].Record.Metrics = nil
 	}
-	without = (&inputs{events: &events{}, records: records(without)}).build()
+	without = rundata.FromRecords(records(without))
 
 	tests := []struct {
 		name string
-		d    *Data
+		d    *rundata.Data
 		keys []string
 	}{
 		{"with metrics", with, []string{"overall", "correctness", "performance", "understanding", "coverage", "recovery"}},
@@ -175,7 +182,7 @@ func TestWriteMetricColumnsOnlyWithMetrics(t *testing.T) {
 	}
 }
 
-func records(d *Data) []eval.Record {
+func records(d *rundata.Data) []eval.Record {
 	var out []eval.Record
 	for _, c := range d.Cases {
 		out = append(out, *c.Record)

@@ -1,4 +1,4 @@
-package report
+package htmlreport
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/rundata"
 )
 
 // syntheticRecords makes n records whose conversations hold about
@@ -64,9 +65,8 @@ func syntheticRecords(n, convBytes int) []eval.Record {
 }
 
 // syntheticData joins the records as Load would, without test events.
-func syntheticData(n, convBytes int) *Data {
-	in := inputs{events: &events{}, records: syntheticRecords(n, convBytes)}
-	return in.build()
+func syntheticData(n, convBytes int) *rundata.Data {
+	return rundata.FromRecords(syntheticRecords(n, convBytes))
 }
 
 func BenchmarkWrite10000(b *testing.B) {
@@ -98,7 +98,7 @@ func TestWriteScalesLinearly(t *testing.T) {
 		t.Skip("writes a 10,000-case report")
 	}
 	const convBytes = 20 << 10
-	timeWrite := func(d *Data) (time.Duration, int64) {
+	timeWrite := func(d *rundata.Data) (time.Duration, int64) {
 		best := time.Duration(1<<63 - 1)
 		var size int64
 		for range 2 {

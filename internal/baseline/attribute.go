@@ -1,4 +1,4 @@
-package report
+package baseline
 
 import (
 	"cmp"
@@ -24,7 +24,7 @@ type Attribution struct {
 	// DataChanges are the calls both runs made whose results differ.
 	DataChanges []DataChange `json:"data_changes,omitempty"`
 	// JudgeCheck says what the current judge made of the baseline's
-	// answer, when it was asked (see ConfirmJudge); "" when it was not.
+	// answer, when mcpeval report asked it; "" when it was not.
 	JudgeCheck string `json:"judge_check,omitempty"`
 	// Replay is what re-running the case on the baseline's recorded tool
 	// results showed (mcpeval report -attribute); nil without.
@@ -349,7 +349,7 @@ func infrastructure(o *CaseOutcome, side string) string {
 	if len(o.records) > 1 {
 		what = fmt.Sprintf("%s: %d of %s ended in an error, a cut or a limit, the first %s", side, n, eval.Plural(len(o.records), "runs"), first.Status)
 	}
-	return what + ": " + oneLine(shorten(first.Reason, 200))
+	return what + ": " + eval.OneLine(eval.Shorten(first.Reason, 200))
 }
 
 // dataChanges compares two runs' calls: same is true when they made the
@@ -372,7 +372,7 @@ func dataChanges(base, cur []eval.ToolCall) (changes []DataChange, same bool) {
 			differ = b.Result != c.Result
 		}
 		if differ {
-			changes = append(changes, DataChange{Tool: c.Name, Server: c.Server, Arguments: oneLine(shorten(c.Arguments, 120)),
+			changes = append(changes, DataChange{Tool: c.Name, Server: c.Server, Arguments: eval.OneLine(eval.Shorten(c.Arguments, 120)),
 				Before: b.ResultFingerprint, Now: c.ResultFingerprint, Diff: textDiff(b.Result, c.Result, 60)})
 		}
 	}
@@ -412,9 +412,9 @@ func textDiff(a, b string, context int) string {
 	}
 	after := a[len(a)-s:]
 	if len(after) > context {
-		after = shorten(after, context)
+		after = eval.Shorten(after, context)
 	}
-	return oneLine(fmt.Sprintf("%s[-%s-]{+%s+}%s", before, shorten(a[p:len(a)-s], 2*context), shorten(b[p:len(b)-s], 2*context), after))
+	return eval.OneLine(fmt.Sprintf("%s[-%s-]{+%s+}%s", before, eval.Shorten(a[p:len(a)-s], 2*context), eval.Shorten(b[p:len(b)-s], 2*context), after))
 }
 
 func utf8Start(s string, i int) bool { return i >= len(s) || utf8.RuneStart(s[i]) }
@@ -585,9 +585,9 @@ func (c *Comparison) JSON() ComparisonJSON {
 }
 
 // FlipMessages are what a run's report and JUnit file say of its flipped
-// cases, by case name and model (see Data.Flips): the change since the
-// baseline and its deciding cause, then each further cause on a line of
-// its own ("also surface: …").
+// cases, by case name and model (see rundata.Data.Flips): the change
+// since the baseline and its deciding cause, then each further cause on a
+// line of its own ("also surface: …").
 func (c *Comparison) FlipMessages() map[eval.CaseRun]string {
 	out := map[eval.CaseRun]string{}
 	for _, d := range c.Cases {

@@ -1,4 +1,4 @@
-package report
+package htmlreport
 
 import (
 	"bytes"
@@ -15,6 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/rundata"
+	"github.com/mcpeval/mcpeval/internal/rundata/rundatatest"
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
 )
@@ -22,7 +24,7 @@ import (
 // realRunCases runs under TestGeneAndVariantUtilities in a reference run on
 // the bundled sample server: two cases pass, "Drifted" expects a value the
 // server does not hold and fails. The second case carries script injection
-// payloads in its name, question and expected answer; each would set
+// rundatatest.Payloads in its name, question and expected answer; each would set
 // window.__xss if it ever ran.
 const realRunCases = `
 - case:
@@ -108,20 +110,18 @@ func runSuiteWith(t *testing.T, casesYAML string, env ...string) (outDir, stream
 // realRunReport makes the report of a real reference run of casesYAML
 // for a browser test: its data, the path of its HTML file, and the run's
 // summary. The test is skipped under -short and without Chromium.
-func realRunReport(t *testing.T, casesYAML string) (*Data, string, eval.Summary) {
+func realRunReport(t *testing.T, casesYAML string) (*rundata.Data, string, eval.Summary) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs the suite")
 	}
 	chromiumPath(t)
 	outDir, stream := runRealSuite(t, casesYAML)
-	d := loadFiles(t, outDir, stream)
+	d := rundatatest.Load(t, outDir, stream)
 	path := filepath.Join(t.TempDir(), "report.html")
 	writeFile(t, path, d)
-	var summary eval.Summary
-	ok, err := readJSONFile(filepath.Join(outDir, eval.SummaryFile), &summary)
-	require.NoError(t, err)
-	require.True(t, ok, "the suite writes its summary")
+	summary, err := runs.ReadSummary(outDir)
+	require.NoError(t, err, "the suite writes its summary")
 	return d, path, summary
 }
 
@@ -286,7 +286,7 @@ func TestRealRunReportInBrowser(t *testing.T) {
 		assert.Contains(t, row, "Hostile <script>window.__xss=1</script>")
 		assert.Contains(t, row, `</script><script>window.__xss=2</script> "><img src=x onerror=window.__xss=3>`)
 		assert.Contains(t, row, `<a href="javascript:window.__xss=4">441457</a>`)
-		// A score that does not apply (the payloads hide the question's
+		// A score that does not apply (the rundatatest.Payloads hide the question's
 		// gene from the understanding metric) shows as none, not as 0.
 		understanding := jsEval[string](p, fmt.Sprintf(
 			`document.querySelector('#cases tr[data-id="%d"] td[data-key="metric:understanding"]').textContent`, id))

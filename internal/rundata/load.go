@@ -1,4 +1,4 @@
-package report
+package rundata
 
 import (
 	"bufio"
@@ -47,6 +47,13 @@ func Load(outDir string, streams []Stream) (*Data, error) {
 		return nil, fmt.Errorf("nothing to report: no case tests in %d test stream(s) and no records in %s", len(streams), filepath.Join(outDir, eval.RecordsFile))
 	}
 	return d, nil
+}
+
+// FromRecords joins the records into the report's data as Load does with
+// no test events and no other file of the run's directory.
+func FromRecords(records []eval.Record) *Data {
+	in := inputs{events: &events{}, records: records}
+	return in.build()
 }
 
 // inputs is everything Load read, before joining.

@@ -1,4 +1,4 @@
-package report
+package htmlreport
 
 import (
 	"encoding/json"
@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/rundata"
+	"github.com/mcpeval/mcpeval/internal/rundata/rundatatest"
 )
 
 // toolsViewCases call two tools of the bundled server: get_gene_by_symbol
@@ -104,11 +106,11 @@ func TestElicitationsInBrowser(t *testing.T) {
 			Task:        &eval.TaskRun{ID: "t-1", Status: "completed", Polls: 3},
 			Stderr:      "waiting for client to provide roots",
 		}}}
-	writeRecords(t, dir, rec)
+	rundatatest.WriteRecords(t, dir, rec)
 	data, err := json.Marshal(eval.Summary{Model: "m"})
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, eval.SummaryFile), data, 0o644))
-	d, err := Load(dir, nil)
+	d, err := rundata.Load(dir, nil)
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "report.html")
 	writeFile(t, path, d)

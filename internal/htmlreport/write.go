@@ -1,4 +1,14 @@
-package report
+// Package htmlreport writes a run's two pages, each one self-contained HTML
+// file: the report of its cases, report.html (Write, from a rundata.Data),
+// and its comparison with a baseline, compare.html (WriteComparison, from
+// a baseline.Comparison), whose rows report.html's cases link to
+// (CaseAnchor).
+//
+// The report embeds all data as JSON in non-executed script blocks and
+// renders it with DOM text nodes only; the comparison is html/template
+// output with no script. A strict Content-Security-Policy with hashes of
+// each page's inline style and script allows nothing else to run or load.
+package htmlreport
 
 import (
 	"bufio"
@@ -15,6 +25,7 @@ import (
 	"time"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/rundata"
 	"github.com/mcpeval/mcpeval/internal/stats"
 )
 
@@ -36,7 +47,7 @@ var (
 // when the cases' details would be large (CompressAbove) each case's block
 // holds its JSON gzip-compressed and base64-encoded instead, which the page
 // decompresses when the case is opened.
-func Write(w io.Writer, d *Data) error {
+func Write(w io.Writer, d *rundata.Data) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	fmt.Fprintf(bw, pageHead, contentSecurityPolicy(), styleSheet)
 
@@ -65,7 +76,7 @@ func Write(w io.Writer, d *Data) error {
 const CompressAbove = 16 << 20
 
 // detailsSize estimates the size of the cases' details from their texts.
-func detailsSize(d *Data) int {
+func detailsSize(d *rundata.Data) int {
 	n := 0
 	for i := range d.Cases {
 		c := &d.Cases[i]
@@ -91,7 +102,7 @@ const (
 
 // writeDetails writes one block per case, in order. The blocks are
 // encoded (and compressed) on all cores.
-func writeDetails(w *bufio.Writer, d *Data, compress bool) error {
+func writeDetails(w *bufio.Writer, d *rundata.Data, compress bool) error {
 	type block struct {
 		data []byte
 		err  error
@@ -100,7 +111,7 @@ func writeDetails(w *bufio.Writer, d *Data, compress bool) error {
 	// encode encodes a case's block; zw is the worker's own compressor,
 	// reset for each block (a new one per block would allocate its large
 	// state 10,000 times).
-	encode := func(c *Case, zw *gzip.Writer) ([]byte, error) {
+	encode := func(c *rundata.Case, zw *gzip.Writer) ([]byte, error) {
 		var buf bytes.Buffer
 		if !compress {
 			err := json.NewEncoder(&buf).Encode(newDetail(c))
@@ -204,19 +215,19 @@ const pageTail = `</body>
 
 // overview is the JSON of the data block.
 type overview struct {
-	Generated      time.Time        `json:"generated"`
-	Run            eval.Summary     `json:"run"`
-	Totals         Totals           `json:"totals"`
-	Categories     []CategoryTotals `json:"categories"`
-	MetricKeys     []string         `json:"metric_keys"`
-	MetricLabels   []string         `json:"metric_labels"`
-	MetricsSummary []Metric         `json:"metrics_summary"`
-	Trust          Trust            `json:"trust"`
-	Problems       []string         `json:"problems"`
-	Notices        []string         `json:"notices"`
-	Comparison     *ComparisonLink  `json:"comparison,omitempty"`
-	Cases          []rowJSON        `json:"cases"`
-	History        []HistoryPoint   `json:"history"`
+	Generated      time.Time                `json:"generated"`
+	Run            eval.Summary             `json:"run"`
+	Totals         rundata.Totals           `json:"totals"`
+	Categories     []rundata.CategoryTotals `json:"categories"`
+	MetricKeys     []string                 `json:"metric_keys"`
+	MetricLabels   []string                 `json:"metric_labels"`
+	MetricsSummary []rundata.Metric         `json:"metrics_summary"`
+	Trust          rundata.Trust            `json:"trust"`
+	Problems       []string                 `json:"problems"`
+	Notices        []string                 `json:"notices"`
+	Comparison     *rundata.ComparisonLink  `json:"comparison,omitempty"`
+	Cases          []rowJSON                `json:"cases"`
+	History        []rundata.HistoryPoint   `json:"history"`
 	// Repeats is the most runs a case had.
 	Repeats int `json:"repeats"`
 	// Models and ModelPairs compare the models (empty with one).
@@ -262,7 +273,7 @@ type rowJSON struct {
 	Seconds         float64            `json:"seconds"`
 	Metrics         map[string]float64 `json:"metrics,omitempty"`
 	// Flip is, in a comparison with a baseline, how the case changed and
-	// why (see Data.Flips).
+	// why (see rundata.Data.Flips).
 	Flip string `json:"flip,omitempty"`
 }
 
@@ -285,25 +296,25 @@ type toolJSON struct {
 // shows them whole.
 const maxRowArgs = 300
 
-func newOverview(d *Data) overview {
+func newOverview(d *rundata.Data) overview {
 	o := overview{
 		Generated: d.Generated, Run: d.Run, Totals: d.Totals,
-		Categories:     append([]CategoryTotals{}, d.Categories...),
+		Categories:     append([]rundata.CategoryTotals{}, d.Categories...),
 		MetricKeys:     append([]string{}, d.MetricNames...),
-		MetricsSummary: append([]Metric{}, d.MetricsSummary...),
+		MetricsSummary: append([]rundata.Metric{}, d.MetricsSummary...),
 		Trust:          d.Trust,
 		Problems:       append([]string{}, d.Problems...),
 		Notices:        append([]string{}, d.Notices...),
 		Comparison:     d.Comparison,
 		Cases:          make([]rowJSON, len(d.Groups)),
-		History:        append([]HistoryPoint{}, d.History...),
+		History:        append([]rundata.HistoryPoint{}, d.History...),
 		Models:         append([]eval.ModelResult{}, d.Models...),
 		ModelPairs:     append([]eval.ModelPair{}, d.ModelPairs...),
 		ArmEffects:     append([]eval.ArmEffect{}, d.ArmEffects...),
 		ArmVerdicts:    append([]eval.ArmVerdict{}, d.ArmVerdicts...),
 	}
 	for _, name := range d.MetricNames {
-		o.MetricLabels = append(o.MetricLabels, metricLabels[name])
+		o.MetricLabels = append(o.MetricLabels, rundata.MetricLabel(name))
 	}
 	models := map[string]bool{}
 	for _, g := range d.Groups {
@@ -322,7 +333,7 @@ func newOverview(d *Data) overview {
 
 // newRow is the row of a group: its runs' outcomes and the texts of the
 // run it shows.
-func newRow(id int, g Group, cases []Case) rowJSON {
+func newRow(id int, g rundata.Group, cases []rundata.Case) rowJSON {
 	c := &cases[g.Shown]
 	row := rowJSON{
 		ID: id, Name: g.Name, Category: g.Category, Model: g.Model, Test: c.Test, Runs: g.Runs, Shown: g.Shown,
@@ -334,7 +345,7 @@ func newRow(id int, g Group, cases []Case) rowJSON {
 		for _, i := range g.Runs {
 			row.Marks = append(row.Marks, cases[i].Status)
 		}
-		ran := len(g.Runs) - skipped(cases, g.Runs)
+		ran := g.Ran(cases)
 		for k := 1; k <= ran; k++ {
 			row.PassAtK = append(row.PassAtK, stats.PassAtK(ran, g.Passes, k))
 			row.PassHatK = append(row.PassHatK, stats.PassHatK(ran, g.Passes, k))
@@ -359,21 +370,10 @@ func newRow(id int, g Group, cases []Case) rowJSON {
 		row.Tokens = r.Usage.TotalTokens
 		row.TokensEstimated = r.Usage.Estimated
 		for _, tc := range r.ToolCalls {
-			row.Tools = append(row.Tools, toolJSON{Name: tc.Name, Args: cut(tc.Arguments, maxRowArgs), IsError: tc.IsError, NotRun: tc.NotRun})
+			row.Tools = append(row.Tools, toolJSON{Name: tc.Name, Args: eval.Shorten(tc.Arguments, maxRowArgs), IsError: tc.IsError, NotRun: tc.NotRun})
 		}
 	}
 	return row
-}
-
-// cut shortens s to at most n bytes on a rune boundary, marking the cut.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // detailJSON is what the case view needs beyond the row.
@@ -402,7 +402,7 @@ type messageJSON struct {
 	ContentIsResult bool `json:"content_is_result,omitempty"`
 }
 
-func newDetail(c *Case) detailJSON {
+func newDetail(c *rundata.Case) detailJSON {
 	d := detailJSON{
 		Package: c.Package, Action: c.Event.Action, Unfinished: c.Event.Unfinished,
 		Elapsed: c.Event.Elapsed, Output: c.Event.Output, Attrs: c.Event.Attrs,

@@ -1,4 +1,4 @@
-package report
+package rundata
 
 import (
 	"slices"
@@ -19,6 +19,10 @@ var metricLabels = map[string]string{
 	eval.MetricCoverage:      "Coverage",
 	eval.MetricRecovery:      "Recovery",
 }
+
+// MetricLabel is the name shown for a metric column ("Coverage"); "" for
+// a name that is no metric.
+func MetricLabel(name string) string { return metricLabels[name] }
 
 // caseScores returns a case's applicable scores by metric name, with the
 // overall score; nil without metrics.

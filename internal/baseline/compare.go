@@ -1,13 +1,19 @@
-package report
+// Package baseline compares a run with an earlier one, its baseline, case
+// by case (matched by name and model): what changed, the cause of each
+// flipped case from the evidence the two runs recorded (see Attribution),
+// and the regression gate's decision. It writes the comparison for a
+// terminal (WriteText) and as compare.json (Comparison.JSON); the page,
+// compare.html, is internal/htmlreport's.
+package baseline
 
 import (
 	"cmp"
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/rundata"
 	"github.com/mcpeval/mcpeval/internal/stats"
 	"github.com/mcpeval/mcpeval/internal/tooldiff"
 )
@@ -112,13 +118,13 @@ type CategoryDelta struct {
 // flipped case to a cause and applies the regression gate at level alpha,
 // to the flips of gateCauses alone when given. Cases are matched by name
 // and model. Runs that share no case are not comparable: that is an error.
-func Compare(base, cur *Data, alpha float64, gateCauses ...string) (*Comparison, error) {
+func Compare(base, cur *rundata.Data, alpha float64, gateCauses ...string) (*Comparison, error) {
 	if !(alpha > 0 && alpha < 1) {
 		return nil, fmt.Errorf("significance level %v: must be between 0 and 1", alpha)
 	}
 	type key = eval.CaseRun // a case with a model, over its repeats
-	outcomes := func(d *Data) (map[key]*CaseOutcome, map[key]Group) {
-		out, groups := map[key]*CaseOutcome{}, map[key]Group{}
+	outcomes := func(d *rundata.Data) (map[key]*CaseOutcome, map[key]rundata.Group) {
+		out, groups := map[key]*CaseOutcome{}, map[key]rundata.Group{}
 		for _, g := range d.Groups {
 			k := key{Name: g.Name, Model: g.Model}
 			out[k] = outcomeOf(g, d.Cases)
@@ -253,10 +259,10 @@ func calledTools(d CaseDiff) []string {
 }
 
 // outcomeOf is a group's outcome in its run.
-func outcomeOf(g Group, cases []Case) *CaseOutcome {
+func outcomeOf(g rundata.Group, cases []rundata.Case) *CaseOutcome {
 	o := &CaseOutcome{Passes: g.Passes, Status: g.Status, Tools: []string{}}
 	for _, i := range g.Runs {
-		if ran(cases[i].Status) {
+		if rundata.Ran(cases[i].Status) {
 			o.Runs++
 		}
 	}
@@ -275,44 +281,9 @@ func outcomeOf(g Group, cases []Case) *CaseOutcome {
 		for _, tc := range r.ToolCalls {
 			o.Tools = append(o.Tools, tc.Name)
 		}
-		o.Answer, o.Reason = shorten(r.Response, 600), shorten(r.Reason, 600)
+		o.Answer, o.Reason = eval.Shorten(r.Response, 600), eval.Shorten(r.Reason, 600)
 	}
 	return o
-}
-
-// shorten cuts s to at most n bytes at a character boundary, marked.
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-// CaseAnchor is the fragment of report.html that opens a case: its name,
-// and its model when the run has several (name@model), each encoded as
-// JavaScript's encodeURIComponent does.
-func CaseAnchor(name, model string) string {
-	a := encodeURIComponent(name)
-	if model != "" {
-		a += "@" + encodeURIComponent(model)
-	}
-	return a
-}
-
-// encodeURIComponent escapes s as JavaScript's encodeURIComponent does.
-func encodeURIComponent(s string) string {
-	var b strings.Builder
-	for _, c := range []byte(s) {
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-_.!~*'()", c) >= 0 {
-			b.WriteByte(c)
-		} else {
-			fmt.Fprintf(&b, "%%%02X", c)
-		}
-	}
-	return b.String()
 }
 
 // categoryDeltas are the mean pass rates of each category's cases in both

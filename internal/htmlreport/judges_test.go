@@ -1,4 +1,4 @@
-package report
+package htmlreport
 
 import (
 	"context"
@@ -17,6 +17,9 @@ import (
 	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
+	"github.com/mcpeval/mcpeval/internal/rundata"
+	"github.com/mcpeval/mcpeval/internal/rundata/rundatatest"
+	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
 )
 
@@ -65,20 +68,14 @@ func TestSeveralJudgesInBrowser(t *testing.T) {
 	outDir, stream := runSuiteWith(t, judgedCases, "OPENAI_BASE_URL="+stub.BaseURL(), "EVAL_MODEL=stub-model",
 		"OPENAI_API_KEY=sk-test-judges-123456", "EVAL_JUDGE_MODEL="+judges)
 
-	var summary eval.Summary
-	ok, err := readJSONFile(filepath.Join(outDir, eval.SummaryFile), &summary)
+	summary, err := runs.ReadSummary(outDir)
 	require.NoError(t, err)
-	require.True(t, ok)
 	assert.Equal(t, 2, summary.Passed, "two of three judges accept: the majority decides")
 	assert.Equal(t, 2, summary.JudgeDisagreements, "counted per run")
 	assert.Equal(t, judges, summary.JudgeModel)
 	assert.Equal(t, settings.JudgeMajority, summary.JudgeMode)
-	f, err := os.Open(filepath.Join(outDir, eval.RecordsFile))
+	recs, err := runs.ReadRecords(filepath.Join(outDir, eval.RecordsFile)) // every line a record
 	require.NoError(t, err)
-	recs, bad, err := readRecords(f)
-	f.Close()
-	require.NoError(t, err)
-	require.Empty(t, bad)
 	require.Len(t, recs, 2)
 	for _, r := range recs {
 		assert.Equal(t, eval.Pass, r.Status, r.Reason)
@@ -105,8 +102,8 @@ func TestSeveralJudgesInBrowser(t *testing.T) {
 	_, err = calibrate.Write(outDir, cal)
 	require.NoError(t, err)
 
-	d := loadFiles(t, outDir, stream)
-	require.Equal(t, TrustWeak, d.Trust.Level, d.Trust.Message)
+	d := rundatatest.Load(t, outDir, stream)
+	require.Equal(t, rundata.TrustWeak, d.Trust.Level, d.Trust.Message)
 	assert.Equal(t, 2, d.Totals.Split)
 	path := filepath.Join(t.TempDir(), "report.html")
 	writeFile(t, path, d)
@@ -156,8 +153,8 @@ func TestSeveralJudgesInBrowser(t *testing.T) {
 
 	// Without calibration.json the report says the judge is not calibrated.
 	require.NoError(t, os.Remove(filepath.Join(outDir, eval.CalibrationFile)))
-	d = loadFiles(t, outDir, stream)
-	require.Equal(t, TrustNone, d.Trust.Level)
+	d = rundatatest.Load(t, outDir, stream)
+	require.Equal(t, rundata.TrustNone, d.Trust.Level)
 	path = filepath.Join(t.TempDir(), "uncalibrated.html")
 	writeFile(t, path, d)
 	p = openBrowser(t)
