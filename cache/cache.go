@@ -92,7 +92,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 )
 
 // minCompactLines is the journal length below which no compaction runs

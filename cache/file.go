@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 	"github.com/mcpeval/mcpeval/internal/files"
 )
 

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 )
 
 // errJournalReplaced reports that the journal this Cache was reading was

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 	"github.com/mcpeval/mcpeval/internal/grading"
 )
 
@@ -30,7 +30,7 @@ func overallScore(scores map[string]float64) eval.OverallMetric {
 	o := eval.OverallMetric{Weights: map[string]float64{}, NotApplicable: []string{}}
 	weights := metricWeights()
 	total := 0.0
-	for _, name := range eval.MetricNames {
+	for _, name := range eval.MetricNames() {
 		if _, ok := scores[name]; ok {
 			total += weights[name]
 		} else {
@@ -41,7 +41,7 @@ func overallScore(scores map[string]float64) eval.OverallMetric {
 		return o
 	}
 	sum := 0.0
-	for _, name := range eval.MetricNames {
+	for _, name := range eval.MetricNames() {
 		if s, ok := scores[name]; ok {
 			o.Weights[name] = unit(weights[name] / total)
 			sum += weights[name] / total * unit(s)

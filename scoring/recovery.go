@@ -3,7 +3,7 @@ package scoring
 import (
 	"slices"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 	"github.com/mcpeval/mcpeval/internal/grading"
 )
 

@@ -1,6 +1,6 @@
 package scoring
 
-import "github.com/mcpeval/mcpeval/internal/eval"
+import "github.com/mcpeval/mcpeval/evaltest/eval"
 
 // Summarize aggregates the metrics of many cases. Each average is taken
 // over the entries where its metric applies, with their number; over none

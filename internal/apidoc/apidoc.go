@@ -15,8 +15,9 @@ import (
 
 // Undocumented lists the exported names of the package in dir (test files
 // aside) that have no doc comment, as "file:line: name": functions, types,
-// methods of exported types, and variables and constants (a group's
-// comment documents its names).
+// methods and fields of exported types ("Type.Field"), and variables and
+// constants (a group's comment documents its names; a line comment
+// documents a field, variable or constant).
 func Undocumented(dir string) ([]string, error) {
 	fset := token.NewFileSet()
 	pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, parser.ParseComments)
@@ -43,6 +44,9 @@ func Undocumented(dir string) ([]string, error) {
 							if s.Name.IsExported() && s.Doc == nil && d.Doc == nil {
 								bare(s.Pos(), s.Name.Name)
 							}
+							if st, ok := s.Type.(*ast.StructType); ok && s.Name.IsExported() {
+								bareFields(st, s.Name.Name, bare)
+							}
 						case *ast.ValueSpec:
 							for _, n := range s.Names {
 								if n.IsExported() && s.Doc == nil && s.Comment == nil && d.Doc == nil {
@@ -57,6 +61,22 @@ func Undocumented(dir string) ([]string, error) {
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// bareFields reports the exported fields of a struct type without a doc
+// or line comment (a comment documents the names it stands before, as in
+// "A, B int // ...").
+func bareFields(st *ast.StructType, typeName string, bare func(token.Pos, string)) {
+	for _, f := range st.Fields.List {
+		if f.Doc != nil || f.Comment != nil {
+			continue
+		}
+		for _, n := range f.Names {
+			if n.IsExported() {
+				bare(n.Pos(), typeName+"."+n.Name)
+			}
+		}
+	}
 }
 
 // exportedReceiver reports whether a function is not a method, or a

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 	"github.com/mcpeval/mcpeval/internal/grading"
+	"github.com/mcpeval/mcpeval/internal/prose"
 	"github.com/mcpeval/mcpeval/internal/tooldiff"
 )
 
@@ -146,7 +147,7 @@ func (a *Attribution) Decide(cause, more string, drop ...string) {
 }
 
 // attribute finds the causes of a flipped case from its runs' records:
-// each of eval.Causes whose evidence is there, ordered by what decided
+// each of eval.Causes() whose evidence is there, ordered by what decided
 // the verdict (see decisive); the model when no other is.
 func attribute(d CaseDiff, toolChanges []string) *Attribution {
 	base, cur := d.Base.shown(), d.Current.shown()
@@ -201,7 +202,7 @@ func attribute(d CaseDiff, toolChanges []string) *Attribution {
 				names[i] = ch.Tool + " " + ch.Arguments
 			}
 			causes = append(causes, CauseEvidence{Cause: eval.CauseData, DataChanges: own,
-				Why: fmt.Sprintf("the same %s, %d returned other results: %s", eval.Plural(len(base.ToolCalls), "calls"), len(own), strings.Join(names, ", "))})
+				Why: fmt.Sprintf("the same %s, %d returned other results: %s", prose.Plural(len(base.ToolCalls), "calls"), len(own), strings.Join(names, ", "))})
 			reached = resultsReached(base, cur, toolChanges)
 		}
 	}
@@ -227,7 +228,7 @@ func attribute(d CaseDiff, toolChanges []string) *Attribution {
 }
 
 // decisive ranks a cause by how directly it decided the verdict, lower
-// first; causes of one rank keep the order of eval.Causes. A run that
+// first; causes of one rank keep the order of eval.Causes(). A run that
 // ended without an answer was decided by that. The same answer graded
 // otherwise was decided by what grades it (the case, the grading, the
 // judge), not by the tools, whose changes did not change the answer.
@@ -347,9 +348,9 @@ func infrastructure(o *CaseOutcome, side string) string {
 	}
 	what := fmt.Sprintf("%s: %s", side, first.Status)
 	if len(o.records) > 1 {
-		what = fmt.Sprintf("%s: %d of %s ended in an error, a cut or a limit, the first %s", side, n, eval.Plural(len(o.records), "runs"), first.Status)
+		what = fmt.Sprintf("%s: %d of %s ended in an error, a cut or a limit, the first %s", side, n, prose.Plural(len(o.records), "runs"), first.Status)
 	}
-	return what + ": " + eval.OneLine(eval.Shorten(first.Reason, 200))
+	return what + ": " + prose.OneLine(prose.Shorten(first.Reason, 200))
 }
 
 // dataChanges compares two runs' calls: same is true when they made the
@@ -372,7 +373,7 @@ func dataChanges(base, cur []eval.ToolCall) (changes []DataChange, same bool) {
 			differ = b.Result != c.Result
 		}
 		if differ {
-			changes = append(changes, DataChange{Tool: c.Name, Server: c.Server, Arguments: eval.OneLine(eval.Shorten(c.Arguments, 120)),
+			changes = append(changes, DataChange{Tool: c.Name, Server: c.Server, Arguments: prose.OneLine(prose.Shorten(c.Arguments, 120)),
 				Before: b.ResultFingerprint, Now: c.ResultFingerprint, Diff: textDiff(b.Result, c.Result, 60)})
 		}
 	}
@@ -412,9 +413,9 @@ func textDiff(a, b string, context int) string {
 	}
 	after := a[len(a)-s:]
 	if len(after) > context {
-		after = eval.Shorten(after, context)
+		after = prose.Shorten(after, context)
 	}
-	return eval.OneLine(fmt.Sprintf("%s[-%s-]{+%s+}%s", before, eval.Shorten(a[p:len(a)-s], 2*context), eval.Shorten(b[p:len(b)-s], 2*context), after))
+	return prose.OneLine(fmt.Sprintf("%s[-%s-]{+%s+}%s", before, prose.Shorten(a[p:len(a)-s], 2*context), prose.Shorten(b[p:len(b)-s], 2*context), after))
 }
 
 func utf8Start(s string, i int) bool { return i >= len(s) || utf8.RuneStart(s[i]) }
@@ -465,14 +466,14 @@ func (c *Comparison) CauseCounts() map[string]int {
 }
 
 // CauseLine is the comparison's count of flips by their deciding cause,
-// in the order of eval.Causes, and of the further causes the evidence
+// in the order of eval.Causes(), and of the further causes the evidence
 // supports: "2 flipped cases by cause: 1 data, 1 model; further causes:
 // 1 surface".
 func (c *Comparison) CauseLine() string {
 	counts := c.CauseCounts()
 	total := 0
 	var parts []string
-	for _, cause := range eval.Causes {
+	for _, cause := range eval.Causes() {
 		if n := counts[cause]; n > 0 {
 			total += n
 			parts = append(parts, fmt.Sprintf("%d %s", n, cause))
@@ -481,7 +482,7 @@ func (c *Comparison) CauseLine() string {
 	if total == 0 {
 		return "no case flipped"
 	}
-	line := eval.Plural(total, "flipped cases") + " by cause: " + strings.Join(parts, ", ")
+	line := prose.Plural(total, "flipped cases") + " by cause: " + strings.Join(parts, ", ")
 	further := map[string]int{}
 	for _, d := range c.Cases {
 		for _, f := range d.Attribution.Further() {
@@ -489,7 +490,7 @@ func (c *Comparison) CauseLine() string {
 		}
 	}
 	parts = nil
-	for _, cause := range eval.Causes {
+	for _, cause := range eval.Causes() {
 		if n := further[cause]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, cause))
 		}
@@ -532,7 +533,7 @@ func (a *Attribution) Deciding() string {
 
 // Line says what the replays showed.
 func (r *ReplayCheck) Line() string {
-	return fmt.Sprintf("on the baseline's tool results (run %s) %d of %s did as the baseline (%.0f%% sure)", r.Run, r.AsBaseline, eval.Plural(r.Runs, "runs"), 100*r.Sure)
+	return fmt.Sprintf("on the baseline's tool results (run %s) %d of %s did as the baseline (%.0f%% sure)", r.Run, r.AsBaseline, prose.Plural(r.Runs, "runs"), 100*r.Sure)
 }
 
 // Records returns the records of the runs the comparison shows of the

@@ -12,7 +12,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
+	"github.com/mcpeval/mcpeval/internal/prose"
 	"github.com/mcpeval/mcpeval/internal/rundata"
 	"github.com/mcpeval/mcpeval/internal/stats"
 	"github.com/mcpeval/mcpeval/internal/tooldiff"
@@ -42,7 +43,7 @@ type Comparison struct {
 	// it did not, or a run did not record it.
 	Tools *eval.ToolChanges
 	// GateCauses, when set, limits the gate to the flips of these causes
-	// (see eval.Causes): the others are reported and do not count.
+	// (see eval.Causes()): the others are reported and do not count.
 	GateCauses []string
 }
 
@@ -281,7 +282,7 @@ func outcomeOf(g rundata.Group, cases []rundata.Case) *CaseOutcome {
 		for _, tc := range r.ToolCalls {
 			o.Tools = append(o.Tools, tc.Name)
 		}
-		o.Answer, o.Reason = eval.Shorten(r.Response, 600), eval.Shorten(r.Reason, 600)
+		o.Answer, o.Reason = prose.Shorten(r.Response, 600), prose.Shorten(r.Reason, 600)
 	}
 	return o
 }

@@ -6,7 +6,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
+	"github.com/mcpeval/mcpeval/internal/prose"
 	"github.com/mcpeval/mcpeval/internal/tooldiff"
 )
 
@@ -21,7 +22,7 @@ func WriteText(w io.Writer, c *Comparison, baseDir string) {
 		}
 	}
 	fmt.Fprintf(w, "comparison with %s: %s, %s, %d new, %d removed, %d with other tool calls\n",
-		baseDir, eval.Plural(c.Regressed, "regressions"), eval.Plural(c.Fixed, "fixes"), c.Count(NewCase), c.Count(Removed), c.ToolsChanged())
+		baseDir, prose.Plural(c.Regressed, "regressions"), prose.Plural(c.Fixed, "fixes"), c.Count(NewCase), c.Count(Removed), c.ToolsChanged())
 	fmt.Fprintln(w, c.CauseLine())
 	for _, l := range c.GateLines() {
 		fmt.Fprintln(w, l)
@@ -68,7 +69,7 @@ func (c *Comparison) CauseLines() []string {
 	}
 	var out []string
 	for _, g := range c.ByCause() {
-		out = append(out, fmt.Sprintf("cause %s: %s", g.Cause, eval.Plural(len(g.Cases), "flipped cases")))
+		out = append(out, fmt.Sprintf("cause %s: %s", g.Cause, prose.Plural(len(g.Cases), "flipped cases")))
 		for _, d := range g.Cases {
 			name := d.Name
 			if len(models) > 1 {
@@ -95,10 +96,10 @@ type CauseGroup struct {
 	Cases []CaseDiff
 }
 
-// ByCause groups the flipped cases by cause, in the order of eval.Causes.
+// ByCause groups the flipped cases by cause, in the order of eval.Causes().
 func (c *Comparison) ByCause() []CauseGroup {
 	var out []CauseGroup
-	for _, cause := range eval.Causes {
+	for _, cause := range eval.Causes() {
 		g := CauseGroup{Cause: cause}
 		for _, d := range c.Cases {
 			if d.Attribution != nil && d.Attribution.Cause == cause {
@@ -122,9 +123,9 @@ func (c *Comparison) GateLines() []string {
 	}
 	return []string{
 		fmt.Sprintf("regression gate at level %g: the run is %s: %s worse, %d better (signed-rank p = %.4g, level %g)",
-			c.Alpha, run, eval.Plural(g.Worse, "cases"), g.Better, g.RunP, g.RunLevel),
+			c.Alpha, run, prose.Plural(g.Worse, "cases"), g.Better, g.RunP, g.RunLevel),
 		fmt.Sprintf("regression gate at level %g: %s flagged of %d tested (one-sided Fisher p, adjusted for a false discovery rate of %g)",
-			c.Alpha, eval.Plural(g.Flagged, "cases"), g.Tested, g.CaseLevel),
+			c.Alpha, prose.Plural(g.Flagged, "cases"), g.Tested, g.CaseLevel),
 	}
 }
 
@@ -134,7 +135,7 @@ func (c *Comparison) Verdict(baseDir string) string {
 	g := c.Gate
 	var why []string
 	if g.RunWorse {
-		why = append(why, fmt.Sprintf("the run is worse (%s worse, %d better; signed-rank p = %.4g, level %g)", eval.Plural(g.Worse, "cases"), g.Better, g.RunP, g.RunLevel))
+		why = append(why, fmt.Sprintf("the run is worse (%s worse, %d better; signed-rank p = %.4g, level %g)", prose.Plural(g.Worse, "cases"), g.Better, g.RunP, g.RunLevel))
 	}
 	if flagged := c.Flagged(); len(flagged) > 0 {
 		const shown = 5
@@ -145,13 +146,13 @@ func (c *Comparison) Verdict(baseDir string) string {
 		if len(flagged) > shown {
 			list = append(list, fmt.Sprintf("and %d more", len(flagged)-shown))
 		}
-		why = append(why, fmt.Sprintf("%s flagged (false discovery rate %g): %s", eval.Plural(len(flagged), "cases"), g.CaseLevel, strings.Join(list, ", ")))
+		why = append(why, fmt.Sprintf("%s flagged (false discovery rate %g): %s", prose.Plural(len(flagged), "cases"), g.CaseLevel, strings.Join(list, ", ")))
 	}
 	gated := ""
 	if len(c.GateCauses) > 0 {
 		gated = " (the gate weighs the flips of " + strings.Join(c.GateCauses, ", ") + ")"
 	}
-	return fmt.Sprintf("significant regression against %s%s: %s; %s regressed, %d fixed; %s", baseDir, gated, strings.Join(why, "; "), eval.Plural(c.Regressed, "cases"), c.Fixed, c.CauseLine())
+	return fmt.Sprintf("significant regression against %s%s: %s; %s regressed, %d fixed; %s", baseDir, gated, strings.Join(why, "; "), prose.Plural(c.Regressed, "cases"), c.Fixed, c.CauseLine())
 }
 
 // Evidence is a flagged case's evidence: its counts before and after and

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 )
 
 // TrustedKappa is the kappa below which a judge's verdicts should not be

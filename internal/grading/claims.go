@@ -9,9 +9,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 	"github.com/mcpeval/mcpeval/internal/agent"
-	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/llm"
+	"github.com/mcpeval/mcpeval/internal/prose"
 	"github.com/mcpeval/mcpeval/internal/tokens"
 )
 
@@ -337,7 +338,7 @@ func scoreClaims(results []eval.ClaimResult, coverage float64) (status eval.Stat
 	default:
 		status = eval.Undecided
 	}
-	reason = fmt.Sprintf("claims: %s; coverage %s of %s, %s needed", strings.Join(parts, ", "), coverageText(lo, hi, n), eval.Plural(len(results), "claims"), strconv.FormatFloat(coverage, 'f', -1, 64))
+	reason = fmt.Sprintf("claims: %s; coverage %s of %s, %s needed", strings.Join(parts, ", "), coverageText(lo, hi, n), prose.Plural(len(results), "claims"), strconv.FormatFloat(coverage, 'f', -1, 64))
 	return status, mean, reason
 }
 

@@ -3,7 +3,7 @@ package grading
 import (
 	"strings"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 )
 
 // checkElicited holds when some call of the tool met an elicitation that

@@ -3,7 +3,7 @@ package grading
 import (
 	"context"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 )
 
 // CheckAnswerWithin is CheckAnswer bounded by ctx, the case's context: when

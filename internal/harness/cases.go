@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 	"github.com/mcpeval/mcpeval/internal/progress"
 	"github.com/mcpeval/mcpeval/internal/suite"
 	"github.com/mcpeval/mcpeval/internal/testname"

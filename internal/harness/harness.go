@@ -19,9 +19,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
 	"github.com/mcpeval/mcpeval/internal/progress"
+	"github.com/mcpeval/mcpeval/internal/prose"
 	"github.com/mcpeval/mcpeval/internal/selection"
 	"github.com/mcpeval/mcpeval/internal/settings"
 	"github.com/mcpeval/mcpeval/internal/shard"
@@ -207,7 +208,7 @@ func (h *Harness) checkBudget(chosen []eval.Case) error {
 	}
 	if usd > h.settings.BudgetUSD {
 		return fmt.Errorf("the run is estimated at $%.4f (%s, %s, %s each; cached passes cost nothing), above the budget of $%.4f: no request was sent",
-			usd, eval.Plural(len(chosen), "cases"), eval.Plural(len(h.arms()), "arms"), eval.Plural(h.gotest.Count, "runs"), h.settings.BudgetUSD)
+			usd, prose.Plural(len(chosen), "cases"), prose.Plural(len(h.arms()), "arms"), prose.Plural(h.gotest.Count, "runs"), h.settings.BudgetUSD)
 	}
 	fmt.Fprintf(h.stdout, "mcpeval: estimated cost $%.4f of the budget $%.4f\n", usd, h.settings.BudgetUSD)
 	return nil
@@ -246,10 +247,10 @@ func (h *Harness) Finish(code int) int {
 	}
 	var notices []string
 	if after := h.run.FailedFast(); after != "" {
-		notices = append(notices, fmt.Sprintf("mcpeval: notice: -failfast: no case started after %q failed (%s)", after, eval.Plural(sum.NotRun, "cases")+" not run"))
+		notices = append(notices, fmt.Sprintf("mcpeval: notice: -failfast: no case started after %q failed (%s)", after, prose.Plural(sum.NotRun, "cases")+" not run"))
 	} else if reason := sum.Stopped; reason == suite.Interrupted {
 		problems = append(problems, fmt.Sprintf("mcpeval: INTERRUPTED (Ctrl-C): %s finished, kept in %s; %d not run",
-			eval.Plural(sum.Total, "case runs"), h.run.RunDir, sum.NotRun))
+			prose.Plural(sum.Total, "case runs"), h.run.RunDir, sum.NotRun))
 	} else if reason != "" {
 		problems = append(problems, "mcpeval: error: run stopped: "+reason)
 	}

@@ -7,7 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
+	"github.com/mcpeval/mcpeval/internal/prose"
 	"github.com/mcpeval/mcpeval/internal/selection"
 	"github.com/mcpeval/mcpeval/internal/testname"
 )
@@ -163,7 +164,7 @@ func (h *Harness) noCaseSelected(run *selection.Pattern) string {
 		if c.Sub != "" {
 			test += "/" + c.Sub
 		}
-		fmt.Fprintf(&b, "\n  %-40s %s (%s)", c.Name, test, eval.Plural(len(cases[i]), "cases"))
+		fmt.Fprintf(&b, "\n  %-40s %s (%s)", c.Name, test, prose.Plural(len(cases[i]), "cases"))
 	}
 	return b.String()
 }

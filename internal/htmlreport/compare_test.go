@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 	"github.com/mcpeval/mcpeval/internal/baseline"
-	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // compare.html names a replay on either side.

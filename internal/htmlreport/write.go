@@ -24,7 +24,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
+	"github.com/mcpeval/mcpeval/internal/prose"
 	"github.com/mcpeval/mcpeval/internal/rundata"
 	"github.com/mcpeval/mcpeval/internal/stats"
 )
@@ -370,7 +371,7 @@ func newRow(id int, g rundata.Group, cases []rundata.Case) rowJSON {
 		row.Tokens = r.Usage.TotalTokens
 		row.TokensEstimated = r.Usage.Estimated
 		for _, tc := range r.ToolCalls {
-			row.Tools = append(row.Tools, toolJSON{Name: tc.Name, Args: eval.Shorten(tc.Arguments, maxRowArgs), IsError: tc.IsError, NotRun: tc.NotRun})
+			row.Tools = append(row.Tools, toolJSON{Name: tc.Name, Args: prose.Shorten(tc.Arguments, maxRowArgs), IsError: tc.IsError, NotRun: tc.NotRun})
 		}
 	}
 	return row

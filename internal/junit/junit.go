@@ -10,7 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
+	"github.com/mcpeval/mcpeval/internal/prose"
 	"github.com/mcpeval/mcpeval/internal/rundata"
 	"github.com/mcpeval/mcpeval/internal/stats"
 )
@@ -105,7 +106,7 @@ func Write(w io.Writer, d *rundata.Data, root string) error {
 		if flip := d.Flips[eval.CaseRun{Name: g.Name, Model: g.Model}]; flip != "" {
 			for _, m := range []*junitMessage{tc.Failure, tc.Error} {
 				if m != nil {
-					m.Message = eval.Shorten(strings.ReplaceAll(flip, "\n", "; ")+"; "+m.Message, maxJUnitMessage) // one line
+					m.Message = prose.Shorten(strings.ReplaceAll(flip, "\n", "; ")+"; "+m.Message, maxJUnitMessage) // one line
 				}
 			}
 		}
@@ -176,7 +177,7 @@ func junitTestcase(g rundata.Group, cases []rundata.Case, minPassRate float64, n
 		msg.Contents += "\n" + strings.Join(eval.ClaimLines(r.Claims), "\n")
 	}
 	if len(g.Runs) > 1 {
-		prefix := fmt.Sprintf("%d of %s passed", g.Passes, eval.Plural(len(g.Runs), "runs"))
+		prefix := fmt.Sprintf("%d of %s passed", g.Passes, prose.Plural(len(g.Runs), "runs"))
 		if g.Flaky {
 			prefix += " (flaky)"
 		}
@@ -185,7 +186,7 @@ func junitTestcase(g rundata.Group, cases []rundata.Case, minPassRate float64, n
 	gated := minPassRate > 0
 	switch {
 	case !rundata.Ran(g.Status):
-		tc.Skipped = &junitMessage{Message: eval.OneLine(shown.Reason)}
+		tc.Skipped = &junitMessage{Message: prose.OneLine(shown.Reason)}
 	case gated && g.Rate(cases) >= minPassRate, g.Status == eval.Pass:
 	case (g.Status == eval.Error || g.Status == eval.Cut) && !anyStatus(g, cases, eval.Fail, eval.TokenLimit),
 		g.Status == eval.Undecided: // the judge could not decide: not the model's failure
@@ -207,7 +208,7 @@ func repeatsLine(g rundata.Group, cases []rundata.Case) string {
 	}
 	r := stats.CaseResultOf(records)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: pass rate %.2f", eval.Plural(r.Runs, "runs"), r.PassRate)
+	fmt.Fprintf(&b, "%s: pass rate %.2f", prose.Plural(r.Runs, "runs"), r.PassRate)
 	for k := 2; k <= r.Runs; k++ {
 		fmt.Fprintf(&b, ", pass@%d %.2f, pass^%d %.2f", k, r.PassAtK[k-1], k, r.PassHatK[k-1])
 	}
@@ -251,7 +252,7 @@ func failureMessage(c *rundata.Case) string {
 	if c.Record != nil && c.Record.Verdict != "" {
 		head += " (judge: " + c.Record.Verdict + ")"
 	}
-	msg := head + ": " + eval.OneLine(c.Reason)
+	msg := head + ": " + prose.OneLine(c.Reason)
 	if r := []rune(msg); len(r) > maxJUnitMessage {
 		msg = string(r[:maxJUnitMessage]) + "…"
 	}

@@ -4,7 +4,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 	"github.com/mcpeval/mcpeval/internal/grading"
 )
 

@@ -24,8 +24,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 	"github.com/mcpeval/mcpeval/internal/dialect"
-	"github.com/mcpeval/mcpeval/internal/eval"
 )
 
 // Chatter sends one chat request. *Client implements it over HTTP.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 )
 
 // Recorded is a server as an earlier run recorded it (its summary's tool

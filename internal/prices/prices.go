@@ -18,7 +18,7 @@ import (
 
 	"github.com/mcpeval/mcpeval/internal/yamlbound"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 )
 
 // Price is what a model costs, in US dollars per million tokens.

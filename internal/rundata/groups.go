@@ -1,7 +1,7 @@
 package rundata
 
 import (
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 )
 
 // Group is one case over its runs: once, or go test -count=N times. It is a

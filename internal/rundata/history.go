@@ -3,7 +3,7 @@ package rundata
 import (
 	"slices"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 	"github.com/mcpeval/mcpeval/internal/runs"
 )
 

@@ -3,7 +3,7 @@ package rundata
 import (
 	"slices"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 )
 
 // overall names the overall score among the metric columns and tiles.
@@ -51,7 +51,7 @@ func metricColumns(cases []Case) []string {
 		return nil
 	}
 	columns := []string{overall}
-	for _, name := range eval.MetricNames {
+	for _, name := range eval.MetricNames() {
 		if seen[name] {
 			columns = append(columns, name)
 		}
@@ -65,7 +65,7 @@ func metricColumns(cases []Case) []string {
 // nothing without recovery attempts.
 func metricTiles(s eval.MetricsSummary) []Metric {
 	tiles := []Metric{valueTile(overall, Score, s.AverageOverallScore, s.Entries)}
-	for _, name := range eval.MetricNames {
+	for _, name := range eval.MetricNames() {
 		if v, ok := s.AverageScores[name]; ok {
 			tiles = append(tiles, Metric{Name: name, Kind: Score, Value: v, Entries: s.AverageEntries[name]})
 		}

@@ -19,7 +19,7 @@ package rundata
 import (
 	"time"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 )
 
 // Skip is the status of a case whose test was skipped. The other statuses are

@@ -16,7 +16,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 )
 
 // workerScript is the Python side of run_pandas: the long-lived worker and

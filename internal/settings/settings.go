@@ -108,7 +108,7 @@ type Settings struct {
 	ReplayTools     string
 	ReplayUnmatched string
 	// GateCauses limits the regression gate of a comparison with a
-	// baseline to the flips of these causes (eval.Causes); empty: all.
+	// baseline to the flips of these causes (eval.Causes()); empty: all.
 	// Attribute re-runs each flipped case AttributeRuns times on the
 	// baseline's recorded tool results, to tell a model that changed from
 	// data that moved it.

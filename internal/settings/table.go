@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 	"github.com/mcpeval/mcpeval/internal/dialect"
-	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/mcpconn"
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/shard"
@@ -350,12 +350,12 @@ func SettingsArgs(args []string) []string {
 }
 
 // ParseCauses reads a comma-separated list of causes of a flip (see
-// eval.Causes, in any case), as -gate-causes and EVAL_GATE_CAUSES take it.
+// eval.Causes(), in any case), as -gate-causes and EVAL_GATE_CAUSES take it.
 func ParseCauses(s string) ([]string, error) {
 	causes := splitList(strings.ToLower(s))
 	for _, c := range causes {
-		if !slices.Contains(eval.Causes, c) {
-			return nil, fmt.Errorf("unknown cause %q: the causes are %s", c, strings.Join(eval.Causes, ", "))
+		if !slices.Contains(eval.Causes(), c) {
+			return nil, fmt.Errorf("unknown cause %q: the causes are %s", c, strings.Join(eval.Causes(), ", "))
 		}
 	}
 	return causes, nil

@@ -34,7 +34,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 )
 
 // Spec is one shard of a run: Index of Count, Index from 1. The zero Spec

@@ -3,7 +3,7 @@ package stats
 import (
 	"slices"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 )
 
 // Verdicts gives every arm but the baseline (the arm whose ArmInfo says

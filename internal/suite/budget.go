@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 	"github.com/mcpeval/mcpeval/internal/runs"
 )
 

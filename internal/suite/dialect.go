@@ -7,8 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 	"github.com/mcpeval/mcpeval/internal/dialect"
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/prose"
 )
 
 // adaptSchemas checks, before the first case, that the input schemas of
@@ -56,11 +57,11 @@ func (s *Run) adaptSchemas(log io.Writer) error {
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("the input schemas of %s cannot be given to %s (chosen by %s), no case was run: %s. Leave the tools out with EVAL_TOOLS (!name), or send the schemas as the servers wrote them with EVAL_SCHEMA_DIALECT=none",
-			eval.Plural(len(problems), "tools"), s.dialect.Name, s.dialect.From, strings.Join(problems, "; "))
+			prose.Plural(len(problems), "tools"), s.dialect.Name, s.dialect.From, strings.Join(problems, "; "))
 	}
 	slices.Sort(kinds)
 	if len(s.schemas) > 0 {
-		fmt.Fprintf(log, "mcpeval: %s: %s of the servers changed (%s)\n", s.dialect.Describe(), eval.Plural(len(s.schemas), "tools"), strings.Join(kinds, ", "))
+		fmt.Fprintf(log, "mcpeval: %s: %s of the servers changed (%s)\n", s.dialect.Describe(), prose.Plural(len(s.schemas), "tools"), strings.Join(kinds, ", "))
 	} else {
 		fmt.Fprintf(log, "mcpeval: %s: no tool of the servers needed a change\n", s.dialect.Describe())
 	}

@@ -9,7 +9,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
+	"github.com/mcpeval/mcpeval/internal/prose"
 	"github.com/mcpeval/mcpeval/internal/settings"
 )
 
@@ -19,7 +20,7 @@ func FormatLine(r eval.Record) string {
 	if r.Cached {
 		cached = " (cached)"
 	}
-	return fmt.Sprintf("%s%s: %s, %d tokens, %.1fs: %s", r.Status, cached, eval.Plural(len(r.ToolCalls), "tool calls"), r.Usage.TotalTokens, r.Seconds, oneLine(r.Reason, 200))
+	return fmt.Sprintf("%s%s: %s, %d tokens, %.1fs: %s", r.Status, cached, prose.Plural(len(r.ToolCalls), "tool calls"), r.Usage.TotalTokens, r.Seconds, oneLine(r.Reason, 200))
 }
 
 // FormatFailure is the paragraph printed for a failed or errored case:
@@ -260,7 +261,7 @@ func FormatSummary(s eval.Summary, runDir string) string {
 				adjusted = fmt.Sprintf(", adjusted for %d pairs %.4g", len(s.ModelPairs), p.AdjustedP)
 			}
 			fmt.Fprintf(&b, "mcpeval: %s vs %s on %s: %d passed only by %s, %d only by %s (McNemar p = %.4g%s)\n",
-				p.A, p.B, eval.Plural(p.Cases, "cases"), p.OnlyA, p.A, p.OnlyB, p.B, p.McNemarP, adjusted)
+				p.A, p.B, prose.Plural(p.Cases, "cases"), p.OnlyA, p.A, p.OnlyB, p.B, p.McNemarP, adjusted)
 		}
 	}
 	switch j := s.Judge; {
@@ -270,9 +271,9 @@ func FormatSummary(s eval.Summary, runDir string) string {
 			model, requests, cost = " "+j.Model, j.Requests, FormatCost(j.CostUSD, j.Unpriced)
 		}
 		fmt.Fprintf(&b, "mcpeval: judge%s: %s, %d tokens, %s, %d retries: all this re-judged run spent (not in the %s' costs)\n",
-			model, eval.Plural(requests, "requests"), s.Usage.TotalTokens, cost, s.Usage.Retries, arms)
+			model, prose.Plural(requests, "requests"), s.Usage.TotalTokens, cost, s.Usage.Retries, arms)
 	case j != nil && !s.Reference:
-		fmt.Fprintf(&b, "mcpeval: judge %s: %s, %s (not in the %s' costs)\n", j.Model, eval.Plural(j.Requests, "requests"), FormatCost(j.CostUSD, j.Unpriced), arms)
+		fmt.Fprintf(&b, "mcpeval: judge %s: %s, %s (not in the %s' costs)\n", j.Model, prose.Plural(j.Requests, "requests"), FormatCost(j.CostUSD, j.Unpriced), arms)
 	}
 	if s.Verdicts == eval.VerdictsByChecks && s.ChecksCalibration != nil {
 		for _, line := range s.ChecksCalibration.Lines() {
@@ -280,7 +281,7 @@ func FormatSummary(s eval.Summary, runDir string) string {
 		}
 	}
 	if s.JudgeDisagreements > 0 {
-		fmt.Fprintf(&b, "mcpeval: the judges (%s, %s) disagreed on %s\n", s.JudgeModel, s.JudgeMode, eval.Plural(s.JudgeDisagreements, "cases"))
+		fmt.Fprintf(&b, "mcpeval: the judges (%s, %s) disagreed on %s\n", s.JudgeModel, s.JudgeMode, prose.Plural(s.JudgeDisagreements, "cases"))
 	}
 	if s.ServerRestarts > 0 {
 		fmt.Fprintf(&b, "mcpeval: MCP servers restarted %d times after a crash or hang\n", s.ServerRestarts)
@@ -315,9 +316,9 @@ const maxNamed = 8
 // case ran once, "90 case runs" with several models or repeats.
 func CountRuns(s eval.Summary) string {
 	if len(s.Models) > 1 || s.Repeats > 1 {
-		return eval.Plural(s.Total, "case runs")
+		return prose.Plural(s.Total, "case runs")
 	}
-	return eval.Plural(s.Total, "cases")
+	return prose.Plural(s.Total, "cases")
 }
 
 // formatModel is a model's closing line: its passes with the interval,
@@ -459,7 +460,7 @@ func costLine(s eval.Summary) string {
 		line += fmt.Sprintf(", $%.4f saved by the cache", s.SavedUSD)
 	}
 	if n := s.Usage.Unpriced; n > 0 {
-		line += fmt.Sprintf(" (%s of models without a price in %s not counted)", eval.Plural(n, "requests"), cmp.Or(s.Prices, "the price table"))
+		line += fmt.Sprintf(" (%s of models without a price in %s not counted)", prose.Plural(n, "requests"), cmp.Or(s.Prices, "the price table"))
 	}
 	return line
 }

@@ -8,7 +8,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/prose"
 )
 
 // Interrupted is the reason a run stops on its first interrupt.
@@ -46,9 +46,9 @@ func (s *Run) WatchInterrupts() (ctx context.Context, stop func()) {
 			switch n {
 			case 1:
 				s.Stop(Interrupted)
-				fmt.Fprintf(s.log, "mcpeval: interrupted: no case starts any more; the running ones finish and are kept (%s); Ctrl-C again cancels them\n", eval.Plural(int(s.running.Load()), "cases"))
+				fmt.Fprintf(s.log, "mcpeval: interrupted: no case starts any more; the running ones finish and are kept (%s); Ctrl-C again cancels them\n", prose.Plural(int(s.running.Load()), "cases"))
 			case 2:
-				fmt.Fprintf(s.log, "mcpeval: interrupted again: the running cases (%s) are cancelled and recorded as not run; Ctrl-C once more exits at once\n", eval.Plural(int(s.running.Load()), "cases"))
+				fmt.Fprintf(s.log, "mcpeval: interrupted again: the running cases (%s) are cancelled and recorded as not run; Ctrl-C once more exits at once\n", prose.Plural(int(s.running.Load()), "cases"))
 				cancel(ErrInterrupted)
 			default:
 				fmt.Fprintln(s.log, "mcpeval: interrupted a third time: exiting; the records written so far are kept, the run has no summary")

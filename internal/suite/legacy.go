@@ -2,7 +2,7 @@ package suite
 
 import (
 	"github.com/mcpeval/mcpeval/cache"
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 )
 
 // Cache entries written before records held their grading version were

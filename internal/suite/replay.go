@@ -3,7 +3,8 @@ package suite
 import (
 	"fmt"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
+	"github.com/mcpeval/mcpeval/internal/prose"
 	"github.com/mcpeval/mcpeval/internal/replay"
 )
 
@@ -48,7 +49,7 @@ func replayLine(r *eval.ReplayInfo) string {
 		answered = ""
 	}
 	line := fmt.Sprintf("mcpeval: REPLAY: the tool results are those recorded by run %s%s: %s answered from its recordings, %s",
-		escapeHidden(r.Source), answered, eval.Plural(r.Recorded, "calls"), unmatched)
+		escapeHidden(r.Source), answered, prose.Plural(r.Recorded, "calls"), unmatched)
 	if r.Lost > 0 {
 		line += fmt.Sprintf("; %d of its recorded calls could not answer any (their arguments, or their results, were cut in the records, and the results are not in the recordings store)", r.Lost)
 	}

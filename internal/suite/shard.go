@@ -8,7 +8,7 @@ import (
 	"os"
 
 	"github.com/mcpeval/mcpeval/cache"
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 	"github.com/mcpeval/mcpeval/internal/grading"
 )
 

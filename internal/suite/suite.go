@@ -21,15 +21,16 @@ import (
 	"time"
 
 	"github.com/mcpeval/mcpeval/cache"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 	"github.com/mcpeval/mcpeval/internal/agent"
 	"github.com/mcpeval/mcpeval/internal/dialect"
-	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
 	"github.com/mcpeval/mcpeval/internal/grading"
 	"github.com/mcpeval/mcpeval/internal/labelled"
 	"github.com/mcpeval/mcpeval/internal/llm"
 	"github.com/mcpeval/mcpeval/internal/mcpconn"
 	"github.com/mcpeval/mcpeval/internal/prices"
+	"github.com/mcpeval/mcpeval/internal/prose"
 	"github.com/mcpeval/mcpeval/internal/recordings"
 	"github.com/mcpeval/mcpeval/internal/redact"
 	"github.com/mcpeval/mcpeval/internal/replay"
@@ -887,7 +888,7 @@ func supported(c eval.Case, rec *eval.Record, results []string) {
 	}
 	rec.Status = eval.Fail
 	rec.Reason = fmt.Sprintf("the reference trajectory's results do not hold %s of the expected answer (found nowhere, nor computed from them): %s; the server's data changed, or the case is wrong",
-		eval.Plural(len(missing), "facts"), strings.Join(missing, ", "))
+		prose.Plural(len(missing), "facts"), strings.Join(missing, ", "))
 }
 
 // markExpectedErrors marks the calls whose failure the case asks for
@@ -1240,7 +1241,7 @@ func Gates(sum eval.Summary, st settings.Settings) []string {
 			}
 		}
 		if len(low) > 0 {
-			out = append(out, fmt.Sprintf("%s below the minimum pass rate %g: %s", eval.Plural(len(low), "cases"), st.MinPassRate, strings.Join(low, ", ")))
+			out = append(out, fmt.Sprintf("%s below the minimum pass rate %g: %s", prose.Plural(len(low), "cases"), st.MinPassRate, strings.Join(low, ", ")))
 		}
 	}
 	// Each model or arm compared is held to the run's minimum on its own:

@@ -6,7 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
+	"github.com/mcpeval/mcpeval/internal/prose"
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
 	"github.com/mcpeval/mcpeval/internal/tokens"
@@ -195,7 +196,7 @@ func (s *Run) noticeOtherServers() {
 	}
 	now := s.tools.ServerNames()
 	fmt.Fprintln(s.log, s.redactor.String(fmt.Sprintf("mcpeval: notice: the servers are not those of run %s (%s; now %s): the tool surface is part of every cache key, so %s cached under its servers run again, and are paid again",
-		cmp.Or(last.Summary.RunID, last.ID), strings.Join(before, ", "), strings.Join(now, ", "), eval.Plural(n, "passes"))))
+		cmp.Or(last.Summary.RunID, last.ID), strings.Join(before, ", "), strings.Join(now, ", "), prose.Plural(n, "passes"))))
 }
 
 // lastRunOfSameServers returns the finished run in the output directory
@@ -274,7 +275,7 @@ func FormatToolChanges(ch *eval.ToolChanges, reference bool) string {
 	case ch.InvalidatedPasses == 0:
 		b.WriteString("mcpeval: no cached pass of the loaded cases was made with the earlier surface: the change costs no case a re-run\n")
 	default:
-		fmt.Fprintf(&b, "mcpeval: the change invalidated %s of the loaded cases: the tool surface is part of the cache key, so they run again\n", eval.Plural(ch.InvalidatedPasses, "cached passes"))
+		fmt.Fprintf(&b, "mcpeval: the change invalidated %s of the loaded cases: the tool surface is part of the cache key, so they run again\n", prose.Plural(ch.InvalidatedPasses, "cached passes"))
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
@@ -309,7 +310,7 @@ func formatArmHealth(b *strings.Builder, byArm []eval.ArmToolStats) {
 	var parts []string
 	for _, arm := range arms[:min(len(arms), maxArmHealth)] {
 		h := of[arm]
-		parts = append(parts, fmt.Sprintf("%s %d of %s failed", arm, h.errors, eval.Plural(h.calls, "calls")))
+		parts = append(parts, fmt.Sprintf("%s %d of %s failed", arm, h.errors, prose.Plural(h.calls, "calls")))
 	}
 	line := strings.Join(parts, "; ")
 	if len(arms) > maxArmHealth {
@@ -348,7 +349,7 @@ func formatTools(b *strings.Builder, t *eval.ToolSummary) {
 		case t.SelectedCases > 0 && n > maxListedSelected:
 			// A few cases leave most tools uncalled: their names say
 			// nothing of the server, their number is enough.
-			fmt.Fprintf(b, "mcpeval: %s %s (listed in summary.json)\n", eval.Plural(n, "tools"), never)
+			fmt.Fprintf(b, "mcpeval: %s %s (listed in summary.json)\n", prose.Plural(n, "tools"), never)
 		default:
 			fmt.Fprintf(b, "mcpeval: %s: %s\n", never, listNames(mapSlice(srv.NeverCalled, tooldiff.Name)))
 		}
@@ -379,7 +380,7 @@ func formatTools(b *strings.Builder, t *eval.ToolSummary) {
 		slices.SortStableFunc(failing, func(a, b eval.ToolStats) int { return cmp.Compare(b.ErrorRate, a.ErrorRate) })
 		parts := make([]string, len(failing))
 		for i, st := range failing {
-			parts[i] = fmt.Sprintf("%s %d of %s (%.1f%%)", tooldiff.Name(st.Name), st.Errors, eval.Plural(st.Calls, "calls"), 100*st.ErrorRate)
+			parts[i] = fmt.Sprintf("%s %d of %s (%.1f%%)", tooldiff.Name(st.Name), st.Errors, prose.Plural(st.Calls, "calls"), 100*st.ErrorRate)
 		}
 		fmt.Fprintf(b, "mcpeval: tool calls that failed: %s\n", listNames(parts))
 	}
@@ -397,9 +398,9 @@ func formatTools(b *strings.Builder, t *eval.ToolSummary) {
 			case st.Unchecked == 0:
 				parts[i] = fmt.Sprintf("%s (%s)", tooldiff.Name(st.Name), st.SchemaProblem)
 			case st.SchemaProblem != "":
-				parts[i] = fmt.Sprintf("%s %d of %s not checked (%s)", tooldiff.Name(st.Name), st.Unchecked, eval.Plural(st.Calls, "calls"), st.SchemaProblem)
+				parts[i] = fmt.Sprintf("%s %d of %s not checked (%s)", tooldiff.Name(st.Name), st.Unchecked, prose.Plural(st.Calls, "calls"), st.SchemaProblem)
 			default:
-				parts[i] = fmt.Sprintf("%s %d of %s not checked (the result too costly to check against the output schema)", tooldiff.Name(st.Name), st.Unchecked, eval.Plural(st.Calls, "calls"))
+				parts[i] = fmt.Sprintf("%s %d of %s not checked (the result too costly to check against the output schema)", tooldiff.Name(st.Name), st.Unchecked, prose.Plural(st.Calls, "calls"))
 			}
 		}
 		fmt.Fprintf(b, "mcpeval: warning: tool schemas not checked (too costly to check, or broken; the calls are kept): %s\n", listNames(parts))
@@ -430,7 +431,7 @@ func formatTools(b *strings.Builder, t *eval.ToolSummary) {
 		// server's, so their failures are not the server's.
 		parts := make([]string, len(t.Overridden))
 		for i, st := range t.Overridden {
-			parts[i] = fmt.Sprintf("arm %s %s %d of %s failed", st.Arm, tooldiff.Name(st.Name), st.Errors, eval.Plural(st.Calls, "calls"))
+			parts[i] = fmt.Sprintf("arm %s %s %d of %s failed", st.Arm, tooldiff.Name(st.Name), st.Errors, prose.Plural(st.Calls, "calls"))
 		}
 		fmt.Fprintf(b, "mcpeval: calls to tools an arm overrides (the arm's, not in the server's health): %s\n", listNames(parts))
 	}

@@ -17,7 +17,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/diff"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 	"github.com/mcpeval/mcpeval/internal/tokens"
 )
 

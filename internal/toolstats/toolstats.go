@@ -18,7 +18,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 	"github.com/mcpeval/mcpeval/internal/schemacheck"
 	"github.com/mcpeval/mcpeval/internal/tokens"
 )

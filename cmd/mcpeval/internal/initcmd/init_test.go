@@ -15,7 +15,7 @@ import (
 	"golang.org/x/mod/modfile"
 
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"

@@ -12,7 +12,7 @@ import (
 	"github.com/mcpeval/mcpeval/cache"
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/reportcmd"
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/prose"
 	"github.com/mcpeval/mcpeval/internal/shard"
 )
 
@@ -81,7 +81,7 @@ func runRuns(c *base.Command, args []string, p base.Process) error {
 	reportErr := reportcmd.Write(o, p)
 	if res.Incomplete() {
 		return errors.Join(reportErr, base.Failed(fmt.Errorf("the merged run is incomplete: no shard given ran %s (recorded as not run)",
-			eval.Plural(len(res.Summary.Merged.Missing), "case runs"))))
+			prose.Plural(len(res.Summary.Merged.Missing), "case runs"))))
 	}
 	return reportErr
 }
@@ -97,7 +97,7 @@ func problems(r *shard.MergeResult) []string {
 			seen[i] = fmt.Sprintf("%d/%d", s.Index, m.Count)
 		}
 		out = append(out, fmt.Sprintf("Incomplete merge: shards %s of %d were merged; no shard given ran %s, listed as not run.",
-			strings.Join(seen, ", "), m.Count, eval.Plural(len(m.Missing), "case runs")))
+			strings.Join(seen, ", "), m.Count, prose.Plural(len(m.Missing), "case runs")))
 	}
 	return append(out, r.Notes...)
 }

@@ -16,10 +16,11 @@ import (
 	"time"
 
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 	"github.com/mcpeval/mcpeval/internal/baseline"
-	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
 	"github.com/mcpeval/mcpeval/internal/files"
+	"github.com/mcpeval/mcpeval/internal/prose"
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
 	"github.com/mcpeval/mcpeval/internal/suite"
@@ -96,7 +97,7 @@ func keepReplays(c *baseline.Comparison, dir string, p base.Process) int {
 	}
 	if kept > 0 {
 		fmt.Fprintf(p.Stdout, "attribution: kept the re-runs of %s on the baseline's tool results (run %s) that an earlier -attribute made for this comparison; -attribute runs them again\n",
-			eval.Plural(kept, "flipped cases"), run)
+			prose.Plural(kept, "flipped cases"), run)
 	}
 	return kept
 }
@@ -180,7 +181,7 @@ func replayFlips(flipped []*baseline.CaseDiff, st settings.Settings, baseDir, di
 	}
 	out, id := filepath.Join(dir, "attribution"), runs.NewID(time.Now())
 	fmt.Fprintf(p.Stdout, "attribution: re-running %s %d times on the tool results recorded by the baseline %s\n",
-		eval.Plural(len(flipped), "flipped cases"), o.AttributeRuns, filepath.Base(baseDir))
+		prose.Plural(len(flipped), "flipped cases"), o.AttributeRuns, filepath.Base(baseDir))
 	cmd := exec.Command("go", "test", cmp.Or(o.Pkg, "./evaltest"), "-count="+strconv.Itoa(o.AttributeRuns), "-run", testname.Pattern(tests),
 		"-replay-tools="+baseDir, "-run-id="+id)
 	cmd.Dir = root

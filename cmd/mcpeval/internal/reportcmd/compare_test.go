@@ -17,7 +17,7 @@ import (
 
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/cmdtest"
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/internal/prose"
 	"github.com/mcpeval/mcpeval/internal/stats"
 )
 
@@ -59,7 +59,7 @@ func TestBaselineComparison(t *testing.T) {
 				require.NoError(t, err)
 			}
 			out := stdout.String()
-			assert.Contains(t, out, "comparison with "+baseRun+": "+eval.Plural(tt.flipped, "regressions")+", 0 fixes")
+			assert.Contains(t, out, "comparison with "+baseRun+": "+prose.Plural(tt.flipped, "regressions")+", 0 fixes")
 			for _, name := range names[:tt.flipped] {
 				assert.Regexp(t, `(?m)^regression\s+`+name+`\s+pass\s+fail`, out, "every regression is listed")
 			}

@@ -26,8 +26,8 @@ import (
 	"strings"
 
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 	"github.com/mcpeval/mcpeval/internal/baseline"
-	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/htmlreport"
 	"github.com/mcpeval/mcpeval/internal/junit"
@@ -118,7 +118,7 @@ type Options struct {
 	Baseline string
 	Alpha    float64
 	// GateCauses limits the gate to the flips of these causes (see
-	// eval.Causes); Attribute re-runs each flipped case AttributeRuns
+	// eval.Causes()); Attribute re-runs each flipped case AttributeRuns
 	// times on the baseline's recorded tool results, running the suite's
 	// package Pkg (default ./evaltest).
 	GateCauses    []string

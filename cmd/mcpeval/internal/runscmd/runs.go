@@ -12,7 +12,8 @@ import (
 
 	"github.com/mcpeval/mcpeval/cache"
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
-	"github.com/mcpeval/mcpeval/internal/eval"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
+	"github.com/mcpeval/mcpeval/internal/prose"
 	"github.com/mcpeval/mcpeval/internal/recordings"
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/settings"
@@ -136,7 +137,7 @@ func pruneRecordings(cachePath string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("recordings: %s kept, %d removed (%d → %d bytes)", eval.Plural(pr.Kept, "results"), pr.Removed, pr.BytesBefore, pr.BytesAfter), nil
+	return fmt.Sprintf("recordings: %s kept, %d removed (%d → %d bytes)", prose.Plural(pr.Kept, "results"), pr.Removed, pr.BytesBefore, pr.BytesAfter), nil
 }
 
 const outUsage = "output `dir` holding runs/ and latest (default $EVAL_OUT, else evaltest/out in the module)"

@@ -18,10 +18,10 @@ import (
 	"time"
 
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
-	"github.com/mcpeval/mcpeval/internal/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
 	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
+	"github.com/mcpeval/mcpeval/internal/prose"
 )
 
 // Cmd is mcpeval stub.
@@ -149,7 +149,7 @@ func serve(addr, cases string, b behaviour, opts llmstub.Options, log io.Writer)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(log, "mcpeval stub: replaying %s from %s; OPENAI_BASE_URL=http://%s/v1\n", eval.Plural(len(loaded), "cases"), cases, ln.Addr())
+	fmt.Fprintf(log, "mcpeval stub: replaying %s from %s; OPENAI_BASE_URL=http://%s/v1\n", prose.Plural(len(loaded), "cases"), cases, ln.Addr())
 	respond := llmstub.Replay(loaded)
 	if b.offered {
 		respond = llmstub.ReplayOffered(loaded)

@@ -26,3 +26,14 @@ const (
 var BareVar = 3
 
 var Commented = 4 // a line comment documents it
+
+// Record is documented, and some of its fields.
+type Record struct {
+	// Name is documented.
+	Name string
+	Bare string
+	Line int // a line comment documents it
+	hidden int
+	// A and B share a comment.
+	A, B int
+}

@@ -24,5 +24,7 @@ const (
 	CauseModel = "model"
 )
 
-// Causes are the causes of a flip, in the order they are looked for.
-var Causes = []string{CauseInfrastructure, CauseSurface, CauseCase, CauseGrading, CauseData, CauseJudge, CauseModel}
+// Causes returns the causes of a flip, in the order they are looked for.
+func Causes() []string {
+	return []string{CauseInfrastructure, CauseSurface, CauseCase, CauseGrading, CauseData, CauseJudge, CauseModel}
+}

@@ -20,8 +20,9 @@ const (
 )
 
 // MetricNames lists the six metrics in the guide's order.
-var MetricNames = []string{MetricCorrectness, MetricQuality, MetricPerformance, MetricUnderstanding,
-	MetricCoverage, MetricRecovery}
+func MetricNames() []string {
+	return []string{MetricCorrectness, MetricQuality, MetricPerformance, MetricUnderstanding, MetricCoverage, MetricRecovery}
+}
 
 // Metrics holds the six metrics and the overall score of one case. Quality
 // is nil for tool cases; understanding, coverage and recovery may be not

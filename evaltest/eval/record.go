@@ -419,6 +419,8 @@ func (r CaseRun) ArmName() string {
 // Series names every run of the case with the model, whatever its repeat.
 func (r CaseRun) Series() CaseRun { r.Repeat = 0; return r }
 
+// String names the run for messages: the case in quotes, with its arm
+// and repeat when it has them.
 func (r CaseRun) String() string {
 	s := fmt.Sprintf("%q", r.Name)
 	if v := r.ArmName(); v != "" {
