@@ -17,10 +17,15 @@ func Reference() string {
 	var b strings.Builder
 	b.WriteString("# Settings\n\n")
 	b.WriteString("<!-- Made by `go run ./cmd/mcpeval help settings`, from the suite's table of settings: edit that, not this page. -->\n\n")
-	b.WriteString("Every setting is an environment variable (also read from the `.env` file in the project root) and a\n")
-	b.WriteString("flag of the suite: `go test ./evaltest -model gpt-4o` or `go test ./evaltest -args -model gpt-4o`.\n")
-	b.WriteString("A flag wins over the environment, which wins over `.env`, which wins over the default. Relative paths\n")
-	b.WriteString("are relative to the project root. `go test ./evaltest -args -h` lists the same, with go test's own flags.\n\n")
+	b.WriteString("Every setting is an environment variable (also read from the `.env` file in the project root, or\n")
+	b.WriteString("the file `EVAL_DOTENV` names; `EVAL_DOTENV=off` reads none) and a flag of the suite:\n")
+	b.WriteString("`go test ./evaltest -model gpt-4o` or `go test ./evaltest -args -model gpt-4o`. A flag wins over\n")
+	b.WriteString("the environment, which wins over `.env`, which wins over the default. Relative paths are relative to\n")
+	b.WriteString("the project root. A value that cannot be read is an error that says where it came from\n")
+	b.WriteString("(`EVAL_CONCURRENCY (environment): invalid value \"many\": must be a whole number`,\n")
+	b.WriteString("`-case-timeout: ...`, `/path/.env:12: EVAL_MAX_TOKENS: ...`), and so is a case, label or price file\n")
+	b.WriteString("that is named but does not exist; a `.env` line that does not parse is named by its number, never\n")
+	b.WriteString("quoted. `go test ./evaltest -args -h` lists the same, with go test's own flags.\n\n")
 	b.WriteString("| variable | flag | default | what it sets |\n| --- | --- | --- | --- |\n")
 	for _, s := range table() {
 		def := "none"

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -502,38 +503,35 @@ func TestDeclarations(t *testing.T) {
 	}
 }
 
-// The configuration page's table lists every setting with its flag,
-// variable and default, and no other.
-func TestConfigurationTableMatchesTheDeclarations(t *testing.T) {
-	page, err := os.ReadFile(filepath.Join("..", "..", "docs", "configuration.md"))
-	require.NoError(t, err)
-	_, section, ok := strings.Cut(string(page), "# Configuration\n")
-	require.True(t, ok)
-	section, _, _ = strings.Cut(section, "\n#")
-	rows := map[string][]string{}
-	for _, line := range strings.Split(section, "\n") {
-		cells := strings.Split(strings.Trim(line, "| "), " |")
-		for i := range cells {
-			cells[i] = strings.TrimSpace(cells[i])
-		}
-		if len(cells) == 4 && strings.HasPrefix(cells[0], "`-") {
-			rows[strings.Trim(cells[0], "`")] = cells
-		}
+// The settings are documented once, in docs/settings.md (see
+// TestReferenceIsCurrent): no other page keeps a table of them, and every
+// EVAL_ variable the pages name is a setting, or the .env file's, or a
+// misspelling shown as one.
+func TestDocsNameOnlyRealSettings(t *testing.T) {
+	known := map[string]bool{"EVAL_CONCURENCY": true} // the misspelling configuration.md shows
+	for _, v := range otherVars {
+		known[v] = true
 	}
 	for _, s := range table() {
-		cells, ok := rows["-"+s.flag]
-		if !assert.True(t, ok, "-%s is not in docs/configuration.md's table", s.flag) {
+		known[s.env] = true
+	}
+	pages, err := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
+	require.NoError(t, err)
+	pages = append(pages, filepath.Join("..", "..", "README.md"))
+	variable := regexp.MustCompile(`\bEVAL_[A-Z0-9_]+\b`)
+	for _, page := range pages {
+		data, err := os.ReadFile(page)
+		require.NoError(t, err)
+		for _, v := range variable.FindAllString(string(data), -1) {
+			assert.True(t, known[v], "%s names %s, which is not a setting", filepath.Base(page), v)
+		}
+		if filepath.Base(page) == "settings.md" {
 			continue
 		}
-		delete(rows, "-"+s.flag)
-		assert.Equal(t, "`"+s.env+"`", cells[1], s.flag)
-		if s.def == "" {
-			assert.False(t, strings.HasPrefix(cells[2], "`"), "-%s has no default, docs/configuration.md gives %s", s.flag, cells[2])
-		} else {
-			assert.True(t, strings.HasPrefix(cells[2], "`"+s.def+"`"), "-%s defaults to %s, docs/configuration.md says %s", s.flag, s.def, cells[2])
+		for i, line := range strings.Split(string(data), "\n") {
+			assert.False(t, strings.HasPrefix(line, "| `-"), "%s:%d: a table of flags: the settings are listed in docs/settings.md only", filepath.Base(page), i+1)
 		}
 	}
-	assert.Empty(t, rows, "flags in docs/configuration.md that are not settings")
 }
 
 // EVAL_GATE_CAUSES reads as report's -gate-causes does: in any case, each
