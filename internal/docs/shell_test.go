@@ -206,8 +206,10 @@ func TestShellBlocks(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the pages' sh blocks are POSIX shell")
 	}
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("the pages' sh blocks run with bash, which is not installed")
+	for _, tool := range []string{"bash", "make"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("the pages' sh blocks need %s, which is not installed", tool)
+		}
 	}
 	if testing.Short() {
 		t.Skip("-short: the pages' commands take a minute of CPU")
