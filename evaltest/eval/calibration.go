@@ -101,7 +101,7 @@ type JudgeCalibration struct {
 	// Provider is the provider's base URL, without credentials.
 	Provider string `json:"provider,omitempty"`
 	// Unusable counts the labelled answers the judge could not decide (an
-	// unclear reply, twice); they count as "no".
+	// unclear reply, twice); they count as undecided, as in a run.
 	Unusable int `json:"unusable"`
 	// Disagreements counts the labelled answers on which several judges
 	// did not all agree.
@@ -264,7 +264,7 @@ type LabelResult struct {
 	// CheckDetail holds each check's outcome (JSON "check_results"); nil
 	// when Checks is "".
 	CheckDetail []CheckResult `json:"check_results,omitempty"`
-	// Judge is the judge's verdict ("no" for an unusable reply), "" when
+	// Judge is the judge's verdict ("undecided" for an unusable reply), "" when
 	// no judge ran or it failed (Error says why).
 	Judge string `json:"judge,omitempty"`
 	// JudgeReason is the judge's reason (with several judges, how they

@@ -122,7 +122,8 @@ type Record struct {
 	Model string `json:"model,omitempty"`
 	// Arm names the arm of the run (see -arms): a version of what the
 	// model was given (servers, tools, descriptions, system prompt); ""
-	// without arms.
+	// without an arms file (a -models run's arms are its models: see
+	// ArmName).
 	Arm string `json:"arm,omitempty"`
 	// JudgeModel names the judge model, or the judge models separated by
 	// commas.
@@ -133,8 +134,8 @@ type Record struct {
 	// ServerStderr holds the tail of the MCP server's stderr when a server
 	// fault made this case an error.
 	ServerStderr string `json:"server_stderr,omitempty"`
-	// Metrics are the case's six metrics; nil for an error, which says
-	// nothing of the model.
+	// Metrics are the case's six metrics; nil for an error, an undecided
+	// case or one not run, which say nothing of the model.
 	Metrics *Metrics `json:"metrics,omitempty"`
 	// Facts, in a reference run, are the facts of the expected answer and
 	// whether the reference trajectory's results hold them.

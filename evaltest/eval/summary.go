@@ -60,9 +60,9 @@ type Summary struct {
 	// why (a reference run skips a case without a reference trajectory, a
 	// run without pandas a code case).
 	Skipped int `json:"skipped,omitempty"`
-	// NotRun counts the loaded cases (once per model) that did not run and
-	// were not skipped: not selected, not finished, or not started for the
-	// budget.
+	// NotRun counts the selected case runs (each case once per arm) that
+	// did not run and were not skipped: not finished, or not started (the
+	// budget spent, the run stopped).
 	NotRun int `json:"not_run"`
 	// Stopped says why the run stopped before its cases were done (a
 	// provider that cannot be reached, a rejected key, -failfast); empty
