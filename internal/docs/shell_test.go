@@ -26,6 +26,7 @@ import (
 
 	"github.com/mcpeval/mcpeval/internal/evalcase"
 	"github.com/mcpeval/mcpeval/internal/files"
+	"github.com/mcpeval/mcpeval/internal/keptlinks"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
 	"github.com/mcpeval/mcpeval/internal/sampleserver"
 	"github.com/mcpeval/mcpeval/internal/settings"
@@ -314,40 +315,16 @@ func runAndCheck(t *testing.T, blocks []Block, i int, dir string, env []string, 
 	return ok
 }
 
-// linkKeeper is the go command's -toolexec for the blocks: it runs every
-// tool as asked, but keeps each binary the linker writes under the build
-// id go gives it, and hands a kept one out instead of linking the same
-// binary again. go test links its test binary for every command; a page's
-// commands run in one module, so the binary is linked once per page. (go
-// build -o skips a link by the same rule when the file it would write
-// already has that build id.)
-const linkKeeper = `#!/bin/sh
-case $1 in */link|*/link.exe) ;; *) exec "$@" ;; esac
-out= id= prev=
-for arg in "$@"; do
-	[ "$prev" = -o ] && out=$arg
-	case $arg in -buildid=*) id=${arg#-buildid=} ;; esac
-	prev=$arg
-done
-[ -n "$out" ] && [ -n "$id" ] || exec "$@"
-kept="$KEPT_LINKS/$(printf %s "$id" | tr -c 'A-Za-z0-9_-' _)"
-[ -f "$kept" ] && exec cp "$kept" "$out"
-"$@" || exit
-cp "$out" "$kept.$$" && mv "$kept.$$" "$kept"
-`
-
 // blockEnv is the environment blocks run in: the test's own without the
 // suite's settings and provider keys (settings.IsolatedEnv) or a CI's
 // variables, with no module proxy (nothing is downloaded), a browser that
-// opens nothing and the go command's links kept (linkKeeper).
+// opens nothing and the go command's links kept (package keptlinks).
 func blockEnv(t *testing.T) []string {
 	bin := t.TempDir()
 	for _, name := range []string{"xdg-open", "open"} {
 		require.NoError(t, os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\nexit 0\n"), 0o755))
 	}
-	keeper := filepath.Join(bin, "link-keeper")
-	require.NoError(t, os.WriteFile(keeper, []byte(linkKeeper), 0o755))
-	goflags := "-toolexec=" + keeper
+	goflags := ""
 	var env []string
 	for _, kv := range settings.IsolatedEnv() {
 		name, value, _ := strings.Cut(kv, "=")
@@ -356,14 +333,16 @@ func blockEnv(t *testing.T) []string {
 			"CIRCLECI", "CIRCLE_WORKFLOW_ID", "JOB_COMPLETION_INDEX", "GOPROXY", "KEPT_LINKS":
 			continue
 		case "GOFLAGS":
-			goflags = value + " " + goflags
+			goflags = value
 			continue
 		case "PATH":
 			kv = "PATH=" + bin + string(os.PathListSeparator) + value
 		}
 		env = append(env, kv)
 	}
-	return append(env, "GOPROXY=off", "GOFLAGS="+goflags, "KEPT_LINKS="+t.TempDir())
+	kept, err := keptlinks.Env(t.TempDir(), goflags)
+	require.NoError(t, err)
+	return append(append(env, "GOPROXY=off"), kept...)
 }
 
 // runBlock runs an sh block in dir with bash, stopping at the first
