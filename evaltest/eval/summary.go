@@ -13,7 +13,8 @@ type Summary struct {
 	Finished time.Time `json:"finished,omitzero"`
 	// Seconds is the run's wall time, Started to Finished.
 	Seconds float64 `json:"seconds"`
-	// Model is the run's main model (the first of -models); "" in a
+	// Model is the run's main model: the first of -models that the run
+	// evaluated (an arm -run leaves out is not evaluated); "" in a
 	// reference run without one.
 	Model string `json:"model"`
 	// JudgeModel names the judge model, or the judge models separated by
@@ -60,9 +61,11 @@ type Summary struct {
 	// why (a reference run skips a case without a reference trajectory, a
 	// run without pandas a code case).
 	Skipped int `json:"skipped,omitempty"`
-	// NotRun counts the selected case runs (each case once per arm) that
-	// did not run and were not skipped: not finished, or not started (the
-	// budget spent, the run stopped).
+	// NotRun counts the selected case runs (each case with each arm -run
+	// selects, in each repeat) that did not run and were not skipped: not
+	// finished, or not started (the budget spent, the run stopped). They
+	// are no runs of their cases: Total, the pass rates and Cases leave
+	// them out (CaseResult.NotRun counts a case's).
 	NotRun int `json:"not_run"`
 	// Stopped says why the run stopped before its cases were done (a
 	// provider that cannot be reached, a rejected key, -failfast); empty
@@ -99,7 +102,9 @@ type Summary struct {
 	// CaseSet identifies the set of cases that ran (a hash of their
 	// names): runs of the same case set can be charted and compared.
 	CaseSet string `json:"case_set,omitempty"`
-	// Repeats is the most runs any case had (go test -count=N).
+	// Repeats is the repeats the run was asked for (go test -count=N), or
+	// the most runs any case had when more; a case's runs that did not
+	// run are no runs of it (see CaseResult.NotRun).
 	Repeats int `json:"repeats"`
 	// Overall is the pass rate, pass@k and pass^k of the whole run.
 	Overall GroupResult `json:"overall"`
@@ -167,8 +172,9 @@ type ModelResult struct {
 	Runs int `json:"runs"`
 	// Passes counts those that passed.
 	Passes int `json:"passes"`
-	// NotRun counts the model's case runs recorded as not run: the budget
-	// was spent, or no shard of a split run ran them.
+	// NotRun counts the model's case runs that did not run (see
+	// Summary.NotRun): the budget was spent, the run stopped, or no shard
+	// of a split run ran them.
 	NotRun int `json:"not_run,omitempty"`
 	// PassRate is Passes/Runs (0 without runs); Low and High bound it with
 	// a 95% Wilson score interval at the runs' effective sample size, the
@@ -375,11 +381,16 @@ type CaseResult struct {
 	File string `json:"file,omitempty"`
 	// Line is the line of the case in File.
 	Line int `json:"line,omitempty"`
-	// Runs counts the case's runs with an outcome (not_run aside).
+	// Runs counts the case's runs with an outcome (not_run aside): the
+	// runs its pass rate, pass@k, pass^k and flakiness are taken over.
 	Runs int `json:"runs"`
 	// Passes counts those that passed.
 	Passes int `json:"passes"`
-	// Statuses are the outcomes of the runs, by repeat.
+	// NotRun counts the case's runs (of its repeats, with its arm) that
+	// did not run: not started (the run stopped, the budget was spent) or
+	// not finished. They are no runs of the case.
+	NotRun int `json:"not_run,omitempty"`
+	// Statuses are the outcomes of the runs that ran, by repeat.
 	Statuses []Status `json:"statuses"`
 	// PassRate is Passes / Runs.
 	PassRate float64 `json:"pass_rate"`

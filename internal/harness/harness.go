@@ -156,6 +156,7 @@ func (h *Harness) Start() error {
 		return h.fail(run, "mcpeval: error: %v\nmcpeval: no case was run", err)
 	}
 	h.planShard()
+	run.Plan(h.myRuns(), h.gotest.Count)
 	chosen := h.shardCases(h.selectedCases())
 	if err := h.checkBudget(chosen); err != nil {
 		return h.fail(run, "mcpeval: error: budget: %v", err)
@@ -247,7 +248,7 @@ func (h *Harness) Finish(code int) int {
 	}
 	var notices []string
 	if after := h.run.FailedFast(); after != "" {
-		notices = append(notices, fmt.Sprintf("mcpeval: notice: -failfast: no case started after %q failed (%s)", after, prose.Plural(sum.NotRun, "cases")+" not run"))
+		notices = append(notices, fmt.Sprintf("mcpeval: notice: -failfast: no case started after %q failed (%s not run)", after, suite.PluralRuns(sum, sum.NotRun)))
 	} else if reason := sum.Stopped; reason == suite.Interrupted {
 		problems = append(problems, fmt.Sprintf("mcpeval: INTERRUPTED (Ctrl-C): %s finished, kept in %s; %d not run",
 			prose.Plural(sum.Total, "case runs"), h.run.RunDir, sum.NotRun))

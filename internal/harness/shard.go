@@ -31,6 +31,18 @@ func (h *Harness) planShard() {
 		st.Shard, h.shard.Mine(), len(runs), h.shard.Plan.Balance, h.shard.Plan.Fingerprint)
 }
 
+// myRuns lists the case runs this process runs (see plannedRuns): its
+// shard's, or every selected one.
+func (h *Harness) myRuns() []eval.CaseRun {
+	var out []eval.CaseRun
+	for _, r := range h.plannedRuns() {
+		if h.shard == nil || h.shard.Owns(shard.IdentityOf(r)) {
+			out = append(out, r.CaseRun)
+		}
+	}
+	return out
+}
+
 // plannedCount counts the case runs this process runs: its shard's, or
 // every selected one.
 func (h *Harness) plannedCount() int {
@@ -106,12 +118,11 @@ func (h *Harness) shardCases(cases []eval.Case) []eval.Case {
 	return slices.DeleteFunc(slices.Clone(cases), func(c eval.Case) bool { return !h.shard.HasCase(c.Name) })
 }
 
-// describeShard records the shard in the summary and counts as not run
-// only this shard's cases that did not run: the others are other shards'.
+// describeShard records the shard in the summary. Its not run are this
+// shard's alone (see suite.Run.Plan): the others are other shards'.
 func (h *Harness) describeShard(sum *eval.Summary) {
 	if h.shard == nil {
 		return
 	}
 	sum.Shard = h.shard.Summary(h.run.ShardInfo(h.gotest.Count))
-	sum.NotRun = h.shard.NotRun(*sum)
 }

@@ -530,7 +530,7 @@ func TestRepeatedRunInBrowser(t *testing.T) {
 	require.Len(t, names, 4, "one row per case, not per run")
 	marks := jsEval[[]string](p, `[...document.querySelectorAll('#cases tbody td[data-key="status"]')].map(td => [...td.querySelectorAll('.mark')].map(m => m.className).join(' ') + ' ' + (td.querySelector('.mark-count')?.textContent ?? ''))`)
 	for _, m := range marks {
-		assert.Regexp(t, `^mark m-\w+ mark m-\w+ \d/2$`, m, "two runs, two marks")
+		assert.Regexp(t, `^mark m-\w+ mark m-\w+ (\d/[12])?$`, m, "two runs, two marks, and the passes of those that ran (none: no count)")
 	}
 	rates := jsEval[[]string](p, `[...document.querySelectorAll('#cases tbody td[data-key="rate"]')].map(td => td.textContent)`)
 	require.Len(t, rates, 4, "a pass rate column with repeats")
@@ -564,6 +564,47 @@ func TestRepeatedRunInBrowser(t *testing.T) {
 	assert.Equal(t, []string{"call notrun", "call"}, jsEval[[]string](p,
 		`[...document.querySelectorAll('#detail .pane[data-tab="tools"] .call')].map(c => c.className)`))
 	p.screenshot("repeated-run-case", "")
+	p.assertClean()
+}
+
+// TestInterruptedRepeatsInBrowser opens the report of a run of four cases
+// with -count=5 interrupted after repeat 0: each row is the case's own
+// status over the run that ran, 1/1 with "4 not run" beside, and the
+// counts and the category table say not run, not skipped.
+func TestInterruptedRepeatsInBrowser(t *testing.T) {
+	chromiumPath(t)
+	var recs []eval.Record
+	for _, name := range []string{"a", "b", "c", "d"} {
+		status, reason := eval.Pass, "right"
+		if name == "d" {
+			status, reason = eval.Fail, "wrong"
+		}
+		recs = append(recs, eval.Record{Name: name, Category: "K", Test: "TestK/" + name, Status: status, Reason: reason})
+		for r := 1; r < 5; r++ {
+			recs = append(recs, eval.Record{Name: name, Category: "K", Test: "TestK/" + name, Repeat: r, Status: eval.NotRun,
+				Reason: "not started: run stopped: interrupted (Ctrl-C)"})
+		}
+	}
+	d := rundata.FromRecords(recs)
+	path := filepath.Join(t.TempDir(), "report.html")
+	writeFile(t, path, d)
+	p := openBrowser(t)
+	p.cases = len(d.Groups)
+	p.open(path)
+
+	statuses := jsEval[[]string](p, `[...document.querySelectorAll('#cases tbody td[data-key="status"]')].map(td => td.querySelector('.badge').textContent + ' ' + td.querySelector('.mark-count').textContent + ' ' + td.querySelector('.mark-notrun').textContent)`)
+	assert.ElementsMatch(t, []string{"Pass 1/1 4 not run", "Pass 1/1 4 not run", "Pass 1/1 4 not run", "Fail 0/1 4 not run"}, statuses)
+	rates := jsEval[[]string](p, `[...document.querySelectorAll('#cases tbody td[data-key="rate"]')].map(td => td.textContent)`)
+	assert.ElementsMatch(t, []string{"100.0%", "100.0%", "100.0%", "0.0%"}, rates, "over the run that ran")
+	assert.Equal(t, "16", jsEval[string](p, `document.querySelector('[data-count="not_run"] .n').textContent`))
+	assert.Equal(t, "75.0%", jsEval[string](p, `document.getElementById('rate').textContent`))
+	assert.Equal(t, []string{"Category", "", "Passed", "Rate", "Failed", "Errors", "Token limit", "Not run"},
+		jsEval[[]string](p, `[...document.querySelectorAll('#categories thead th')].map(th => th.textContent)`), "no Skipped column: nothing was skipped")
+	assert.Equal(t, "16", jsEval[string](p, `document.querySelector('#categories tbody td:last-child').textContent`))
+
+	p.clickUntil(fmt.Sprintf(`#cases tr[data-id="%d"]`, 0), `!document.getElementById('detail').hidden`)
+	assert.Contains(t, jsEval[string](p, `document.querySelector('#runs .runs-label').textContent`), "(1/1 passed, 4 not run)")
+	assert.Contains(t, jsEval[string](p, `document.querySelector('#detail .facts').textContent`), "Pass rate100.0% (1 of 1 run; 4 not run)")
 	p.assertClean()
 }
 

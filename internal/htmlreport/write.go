@@ -252,7 +252,12 @@ type rowJSON struct {
 	Shown  int           `json:"shown"`
 	Marks  []eval.Status `json:"marks,omitempty"`
 	Passes int           `json:"passes"`
-	Rate   float64       `json:"rate"`
+	// Ran counts the runs that ran (neither not run nor skipped), which
+	// Passes, Rate, pass@k and pass^k are taken over; NotRun counts those
+	// recorded as not run.
+	Ran    int     `json:"ran"`
+	NotRun int     `json:"not_run,omitempty"`
+	Rate   float64 `json:"rate"`
 	// PassAtK and PassHatK are the case's pass@k and pass^k for k = 1 to
 	// its runs, with repeats.
 	PassAtK         []float64          `json:"pass_at_k,omitempty"`
@@ -338,7 +343,7 @@ func newRow(id int, g rundata.Group, cases []rundata.Case) rowJSON {
 	c := &cases[g.Shown]
 	row := rowJSON{
 		ID: id, Name: g.Name, Category: g.Category, Model: g.Model, Test: c.Test, Runs: g.Runs, Shown: g.Shown,
-		Passes: g.Passes, Rate: g.Rate(cases), Flaky: g.Flaky, Status: g.Status,
+		Passes: g.Passes, Ran: g.Ran(cases), NotRun: g.NotRun, Rate: g.Rate(cases), Flaky: g.Flaky, Status: g.Status,
 		NoRecord: c.Record == nil, Reason: c.Reason, Seconds: c.Seconds, Metrics: c.Scores,
 		Tools: []toolJSON{},
 	}

@@ -177,9 +177,12 @@ func junitTestcase(g rundata.Group, cases []rundata.Case, minPassRate float64, n
 		msg.Contents += "\n" + strings.Join(eval.ClaimLines(r.Claims), "\n")
 	}
 	if len(g.Runs) > 1 {
-		prefix := fmt.Sprintf("%d of %s passed", g.Passes, prose.Plural(len(g.Runs), "runs"))
+		prefix := fmt.Sprintf("%d of %s passed", g.Passes, prose.Plural(g.Ran(cases), "runs"))
 		if g.Flaky {
 			prefix += " (flaky)"
+		}
+		if g.NotRun > 0 {
+			prefix += fmt.Sprintf(", %d not run", g.NotRun)
 		}
 		msg.Message = prefix + "; " + msg.Message
 	}
@@ -198,17 +201,29 @@ func junitTestcase(g rundata.Group, cases []rundata.Case, minPassRate float64, n
 }
 
 // repeatsLine describes a case's runs: "5 runs: pass rate 0.60, pass@2
-// 0.90, pass^2 0.30, flaky; statuses pass fail pass error pass".
+// 0.90, pass^2 0.30, flaky; statuses pass fail pass error pass". The rates
+// are over the runs that ran: "1 run (4 not run): pass rate 1.00; statuses
+// pass not_run not_run not_run not_run".
 func repeatsLine(g rundata.Group, cases []rundata.Case) string {
 	var records []eval.Record
 	statuses := make([]string, len(g.Runs))
 	for i, ri := range g.Runs {
 		statuses[i] = string(cases[ri].Status)
-		records = append(records, eval.Record{Name: g.Name, Status: cases[ri].Status, Repeat: i})
+		if rundata.Ran(cases[ri].Status) {
+			records = append(records, eval.Record{Name: g.Name, Status: cases[ri].Status, Repeat: i})
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s", prose.Plural(len(records), "runs"))
+	if n := len(g.Runs) - len(records); n > 0 {
+		fmt.Fprintf(&b, " (%d not run)", n)
+	}
+	if len(records) == 0 {
+		b.WriteString("; statuses " + strings.Join(statuses, " "))
+		return b.String()
 	}
 	r := stats.CaseResultOf(records)
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: pass rate %.2f", prose.Plural(r.Runs, "runs"), r.PassRate)
+	fmt.Fprintf(&b, ": pass rate %.2f", r.PassRate)
 	for k := 2; k <= r.Runs; k++ {
 		fmt.Fprintf(&b, ", pass@%d %.2f, pass^%d %.2f", k, r.PassAtK[k-1], k, r.PassHatK[k-1])
 	}

@@ -175,3 +175,62 @@ func TestWriteJUnitSkipsACaseNotRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, writeJUnitString(t, d), `<skipped message="not started: run stopped: interrupted (Ctrl-C)">`)
 }
+
+// A case's runs that did not run (a run interrupted after its first
+// repeat) are no runs of it: neither failures nor part of its rates.
+func TestWriteJUnitRepeatsNotRun(t *testing.T) {
+	P, F, N := eval.Pass, eval.Fail, eval.NotRun
+	tests := []struct {
+		name     string
+		statuses []eval.Status
+		gate     float64
+		outcome  string // "pass", "failure" or "skipped"
+		out      string
+		message  string
+	}{
+		{"ran once, then interrupted", []eval.Status{P, N, N, N, N}, 0, "pass",
+			"1 run (4 not run): pass rate 1.00; statuses pass not_run not_run not_run not_run", ""},
+		{"a failure among those that ran", []eval.Status{F, P, N}, 0, "failure",
+			"2 runs (1 not run): pass rate 0.50, pass@2 1.00, pass^2 0.00, flaky; statuses fail pass not_run",
+			"1 of 2 runs passed (flaky), 1 not run; fail: wrong"},
+		{"the gate decides over those that ran", []eval.Status{F, P, N}, 0.5, "pass",
+			"2 runs (1 not run): pass rate 0.50, pass@2 1.00, pass^2 0.00, flaky; statuses fail pass not_run", ""},
+		{"none ran", []eval.Status{N, N}, 0, "skipped", "0 runs (2 not run); statuses not_run not_run", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var recs []eval.Record
+			for i, s := range tt.statuses {
+				reason := "right"
+				switch s {
+				case F:
+					reason = "wrong"
+				case N:
+					reason = "not started: run stopped: interrupted (Ctrl-C)"
+				}
+				recs = append(recs, eval.Record{Name: "c", Category: "K", Test: "TestK/c", Repeat: i, Status: s, Reason: reason})
+			}
+			d := rundata.FromRecords(recs)
+			d.Run.MinPassRate = tt.gate
+			var doc junitSuites
+			require.NoError(t, xml.Unmarshal([]byte(writeJUnitString(t, d)), &doc))
+			require.Len(t, doc.Suites, 1)
+			s, tc := doc.Suites[0], doc.Suites[0].Cases[0]
+			assert.Equal(t, tt.out, tc.SystemOut)
+			switch tt.outcome {
+			case "pass":
+				assert.Nil(t, tc.Failure)
+				assert.Nil(t, tc.Error)
+				assert.Nil(t, tc.Skipped)
+				assert.Zero(t, s.Failures+s.Errors+s.Skipped)
+			case "failure":
+				require.NotNil(t, tc.Failure)
+				assert.Equal(t, tt.message, tc.Failure.Message)
+				assert.Equal(t, 1, s.Failures)
+			case "skipped":
+				assert.NotNil(t, tc.Skipped)
+				assert.Equal(t, 1, s.Skipped)
+			}
+		})
+	}
+}

@@ -10,16 +10,21 @@ type Group struct {
 	Name     string
 	Category string
 	Model    string
-	// Runs are the indices of the case's runs in Data.Cases, by repeat.
+	// Runs are the indices of the case's runs in Data.Cases, by repeat:
+	// those that ran and those that did not.
 	Runs   []int
 	Passes int
-	// Status is the worst outcome of the runs: an error, then a token
-	// limit, a fail, a skip, a pass.
+	// NotRun counts the runs recorded as not run (eval.NotRun): no runs
+	// of the case, left out of its status, rate and flakiness.
+	NotRun int
+	// Status is the worst outcome of the runs that ran: an error, then a
+	// token limit, a fail, an undecided, a pass; when none ran, not run or
+	// skipped.
 	Status eval.Status
 	// Flaky is true when some runs passed and some did not.
 	Flaky bool
 	// Shown is the run whose texts the row shows: the last run with the
-	// group's status.
+	// group's status (the first such run, when none of them ran).
 	Shown int
 }
 
@@ -76,10 +81,17 @@ func group(cases []Case) []Group {
 		}
 		g := &groups[gi]
 		g.Runs = append(g.Runs, i)
-		if c.Status == eval.Pass {
+		switch {
+		case c.Status == eval.Pass:
 			g.Passes++
+		case c.Status == eval.NotRun:
+			g.NotRun++
 		}
-		if !worse(g.Status, c.Status) {
+		// A run that ran decides over one that did not, whatever its
+		// outcome: a case that passed its one run and was not run four
+		// times passed.
+		if Ran(c.Status) && (!Ran(g.Status) || !worse(g.Status, c.Status)) ||
+			!Ran(c.Status) && !Ran(g.Status) && worse(c.Status, g.Status) {
 			g.Status, g.Shown = c.Status, i
 		}
 	}

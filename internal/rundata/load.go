@@ -478,6 +478,11 @@ func (c *Case) setFromEvent(parentCategory map[string]string) {
 	case c.Event.Action == string(testjson.ActionPass):
 		c.Status = eval.Pass
 		c.Reason = out
+	case c.Event.Action == string(testjson.ActionSkip) && notRunSkip(out):
+		// A case run the run did not run, without its record (the run
+		// stopped before any case ran, or its records file refused it).
+		c.Status = eval.NotRun
+		c.Reason = out
 	case c.Event.Action == string(testjson.ActionSkip):
 		c.Status = Skip
 		c.Reason = out
@@ -488,6 +493,20 @@ func (c *Case) setFromEvent(parentCategory map[string]string) {
 			c.Reason += "\n" + out
 		}
 	}
+}
+
+// notRunSkip reports whether a skipped case test's output says the case
+// run did not run, as the suite words it ("not run: the run stopped ...",
+// or a not-run record's reason, "not started: ..." or "not finished:
+// ..."): it is not run, not skipped.
+func notRunSkip(out string) bool {
+	out = strings.TrimSpace(out)
+	for _, p := range []string{"not run: ", "not started: ", "not finished: "} {
+		if strings.HasPrefix(out, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // sortCases orders cases by category, then case file position, then name,

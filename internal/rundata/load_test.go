@@ -639,3 +639,74 @@ func TestLoadStoppedRun(t *testing.T) {
 	require.Len(t, d.Problems, 1, "said once: the stream has it")
 	assert.Contains(t, d.Problems[0], "run stopped: "+reason)
 }
+
+// A case's runs that did not run are no runs of it: the row's status,
+// pass rate and flakiness are those of the runs that ran, and the not run
+// are counted beside them, and as not run in the totals.
+func TestLoadGroupLeavesNotRunOut(t *testing.T) {
+	P, F, E, N := eval.Pass, eval.Fail, eval.Error, eval.NotRun
+	tests := []struct {
+		name     string
+		statuses []eval.Status
+		status   eval.Status
+		ran      int
+		passes   int
+		notRun   int
+		rate     float64
+		flaky    bool
+		shown    int // the repeat whose texts the row shows
+	}{
+		{"interrupted after repeat 0", []eval.Status{P, N, N, N, N}, P, 1, 1, 4, 1, false, 0},
+		{"a failure, then stopped", []eval.Status{P, F, N}, F, 2, 1, 1, 0.5, true, 1},
+		{"the worst of those that ran", []eval.Status{N, E, F, P}, E, 3, 1, 1, 1.0 / 3, true, 1},
+		{"none ran", []eval.Status{N, N}, N, 0, 0, 2, 0, false, 0},
+		{"all ran", []eval.Status{P, P}, P, 2, 2, 0, 1, false, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var recs []eval.Record
+			for i, s := range tt.statuses {
+				recs = append(recs, eval.Record{Name: "c", Category: "K", Test: "TestK/c", Repeat: i, Status: s, Reason: "repeat " + strconv.Itoa(i)})
+			}
+			d := rundata.FromRecords(recs)
+			require.Len(t, d.Groups, 1)
+			g := d.Groups[0]
+			assert.Equal(t, tt.status, g.Status)
+			assert.Equal(t, tt.ran, g.Ran(d.Cases))
+			assert.Equal(t, tt.passes, g.Passes)
+			assert.Equal(t, tt.notRun, g.NotRun)
+			assert.InDelta(t, tt.rate, g.Rate(d.Cases), 1e-12)
+			assert.Equal(t, tt.flaky, g.Flaky)
+			assert.Equal(t, tt.shown, d.Cases[g.Shown].Repeat)
+			assert.Equal(t, tt.notRun, d.Totals.NotRun)
+			assert.Equal(t, tt.ran, d.Totals.Ran)
+		})
+	}
+}
+
+// A case test skipped because its run did not run, without a record (the
+// run stopped before its records file took any), is not run, not skipped.
+func TestLoadNotRunTestWithoutRecord(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run.json")
+	ev := func(action, test, extra string) string {
+		return `{"Action":"` + action + `","Package":"p","Test":"` + test + `"` + extra + `}`
+	}
+	rundatatest.WriteStream(t, path,
+		ev("run", "TestK", ""),
+		ev("run", "TestK/a", ""),
+		ev("output", "TestK/a", `,"Output":"not run: the run stopped (why is the last line of the run's output)\n"`),
+		ev("skip", "TestK/a", `,"Elapsed":0`),
+		ev("run", "TestK/b", ""),
+		ev("output", "TestK/b", `,"Output":"reference run: the case has no reference trajectory to replay\n"`),
+		ev("skip", "TestK/b", `,"Elapsed":0`),
+		ev("pass", "TestK", `,"Elapsed":0`),
+	)
+	d := rundatatest.Load(t, dir, path)
+	require.Len(t, d.Cases, 2)
+	assert.Equal(t, eval.NotRun, d.Cases[0].Status)
+	assert.Equal(t, rundata.Skip, d.Cases[1].Status, "a case the run could not evaluate is skipped")
+	assert.Equal(t, 1, d.Totals.NotRun)
+	assert.Equal(t, 1, d.Totals.Skipped)
+	assert.Zero(t, d.Totals.NoRecord)
+}

@@ -147,7 +147,7 @@ func (t *Totals) count(c Case) {
 		t.Rate = 100 * float64(t.Passed) / float64(t.Ran)
 	}
 	if c.Record == nil {
-		if c.Status != Skip {
+		if Ran(c.Status) {
 			t.NoRecord++
 		}
 		return

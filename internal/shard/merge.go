@@ -107,7 +107,7 @@ func Merge(dirs []string, parent string) (*MergeResult, error) {
 			merged.Shards = append(merged.Shards, ms)
 		}
 	}
-	records := collect(plan, byIndex, merged)
+	records, skipped := collect(plan, byIndex, merged)
 
 	// The run is written aside and put in place whole: a merge killed
 	// midway leaves no run that looks finished.
@@ -118,6 +118,7 @@ func Merge(dirs []string, parent string) (*MergeResult, error) {
 	}
 	defer staged.Abort()
 	res.Summary = summarize(id, ref.summary, byIndex, records, merged)
+	res.Summary.Skipped = skipped
 	if err := write(staged.Dir, records, res.Summary, byIndex); err != nil {
 		return nil, fmt.Errorf("merge into %s: %w", staged.Dir, err)
 	}
@@ -159,16 +160,16 @@ func (s *shardDir) place(planned map[eval.CaseRun]eval.ShardRun) error {
 
 // collect returns the merged records in the plan's order: each case run's
 // record from its shard, nothing for one its shard skipped (its stream
-// says so), and a NotRun record for every other case run, which it adds
-// to merged.Missing.
-func collect(plan *eval.Shard, byIndex map[int]*shardDir, merged *eval.Merged) []eval.Record {
+// says so, and skipped counts it), and a NotRun record for every other
+// case run, which it adds to merged.Missing.
+func collect(plan *eval.Shard, byIndex map[int]*shardDir, merged *eval.Merged) (records []eval.Record, skipped int) {
 	got := map[eval.CaseRun]eval.Record{}
 	for _, s := range byIndex {
 		for _, r := range s.records {
 			got[r.CaseRun()] = r
 		}
 	}
-	records := make([]eval.Record, 0, len(plan.Runs))
+	records = make([]eval.Record, 0, len(plan.Runs))
 	for _, p := range plan.Runs {
 		if r, ok := got[p.CaseRun]; ok {
 			records = append(records, r)
@@ -176,7 +177,8 @@ func collect(plan *eval.Shard, byIndex map[int]*shardDir, merged *eval.Merged) [
 		}
 		s := byIndex[p.Shard]
 		if s != nil {
-			if _, skipped := s.skipped[p.Test]; skipped && s.summary != nil {
+			if _, ok := s.skipped[p.Test]; ok && s.summary != nil {
+				skipped++
 				continue // as in one process: a skipped test, without a record
 			}
 		}
@@ -193,7 +195,7 @@ func collect(plan *eval.Shard, byIndex map[int]*shardDir, merged *eval.Merged) [
 		records = append(records, eval.Record{Name: p.Name, Category: p.Category, Test: p.Test, File: p.File, Line: p.Line,
 			Model: p.Model, Arm: p.Arm, Repeat: p.Repeat, Status: eval.NotRun, Reason: reason, ToolCalls: []eval.ToolCall{}})
 	}
-	return records
+	return records, skipped
 }
 
 // summarize builds the merged run's summary from its records, with what
@@ -225,18 +227,14 @@ func summarize(id string, ref *eval.Summary, byIndex map[int]*shardDir, records 
 		sum.Count(r)
 	}
 	stats.Summarize(&sum, records, ref.Shard.Config.Models)
-	// Not run, as one process counts it: the selected cases (with each
-	// model) of which no run has an outcome.
-	ran, all := map[eval.CaseRun]bool{}, map[eval.CaseRun]bool{}
-	for _, c := range sum.Cases {
-		ran[eval.CaseRun{Name: c.Name, Model: c.Model}] = true
-	}
-	for _, r := range ref.Shard.Runs {
-		if p := (eval.CaseRun{Name: r.Name, Model: r.ArmName()}); !ran[p] {
-			all[p] = true
+	// Not run, as one process counts it: each case run (a case with an
+	// arm in a repeat) the run selected that has no outcome and was not
+	// skipped; collect recorded each as not run.
+	for _, r := range records {
+		if r.Status == eval.NotRun {
+			sum.NotRun++
 		}
 	}
-	sum.NotRun = len(all)
 	return sum
 }
 

@@ -241,7 +241,8 @@ func TestMergeLeavesSkippedCasesAsOneProcessDoes(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, res.Incomplete(), "a case its shard skipped is not missing")
 	assert.Len(t, readRecords(t, res.Dir), 5, "and has no record, as in one process")
-	assert.Equal(t, 1, res.Summary.NotRun, "but counts as not run")
+	assert.Equal(t, 1, res.Summary.Skipped, "but counts as skipped")
+	assert.Equal(t, 0, res.Summary.NotRun, "not as not run, as in one process")
 }
 
 func TestMergeRefuses(t *testing.T) {

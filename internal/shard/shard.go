@@ -294,19 +294,3 @@ func (s *Split) Summary(config eval.ShardConfig, group string) *eval.Shard {
 	return &eval.Shard{Index: s.Spec.Index, Count: s.Spec.Count, Balance: s.Plan.Balance, Plan: s.Plan.Fingerprint,
 		Config: config, Runs: slices.Clone(s.runs), Group: group}
 }
-
-// NotRun counts this shard's cases (with each model) of which no run has
-// an outcome in the summary: the cases of other shards are theirs to run.
-func (s *Split) NotRun(sum eval.Summary) int {
-	ran := map[eval.CaseRun]bool{}
-	for _, c := range sum.Cases {
-		ran[eval.CaseRun{Name: c.Name, Model: c.Model}] = true // c.Model names the arm
-	}
-	missing := map[eval.CaseRun]bool{}
-	for _, r := range s.runs {
-		if p := (eval.CaseRun{Name: r.Name, Model: r.ArmName()}); r.Shard == s.Spec.Index && !ran[p] {
-			missing[p] = true
-		}
-	}
-	return len(missing)
-}

@@ -13,15 +13,15 @@ import (
 )
 
 // Tally gathers the records of a run by case (and model) and returns each
-// case's pass rate, pass@k and pass^k over its repeats, each category's
-// and the whole run's. Cases come in category, file and line order.
+// case's pass rate, pass@k and pass^k over its repeats that ran, each
+// category's and the whole run's. A case's runs recorded as not run are
+// counted apart (CaseResult.NotRun), never as runs of it; a case none of
+// whose runs ran has no result. Cases come in category, file and line
+// order.
 func Tally(records []eval.Record) (overall eval.GroupResult, categories []eval.GroupResult, cases []eval.CaseResult) {
 	byCase := map[eval.CaseRun][]eval.Record{}
 	var order []eval.CaseRun
 	for _, r := range records {
-		if r.Status == eval.NotRun {
-			continue // no outcome
-		}
 		k := r.CaseRun().Series()
 		if _, ok := byCase[k]; !ok {
 			order = append(order, k)
@@ -29,7 +29,9 @@ func Tally(records []eval.Record) (overall eval.GroupResult, categories []eval.G
 		byCase[k] = append(byCase[k], r)
 	}
 	for _, k := range order {
-		cases = append(cases, CaseResultOf(byCase[k]))
+		if c := CaseResultOf(byCase[k]); c.Runs > 0 {
+			cases = append(cases, c)
+		}
 	}
 	slices.SortStableFunc(cases, func(a, b eval.CaseResult) int {
 		return cmp.Or(strings.Compare(a.Category, b.Category), strings.Compare(a.File, b.File),
@@ -51,20 +53,33 @@ func Tally(records []eval.Record) (overall eval.GroupResult, categories []eval.G
 	return Group(cases), categories, cases
 }
 
-// CaseResultOf is the result of one case's runs, given in any order.
+// CaseResultOf is the result of one case's runs, given in any order: its
+// pass rate, pass@k, pass^k and flakiness over the runs that ran. The runs
+// recorded as not run are counted in NotRun and nowhere else; with no run
+// that ran, the result has no runs and a pass rate of 0.
 func CaseResultOf(runs []eval.Record) eval.CaseResult {
 	runs = slices.Clone(runs)
 	slices.SortStableFunc(runs, func(a, b eval.Record) int { return cmp.Compare(a.Repeat, b.Repeat) })
 	first := runs[0]
 	c := eval.CaseResult{Name: first.Name, Category: first.Category, Model: first.ArmName(), File: first.File, Line: first.Line,
-		Runs: len(runs), Statuses: make([]eval.Status, len(runs))}
-	for i, r := range runs {
-		c.Statuses[i] = r.Status
+		Statuses: []eval.Status{}}
+	for _, r := range runs {
+		if r.Status == eval.NotRun {
+			c.NotRun++
+			continue
+		}
+		c.Runs++
+		c.Statuses = append(c.Statuses, r.Status)
 		if r.Status == eval.Pass {
 			c.Passes++
 		}
-		c.CostUSD += r.Usage.CostUSD / float64(len(runs))
+		c.CostUSD += r.Usage.CostUSD
 	}
+	c.PassAtK, c.PassHatK = []float64{}, []float64{}
+	if c.Runs == 0 {
+		return c
+	}
+	c.CostUSD /= float64(c.Runs)
 	c.PassRate = float64(c.Passes) / float64(c.Runs)
 	for k := 1; k <= c.Runs; k++ {
 		c.PassAtK = append(c.PassAtK, PassAtK(c.Runs, c.Passes, k))

@@ -62,6 +62,55 @@ func TestTallyRepeats(t *testing.T) {
 	assert.Equal(t, 1, overall.Flaky)
 }
 
+// Case runs that did not run (a run interrupted after its first repeat)
+// are counted apart, never as runs of the case: the rates, pass@k, pass^k
+// and flakiness are over the runs that ran, and a case none of whose runs
+// ran has no result.
+func TestTallyLeavesNotRunOut(t *testing.T) {
+	P, F, N := eval.Pass, eval.Fail, eval.NotRun
+	tests := []struct {
+		name         string
+		statuses     []eval.Status
+		runs, notRun int
+		rate         float64
+		passAtK      []float64
+		flaky        bool
+	}{
+		{"interrupted after repeat 0", []eval.Status{P, N, N, N, N}, 1, 4, 1, []float64{1}, false},
+		{"failed once, then stopped", []eval.Status{F, N, N}, 1, 2, 0, []float64{0}, false},
+		{"two of five ran", []eval.Status{P, F, N, N, N}, 2, 3, 0.5, []float64{0.5, 1}, true},
+		{"all ran", []eval.Status{P, P, P}, 3, 0, 1, []float64{1, 1, 1}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := CaseResultOf(runs("c", "A", tc.statuses...))
+			assert.Equal(t, tc.runs, c.Runs)
+			assert.Equal(t, tc.notRun, c.NotRun)
+			assert.Len(t, c.Statuses, tc.runs, "the statuses of the runs that ran")
+			assert.NotContains(t, c.Statuses, N)
+			assert.InDelta(t, tc.rate, c.PassRate, 1e-12)
+			assert.InDeltaSlice(t, tc.passAtK, c.PassAtK, 1e-12)
+			assert.Len(t, c.PassHatK, tc.runs)
+			assert.Equal(t, tc.flaky, c.Flaky)
+
+			overall, _, cases := Tally(runs("c", "A", tc.statuses...))
+			require.Len(t, cases, 1)
+			assert.Equal(t, c, cases[0])
+			assert.Equal(t, tc.runs, overall.Runs)
+			assert.InDelta(t, tc.rate, overall.PassRate, 1e-12)
+		})
+	}
+
+	never := CaseResultOf(runs("n", "A", N, N))
+	assert.Zero(t, never.Runs)
+	assert.Equal(t, 2, never.NotRun)
+	assert.Zero(t, never.PassRate, "no run: no rate, and no NaN")
+	assert.Empty(t, never.PassAtK)
+	_, _, cases := Tally(append(runs("n", "A", N, N), runs("r", "A", P)...))
+	require.Len(t, cases, 1, "a case none of whose runs ran has no result")
+	assert.Equal(t, "r", cases[0].Name)
+}
+
 // A case that ran fewer times counts only towards the k it reached.
 func TestGroupOfUnevenRepeats(t *testing.T) {
 	a := CaseResultOf(runs("a", "X", eval.Pass, eval.Fail))

@@ -287,9 +287,18 @@ func FormatSummary(s eval.Summary, runDir string) string {
 		fmt.Fprintf(&b, "mcpeval: MCP servers restarted %d times after a crash or hang\n", s.ServerRestarts)
 	}
 	if s.Repeats > 1 && len(s.Models) < 2 { // with several, each one's line has its pass@k
+		// The rates are over the runs that ran: k goes up to the most runs
+		// a case had.
 		o := s.Overall
-		fmt.Fprintf(&b, "mcpeval: %d repeats: pass rate %.3f, pass@%d %.3f, pass^%d %.3f, %d flaky cases\n",
-			s.Repeats, o.PassRate, s.Repeats, last(o.PassAtK), s.Repeats, last(o.PassHatK), o.Flaky)
+		fmt.Fprintf(&b, "mcpeval: %d repeats", s.Repeats)
+		if s.NotRun > 0 {
+			fmt.Fprintf(&b, " (%s not run, left out of the rates)", prose.Plural(s.NotRun, "case runs"))
+		}
+		fmt.Fprintf(&b, ": pass rate %.3f", o.PassRate)
+		if k := len(o.PassAtK); k > 1 {
+			fmt.Fprintf(&b, ", pass@%d %.3f, pass^%d %.3f", k, last(o.PassAtK), k, last(o.PassHatK))
+		}
+		fmt.Fprintf(&b, ", %d flaky cases\n", o.Flaky)
 	}
 	formatTools(&b, s.Tools)
 	fmt.Fprintf(&b, "mcpeval: results in %s: %s, %s, %s, %s (mcpeval report, run by make eval, makes %s)", runDir,
@@ -314,11 +323,15 @@ const maxNamed = 8
 
 // CountRuns says how many case runs a summary counts: "12 cases" when each
 // case ran once, "90 case runs" with several models or repeats.
-func CountRuns(s eval.Summary) string {
+func CountRuns(s eval.Summary) string { return PluralRuns(s, s.Total) }
+
+// PluralRuns counts n case runs of the run s summarizes: "12 cases" when
+// each case runs once, "90 case runs" with several models or repeats.
+func PluralRuns(s eval.Summary, n int) string {
 	if len(s.Models) > 1 || s.Repeats > 1 {
-		return prose.Plural(s.Total, "case runs")
+		return prose.Plural(n, "case runs")
 	}
-	return prose.Plural(s.Total, "cases")
+	return prose.Plural(n, "cases")
 }
 
 // formatModel is a model's closing line: its passes with the interval,

@@ -301,7 +301,8 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	},
 	// summary [DIR]: print the case results of summary.json (default: the
 	// newest run's under $EVAL_OUT), one line each: "name runs passes
-	// pass-rate pass@2 pass^2 flaky", and a last line "run pass-rate flaky".
+	// pass-rate pass@2 pass^2 flaky", with " not_run=N" when some of its
+	// runs did not run, and a last line "run pass-rate flaky".
 	"summary": func(ts *testscript.TestScript, neg bool, args []string) {
 		out := ts.Stdout()
 		s := scriptSummary(ts, args)
@@ -312,7 +313,11 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 			return strconv.FormatFloat(xs[k-1], 'f', 2, 64)
 		}
 		for _, c := range s.Cases {
-			fmt.Fprintf(out, "%s %d %d %.2f %s %s %v\n", c.Name, c.Runs, c.Passes, c.PassRate, at(c.PassAtK, 2), at(c.PassHatK, 2), c.Flaky)
+			notRun := ""
+			if c.NotRun > 0 {
+				notRun = fmt.Sprintf(" not_run=%d", c.NotRun)
+			}
+			fmt.Fprintf(out, "%s %d %d %.2f %s %s %v%s\n", c.Name, c.Runs, c.Passes, c.PassRate, at(c.PassAtK, 2), at(c.PassHatK, 2), c.Flaky, notRun)
 		}
 		fmt.Fprintf(out, "run %.2f %d\n", s.Overall.PassRate, s.Overall.Flaky)
 	},

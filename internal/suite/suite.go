@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"slices"
@@ -120,7 +121,13 @@ type Run struct {
 
 	runID  string
 	skipMu sync.Mutex
-	skips  map[eval.CaseRun]int // runs skipped (see SkipError), by case and model (CaseRun.Series)
+	skips  map[eval.CaseRun]bool // the case runs skipped (see SkipError), by planKey
+
+	// planned are the case runs this process is to run and repeats the
+	// repeats asked for (see Plan); planned nil: every selected case with
+	// every arm, in each repeat.
+	planned []eval.CaseRun
+	repeats int
 
 	budget budget // the spend against -budget-usd (see budget.go)
 
@@ -272,7 +279,7 @@ func (s *Run) openRunDir(log io.Writer, tools *toolstats.Collector) error {
 // and the measure of the checks when no judge runs.
 func newRun(st settings.Settings, cases []eval.Case, log io.Writer) (*Run, error) {
 	s := &Run{Settings: st, Cases: cases, started: time.Now(), log: log, Names: map[string]string{},
-		skips:    map[eval.CaseRun]int{},
+		skips:    map[eval.CaseRun]bool{},
 		budget:   budget{held: map[string]int{}, paid: map[string]int{}, paidUSD: map[string]float64{}, estimated: map[string]float64{}, refused: map[string]int{}},
 		redactor: st.Redactor(os.Environ()), counters: map[string]*tokens.Counter{}}
 	caseNames := make([]string, len(cases))
@@ -589,9 +596,9 @@ func (s *Run) Aborted() string {
 
 // skip counts a run of a case the run cannot evaluate and returns the
 // *SkipError that says why.
-func (s *Run) skip(c eval.Case, model string, a *arm, reason string) error {
+func (s *Run) skip(c eval.Case, a *arm, repeat int, reason string) error {
 	s.skipMu.Lock()
-	s.skips[eval.CaseRun{Name: c.Name, Model: model, Arm: a.name}]++
+	s.skips[planKey(c.Name, a.label, repeat)] = true
 	s.skipMu.Unlock()
 	return &SkipError{Reason: reason}
 }
@@ -664,11 +671,11 @@ func (s *Run) runIn(ctx context.Context, g *caseGroup, c eval.Case, a *arm, repe
 	if st.Reference {
 		model = st.Model
 		if len(c.Reference) == 0 {
-			return eval.Record{}, s.skip(c, model, a, "reference run: the case has no reference trajectory to replay (add `reference:` tool calls to the case, or configure a model to evaluate it)")
+			return eval.Record{}, s.skip(c, a, repeat, "reference run: the case has no reference trajectory to replay (add `reference:` tool calls to the case, or configure a model to evaluate it)")
 		}
 	}
 	if s.replay != nil && !s.replay.Ran(c.Name) {
-		return eval.Record{}, s.skip(c, model, a, fmt.Sprintf("replay: run %s has no record of this case, so no recorded tool results to answer it from", s.replay.ID))
+		return eval.Record{}, s.skip(c, a, repeat, fmt.Sprintf("replay: run %s has no record of this case, so no recorded tool results to answer it from", s.replay.ID))
 	}
 	rec := eval.Record{
 		Name: c.Name, Category: c.Category, Test: test, File: c.File, Line: c.Line, Kind: c.Kind,
@@ -721,7 +728,7 @@ func (s *Run) runIn(ctx context.Context, g *caseGroup, c eval.Case, a *arm, repe
 	if c.Kind == eval.KindCode && s.codeReady != nil {
 		if err := s.codeReady(); err != nil {
 			s.limiter.Release()
-			return rec, s.skip(c, model, a, "code case: the bundled server cannot run pandas: "+err.Error())
+			return rec, s.skip(c, a, repeat, "code case: the bundled server cannot run pandas: "+err.Error())
 		}
 	}
 	spent, ok := s.admit(g, groupModel)
@@ -1073,30 +1080,60 @@ func (s *Run) Summary() eval.Summary {
 	for _, r := range records {
 		sum.Count(r)
 		if r.Status != eval.NotRun {
-			ran[r.CaseRun().Series()] = true
+			ran[planKey(r.Name, r.ArmName(), r.Repeat)] = true
 		}
 	}
-	sum.NotRun = s.selectedCount()*len(s.arms) - len(ran)
-	evaluated := s.Arms()
+	s.skipMu.Lock()
+	skipped := maps.Clone(s.skips)
+	s.skipMu.Unlock()
+	sum.Skipped = len(skipped)
+	// Not run: the case runs planned that neither ran nor were skipped,
+	// each case run once (a case with an arm in a repeat), by case and
+	// arm (planKey's series).
+	planned := s.plannedRuns()
+	notRun := map[eval.CaseRun]int{}
+	var evaluated []string // the arms with a planned run, in the run's order
+	for _, p := range planned {
+		k := planKey(p.Name, p.ArmName(), p.Repeat)
+		if !ran[k] && !skipped[k] {
+			notRun[k.Series()]++
+			sum.NotRun++
+		}
+	}
+	for _, a := range s.arms {
+		if slices.ContainsFunc(planned, func(p eval.CaseRun) bool { return p.ArmName() == a.label }) {
+			evaluated = append(evaluated, a.label)
+		}
+	}
+	if st.Arms == "" && len(evaluated) > 0 && !st.Reference {
+		// An arm -run leaves out is not part of the run: the run's model
+		// is the first one it evaluated.
+		sum.Model = s.armOf(evaluated[0]).model
+	}
 	if st.Reference {
 		evaluated = nil // no model was evaluated
 	}
 	stats.Summarize(&sum, records, evaluated)
+	sum.Repeats = max(sum.Repeats, s.repeats)
+	for i := range sum.Cases {
+		c := &sum.Cases[i]
+		c.NotRun = notRun[planKey(c.Name, c.Model, 0)]
+	}
+	for i := range sum.Models {
+		m := &sum.Models[i]
+		m.NotRun = 0
+		for k, n := range notRun {
+			if k.Arm == m.Model {
+				m.NotRun += n
+			}
+		}
+	}
 	s.describeArms(sum.Models)
 	sum.ArmEffects = stats.ArmEffects(sum.Models, sum.ModelPairs)
 	sum.ArmVerdicts = stats.Verdicts(records, sum.Models)
 	if st.Arms != "" {
 		sum.Arms = sum.Models
 	}
-	s.skipMu.Lock()
-	for k, n := range s.skips {
-		sum.Skipped += n
-		if !ran[k] {
-			ran[k] = true
-			sum.NotRun--
-		}
-	}
-	s.skipMu.Unlock()
 	sum.ServerRestarts = s.tools.Restarts()
 	if s.live != nil {
 		sum.ServerRestarts += s.live.Restarts()
@@ -1158,6 +1195,47 @@ func (s *Run) selectedCount() int {
 		}
 	}
 	return n
+}
+
+// Plan tells the run which case runs this process is to run (each case
+// -run and -skip select with each arm they select, in each repeat, of this
+// process's shard; see CaseRunOf) and how many repeats were asked (go test
+// -count). The summary counts those that neither ran nor were skipped as
+// not run, each case run once, and compares the arms among them alone: an
+// arm -run leaves out is not part of the run, and so not "not run".
+// Without a plan every selected case runs with every arm, once.
+func (s *Run) Plan(runs []eval.CaseRun, repeats int) {
+	s.planned, s.repeats = slices.Clone(runs), repeats
+	if s.planned == nil {
+		s.planned = []eval.CaseRun{}
+	}
+}
+
+// plannedRuns are the case runs the run is to run: those Plan gave, else
+// every selected case with every arm in each repeat.
+func (s *Run) plannedRuns() []eval.CaseRun {
+	if s.planned != nil {
+		return s.planned
+	}
+	var out []eval.CaseRun
+	for _, c := range s.Cases {
+		if s.selected != nil && !s.selected[c.Name] {
+			continue
+		}
+		for _, a := range s.arms {
+			for r := range max(s.repeats, 1) {
+				out = append(out, s.CaseRunOf(c.Name, a.label, r))
+			}
+		}
+	}
+	return out
+}
+
+// planKey identifies a case run by its case, arm (its label: the arm's
+// name, else the model's; see eval.CaseRun.ArmName) and repeat, however
+// its record names the model.
+func planKey(name, arm string, repeat int) eval.CaseRun {
+	return eval.CaseRun{Name: name, Arm: arm, Repeat: repeat}
 }
 
 // describeVerdicts says in the summary what decided the verdicts: the

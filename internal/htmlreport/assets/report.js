@@ -145,13 +145,15 @@
     return t.is_error ? el('span', 'err-mark', '✕ failed') : null;
   }
   // The outcomes of a case's runs (go test -count=N), one mark each, and
-  // how many passed.
+  // how many of those that ran passed; the runs not run are no runs of the
+  // case, counted beside.
   function marks(c) {
     if (!c.marks || c.marks.length < 2) return null;
     const box = el('span', 'marks');
-    box.title = c.passes + ' of ' + count(c.marks.length, 'run') + ' passed' + (c.flaky ? ' (flaky)' : '');
+    box.title = c.passes + ' of ' + count(c.ran, 'run') + ' passed' + (c.flaky ? ' (flaky)' : '') + (c.not_run ? ', ' + fmtInt(c.not_run) + ' not run' : '');
     for (const m of c.marks) box.appendChild(el('i', 'mark m-' + statusClass(m)));
-    box.appendChild(el('span', 'mark-count', c.passes + '/' + c.marks.length));
+    if (c.ran) box.appendChild(el('span', 'mark-count', c.passes + '/' + c.ran));
+    if (c.not_run) box.appendChild(el('span', 'mark-notrun', fmtInt(c.not_run) + ' not run'));
     return box;
   }
   const flakyTag = (c) => (c.flaky ? el('span', 'tag flaky', 'flaky') : null);
@@ -767,7 +769,12 @@
     const table = el('table', 'mini');
     table.id = 'categories';
     const headRow = el('tr', '');
-    const heads = [['Category', ''], ['', ''], ['Passed', 'num'], ['Rate', 'num'], ['Failed', 'num'], ['Errors', 'num'], ['Token limit', 'num'], ['Skipped', 'num']];
+    // Not run (the status not_run) and skipped (cases the run could not
+    // evaluate) are columns of their own, each when some case has it.
+    const notRun = totals.not_run > 0, skipped = totals.skipped > 0;
+    const heads = [['Category', ''], ['', ''], ['Passed', 'num'], ['Rate', 'num'], ['Failed', 'num'], ['Errors', 'num'], ['Token limit', 'num']];
+    if (notRun) heads.push(['Not run', 'num']);
+    if (skipped) heads.push(['Skipped', 'num']);
     for (const [h, cls] of heads) headRow.appendChild(el('th', cls, h));
     table.appendChild(el('thead', '', headRow));
     const body = el('tbody', '');
@@ -781,8 +788,9 @@
         el('td', 'num', fmtInt(c.failed)),
         el('td', 'num', fmtInt(c.errors)),
         el('td', 'num', fmtInt(c.token_limit)),
-        el('td', 'num', fmtInt(c.skipped)),
       ];
+      if (notRun) cells.push(el('td', 'num', fmtInt(c.not_run)));
+      if (skipped) cells.push(el('td', 'num', fmtInt(c.skipped)));
       const tr = el('tr', '', cells);
       tr.dataset.category = c.name;
       body.appendChild(tr);
@@ -1362,7 +1370,7 @@
   // runPicker lists a case's runs as buttons, the shown one pressed.
   function runPicker(c, id, runId) {
     if (c.runs.length < 2) return null;
-    const box = el('div', 'runs', el('span', 'runs-label', 'Runs (' + c.passes + '/' + c.runs.length + ' passed):'));
+    const box = el('div', 'runs', el('span', 'runs-label', 'Runs (' + c.passes + '/' + c.ran + ' passed' + (c.not_run ? ', ' + fmtInt(c.not_run) + ' not run' : '') + '):'));
     box.id = 'runs';
     c.runs.forEach((r, k) => {
       const b = button('run-btn m-' + statusClass(c.marks[k]), String(k + 1), () => openCase(id, r));
@@ -1477,7 +1485,7 @@
       if (rec.reference) f('Answer', 'reference agent');
     }
     if (c.marks) {
-      f('Pass rate', fmtRate(100 * c.rate) + ' (' + c.passes + ' of ' + count(c.marks.length, 'run') + ')');
+      f('Pass rate', fmtRate(100 * c.rate) + ' (' + c.passes + ' of ' + count(c.ran, 'run') + (c.not_run ? '; ' + fmtInt(c.not_run) + ' not run' : '') + ')');
       const ks = (xs) => xs.map((v, i) => (i + 1) + ': ' + Number(v).toFixed(2)).join(', ');
       if (c.pass_at_k) { f('pass@k', ks(c.pass_at_k)); f('pass^k', ks(c.pass_hat_k)); }
     }
