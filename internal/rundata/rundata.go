@@ -81,8 +81,9 @@ type Data struct {
 	// ArmVerdicts are each arm's verdict against the baseline arm (see
 	// eval.ArmVerdict).
 	ArmVerdicts []eval.ArmVerdict
-	// History is the pass rate of the kept runs of the same case set,
-	// oldest first, this run included; empty when unknown.
+	// History is the pass rate of the kept runs of the same case set
+	// evaluated with the same models or arms (reference runs apart; see
+	// History), oldest first, this run included; empty when unknown.
 	History []HistoryPoint
 }
 
