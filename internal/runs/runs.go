@@ -4,6 +4,7 @@
 package runs
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -312,18 +313,54 @@ func readSummary(dir string) *eval.Summary {
 	return &sum
 }
 
-// List returns the runs under parent, newest first. A run without a
-// readable summary (one still going, or killed) has none.
+// List returns the runs under parent, the one that started last first
+// (see Run.Started): a run whose id was given (EVAL_RUN_ID) is in its
+// place by when it ran, whatever its id says. A run without a readable
+// summary (one still going, or killed) has none.
 func List(parent string) ([]Run, error) {
 	out, err := Dirs(parent)
+	started := make(map[string]time.Time, len(out))
 	for i := range out {
 		out[i].Summary = readSummary(out[i].Dir)
+		started[out[i].ID] = out[i].Started()
 	}
+	slices.SortStableFunc(out, func(a, b Run) int {
+		return cmp.Or(started[b.ID].Compare(started[a.ID]), strings.Compare(b.ID, a.ID))
+	})
 	return out, err
 }
 
-// Newest returns the run under parent that started last (its ID begins
-// with its start time) among those that finished and whose summary match
+// Started is when the run started: its summary's start; without one (a
+// run still going, or killed), when its directory was first held (see
+// Hold), else the time its id begins with.
+func (r Run) Started() time.Time {
+	if r.Summary != nil && !r.Summary.Started.IsZero() {
+		return r.Summary.Started
+	}
+	if info, err := os.Stat(filepath.Join(r.Dir, holdFile)); err == nil {
+		return info.ModTime()
+	}
+	t, _ := IDTime(r.ID)
+	return t
+}
+
+// IDTime is the UTC time a run id begins with; ok is false for a string
+// that is no run id.
+func IDTime(id string) (t time.Time, ok bool) {
+	if !ValidID(id) {
+		return time.Time{}, false
+	}
+	stamp, _, _ := strings.Cut(id, "-")
+	layout := "20060102T150405Z"
+	if strings.Contains(stamp, ".") {
+		layout = "20060102T150405.000Z"
+	}
+	t, err := time.Parse(layout, stamp)
+	return t.UTC(), err == nil
+}
+
+// Newest returns the run under parent whose id is the newest (an id
+// begins with the run's start time, unless it was given: EVAL_RUN_ID) among those that finished and whose summary match
 // accepts. It reads the summaries newest first and none older than the one
 // it returns.
 func Newest(parent string, match func(*eval.Summary) bool) (Run, bool) {
@@ -337,8 +374,8 @@ func Newest(parent string, match func(*eval.Summary) bool) (Run, bool) {
 	return Run{}, false
 }
 
-// Dirs returns the runs under parent, newest first, without reading their
-// summaries (Summary is nil).
+// Dirs returns the runs under parent, newest id first, without reading
+// their summaries (Summary is nil).
 func Dirs(parent string) ([]Run, error) {
 	entries, err := os.ReadDir(filepath.Join(parent, Dir))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -366,7 +403,8 @@ type Pruned struct {
 	Running []string
 }
 
-// Prune deletes all but the newest keep runs under parent. The run latest
+// Prune deletes all but the newest keep runs under parent (the last to
+// start; see List). The run latest
 // names and runs still going are kept whatever their age; the staged
 // directories of killed writers (see Stage) are removed.
 func Prune(parent string, keep int) (Pruned, error) {

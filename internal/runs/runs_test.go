@@ -91,6 +91,58 @@ func TestLatestListAndResolve(t *testing.T) {
 	assert.Equal(t, "new", list[1].Summary.Model)
 }
 
+// Runs are listed by when they started, the last first: a run whose id
+// was given (EVAL_RUN_ID) sorts by its summary's start, whatever time its
+// id holds; a run without a summary by when its directory was first held,
+// else by its id's time.
+func TestListSortsByStartTime(t *testing.T) {
+	parent := t.TempDir()
+	write := func(id, started string) {
+		dir, err := Create(parent, id)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, eval.SummaryFile), []byte(`{"run_id":"`+id+`","started":"`+started+`"}`), 0o644))
+	}
+	write("20261101T000000Z-aaaaaa", "2026-11-01T00:00:00Z")
+	write("20200101T000000Z-c1c1c1", "2026-11-03T00:00:00Z") // an id given by hand, run last but one
+	write("20261102T000000.250Z-bbbbbb", "2026-11-02T00:00:00.25Z")
+	_, err := Create(parent, "20261101T120000Z-dddddd") // killed: no summary, never held
+	require.NoError(t, err)
+	going, err := Create(parent, "20190101T000000Z-eeeeee") // still going, its id given by hand
+	require.NoError(t, err)
+	release, err := Hold(going)
+	require.NoError(t, err)
+	defer release()
+	held := time.Date(2026, 11, 4, 0, 0, 0, 0, time.UTC)
+	require.NoError(t, os.Chtimes(filepath.Join(going, holdFile), held, held))
+
+	list, err := List(parent)
+	require.NoError(t, err)
+	var ids []string
+	for _, r := range list {
+		ids = append(ids, r.ID)
+	}
+	assert.Equal(t, []string{"20190101T000000Z-eeeeee", "20200101T000000Z-c1c1c1", "20261102T000000.250Z-bbbbbb",
+		"20261101T120000Z-dddddd", "20261101T000000Z-aaaaaa"}, ids, "the last to start first")
+
+	pruned, err := Prune(parent, 2)
+	require.NoError(t, err)
+	assert.Len(t, pruned.Removed, 3, "all but the two that started last")
+	assert.NoDirExists(t, filepath.Join(parent, Dir, "20261102T000000.250Z-bbbbbb"))
+	assert.DirExists(t, filepath.Join(parent, Dir, "20200101T000000Z-c1c1c1"), "its id is old, its run is not")
+	assert.DirExists(t, filepath.Join(parent, Dir, "20190101T000000Z-eeeeee"))
+
+	for id, want := range map[string]string{
+		"20261102T000000.250Z-bbbbbb": "2026-11-02T00:00:00.25Z",
+		"20261101T120000Z-dddddd":     "2026-11-01T12:00:00Z",
+	} {
+		got, ok := IDTime(id)
+		require.True(t, ok, id)
+		assert.Equal(t, want, got.Format(time.RFC3339Nano), id)
+	}
+	_, ok := IDTime("latest")
+	assert.False(t, ok)
+}
+
 func TestNewestReadsNoFurtherThanTheRunItReturns(t *testing.T) {
 	parent := t.TempDir()
 	_, ok := Newest(parent, func(*eval.Summary) bool { return true })
@@ -203,6 +255,10 @@ func TestPruneKeepsRunsStillGoing(t *testing.T) {
 	releaseKilled() // as a killed process's hold ends
 	newest := writeRun(t, parent, "20260103T000000Z-cccccc", "m")
 	require.NoError(t, MarkLatest(parent, newest))
+	for _, dir := range []string{going, killed} { // held when their ids say they started
+		at, _ := IDTime(filepath.Base(dir))
+		require.NoError(t, os.Chtimes(filepath.Join(dir, holdFile), at, at))
+	}
 
 	assert.True(t, InUse(going))
 	assert.False(t, InUse(killed))

@@ -65,7 +65,11 @@ func WriteRunOf(t *testing.T, parent, id string, cases []string, repeats int, pa
 		}
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(dir, eval.RecordsFile), []byte(strings.Join(lines, "\n")+"\n"), 0o644))
-	sum := eval.Summary{RunID: id, Model: "m", Started: time.Now()}
+	started, ok := runs.IDTime(id) // the run started when its id says
+	if !ok {
+		started = time.Now()
+	}
+	sum := eval.Summary{RunID: id, Model: "m", Started: started}
 	sum.Overall, sum.Categories, sum.Cases = stats.Tally(recs)
 	sum.CaseSet = stats.CaseSet(sum.Cases)
 	b, err := json.Marshal(sum)

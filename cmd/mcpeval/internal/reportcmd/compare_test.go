@@ -193,3 +193,27 @@ func TestGateCauses(t *testing.T) {
 	assert.Equal(t, 2, base.ExitStatus(err))
 	assert.Contains(t, err.Error(), `unknown cause "weather"`)
 }
+
+// -baseline latest is the newest finished run that started before the
+// run reported, by start time: a run whose id was given (EVAL_RUN_ID) has
+// the run before it as its baseline whatever its id, and is the baseline
+// of the run after it.
+func TestBaselineLatestByStartTime(t *testing.T) {
+	parent := t.TempDir()
+	first := cmdtest.WriteRun(t, parent, "20261101T000000Z-aaaaaa", cmdtest.CaseNames(2), nil, 1)
+	given := cmdtest.WriteRun(t, parent, "20200101T000000Z-c1c1c1", cmdtest.CaseNames(2), nil, 1)
+	last := cmdtest.WriteRun(t, parent, "20261103T000000Z-bbbbbb", cmdtest.CaseNames(2), nil, 1)
+	path := filepath.Join(given, "summary.json")
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	b = regexp.MustCompile(`"started":"[^"]+"`).ReplaceAll(b, []byte(`"started":"2026-11-02T00:00:00Z"`))
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+
+	for _, tt := range []struct{ run, want string }{{given, first}, {last, given}} {
+		got, err := resolveBaseline(parent, tt.run, "latest")
+		require.NoError(t, err, tt.run)
+		assert.Equal(t, tt.want, got, "the baseline of %s", filepath.Base(tt.run))
+	}
+	_, err = resolveBaseline(parent, first, "latest")
+	assert.ErrorContains(t, err, "no finished run before 20261101T000000Z-aaaaaa")
+}

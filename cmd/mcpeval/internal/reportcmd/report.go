@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
@@ -273,15 +274,22 @@ func resolveRun(parent, flagValue, envID string) (string, error) {
 }
 
 // resolveBaseline resolves the baseline of the run in dir: "latest" is the
-// newest finished run before it.
+// newest finished run that started before it (see runs.List).
 func resolveBaseline(parent, dir, name string) (string, error) {
 	if name == runs.Latest {
 		list, err := runs.List(parent)
 		if err != nil {
 			return "", err
 		}
-		for _, r := range list {
-			if r.Summary != nil && r.Summary.Shard == nil && !samePath(r.Dir, dir) && r.ID < filepath.Base(dir) {
+		// The runs after dir in the list started before it; a dir not
+		// listed (outside parent) is placed by its id.
+		at := slices.IndexFunc(list, func(r runs.Run) bool { return samePath(r.Dir, dir) })
+		for i, r := range list {
+			before := i > at
+			if at < 0 {
+				before = r.ID < filepath.Base(dir)
+			}
+			if r.Summary != nil && r.Summary.Shard == nil && before {
 				return r.Dir, nil
 			}
 		}

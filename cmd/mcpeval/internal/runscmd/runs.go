@@ -155,7 +155,35 @@ func derivedFrom(s eval.Summary) string {
 	return ""
 }
 
-// printHistory prints the kept runs under parent, newest first.
+// maxModelsNamed bounds the models or arms a run's row names.
+const maxModelsNamed = 3
+
+// modelColumn is what a run's row says it evaluated: its model, "reference
+// run", or its models or arms, the first few of many and how many:
+// "a,b,c,… (39 arms)".
+func modelColumn(s eval.Summary) string {
+	if s.Reference {
+		return "reference run"
+	}
+	if len(s.Models) < 2 {
+		return s.Model
+	}
+	names := make([]string, len(s.Models))
+	for i, m := range s.Models {
+		names[i] = m.Model
+	}
+	if len(names) <= maxModelsNamed {
+		return strings.Join(names, ",")
+	}
+	word := "models"
+	if len(s.Arms) > 0 || s.Models[0].Arm != nil {
+		word = "arms"
+	}
+	return fmt.Sprintf("%s,… (%d %s)", strings.Join(names[:maxModelsNamed], ","), len(names), word)
+}
+
+// printHistory prints the kept runs under parent, newest (the last to
+// start) first.
 func printHistory(parent string, w io.Writer) error {
 	list, err := runs.List(parent)
 	if err != nil {
@@ -173,18 +201,7 @@ func printHistory(parent string, w io.Writer) error {
 			fmt.Fprintf(tw, "%s\t(did not finish)\t\t\t\t\t\t\n", r.ID)
 			continue
 		}
-		model := s.Model
-		if s.Reference {
-			model = "reference run"
-		}
-		if len(s.Models) > 1 {
-			names := make([]string, len(s.Models))
-			for i, m := range s.Models {
-				names[i] = m.Model
-			}
-			model = strings.Join(names, ",")
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f%%\t%d\t$%.4f\t%s\n", r.ID, s.Started.UTC().Format("2006-01-02 15:04"), tooldiff.Printable(model),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f%%\t%d\t$%.4f\t%s\n", r.ID, s.Started.UTC().Format("2006-01-02 15:04"), tooldiff.Printable(modelColumn(*s)),
 			s.Overall.Cases, 100*s.Overall.PassRate, s.Usage.TotalTokens, s.CostUSD, tooldiff.Printable(derivedFrom(*s)))
 	}
 	return tw.Flush()

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -145,4 +146,61 @@ func TestHistorySaysWhatARunWasMadeFrom(t *testing.T) {
 	assert.Regexp(t, `(?m)^20261101T000000Z-aaaaaa\s.*\$0\.0000\s*$`, out, "a run of its own says nothing")
 	assert.NotContains(t, out, "\x1b")
 	assert.NotContains(t, out, "\x07")
+}
+
+// A run of many arms names a few and counts them, so that its row stays
+// short; a run made with its id given (EVAL_RUN_ID) is listed by when it
+// started, not by its id.
+func TestHistoryRowsOfManyArmsAndGivenIDs(t *testing.T) {
+	parent := t.TempDir()
+	cmdtest.WriteRun(t, parent, "20261101T000000Z-aaaaaa", cmdtest.CaseNames(2), nil, 1)
+	given := cmdtest.WriteRun(t, parent, "20200101T000000Z-c1c1c1", cmdtest.CaseNames(2), nil, 1)
+	cmdtest.WriteRun(t, parent, "20261102T000000Z-bbbbbb", cmdtest.CaseNames(2), nil, 1)
+	edit := func(dir string, change func(*eval.Summary)) {
+		path := filepath.Join(dir, eval.SummaryFile)
+		b, err := os.ReadFile(path)
+		require.NoError(t, err)
+		var s eval.Summary
+		require.NoError(t, json.Unmarshal(b, &s))
+		change(&s)
+		b, err = json.Marshal(s)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(path, b, 0o644))
+	}
+	edit(given, func(s *eval.Summary) {
+		s.Started = time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC) // run last, its id given by hand
+		for i := range 39 {
+			s.Models = append(s.Models, eval.ModelResult{Model: fmt.Sprintf("arm-%02d", i), Arm: &eval.ArmInfo{Model: "m"}})
+		}
+		s.Arms = s.Models
+	})
+	tests := []struct {
+		name  string
+		names int
+		want  string
+	}{
+		{"two models", 2, "a,b"},
+		{"three models", 3, "a,b,c"},
+		{"four models", 4, "a,b,c,… (4 models)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var s eval.Summary
+			for _, n := range []string{"a", "b", "c", "d"}[:tt.names] {
+				s.Models = append(s.Models, eval.ModelResult{Model: n})
+			}
+			assert.Equal(t, tt.want, modelColumn(s))
+		})
+	}
+
+	var stdout bytes.Buffer
+	require.NoError(t, cmdtest.Run(Cmd, []string{"-out", parent}, nil, &stdout, nil, nil))
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	require.Len(t, lines, 4)
+	assert.Regexp(t, `^20200101T000000Z-c1c1c1\s+2026-11-03 00:00\s+arm-00,arm-01,arm-02,… \(39 arms\)\s+2\s`, lines[1], "the last to start first")
+	assert.Regexp(t, `^20261102T000000Z-bbbbbb\s`, lines[2])
+	assert.Regexp(t, `^20261101T000000Z-aaaaaa\s`, lines[3])
+	for _, l := range lines {
+		assert.Less(t, len(l), 160, "a short row: %s", l)
+	}
 }
