@@ -86,7 +86,7 @@ func declare(st *Settings, x *linked) []setting {
 		intSetting(&st.AttributeRuns, "attribute-runs", "EVAL_ATTRIBUTE_RUNS", "3", "how many times -attribute re-runs each flipped case", atLeast(1)),
 		inputSetting(&st.Prices, root, "prices", "EVAL_PRICES", "prices.yaml", "price table (model, USD per million input and output tokens) for requests whose provider reports no cost; without the file, the suite's bundled list"),
 		floatSetting(&st.BudgetUSD, "budget-usd", "EVAL_BUDGET_USD", "spend at most this many US dollars: a run estimated above it does not start, and no case starts once it is spent (0: no budget)", within(0, math.MaxFloat64, "must be a number of US dollars, 0 or more")),
-		textSetting(&st.RunID, "id", "run-id", "EVAL_RUN_ID", "", "name of the run's directory under <out>/runs (default: the UTC start time and a random suffix)", validRunID),
+		textSetting(&st.RunID, "id", "run-id", "EVAL_RUN_ID", "", "name of the run's directory under <out>/runs, of the form 20060102T150405Z-a1b2c3: the UTC time, optionally with milliseconds (20060102T150405.000Z-a1b2c3), and six hex digits (default: the run's UTC start time and a random suffix)", validRunID),
 		floatSetting(&st.MinPassRate, "min-pass-rate", "EVAL_MIN_PASS_RATE", "fail every case whose pass rate over its repeats (go test -count=N) is below this rate, from 0 to 1", rate),
 		floatSetting(&st.MinRunPassRate, "min-run-pass-rate", "EVAL_MIN_RUN_PASS_RATE", "fail the run when its pass rate over all cases is below this rate, from 0 to 1", rate),
 		typed(&st.MinToolCoverage, "percent", "a number", parsePercent, "min-tool-coverage", "EVAL_MIN_TOOL_COVERAGE", "0", "fail the run when some server has less than this percentage of its tools called, from 0 to 100, naming the tools never called", within[float64](0, 100, "must be a percentage from 0 to 100")),
@@ -247,7 +247,7 @@ func positive(d time.Duration) error {
 
 func validRunID(id string) error {
 	if !runs.ValidID(id) {
-		return errors.New("must have the form 20060102T150405Z-a1b2c3 (UTC time, six hex digits)")
+		return errors.New("must have the form 20060102T150405Z-a1b2c3 (UTC time, optionally with milliseconds, and six hex digits)")
 	}
 	return nil
 }
