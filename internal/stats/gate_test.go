@@ -285,3 +285,37 @@ func roundAll(xs []float64) []float64 {
 	}
 	return out
 }
+
+// The fewest repeats that let the gate flag a case at alpha 0.05: the
+// strongest drop, every baseline run passing and every run now failing,
+// has p = 1/C(b+n, b), which must reach alpha/2 = 0.025, so C(b+n, b) >= 40.
+// With the same -count on both sides that is 4 (4/4 -> 0/4: p = 1/70); with
+// 3 (3/3 -> 0/3: p = 1/20 = 0.05) no case is ever flagged. A lone tested
+// case is flagged at its p; beside another tested case the correction
+// needs more.
+func TestRegressionGateMinimumRepeats(t *testing.T) {
+	drop := func(b, n int) CaseCounts { return CaseCounts{BaseRuns: b, BasePasses: b, Runs: n, Passes: 0} }
+	tests := []struct {
+		name    string
+		cases   []CaseCounts
+		flagged bool
+	}{
+		{"1 on each side", []CaseCounts{drop(1, 1)}, false},
+		{"2 on each side", []CaseCounts{drop(2, 2)}, false},
+		{"3 on each side", []CaseCounts{drop(3, 3)}, false},
+		{"4 on each side", []CaseCounts{drop(4, 4)}, true},
+		{"3 and 5", []CaseCounts{drop(3, 5)}, true},
+		{"2 and 8", []CaseCounts{drop(2, 8)}, true},
+		{"2 and 7", []CaseCounts{drop(2, 7)}, false},
+		{"4 on each side, beside a case tested and unchanged", []CaseCounts{drop(4, 4), {BaseRuns: 4, BasePasses: 2, Runs: 4, Passes: 2}}, false},
+		{"5 on each side, beside it", []CaseCounts{drop(5, 5), {BaseRuns: 5, BasePasses: 3, Runs: 5, Passes: 2}}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := RegressionGate(tt.cases, 0.05)
+			assert.Equal(t, tt.flagged, g.Cases[0].Flagged, "p %g, adjusted %g, %d tested", g.Cases[0].P, g.Cases[0].AdjustedP, g.Tested)
+		})
+	}
+	assert.InDelta(t, 1.0/70, FisherWorse(4, 0, 0, 4), 1e-12)
+	assert.InDelta(t, 1.0/20, FisherWorse(3, 0, 0, 3), 1e-12)
+}
