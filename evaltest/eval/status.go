@@ -21,7 +21,7 @@ func (s Status) Meaning() string {
 	case Cut:
 		return "the provider cut the model's reply off (its output token limit, `finish_reason: \"length\"`, or its content filter); the reply is not graded, and JUnit counts it as an error"
 	case NotRun:
-		return "the case did not run: the budget was spent, the run stopped (an interrupt, a provider that cannot be reached, `-failfast`), or an interrupt cancelled it while it ran; JUnit counts it as skipped"
+		return "the case did not run: the budget was spent, the run stopped (an interrupt, a provider that cannot be reached, `-failfast`), or an interrupt cancelled it while it ran. It is counted as not run, never as a run of its case: with `-count=N` the case's status, pass rate, pass@k, pass^k and flakiness are over the runs that ran; JUnit counts a case none of whose runs ran as skipped"
 	}
 	return ""
 }

@@ -1090,18 +1090,19 @@ func (s *Run) Summary() eval.Summary {
 	// Not run: the case runs planned that neither ran nor were skipped,
 	// each case run once (a case with an arm in a repeat), by case and
 	// arm (planKey's series).
-	planned := s.plannedRuns()
-	notRun := map[eval.CaseRun]int{}
-	var evaluated []string // the arms with a planned run, in the run's order
-	for _, p := range planned {
+	notRun, notRunByArm, plannedArms := map[eval.CaseRun]int{}, map[string]int{}, map[string]bool{}
+	for _, p := range s.plannedRuns() {
 		k := planKey(p.Name, p.ArmName(), p.Repeat)
+		plannedArms[k.Arm] = true
 		if !ran[k] && !skipped[k] {
 			notRun[k.Series()]++
+			notRunByArm[k.Arm]++
 			sum.NotRun++
 		}
 	}
+	var evaluated []string // the arms with a planned run, in the run's order
 	for _, a := range s.arms {
-		if slices.ContainsFunc(planned, func(p eval.CaseRun) bool { return p.ArmName() == a.label }) {
+		if plannedArms[a.label] {
 			evaluated = append(evaluated, a.label)
 		}
 	}
@@ -1120,13 +1121,7 @@ func (s *Run) Summary() eval.Summary {
 		c.NotRun = notRun[planKey(c.Name, c.Model, 0)]
 	}
 	for i := range sum.Models {
-		m := &sum.Models[i]
-		m.NotRun = 0
-		for k, n := range notRun {
-			if k.Arm == m.Model {
-				m.NotRun += n
-			}
-		}
+		sum.Models[i].NotRun = notRunByArm[sum.Models[i].Model]
 	}
 	s.describeArms(sum.Models)
 	sum.ArmEffects = stats.ArmEffects(sum.Models, sum.ModelPairs)
