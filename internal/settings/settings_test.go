@@ -432,9 +432,11 @@ func TestHelpTypesTheFlags(t *testing.T) {
 		"  -case-timeout duration\n", "  -min-pass-rate float\n", "  -budget-usd float\n", "  -cases path\n",
 		"  -judge-mode majority|unanimous\n", "  -shard k/n\n", "  -force\n    \tignore cached results",
 		"  -test.v\n    \tgo test's own flag\n", "OPENROUTER_API_KEY",
+		"(env EVAL_FOLLOW_LINKS) (default true)\n", // a bool's default when true, as package flag shows it
 	} {
 		assert.Contains(t, out.String(), want)
 	}
+	assert.Contains(t, out.String(), "(env EVAL_FORCE)\n", "a false bool shows no default")
 }
 
 // A value that cannot be read names where it came from: the environment,

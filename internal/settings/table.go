@@ -301,8 +301,9 @@ func usage(fs *flag.FlagSet) {
 		kind, def := " "+s.kind, ""
 		if s.kind == "bool" {
 			kind = ""
-		} else if s.def != "" {
-			def = " (default " + s.def + ")"
+		}
+		if s.def != "" && (s.kind != "bool" || s.def != "false") {
+			def = " (default " + s.def + ")" // as package flag shows a bool: only when true
 		}
 		fmt.Fprintf(w, "  -%s%s\n    \t%s (env %s)%s\n", s.flag, kind, s.usage, s.env, def)
 	}
