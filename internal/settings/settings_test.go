@@ -465,6 +465,7 @@ func TestErrorsSayWhereTheValueCameFrom(t *testing.T) {
 	for _, tc := range []struct{ file, want string }{
 		{"A=1\nOPENAI_API_KEY sk-secret-789\n", `.env:2: not a NAME=value line (it has no '=' between a name and a value)`},
 		{"A=1\nMY-KEY=sk-secret-789\n", `.env:2: not a NAME=value line (the name before '=' may hold only letters, digits, '_' and '.')`},
+		{"A=1\n=sk-secret-789\n", `.env:2: not a NAME=value line (it has no name before its =)`},
 	} {
 		_, err = resolveWith(t, nil, tc.file)
 		require.Error(t, err, tc.file)
