@@ -87,6 +87,11 @@ type Harness struct {
 	progress                *progress.Reporter
 	// shown is progress once it shows, for the interrupt notices.
 	shown atomic.Pointer[progress.Reporter]
+	// failures holds, with a pass-rate gate, the last failure paragraph
+	// of each case and arm, for the closing lines of the cases below the
+	// gate: their subtests do not fail, so go test does not show them.
+	failureMu sync.Mutex
+	failures  map[[2]string]string
 	// casesCtx is the context every case runs under: a second interrupt
 	// cancels it (see suite.Run.WatchInterrupts).
 	casesCtx       context.Context
@@ -259,6 +264,7 @@ func (h *Harness) Finish(code int) int {
 	for _, line := range suite.Gates(sum, h.settings) {
 		problems = append(problems, "mcpeval: FAIL: "+line)
 	}
+	problems = append(problems, h.belowGate(sum)...)
 	var notices []string
 	if after := h.run.FailedFast(); after != "" {
 		notices = append(notices, fmt.Sprintf("mcpeval: notice: -failfast: no case started after %q failed (%s)", after, prose.Plural(sum.NotRun, "cases")+" not run"))
@@ -285,4 +291,34 @@ func (h *Harness) Finish(code int) int {
 		fmt.Fprintln(h.stderr, p)
 	}
 	return code
+}
+
+// remember keeps a failure paragraph of a gated run (see failures).
+func (h *Harness) remember(rec eval.Record, paragraph string) {
+	h.failureMu.Lock()
+	defer h.failureMu.Unlock()
+	if h.failures == nil {
+		h.failures = map[[2]string]string{}
+	}
+	h.failures[[2]string{rec.Name, rec.ArmName()}] = paragraph
+}
+
+// belowGate gives, for each case below the minimum pass rate, its last
+// failure paragraph.
+func (h *Harness) belowGate(sum eval.Summary) []string {
+	if h.settings.MinPassRate <= 0 {
+		return nil
+	}
+	h.failureMu.Lock()
+	defer h.failureMu.Unlock()
+	var out []string
+	for _, c := range sum.Cases {
+		if c.PassRate >= h.settings.MinPassRate {
+			continue
+		}
+		if p, ok := h.failures[[2]string{c.Name, c.Model}]; ok {
+			out = append(out, fmt.Sprintf("mcpeval: %q, its last failure:\n    %s", c.Name, p))
+		}
+	}
+	return out
 }
