@@ -32,6 +32,10 @@ type Case struct {
 	// claims needs no expected answer.
 	Claims       []Claim `yaml:"claims" json:"claims,omitempty"`
 	PassCoverage float64 `yaml:"pass_coverage" json:"pass_coverage,omitempty"`
+	// Turns are the user's later messages of a conversation that Input
+	// begins, each with what the agent's reply to it must do; the final
+	// answer is the reply to the last (see Turn).
+	Turns []Turn `yaml:"turns" json:"turns,omitempty"`
 
 	// File and Line locate the case in its source file; Lines locates some
 	// of its fields, for messages about them found after loading

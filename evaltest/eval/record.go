@@ -120,6 +120,10 @@ type Record struct {
 	// and Coverage their mean score (nil while a claim is undecided).
 	Claims   []ClaimResult `json:"claims,omitempty"`
 	Coverage *float64      `json:"coverage,omitempty"`
+	// Turns are the turns of a case with turns, each with the agent's
+	// reply and how it was graded, those never sent included (Response is
+	// the last reply given; Checks those that decided the record).
+	Turns []TurnResult `json:"turns,omitempty"`
 }
 
 // ClaimResult is what the checks and the judges said of one claim.
