@@ -51,9 +51,9 @@ func TestLoadTurns(t *testing.T) {
 	assert.Equal(t, []eval.Turn{
 		{
 			User: "Sorry, the transcript is NM_007294.4.", Expected: "Its CADD phred score is 31.835. Which build do you use?",
-			Checks: eval.Checks{Numbers: []eval.NumberCheck{{Value: 31.835, Tolerance: 0.0005}}},
-			Asks:   eval.Spellings{"build", "assembly"},
-			Tools:  eval.ToolExpect{MustCall: []string{"get_variant_dbnsfp"}},
+			Checks:    eval.Checks{Numbers: []eval.NumberCheck{{Value: 31.835, Tolerance: 0.0005}}},
+			Asks:      eval.Spellings{"build", "assembly"},
+			Tools:     eval.ToolExpect{MustCall: []string{"get_variant_dbnsfp"}},
 			Reference: []eval.RefCall{{Tool: "convert_hgvs_to_genomic", Args: map[string]any{"hgvs_variant": "NM_007294.4:c.181T>G"}}},
 		},
 		{User: "hg19. How does ClinVar classify it?", Tools: eval.ToolExpect{MustCall: []string{"get_variant_clinvar"}}},
