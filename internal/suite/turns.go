@@ -53,7 +53,7 @@ func (s *Run) converse(ctx context.Context, c eval.Case, rec *eval.Record, cfg a
 			return tr
 		}
 		if !cv.grade(ctx, k) {
-			return tr
+			break
 		}
 	}
 	if st.Reference && rec.Status == eval.Pass {
