@@ -86,7 +86,8 @@ func (c Case) AllReference() []RefCall {
 // reply was graded.
 type TurnResult struct {
 	// Turn numbers the turn from 1 (the case's input).
-	Turn int    `json:"turn"`
+	Turn int `json:"turn"`
+	// User is the user's message at the turn.
 	User string `json:"user"`
 	// Reply is the agent's reply at the turn; "" for a turn not sent.
 	Reply string `json:"reply"`
