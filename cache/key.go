@@ -17,8 +17,10 @@ const FormatVersion = 1
 // [Key] hashes all of it; two inputs that differ in any field are two
 // cache entries.
 type KeyInput struct {
-	// Question and Expected are the case's question and expected answer.
+	// Question is the case's question.
 	Question string
+	// Expected is the case's expected answer ("" for a case graded by
+	// claims, whose claims are in Expectations).
 	Expected string
 	// Expectations holds the case's deterministic checks, its tool
 	// expectations and any other per-case setting that changes the outcome
@@ -27,18 +29,22 @@ type KeyInput struct {
 	// the same expectations. nil encodes as null, which differs from an
 	// empty list or object.
 	Expectations any
-	// Model is the evaluated model; BaseURL is the provider's base URL.
-	Model   string
+	// Model is the evaluated model.
+	Model string
+	// BaseURL is the provider's base URL, without credentials.
 	BaseURL string
 	// SystemPrompt is the agent's system message.
 	SystemPrompt string
 	// MaxIterations bounds the agent loop.
 	MaxIterations int
-	// JudgeModel and JudgePrompt configure the judge ("" when none runs);
-	// with several judges JudgeModel names them all and JudgeMode says how
-	// they decide.
-	JudgeModel  string
-	JudgeMode   string
+	// JudgeModel names the judge model, or the judges' models joined by
+	// commas; "" when no judge runs.
+	JudgeModel string
+	// JudgeMode says how several judges decide (majority, unanimous); ""
+	// with one judge or none, and then left out of the key.
+	JudgeMode string
+	// JudgePrompt is the judge's prompt; a run's case keys leave it ""
+	// (a record holds the grading version that decided it instead).
 	JudgePrompt string
 	// TokenLimit is the per-result token limit.
 	TokenLimit int

@@ -14,15 +14,16 @@ import (
 
 // MergeInput is one cache a merge read.
 type MergeInput struct {
-	Path    string
-	Entries int // stored results
-	Removed int // remembered removals
+	Path    string // the cache file, as given to Merge
+	Entries int    // stored results
+	Removed int    // remembered removals
 	// Warnings are what opening it reported (unreadable journal lines).
 	Warnings []string
 }
 
 // MergeResult says what Merge did.
 type MergeResult struct {
+	// Inputs are the caches read, in the order given.
 	Inputs []MergeInput
 	// Entries and Removed count what the merged cache holds.
 	Entries, Removed int

@@ -73,6 +73,7 @@ func share(found, wanted int) float64 {
 
 // CodeCase is a question about a table answered with pandas code.
 type CodeCase struct {
+	// Question is the case's question, read for what it asks of the code.
 	Question string
 	// Columns are the columns of the datasets the final code ran on.
 	Columns []string

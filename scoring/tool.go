@@ -199,7 +199,8 @@ func toolCoverage(r eval.Record, req requirements) eval.CoverageMetric {
 
 	expected := len(req.mustCall) + len(req.reference)
 	for i, t := range append(slices.Clone(req.mustCall), req.reference...) {
-		if slices.Contains(d.CalledTools, t) || i >= len(req.mustCall) && reached {
+		called := slices.ContainsFunc(r.ToolCalls, func(c eval.ToolCall) bool { return c.Is(t) }) // "server/tool" too
+		if called || i >= len(req.mustCall) && reached {
 			continue
 		}
 		d.MissingTools = append(d.MissingTools, t)

@@ -136,7 +136,7 @@ func TestToolUnderstandingWithoutEntitiesIsNotApplicable(t *testing.T) {
 }
 
 func TestToolCoverage(t *testing.T) {
-	calls := []eval.ToolCall{{Name: "get_gene_by_symbol"}, {Name: "get_clinvar_by_gene_symbol"}, {Name: "get_gene_by_symbol"}}
+	calls := []eval.ToolCall{{Name: "get_gene_by_symbol", Server: "marrvel"}, {Name: "get_clinvar_by_gene_symbol"}, {Name: "get_gene_by_symbol", Server: "marrvel"}}
 	terms := func(spellings ...string) eval.Terms {
 		var out eval.Terms
 		for _, s := range spellings {
@@ -171,6 +171,8 @@ func TestToolCoverage(t *testing.T) {
 			facts: terms("p.P63S|Pro63Ser", "not listed|absent"), score: 1, missingTools: []string{}, missingFacts: []string{}},
 		{name: "only tools given", answer: "", mustCall: []string{"get_gene_by_symbol"},
 			score: 1, missingTools: []string{}, missingFacts: []string{}},
+		{name: "tools named with their server", answer: "", mustCall: []string{"marrvel/get_gene_by_symbol", "other/get_gene_by_symbol"},
+			score: 0.5, missingTools: []string{"other/get_gene_by_symbol"}, missingFacts: []string{}},
 		{name: "other tools reached the facts", answer: "NUTM2G has 99 variants.", passed: true, other: []string{"get_gnomad_by_gene_symbol"},
 			facts: terms("99"), score: 1, missingTools: []string{}, missingFacts: []string{}},
 		{name: "a failed case's facts excuse no tool", answer: "NUTM2G has 99 variants.", other: []string{"get_gnomad_by_gene_symbol"},

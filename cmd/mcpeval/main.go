@@ -28,7 +28,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/calibratecmd"
@@ -60,6 +62,10 @@ var commands = []*base.Command{
 }
 
 func main() {
+	// Output piped into a reader that stops early (mcpeval runs | head)
+	// ends quietly: writes to it fail, the command finishes, and nothing
+	// it was doing (a run, a report) is cut short.
+	signal.Ignore(syscall.SIGPIPE)
 	os.Exit(run(os.Args[1:], base.OS()))
 }
 

@@ -13,16 +13,29 @@ import (
 
 // Case is one evaluation case, as a case file states it.
 type Case struct {
-	Name     string `yaml:"name" json:"name"`
+	// Name is the case's name, unique among the loaded cases; its subtest
+	// name is the name with spaces and regexp characters turned into "_".
+	Name string `yaml:"name" json:"name"`
+	// Category groups the case (a test function of its own); the loader
+	// sets it to the file's base name when the file gives none.
 	Category string `yaml:"category" json:"category,omitempty"`
-	Input    string `yaml:"input" json:"input"`
+	// Input is the question the model is asked.
+	Input string `yaml:"input" json:"input"`
+	// Expected is the expected answer, for the judge and the reference
+	// run; "" for a case graded by Claims.
 	Expected string `yaml:"expected" json:"expected"`
 	// Kind is KindTool (the default) or KindCode.
-	Kind      Kind       `yaml:"kind" json:"kind,omitempty"`
-	Checks    Checks     `yaml:"checks" json:"checks,omitzero"`
-	Tools     ToolExpect `yaml:"tools" json:"tools,omitzero"`
-	Reference []RefCall  `yaml:"reference" json:"reference,omitempty"`
-	Budget    Budget     `yaml:"budget" json:"budget,omitzero"`
+	Kind Kind `yaml:"kind" json:"kind,omitempty"`
+	// Checks are the deterministic checks on the final answer.
+	Checks Checks `yaml:"checks" json:"checks,omitzero"`
+	// Tools states expectations on the model's tool calls.
+	Tools ToolExpect `yaml:"tools" json:"tools,omitzero"`
+	// Reference is what a correct agent calls, in order: the calls the
+	// reference run replays; nil for a case without a reference trajectory.
+	Reference []RefCall `yaml:"reference" json:"reference,omitempty"`
+	// Budget is what a correct answer should cost, for the performance
+	// metric; zero fields take the defaults.
+	Budget Budget `yaml:"budget" json:"budget,omitzero"`
 	// Elicitation scripts the user's replies to the servers' requests for
 	// input (MCP elicitation) during the case's tool calls.
 	Elicitation []ElicitReply `yaml:"elicitation" json:"elicitation,omitempty"`
@@ -30,18 +43,23 @@ type Case struct {
 	// MCP-Atlas grades them (fulfilled 1, partly 0.5, not 0); the case
 	// passes when their mean reaches PassCoverage (default 1). A case with
 	// claims needs no expected answer.
-	Claims       []Claim `yaml:"claims" json:"claims,omitempty"`
+	Claims []Claim `yaml:"claims" json:"claims,omitempty"`
+	// PassCoverage is the mean claim score a pass needs, above 0 and at
+	// most 1; 0 (not given) means 1 (see Coverage).
 	PassCoverage float64 `yaml:"pass_coverage" json:"pass_coverage,omitempty"`
 	// Turns are the user's later messages of a conversation that Input
 	// begins, each with what the agent's reply to it must do; the final
 	// answer is the reply to the last (see Turn).
 	Turns []Turn `yaml:"turns" json:"turns,omitempty"`
 
-	// File and Line locate the case in its source file; Lines locates some
-	// of its fields, for messages about them found after loading
-	// ("tools.must_call[0]", "reference[1]").
-	File  string         `yaml:"-" json:"-"`
-	Line  int            `yaml:"-" json:"-"`
+	// File is the case file the case was loaded from, as the loader was
+	// given it; not in the JSON.
+	File string `yaml:"-" json:"-"`
+	// Line is the line of the case's "case:" key in File.
+	Line int `yaml:"-" json:"-"`
+	// Lines maps some of the case's fields ("tools.must_call[0]",
+	// "reference[1]") to their lines in File, for messages about them found
+	// after loading; nil when the case has none.
 	Lines map[string]int `yaml:"-" json:"-"`
 }
 
@@ -83,7 +101,10 @@ func (c Case) Coverage() float64 {
 // Claim is a statement an answer must make, with optional deterministic
 // checks of its own. In YAML it is a text, or a map with claim and checks.
 type Claim struct {
-	Text   string `yaml:"claim" json:"claim"`
+	// Text is the statement (JSON and YAML "claim").
+	Text string `yaml:"claim" json:"claim"`
+	// Checks decide the claim where they are sure; zero for a claim only
+	// the judge decides.
 	Checks Checks `yaml:"checks" json:"checks,omitzero"`
 }
 
@@ -267,7 +288,10 @@ func (t *Term) UnmarshalJSON(data []byte) error {
 // NumberCheck asks for a number equal to Value within Tolerance, and when
 // Unit is set, for a number in that unit.
 type NumberCheck struct {
-	Value     float64 `yaml:"value" json:"value"`
+	// Value is the expected number.
+	Value float64 `yaml:"value" json:"value"`
+	// Tolerance is the largest absolute difference from Value that counts
+	// as equal; 0 asks for the value itself.
 	Tolerance float64 `yaml:"tolerance" json:"tolerance"`
 	// Unit lists the accepted spellings of the number's unit ("TPM",
 	// "transcripts per million"); a case file may give one as a plain
@@ -278,9 +302,10 @@ type NumberCheck struct {
 	// Percent says the value is a percentage (78.6 for 78.6%): the same
 	// share written as a fraction (0.786) counts too.
 	Percent bool `yaml:"percent" json:"percent,omitempty"`
-	// Of and NotOf bind the value to a subject, as for a Term: "0.35 is
-	// MECP2's" does not count for {value: 0.35, of: NUTM2G}.
-	Of    Spellings `yaml:"of" json:"of,omitempty"`
+	// Of binds the value to a subject, as for a Term: "0.35 is MECP2's"
+	// does not count for {value: 0.35, of: NUTM2G}.
+	Of Spellings `yaml:"of" json:"of,omitempty"`
+	// NotOf lists subjects the value must not belong to.
 	NotOf Spellings `yaml:"not_of" json:"not_of,omitempty"`
 }
 
@@ -312,9 +337,13 @@ func (u *Spellings) UnmarshalYAML(value *yaml.Node) error {
 
 // ToolExpect states expectations on the tool calls the model made.
 type ToolExpect struct {
-	MustCall    []string   `yaml:"must_call" json:"must_call,omitempty"`
-	MustNotCall []string   `yaml:"must_not_call" json:"must_not_call,omitempty"`
-	Args        []ArgMatch `yaml:"args" json:"args,omitempty"`
+	// MustCall lists tools the model must call, each by its name or as
+	// "server/tool".
+	MustCall []string `yaml:"must_call" json:"must_call,omitempty"`
+	// MustNotCall lists tools the model must not call, named alike.
+	MustNotCall []string `yaml:"must_not_call" json:"must_not_call,omitempty"`
+	// Args asks for calls with given argument values, each met by some call.
+	Args []ArgMatch `yaml:"args" json:"args,omitempty"`
 	// MaxCalls bounds the number of tool calls; 0 means no bound.
 	MaxCalls int `yaml:"max_calls" json:"max_calls,omitempty"`
 	// Elicited asks for elicitation requests the calls met, with the
@@ -328,14 +357,20 @@ type ToolExpect struct {
 // ArgMatch asks that some call of Tool had these argument values: a subset
 // match, or equality of the whole argument object when Exact is set.
 type ArgMatch struct {
-	Tool  string         `yaml:"tool" json:"tool"`
-	Args  map[string]any `yaml:"args" json:"args"`
-	Exact bool           `yaml:"exact" json:"exact,omitempty"`
+	// Tool names the tool, as MustCall does.
+	Tool string `yaml:"tool" json:"tool"`
+	// Args are the argument values asked for, matched loosely (99694174
+	// matches "99694174", case is ignored).
+	Args map[string]any `yaml:"args" json:"args"`
+	// Exact asks for the call's whole argument object to equal Args.
+	Exact bool `yaml:"exact" json:"exact,omitempty"`
 }
 
 // RefCall is one call of a reference trajectory.
 type RefCall struct {
-	Tool string         `yaml:"tool" json:"tool"`
+	// Tool names the tool, by its name or as "server/tool".
+	Tool string `yaml:"tool" json:"tool"`
+	// Args are the call's arguments, sent as given.
 	Args map[string]any `yaml:"args" json:"args"`
 	// ExpectError marks a call that must fail (an IsError result), as in
 	// cases that exercise recovery from a tool error.
@@ -345,9 +380,14 @@ type RefCall struct {
 // Budget bounds what a correct answer should cost before its performance
 // score drops; zero fields take the defaults (WithDefaults).
 type Budget struct {
-	Seconds   float64 `yaml:"seconds" json:"seconds,omitempty"`
-	Tokens    int     `yaml:"tokens" json:"tokens,omitempty"`
-	ToolCalls int     `yaml:"tool_calls" json:"tool_calls,omitempty"`
+	// Seconds bounds the case run's wall time; 0 means DefaultBudgetSeconds.
+	Seconds float64 `yaml:"seconds" json:"seconds,omitempty"`
+	// Tokens bounds the case run's total tokens (Record.Usage); 0 means
+	// DefaultBudgetTokens.
+	Tokens int `yaml:"tokens" json:"tokens,omitempty"`
+	// ToolCalls bounds the number of tool calls; 0 means
+	// DefaultBudgetToolCalls.
+	ToolCalls int `yaml:"tool_calls" json:"tool_calls,omitempty"`
 }
 
 // The default budget of a case.

@@ -37,13 +37,19 @@ const (
 
 // Record is everything known about one evaluated case.
 type Record struct {
-	Name     string `json:"name"`
+	// Name is the case's name.
+	Name string `json:"name"`
+	// Category is the case's category.
 	Category string `json:"category"`
 	// Test is the go test name of the case's subtest (TestCategory/Case).
-	Test   string `json:"test,omitempty"`
-	File   string `json:"file,omitempty"`
-	Line   int    `json:"line,omitempty"`
-	Kind   Kind   `json:"kind,omitempty"`
+	Test string `json:"test,omitempty"`
+	// File is the path of the case's file, as the run loaded it.
+	File string `json:"file,omitempty"`
+	// Line is the line of the case in File.
+	Line int `json:"line,omitempty"`
+	// Kind is the case's kind, KindTool or KindCode.
+	Kind Kind `json:"kind,omitempty"`
+	// Status is the case run's outcome; Reason says why.
 	Status Status `json:"status"`
 	// Cached is true when the record was reused from the cache instead of run.
 	Cached bool `json:"cached"`
@@ -56,8 +62,14 @@ type Record struct {
 	// from 0.
 	Repeat int `json:"repeat,omitempty"`
 
+	// Question is the case's question (its input).
 	Question string `json:"question"`
+	// Expected is the case's expected answer; "" for a case graded by
+	// claims (see Claims).
 	Expected string `json:"expected"`
+	// Response is the answer graded: the model's final message, the final
+	// code's result in a code case, the expected answer in a reference run;
+	// "" when there was none.
 	Response string `json:"response"`
 	// ResponseBytes is the full size of an answer that was cut to
 	// MaxStoredText (see Record.Limit); 0 when it was stored whole.
@@ -75,40 +87,55 @@ type Record struct {
 	// JudgePrompt is what the judge was asked about this answer: the
 	// question, the expected answer and the answer graded (after the
 	// judge's system prompt, the same for every case, which summary.json
-	// names by its hash). JudgeReply is the judge's reply as text; with
-	// several judges each one's is in Judges.
+	// names by its hash).
 	JudgePrompt string `json:"judge_prompt,omitempty"`
-	JudgeReply  string `json:"judge_reply,omitempty"`
+	// JudgeReply is the judge's reply as text; with several judges each
+	// one's is in Judges. "" when no judge was asked.
+	JudgeReply string `json:"judge_reply,omitempty"`
 	// Judges holds each judge's own verdict and reason, in the order the
 	// judge models were configured.
 	Judges []JudgeVerdict `json:"judges,omitempty"`
 	// JudgeDisagreement is true when the judges did not all give the same
 	// verdict (an undecided judge counts as a verdict of its own).
-	JudgeDisagreement bool          `json:"judge_disagreement,omitempty"`
-	Checks            []CheckResult `json:"checks,omitempty"`
+	JudgeDisagreement bool `json:"judge_disagreement,omitempty"`
+	// Checks are the outcomes of the case's deterministic checks (the
+	// answer checks, then the tool expectations); nil when the answer was
+	// not graded.
+	Checks []CheckResult `json:"checks,omitempty"`
 
-	ToolCalls    []ToolCall `json:"tool_calls"`
-	Conversation []Message  `json:"conversation"`
-	Usage        Usage      `json:"usage"`
+	// ToolCalls are the tool calls the model made (a reference run: the
+	// reference calls), in order.
+	ToolCalls []ToolCall `json:"tool_calls"`
+	// Conversation is every message of the case run in OpenAI's shape: the
+	// system prompt (none in a reference run), the question, the model's
+	// turns and the tool results.
+	Conversation []Message `json:"conversation"`
+	// Usage counts the tokens, requests and cost of every model request of
+	// the case run, the judges' included.
+	Usage Usage `json:"usage"`
 	// JudgeUsage is the judge's part of Usage, nil when no judge was asked.
 	JudgeUsage *Usage `json:"judge_usage,omitempty"`
 	// Seconds is the wall time of the case (agent, tools and judge).
 	Seconds float64 `json:"seconds"`
 
+	// Model is the evaluated model; "" in a reference run that names none.
 	Model string `json:"model,omitempty"`
 	// Arm names the arm of the run (see -arms): a version of what the
 	// model was given (servers, tools, descriptions, system prompt); ""
-	// without arms.
+	// without an arms file (a -models run's arms are its models: see
+	// ArmName).
 	Arm string `json:"arm,omitempty"`
 	// JudgeModel names the judge model, or the judge models separated by
 	// commas.
-	JudgeModel string    `json:"judge_model,omitempty"`
-	StartedAt  time.Time `json:"started_at"`
+	JudgeModel string `json:"judge_model,omitempty"`
+	// StartedAt is when the case run started, in UTC; a cached record
+	// keeps the time of the run that stored it.
+	StartedAt time.Time `json:"started_at"`
 	// ServerStderr holds the tail of the MCP server's stderr when a server
 	// fault made this case an error.
 	ServerStderr string `json:"server_stderr,omitempty"`
-	// Metrics are the case's six metrics; nil for an error, which says
-	// nothing of the model.
+	// Metrics are the case's six metrics; nil for an error, an undecided
+	// case or one not run, which say nothing of the model.
 	Metrics *Metrics `json:"metrics,omitempty"`
 	// Facts, in a reference run, are the facts of the expected answer and
 	// whether the reference trajectory's results hold them.
@@ -117,9 +144,11 @@ type Record struct {
 	// (grading.Version); 0 in a record written before versions were kept.
 	Grading int `json:"grading,omitempty"`
 	// Claims are the verdicts on each claim of a case graded by claims,
-	// and Coverage their mean score (nil while a claim is undecided).
-	Claims   []ClaimResult `json:"claims,omitempty"`
-	Coverage *float64      `json:"coverage,omitempty"`
+	// in the case's order.
+	Claims []ClaimResult `json:"claims,omitempty"`
+	// Coverage is the claims' mean score, in [0, 1]; nil while a claim is
+	// undecided, and for a case without claims.
+	Coverage *float64 `json:"coverage,omitempty"`
 	// Turns are the turns of a case with turns, each with the agent's
 	// reply and how it was graded, those never sent included (Response is
 	// the last reply given; Checks those that decided the record).
@@ -128,15 +157,19 @@ type Record struct {
 
 // ClaimResult is what the checks and the judges said of one claim.
 type ClaimResult struct {
+	// Claim is the claim's text.
 	Claim string `json:"claim"`
-	// Verdict is ClaimFulfilled, ClaimPartial, ClaimNot or ClaimUndecided;
-	// Score its score (1, 0.5, 0; nil when undecided).
-	Verdict string   `json:"verdict"`
-	Score   *float64 `json:"score,omitempty"`
-	Reason  string   `json:"reason,omitempty"`
-	// Checks are the claim's own checks; Judges each judge's verdict.
+	// Verdict is ClaimFulfilled, ClaimPartial, ClaimNot or ClaimUndecided.
+	Verdict string `json:"verdict"`
+	// Score is the verdict's score (1, 0.5, 0); nil when undecided.
+	Score *float64 `json:"score,omitempty"`
+	// Reason says why the claim got its verdict.
+	Reason string `json:"reason,omitempty"`
+	// Checks are the outcomes of the claim's own checks.
 	Checks []CheckResult `json:"checks,omitempty"`
-	Judges []ClaimJudge  `json:"judges,omitempty"`
+	// Judges holds each judge's verdict on the claim; nil when no judge
+	// was asked.
+	Judges []ClaimJudge `json:"judges,omitempty"`
 }
 
 // ClaimLines describes each claim's verdict on a line: "claim 2 partial:
@@ -154,9 +187,13 @@ func ClaimLines(claims []ClaimResult) []string {
 
 // ClaimJudge is one judge's verdict on one claim.
 type ClaimJudge struct {
-	Model   string `json:"model"`
+	// Model is the judge's model.
+	Model string `json:"model"`
+	// Verdict is ClaimFulfilled, ClaimPartial, ClaimNot, or ClaimUndecided
+	// when the judge's reply decided nothing clear.
 	Verdict string `json:"verdict"`
-	Reason  string `json:"reason,omitempty"`
+	// Reason is the judge's reason for the verdict.
+	Reason string `json:"reason,omitempty"`
 }
 
 // The verdicts on a claim.
@@ -170,6 +207,7 @@ const (
 // Fact is a value, name or date a reference answer states, and whether the
 // reference trajectory's tool results hold it.
 type Fact struct {
+	// Fact is the value, name or date, as the answer states it.
 	Fact string `json:"fact"`
 	// Status is FactFound, FactComputed or FactMissing.
 	Status string `json:"status"`
@@ -186,14 +224,20 @@ const (
 
 // JudgeVerdict is one judge's decision on one answer.
 type JudgeVerdict struct {
+	// Model is the judge's model.
 	Model string `json:"model"`
 	// Verdict is "yes" or "no", or "" when the reply held no usable
 	// verdict (Raw keeps it) or the request failed (Error says why).
 	Verdict string `json:"verdict"`
-	Reason  string `json:"reason"`
-	Raw     string `json:"raw,omitempty"`
+	// Reason is the judge's reason, or why its reply was unclear; "" when
+	// the request failed.
+	Reason string `json:"reason"`
+	// Raw is the judge's unparsed reply, kept when a reply was unclear
+	// (both replies when it was asked again).
+	Raw string `json:"raw,omitempty"`
 	// Reply is the judge's reply as text, whatever it said.
 	Reply string `json:"reply,omitempty"`
+	// Error says why the judge's request failed; "" when it was answered.
 	Error string `json:"error,omitempty"`
 }
 
@@ -201,28 +245,40 @@ type JudgeVerdict struct {
 // or undecided (not passed, and not sure to have failed: the judge
 // decides). Detail says why it did not pass.
 type CheckResult struct {
-	Check     string `json:"check"`
-	Passed    bool   `json:"passed"`
-	Undecided bool   `json:"undecided,omitempty"`
-	Detail    string `json:"detail,omitempty"`
+	// Check describes the check ("must_call get_gene", "number 8.103 ± 0.005").
+	Check string `json:"check"`
+	// Passed is true when the check held.
+	Passed bool `json:"passed"`
+	// Undecided is true when the check neither held nor surely failed.
+	Undecided bool `json:"undecided,omitempty"`
+	// Detail says why the check did not pass; "" when it passed.
+	Detail string `json:"detail,omitempty"`
 }
 
 // ToolCall is one tool call the model made and what the server returned.
 type ToolCall struct {
+	// ID is the call's id in the conversation (MessageToolCall.ID);
+	// "ref_1", "ref_2", ... in a reference run.
 	ID string `json:"id"`
-	// Name is the tool's name on its server, Server the server's short
-	// name (its name in the servers file, else its serverInfo name). The
-	// model may have called it under another name (see mcpconn.Tool):
-	// the conversation holds that one.
-	Name      string `json:"name"`
+	// Name is the tool's name on its server. The model may have called it
+	// under another name (see mcpconn.Tool): the conversation holds that one.
+	Name string `json:"name"`
+	// Server is the server's short name (its name in the servers file,
+	// else its serverInfo name); "" for a call of a tool no server offers.
 	Server    string `json:"server,omitempty"`
 	Arguments string `json:"arguments"` // raw JSON as the model sent it
-	Result    string `json:"result"`
-	IsError   bool   `json:"is_error"`
-	// ArgumentsBytes and ResultBytes are the full sizes of arguments and a
-	// result that were cut (see Record.Limit); 0 when stored whole.
+	// Result is the result's text as the model was shown it; for a call
+	// that got no result, a JSON object {"error": "..."} saying why.
+	Result string `json:"result"`
+	// IsError is true when the result is an error: the tool flagged it
+	// (isError), the server refused the call, or the call did not run.
+	IsError bool `json:"is_error"`
+	// ArgumentsBytes is the full size of arguments that were cut (see
+	// Record.Limit); 0 when stored whole.
 	ArgumentsBytes int `json:"arguments_bytes,omitempty"`
-	ResultBytes    int `json:"result_bytes,omitempty"`
+	// ResultBytes is the full size of a result that was cut; 0 when
+	// stored whole.
+	ResultBytes int `json:"result_bytes,omitempty"`
 	// NotRun marks a call that never reached a server: an unknown tool,
 	// arguments that are not JSON, or one call too many in a turn. It counts
 	// as an attempt for must_not_call and max_calls, but satisfies neither
@@ -298,11 +354,17 @@ const (
 
 // Message is one chat message in OpenAI's shape.
 type Message struct {
-	Role       string            `json:"role"`
-	Content    string            `json:"content"`
-	Name       string            `json:"name,omitempty"`
-	ToolCallID string            `json:"tool_call_id,omitempty"`
-	ToolCalls  []MessageToolCall `json:"tool_calls,omitempty"`
+	// Role is "system", "user", "assistant" or "tool".
+	Role string `json:"role"`
+	// Content is the message's text; "" for an assistant message that
+	// only calls tools.
+	Content string `json:"content"`
+	// Name is, in a tool message, the tool's name as the model called it.
+	Name string `json:"name,omitempty"`
+	// ToolCallID is, in a tool message, the id of the call it answers.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	// ToolCalls are, in an assistant message, the tool calls it makes.
+	ToolCalls []MessageToolCall `json:"tool_calls,omitempty"`
 	// ContentBytes is the full size of a content that was cut (see
 	// Record.Limit); 0 when stored whole.
 	ContentBytes int `json:"content_bytes,omitempty"`
@@ -316,8 +378,11 @@ type Message struct {
 
 // MessageToolCall is a tool call inside an assistant message.
 type MessageToolCall struct {
-	ID       string       `json:"id"`
-	Type     string       `json:"type"`
+	// ID is the call's id, which the tool message answering it names.
+	ID string `json:"id"`
+	// Type is "function".
+	Type string `json:"type"`
+	// Function is the tool the model called and its arguments.
 	Function FunctionCall `json:"function"`
 	// ProviderID is the id the provider gave the call when the suite
 	// replaced it with an id of its own (ID): the provider gave none, an
@@ -331,7 +396,9 @@ type MessageToolCall struct {
 
 // FunctionCall names a function and its JSON arguments.
 type FunctionCall struct {
-	Name      string `json:"name"`
+	// Name is the name of the function the model called.
+	Name string `json:"name"`
+	// Arguments is the arguments' JSON text, as the model wrote it.
 	Arguments string `json:"arguments"`
 	// ArgumentsBytes is the full size of arguments that were cut (see
 	// Record.Limit); 0 when stored whole.
@@ -340,11 +407,19 @@ type FunctionCall struct {
 
 // Usage counts tokens over every model request of a case (agent and judge).
 type Usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
+	// PromptTokens counts the tokens the requests sent, as the provider
+	// reported them (see Estimated).
+	PromptTokens int `json:"prompt_tokens"`
+	// CompletionTokens counts the tokens of the replies.
 	CompletionTokens int `json:"completion_tokens"`
-	CachedTokens     int `json:"cached_tokens"`
-	TotalTokens      int `json:"total_tokens"`
-	Requests         int `json:"requests"`
+	// CachedTokens counts the prompt tokens the provider served from its
+	// prompt cache, where it reported them; 0 otherwise.
+	CachedTokens int `json:"cached_tokens"`
+	// TotalTokens is the provider's total, or prompt plus completion
+	// tokens where it gave none.
+	TotalTokens int `json:"total_tokens"`
+	// Requests counts the model requests (chat completions) made.
+	Requests int `json:"requests"`
 	// Retries counts the attempts of those requests that were retried
 	// (throttling, transient failures).
 	Retries int `json:"retries,omitempty"`
@@ -353,10 +428,11 @@ type Usage struct {
 	Estimated bool `json:"estimated,omitempty"`
 	// CostUSD is what the requests cost in US dollars: the provider's own
 	// figure where it reported one, else the tokens at the model's price
-	// (prices.yaml). Unpriced counts the requests with neither: their cost
-	// is unknown, not zero.
-	CostUSD  float64 `json:"cost_usd"`
-	Unpriced int     `json:"unpriced_requests,omitempty"`
+	// (prices.yaml).
+	CostUSD float64 `json:"cost_usd"`
+	// Unpriced counts the requests with neither (JSON
+	// "unpriced_requests"): their cost is unknown, not zero.
+	Unpriced int `json:"unpriced_requests,omitempty"`
 }
 
 // Add adds u2 to u.
@@ -374,7 +450,9 @@ func (u *Usage) Add(u2 Usage) {
 
 // Tool is a tool an MCP server offers, as the model is offered it.
 type Tool struct {
-	Name        string          `json:"name"`
+	// Name is the tool's name.
+	Name string `json:"name"`
+	// Description is the tool's description; "" when it has none.
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"` // JSON Schema of the arguments
 	// Output is the JSON Schema of the tool's structuredContent, when the
@@ -385,11 +463,15 @@ type Tool struct {
 // Attempt is one execution of a code case's code through run_pandas: the
 // first execution or a recovery attempt with fixed code.
 type Attempt struct {
-	Code    string
+	// Code is the pandas code run; "" when the call's arguments could not
+	// be read.
+	Code string
+	// Dataset is the dataset argument of run_pandas ("a,b" for several).
 	Dataset string
 	// Output is the result text, or the error text (with its exception
 	// type, "KeyError: 'age'") when Failed.
 	Output string
+	// Failed is true when the execution's result is an error.
 	Failed bool
 	// Seconds is the duration of the tool call.
 	Seconds float64
@@ -405,10 +487,14 @@ type Attempt struct {
 // cache lookups, shards, the merge of shards, the statistics and the
 // report all name a run of a case by it.
 type CaseRun struct {
-	Name   string `json:"name"`
-	Model  string `json:"model,omitempty"`
-	Arm    string `json:"arm,omitempty"`
-	Repeat int    `json:"repeat,omitempty"`
+	// Name is the case's name.
+	Name string `json:"name"`
+	// Model is the evaluated model (see Record.Model).
+	Model string `json:"model,omitempty"`
+	// Arm is the arm's name (see Record.Arm); "" without an arms file.
+	Arm string `json:"arm,omitempty"`
+	// Repeat is the repeat, from 0.
+	Repeat int `json:"repeat,omitempty"`
 }
 
 // ArmName names what the run evaluated: its arm, else its model. Runs of

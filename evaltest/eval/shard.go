@@ -7,6 +7,7 @@ package eval
 type Shard struct {
 	// Index is the shard, from 1, of Count.
 	Index int `json:"index"`
+	// Count is the number of shards the run is split into.
 	Count int `json:"count"`
 	// Balance is how case runs were assigned: "hash" or "history".
 	Balance string `json:"balance"`
@@ -27,11 +28,14 @@ type Shard struct {
 // besides the cases: shards that differ in it are not parts of one run.
 type ShardConfig struct {
 	// Models names what the cases run with: the models, or the arms.
-	Models    []string `json:"models"`
-	Judge     string   `json:"judge,omitempty"`
-	Provider  string   `json:"provider,omitempty"` // base URL, never a key
-	Reference bool     `json:"reference,omitempty"`
-	Repeats   int      `json:"repeats"`
+	Models []string `json:"models"`
+	// Judge is the judge setting (its model or models); "" when no judge runs.
+	Judge    string `json:"judge,omitempty"`
+	Provider string `json:"provider,omitempty"` // base URL, never a key
+	// Reference is true for the offline reference run.
+	Reference bool `json:"reference,omitempty"`
+	// Repeats is the number of repeats of every case (go test -count).
+	Repeats int `json:"repeats"`
 	// Settings is a hash of the other settings in the cache key: the
 	// system prompt, the turn and token limits, the recovery budget, the
 	// judge prompt and the servers' tools.
@@ -47,17 +51,22 @@ type ShardConfig struct {
 // repeat, and the shard that runs it.
 type ShardRun struct {
 	CaseRun
+	// Category is the case's category.
 	Category string `json:"category"`
 	// File is the case file relative to the configured case path.
-	File  string `json:"file"`
-	Line  int    `json:"line,omitempty"`
-	Test  string `json:"test"`
-	Shard int    `json:"shard"`
+	File string `json:"file"`
+	// Line is the line of the case in File.
+	Line int `json:"line,omitempty"`
+	// Test is the go test name of the case run's subtest.
+	Test string `json:"test"`
+	// Shard is the shard that runs it, from 1.
+	Shard int `json:"shard"`
 }
 
 // Merged describes a run merged from the run directories of its shards
 // (summary.json "merged").
 type Merged struct {
+	// Count is the number of shards the run was split into.
 	Count int `json:"count"`
 	// Shards are the shards merged, by index.
 	Shards []MergedShard `json:"shards"`
@@ -68,9 +77,12 @@ type Merged struct {
 
 // MergedShard is one merged shard.
 type MergedShard struct {
-	Index int    `json:"index"`
+	// Index is the shard, from 1.
+	Index int `json:"index"`
+	// RunID is the shard's run id; "" for a shard without a summary.
 	RunID string `json:"run_id,omitempty"`
-	Dir   string `json:"dir"`
+	// Dir is the shard's run directory, as given to the merge.
+	Dir string `json:"dir"`
 	// Records is how many case runs it reported.
 	Records int `json:"records"`
 	// Finished is false for a shard without a summary (killed or still

@@ -6,45 +6,63 @@ import "time"
 // report shows it in its header.
 type Summary struct {
 	// RunID names the run's directory (see package runs).
-	RunID    string    `json:"run_id,omitempty"`
-	Started  time.Time `json:"started,omitzero"`
+	RunID string `json:"run_id,omitempty"`
+	// Started is when the run started, in UTC.
+	Started time.Time `json:"started,omitzero"`
+	// Finished is when its summary was made, in UTC.
 	Finished time.Time `json:"finished,omitzero"`
-	Seconds  float64   `json:"seconds"`
-	Model    string    `json:"model"`
+	// Seconds is the run's wall time, Started to Finished.
+	Seconds float64 `json:"seconds"`
+	// Model is the run's main model (the first of -models); "" in a
+	// reference run without one.
+	Model string `json:"model"`
 	// JudgeModel names the judge model, or the judge models separated by
-	// commas; JudgeMode says how several judges decide ("majority" or
-	// "unanimous"); JudgePromptHash identifies the judge's instructions.
-	JudgeModel      string   `json:"judge_model"`
-	JudgeMode       string   `json:"judge_mode,omitempty"`
-	JudgePromptHash string   `json:"judge_prompt_hash,omitempty"`
-	Provider        string   `json:"provider"` // base URL, never a key or password
-	Servers         []string `json:"servers"`
+	// commas; "" when no judge runs.
+	JudgeModel string `json:"judge_model"`
+	// JudgeMode says how several judges decide ("majority" or
+	// "unanimous"); "" with one judge or none.
+	JudgeMode string `json:"judge_mode,omitempty"`
+	// JudgePromptHash identifies the judge's instructions ("sha256:...").
+	JudgePromptHash string `json:"judge_prompt_hash,omitempty"`
+	Provider        string `json:"provider"` // base URL, never a key or password
+	// Servers are the MCP servers, as the run names them (see
+	// ServerTools.Server).
+	Servers []string `json:"servers"`
 	// CaseFiles is the case file or directory the run loaded.
 	CaseFiles string `json:"case_files"`
+	// GitCommit is the short commit of the module's checkout; "" outside git.
 	GitCommit string `json:"git_commit,omitempty"`
 	// Reference is true for an offline reference run (no model evaluated).
 	Reference bool `json:"reference,omitempty"`
 	// Replay is set for a run whose tool calls were answered from an
-	// earlier run's recorded results (-replay-tools); Rejudged for a run
-	// that graded an earlier run's answers again (mcpeval rejudge).
-	Replay   *ReplayInfo   `json:"replay,omitempty"`
+	// earlier run's recorded results (-replay-tools).
+	Replay *ReplayInfo `json:"replay,omitempty"`
+	// Rejudged is set for a run that graded an earlier run's answers
+	// again (mcpeval rejudge).
 	Rejudged *RejudgedInfo `json:"rejudged,omitempty"`
 
-	Total      int `json:"total"`
-	Passed     int `json:"passed"`
-	Failed     int `json:"failed"`
-	Errors     int `json:"errors"`
+	// Total counts the case runs with an outcome (every status but not_run).
+	Total int `json:"total"`
+	// Passed counts the case runs that passed.
+	Passed int `json:"passed"`
+	// Failed counts the case runs that failed.
+	Failed int `json:"failed"`
+	// Errors counts the case runs with status error.
+	Errors int `json:"errors"`
+	// TokenLimit counts the case runs with status token_limit.
 	TokenLimit int `json:"token_limit"`
 	// Cut counts the runs whose reply the provider cut off (see Cut).
-	Cut    int `json:"cut"`
+	Cut int `json:"cut"`
+	// Cached counts the case runs served from the result cache (also
+	// counted by their status).
 	Cached int `json:"cached"`
 	// Skipped counts the runs of cases the run could not evaluate and said
 	// why (a reference run skips a case without a reference trajectory, a
 	// run without pandas a code case).
 	Skipped int `json:"skipped,omitempty"`
-	// NotRun counts the loaded cases (once per model) that did not run and
-	// were not skipped: not selected, not finished, or not started for the
-	// budget.
+	// NotRun counts the selected case runs (each case once per arm) that
+	// did not run and were not skipped: not finished, or not started (the
+	// budget spent, the run stopped).
 	NotRun int `json:"not_run"`
 	// Stopped says why the run stopped before its cases were done (a
 	// provider that cannot be reached, a rejected key, -failfast); empty
@@ -59,7 +77,9 @@ type Summary struct {
 	// VerdictsByChecks when no judge ran (a reference run, -judge-model
 	// none); ChecksCalibration then says how far the checks can be
 	// trusted.
-	Verdicts          string             `json:"verdicts,omitempty"`
+	Verdicts string `json:"verdicts,omitempty"`
+	// ChecksCalibration measures the checks on the labelled answers to the
+	// run's cases; nil when a judge decided.
 	ChecksCalibration *ChecksCalibration `json:"checks_calibration,omitempty"`
 	// ServerRestarts counts MCP server restarts after a crash or hang.
 	ServerRestarts int `json:"server_restarts"`
@@ -70,43 +90,47 @@ type Summary struct {
 	// health.
 	Tools *ToolSummary `json:"tools,omitempty"`
 
-	// MinPassRate and MinRunPassRate are the run's pass-rate gates (0:
-	// none).
-	MinPassRate    float64 `json:"min_pass_rate,omitempty"`
+	// MinPassRate is the run's gate on each case's pass rate over its
+	// repeats (-min-pass-rate; 0: none).
+	MinPassRate float64 `json:"min_pass_rate,omitempty"`
+	// MinRunPassRate is the run's gate on its overall pass rate
+	// (-min-run-pass-rate; 0: none).
 	MinRunPassRate float64 `json:"min_run_pass_rate,omitempty"`
 	// CaseSet identifies the set of cases that ran (a hash of their
 	// names): runs of the same case set can be charted and compared.
 	CaseSet string `json:"case_set,omitempty"`
 	// Repeats is the most runs any case had (go test -count=N).
 	Repeats int `json:"repeats"`
-	// Overall, Categories and Cases are the pass rates, pass@k and pass^k
-	// of the run, of each category and of each case over its repeats.
-	Overall    GroupResult   `json:"overall"`
+	// Overall is the pass rate, pass@k and pass^k of the whole run.
+	Overall GroupResult `json:"overall"`
+	// Categories are those of each category, by category name.
 	Categories []GroupResult `json:"categories"`
 	// OverallByArm is Overall for each model or arm compared (Name
 	// names it), in their order, when the run compared several: the
 	// headline of each, since Overall mixes them.
 	OverallByArm []GroupResult `json:"overall_by_arm,omitempty"`
-	Cases        []CaseResult  `json:"cases"`
+	// Cases are each case's results over its repeats (one per case and
+	// arm), in category, file and line order.
+	Cases []CaseResult `json:"cases"`
 
 	// CostUSD is what this run's requests cost (cached cases spent
-	// nothing now); SavedUSD is what the cached cases cost when they ran.
-	// Usage.Unpriced counts the requests whose cost is unknown.
-	CostUSD  float64 `json:"cost_usd"`
+	// nothing now). Usage.Unpriced counts the requests whose cost is unknown.
+	CostUSD float64 `json:"cost_usd"`
+	// SavedUSD is what the cached cases cost when they ran.
 	SavedUSD float64 `json:"saved_usd"`
 	// BudgetUSD is the run's budget (0: none).
 	BudgetUSD float64 `json:"budget_usd,omitempty"`
 	// Prices names the price table that costed the requests whose provider
 	// reported no cost: its file, or the suite's bundled list.
 	Prices string `json:"prices,omitempty"`
-	// Models compares the models the run evaluated, ModelPairs each two
-	// of them on the cases both ran.
+	// Models compares the models (or arms) the run evaluated.
 	Models []ModelResult `json:"models"`
 	// Arms is Models when the arms are those of an arms file (the
 	// one word for them; models holds the same list until the next
 	// release).
-	Arms       []ModelResult `json:"arms,omitempty"`
-	ModelPairs []ModelPair   `json:"model_pairs,omitempty"`
+	Arms []ModelResult `json:"arms,omitempty"`
+	// ModelPairs compares each two of Models on the cases both ran.
+	ModelPairs []ModelPair `json:"model_pairs,omitempty"`
 	// ArmEffects are what the arms change (see ArmEffect): each arm with
 	// servers against the arm without, each leave-one-out arm against its
 	// base, the largest effect first.
@@ -118,9 +142,9 @@ type Summary struct {
 	// when no judge ran; the models' costs leave it out.
 	Judge *JudgeCost `json:"judge_cost,omitempty"`
 
-	// Shard is set for one shard of a split run, Merged for a run merged
-	// from its shards (see shard.go).
-	Shard  *Shard  `json:"shard,omitempty"`
+	// Shard is set for one shard of a split run.
+	Shard *Shard `json:"shard,omitempty"`
+	// Merged is set for a run merged from its shards.
 	Merged *Merged `json:"merged,omitempty"`
 }
 
@@ -132,14 +156,17 @@ type ModelResult struct {
 	Model string `json:"model"`
 	// Arm describes an arm of an arms file; nil for a model.
 	Arm *ArmInfo `json:"arm,omitempty"`
-	// Tools counts the tool definitions every request offered, and
-	// ToolTokens their tokens in the model's encoding: what the tool
-	// surface costs on every request.
-	Tools      int `json:"tools"`
+	// Tools counts the tool definitions every request offered.
+	Tools int `json:"tools"`
+	// ToolTokens counts their tokens in the model's encoding: what the
+	// tool surface costs on every request.
 	ToolTokens int `json:"tool_tokens"`
-	Cases      int `json:"cases"`
-	Runs       int `json:"runs"`
-	Passes     int `json:"passes"`
+	// Cases counts the cases it ran (each once, whatever its repeats).
+	Cases int `json:"cases"`
+	// Runs counts its case runs with an outcome (not_run aside).
+	Runs int `json:"runs"`
+	// Passes counts those that passed.
+	Passes int `json:"passes"`
 	// NotRun counts the model's case runs recorded as not run: the budget
 	// was spent, or no shard of a split run ran them.
 	NotRun int `json:"not_run,omitempty"`
@@ -148,31 +175,35 @@ type ModelResult struct {
 	// repeats of one case counting as correlated (see
 	// stats.ClusteredWilson); [0, 1] without runs.
 	PassRate float64 `json:"pass_rate"`
-	Low      float64 `json:"pass_rate_low"`
-	High     float64 `json:"pass_rate_high"`
-	// PassAtK and PassHatK are the means over the model's cases of their
-	// pass@k and pass^k, for k = 1..the most runs of a case (see
-	// GroupResult).
-	PassAtK  []float64 `json:"pass_at_k"`
+	// Low is the interval's lower bound (JSON "pass_rate_low").
+	Low float64 `json:"pass_rate_low"`
+	// High is the interval's upper bound (JSON "pass_rate_high").
+	High float64 `json:"pass_rate_high"`
+	// PassAtK is the mean over the model's cases of their pass@k, for k =
+	// 1..the most runs of a case, at index k-1 (see GroupResult).
+	PassAtK []float64 `json:"pass_at_k"`
+	// PassHatK is the mean of their pass^k, alike.
 	PassHatK []float64 `json:"pass_hat_k"`
 	// MeanTokens is the mean of the runs' total tokens.
 	MeanTokens float64 `json:"mean_tokens"`
-	// PromptTokens and CachedTokens add up the runs' prompt tokens and
-	// those the provider's prompt cache served; CacheHitRate is their
-	// ratio (0 without prompt tokens).
-	PromptTokens int     `json:"prompt_tokens"`
-	CachedTokens int     `json:"cached_tokens"`
+	// PromptTokens adds up the prompt tokens of the model's own requests.
+	PromptTokens int `json:"prompt_tokens"`
+	// CachedTokens adds up those the provider's prompt cache served.
+	CachedTokens int `json:"cached_tokens"`
+	// CacheHitRate is CachedTokens / PromptTokens (0 without prompt tokens).
 	CacheHitRate float64 `json:"cache_hit_rate"`
 	// CostUSD is what the model's own requests cost (cached runs included:
 	// their cost when they ran; the judge's requests are the judge's, see
-	// Summary.Judge); Unpriced counts its requests of unknown cost, so a
-	// CostUSD of 0 with Unpriced > 0 is unknown, not free. CostPerPass is
-	// CostUSD per passed run (0 without a pass).
-	CostUSD     float64 `json:"cost_usd"`
-	Unpriced    int     `json:"unpriced_requests,omitempty"`
+	// Summary.Judge).
+	CostUSD float64 `json:"cost_usd"`
+	// Unpriced counts its requests of unknown cost, so a CostUSD of 0 with
+	// Unpriced > 0 is unknown, not free.
+	Unpriced int `json:"unpriced_requests,omitempty"`
+	// CostPerPass is CostUSD per passed run (0 without a pass).
 	CostPerPass float64 `json:"cost_per_pass"`
-	// LatencyP50 and LatencyP95 are percentiles of the runs' seconds.
+	// LatencyP50 is the median of the runs' seconds (nearest rank).
 	LatencyP50 float64 `json:"latency_p50"`
+	// LatencyP95 is the 95th percentile of the runs' seconds (nearest rank).
 	LatencyP95 float64 `json:"latency_p95"`
 	// ToolCallsPerRun is the mean number of tool calls of a run.
 	ToolCallsPerRun float64 `json:"tool_calls_per_run"`
@@ -184,36 +215,47 @@ type ModelResult struct {
 // (Kind "leave_one_out", Hidden names it; Effect is then negative when the
 // tool helped).
 type ArmEffect struct {
-	Kind   string `json:"kind"`
-	From   string `json:"from"`
-	To     string `json:"to"`
+	// Kind is "servers" or "leave_one_out".
+	Kind string `json:"kind"`
+	// From names the arm compared against: the arm without servers, or
+	// the leave-one-out arm's base.
+	From string `json:"from"`
+	// To names the arm whose effect it is.
+	To string `json:"to"`
+	// Hidden names the tool or group a leave-one-out arm leaves out.
 	Hidden string `json:"hidden,omitempty"`
-	Cases  int    `json:"cases"`
-	// OnlyFrom and OnlyTo count the cases only From, or only To, passed.
+	// Cases counts the cases both arms ran.
+	Cases int `json:"cases"`
+	// OnlyFrom counts the cases only From passed.
 	OnlyFrom int `json:"only_from"`
-	OnlyTo   int `json:"only_to"`
-	// Effect is To's pass rate less From's, and AdjustedP the pair's
-	// McNemar p adjusted (Holm) over the run's arm effects. Low and High
-	// bound the effect with an interval adjusted the same way, of
-	// confidence Confidence (0.95 for one effect, more in a family): it
-	// excludes 0 exactly when AdjustedP is below 0.05 (see
-	// stats.HolmPaired).
-	Effect     float64 `json:"effect"`
-	Low        float64 `json:"low"`
-	High       float64 `json:"high"`
+	// OnlyTo counts the cases only To passed.
+	OnlyTo int `json:"only_to"`
+	// Effect is To's pass rate less From's on the cases both ran.
+	Effect float64 `json:"effect"`
+	// Low and High bound Effect with an interval adjusted like AdjustedP:
+	// it excludes 0 exactly when AdjustedP is below 0.05 (see stats.HolmPaired).
+	Low float64 `json:"low"`
+	// High is the interval's upper bound.
+	High float64 `json:"high"`
+	// Confidence is the interval's confidence: 0.95 for one effect, more
+	// in a family.
 	Confidence float64 `json:"confidence"`
-	AdjustedP  float64 `json:"adjusted_p"`
+	// AdjustedP is the pair's McNemar p adjusted (Holm) over the run's
+	// arm effects.
+	AdjustedP float64 `json:"adjusted_p"`
 }
 
 // ArmInfo is what an arm gives the model (see ModelResult).
 type ArmInfo struct {
+	// Model is the model the arm evaluates.
 	Model string `json:"model"`
 	// NoServer is true for an arm without any MCP server: the model
 	// answers from what it knows.
 	NoServer bool `json:"no_server,omitempty"`
 	// Base and Hidden are set on an arm that leaves one tool (or group)
 	// out of the arm Base.
-	Base   string `json:"base,omitempty"`
+	Base string `json:"base,omitempty"`
+	// Hidden names the tool or group such an arm leaves out.
 	Hidden string `json:"hidden,omitempty"`
 	// Baseline is true for the arm the arms file names its baseline:
 	// every other arm gets a verdict against it (see ArmVerdict).
@@ -223,37 +265,46 @@ type ArmInfo struct {
 // ArmVerdict is an arm's verdict against the baseline arm, on the cases
 // both ran (a case counts as passed when most of its runs passed).
 type ArmVerdict struct {
-	Arm      string `json:"arm"`
+	// Arm names the arm judged.
+	Arm string `json:"arm"`
+	// Baseline names the baseline arm.
 	Baseline string `json:"baseline"`
 	// Verdict is VerdictBetter or VerdictWorse when the arm's change in
 	// pass rate is significant at Alpha (AdjustedP below it),
 	// VerdictInconclusive otherwise.
 	Verdict string `json:"verdict"`
-	Cases   int    `json:"cases"`
+	// Cases counts the cases both arms ran.
+	Cases int `json:"cases"`
 	// Improved lists the cases the arm passed and the baseline did not,
-	// Regressed those the baseline passed and the arm did not.
-	Improved  []string `json:"improved"`
+	// by name.
+	Improved []string `json:"improved"`
+	// Regressed lists those the baseline passed and the arm did not.
 	Regressed []string `json:"regressed"`
-	// P is the exact McNemar test of Improved against Regressed;
-	// AdjustedP is it adjusted (Holm) over the run's verdicts.
-	P         float64 `json:"mcnemar_p"`
+	// P is the exact McNemar test of Improved against Regressed (JSON
+	// "mcnemar_p").
+	P float64 `json:"mcnemar_p"`
+	// AdjustedP is P adjusted (Holm) over the run's verdicts.
 	AdjustedP float64 `json:"adjusted_p"`
-	Alpha     float64 `json:"alpha"`
-	// Effect is the arm's pass rate less the baseline's on those cases;
-	// Low and High bound it, adjusted like AdjustedP, at Confidence.
-	Effect     float64 `json:"effect"`
-	Low        float64 `json:"low"`
-	High       float64 `json:"high"`
+	// Alpha is the significance level the verdict is taken at (0.05).
+	Alpha float64 `json:"alpha"`
+	// Effect is the arm's pass rate less the baseline's on those cases.
+	Effect float64 `json:"effect"`
+	// Low and High bound Effect, adjusted like AdjustedP, at Confidence.
+	Low float64 `json:"low"`
+	// High is the interval's upper bound.
+	High float64 `json:"high"`
+	// Confidence is the interval's confidence level.
 	Confidence float64 `json:"confidence"`
 	// ToolTokensChange is the change in the tokens of the tool
 	// definitions every request carries.
 	ToolTokensChange int `json:"tool_tokens_change"`
-	// CostPerPass and BaselineCostPerPass are the arm's and the baseline's
-	// cost per passed run; CostPerPassChange is their difference, nil
-	// when either is unknown (no pass, or requests without a price).
-	CostPerPass         float64  `json:"cost_per_pass"`
-	BaselineCostPerPass float64  `json:"baseline_cost_per_pass"`
-	CostPerPassChange   *float64 `json:"cost_per_pass_change"`
+	// CostPerPass is the arm's cost per passed run, in US dollars.
+	CostPerPass float64 `json:"cost_per_pass"`
+	// BaselineCostPerPass is the baseline's.
+	BaselineCostPerPass float64 `json:"baseline_cost_per_pass"`
+	// CostPerPassChange is CostPerPass less BaselineCostPerPass; nil when
+	// either is unknown (no pass, or requests without a price).
+	CostPerPassChange *float64 `json:"cost_per_pass_change"`
 }
 
 // The verdicts of an arm against the baseline arm.
@@ -266,9 +317,12 @@ const (
 // JudgeCost is what the judge's requests cost over a run's cases, apart
 // from the evaluated models'.
 type JudgeCost struct {
-	Model    string  `json:"model"`
-	Requests int     `json:"requests"`
-	CostUSD  float64 `json:"cost_usd"`
+	// Model names the judge model or models, as Record.JudgeModel does.
+	Model string `json:"model"`
+	// Requests counts the judge's requests this run made.
+	Requests int `json:"requests"`
+	// CostUSD is what they cost, in US dollars.
+	CostUSD float64 `json:"cost_usd"`
 	// Unpriced counts the judge's requests of unknown cost.
 	Unpriced int `json:"unpriced_requests,omitempty"`
 }
@@ -277,44 +331,62 @@ type JudgeCost struct {
 // the model that passed it (most of its runs) when the other did not.
 // McNemarP is the exact McNemar test of those counts.
 type ModelPair struct {
-	A        string  `json:"a"`
-	B        string  `json:"b"`
-	Cases    int     `json:"cases"`
-	OnlyA    int     `json:"only_a"`
-	OnlyB    int     `json:"only_b"`
+	// A names the first model (or arm), in the order of Summary.Models.
+	A string `json:"a"`
+	// B names the second.
+	B string `json:"b"`
+	// Cases counts the cases both ran.
+	Cases int `json:"cases"`
+	// OnlyA counts the cases A passed and B did not.
+	OnlyA int `json:"only_a"`
+	// OnlyB counts the cases B passed and A did not.
+	OnlyB int `json:"only_b"`
+	// McNemarP is the exact McNemar test of OnlyA against OnlyB.
 	McNemarP float64 `json:"mcnemar_p"`
 	// AdjustedP is McNemarP corrected for the number of pairs compared
 	// (Holm): a pair whose AdjustedP is below 0.05 differs, with at most a
 	// 5% chance that any of the run's pairs is called different wrongly.
 	AdjustedP float64 `json:"adjusted_p"`
 	// Uplift is B's pass rate less A's on the cases both ran
-	// ((OnlyB-OnlyA)/Cases); UpliftLow and UpliftHigh bound it with an
-	// interval adjusted over the pairs like AdjustedP, of confidence
-	// Confidence (0.95 for one pair, more with several): it excludes 0
-	// exactly when AdjustedP is below 0.05 (see stats.HolmPaired).
-	Uplift     float64 `json:"uplift"`
-	UpliftLow  float64 `json:"uplift_low"`
+	// ((OnlyB-OnlyA)/Cases).
+	Uplift float64 `json:"uplift"`
+	// UpliftLow and UpliftHigh bound Uplift with an interval adjusted over
+	// the pairs like AdjustedP: it excludes 0 exactly when AdjustedP is
+	// below 0.05 (see stats.HolmPaired).
+	UpliftLow float64 `json:"uplift_low"`
+	// UpliftHigh is the interval's upper bound.
 	UpliftHigh float64 `json:"uplift_high"`
+	// Confidence is the interval's confidence: 0.95 for one pair, more
+	// with several.
 	Confidence float64 `json:"confidence"`
 }
 
 // CaseResult is how one case did over its runs: once, or go test -count=N
 // times.
 type CaseResult struct {
-	Name     string `json:"name"`
+	// Name is the case's name.
+	Name string `json:"name"`
+	// Category is the case's category.
 	Category string `json:"category"`
-	Model    string `json:"model,omitempty"`
-	File     string `json:"file,omitempty"`
-	Line     int    `json:"line,omitempty"`
-	Runs     int    `json:"runs"`
-	Passes   int    `json:"passes"`
+	// Model names what the runs evaluated: the arm, else the model
+	// (Record.ArmName); "" in a reference run without a model.
+	Model string `json:"model,omitempty"`
+	// File is the case's file, as its records name it.
+	File string `json:"file,omitempty"`
+	// Line is the line of the case in File.
+	Line int `json:"line,omitempty"`
+	// Runs counts the case's runs with an outcome (not_run aside).
+	Runs int `json:"runs"`
+	// Passes counts those that passed.
+	Passes int `json:"passes"`
 	// Statuses are the outcomes of the runs, by repeat.
 	Statuses []Status `json:"statuses"`
-	PassRate float64  `json:"pass_rate"`
-	// PassAtK and PassHatK are the unbiased estimates of pass@k (some of k
-	// runs passes) and pass^k (all k runs pass) for k = 1..Runs, at index
-	// k-1.
-	PassAtK  []float64 `json:"pass_at_k"`
+	// PassRate is Passes / Runs.
+	PassRate float64 `json:"pass_rate"`
+	// PassAtK is the unbiased estimate of pass@k (some of k runs passes)
+	// for k = 1..Runs, at index k-1.
+	PassAtK []float64 `json:"pass_at_k"`
+	// PassHatK is that of pass^k (all k runs pass), alike.
 	PassHatK []float64 `json:"pass_hat_k"`
 	// Flaky is true when some runs passed and some did not.
 	Flaky bool `json:"flaky,omitempty"`
@@ -326,14 +398,23 @@ type CaseResult struct {
 // run's. Its rates are the means over its cases; a case counts towards
 // pass@k and pass^k only when it ran at least k times.
 type GroupResult struct {
-	Name     string    `json:"name,omitempty"`
-	Cases    int       `json:"cases"`
-	Runs     int       `json:"runs"`
-	Passes   int       `json:"passes"`
-	PassRate float64   `json:"pass_rate"`
-	PassAtK  []float64 `json:"pass_at_k"`
+	// Name names the category, or the model or arm; "" for the whole run.
+	Name string `json:"name,omitempty"`
+	// Cases counts its case results (a case once per arm).
+	Cases int `json:"cases"`
+	// Runs adds up the cases' runs.
+	Runs int `json:"runs"`
+	// Passes adds up their passes.
+	Passes int `json:"passes"`
+	// PassRate is the mean of the cases' pass rates (not Passes / Runs).
+	PassRate float64 `json:"pass_rate"`
+	// PassAtK is the mean pass@k of the cases that ran at least k times,
+	// at index k-1.
+	PassAtK []float64 `json:"pass_at_k"`
+	// PassHatK is the mean pass^k, alike.
 	PassHatK []float64 `json:"pass_hat_k"`
-	Flaky    int       `json:"flaky"`
+	// Flaky counts the flaky cases.
+	Flaky int `json:"flaky"`
 }
 
 // Count adds one record's outcome to the summary's counters.

@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"fmt"
+	"github.com/mcpeval/mcpeval/internal/prose"
 	"strings"
 
 	"github.com/mcpeval/mcpeval/evaltest/eval"
@@ -25,7 +26,7 @@ func Format(cal eval.Calibration, noJudge string) string {
 			yes++
 		}
 	}
-	fmt.Fprintf(&b, "calibrate: %d labelled answers (%d to accept, %d to reject) from %s\n", cal.Items, yes, cal.Items-yes, strings.Join(cal.Labels, ", "))
+	fmt.Fprintf(&b, "calibrate: %s (%d to accept, %d to reject) from %s\n", prose.Plural(cal.Items, "labelled answers"), yes, cal.Items-yes, strings.Join(cal.Labels, ", "))
 	if cal.Checks == nil {
 		fmt.Fprintln(&b, "calibrate: deterministic checks: no labelled answer belongs to a loaded case with answer checks")
 	} else {
@@ -42,7 +43,7 @@ func Format(cal eval.Calibration, noJudge string) string {
 	if j.Mode != "" {
 		mode = ", " + j.Mode
 	}
-	fmt.Fprintf(&b, "calibrate: judge %s%s (prompt %s) on %d answers: %s\n", strings.Join(j.Models, ","), mode, ShortHash(j.PromptHash), j.Items, Describe(j.Agreement))
+	fmt.Fprintf(&b, "calibrate: judge %s%s (prompt %s) on %s: %s\n", strings.Join(j.Models, ","), mode, ShortHash(j.PromptHash), prose.Plural(j.Items, "answers"), Describe(j.Agreement))
 	describeSets(&b, "judge", j.Sets)
 	fmt.Fprintf(&b, "calibrate: judge: %d undecided (unclear twice), %d reused from the cache", j.Unusable, j.Cached)
 	if len(j.Models) > 1 {

@@ -1,7 +1,9 @@
 // Package docs checks the project's Markdown pages (README.md and docs/):
 // every relative link leads to a file of the repository and, with a
 // fragment, to a heading of that page, so that moving or renaming a page
-// or a heading cannot leave a dead link behind.
+// or a heading cannot leave a dead link behind. Its tests hold the pages'
+// fenced blocks to what they show: the commands run, their output is what
+// the pages print, the files load and the code is the code.
 package docs
 
 import (
@@ -123,11 +125,14 @@ func Anchor(title string) string {
 	return b.String()
 }
 
-// Block is a fenced code block of a Markdown page.
+// Block is a fenced code block of a Markdown page. Its fence names its
+// kind and may name a file: a block opened with "```yaml arms.yaml" is
+// the file arms.yaml, which the page's commands use.
 type Block struct {
 	Page string
 	Line int // of its opening fence
 	Lang string
+	File string
 	Text string
 }
 
@@ -143,7 +148,14 @@ func Blocks(pages []string) ([]Block, error) {
 		for i, line := range strings.Split(string(data), "\n") {
 			switch {
 			case cur == nil && strings.HasPrefix(line, "```"):
-				cur = &Block{Page: page, Line: i + 1, Lang: strings.TrimSpace(strings.Trim(line, "`"))}
+				cur = &Block{Page: page, Line: i + 1}
+				info := strings.Fields(strings.Trim(line, "`"))
+				if len(info) > 0 {
+					cur.Lang = info[0]
+				}
+				if len(info) > 1 {
+					cur.File = info[1]
+				}
 			case cur != nil && strings.HasPrefix(line, "```"):
 				out = append(out, *cur)
 				cur = nil

@@ -465,7 +465,6 @@ func claimFields(path string, body *yaml.Node) error {
 	return nil
 }
 
-// valueOf returns the value of key in a mapping node, or nil.
 // fieldLines are the lines of the fields of a case's body that are
 // checked after loading, against the servers: each of tools.must_call and
 // of reference (see eval.Case.Lines).
@@ -501,6 +500,7 @@ func listLines(lines map[string]int, name string, list *yaml.Node) {
 	}
 }
 
+// valueOf returns the value of key in a mapping node, or nil.
 func valueOf(m *yaml.Node, key string) *yaml.Node {
 	if m == nil || m.Kind != yaml.MappingNode {
 		return nil

@@ -258,7 +258,7 @@ func write(dir string, records []eval.Record, sum eval.Summary, byIndex map[int]
 	entries := []eval.MetricsEntry{}
 	for _, r := range records {
 		if r.Metrics != nil {
-			entries = append(entries, eval.MetricsEntry{Case: r.Name, Category: r.Category, Kind: r.Kind, Model: r.Model, Metrics: *r.Metrics})
+			entries = append(entries, eval.MetricsEntry{Case: r.Name, Category: r.Category, Kind: r.Kind, Model: r.ArmName(), Metrics: *r.Metrics})
 		}
 	}
 	for name, v := range map[string]any{

@@ -59,7 +59,7 @@ func (f *fixture) write(t *testing.T, parent string, k int, finished, stream boo
 		if r.Shard != k {
 			continue
 		}
-		rec := eval.Record{Name: r.Name, Category: r.Category, Test: r.Test, File: r.File, Line: r.Line, Model: r.Model,
+		rec := eval.Record{Name: r.Name, Category: r.Category, Test: r.Test, File: r.File, Line: r.Line, Model: r.Model, Arm: r.Arm,
 			Status: f.status[r.Name], Reason: "because", StartedAt: f.start.Add(time.Second), Seconds: 2,
 			Usage: eval.Usage{TotalTokens: 100, Requests: 2}, ToolCalls: []eval.ToolCall{},
 			Metrics: &eval.Metrics{Overall: eval.OverallMetric{Score: 0.5}}}
@@ -151,6 +151,28 @@ func TestMergeOfEveryShard(t *testing.T) {
 	assert.Contains(t, text, "merged shards 1/3 (2 records: ")
 	assert.Contains(t, text, "6 case runs: 5 passed, 1 failed, 0 errors, 0 token-limit, 0 cached, 0 not run")
 	assert.NotContains(t, text, "NOT RUN")
+}
+
+// The metrics of a merged run with arms are named by arm, as one process
+// names them.
+func TestMergeNamesMetricsByArm(t *testing.T) {
+	f := newFixture()
+	for i := range f.plan.Runs {
+		f.plan.Runs[i].Arm = "with-server"
+	}
+	seal(&f.plan)
+	shards := t.TempDir()
+	dirs := []string{f.write(t, shards, 1, true, true), f.write(t, shards, 2, true, true), f.write(t, shards, 3, true, true)}
+	res, err := Merge(dirs, t.TempDir())
+	require.NoError(t, err)
+	var metrics []eval.MetricsEntry
+	data, err := os.ReadFile(filepath.Join(res.Dir, eval.MetricsFile))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &metrics))
+	require.Len(t, metrics, 6)
+	for _, m := range metrics {
+		assert.Equal(t, "with-server", m.Model, m.Case)
+	}
 }
 
 func TestMergeWithAShardMissingListsItsCasesAsNotRun(t *testing.T) {

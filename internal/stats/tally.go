@@ -82,15 +82,17 @@ func Group(cases []eval.CaseResult) eval.GroupResult {
 		return g
 	}
 	maxRuns := 0
+	rates := 0.0
 	for _, c := range cases {
 		g.Runs += c.Runs
 		g.Passes += c.Passes
-		g.PassRate += c.PassRate / float64(len(cases))
+		rates += c.PassRate
 		if c.Flaky {
 			g.Flaky++
 		}
 		maxRuns = max(maxRuns, c.Runs)
 	}
+	g.PassRate = rates / float64(len(cases)) // one division: every case passing is exactly 1
 	for k := 1; k <= maxRuns; k++ {
 		var at, hat float64
 		n := 0

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -71,6 +72,16 @@ func TestGroupOfUnevenRepeats(t *testing.T) {
 	empty := Group(nil)
 	assert.Zero(t, empty.PassRate)
 	assert.Empty(t, empty.PassAtK)
+}
+
+// Ten cases that all pass have a pass rate of exactly 1, as summary.json
+// shows it (a sum of tenths is not).
+func TestGroupPassRateIsExact(t *testing.T) {
+	var cases []eval.CaseResult
+	for i := range 10 {
+		cases = append(cases, CaseResultOf(runs(fmt.Sprint(i), "X", eval.Pass)))
+	}
+	assert.Equal(t, 1.0, Group(cases).PassRate)
 }
 
 func TestCaseSet(t *testing.T) {

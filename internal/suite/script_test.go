@@ -24,6 +24,7 @@ import (
 	"github.com/mcpeval/mcpeval/evaltest/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
 	"github.com/mcpeval/mcpeval/internal/files"
+	"github.com/mcpeval/mcpeval/internal/keptlinks"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
 	"github.com/mcpeval/mcpeval/internal/runs"
 )
@@ -37,7 +38,22 @@ func TestScripts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	goEnv := goEnvironment(t)
+	// The scripts' go test commands link the suite's test binary once
+	// between them (package keptlinks), not once a command.
+	var goEnv []string
+	goflags := ""
+	for _, kv := range goEnvironment(t) {
+		if v, ok := strings.CutPrefix(kv, "GOFLAGS="); ok {
+			goflags = v
+			continue
+		}
+		goEnv = append(goEnv, kv)
+	}
+	kept, err := keptlinks.Env(t.TempDir(), goflags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	goEnv = append(goEnv, kept...)
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(e *testscript.Env) error {
