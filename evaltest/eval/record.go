@@ -280,7 +280,7 @@ type ToolCall struct {
 	// stored whole.
 	ResultBytes int `json:"result_bytes,omitempty"`
 	// NotRun marks a call that never reached a server: an unknown tool,
-	// arguments that are not JSON, or one call too many in a turn. It counts
+	// arguments that are not JSON, or one call too many in one reply. It counts
 	// as an attempt for must_not_call and max_calls, but satisfies neither
 	// must_call nor args.
 	NotRun bool `json:"not_run,omitempty"`
