@@ -428,7 +428,7 @@ func TestHelpTypesTheFlags(t *testing.T) {
 	fs.Bool("test.v", false, "go test's own flag")
 	require.ErrorIs(t, fs.Parse([]string{"-h"}), flag.ErrHelp)
 	for _, want := range []string{
-		"  -max-iterations int\n    \tmodel turns per case (env EVAL_MAX_ITERATIONS) (default 10)\n",
+		"  -max-iterations int\n    \tmodel requests per answer (per turn of a conversation) (env EVAL_MAX_ITERATIONS) (default 10)\n",
 		"  -case-timeout duration\n", "  -min-pass-rate float\n", "  -budget-usd float\n", "  -cases path\n",
 		"  -judge-mode majority|unanimous\n", "  -shard k/n\n", "  -force\n    \tignore cached results",
 		"  -test.v\n    \tgo test's own flag\n", "OPENROUTER_API_KEY",
