@@ -173,11 +173,31 @@ func datasetNames(arg string) []string {
 // (any spelling of a term) and its claims (as the judge decided them); the
 // expected tools are its must_call tools, and those of its reference
 // trajectory unless the answer reached the same facts with other tools;
-// the budget is the case's.
+// the budget is the case's. A case with turns is scored over its whole
+// conversation: the user's every message, every turn's must_call tools,
+// reference calls and contains checks.
 func ScoreTool(c eval.Case, r eval.Record) eval.Metrics {
+	mustCall, facts, question := c.Tools.MustCall, c.Checks.Contains, r.Question
+	if len(c.Turns) > 0 {
+		mustCall, facts = slices.Clone(mustCall), slices.Clone(facts)
+		for _, t := range c.Turns {
+			for _, name := range t.Tools.MustCall {
+				if !slices.Contains(mustCall, name) {
+					mustCall = append(mustCall, name)
+				}
+			}
+			facts = append(facts, t.Checks.Contains...)
+		}
+		question = strings.Join(c.UserMessages(), "\n")
+		replies := make([]string, len(r.Turns))
+		for i, t := range r.Turns {
+			replies[i] = t.Reply
+		}
+		r.Response = strings.Join(replies, "\n") // a turn's facts are in its own reply
+	}
 	var reference []string
-	for _, ref := range c.Reference {
-		if !ref.ExpectError && !slices.Contains(c.Tools.MustCall, ref.Tool) && !slices.Contains(reference, ref.Tool) {
+	for _, ref := range c.AllReference() {
+		if !ref.ExpectError && !slices.Contains(mustCall, ref.Tool) && !slices.Contains(reference, ref.Tool) {
 			reference = append(reference, ref.Tool)
 		}
 	}
@@ -186,9 +206,9 @@ func ScoreTool(c eval.Case, r eval.Record) eval.Metrics {
 		Kind:                eval.KindTool,
 		Correctness:         toolCorrectness(passed),
 		Performance:         toolPerformance(r.Seconds, r.Usage.TotalTokens, len(r.ToolCalls), c.Budget),
-		PromptUnderstanding: toolUnderstanding(r.Question, r.ToolCalls),
+		PromptUnderstanding: toolUnderstanding(question, r.ToolCalls),
 		RequirementCoverage: toolCoverage(r, requirements{
-			mustCall: c.Tools.MustCall, reference: reference, facts: c.Checks.Contains, claims: r.Claims,
+			mustCall: mustCall, reference: reference, facts: facts, claims: r.Claims,
 		}),
 		ErrorRecovery: toolRecovery(r.ToolCalls),
 	}

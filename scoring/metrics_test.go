@@ -105,6 +105,38 @@ func TestScoreTool(t *testing.T) {
 	assert.Equal(t, 1.0, m.Overall.Score)
 }
 
+// A conversation is scored whole: the tools and facts of every turn, each
+// fact in the reply of any turn.
+func TestScoreToolOverTurns(t *testing.T) {
+	c := eval.Case{
+		Input: "What is the CADD phred score of NM_000546.6:c.181T>G?", Checks: eval.Checks{Contains: eval.Terms{{Any: []string{"pathogenic"}}}},
+		Turns: []eval.Turn{
+			{User: "Sorry, it is NM_007294.4:c.181T>G.", Expected: "31.835", Checks: eval.Checks{Contains: eval.Terms{{Any: []string{"BRCA1"}}}},
+				Tools: eval.ToolExpect{MustCall: []string{"get_variant_dbnsfp"}}},
+			{User: "How does ClinVar classify it?", Tools: eval.ToolExpect{MustCall: []string{"get_variant_clinvar", "get_variant_dbnsfp"}}},
+		},
+	}
+	r := eval.Record{
+		Question: c.Input, Response: "ClinVar classifies it as Pathogenic.", Status: eval.Pass,
+		ToolCalls: []eval.ToolCall{call("get_variant_dbnsfp", map[string]any{"chr": "17"}), call("get_variant_clinvar", map[string]any{"chr": "17"})},
+		Turns: []eval.TurnResult{
+			{Turn: 1, Reply: "I could not find that variant."},
+			{Turn: 2, Reply: "On BRCA1 its CADD phred score is 31.835."},
+			{Turn: 3, Reply: "ClinVar classifies it as Pathogenic."},
+		},
+	}
+	m := ScoreTool(c, r)
+	d := m.RequirementCoverage.ToolDetails
+	require.NotNil(t, d)
+	assert.Empty(t, d.MissingFacts, "BRCA1 is stated at turn 2, Pathogenic at turn 3")
+	assert.Empty(t, d.MissingTools)
+	assert.Equal(t, 1.0, m.RequirementCoverage.Score)
+
+	r.ToolCalls = r.ToolCalls[:1]
+	d = ScoreTool(c, r).RequirementCoverage.ToolDetails
+	assert.Equal(t, []string{"get_variant_clinvar"}, d.MissingTools, "the last turn's must_call counts, once")
+}
+
 // The JSON field names are the guide's.
 func TestMetricsJSON(t *testing.T) {
 	m := ScoreCode(CodeCase{

@@ -25,6 +25,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -85,6 +86,9 @@ func run(args []string, p base.Process) int {
 		return 2
 	}
 	ran, err := c.Main(args[1:], p)
+	if errors.Is(err, syscall.EPIPE) {
+		return 0 // the reader stopped early (| head): it has what it wanted
+	}
 	base.PrintError(p.Stderr, ran, err)
 	return base.ExitStatus(err)
 }

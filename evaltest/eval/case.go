@@ -47,6 +47,10 @@ type Case struct {
 	// PassCoverage is the mean claim score a pass needs, above 0 and at
 	// most 1; 0 (not given) means 1 (see Coverage).
 	PassCoverage float64 `yaml:"pass_coverage" json:"pass_coverage,omitempty"`
+	// Turns are the user's later messages of a conversation that Input
+	// begins, each with what the agent's reply to it must do; the final
+	// answer is the reply to the last (see Turn).
+	Turns []Turn `yaml:"turns" json:"turns,omitempty"`
 
 	// File is the case file the case was loaded from, as the loader was
 	// given it; not in the JSON.

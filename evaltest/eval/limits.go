@@ -41,6 +41,10 @@ func (r *Record) Limit(max int) bool {
 		limit(&tc.Result, &tc.ResultBytes)
 		limit(&tc.Arguments, &tc.ArgumentsBytes)
 	}
+	for i := range r.Turns {
+		limit(&r.Turns[i].Reply, nil)
+		limit(&r.Turns[i].Reason, nil)
+	}
 	for i := range r.Conversation {
 		m := &r.Conversation[i]
 		limit(&m.Content, &m.ContentBytes)

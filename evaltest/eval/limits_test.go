@@ -57,10 +57,12 @@ func TestRecordLimitCutsEveryProducedText(t *testing.T) {
 			{Role: "tool", ToolCallID: "c1", Content: big},
 			{Role: "assistant", Content: big},
 		},
+		Turns: []TurnResult{{Turn: 1, User: small, Reply: big, Reason: big}, {Turn: 2, User: small, Reply: small}},
 	}
 	require.True(t, r.Limit(MaxStoredText))
 	for _, text := range []string{r.Response, r.Reason, r.JudgeRaw, r.ToolCalls[0].Arguments, r.ToolCalls[0].Result,
-		r.Conversation[1].ToolCalls[0].Function.Arguments, r.Conversation[2].Content, r.Conversation[3].Content} {
+		r.Conversation[1].ToolCalls[0].Function.Arguments, r.Conversation[2].Content, r.Conversation[3].Content,
+		r.Turns[0].Reply, r.Turns[0].Reason} {
 		assert.LessOrEqual(t, len(text), MaxStoredText)
 		assert.Contains(t, text, fmt.Sprintf("[cut: %d bytes in all, the first", len(big)))
 	}
@@ -72,5 +74,6 @@ func TestRecordLimitCutsEveryProducedText(t *testing.T) {
 	assert.Zero(t, r.ToolCalls[1].ResultBytes, "a text stored whole records no size")
 	assert.Equal(t, small, r.Conversation[0].Content)
 	assert.Zero(t, r.Conversation[0].ContentBytes)
+	assert.Equal(t, small, r.Turns[1].Reply)
 	assert.False(t, r.Limit(MaxStoredText), "a limited record is within the limit")
 }

@@ -149,6 +149,10 @@ type Record struct {
 	// Coverage is the claims' mean score, in [0, 1]; nil while a claim is
 	// undecided, and for a case without claims.
 	Coverage *float64 `json:"coverage,omitempty"`
+	// Turns are the turns of a case with turns, each with the agent's
+	// reply and how it was graded, those never sent included (Response is
+	// the last reply given; Checks those that decided the record).
+	Turns []TurnResult `json:"turns,omitempty"`
 }
 
 // ClaimResult is what the checks and the judges said of one claim.
@@ -276,7 +280,7 @@ type ToolCall struct {
 	// stored whole.
 	ResultBytes int `json:"result_bytes,omitempty"`
 	// NotRun marks a call that never reached a server: an unknown tool,
-	// arguments that are not JSON, or one call too many in a turn. It counts
+	// arguments that are not JSON, or one call too many in one reply. It counts
 	// as an attempt for must_not_call and max_calls, but satisfies neither
 	// must_call nor args.
 	NotRun bool `json:"not_run,omitempty"`

@@ -134,7 +134,7 @@ type ToolStats struct {
 	// object or did not match the tool's input schema.
 	ArgumentErrors int `json:"argument_errors"`
 	// NotRun counts the calls that never reached the server (arguments
-	// that are not JSON, one call too many in a turn).
+	// that are not JSON, one call too many in one reply).
 	NotRun int `json:"not_run,omitempty"`
 	// LatencyP50MS is the median time of the calls that reached the
 	// server, in milliseconds (ToolCall.DurationMS, nearest rank).

@@ -26,9 +26,9 @@ If a tool returns an error, read it, correct the call and try again.
 If the tools return no data for what was asked, say clearly that the data is unavailable.
 End with a concise final answer that states the key facts and values.`
 
-// maxCallsPerTurn bounds the tool calls executed from one model reply; the
+// maxCallsPerReply bounds the tool calls executed from one model reply; the
 // rest are answered with an error so the conversation stays valid.
-const maxCallsPerTurn = 32
+const maxCallsPerReply = 32
 
 // Config configures the loop.
 type Config struct {
@@ -99,30 +99,44 @@ type Transcript struct {
 	// Warnings say what of the provider's responses was left out as
 	// unreadable (usage numbers that are not finite), each once.
 	Warnings []string
+
+	// links and seen carry over from one turn of a conversation to the
+	// next (see Continue): the resources linked so far, and the tokens of
+	// the messages counted so far.
+	links *links
+	seen  *shown
 }
 
 // Run runs the loop for one question. The error is a provider failure, a
 // server fault (*mcpconn.ServerError) or the context ending; every other tool
 // failure goes back to the model.
 func Run(ctx context.Context, chat llm.Chatter, tools ToolBox, cfg Config, question string) (*Transcript, error) {
-	if cfg.MaxIterations <= 0 {
-		cfg.MaxIterations = 10
-	}
 	if cfg.SystemPrompt == "" {
 		cfg.SystemPrompt = DefaultSystemPrompt
 	}
-	tr := &Transcript{Conversation: []eval.Message{
-		{Role: "system", Content: cfg.SystemPrompt},
-		{Role: "user", Content: question},
-	}}
-	l := newLinks(cfg.FollowLinks)
-	seen := shown{counter: cfg.Counter}
+	tr := &Transcript{Conversation: []eval.Message{{Role: "system", Content: cfg.SystemPrompt}}}
+	return tr, tr.Continue(ctx, chat, tools, cfg, question)
+}
+
+// Continue sends the user's next message in the conversation tr holds and
+// runs the loop again, with MaxIterations of its own, until the model
+// replies without calling a tool: a turn of a conversation. Answer,
+// TokenLimit, Incomplete and Cut then say how this turn ended; the
+// conversation, the tool calls, the usage and the warnings go on growing.
+// The error is Run's.
+func (tr *Transcript) Continue(ctx context.Context, chat llm.Chatter, tools ToolBox, cfg Config, message string) error {
+	if cfg.MaxIterations <= 0 {
+		cfg.MaxIterations = 10
+	}
+	tr.start(cfg)
+	tr.Conversation = append(tr.Conversation, eval.Message{Role: "user", Content: message})
+	l, seen := tr.links, tr.seen
 	for iter := 0; iter < cfg.MaxIterations; iter++ {
 		req := llm.Request{Model: cfg.Model, Messages: tr.Conversation, Tools: l.tools(tools)}
 		resp, err := chat.Chat(ctx, req)
 		if err != nil {
 			tr.Usage.Retries += resp.Retries
-			return tr, err
+			return err
 		}
 		tr.Usage.Add(UsageOf(cfg, resp, req))
 		if resp.Warning != "" && !slices.Contains(tr.Warnings, resp.Warning) {
@@ -133,36 +147,46 @@ func Run(ctx context.Context, chat llm.Chatter, tools ToolBox, cfg Config, quest
 		if cfg.Counter != nil && resp.HasUsage {
 			if cut := promptCut(resp, seen.of(req.Messages), cfg.Counter.Encoding); cut != "" {
 				tr.TokenLimit = cut
-				return tr, nil
+				return nil
 			}
 		}
 		if resp.Cut() {
 			tr.Cut = cutReason(resp.FinishReason)
-			return tr, nil
+			return nil
 		}
 		if len(msg.ToolCalls) == 0 {
 			tr.Answer = msg.Content
-			return tr, nil
+			return nil
 		}
 		for i, call := range msg.ToolCalls {
-			if i >= maxCallsPerTurn {
-				tr.reply(call, notRun(fmt.Sprintf("not executed: at most %d tool calls per turn", maxCallsPerTurn)))
+			if i >= maxCallsPerReply {
+				tr.reply(call, notRun(fmt.Sprintf("not executed: at most %d tool calls in one reply", maxCallsPerReply)))
 				continue
 			}
 			rec, err := execute(ctx, tools, l, call)
 			exact := measure(cfg, &rec)
 			if err != nil {
 				tr.reply(call, rec)
-				return tr, err
+				return err
 			}
 			if tr.stopAtLimit(cfg, call, rec, exact) {
-				return tr, nil
+				return nil
 			}
 			tr.reply(call, rec)
 		}
 	}
 	tr.Incomplete = fmt.Sprintf("no final answer after %d iterations", cfg.MaxIterations)
-	return tr, nil
+	return nil
+}
+
+// start readies the transcript for a turn: what carries over from the
+// turns before is kept (made at the first), what says how a turn ended is
+// cleared.
+func (tr *Transcript) start(cfg Config) {
+	if tr.links == nil {
+		tr.links, tr.seen = newLinks(cfg.FollowLinks), &shown{counter: cfg.Counter}
+	}
+	tr.Answer, tr.TokenLimit, tr.Incomplete, tr.Cut = "", "", "", ""
 }
 
 // reply records a tool call and appends its tool message.

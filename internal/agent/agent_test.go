@@ -168,7 +168,7 @@ func TestRunIterationLimitAndTurnLimit(t *testing.T) {
 			executed++
 		}
 	}
-	assert.Equal(t, 2*maxCallsPerTurn, executed)
+	assert.Equal(t, 2*maxCallsPerReply, executed)
 }
 
 func TestRunProviderErrorAndEstimatedUsage(t *testing.T) {

@@ -18,15 +18,33 @@ import (
 // fail (returned as Incomplete) since the reference no longer matches the
 // server.
 func Reference(ctx context.Context, tools ToolBox, cfg Config, c eval.Case) *Transcript {
-	tr := &Transcript{Conversation: []eval.Message{{Role: "user", Content: c.Input}}}
 	if len(c.Reference) == 0 {
-		tr.Incomplete = "the case has no reference trajectory"
-		return tr
+		return &Transcript{Conversation: []eval.Message{{Role: "user", Content: c.Input}}, Incomplete: "the case has no reference trajectory"}
 	}
-	var answers, problems []string
-	l := newLinks(cfg.FollowLinks)
-	for i, ref := range c.Reference {
-		call := eval.MessageToolCall{ID: fmt.Sprintf("ref_%d", i+1), Type: "function",
+	return ReferenceTurn(ctx, tools, cfg, nil, c.Input, c.Reference, c.ReferenceAnswer())
+}
+
+// NoReplyExpected is the reply of a reference run at a turn whose case
+// expects no particular reply and whose reference calls returned nothing.
+const NoReplyExpected = "(the reference run expects no particular reply at this turn)"
+
+// ReferenceTurn runs one turn of a conversation as Reference runs a case:
+// the user's message, the turn's reference calls in order, then answer, or
+// where the case expects no particular reply ("") the text of the turn's
+// results that were not errors (NoReplyExpected without any). tr is the
+// conversation so far, nil at its first turn; the transcript returned
+// holds it, with Results grown by the turn's, and Incomplete and Fault
+// saying how this turn went.
+func ReferenceTurn(ctx context.Context, tools ToolBox, cfg Config, tr *Transcript, user string, refs []eval.RefCall, answer string) *Transcript {
+	if tr == nil {
+		tr = &Transcript{}
+	}
+	tr.start(cfg)
+	tr.Conversation = append(tr.Conversation, eval.Message{Role: "user", Content: user})
+	var results, problems []string
+	l := tr.links
+	for i, ref := range refs {
+		call := eval.MessageToolCall{ID: fmt.Sprintf("ref_%d", len(tr.ToolCalls)+1), Type: "function",
 			Function: eval.FunctionCall{Name: ref.Tool, Arguments: eval.ArgumentsJSON(ref.Args)}}
 		tr.Conversation = append(tr.Conversation, eval.Message{Role: "assistant", ToolCalls: []eval.MessageToolCall{call}})
 		rec, err := execute(ctx, tools, l, call)
@@ -46,11 +64,18 @@ func Reference(ctx context.Context, tools ToolBox, cfg Config, c eval.Case) *Tra
 		case !ref.ExpectError && rec.IsError:
 			problems = append(problems, fmt.Sprintf("reference call %d (%s) failed: %s", i+1, ref.Tool, truncate(rec.Result, 300)))
 		case !rec.IsError:
-			answers = append(answers, rec.Result)
+			results = append(results, rec.Result)
 		}
 	}
-	tr.Results = answers
-	tr.Answer = c.ReferenceAnswer()
+	tr.Results = append(tr.Results, results...)
+	switch {
+	case strings.TrimSpace(answer) != "":
+		tr.Answer = answer
+	case len(results) > 0:
+		tr.Answer = strings.Join(results, "\n")
+	default:
+		tr.Answer = NoReplyExpected
+	}
 	tr.Conversation = append(tr.Conversation, eval.Message{Role: "assistant", Content: tr.Answer})
 	if len(problems) > 0 {
 		tr.Incomplete = strings.Join(problems, "; ")

@@ -299,10 +299,13 @@ func heldOnly(result, other, answer string) bool {
 	return utf8.RuneCountInString(part) >= 3 && strings.Contains(strings.ToLower(answer), strings.ToLower(part))
 }
 
-// caseChange says how the case changed between the runs (its expected
-// answer, or the checks it makes, with the same grading), "" when it did
-// not.
+// caseChange says how the case changed between the runs (the user's
+// messages of a conversation, its expected answer, or the checks it makes,
+// with the same grading), "" when it did not.
 func caseChange(base, cur *eval.Record) string {
+	if why := conversationChange(base, cur); why != "" {
+		return why
+	}
 	if strings.TrimSpace(base.Expected) != strings.TrimSpace(cur.Expected) {
 		return fmt.Sprintf("the case's expected answer changed: %q, now %q", clipText(base.Expected), clipText(cur.Expected))
 	}
@@ -316,6 +319,37 @@ func caseChange(base, cur *eval.Record) string {
 	}
 	if base.Grading == cur.Grading && len(base.Checks) > 0 && len(cur.Checks) > 0 && !slices.Equal(names(base.Checks), names(cur.Checks)) {
 		return fmt.Sprintf("the case's checks changed: %s, now %s", strings.Join(names(base.Checks), "; "), strings.Join(names(cur.Checks), "; "))
+	}
+	return ""
+}
+
+// conversationChange says at which turn the user's messages of a
+// conversation changed between the runs, "" when they did not (or neither
+// record is of a conversation).
+func conversationChange(base, cur *eval.Record) string {
+	if len(base.Turns) == 0 && len(cur.Turns) == 0 {
+		return ""
+	}
+	users := func(r *eval.Record) []string {
+		if len(r.Turns) == 0 {
+			return []string{r.Question}
+		}
+		out := make([]string, len(r.Turns))
+		for i, t := range r.Turns {
+			out[i] = t.User
+		}
+		return out
+	}
+	b, c := users(base), users(cur)
+	for i := range max(len(b), len(c)) {
+		switch {
+		case i >= len(b):
+			return fmt.Sprintf("the case's conversation changed: %s, now %d (turn %d: %q)", prose.Plural(len(b), "turns"), len(c), i+1, clipText(c[i]))
+		case i >= len(c):
+			return fmt.Sprintf("the case's conversation changed: %s, now %d", prose.Plural(len(b), "turns"), len(c))
+		case b[i] != c[i]:
+			return fmt.Sprintf("the case's conversation changed at turn %d: %q, now %q", i+1, clipText(b[i]), clipText(c[i]))
+		}
 	}
 	return ""
 }

@@ -54,6 +54,8 @@ func TestAttribute(t *testing.T) {
 		{"the suite's grading", eval.Record{Status: eval.Fail, Grading: 2, Response: "item d", Checks: []eval.CheckResult{{Check: `contains "item d" (as a whole word)`}}, ToolCalls: []eval.ToolCall{call(`{"id":"d"}`, "item d", "f1")}}, nil, eval.CauseGrading},
 		{"other calls", eval.Record{Status: eval.Fail, ToolCalls: []eval.ToolCall{call(`{"id":"e"}`, "item e", "f3")}}, nil, eval.CauseModel},
 		{"another answer", eval.Record{Status: eval.Fail, Verdict: "no", Response: "no idea", ToolCalls: []eval.ToolCall{call(`{"id":"d"}`, "item d", "f1")}}, nil, eval.CauseModel},
+		{"the case's conversation", eval.Record{Status: eval.Fail, Verdict: "no", Response: "no idea", ToolCalls: []eval.ToolCall{call(`{"id":"d"}`, "item d", "f1")},
+			Turns: []eval.TurnResult{{Turn: 1}, {Turn: 2, User: "and item e?"}}}, nil, eval.CauseCase},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.cur.Grading == 0 {
@@ -63,6 +65,9 @@ func TestAttribute(t *testing.T) {
 			a := attribute(d, tc.toolChanges)
 			assert.Equal(t, tc.want, a.Cause, a.Why)
 			assert.NotEmpty(t, a.Why)
+			if len(tc.cur.Turns) > 0 {
+				assert.Equal(t, `the case's conversation changed: 1 turn, now 2 (turn 2: "and item e?")`, a.Why)
+			}
 			if tc.want == eval.CauseData {
 				assert.Equal(t, []DataChange{{Tool: "get", Server: "s", Arguments: `{"id": "D"}`, Before: "f1", Now: "f2", Diff: "[-item d-]{+gone+}"}}, a.DataChanges)
 			}

@@ -120,8 +120,9 @@ func TestBundledChecksAgreeWithEveryLabel(t *testing.T) {
 	assert.Nil(t, cal.Judge, "a reference run asks no judge")
 }
 
-// Every bundled case's own expected answer passes its answer checks: not
-// one fails, and not one is undecided.
+// Every bundled case's own expected answer passes its answer checks, and
+// each turn's expected reply the turn's checks and asks: not one fails,
+// and not one is undecided.
 func TestBundledExpectedAnswersPassTheirChecks(t *testing.T) {
 	cases, err := evalcase.LoadPath(bundled(t).Cases)
 	require.NoError(t, err)
@@ -129,6 +130,15 @@ func TestBundledExpectedAnswersPassTheirChecks(t *testing.T) {
 		for _, r := range grading.CheckAnswer(c, c.Expected) {
 			if !r.Passed {
 				t.Errorf("%s (%s): the expected answer does not pass %s: %s", c.Where(), c.Name, r.Check, r.Detail)
+			}
+		}
+		users := c.UserMessages()
+		for k, turn := range c.Turns {
+			tc := eval.Case{Input: strings.Join(users[:k+2], "\n"), Expected: turn.Expected, Checks: turn.Checks}
+			for _, r := range append(grading.CheckAnswer(tc, turn.Expected), grading.CheckAsks(turn.Asks, turn.Expected)...) {
+				if !r.Passed {
+					t.Errorf("%s (%s): turn %d's expected reply does not pass %s: %s", c.Where(), c.Name, k+2, r.Check, r.Detail)
+				}
 			}
 		}
 	}

@@ -139,6 +139,9 @@ func Parse(path string, data []byte) ([]eval.Case, error) {
 			}
 			return nil, fmt.Errorf("%s: %w", c.Where(), err)
 		}
+		if err := validateTurns(path, body, &c); err != nil {
+			return nil, err
+		}
 		c.Lines = fieldLines(body)
 		if c.Category == "" {
 			c.Category = defaultCategory(path)
@@ -316,41 +319,60 @@ func validate(c *eval.Case) error {
 	if err := validateChecks(c.Checks, "checks"); err != nil {
 		return fmt.Errorf("%s: %w", label(c), err)
 	}
-	for _, list := range []struct {
-		field string
-		items []string
-	}{
-		{"tools.must_call", c.Tools.MustCall},
-		{"tools.must_not_call", c.Tools.MustNotCall},
-		{"tools.must_read", c.Tools.MustRead},
-	} {
-		if slices.Contains(list.items, "") {
-			return fmt.Errorf("%s: %s: an item is empty", label(c), list.field)
-		}
+	if err := validateTools(c.Tools, "tools"); err != nil {
+		return fmt.Errorf("%s: %w", label(c), err)
 	}
-	for i, a := range c.Tools.Args {
-		if a.Tool == "" {
-			return fmt.Errorf("%s: tools.args: an item has no tool", label(c))
-		}
-		if err := jsonArgs(a.Args); err != nil {
-			return fmt.Errorf("%s: tools.args[%d] (%s): %w", label(c), i, a.Tool, err)
-		}
-	}
-	for i, r := range c.Reference {
-		if r.Tool == "" {
-			return fmt.Errorf("%s: reference[%d] has no tool", label(c), i)
-		}
-		if err := jsonArgs(r.Args); err != nil {
-			return fmt.Errorf("%s: reference[%d] (%s): %w", label(c), i, r.Tool, err)
-		}
-	}
-	if c.Tools.MaxCalls < 0 {
-		return fmt.Errorf("%s: tools.max_calls must not be negative", label(c))
+	if err := validateReference(c.Reference, "reference"); err != nil {
+		return fmt.Errorf("%s: %w", label(c), err)
 	}
 	if err := validateElicitation(c); err != nil {
 		return err
 	}
 	return validateBudget(c)
+}
+
+// validateTools refuses tool expectations with an empty tool name,
+// arguments that cannot be sent as JSON or a negative bound; field names
+// them in messages ("tools", "turns[1].tools").
+func validateTools(t eval.ToolExpect, field string) error {
+	for _, list := range []struct {
+		field string
+		items []string
+	}{
+		{field + ".must_call", t.MustCall},
+		{field + ".must_not_call", t.MustNotCall},
+		{field + ".must_read", t.MustRead},
+	} {
+		if slices.Contains(list.items, "") {
+			return fmt.Errorf("%s: an item is empty", list.field)
+		}
+	}
+	for i, a := range t.Args {
+		if a.Tool == "" {
+			return fmt.Errorf("%s.args: an item has no tool", field)
+		}
+		if err := jsonArgs(a.Args); err != nil {
+			return fmt.Errorf("%s.args[%d] (%s): %w", field, i, a.Tool, err)
+		}
+	}
+	if t.MaxCalls < 0 {
+		return fmt.Errorf("%s.max_calls must not be negative", field)
+	}
+	return nil
+}
+
+// validateReference refuses reference calls without a tool or with
+// arguments that cannot be sent as JSON; field names them in messages.
+func validateReference(refs []eval.RefCall, field string) error {
+	for i, r := range refs {
+		if r.Tool == "" {
+			return fmt.Errorf("%s[%d] has no tool", field, i)
+		}
+		if err := jsonArgs(r.Args); err != nil {
+			return fmt.Errorf("%s[%d] (%s): %w", field, i, r.Tool, err)
+		}
+	}
+	return nil
 }
 
 // validateTerm refuses a term without a spelling, with an empty one, or
@@ -452,17 +474,30 @@ func fieldLines(body *yaml.Node) map[string]int {
 		name string
 		node *yaml.Node
 	}{{"tools.must_call", valueOf(valueOf(body, "tools"), "must_call")}, {"reference", valueOf(body, "reference")}} {
-		if list.node == nil || list.node.Kind != yaml.SequenceNode {
-			continue
-		}
-		for i, item := range list.node.Content {
-			lines[fmt.Sprintf("%s[%d]", list.name, i)] = item.Line
+		listLines(lines, list.name, list.node)
+	}
+	if turns := valueOf(body, "turns"); turns != nil && turns.Kind == yaml.SequenceNode {
+		for k, t := range turns.Content {
+			t = resolve(t)
+			listLines(lines, fmt.Sprintf("turns[%d].tools.must_call", k), valueOf(valueOf(t, "tools"), "must_call"))
+			listLines(lines, fmt.Sprintf("turns[%d].reference", k), valueOf(t, "reference"))
 		}
 	}
 	if len(lines) == 0 {
 		return nil
 	}
 	return lines
+}
+
+// listLines records the line of each item of the list node under
+// name[i].
+func listLines(lines map[string]int, name string, list *yaml.Node) {
+	if list == nil || list.Kind != yaml.SequenceNode {
+		return
+	}
+	for i, item := range list.Content {
+		lines[fmt.Sprintf("%s[%d]", name, i)] = item.Line
+	}
 }
 
 // valueOf returns the value of key in a mapping node, or nil.
@@ -698,6 +733,7 @@ var sections = map[string]struct {
 	"eval.ElicitReply": {"elicitation item", reflect.TypeFor[eval.ElicitReply]()},
 	"eval.Elicited":    {"tools.elicited item", reflect.TypeFor[eval.Elicited]()},
 	"eval.Label":       {"label", reflect.TypeFor[eval.Label]()},
+	"eval.Turn":        {"turns item", reflect.TypeFor[eval.Turn]()},
 }
 
 // humanize rewrites the decoder's messages about unknown fields and wrong

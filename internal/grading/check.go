@@ -204,13 +204,14 @@ func plainJSON(v any) string {
 }
 
 // ExpectedError reports whether call failed as one of c's reference calls
-// marked expect_error asks: the same tool, and the reference's arguments
-// among the call's (compared as the args checks compare them).
+// (at any of its turns) marked expect_error asks: the same tool, and the
+// reference's arguments among the call's (compared as the args checks
+// compare them).
 func ExpectedError(c eval.Case, call eval.ToolCall) bool {
 	if !call.IsError || call.NotRun {
 		return false
 	}
-	for _, ref := range c.Reference {
+	for _, ref := range c.AllReference() {
 		if ref.ExpectError && anyCallMatches([]eval.ToolCall{call}, eval.ArgMatch{Tool: ref.Tool, Args: ref.Args}) {
 			return true
 		}

@@ -50,17 +50,22 @@ var claimScores = map[string]float64{eval.ClaimFulfilled: 1, eval.ClaimPartial: 
 
 // claimsInput presents the question, the claims and the answer as one JSON
 // object.
-func claimsInput(question string, claims []eval.Claim, response string) string {
+func claimsInput(earlier []eval.TurnResult, question string, claims []eval.Claim, response string) string {
 	numbered := make([]map[string]any, len(claims))
 	for i, c := range claims {
 		numbered[i] = map[string]any{"claim": i + 1, "text": c.Text}
+	}
+	fields := map[string]any{"question": question, "claims": numbered, "actual_answer": response}
+	framing := claimsFraming
+	if len(earlier) > 0 {
+		fields[earlierKey], framing = said(earlier), claimsFraming+conversationNote
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	enc.Encode(map[string]any{"question": question, "claims": numbered, "actual_answer": response})
-	return claimsFraming + strings.TrimSpace(b.String())
+	enc.Encode(fields)
+	return framing + strings.TrimSpace(b.String())
 }
 
 // ClaimsVerdict is what the judges said of each claim.
@@ -86,7 +91,14 @@ type ClaimsVerdict struct {
 // and a judge unclear twice could not decide. The error is a provider
 // failure of some judge.
 func (p Panel) JudgeClaims(ctx context.Context, chat llm.Chatter, cfg agent.Config, question string, claims []eval.Claim, response string) (ClaimsVerdict, error) {
-	user := claimsInput(question, claims, response)
+	return p.judgeClaims(ctx, chat, cfg, nil, question, claims, response)
+}
+
+// judgeClaims is JudgeClaims for a reply in a conversation whose earlier
+// turns (none for a single answer) the judges see beside it.
+func (p Panel) judgeClaims(ctx context.Context, chat llm.Chatter, cfg agent.Config, earlier []eval.TurnResult, question string, claims []eval.Claim, response string) (ClaimsVerdict, error) {
+	user := claimsInput(earlier, question, claims, response)
+	question = conversationText(earlier, question)
 	out := ClaimsVerdict{Prompt: user}
 	if over, n := agent.Exceeds(cfg, ClaimsPrompt+"\n"+user); over {
 		out.Skipped = fmt.Sprintf("evaluation skipped: judge prompt token count exceeded: %s > %s", n, tokens.Grouped(cfg.TokenLimit))

@@ -1,6 +1,7 @@
 package grading
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -67,11 +68,32 @@ const (
 // and without judges it is undecided. The error is a provider failure of
 // a judge; the decision holds what was obtained.
 func (g Grader) Grade(ctx context.Context, c eval.Case, answer string, calls []eval.ToolCall) (Graded, error) {
+	return g.grade(ctx, c, answer, calls, inTurn{})
+}
+
+// inTurn is what grading a reply in a conversation adds to grading a
+// single answer.
+type inTurn struct {
+	// extra are checks of the reply the case's own do not hold: a turn's
+	// asks, the last turn's own tool expectations.
+	extra []eval.CheckResult
+	// earlier are the turns before the reply, which the judges see.
+	earlier []eval.TurnResult
+	// question is the user's message the reply answers, which the judges
+	// are shown as the question ("": the case's input); the checks read
+	// the reply against the case's input, every message of the user so
+	// far.
+	question string
+}
+
+// grade is Grade for a reply in a conversation (see inTurn).
+func (g Grader) grade(ctx context.Context, c eval.Case, answer string, calls []eval.ToolCall, in inTurn) (Graded, error) {
 	answerChecks, err := CheckAnswerWithin(ctx, c, answer)
 	if err != nil {
 		return Graded{Status: eval.Error, Reason: DescribeContext(ctx, err) + InChecks}, nil
 	}
-	out := Graded{Checks: append(answerChecks, CheckTools(c, calls)...)}
+	question := cmp.Or(in.question, c.Input)
+	out := Graded{Checks: append(append(answerChecks, in.extra...), CheckTools(c, calls)...)}
 	if failed := Failed(out.Checks); len(failed) > 0 {
 		out.Status, out.Reason = eval.Fail, describeChecks("deterministic check failed: ", failed)
 		return out, nil
@@ -79,7 +101,7 @@ func (g Grader) Grade(ctx context.Context, c eval.Case, answer string, calls []e
 	unsure := Unsure(out.Checks)
 	judges := len(g.Panel.Models) > 0
 	if len(c.Claims) > 0 {
-		return g.gradeClaims(ctx, c, answer, out, unsure)
+		return g.gradeClaims(ctx, c, answer, out, unsure, in.earlier, question)
 	}
 	switch {
 	case !judges && len(out.Checks) == 0:
@@ -92,7 +114,7 @@ func (g Grader) Grade(ctx context.Context, c eval.Case, answer string, calls []e
 		out.Status, out.Reason = eval.Pass, fmt.Sprintf("all %d deterministic checks hold", len(out.Checks))
 		return out, nil
 	}
-	v, err := g.Panel.JudgeValues(ctx, g.Chat, g.Config, c.Input, c.Expected, answer, checkedValues(c))
+	v, err := g.Panel.judge(ctx, g.Chat, g.Config, in.earlier, question, c.Expected, answer, checkedValues(c))
 	out.Judged, out.Verdict, out.Usage = true, v, v.Usage
 	switch {
 	case err != nil:
@@ -185,11 +207,11 @@ func (p Panel) JudgeCase(ctx context.Context, chat llm.Chatter, cfg agent.Config
 // and the judges' majority, the case by the claims' mean score (see
 // scoreClaims). Case checks that are not sure leave a case without judges
 // undecided.
-func (g Grader) gradeClaims(ctx context.Context, c eval.Case, answer string, out Graded, unsure []eval.CheckResult) (Graded, error) {
+func (g Grader) gradeClaims(ctx context.Context, c eval.Case, answer string, out Graded, unsure []eval.CheckResult, earlier []eval.TurnResult, question string) (Graded, error) {
 	checks := claimChecks(c, answer)
 	var judged *ClaimsVerdict
 	if len(g.Panel.Models) > 0 {
-		v, err := g.Panel.JudgeClaims(ctx, g.Chat, g.Config, c.Input, c.Claims, answer)
+		v, err := g.Panel.judgeClaims(ctx, g.Chat, g.Config, earlier, question, c.Claims, answer)
 		out.Judged, out.Usage, out.Prompt, out.Reply, out.Raw = true, v.Usage, v.Prompt, v.Reply, v.Raw
 		switch {
 		case err != nil:

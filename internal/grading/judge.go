@@ -60,12 +60,50 @@ func hashOf(texts ...string) string {
 }
 
 // judgeInput presents the three texts to grade as one JSON object, so that
-// an answer cannot pass itself off as the expected answer or as instructions.
-func judgeInput(question, expected, response string) string {
-	data, _ := json.MarshalIndent(map[string]string{
-		"question": question, "expected_answer": expected, "actual_answer": response,
-	}, "", "  ")
-	return judgeFraming + string(data)
+// an answer cannot pass itself off as the expected answer or as
+// instructions; with the earlier turns of a conversation, whose last
+// message is question, beside them (see conversationNote).
+func judgeInput(earlier []eval.TurnResult, question, expected, response string) string {
+	fields := map[string]any{"question": question, "expected_answer": expected, "actual_answer": response}
+	framing := judgeFraming
+	if len(earlier) > 0 {
+		fields[earlierKey], framing = said(earlier), judgeFraming+conversationNote
+	}
+	data, _ := json.MarshalIndent(fields, "", "  ")
+	return framing + string(data)
+}
+
+// earlierKey holds, in a judge's input, the turns of a conversation before
+// the answer it grades.
+const earlierKey = "earlier_turns"
+
+// conversationNote tells a judge of a reply in a conversation what the
+// earlier turns are. It follows the framing of the data (judgeFraming,
+// claimsFraming), which the prompt hashes identify; a reply in a
+// conversation is graded with this note beside, and calibrations, of
+// single answers, never see it.
+const conversationNote = "The answer is the assistant's reply to question, the last user message of a conversation; " +
+	"earlier_turns holds the conversation's turns before it, in order, each the user's message and the assistant's reply: " +
+	"read question and actual_answer in their light.\n\n"
+
+// said is the earlier turns of a conversation as a judge is shown them.
+func said(turns []eval.TurnResult) []map[string]string {
+	out := make([]map[string]string, len(turns))
+	for i, t := range turns {
+		out[i] = map[string]string{"user": t.User, "assistant": t.Reply}
+	}
+	return out
+}
+
+// conversationText is the text of a conversation's earlier turns and its
+// last question: what an answer in it may take values and names from
+// without inventing them.
+func conversationText(earlier []eval.TurnResult, question string) string {
+	var b strings.Builder
+	for _, t := range earlier {
+		b.WriteString(t.User + "\n" + t.Reply + "\n")
+	}
+	return b.String() + question
 }
 
 // Verdict is the judges' decision.
@@ -132,7 +170,13 @@ func (p Panel) Judge(ctx context.Context, chat llm.Chatter, cfg agent.Config, qu
 // JudgeValues is Judge for a case whose checks ask for the values checked:
 // a judge's yes must vouch for one of them when its reason cites values.
 func (p Panel) JudgeValues(ctx context.Context, chat llm.Chatter, cfg agent.Config, question, expected, response string, checked []float64) (Verdict, error) {
-	user := judgeInput(question, expected, response)
+	return p.judge(ctx, chat, cfg, nil, question, expected, response, checked)
+}
+
+// judge is JudgeValues for a reply in a conversation whose earlier turns
+// (none for a single answer) the judges see beside it.
+func (p Panel) judge(ctx context.Context, chat llm.Chatter, cfg agent.Config, earlier []eval.TurnResult, question, expected, response string, checked []float64) (Verdict, error) {
+	user := judgeInput(earlier, question, expected, response)
 	if over, n := agent.Exceeds(cfg, JudgePrompt+"\n"+user); over {
 		return Verdict{Skipped: fmt.Sprintf("evaluation skipped: judge prompt token count exceeded: %s > %s", n, tokens.Grouped(cfg.TokenLimit))}, nil
 	}
@@ -149,7 +193,7 @@ func (p Panel) JudgeValues(ctx context.Context, chat llm.Chatter, cfg agent.Conf
 			if c := p.Counters[model]; c != nil {
 				jcfg.Counter = c
 			}
-			v, err := ask(ctx, chat, jcfg, user, graded{question: question, expected: expected, answer: response, checked: checked})
+			v, err := ask(ctx, chat, jcfg, user, graded{question: conversationText(earlier, question), expected: expected, answer: response, checked: checked})
 			answers[i] = answer{v, err}
 		})
 	}

@@ -171,7 +171,11 @@ func (h *Harness) Done(o Outcome) (text string, fail bool) {
 	if rec.Status == eval.Pass {
 		return suite.FormatLine(rec), false
 	}
-	return strings.ReplaceAll(suite.FormatFailure(rec), "\n", "\n    "), !h.settings.Gated()
+	paragraph := strings.ReplaceAll(suite.FormatFailure(rec), "\n", "\n    ")
+	if h.settings.Gated() {
+		h.remember(rec, paragraph)
+	}
+	return paragraph, !h.settings.Gated()
 }
 
 // progressOutcome is how the progress counts a status.

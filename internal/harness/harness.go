@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -84,6 +85,13 @@ type Harness struct {
 	runPattern, skipPattern *selection.Pattern
 	categoryOf              map[string]selection.Category
 	progress                *progress.Reporter
+	// shown is progress once it shows, for the interrupt notices.
+	shown atomic.Pointer[progress.Reporter]
+	// failures holds, with a pass-rate gate, the last failure paragraph
+	// of each case and arm, for the closing lines of the cases below the
+	// gate: their subtests do not fail, so go test does not show them.
+	failureMu sync.Mutex
+	failures  map[[2]string]string
 	// casesCtx is the context every case runs under: a second interrupt
 	// cancels it (see suite.Run.WatchInterrupts).
 	casesCtx       context.Context
@@ -151,7 +159,7 @@ func (h *Harness) Start() error {
 	}
 	h.run = run
 	// From here to the closing lines, interrupts stop the run gracefully.
-	h.casesCtx, h.stopInterrupts = run.WatchInterrupts()
+	h.casesCtx, h.stopInterrupts = run.WatchInterrupts(h.say)
 	if err := run.Select(h.selected); err != nil {
 		return h.fail(run, "mcpeval: error: %v\nmcpeval: no case was run", err)
 	}
@@ -178,7 +186,18 @@ func (h *Harness) Start() error {
 		Total: h.plannedCount(), Off: h.settings.Progress == settings.ProgressOff, Every: h.settings.ProgressEvery,
 		JSON: h.gotest.JSON, Verbose: h.gotest.Verbose, Live: h.settings.Progress == settings.ProgressLive,
 	})
+	h.shown.Store(h.progress)
 	return nil
+}
+
+// say shows a line the user must see while the run goes: through the
+// progress once it shows, else on stderr.
+func (h *Harness) say(line string) {
+	if p := h.shown.Load(); p != nil {
+		p.Notice(line)
+		return
+	}
+	fmt.Fprintln(h.stderr, line)
 }
 
 // errStart is the error of a Start that said why on stderr.
@@ -246,6 +265,7 @@ func (h *Harness) Finish(code int) int {
 	for _, line := range suite.Gates(sum, h.settings) {
 		problems = append(problems, "mcpeval: FAIL: "+line)
 	}
+	problems = append(problems, h.belowGate(sum)...)
 	var notices []string
 	if after := h.run.FailedFast(); after != "" {
 		notices = append(notices, fmt.Sprintf("mcpeval: notice: -failfast: no case started after %q failed (%s not run)", after, suite.PluralRuns(sum, sum.NotRun)))
@@ -258,10 +278,48 @@ func (h *Harness) Finish(code int) int {
 	if len(problems) > 0 {
 		code = 1
 	}
-	// A failed package's output is shown by go test anyway.
-	h.progress.Closing(strings.Join(append([]string{suite.FormatSummary(sum, h.run.RunDir)}, notices...), "\n"), code != 0)
+	// A failed package's output is shown by go test anyway, but not after
+	// the Ctrl-C that reached go test too.
+	closing := append([]string{suite.FormatSummary(sum, h.run.RunDir)}, notices...)
+	if sum.Stopped == suite.Interrupted {
+		// The terminal's Ctrl-C reached go test too, which may show none
+		// of the output: the closing lines go to the terminal, with why.
+		h.progress.Closing(strings.Join(append(closing, problems...), "\n"), false)
+		return code
+	}
+	h.progress.Closing(strings.Join(closing, "\n"), code != 0)
 	for _, p := range problems {
 		fmt.Fprintln(h.stderr, p)
 	}
 	return code
+}
+
+// remember keeps a failure paragraph of a gated run (see failures).
+func (h *Harness) remember(rec eval.Record, paragraph string) {
+	h.failureMu.Lock()
+	defer h.failureMu.Unlock()
+	if h.failures == nil {
+		h.failures = map[[2]string]string{}
+	}
+	h.failures[[2]string{rec.Name, rec.ArmName()}] = paragraph
+}
+
+// belowGate gives, for each case below the minimum pass rate, its last
+// failure paragraph.
+func (h *Harness) belowGate(sum eval.Summary) []string {
+	if h.settings.MinPassRate <= 0 {
+		return nil
+	}
+	h.failureMu.Lock()
+	defer h.failureMu.Unlock()
+	var out []string
+	for _, c := range sum.Cases {
+		if c.PassRate >= h.settings.MinPassRate {
+			continue
+		}
+		if p, ok := h.failures[[2]string{c.Name, c.Model}]; ok {
+			out = append(out, fmt.Sprintf("mcpeval: %q, its last failure:\n    %s", c.Name, p))
+		}
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -999,4 +1000,36 @@ func TestCaseLinkInBrowser(t *testing.T) {
 	}
 	assert.Equal(t, "TR", jsEval[string](p, `document.querySelector(':target').tagName`))
 	assert.Contains(t, jsEval[string](p, `document.querySelector(':target').textContent`), "Gene lookup of TP53 & friends")
+}
+
+// A conversation's case view shows its turns: each with its status, the
+// user's message, the reply, the tools it called and its checks; the turn
+// that failed says why, and the turn never sent says so.
+func TestTurnsInBrowser(t *testing.T) {
+	chromiumPath(t)
+	recs := syntheticRecords(3, 2000)
+	rec := &recs[1]
+	rec.Name, rec.Status, rec.Reason = "corrected transcript", eval.Fail, "turn 2 of 3: deterministic check failed: number 31.835 ± 0.0005: absent"
+	rec.Turns = []eval.TurnResult{
+		{Turn: 1, User: "What is the CADD phred score of NM_000546.6:c.181T>G?", Reply: "I could not find that variant.", ToolCalls: []int{0}, Status: eval.Pass, Reason: "nothing is expected of the reply at this turn"},
+		{Turn: 2, User: "Sorry, the transcript is NM_007294.4.", Reply: "I could not find that.", Status: eval.Fail,
+			Checks: []eval.CheckResult{{Check: "number 31.835 ± 0.0005", Detail: "absent"}}, Reason: "deterministic check failed: number 31.835 ± 0.0005: absent"},
+		{Turn: 3, User: "How does ClinVar classify it?", Status: eval.NotRun},
+	}
+	d := rundata.FromRecords(recs)
+	path := filepath.Join(t.TempDir(), "report.html")
+	writeFile(t, path, d)
+
+	p := openBrowser(t)
+	p.cases = len(d.Cases)
+	p.open(path)
+	id := caseIndex(t, d, rec.Name)
+	p.clickUntil(fmt.Sprintf(`#cases tr[data-id="%d"]`, id), `!document.getElementById('detail').hidden`)
+	assert.Equal(t, "Turns (3)", jsEval[string](p, `document.querySelector('#detail #turns h3').textContent`))
+	turns := jsEval[[]string](p, `[...document.querySelectorAll('#detail #turns li.turn')].map(li => li.className + ' | ' + li.textContent)`)
+	require.Len(t, turns, 3)
+	assert.Regexp(t, `^turn turn-pass \| .*turn 1 of 3.*What is the CADD phred score.*I could not find that variant\..*tools: `+regexp.QuoteMeta(recs[1].ToolCalls[0].Name), turns[0])
+	assert.Regexp(t, `^turn turn-fail \| .*turn 2 of 3.*NM_007294\.4.*number 31\.835 ± 0\.0005.*deterministic check failed`, turns[1])
+	assert.Regexp(t, `^turn turn-not_run \| .*turn 3 of 3.*How does ClinVar classify it\?not sent: an earlier turn ended the conversation$`, turns[2])
+	p.assertClean()
 }

@@ -176,6 +176,9 @@ func junitTestcase(g rundata.Group, cases []rundata.Case, minPassRate float64, n
 	if r := shown.Record; r != nil && len(r.Claims) > 0 {
 		msg.Contents += "\n" + strings.Join(eval.ClaimLines(r.Claims), "\n")
 	}
+	if r := shown.Record; r != nil && len(r.Turns) > 0 {
+		msg.Contents += "\n" + strings.Join(eval.TurnLines(r.Turns), "\n")
+	}
 	if len(g.Runs) > 1 {
 		prefix := fmt.Sprintf("%d of %s passed", g.Passes, prose.Plural(g.Ran(cases), "runs"))
 		if g.Flaky {

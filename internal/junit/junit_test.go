@@ -234,3 +234,27 @@ func TestWriteJUnitRepeatsNotRun(t *testing.T) {
 		})
 	}
 }
+
+// A conversation that failed at a turn says so in the message, and lists
+// every turn, the ones never sent included, in the failure's text.
+func TestWriteJUnitNamesTheFailedTurn(t *testing.T) {
+	dir := t.TempDir()
+	rundatatest.WriteRecords(t, dir, eval.Record{Name: "a", Test: "T/a", Status: eval.Fail,
+		Reason: "turn 2 of 3: deterministic check failed: number 31.835 ± 0.0005: absent",
+		Turns: []eval.TurnResult{
+			{Turn: 1, User: "What is it?", Reply: "I could not find it.", Status: eval.Pass},
+			{Turn: 2, User: "It is on BRCA1.", Reply: "Still nothing.", Status: eval.Fail, Reason: "deterministic check failed: number 31.835 ± 0.0005: absent"},
+			{Turn: 3, User: "And ClinVar?", Status: eval.NotRun},
+		}})
+	d, err := rundata.Load(dir, nil)
+	require.NoError(t, err)
+	var doc junitSuites
+	require.NoError(t, xml.Unmarshal([]byte(writeJUnitString(t, d)), &doc))
+	f := doc.Suites[0].Cases[0].Failure
+	require.NotNil(t, f)
+	assert.Equal(t, "fail: turn 2 of 3: deterministic check failed: number 31.835 ± 0.0005: absent", f.Message)
+	assert.Equal(t, "turn 2 of 3: deterministic check failed: number 31.835 ± 0.0005: absent\n"+
+		"turn 1 of 3 pass: What is it? → I could not find it.\n"+
+		"turn 2 of 3 fail: It is on BRCA1. → Still nothing. (deterministic check failed: number 31.835 ± 0.0005: absent)\n"+
+		"turn 3 of 3 not_run: And ClinVar? (not sent)", f.Contents)
+}

@@ -19,11 +19,17 @@ const (
 )
 
 // Replay answers like a correct agent: for a known question it makes the
-// case's reference calls, one per turn, then answers with the case's
+// case's reference calls, one a reply, then answers with the case's
 // expected answer when the results hold its numbers and its terms (see
 // holdsNumbers and holdsTerms), and otherwise with the text of the successful results,
 // as an agent reading data that no longer says what the case expects; as judge it says yes to
 // every non-empty answer. Unknown questions get "I do not know.".
+//
+// A case with turns (eval.Turn) is replayed turn by turn, its turn told by
+// the user messages of the request: at each the turn's reference calls,
+// then its expected reply (the case's at the last turn) when the results of
+// the conversation so far hold it, else the text of the turn's own
+// successful results.
 func Replay(cases []eval.Case) Responder {
 	byQuestion := map[string]eval.Case{}
 	for _, c := range cases {
@@ -44,32 +50,64 @@ func Replay(cases []eval.Case) Responder {
 		if !ok {
 			return Reply{Content: "I do not know."}
 		}
-		var results []string
+		k := req.Turn() - 1
+		if k > len(c.Turns) {
+			return Reply{Content: "I do not know."}
+		}
+		refs := c.TurnReference(k)
+		// The tool results of the earlier turns, and this turn's: those
+		// after its message.
+		var earlier, own []string
 		for _, m := range req.Messages {
-			if m.Role == "tool" {
-				results = append(results, m.Content)
+			switch m.Role {
+			case "user":
+				earlier, own = append(earlier, own...), nil
+			case "tool":
+				own = append(own, m.Content)
 			}
 		}
-		if done := len(results); done < len(c.Reference) {
-			ref := c.Reference[done]
+		if done := len(own); done < len(refs) {
+			ref := refs[done]
 			name := ref.Tool
 			if offered, ok := req.offered(name); ok {
 				name = offered.name // as the model is offered it
 			}
 			return Reply{ToolCalls: []Call{{Name: name, Arguments: eval.ArgumentsJSON(ref.Args)}}}
 		}
-		var answer []string
-		for i, text := range results {
-			if i < len(c.Reference) && !c.Reference[i].ExpectError {
-				answer = append(answer, text)
+		var found []string
+		for i, text := range own {
+			if i < len(refs) && !refs[i].ExpectError {
+				found = append(found, text)
 			}
 		}
-		if expected := c.ReferenceAnswer(); strings.TrimSpace(expected) != "" && holdsNumbers(strings.Join(answer, "\n"), expected, c.Input) &&
-			holdsTerms(strings.Join(answer, "\n"), c) {
+		// A reply in a conversation may state what an earlier turn found,
+		// and is checked as its turn checks it.
+		evidence, checked := found, c
+		if len(c.Turns) > 0 {
+			evidence = append(slices.Clone(earlier), found...)
+		}
+		if k > 0 && k < len(c.Turns) {
+			checked = eval.Case{Checks: c.Turns[k-1].Checks}
+		}
+		expected, asked := c.TurnExpected(k), strings.Join(c.UserMessages()[:k+1], "\n")
+		if strings.TrimSpace(expected) != "" && holdsNumbers(strings.Join(evidence, "\n"), expected, asked) &&
+			holdsTerms(strings.Join(evidence, "\n"), checked) {
 			return Reply{Content: expected}
 		}
-		return Reply{Content: strings.Join(answer, "\n")}
+		return Reply{Content: strings.Join(found, "\n")}
 	}
+}
+
+// Turn returns the turn of a conversation the request asks the model
+// about, from 1: the number of its user messages.
+func (r Request) Turn() int {
+	n := 0
+	for _, m := range r.Messages {
+		if m.Role == "user" {
+			n++
+		}
+	}
+	return n
 }
 
 // stubNumberRE finds the numbers of a text that stand alone (not the
@@ -81,7 +119,8 @@ var stubNumberRE = regexp.MustCompile(`(?:^|[^\p{L}\d.,_])(\d[\d,]*(?:\.\d+)?)(%
 // of expected, as a model reading them would find it: written there
 // (ignoring thousands separators and trailing zeros: "6,475.00" is
 // "6475"), a percentage of a fraction there ("1.7%" of 0.0171), or the sum
-// of two numbers there (4,814 alleles from 4,213 and 601).
+// or difference of two numbers there (4,814 alleles from 4,213 and 601; a
+// score 0.662 higher from 8.765 and 8.103).
 func holdsNumbers(results, expected, question string) bool {
 	var have []float64
 	for _, m := range stubNumberRE.FindAllStringSubmatch(results+" "+question, -1) {
@@ -105,7 +144,7 @@ func holdsNumbers(results, expected, question string) bool {
 		})
 		for i := 0; !found && i < len(have); i++ {
 			for j := i + 1; !found && j < len(have); j++ {
-				found = near(have[i]+have[j], want, 1e-9)
+				found = near(have[i]+have[j], want, 1e-9) || near(math.Abs(have[i]-have[j]), want, tol)
 			}
 		}
 		if !found {
@@ -362,6 +401,18 @@ func Wrong(next Responder, model string, wrong *regexp.Regexp) Responder {
 			return ClaimVerdicts(req, verdicts...)
 		}
 		if req.Model == model && wrong.MatchString(req.Question()) {
+			return Reply{Content: WrongAnswer}
+		}
+		return next(req)
+	}
+}
+
+// WrongAtTurn makes the model answer WrongAnswer, at once, at the given
+// turn of every conversation (from 1; see Request.Turn); other requests,
+// the judges' included, go to next.
+func WrongAtTurn(next Responder, turn int) Responder {
+	return func(req Request) Reply {
+		if req.ForcedTool() == "" && req.Turn() == turn {
 			return Reply{Content: WrongAnswer}
 		}
 		return next(req)

@@ -423,6 +423,7 @@ func (s *Server) newClient(cn *conn) (*client.Client, error) {
 		// is copied; WaitDelay bounds that if a grandchild keeps it open.
 		cmd.Stderr = io.MultiWriter(s.stderr, stderr)
 		cmd.WaitDelay = 2 * time.Second
+		ownGroup(cmd)
 		return cmd
 	}
 	t, err := newStdioTransport(command, s.opts.MaxMessageBytes)

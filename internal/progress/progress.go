@@ -256,6 +256,30 @@ func (r *Reporter) Stop() {
 	}
 }
 
+// Notice shows a line the user must see while the run goes (an
+// interrupt taken): on the terminal above the live line, when the run
+// draws one there while its output goes elsewhere (to go test, which shows
+// it only at the end, or to gotestsum, which hides a passing test's);
+// else among the run's output, between go test's lines, as the periodic
+// progress lines are. It is written to standard error too, so that the
+// test output keeps it.
+func (r *Reporter) Notice(line string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.tty != nil && r.tap == nil {
+		r.clearLocked()
+		fmt.Fprintln(r.tty, line)
+		r.drawLocked()
+		fmt.Fprintln(os.Stderr, line)
+		return
+	}
+	if r.tap != nil {
+		r.tap.insert(line + "\n")
+		return
+	}
+	fmt.Fprintln(os.Stderr, line)
+}
+
 // Closing shows the run's closing lines where the user sees them: they go
 // to standard output, which go test shows only with -v or for a failed
 // package, so they go to the terminal as well when go test hides them

@@ -69,6 +69,53 @@ func TestLiveLineOnTheTerminal(t *testing.T) {
 	assert.Empty(t, out(), "nothing on standard output")
 }
 
+// A notice goes to the terminal above the live line, which is drawn again
+// below it, and to standard error for the test output; standard output
+// (go test's, shown only at the end) gets nothing.
+func TestNoticeAboveTheLiveLine(t *testing.T) {
+	out := captureStdout(t)
+	stderr := captureStderr(t)
+	var tty syncBuffer
+	r := Start(Options{Total: 2, Terminal: &tty})
+	r.Done(Pass)
+	r.Notice("mcpeval: interrupted: no case starts any more")
+	r.Stop()
+	text := tty.String()
+	i := strings.Index(text, "mcpeval: interrupted: no case starts any more\n")
+	require.GreaterOrEqual(t, i, 0, "the notice is on the terminal: %q", text)
+	assert.Contains(t, text[i:], "\r\x1b[K[1/2] 1 pass, 0 fail, 0 errors", "the live line is drawn again below it")
+	assert.Equal(t, "mcpeval: interrupted: no case starts any more\n", stderr())
+	assert.Empty(t, out())
+}
+
+// Without a terminal the notice is a line of the output, between go
+// test's lines, as the periodic lines are.
+func TestNoticeAmongTheLines(t *testing.T) {
+	out := captureStdout(t)
+	r := Start(Options{Total: 2, Every: time.Hour})
+	fmt.Println("=== RUN   TestGenes/a")
+	waitFor(t, "go test's line", func() bool { return out() != "" })
+	r.Notice("mcpeval: interrupted: no case starts any more")
+	r.Stop()
+	assert.Equal(t, "=== RUN   TestGenes/a\nmcpeval: interrupted: no case starts any more\n", out())
+}
+
+// captureStderr points os.Stderr at a file for the test, as captureStdout
+// does os.Stdout.
+func captureStderr(t *testing.T) func() string {
+	t.Helper()
+	f, err := os.CreateTemp(t.TempDir(), "stderr")
+	require.NoError(t, err)
+	old := os.Stderr
+	os.Stderr = f
+	t.Cleanup(func() { os.Stderr = old; f.Close() })
+	return func() string {
+		b, err := os.ReadFile(f.Name())
+		require.NoError(t, err)
+		return string(b)
+	}
+}
+
 // captureStdout points os.Stdout at a file for the test; the function it
 // returns gives what was written.
 func captureStdout(t *testing.T) func() string {

@@ -428,13 +428,15 @@ func TestHelpTypesTheFlags(t *testing.T) {
 	fs.Bool("test.v", false, "go test's own flag")
 	require.ErrorIs(t, fs.Parse([]string{"-h"}), flag.ErrHelp)
 	for _, want := range []string{
-		"  -max-iterations int\n    \tmodel turns per case (env EVAL_MAX_ITERATIONS) (default 10)\n",
+		"  -max-iterations int\n    \tmodel requests per answer (per turn of a conversation) (env EVAL_MAX_ITERATIONS) (default 10)\n",
 		"  -case-timeout duration\n", "  -min-pass-rate float\n", "  -budget-usd float\n", "  -cases path\n",
 		"  -judge-mode majority|unanimous\n", "  -shard k/n\n", "  -force\n    \tignore cached results",
 		"  -test.v\n    \tgo test's own flag\n", "OPENROUTER_API_KEY",
+		"(env EVAL_FOLLOW_LINKS) (default true)\n", // a bool's default when true, as package flag shows it
 	} {
 		assert.Contains(t, out.String(), want)
 	}
+	assert.Contains(t, out.String(), "(env EVAL_FORCE)\n", "a false bool shows no default")
 }
 
 // A value that cannot be read names where it came from: the environment,
@@ -463,6 +465,7 @@ func TestErrorsSayWhereTheValueCameFrom(t *testing.T) {
 	for _, tc := range []struct{ file, want string }{
 		{"A=1\nOPENAI_API_KEY sk-secret-789\n", `.env:2: not a NAME=value line (it has no '=' between a name and a value)`},
 		{"A=1\nMY-KEY=sk-secret-789\n", `.env:2: not a NAME=value line (the name before '=' may hold only letters, digits, '_' and '.')`},
+		{"A=1\n=sk-secret-789\n", `.env:2: not a NAME=value line (it has no name before its =)`},
 	} {
 		_, err = resolveWith(t, nil, tc.file)
 		require.Error(t, err, tc.file)

@@ -66,7 +66,7 @@ func declare(st *Settings, x *linked) []setting {
 		inputSetting(&st.Labels, root, "labels", "EVAL_LABELS", "testdata/calibration", "labelled answers (*.labels.yaml file or directory) that make calibrate measures the judge and the checks on, besides those next to the cases; a run without a judge measures its checks on them"),
 		textSetting(&st.BaseURL, "url", "base-url", "OPENAI_BASE_URL", "", "OpenAI-compatible base URL (Ollama, vLLM, llama.cpp server, LM Studio, a proxy)"),
 		intSetting(&st.MaxTokens, "max-tokens", "EVAL_MAX_TOKENS", "100000", "token limit for every tool result and the judge prompt (0 disables)", atLeast(0)),
-		intSetting(&st.MaxIterations, "max-iterations", "EVAL_MAX_ITERATIONS", "10", "model turns per case", atLeast(1)),
+		intSetting(&st.MaxIterations, "max-iterations", "EVAL_MAX_ITERATIONS", "10", "model requests per answer (per turn of a conversation)", atLeast(1)),
 		durationSetting(&st.CaseTimeout, "case-timeout", "EVAL_CASE_TIMEOUT", "300s", "time limit per case"),
 		intSetting(&st.Concurrency, "concurrency", "EVAL_CONCURRENCY", "4", "cases run at once", atLeast(1)),
 		intSetting(&st.MaxRecovery, "max-recovery", "EVAL_MAX_RECOVERY", "2", "recovery attempts for a code case whose final code fails", atLeast(0)),
@@ -301,8 +301,9 @@ func usage(fs *flag.FlagSet) {
 		kind, def := " "+s.kind, ""
 		if s.kind == "bool" {
 			kind = ""
-		} else if s.def != "" {
-			def = " (default " + s.def + ")"
+		}
+		if s.def != "" && (s.kind != "bool" || s.def != "false") {
+			def = " (default " + s.def + ")" // as package flag shows a bool: only when true
 		}
 		fmt.Fprintf(w, "  -%s%s\n    \t%s (env %s)%s\n", s.flag, kind, s.usage, s.env, def)
 	}

@@ -114,6 +114,9 @@ func parseDotEnv(path string, data []byte) (map[string]string, map[string]int, e
 	for i, line := range lines {
 		if m := dotEnvName.FindStringSubmatch(line); m != nil {
 			where[m[1]] = i + 1
+		} else if t := strings.TrimSpace(line); strings.HasPrefix(t, "=") {
+			// godotenv skips a value without a name.
+			return nil, nil, fmt.Errorf("%s:%d: not a NAME=value line (it has no name before its =)", path, i+1)
 		}
 	}
 	return values, where, nil

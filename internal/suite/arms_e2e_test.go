@@ -151,7 +151,7 @@ arms:
 	used := map[string]int{}
 	for _, c := range cases {
 		seen := map[string]bool{}
-		for _, ref := range c.Reference {
+		for _, ref := range c.AllReference() { // a conversation's turns too
 			if !seen[ref.Tool] {
 				used[ref.Tool]++
 				seen[ref.Tool] = true

@@ -35,6 +35,9 @@ func FormatFailure(r eval.Record) string {
 	for _, line := range eval.ClaimLines(r.Claims) {
 		b.WriteString(oneLine(line, 400) + "\n")
 	}
+	for _, line := range eval.TurnLines(r.Turns) {
+		b.WriteString(escapeHidden(line) + "\n")
+	}
 	if r.JudgeRaw != "" {
 		n := 300
 		if r.Status == eval.Undecided {

@@ -111,3 +111,20 @@ func TestManyArmsShowEffectsFirst(t *testing.T) {
 	assert.Contains(t, out, "mcpeval: and 646 more pairs of arms (model_pairs in summary.json)")
 	assert.Contains(t, out, "mcpeval: 37 arms (a0, a1, a2, a3, a4, a5, a6, … a36)")
 }
+
+// The failure paragraph of a conversation names the turn that failed and
+// shows every turn, escaped as the rest is.
+func TestFormatFailureShowsTheTurns(t *testing.T) {
+	rec := eval.Record{Status: eval.Fail, Reason: "turn 2 of 3: deterministic check failed: number 31.835 ± 0.0005: absent", File: "cases.yaml", Line: 3,
+		Response: "Still nothing.",
+		Turns: []eval.TurnResult{
+			{Turn: 1, User: "What is it?", Reply: "I could not find it.\x1b[2J", Status: eval.Pass},
+			{Turn: 2, User: "It is on BRCA1.", Reply: "Still nothing.", Status: eval.Fail, Reason: "deterministic check failed: number 31.835 ± 0.0005: absent"},
+			{Turn: 3, User: "And ClinVar?", Status: eval.NotRun},
+		}}
+	got := FormatFailure(rec)
+	assert.True(t, strings.HasPrefix(got, "fail: turn 2 of 3: deterministic check failed: number 31.835 ± 0.0005: absent\n"), got)
+	assert.Contains(t, got, "\nturn 1 of 3 pass: What is it? → I could not find it.\\x1b[2J\n"+
+		"turn 2 of 3 fail: It is on BRCA1. → Still nothing. (deterministic check failed: number 31.835 ± 0.0005: absent)\n"+
+		"turn 3 of 3 not_run: And ClinVar? (not sent)\n")
+}

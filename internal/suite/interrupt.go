@@ -25,13 +25,16 @@ const notFinished = "not finished: "
 const ExitInterrupted = 130
 
 // WatchInterrupts handles interrupts (Ctrl-C, SIGTERM) until stop is
-// called. The first stops the run: no case starts any more, the running
+// called, saying what it does with say (nil: on the run's log). The first stops the run: no case starts any more, the running
 // ones finish and are kept, and the run ends as usual, its closing line
 // and summary saying it was interrupted. The second cancels the running
 // cases through the returned context: each is recorded as not run. The
 // third exits at once with ExitInterrupted, after the records written so
 // far (each is written as its case ends).
-func (s *Run) WatchInterrupts() (ctx context.Context, stop func()) {
+func (s *Run) WatchInterrupts(say func(line string)) (ctx context.Context, stop func()) {
+	if say == nil {
+		say = func(line string) { fmt.Fprintln(s.log, line) }
+	}
 	ch := make(chan os.Signal, 3)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	ctx, cancel := context.WithCancelCause(context.Background())
@@ -46,12 +49,12 @@ func (s *Run) WatchInterrupts() (ctx context.Context, stop func()) {
 			switch n {
 			case 1:
 				s.Stop(Interrupted)
-				fmt.Fprintf(s.log, "mcpeval: interrupted: no case starts any more; the running ones finish and are kept (%s); Ctrl-C again cancels them\n", prose.Plural(int(s.running.Load()), "cases"))
+				say(fmt.Sprintf("mcpeval: interrupted: no case starts any more; the running ones finish and are kept (%s); Ctrl-C again cancels them", prose.Plural(int(s.running.Load()), "cases")))
 			case 2:
-				fmt.Fprintf(s.log, "mcpeval: interrupted again: the running cases (%s) are cancelled and recorded as not run; Ctrl-C once more exits at once\n", prose.Plural(int(s.running.Load()), "cases"))
+				say(fmt.Sprintf("mcpeval: interrupted again: the running cases (%s) are cancelled and recorded as not run; Ctrl-C once more exits at once", prose.Plural(int(s.running.Load()), "cases")))
 				cancel(ErrInterrupted)
 			default:
-				fmt.Fprintln(s.log, "mcpeval: interrupted a third time: exiting; the records written so far are kept, the run has no summary")
+				say("mcpeval: interrupted a third time: exiting; the records written so far are kept, the run has no summary")
 				os.Exit(ExitInterrupted)
 			}
 		}

@@ -82,7 +82,7 @@ func Rejudge(ctx context.Context, st settings.Settings, cases []eval.Case, sourc
 				info.Gone = append(info.Gone, r.Name)
 			}
 			continue
-		case !answered(r):
+		case !answered(r) || !sameConversation(c, r):
 			out[i] = r
 			continue
 		}
@@ -124,8 +124,18 @@ func Rejudge(ctx context.Context, st settings.Settings, cases []eval.Case, sourc
 // answered reports whether a record holds an answer that was graded: one
 // the checks or the judges decided, not a run that ended before it had an
 // answer (an error of the provider or a server, a token limit, a cut
-// reply, no final answer).
+// reply, no final answer). A conversation holds one when every turn was
+// sent and its last reply graded: one that ended at an earlier turn never
+// had a final answer.
 func answered(r eval.Record) bool {
+	if len(r.Turns) > 0 {
+		for _, t := range r.Turns {
+			if t.Status == eval.NotRun {
+				return false
+			}
+		}
+		r.Reason = r.Turns[len(r.Turns)-1].Reason // without the turn's name
+	}
 	switch r.Status {
 	case eval.Pass, eval.Undecided:
 		return true
@@ -139,9 +149,29 @@ func answered(r eval.Record) bool {
 	return false
 }
 
+// sameConversation reports whether the record holds replies to the
+// user's messages of c as it now stands: a case whose turns changed is
+// another conversation, whose replies nothing can grade.
+func sameConversation(c eval.Case, r eval.Record) bool {
+	users := c.UserMessages()
+	if len(r.Turns) == 0 {
+		return len(users) == 1
+	}
+	if len(r.Turns) != len(users) {
+		return false
+	}
+	for i, t := range r.Turns {
+		if t.User != users[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // regrade grades the answer of r again as the case c now stands. The
 // record's question and expected answer become the case's; its answer,
-// tool calls and the model's usage stay.
+// tool calls and the model's usage stay. A conversation is graded again
+// turn by turn, from its stored replies.
 func (s *Run) regrade(ctx context.Context, c eval.Case, r eval.Record) eval.Record {
 	st := s.Settings
 	rec := r
@@ -155,7 +185,25 @@ func (s *Run) regrade(ctx context.Context, c eval.Case, r eval.Record) eval.Reco
 		LimitCounter: s.limitCounter, Counter: s.counters[rec.Model], Prices: s.prices}
 	caseCtx, cancel := context.WithTimeoutCause(ctx, st.CaseTimeout,
 		fmt.Errorf("timed out: the case took longer than EVAL_CASE_TIMEOUT (%s)", st.CaseTimeout))
-	s.grade(caseCtx, c, &rec, cfg, rec.Response, rec.ToolCalls)
+	if len(rec.Turns) > 0 {
+		cv := s.newConversation(c, &rec, cfg)
+		for k := range rec.Turns {
+			rec.Turns[k] = r.Turns[k]
+			rec.Turns[k].Checks, rec.Turns[k].Verdict = nil, ""
+		}
+		for k := range rec.Turns {
+			if cv.grade(caseCtx, k) {
+				continue
+			}
+			for later := k + 1; later < len(rec.Turns); later++ {
+				t := &rec.Turns[later]
+				t.Status, t.Reason = eval.NotRun, "not graded again: an earlier turn ends the conversation as the case now stands (the reply is the source run's)"
+			}
+			break
+		}
+	} else {
+		s.grade(caseCtx, c, &rec, cfg, rec.Response, rec.ToolCalls)
+	}
 	cancel()
 	if rec.JudgeUsage == nil {
 		rec.JudgeUsage = &eval.Usage{} // graded now, without a judge: nothing spent
@@ -282,6 +330,9 @@ func NewRegrader(st settings.Settings, cases []eval.Case, log io.Writer) (*Regra
 func (g *Regrader) Grade(ctx context.Context, c eval.Case, r eval.Record) (eval.Record, error) {
 	if !answered(r) {
 		return r, fmt.Errorf("the record of %q holds no answer that was graded (%s)", r.Name, r.Status)
+	}
+	if !sameConversation(c, r) {
+		return r, fmt.Errorf("the record of %q holds replies to other messages than the case's as it now stands", r.Name)
 	}
 	if err := g.run.limiter.Acquire(ctx); err != nil {
 		return r, err

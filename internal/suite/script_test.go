@@ -103,10 +103,12 @@ func goEnvironment(t *testing.T) []string {
 
 // scriptCmds are the commands the scripts add to testscript's own.
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
-	// stub BEHAVIOUR [-password P] [-latency D] [-served M1,M2]: serve a stub model for the
+	// stub BEHAVIOUR [-password P] [-latency D] [-served M1,M2] [-wrong-turn N]: serve a stub model for the
 	// rest of the script and point the suite at it (OPENAI_BASE_URL,
 	// EVAL_MODEL, OPENAI_API_KEY unless already set). With -password, the
-	// base URL carries user credentials; -latency delays every reply.
+	// base URL carries user credentials; -latency delays every reply;
+	// -wrong-turn makes the model answer llmstub.WrongAnswer at turn N of
+	// every conversation (llmstub.WrongAtTurn).
 	// Behaviours:
 	//   yes      answers "x" and approves every answer
 	//   exact    answers "x"; as judge approves an answer that is the expected one
@@ -138,9 +140,13 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		if neg || len(args) == 0 {
 			ts.Fatalf("usage: stub BEHAVIOUR [-password P] [-latency D] [-served M1,M2]")
 		}
-		password, opts := "", llmstub.Options{}
+		password, opts, wrongTurn := "", llmstub.Options{}, 0
 		for i := 1; i+1 < len(args); i += 2 {
 			switch args[i] {
+			case "-wrong-turn":
+				n, err := strconv.Atoi(args[i+1])
+				ts.Check(err)
+				wrongTurn = n
 			case "-password":
 				password = args[i+1]
 			case "-latency":
@@ -154,6 +160,9 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 			}
 		}
 		respond := stubBehaviour(ts, args[0], password)
+		if wrongTurn > 0 {
+			respond = llmstub.WrongAtTurn(respond, wrongTurn)
+		}
 		stub := llmstub.Start(respond, opts)
 		ts.Defer(stub.Close)
 		*ts.Value(stubKey{}).(*stubHolder) = stubHolder{stub: stub}
@@ -167,9 +176,11 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 			ts.Setenv("OPENAI_API_KEY", "sk-test-secret-key-123456")
 		}
 	},
-	// requests [kinds]: print how many chat requests the stub received (the
+	// requests [kinds|turns]: print how many chat requests the stub received (the
 	// provider check's model list is not one); with kinds, "model N judge M":
-	// those of the evaluated model and those of the judge.
+	// those of the evaluated model and those of the judge; with turns, how
+	// many of the model's requests asked about each turn of a conversation,
+	// "turn 1: N, turn 2: M, ..." (see llmstub.Request.Turn).
 	"requests": func(ts *testscript.TestScript, neg bool, args []string) {
 		stub := ts.Value(stubKey{}).(*stubHolder).stub
 		if stub == nil {
@@ -178,6 +189,24 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		received := stub.Received()
 		if len(args) == 0 {
 			fmt.Fprintln(ts.Stdout(), len(received))
+			return
+		}
+		if args[0] == "turns" {
+			var turns []int
+			for _, r := range received {
+				if r.ForcedTool() != "" {
+					continue // the judge's
+				}
+				for len(turns) < r.Turn() {
+					turns = append(turns, 0)
+				}
+				turns[r.Turn()-1]++
+			}
+			parts := make([]string, len(turns))
+			for i, n := range turns {
+				parts[i] = fmt.Sprintf("turn %d: %d", i+1, n)
+			}
+			fmt.Fprintln(ts.Stdout(), strings.Join(parts, ", "))
 			return
 		}
 		judge := 0

@@ -290,6 +290,9 @@ func newRun(st settings.Settings, cases []eval.Case, log io.Writer) (*Run, error
 		s.Names[cases[i].Name] = name
 		// The user's own questions and answers are data, never rewritten.
 		s.redactor.Keep(cases[i].Name, cases[i].Category, cases[i].Input, cases[i].Expected)
+		for _, t := range cases[i].Turns {
+			s.redactor.Keep(t.User, t.Expected)
+		}
 	}
 	var err error
 	if s.limitCounter, err = tokens.New(tokens.Default); err != nil {
@@ -519,7 +522,7 @@ func (s *Run) keyWith(c eval.Case, a *arm, repeat int, toolsHash string) (string
 func (s *Run) keyInput(c eval.Case, a *arm, repeat int, toolsHash string) (cache.KeyInput, expectations) {
 	st := s.Settings
 	e := expectations{Kind: c.Kind, Checks: c.Checks, Tools: c.Tools, Budget: c.Budget, MaxRecovery: s.maxRecovery(c),
-		Elicitation: c.Elicitation, LinksShownOnly: !st.FollowLinks, Claims: c.Claims, PassCoverage: c.PassCoverage}
+		Elicitation: c.Elicitation, LinksShownOnly: !st.FollowLinks, Claims: c.Claims, PassCoverage: c.PassCoverage, Turns: c.Turns}
 	in := cache.KeyInput{
 		Question: c.Input, Expected: c.Expected, Expectations: e,
 		// The key holds no secret: the URL's credentials are left out.
@@ -545,6 +548,8 @@ type expectations struct {
 	LinksShownOnly bool         `json:"links_shown_only,omitempty"`
 	Claims         []eval.Claim `json:"claims,omitempty"`
 	PassCoverage   float64      `json:"pass_coverage,omitempty"`
+	// Turns are the user's later messages and what each reply must do.
+	Turns []eval.Turn `json:"turns,omitempty"`
 }
 
 // cached returns the cached result of a case run under the tool surface
@@ -552,7 +557,11 @@ type expectations struct {
 // an entry written before records held their grading version.
 func (s *Run) cached(c eval.Case, a *arm, repeat int, toolsHash string) (eval.Record, string, bool) {
 	in, e := s.keyInput(c, a, repeat, toolsHash)
-	for _, in := range []cache.KeyInput{in, legacyKeyInput(in, c, e)} {
+	keys := []cache.KeyInput{in, legacyKeyInput(in, c, e)}
+	if len(c.Turns) > 0 {
+		keys = keys[:1] // no entry of those days was of a conversation
+	}
+	for _, in := range keys {
 		key, err := cache.Key(in)
 		if err != nil {
 			return eval.Record{}, "", false
@@ -670,7 +679,7 @@ func (s *Run) runIn(ctx context.Context, g *caseGroup, c eval.Case, a *arm, repe
 	}()
 	if st.Reference {
 		model = st.Model
-		if len(c.Reference) == 0 {
+		if len(c.AllReference()) == 0 {
 			return eval.Record{}, s.skip(c, a, repeat, "reference run: the case has no reference trajectory to replay (add `reference:` tool calls to the case, or configure a model to evaluate it)")
 		}
 	}
@@ -812,6 +821,9 @@ func (s *Run) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *agen
 	if replies := evalcase.Replies(c.Elicitation); replies != nil {
 		ctx = mcpconn.WithReplier(ctx, replies)
 	}
+	if len(c.Turns) > 0 {
+		return s.converse(ctx, c, rec, cfg, tools)
+	}
 	var tr *agent.Transcript
 	var err error
 	switch {
@@ -823,8 +835,22 @@ func (s *Run) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *agen
 	default:
 		tr, err = agent.Run(ctx, s.chat, tools, cfg, c.Input)
 	}
-	var fault *mcpconn.ServerError
-	var tooLarge *llm.ResponseTooLargeError
+	s.take(c, rec, tr)
+	if s.ended(ctx, rec, tr, err) {
+		return tr
+	}
+	s.grade(ctx, c, rec, cfg, tr.Answer, tr.ToolCalls)
+	if st.Reference && c.Kind != eval.KindCode {
+		supported(c, rec, tr.Results)
+	}
+	return tr
+}
+
+// take puts what the agent's transcript holds so far into rec: the
+// answer, the conversation, the tool calls (their failures marked as the
+// case asks) and the usage. It says the transcript's warnings, each once
+// a run.
+func (s *Run) take(c eval.Case, rec *eval.Record, tr *agent.Transcript) {
 	for _, w := range tr.Warnings {
 		if _, said := s.warned.LoadOrStore(w, true); !said {
 			fmt.Fprintf(s.log, "mcpeval: warning: case %q: %s\n", c.Name, s.redactor.String(w))
@@ -835,44 +861,41 @@ func (s *Run) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *agen
 		rec.ToolCalls = []eval.ToolCall{}
 	}
 	markExpectedErrors(c, rec.ToolCalls)
+}
+
+// ended sets rec's status and reason when the agent's run (or its turn of
+// a conversation) ended without an answer to grade: err, a server fault,
+// a provider failure or the context's end; a limit; a reply cut off; no
+// final answer, or an empty one. It reports whether it did.
+func (s *Run) ended(ctx context.Context, rec *eval.Record, tr *agent.Transcript, err error) bool {
+	var fault *mcpconn.ServerError
+	var tooLarge *llm.ResponseTooLargeError
 	switch {
 	case errors.As(err, &fault):
 		rec.Status, rec.Reason = eval.Error, "MCP server fault: "+err.Error()
 		rec.ServerStderr = fault.Stderr
-		return tr
 	case errors.As(err, &tooLarge) && ctx.Err() == nil:
 		// A reply no model gives: the model's fault, not the provider's.
 		rec.Status, rec.Reason = eval.Fail, "the model's reply was not read: "+tooLarge.Error()
 		rec.ResponseBytes = int(tooLarge.Bytes)
-		return tr
 	case err != nil && llm.ExceedsContext(err):
 		rec.Status = eval.TokenLimit
 		rec.Reason = "the request is longer than the model's context window (" + llm.Describe(err) + "): on a local server, " + agent.RaiseContext +
 			"; else fewer or shorter tool definitions, or a lower EVAL_TOKEN_LIMIT for tool results"
-		return tr
 	case err != nil:
 		rec.Status, rec.Reason = eval.Error, s.providerError(ctx, err)
-		return tr
 	case tr.TokenLimit != "":
 		rec.Status, rec.Reason = eval.TokenLimit, tr.TokenLimit
-		return tr
 	case tr.Cut != "":
 		rec.Status, rec.Reason = eval.Cut, tr.Cut
-		return tr
 	case tr.Incomplete != "":
 		rec.Status, rec.Reason = eval.Fail, tr.Incomplete
-		return tr
-	}
-
-	if strings.TrimSpace(tr.Answer) == "" {
+	case strings.TrimSpace(tr.Answer) == "":
 		rec.Status, rec.Reason = eval.Fail, "the model gave an empty answer"
-		return tr
+	default:
+		return false
 	}
-	s.grade(ctx, c, rec, cfg, tr.Answer, tr.ToolCalls)
-	if st.Reference && c.Kind != eval.KindCode {
-		supported(c, rec, tr.Results)
-	}
-	return tr
+	return true
 }
 
 // supported records which facts of a reference answer (the case's expected
@@ -911,13 +934,26 @@ func markExpectedErrors(c eval.Case, calls []eval.ToolCall) {
 // sets rec's checks, verdicts, claims, status and reason, and the grading
 // version.
 func (s *Run) grade(ctx context.Context, c eval.Case, rec *eval.Record, cfg agent.Config, answer string, calls []eval.ToolCall) {
-	st := s.Settings
+	d, err := s.grader(cfg).Grade(ctx, c, answer, calls)
+	s.decided(ctx, c, rec, d, err)
+}
+
+// grader is the run's grader: its judges, if any, bounded and priced by
+// cfg.
+func (s *Run) grader(cfg agent.Config) grading.Grader {
 	g := grading.Grader{Config: cfg}
-	if st.JudgeEnabled() {
-		g.Panel, g.Chat = Panel(st), s.chat
+	if s.Settings.JudgeEnabled() {
+		g.Panel, g.Chat = Panel(s.Settings), s.chat
 		g.Panel.Counters = s.counters
 	}
-	d, err := g.Grade(ctx, c, answer, calls)
+	return g
+}
+
+// decided sets rec's checks, verdicts, claims, status and reason, and the
+// grading version, from a decision on its answer, adding the judges'
+// requests to its usage; err is the decision's (a judge's provider
+// failure).
+func (s *Run) decided(ctx context.Context, c eval.Case, rec *eval.Record, d grading.Graded, err error) {
 	rec.Checks, rec.Claims, rec.Coverage, rec.Grading = d.Checks, d.Claims, d.Coverage, grading.Version
 	rec.Status, rec.Reason = d.Status, d.Reason
 	if !d.Judged {
@@ -1162,16 +1198,22 @@ func (s *Run) Select(names map[string]bool) error {
 		if names != nil && !names[c.Name] {
 			continue
 		}
-		for i, tool := range c.Tools.MustCall {
-			if !slices.Contains(offered, tool) {
-				errs = append(errs, fmt.Errorf("%s: case %q: tools.must_call: no server offers the tool %q%s, so the case could never pass: correct the name, or the servers (EVAL_SERVER, EVAL_TOOLS)",
-					c.WhereField(fmt.Sprintf("tools.must_call[%d]", i)), c.Name, tool, suggest.DidYouMean(tool, offered)))
+		for k := range len(c.Turns) + 1 {
+			mustCall, refs, field := c.Tools.MustCall, c.Reference, ""
+			if k > 0 {
+				mustCall, refs, field = c.Turns[k-1].Tools.MustCall, c.Turns[k-1].Reference, fmt.Sprintf("turns[%d].", k-1)
 			}
-		}
-		for i, ref := range c.Reference {
-			if !slices.Contains(offered, ref.Tool) && ref.Tool != eval.ReadResourceTool { // the suite's own tool is always there
-				errs = append(errs, fmt.Errorf("%s: case %q: reference[%d]: no server offers the tool %q%s, so its reference trajectory cannot be replayed: correct the name, or the servers (EVAL_SERVER, EVAL_TOOLS)",
-					c.WhereField(fmt.Sprintf("reference[%d]", i)), c.Name, i, ref.Tool, suggest.DidYouMean(ref.Tool, offered)))
+			for i, tool := range mustCall {
+				if !slices.Contains(offered, tool) {
+					errs = append(errs, fmt.Errorf("%s: case %q: %stools.must_call: no server offers the tool %q%s, so the case could never pass: correct the name, or the servers (EVAL_SERVER, EVAL_TOOLS)",
+						c.WhereField(fmt.Sprintf("%stools.must_call[%d]", field, i)), c.Name, field, tool, suggest.DidYouMean(tool, offered)))
+				}
+			}
+			for i, ref := range refs {
+				if !slices.Contains(offered, ref.Tool) && ref.Tool != eval.ReadResourceTool { // the suite's own tool is always there
+					errs = append(errs, fmt.Errorf("%s: case %q: %sreference[%d]: no server offers the tool %q%s, so its reference trajectory cannot be replayed: correct the name, or the servers (EVAL_SERVER, EVAL_TOOLS)",
+						c.WhereField(fmt.Sprintf("%sreference[%d]", field, i)), c.Name, field, i, ref.Tool, suggest.DidYouMean(ref.Tool, offered)))
+				}
 			}
 		}
 	}

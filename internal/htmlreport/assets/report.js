@@ -1312,6 +1312,7 @@
       body.appendChild(section('Response', rec.response || '—'));
       if (rec.checks && rec.checks.length) body.appendChild(el('div', 'block', el('h3', '', 'Checks'), checkList(rec.checks)));
       if (rec.claims && rec.claims.length) body.appendChild(claimsBlock(rec));
+      if (rec.turns && rec.turns.length) body.appendChild(turnsBlock(rec));
       if (rec.facts && rec.facts.length) body.appendChild(factsBlock(rec.facts));
       if (rec.judge_prompt) {
         const jp = section('Judge prompt', rec.judge_prompt, true);
@@ -1435,6 +1436,33 @@
     }
     const b = el('div', 'block', el('h3', '', 'Claims (' + cov + ')'), ol);
     b.id = 'claims';
+    return b;
+  }
+
+  // turnsBlock shows a conversation turn by turn: each turn's status, the
+  // user's message, the agent's reply, the tools it called, its checks
+  // and why it has its status; a turn not sent says so.
+  function turnsBlock(rec) {
+    const calls = rec.tool_calls || [];
+    const n = rec.turns.length;
+    const ol = el('ol', 'turns');
+    for (const t of rec.turns) {
+      const li = el('li', 'turn turn-' + statusClass(t.status), el('div', 'turn-head', badge(t.status), el('span', 'turn-name', 'turn ' + t.turn + ' of ' + n)));
+      li.appendChild(el('div', 'turn-user', el('span', 'who', 'user'), t.user));
+      if (t.status === 'not_run') {
+        li.appendChild(el('div', 'detail', t.reason || 'not sent: an earlier turn ended the conversation'));
+        ol.appendChild(li);
+        continue;
+      }
+      li.appendChild(el('div', 'turn-reply', el('span', 'who', 'agent'), longText('text', t.reply || '—')));
+      const used = (t.tool_calls || []).map((i) => calls[i]).filter(Boolean);
+      if (used.length) li.appendChild(el('div', 'detail', 'tools: ' + used.map((c) => c.name).join(', ')));
+      if (t.checks && t.checks.length) li.appendChild(checkList(t.checks));
+      if (t.reason && t.status !== 'pass') li.appendChild(el('div', 'detail', t.reason));
+      ol.appendChild(li);
+    }
+    const b = el('div', 'block', el('h3', '', 'Turns (' + n + ')'), ol);
+    b.id = 'turns';
     return b;
   }
 

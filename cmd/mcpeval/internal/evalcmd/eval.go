@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -111,8 +112,8 @@ func run(c *base.Command, args []string, p base.Process) error {
 	explainCounts(p.Stdout, stream, filepath.Join(dir, eval.SummaryFile))
 	// Every result is on disk now: an interrupt while the report is
 	// written loses nothing.
-	stopInterrupts := reportInterrupts(p.Stderr, dir)
-	defer stopInterrupts()
+	reportWritten := reportInterrupts(p.Stderr, dir)
+	defer reportWritten()
 	fmt.Fprintf(p.Stdout, "mcpeval: writing the report of run %s\n", filepath.Base(dir))
 	o := reportcmd.Options{Out: st.Out, Run: dir, Streams: []string{stream}, Open: open, Baseline: *baseline,
 		GateCauses: st.GateCauses, Attribute: st.Attribute, AttributeRuns: st.AttributeRuns, Pkg: *pkg}
@@ -132,19 +133,20 @@ func run(c *base.Command, args []string, p base.Process) error {
 // written: the first says the report is finished all the same, the
 // second exits at once (status 130) and says how to write the report
 // later. A report cut short leaves no file behind but its temporary one,
-// which the next report removes. stop ends the handling.
-func reportInterrupts(stderr io.Writer, dir string) (stop func()) {
-	c := make(chan os.Signal, 2)
+// which the next report removes. Once done is called, the report is
+// written and an interrupt until the command exits changes nothing: it is
+// taken and ignored, never left to kill the process.
+func reportInterrupts(stderr io.Writer, dir string) (done func()) {
+	c := make(chan os.Signal, 4)
 	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
+	var written atomic.Bool
 	go func() {
-		for n := 0; ; n++ {
-			select {
-			case <-done:
-				return
-			case <-c:
+		n := 0
+		for range c {
+			if written.Load() {
+				continue
 			}
-			if n == 0 {
+			if n++; n == 1 {
 				fmt.Fprintln(stderr, "mcpeval: interrupted: every result is kept; the report is being written and takes a moment (Ctrl-C again stops at once)")
 				continue
 			}
@@ -152,10 +154,7 @@ func reportInterrupts(stderr io.Writer, dir string) (stop func()) {
 			os.Exit(130)
 		}
 	}()
-	return func() {
-		signal.Stop(c)
-		close(done)
-	}
+	return func() { written.Store(true) }
 }
 
 // isTerminal reports whether w is a terminal.

@@ -24,10 +24,10 @@ const reportPhaseVar = "MCPEVAL_TEST_REPORT_PHASE"
 
 func TestMain(m *testing.M) {
 	if dir := os.Getenv(reportPhaseVar); dir != "" {
-		stop := reportInterrupts(os.Stderr, dir)
+		written := reportInterrupts(os.Stderr, dir)
 		fmt.Println("ready")
 		time.Sleep(time.Minute)
-		stop()
+		written()
 		os.Exit(0)
 	}
 	os.Exit(m.Run())

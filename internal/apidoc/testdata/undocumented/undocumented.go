@@ -30,9 +30,9 @@ var Commented = 4 // a line comment documents it
 // Record is documented, and some of its fields.
 type Record struct {
 	// Name is documented.
-	Name string
-	Bare string
-	Line int // a line comment documents it
+	Name   string
+	Bare   string
+	Line   int // a line comment documents it
 	hidden int
 	// A and B share a comment.
 	A, B int
