@@ -53,6 +53,7 @@ func TestGitHubActionsWorkflow(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the workflow")
 	}
+	t.Parallel() // the two examples share nothing: each has its stub, directories and ports
 	root, err := files.ModuleRoot()
 	require.NoError(t, err)
 	wf := readWorkflow(t, filepath.Join(root, "examples", "github-actions.yml"))
@@ -177,7 +178,9 @@ func newCluster(t *testing.T, stubURL string, keys []string) *cluster {
 	root, err := files.ModuleRoot()
 	require.NoError(t, err)
 	dir := t.TempDir()
-	c := &cluster{t: t, image: filepath.Join(dir, "src"), bin: filepath.Join(dir, "bin"), stubURL: stubURL,
+	// The image's /src at the same path from one run to the next, where
+	// the go command's build cache serves what did not change.
+	c := &cluster{t: t, image: filepath.Join(stableDir(t, "k8s"), "src"), bin: filepath.Join(dir, "bin"), stubURL: stubURL,
 		volumes: map[string]string{"data": filepath.Join(dir, "data"), "keys": filepath.Join(dir, "keys")}}
 	require.NoError(t, copyTree(root, c.image, trackedFiles(t, root)))
 	for _, build := range [][]string{
@@ -283,6 +286,7 @@ func TestKubernetesIndexedJob(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the Jobs")
 	}
+	t.Parallel() // the two examples share nothing: each has its stub, directories and ports
 	root, err := files.ModuleRoot()
 	require.NoError(t, err)
 	data, err := os.ReadFile(filepath.Join(root, "examples", "k8s-indexed-job.yaml"))

@@ -146,7 +146,8 @@ func (j *job) combinations(t *testing.T) []map[string]any {
 type runner struct {
 	t        *testing.T
 	root     string // the repository checked out
-	dir      string // the runner's own files: workspaces, artifacts, caches
+	dir      string // the runner's own files: artifacts, caches
+	work     string // the runners' workspaces (see runJob)
 	vars     map[string]string
 	secrets  map[string]string
 	mu       sync.Mutex
@@ -181,7 +182,7 @@ type jobRun struct {
 func newRunner(t *testing.T, vars, secrets map[string]string) *runner {
 	root, err := files.ModuleRoot()
 	require.NoError(t, err)
-	return &runner{t: t, root: root, dir: t.TempDir(), vars: vars, secrets: secrets}
+	return &runner{t: t, root: root, dir: t.TempDir(), work: stableDir(t, "actions"), vars: vars, secrets: secrets}
 }
 
 // run runs the workflow once as run id for the git ref, and returns what
@@ -221,7 +222,7 @@ func (r *runner) run(wf *workflow, id, ref string) *workflowRun {
 					jr.skipped = true
 					continue
 				}
-				wg.Go(func() { r.runJob(wr, c, fmt.Sprintf("%s-%d", name, k+1), jr) })
+				wg.Go(func() { r.runJob(wr, c, k+1, jr) })
 			}
 			wg.Wait()
 			done[name] = results
@@ -241,10 +242,15 @@ func allIn(needs []string, done map[string][]*jobRun) bool {
 	return true
 }
 
-// runJob runs one job instance in its own workspace; the workspace's path
-// stays the same from one workflow run to the next, as on a hosted runner.
-func (r *runner) runJob(wr *workflowRun, c *exprContext, slot string, jr *jobRun) {
-	workspace := filepath.Join(r.dir, "runner", slot, "work", "mcpeval")
+// runJob runs one job instance on runner n (its place in its job's
+// matrix: the instances of a matrix run at once, each on a runner of its
+// own; jobs run one after another), in that runner's workspace, emptied
+// first. A workspace's path stays the same from one job and one workflow
+// run to the next, as on a hosted runner, where every job's is
+// /home/runner/work/<repository>/<repository>: so the go command's build
+// cache serves a job what an earlier one compiled there.
+func (r *runner) runJob(wr *workflowRun, c *exprContext, n int, jr *jobRun) {
+	workspace := filepath.Join(r.work, fmt.Sprint("runner-", n), "work", "mcpeval")
 	require.NoError(r.t, os.RemoveAll(workspace))
 	require.NoError(r.t, os.MkdirAll(workspace, 0o755))
 	c.workspace = workspace
