@@ -34,6 +34,9 @@ type Outcome struct {
 	Record eval.Record
 	// Skip is why the case run was skipped, "" when it ran.
 	Skip string
+	// NotRun says the skip is the not_run status (the run stopped), not a
+	// case the run cannot run.
+	NotRun bool
 }
 
 // errTestTimeout is the cause given to cases still running when go test's
@@ -150,9 +153,9 @@ func outcomeOf(rec eval.Record, err error) Outcome {
 	case errors.As(err, &skip):
 		return Outcome{Skip: skip.Reason}
 	case err != nil:
-		return Outcome{Skip: notRun}
+		return Outcome{Skip: notRun, NotRun: true}
 	case rec.Status == eval.NotRun:
-		return Outcome{Skip: rec.Reason}
+		return Outcome{Skip: rec.Reason, NotRun: true}
 	}
 	return Outcome{Record: rec}
 }
@@ -163,7 +166,11 @@ func outcomeOf(rec eval.Record, err error) Outcome {
 // repeats (in Finish).
 func (h *Harness) Done(o Outcome) (text string, fail bool) {
 	if o.Skip != "" {
-		h.progress.Done(progress.Skipped)
+		if o.NotRun {
+			h.progress.Done(progress.NotRun)
+		} else {
+			h.progress.Done(progress.Skipped)
+		}
 		return o.Skip, false
 	}
 	rec := o.Record

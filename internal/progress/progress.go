@@ -24,6 +24,9 @@ type Counts struct {
 	Pass, Fail, Errors, Skipped int
 	// Undecided counts the runs the judge could not decide.
 	Undecided int
+	// NotRun counts the case runs a stopped run did not run (status
+	// not_run); Skipped the others go test skipped.
+	NotRun int
 }
 
 // Line formats counts: "[37/100] 34 pass, 3 fail, 0 errors, ETA 1m10s".
@@ -34,6 +37,9 @@ func Line(c Counts, elapsed time.Duration) string {
 	fmt.Fprintf(&b, "[%d/%d] %d pass, %d fail, %d errors", c.Done, c.Total, c.Pass, c.Fail, c.Errors)
 	if c.Undecided > 0 {
 		fmt.Fprintf(&b, ", %d undecided", c.Undecided)
+	}
+	if c.NotRun > 0 {
+		fmt.Fprintf(&b, ", %d not run", c.NotRun)
 	}
 	if c.Skipped > 0 {
 		fmt.Fprintf(&b, ", %d skipped", c.Skipped)
@@ -66,6 +72,8 @@ const (
 	Skipped
 	// Undecided: the judge could not decide.
 	Undecided
+	// NotRun: the run stopped before the case ran, or cancelled it.
+	NotRun
 )
 
 // Options configure a Reporter.
@@ -197,6 +205,8 @@ func (r *Reporter) Done(o Outcome) {
 		r.counts.Skipped++
 	case Undecided:
 		r.counts.Undecided++
+	case NotRun:
+		r.counts.NotRun++
 	}
 	if r.tty != nil && !r.opts.Off {
 		r.drawLocked()

@@ -24,6 +24,7 @@ func TestLine(t *testing.T) {
 		{Counts{Total: 100}, time.Second, "[0/100] 0 pass, 0 fail, 0 errors"},
 		{Counts{Total: 100, Done: 37, Pass: 34, Fail: 3}, 41 * time.Second, "[37/100] 34 pass, 3 fail, 0 errors, ETA 1m10s"},
 		{Counts{Total: 10, Done: 5, Pass: 2, Errors: 1, Fail: 1, Skipped: 1}, 2 * time.Second, "[5/10] 2 pass, 1 fail, 1 errors, 1 skipped, ETA 2s"},
+		{Counts{Total: 10, Done: 10, Pass: 2, NotRun: 7, Skipped: 1}, 2 * time.Second, "[10/10] 2 pass, 0 fail, 0 errors, 7 not run, 1 skipped, 2s"},
 		{Counts{Total: 4, Done: 4, Pass: 4}, 83 * time.Second, "[4/4] 4 pass, 0 fail, 0 errors, 1m23s"},
 	}
 	for _, tt := range tests {
