@@ -278,7 +278,12 @@ func TestControlCharactersInModelTextAreEscapedInTestOutput(t *testing.T) {
 // full sizes, and a reply beyond what any model sends is not read at all:
 // results.jsonl and the cache stay small.
 func TestEnormousAnswersAndToolResultsAreStoredCut(t *testing.T) {
-	const answerBytes, hostileBytes = 4 << 20, 50 << 20
+	// The answers are five times what a record keeps of a text, more than
+	// the MiB past which the tokens of a text are counted in parts, and
+	// their three cases would store more than the sizes checked below if
+	// they were kept whole: what is checked does not depend on their size
+	// beyond that (answers of 4 MiB cost some 15 CPU seconds of grading).
+	const answerBytes, hostileBytes = 5 * eval.MaxStoredText, 50 << 20
 	answer := strings.Repeat("enormous answer ", answerBytes/16)
 	hostile := strings.Repeat("hostile answer! ", hostileBytes/16)
 	plan := map[string]llmstub.Reply{"huge-tool": {ToolCalls: []llmstub.Call{{Name: "huge", Arguments: `{}`}}}}
