@@ -32,10 +32,14 @@ eval:
 
 # The suite's own drift check (./evaltest, a reference run) writes to a
 # temporary directory, so make test never touches evaltest/out or the cache.
+# go test runs as many packages at once as there are cores, starting them in
+# the order given (a package named twice runs once): the longest-running
+# packages come first, so that the others run beside them, not after them.
+SLOW_FIRST = ./internal/suite ./examples ./internal/sampleserver ./internal/htmlreport
 test: vet
 	@out=$$(mktemp -d) && trap 'rm -rf "$$out"' EXIT && \
 	EVAL_REFERENCE=1 EVAL_DOTENV=off EVAL_PROGRESS=off EVAL_OUT=$$out EVAL_CACHE=$$out/cache.json EVAL_RUN_ID= \
-		$(GO) test -count=1 -timeout 15m ./...
+		$(GO) test -count=1 -timeout 15m $(SLOW_FIRST) ./...
 
 # The test against a real inference server: Ollama, built from its own
 # module in testdata/ollama into the user's cache (the Go build cache makes
