@@ -35,7 +35,7 @@ eval:
 # go test runs as many packages at once as there are cores, starting them in
 # the order given (a package named twice runs once): the longest-running
 # packages come first, so that the others run beside them, not after them.
-SLOW_FIRST = ./internal/suite ./examples ./internal/sampleserver ./internal/htmlreport
+SLOW_FIRST = ./internal/suite ./internal/docs ./examples ./internal/htmlreport ./internal/sampleserver
 test: vet
 	@out=$$(mktemp -d) && trap 'rm -rf "$$out"' EXIT && \
 	EVAL_REFERENCE=1 EVAL_DOTENV=off EVAL_PROGRESS=off EVAL_OUT=$$out EVAL_CACHE=$$out/cache.json EVAL_RUN_ID= \
