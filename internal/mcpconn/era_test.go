@@ -158,7 +158,9 @@ func TestSilentLegacyServerIsProbedOnce(t *testing.T) {
 // asking it server/discover.
 func TestHungServerOfTheCurrentRevisionRestarts(t *testing.T) {
 	t.Parallel()
-	set := connectStdio(t, modeTools, Options{CallTimeout: 300 * time.Millisecond})
+	// The call timeout also bounds the ping after it: long enough for a
+	// live server to answer one on a loaded machine.
+	set := connectStdio(t, modeTools, Options{CallTimeout: 2 * time.Second})
 	require.Equal(t, mcp.LATEST_PROTOCOL_VERSION, set.Servers[0].Protocol())
 	_, err := set.Call(context.Background(), "hang", nil)
 	require.Error(t, err)
