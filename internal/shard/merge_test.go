@@ -401,7 +401,11 @@ func TestMergeKilledBeforeCommit(t *testing.T) {
 		parts := strings.Split(dirs, string(os.PathListSeparator))
 		out, ready := parts[0], parts[1]
 		committing = func(dir string) {
-			if err := os.WriteFile(ready, []byte(dir), 0o644); err != nil {
+			// Written whole, then renamed: the test never reads it half written.
+			if err := os.WriteFile(ready+".tmp", []byte(dir), 0o644); err != nil {
+				panic(err)
+			}
+			if err := os.Rename(ready+".tmp", ready); err != nil {
 				panic(err)
 			}
 			select {}
