@@ -57,22 +57,59 @@ type browserPage struct {
 	dialogs    []string
 }
 
+// browser is the one Chromium the package's browser tests share, started by
+// the first test that opens a page; TestMain stops it.
+var browser struct {
+	once sync.Once
+	ctx  context.Context // the browser's first tab: its children open tabs in it
+	err  error
+	stop func()
+}
+
+// startBrowser starts the shared Chromium at path, once.
+func startBrowser(path string) (context.Context, error) {
+	browser.once.Do(func() {
+		profile, err := os.MkdirTemp("", "htmlreport-chromium-")
+		if err != nil {
+			browser.err = err
+			return
+		}
+		alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+			chromedp.ExecPath(path),
+			chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+			chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+			chromedp.Flag("disable-background-networking", true),
+			chromedp.Flag("disable-component-update", true),
+			chromedp.Flag("disable-sync", true),
+			chromedp.Flag("disable-extensions", true),
+			chromedp.UserDataDir(profile),
+			chromedp.WindowSize(1400, 1000),
+		)
+		ctx, cancel := chromedp.NewContext(alloc)
+		browser.ctx, browser.err = ctx, chromedp.Do(ctx) // starts the browser
+		browser.stop = func() { cancel(); cancelAlloc(); os.RemoveAll(profile) }
+	})
+	return browser.ctx, browser.err
+}
+
+// stopBrowser stops the shared Chromium, if a test started it.
+func stopBrowser() {
+	if browser.stop != nil {
+		browser.stop()
+	}
+}
+
+// openBrowser opens a tab of the shared Chromium for the test, in a
+// BrowserContext of its own (a profile as fresh as a new browser's: no
+// storage, cookies or cache of another test's tab), closed when the test
+// ends. One browser serves every test: starting one per test cost more
+// than most tests' own work.
 func openBrowser(t *testing.T) *browserPage {
 	t.Helper()
-	path := chromiumPath(t)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(path),
-		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1400, 1000),
-	)
-	ctx, cancel := chromedp.NewContext(alloc)
-	t.Cleanup(func() { cancel(); cancelAlloc() })
+	root, err := startBrowser(chromiumPath(t))
+	require.NoError(t, err, "starting Chromium")
+	ctx, cancel := chromedp.NewContext(root, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
 
 	// The window's size is not the page's: set the viewport itself.
 	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(1400, 1000)))
@@ -270,6 +307,7 @@ func rowIDs(p *browserPage) []int {
 }
 
 func TestReportInBrowser(t *testing.T) {
+	t.Parallel() // a tab of its own in the shared browser
 	run := rundatatest.Fixture(t)
 	d := rundatatest.Load(t, run.OutDir, run.Stream)
 	path := filepath.Join(t.TempDir(), "report.html")
@@ -518,6 +556,7 @@ func TestReportInBrowser(t *testing.T) {
 // case is one row with a mark per run, its detail switches between runs,
 // and a tool call that never reached a server is marked so.
 func TestRepeatedRunInBrowser(t *testing.T) {
+	t.Parallel() // a tab of its own in the shared browser
 	chromiumPath(t)
 	d := rundatatest.Repeated(t)
 	path := filepath.Join(t.TempDir(), "report.html")
@@ -614,6 +653,7 @@ func TestInterruptedRepeatsInBrowser(t *testing.T) {
 // opens a case; it logs how long each took (cmd/evalbench measures the
 // report's speed, which a busy machine would make a test's limit about).
 func TestLargeReportInBrowser(t *testing.T) {
+	t.Parallel() // a tab of its own in the shared browser
 	if testing.Short() {
 		t.Skip("opens a 10,000-case report")
 	}
@@ -694,6 +734,7 @@ func caseIndex(t *testing.T, d *rundata.Data, name string) int {
 // leaderboard sorted by pass rate, the two charts, the pairwise test and
 // the matrix of cases by models, whose cells open a case.
 func TestModelsInBrowser(t *testing.T) {
+	t.Parallel() // a tab of its own in the shared browser
 	chromiumPath(t)
 	dir := t.TempDir()
 	var recs []eval.Record
@@ -765,6 +806,7 @@ const hiddenChars = `/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c
 // sequences, NUL, backspaces and bidirectional overrides: every one of them
 // shows as a marked escape, none acts on the text around it.
 func TestHiddenCharactersShownInBrowser(t *testing.T) {
+	t.Parallel() // a tab of its own in the shared browser
 	chromiumPath(t)
 	recs := syntheticRecords(3, 2000)
 	const answer = "answer \x1b[2J\x1b]0;pwned\x07 nul\x00 back\b\b\bspace \u009b31m"
@@ -813,6 +855,7 @@ func TestHiddenCharactersShownInBrowser(t *testing.T) {
 
 // Notices show as notices, apart from the run problems.
 func TestNoticesInBrowser(t *testing.T) {
+	t.Parallel() // a tab of its own in the shared browser
 	d := syntheticData(3, 0)
 	d.Notices = []string{"categories without a test function of their own run as TestOtherCategories/<category>: Gene Magic",
 		"TestOtherCategories says:\nharness.go:9: a note"}
@@ -837,6 +880,7 @@ func TestNoticesInBrowser(t *testing.T) {
 // p and uplift, and what the arms change is listed: the server over no
 // server, then the tools left out, the costliest first.
 func TestArmsInBrowser(t *testing.T) {
+	t.Parallel() // a tab of its own in the shared browser
 	chromiumPath(t)
 	dir := t.TempDir()
 	arms := []struct {
@@ -913,6 +957,7 @@ func TestArmsInBrowser(t *testing.T) {
 // whatever the table's order, with the judge's prompt and reply; opening
 // another case gives the address its own name.
 func TestCaseLinkInBrowser(t *testing.T) {
+	t.Parallel() // a tab of its own in the shared browser
 	chromiumPath(t)
 	dir := t.TempDir()
 	records := []eval.Record{

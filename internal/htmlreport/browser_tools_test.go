@@ -45,6 +45,7 @@ const toolsViewCases = `
 // sorting by parameter coverage. REPORT_SCREENSHOTS=DIR saves it as
 // tools-parameters.png.
 func TestToolsViewInBrowser(t *testing.T) {
+	t.Parallel() // a tab of its own in the shared browser
 	d, path, summary := realRunReport(t, toolsViewCases)
 	srv := summary.Tools.Servers[0]
 	stats := map[string]eval.ToolStats{}
@@ -92,6 +93,7 @@ func TestToolsViewInBrowser(t *testing.T) {
 // A tool call's elicitation round trips, output schema problem, task and
 // stderr show in the case's tool calls.
 func TestElicitationsInBrowser(t *testing.T) {
+	t.Parallel() // a tab of its own in the shared browser
 	chromiumPath(t)
 	dir := t.TempDir()
 	rec := eval.Record{Name: "ask <b>me</b>", Category: "Everything", Status: eval.Pass, Test: "TestEverything/ask",

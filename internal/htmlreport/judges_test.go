@@ -56,6 +56,7 @@ const judgedLabels = `
 // verdicts: weak when calibrated on these judges (the majority accepts
 // everything, a kappa of 0), and missing without calibration.json.
 func TestSeveralJudgesInBrowser(t *testing.T) {
+	t.Parallel() // a tab of its own in the shared browser
 	if testing.Short() {
 		t.Skip("builds and runs the suite")
 	}

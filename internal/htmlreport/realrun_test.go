@@ -130,6 +130,7 @@ func realRunReport(t *testing.T, casesYAML string) (*rundata.Data, string, eval.
 // conversation with the tool call and its result, the status filter works,
 // and hostile text from the case file is shown as text and runs nothing.
 func TestRealRunReportInBrowser(t *testing.T) {
+	t.Parallel() // a tab of its own in the shared browser
 	d, path, summary := realRunReport(t, realRunCases)
 	require.Equal(t, []int{3, 2, 1}, []int{summary.Total, summary.Passed, summary.Failed},
 		"the run itself: 3 cases, 2 passed, 1 failed")

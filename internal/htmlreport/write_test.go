@@ -22,6 +22,7 @@ import (
 
 func TestMain(m *testing.M) {
 	m.Run()
+	stopBrowser()
 	rundatatest.RemoveFixture()
 }
 
