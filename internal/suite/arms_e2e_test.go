@@ -57,6 +57,7 @@ arms:
 // its paired test; changing an override re-runs the arm it changes and no
 // other.
 func TestArmsSideBySide(t *testing.T) {
+	t.Parallel()
 	casesDir, cases := bundledCases(t, "variants.yaml", "utilities.yaml")
 	stub := llmstub.Start(llmstub.ReplayOffered(cases), llmstub.Options{})
 	defer stub.Close()
@@ -131,6 +132,7 @@ func TestArmsSideBySide(t *testing.T) {
 
 // Leave-one-out arms rank the tools by what leaving each out costs.
 func TestLeaveOneOutRanksTheTools(t *testing.T) {
+	t.Parallel()
 	casesDir, cases := bundledCases(t, "variants.yaml")
 	stub := llmstub.Start(llmstub.ReplayOffered(cases), llmstub.Options{})
 	defer stub.Close()

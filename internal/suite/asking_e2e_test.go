@@ -157,6 +157,7 @@ func startGoSDKHTTP(t *testing.T, bin string) string {
 }
 
 func TestServersThatAskTheClient(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds servers on the official Go SDK")
 	}
@@ -258,6 +259,7 @@ const npmAskingCases = `
 // npm's server-everything over SSE asks the client for its roots and the
 // user's input; the suite answers both, and no call waits for a timeout.
 func TestReferenceServerAsksOverSSE(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("installs and runs an npm server")
 	}

@@ -135,6 +135,7 @@ func atlasServers(t *testing.T, dir, work string) string {
 // them (an average over the first five weeks, over the assaults from 2017
 // to 2020, a difference of two such facts), and every task passes.
 func TestReferenceRunOnMCPAtlasTasksComputedFromTheData(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("installs and runs npm servers")
 	}
@@ -178,6 +179,7 @@ func TestReferenceRunOnMCPAtlasTasksComputedFromTheData(t *testing.T) {
 // pass_coverage; each claim's verdict is in the terminal, the record, the
 // JUnit message and the report.
 func TestClaimsGradedOneByOne(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("installs and runs npm servers")
 	}

@@ -40,6 +40,7 @@ func requestsFor(s *llmstub.Server, from int, q string) int {
 }
 
 func TestCacheSemanticsEndToEnd(t *testing.T) {
+	t.Parallel()
 	cases := geneCases + failingCase
 	stub := llmstub.Start(llmstub.Replay(mustParse(t, cases)), llmstub.Options{})
 	defer stub.Close()
@@ -108,6 +109,7 @@ func TestCacheSemanticsEndToEnd(t *testing.T) {
 }
 
 func TestCorruptCacheIsMovedAside(t *testing.T) {
+	t.Parallel()
 	stub := llmstub.Start(llmstub.Replay(mustParse(t, geneCases)), llmstub.Options{})
 	defer stub.Close()
 	dir := t.TempDir()
@@ -136,6 +138,7 @@ const tokenLimitCase = `
 // Token-limit results are stored and reused, as token-limit failures, so the
 // oversized call is not paid for again; -force runs them again.
 func TestTokenLimitResultsAreReused(t *testing.T) {
+	t.Parallel()
 	stub := llmstub.Start(llmstub.Replay(mustParse(t, tokenLimitCase)), llmstub.Options{})
 	defer stub.Close()
 	dir := t.TempDir()
@@ -164,6 +167,7 @@ func TestTokenLimitResultsAreReused(t *testing.T) {
 // current checks reject stops being a pass and leaves the cache; one they
 // accept stays cached, now under the current version.
 func TestCachedPassesOfAnEarlierGradingAreGradedAgain(t *testing.T) {
+	t.Parallel()
 	stub := llmstub.Start(llmstub.Replay(mustParse(t, geneCases)), llmstub.Options{})
 	defer stub.Close()
 	dir := t.TempDir()

@@ -15,6 +15,7 @@ import (
 // limit ends with it: the case is an error that says so, and its record is
 // written.
 func TestSlowCheckEndsWithTheCaseTimeout(t *testing.T) {
+	t.Parallel()
 	const n = 4000
 	slow := strings.Repeat("a?", n) + strings.Repeat("a", n) + "b" // seconds on a long answer
 	cases := `

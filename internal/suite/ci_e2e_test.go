@@ -19,6 +19,7 @@ import (
 // report and the JUnit file, with each failed case's verdict and reason as
 // its failure message.
 func TestCIRunWritesJUnitStreamAndReport(t *testing.T) {
+	t.Parallel()
 	root, err := files.ModuleRoot()
 	require.NoError(t, err)
 	dir := t.TempDir()

@@ -145,6 +145,7 @@ func metricsOfRecord(t *testing.T, rec eval.Record) eval.Metrics {
 }
 
 func TestCodeCasesRecoveryLoop(t *testing.T) {
+	t.Parallel()
 	requirePandas(t)
 	stub := llmstub.Start(codeModel, llmstub.Options{})
 	defer stub.Close()
@@ -257,6 +258,7 @@ func TestCodeCasesRecoveryLoop(t *testing.T) {
 // The offline reference run passes every code case of cases/code.yaml, so
 // the cases and the datasets agree.
 func TestCodeCasesReferenceRun(t *testing.T) {
+	t.Parallel()
 	requirePandas(t)
 	root, err := files.ModuleRoot()
 	require.NoError(t, err)

@@ -56,6 +56,7 @@ const forecastsCase = `
 // every request is refused; the run's first lines say so, and the summary
 // holds the schema the model saw.
 func TestSchemasAdaptedToTheProvider(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds a server on the official Go SDK")
 	}
@@ -95,6 +96,7 @@ func TestSchemasAdaptedToTheProvider(t *testing.T) {
 // a provider without references) stops the run before the first case,
 // naming the tool.
 func TestUnadaptableSchemaStopsTheRun(t *testing.T) {
+	t.Parallel()
 	s := server.NewMCPServer("trees", "1.0.0")
 	recursive := json.RawMessage(`{"type":"object","properties":{"tree":{"$ref":"#/$defs/Node"}},"$defs":{"Node":{"type":"object","properties":{"children":{"type":"array","items":{"$ref":"#/$defs/Node"}}}}}}`)
 	s.AddTool(mcp.NewToolWithRawSchema("plant", "Plants a tree.", recursive), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -235,6 +235,7 @@ const geneCases = `
 `
 
 func TestSuitePassRecoveryAndRecords(t *testing.T) {
+	t.Parallel()
 	stub := llmstub.Start(llmstub.Replay(mustParse(t, geneCases)), llmstub.Options{})
 	defer stub.Close()
 	r := runSuite(t, t.TempDir(), geneCases, stubEnv(stub), "-v")
@@ -307,6 +308,7 @@ func TestSuitePassRecoveryAndRecords(t *testing.T) {
 }
 
 func TestSuiteFailures(t *testing.T) {
+	t.Parallel()
 	cases := `
 - case:
     name: "Judged wrong"
@@ -376,6 +378,7 @@ func TestSuiteFailures(t *testing.T) {
 }
 
 func TestSuiteRunsCasesInParallel(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	for i := range 12 {
 		b.WriteString("- case:\n    name: \"case " + string(rune('a'+i)) + "\"\n    category: \"Gene and Variant Utilities\"\n    input: \"q" + string(rune('a'+i)) + "\"\n    expected: \"x\"\n")

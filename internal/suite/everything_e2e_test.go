@@ -92,6 +92,7 @@ func npmServer(t *testing.T, name, version string) string {
 // its tools and the health of the two it called, the get-sum call whose
 // argument does not match the schema counted as an error.
 func TestToolStatsOnTheReferenceServer(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("installs and runs an npm server")
 	}

@@ -75,6 +75,7 @@ func caseYAML(names ...string) string {
 }
 
 func TestHostileModelAndToolOutput(t *testing.T) {
+	t.Parallel()
 	server := faultServer(t)
 	many := make([]llmstub.Call, 300)
 	for i := range many {
@@ -125,6 +126,7 @@ func TestHostileModelAndToolOutput(t *testing.T) {
 }
 
 func TestServerFailingAtStartReportsItsStderr(t *testing.T) {
+	t.Parallel()
 	server := faultServer(t)
 	stub := llmstub.Start(llmstub.Replay(nil), llmstub.Options{})
 	defer stub.Close()
@@ -147,6 +149,7 @@ func TestServerFailingAtStartReportsItsStderr(t *testing.T) {
 // (with Retry-After) and 5% with 500: every case still gets its verdict, and
 // the summary counts the retries.
 func TestThrottlingProviderStillGivesEveryVerdict(t *testing.T) {
+	t.Parallel()
 	root, err := files.ModuleRoot()
 	require.NoError(t, err)
 	corpus, err := evalcase.LoadPath(filepath.Join(root, "cases"))
@@ -180,6 +183,7 @@ func TestThrottlingProviderStillGivesEveryVerdict(t *testing.T) {
 }
 
 func TestServerCrashMidRunIsRestarted(t *testing.T) {
+	t.Parallel()
 	plan := map[string]llmstub.Reply{
 		"slow-1": {ToolCalls: []llmstub.Call{{Name: "slow", Arguments: `{}`}}},
 		"slow-2": {ToolCalls: []llmstub.Call{{Name: "slow", Arguments: `{}`}}},
@@ -219,6 +223,7 @@ func TestServerCrashMidRunIsRestarted(t *testing.T) {
 }
 
 func TestGoTestTimeoutKeepsFinishedResults(t *testing.T) {
+	t.Parallel()
 	stub := llmstub.Start(func(req llmstub.Request) llmstub.Reply {
 		if req.ForcedTool() != "" {
 			return llmstub.Verdict("yes", "ok")
@@ -251,6 +256,7 @@ func TestGoTestTimeoutKeepsFinishedResults(t *testing.T) {
 // reach the test output (terminal, CI log) escaped: nothing clears the
 // screen, sets the window title, erases text or reverses what follows.
 func TestControlCharactersInModelTextAreEscapedInTestOutput(t *testing.T) {
+	t.Parallel()
 	const hostile = "before\x1b[2J\x1b]0;pwned\x07\x00nul\bback\u202egnp.exe\u009b31m after"
 	stub := llmstub.Start(func(req llmstub.Request) llmstub.Reply {
 		if req.ForcedTool() == llmstub.JudgeTool {
@@ -278,6 +284,7 @@ func TestControlCharactersInModelTextAreEscapedInTestOutput(t *testing.T) {
 // full sizes, and a reply beyond what any model sends is not read at all:
 // results.jsonl and the cache stay small.
 func TestEnormousAnswersAndToolResultsAreStoredCut(t *testing.T) {
+	t.Parallel()
 	// The answers are five times what a record keeps of a text, more than
 	// the MiB past which the tokens of a text are counted in parts, and
 	// their three cases would store more than the sizes checked below if
@@ -347,6 +354,7 @@ func TestEnormousAnswersAndToolResultsAreStoredCut(t *testing.T) {
 // and reports a huge result's whole count; usage the provider did not
 // report is estimated in the encoding of the model asked.
 func TestTokensAreCountedAsDocumented(t *testing.T) {
+	t.Parallel()
 	chinese := strings.Repeat("遗传学研究助理", 1000) // 12,000 tokens in cl100k_base, 6,012 in o200k_base
 	t.Run("token limit", func(t *testing.T) {
 		plan := map[string]llmstub.Reply{"huge-tool": {ToolCalls: []llmstub.Call{{Name: "huge", Arguments: `{}`}}}}

@@ -22,6 +22,7 @@ import (
 // size of the files the suite writes) no case starts after the first that
 // could not be saved, and the run says how many results were lost.
 func TestUnwritableResultsStopTheRun(t *testing.T) {
+	t.Parallel()
 	prlimit, err := exec.LookPath("prlimit")
 	if err != nil {
 		t.Skip("prlimit (util-linux) limits the suite's file size here; install util-linux")

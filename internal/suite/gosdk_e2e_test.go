@@ -69,6 +69,7 @@ func buildProbe(t *testing.T) string {
 // passes on it), and the tool's health counts the violation with the path
 // that failed, as do the closing lines.
 func TestOutputSchemaViolationsOfAGoSDKServer(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds a server on the official Go SDK")
 	}

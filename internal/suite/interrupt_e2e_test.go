@@ -57,6 +57,7 @@ func waitingStub(t *testing.T) (stub *llmstub.Server, arrived <-chan string, rel
 // cancels those, recorded as not run; either way the run ends with its
 // summary and a closing line that says it was interrupted.
 func TestInterruptKeepsWhatRan(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name       string
 		interrupts int
@@ -187,6 +188,7 @@ func TestInterruptKeepsWhatRan(t *testing.T) {
 // same way, and the report is still written: it says the run was
 // interrupted.
 func TestInterruptUnderMcpevalEval(t *testing.T) {
+	t.Parallel()
 	stub, arrived, release := waitingStub(t)
 
 	dir := t.TempDir()
@@ -247,6 +249,7 @@ func TestInterruptUnderMcpevalEval(t *testing.T) {
 // report is written, keeps every result and finishes the report; the
 // command ends as the run would have.
 func TestInterruptWhileTheReportIsWritten(t *testing.T) {
+	t.Parallel()
 	stub := llmstub.Start(func(req llmstub.Request) llmstub.Reply {
 		if req.ForcedTool() == llmstub.JudgeTool {
 			return llmstub.Verdict("yes", "ok")
@@ -312,6 +315,7 @@ func (b *lockedBuffer) String() string {
 // An interrupt while the servers start stops the start at once: no case
 // runs and no run is kept.
 func TestInterruptWhileServersStart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "cases.yaml"), []byte(caseYAML("a", "b")), 0o644))
 	started := filepath.Join(dir, "started")

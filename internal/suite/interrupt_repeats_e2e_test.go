@@ -25,6 +25,7 @@ import (
 // (the closing line, results.jsonl, summary.json, the report and JUnit);
 // none of them is a run of its case, so each case passed its one run.
 func TestInterruptWithRepeatsCountsCaseRunsNotRun(t *testing.T) {
+	t.Parallel()
 	stub, arrived, release := waitingStub(t)
 
 	dir := t.TempDir()

@@ -31,6 +31,7 @@ func withEnv(base env, extra env) env {
 // summary; unanimous mode fails them and names each judge's verdict. The
 // set of judges and the mode are part of the cache key; their order is not.
 func TestSeveralJudgesEndToEnd(t *testing.T) {
+	t.Parallel()
 	stub := llmstub.Start(llmstub.RejectingJudges(llmstub.Replay(mustParse(t, geneCases)), "b"), llmstub.Options{})
 	defer stub.Close()
 	dir := t.TempDir()
@@ -91,6 +92,7 @@ func TestSeveralJudgesEndToEnd(t *testing.T) {
 // reference trajectory, skips every case and says why, instead of failing
 // them; cases with a trajectory still run.
 func TestReferenceRunSkipsCasesWithoutATrajectory(t *testing.T) {
+	t.Parallel()
 	root, err := files.ModuleRoot()
 	require.NoError(t, err)
 	upstream := filepath.Join(root, "..", "shared", "marrvel", "test_cases.yaml")
@@ -137,6 +139,7 @@ func TestReferenceRunSkipsCasesWithoutATrajectory(t *testing.T) {
 // nor a failure, with both replies in the record, counted in the summary,
 // the closing lines and the report, and never cached.
 func TestUndecidedJudgeEndToEnd(t *testing.T) {
+	t.Parallel()
 	stub := llmstub.Start(llmstub.UnclearJudges(llmstub.Replay(mustParse(t, geneCases)), "j"), llmstub.Options{})
 	defer stub.Close()
 	dir := t.TempDir()
@@ -177,6 +180,7 @@ func TestUndecidedJudgeEndToEnd(t *testing.T) {
 // the report; labels written beside the checks measure nothing, and the
 // run says so.
 func TestChecksOnlyRunStatesTheChecksAgreement(t *testing.T) {
+	t.Parallel()
 	stub := llmstub.Start(llmstub.Replay(mustParse(t, geneCases)), llmstub.Options{})
 	defer stub.Close()
 	dir := t.TempDir()

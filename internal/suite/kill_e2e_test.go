@@ -21,6 +21,7 @@ import (
 // A suite process killed (SIGKILL) mid-run keeps every pass it finished:
 // the next run reuses them and runs only the rest.
 func TestKilledRunKeepsFinishedPasses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	root, bin := buildSuite(t, dir)
 

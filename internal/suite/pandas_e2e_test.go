@@ -64,6 +64,7 @@ func pandasChecks(t *testing.T, log string) int {
 // Without pandas, code cases are skipped with the install hint and the run
 // passes; the check runs once per run, not once per code case.
 func TestCodeCasesWithoutPandasAreSkippedOnce(t *testing.T) {
+	t.Parallel()
 	python, log := pythonWithoutPandas(t)
 	r := runSuite(t, t.TempDir(), pandasCases, env{"EVAL_REFERENCE": "1", sampleserver.PythonEnv: python,
 		"EVAL_CONCURRENCY": "4"})
@@ -84,6 +85,7 @@ func TestCodeCasesWithoutPandasAreSkippedOnce(t *testing.T) {
 // The check comes after the cache: a cached pass needs no pandas, and a
 // fully cached run starts no Python at all.
 func TestCachedCodeCasesNeedNoPandas(t *testing.T) {
+	t.Parallel()
 	requirePandas(t)
 	withPandas, err := sampleserver.PythonWithPandas()
 	require.NoError(t, err)

@@ -97,6 +97,7 @@ const promptCacheCases = `
 // cache serves them; the cached tokens it reports are recorded and priced
 // at the cached price, and the run says which share the cache served.
 func TestPromptCacheHitsAreRecordedAndPriced(t *testing.T) {
+	t.Parallel()
 	stub := llmstub.New(llmstub.Replay(mustParse(t, promptCacheCases)), llmstub.Options{})
 	provider := &cachingProvider{stub: stub}
 	server := httptest.NewServer(provider)

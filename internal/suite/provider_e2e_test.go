@@ -47,6 +47,7 @@ const providerCases = `
 // A provider that is down, or does not serve the model, stops the run
 // before any case, at once, with one message naming the setting to fix.
 func TestProviderCheckedBeforeTheFirstCase(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	addr := ln.Addr().String()
@@ -98,6 +99,7 @@ func TestProviderCheckedBeforeTheFirstCase(t *testing.T) {
 // A run refused before any case (a misspelt model) keeps no run: latest
 // still names the run before it, and the history has no empty row.
 func TestRunRefusedBeforeAnyCaseIsNotKept(t *testing.T) {
+	t.Parallel()
 	stub := llmstub.Start(func(req llmstub.Request) llmstub.Reply {
 		if req.ForcedTool() == llmstub.JudgeTool {
 			return llmstub.Verdict("yes", "fine")
@@ -131,6 +133,7 @@ func TestRunRefusedBeforeAnyCaseIsNotKept(t *testing.T) {
 // A provider's usage number that no float holds ("cost": 1e999) costs
 // neither the answer nor a retry: it is left out, with a warning.
 func TestUsageNumberBeyondAnyFloatIsLeftOut(t *testing.T) {
+	t.Parallel()
 	stub := llmstub.Start(func(req llmstub.Request) llmstub.Reply {
 		return llmstub.Reply{Raw: &llmstub.Response{Headers: map[string]string{"Content-Type": "application/json"},
 			Body: `{"id":"c","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"anything"},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12,"cost":1e999}}`}}

@@ -46,6 +46,7 @@ func serveProvider(urlFile string) {
 // case not started is recorded as not run with the reason, and what had
 // finished is kept.
 func TestProviderKilledMidRunStopsTheRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	urlFile := filepath.Join(dir, "provider-url")
 	provider := exec.Command(os.Args[0], "-test.run=^$")

@@ -38,6 +38,7 @@ func fixtureCase(t *testing.T, fx *llmstub.Fixture) string {
 }
 
 func TestProviderShapes(t *testing.T) {
+	t.Parallel()
 	root, err := files.ModuleRoot()
 	require.NoError(t, err)
 	fixtures, err := llmstub.LoadFixtures(filepath.Join(root, "testdata", "providers"))

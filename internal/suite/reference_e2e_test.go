@@ -30,6 +30,7 @@ const driftedCase = `
 // server's data no longer supports: a fact of the expected answer that
 // the results do not hold.
 func TestReferenceRunCatchesAWrongExpectation(t *testing.T) {
+	t.Parallel()
 	r := runSuite(t, t.TempDir(), geneCases+driftedCase, env{})
 	require.Error(t, r.err)
 	assert.Contains(t, r.output, "REFERENCE RUN, not a model evaluation")
@@ -48,6 +49,7 @@ func TestReferenceRunCatchesAWrongExpectation(t *testing.T) {
 // The token-limit path of the reference run, on the sample server's
 // oversized BRCA1 ClinVar listing.
 func TestReferenceRunTokenLimit(t *testing.T) {
+	t.Parallel()
 	root, err := files.ModuleRoot()
 	require.NoError(t, err)
 	r := runSuite(t, t.TempDir(), "", env{"EVAL_CASES": filepath.Join(root, "testdata", "cases", "limits.yaml")})
@@ -59,6 +61,7 @@ func TestReferenceRunTokenLimit(t *testing.T) {
 
 // A reference run is a pass/fail report, never a cache entry.
 func TestReferenceRunIsNotCached(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := runSuite(t, dir, geneCases, env{})
 	require.NoError(t, r.err, r.output)

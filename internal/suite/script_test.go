@@ -34,6 +34,7 @@ import (
 // a stub model, with the files it writes checked afterwards. See scriptCmds
 // for the commands they add to testscript's own.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	root, err := files.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)

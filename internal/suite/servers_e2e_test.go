@@ -96,6 +96,7 @@ const currentFeatureCases = `
 // a resource link is read through the suite's tool; a tool that requires
 // tasks runs as one and its question reaches the case that made the call.
 func TestCurrentProtocolFeaturesOnTheReferenceServer(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("installs and runs an npm server")
 	}
@@ -173,6 +174,7 @@ func TestCurrentProtocolFeaturesOnTheReferenceServer(t *testing.T) {
 // the servers file's cwd, or EVAL_ROOTS. Offered the wrong root it denies
 // the call, and the failure shows the server's stderr.
 func TestFilesystemServerWorksThroughRoots(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("installs and runs an npm server")
 	}
@@ -218,6 +220,7 @@ func TestFilesystemServerWorksThroughRoots(t *testing.T) {
 // configured, so the suite declares none and the server reads there (the
 // suite's working directory never replaces it).
 func TestFilesystemServerKeepsItsOwnDirectory(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("installs and runs an npm server")
 	}
@@ -267,6 +270,7 @@ func TestFilesystemServerKeepsItsOwnDirectory(t *testing.T) {
 // sees, and the file the servers file names is left as it was; without
 // isolation the write persists into the next run.
 func TestMemoryServerCasesAreKeptApart(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("installs and runs an npm server")
 	}

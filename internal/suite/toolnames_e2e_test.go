@@ -79,6 +79,7 @@ func buildToolServer(t *testing.T, dir string) string {
 // the server's own tool. A surface larger than the provider takes stops the
 // run before its first request, naming the way out.
 func TestToolNamesProvidersAccept(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bin := buildToolServer(t, dir)
 	servers := func(extra int) string {

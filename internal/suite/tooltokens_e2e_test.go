@@ -19,6 +19,7 @@ import (
 // instead of loading the encoding's tables to count them again; a
 // recorded count in another encoding is counted anew.
 func TestToolTokensOfAnUnchangedSurfaceComeFromThePreviousRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	const cases = `
 - case:

@@ -93,6 +93,7 @@ func lastUser(msgs []eval.Message) int {
 // Each way a conversation ends, in one run: the record's status, its
 // reason naming the turn, and which turns were sent.
 func TestConversationOutcomes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		script   string // what the model does, turn by turn (see conversationModel)
