@@ -1,6 +1,9 @@
 package tokens
 
 import (
+	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -103,4 +106,34 @@ func TestDefinitionMethodSaysHowToolDefinitionCounts(t *testing.T) {
 	parts := c.Count(tool.Name) + c.Count(tool.Description) + c.Count(string(tool.Parameters))
 	assert.Equal(t, parts+toolOverhead, ToolDefinition(c, tool))
 	assert.Equal(t, "name+description+parameters+"+strconv.Itoa(toolOverhead), DefinitionMethod)
+}
+
+// TestDigitsByThree proves the table digitsByThree by tokenizing: an
+// encoding listed true makes every string of one to three ASCII digits
+// (leading zeros too) a single token and cuts longer runs into groups of
+// three; one listed false does not.
+func TestDigitsByThree(t *testing.T) {
+	byThree := func(c *Counter) bool {
+		enc, err := c.load()
+		require.NoError(t, err)
+		for n := range 1000 {
+			for _, digits := range []string{strconv.Itoa(n), fmt.Sprintf("%02d", n), fmt.Sprintf("%03d", n)} {
+				if len(digits) <= 3 && len(enc.tk.EncodeOrdinary(digits)) != 1 {
+					return false
+				}
+			}
+		}
+		for _, run := range []string{"1234", "12345", "123456", "1234567890123"} {
+			if len(enc.tk.EncodeOrdinary(run)) != (len(run)+2)/3 {
+				return false
+			}
+		}
+		return true
+	}
+	require.ElementsMatch(t, known, slices.Collect(maps.Keys(digitsByThree)), "every known encoding has an entry")
+	for _, name := range known {
+		c, err := New(name)
+		require.NoError(t, err)
+		assert.Equal(t, byThree(c), digitsByThree[name], name)
+	}
 }
