@@ -330,7 +330,7 @@ func blockEnv(t *testing.T) []string {
 		name, value, _ := strings.Cut(kv, "=")
 		switch name {
 		case "CI", "GITHUB_ACTIONS", "GITHUB_RUN_ID", "GITLAB_CI", "CI_PIPELINE_ID", "BUILDKITE", "BUILDKITE_BUILD_ID",
-			"CIRCLECI", "CIRCLE_WORKFLOW_ID", "JOB_COMPLETION_INDEX", "GOPROXY", "KEPT_LINKS":
+			"CIRCLECI", "CIRCLE_WORKFLOW_ID", "JOB_COMPLETION_INDEX", "GOPROXY", "KEPT_LINKS", "GOTMPDIR":
 			continue
 		case "GOFLAGS":
 			goflags = value
@@ -340,8 +340,9 @@ func blockEnv(t *testing.T) []string {
 		}
 		env = append(env, kv)
 	}
-	kept, err := keptlinks.Env(t.TempDir(), goflags)
+	kept, remove, err := keptlinks.Env(goflags)
 	require.NoError(t, err)
+	t.Cleanup(remove)
 	return append(append(env, "GOPROXY=off"), kept...)
 }
 

@@ -50,17 +50,12 @@ func TestScripts(t *testing.T) {
 		}
 		goEnv = append(goEnv, kv)
 	}
-	kept, err := keptlinks.Env(t.TempDir(), goflags)
+	kept, remove, err := keptlinks.Env(goflags)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(remove)
 	goEnv = append(goEnv, kept...)
-	// Where there is one, the go commands keep their work directories on
-	// a tmpfs (see fastGoTemp).
-	if tmp := fastGoTemp(); tmp != "" {
-		t.Cleanup(func() { os.RemoveAll(tmp) })
-		goEnv = append(goEnv, "GOTMPDIR="+tmp)
-	}
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(e *testscript.Env) error {
