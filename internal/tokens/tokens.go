@@ -12,7 +12,6 @@ import (
 	"sync"
 
 	"github.com/pkoukk/tiktoken-go"
-	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 
 	"github.com/mcpeval/mcpeval/evaltest/eval"
 )
@@ -66,7 +65,7 @@ var digitsByThree = map[string]bool{"cl100k_base": true, "o200k_base": true, "p5
 
 // loadEncoding loads the named encoding from the embedded files.
 func loadEncoding(name string) (*encoding, error) {
-	setLoader.Do(func() { tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader()) })
+	setLoader.Do(func() { tiktoken.SetBpeLoader(assetLoader{}) })
 	tk, err := tiktoken.GetEncoding(name)
 	if err != nil {
 		return nil, err

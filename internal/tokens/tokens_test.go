@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -135,5 +136,35 @@ func TestDigitsByThree(t *testing.T) {
 		c, err := New(name)
 		require.NoError(t, err)
 		assert.Equal(t, byThree(c), digitsByThree[name], name)
+	}
+}
+
+// TestAssetLoaderReadsWhatTheOfflineLoaderReads: the same ranks for every
+// embedded encoding.
+func TestAssetLoaderReadsWhatTheOfflineLoaderReads(t *testing.T) {
+	for _, file := range []string{"cl100k_base.tiktoken", "o200k_base.tiktoken", "p50k_base.tiktoken", "r50k_base.tiktoken"} {
+		want, err := tiktoken_loader.NewOfflineLoader().LoadTiktokenBpe(file)
+		require.NoError(t, err)
+		got, err := assetLoader{}.LoadTiktokenBpe("https://example.invalid/" + file)
+		require.NoError(t, err)
+		require.Greater(t, len(want), 50000, file)
+		assert.Equal(t, want, got, file)
+	}
+	_, err := assetLoader{}.LoadTiktokenBpe("none.tiktoken")
+	assert.Error(t, err)
+}
+
+func BenchmarkLoadEncoding(b *testing.B) {
+	for _, loader := range []struct {
+		name string
+		load func(string) (map[string]int, error)
+	}{{"asset", assetLoader{}.LoadTiktokenBpe}, {"offline", tiktoken_loader.NewOfflineLoader().LoadTiktokenBpe}} {
+		b.Run(loader.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := loader.load("cl100k_base.tiktoken"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
