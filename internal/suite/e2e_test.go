@@ -191,7 +191,7 @@ func testFlags(args []string) []string {
 			out[i] = a // a flag's value
 		case name == "v":
 			out[i] = "-test.v=test2json"
-		case slices.Contains([]string{"run", "skip", "count", "timeout", "parallel", "shuffle", "failfast"}, name):
+		case slices.Contains([]string{"run", "skip", "count", "timeout", "parallel", "shuffle", "failfast", "bench", "benchtime", "benchmem", "cpu", "short", "list", "fullpath"}, name):
 			out[i] = "-test." + name
 			if hasValue {
 				out[i] += "=" + value

@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -28,7 +29,18 @@ import (
 // faultServerPath is testdata/faultserver, built by TestMain.
 var faultServerPath string
 
+// TestMain runs the package's tests, or, run as one of the scripts'
+// commands (testscript.Main puts it on their PATH as evaltest), the
+// command.
 func TestMain(m *testing.M) {
+	testscript.Main(packageTests{m}, map[string]func(){"evaltest": func() { os.Exit(evaltestCommand()) }})
+}
+
+// packageTests runs the package's tests with what they share built first.
+type packageTests struct{ m *testing.M }
+
+func (p packageTests) Run() int {
+	m := p.m
 	if urlFile := os.Getenv(providerProcessEnv); urlFile != "" {
 		serveProvider(urlFile) // a provider process a test kills
 	}
@@ -42,11 +54,11 @@ func TestMain(m *testing.M) {
 	cmd.Dir = "../.."
 	if out, err := cmd.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build faultserver: %v\n%s", err, out)
-		os.Exit(1)
+		return 1
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
-	os.Exit(code)
+	return code
 }
 
 func faultServer(*testing.T) string { return faultServerPath }

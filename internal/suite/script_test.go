@@ -32,7 +32,9 @@ import (
 // TestScripts runs the scripts in testdata/script: each is a session of the
 // suite's command line (go test ./evaltest, gotestsum, mcpeval) against
 // a stub model, with the files it writes checked afterwards. See scriptCmds
-// for the commands they add to testscript's own.
+// for the commands they add to testscript's own, and evaltestCommand for
+// the evaltest program, which stands for go test ./evaltest in all but
+// the scripts about the go command.
 func TestScripts(t *testing.T) {
 	t.Parallel()
 	root, err := files.ModuleRoot()
@@ -56,6 +58,11 @@ func TestScripts(t *testing.T) {
 	}
 	t.Cleanup(remove)
 	goEnv = append(goEnv, kept...)
+	bins, err := scriptBinaryEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	goEnv = append(goEnv, bins...)
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(e *testscript.Env) error {
