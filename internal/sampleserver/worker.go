@@ -83,23 +83,50 @@ type worker struct {
 }
 
 // workerPool keeps up to size workers and gives each request one of them.
-// Workers start on first demand. A worker that does not answer in time,
-// or whose request was cancelled, is killed and replaced.
+// Workers start on first demand, and a request gets the slot freed last,
+// whose worker is warm: calls one at a time keep one worker, and a pool
+// grows only as far as calls overlap (each start costs the import of
+// pandas, about a second). A worker that does not answer in time, or whose
+// request was cancelled, is killed and replaced.
 type workerPool struct {
 	command []string
 	config  workerConfig
-	free    chan int // indexes of slots not in use
+	tokens  chan struct{} // one per slot not in use
 	mu      sync.Mutex
+	free    []int // the slots not in use, the one freed last at the end
 	slots   []*worker
 	closed  bool
 }
 
 func newWorkerPool(command []string, config workerConfig, size int) *workerPool {
-	p := &workerPool{command: command, config: config, free: make(chan int, size), slots: make([]*worker, size)}
+	p := &workerPool{command: command, config: config, tokens: make(chan struct{}, size), slots: make([]*worker, size)}
 	for i := range size {
-		p.free <- i
+		p.free = append(p.free, size-1-i) // slot 0 first
+		p.tokens <- struct{}{}
 	}
 	return p
+}
+
+// acquire takes the slot freed last, waiting for one if none is free.
+func (p *workerPool) acquire(ctx context.Context) (int, error) {
+	select {
+	case <-p.tokens:
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	slot := p.free[len(p.free)-1]
+	p.free = p.free[:len(p.free)-1]
+	return slot, nil
+}
+
+// release frees a slot.
+func (p *workerPool) release(slot int) {
+	p.mu.Lock()
+	p.free = append(p.free, slot)
+	p.mu.Unlock()
+	p.tokens <- struct{}{}
 }
 
 // errPoolClosed is the error of a request to a closed pool.
@@ -109,15 +136,13 @@ var errPoolClosed = errors.New("run_pandas: the worker pool is closed")
 // take to answer. The error is a harness failure: no worker could start,
 // the context ended, or the worker died or hung (it is then replaced).
 func (p *workerPool) run(ctx context.Context, req workerRequest, overrun time.Duration) (workerReply, error) {
-	var slot int
-	select {
-	case slot = <-p.free:
-	case <-ctx.Done():
-		return workerReply{}, ctx.Err()
+	slot, err := p.acquire(ctx)
+	if err != nil {
+		return workerReply{}, err
 	}
 	w, err := p.workerAt(slot)
 	if err != nil {
-		p.free <- slot
+		p.release(slot)
 		return workerReply{}, err
 	}
 	reply, err := w.do(ctx, req, overrun)
@@ -130,11 +155,11 @@ func (p *workerPool) run(ctx context.Context, req workerRequest, overrun time.Du
 			if nw, err := p.start(); err == nil && !p.set(slot, nw) {
 				nw.kill()
 			}
-			p.free <- slot
+			p.release(slot)
 		}()
 		return workerReply{}, err
 	}
-	p.free <- slot
+	p.release(slot)
 	return reply, nil
 }
 

@@ -286,3 +286,46 @@ func TestCheckPandasSkipsOnlyForCertain(t *testing.T) {
 		})
 	}
 }
+
+// Calls one at a time keep one warm worker, whatever the pool's size; the
+// pool starts more only for calls that overlap, as many as overlap.
+func TestPandasPoolGrowsOnlyWithOverlappingCalls(t *testing.T) {
+	requirePandas(t)
+	p := sampleserver.NewPandas(sampleserver.PandasConfig{Datasets: datasetsDir(t), MaxConcurrent: 4})
+	t.Cleanup(p.Close)
+	t.Parallel()
+	for range 3 {
+		out := mustRun(t, p, "result = len(df)", "employees")
+		require.False(t, out.Failed, out.Text)
+	}
+	require.Len(t, p.WorkerPIDs(), 1, "calls one at a time share one worker")
+	first := p.WorkerPIDs()
+
+	// Two calls that overlap: each holds its worker until both have
+	// started, so the second cannot wait for the first's.
+	dir := t.TempDir()
+	code := `import os, time
+open(os.path.join(` + strconv.Quote(dir) + `, str(os.getpid())), 'w').close()
+t = time.time()
+while len(os.listdir(` + strconv.Quote(dir) + `)) < 2 and time.time() - t < 20:
+    time.sleep(0.01)
+result = len(os.listdir(` + strconv.Quote(dir) + `))`
+	errs := make(chan error, 2)
+	outs := make(chan sampleserver.Execution, 2)
+	for range 2 {
+		go func() {
+			out, err := p.Run(testContext(t), code, "employees")
+			errs <- err
+			outs <- out
+		}()
+	}
+	for range 2 {
+		require.NoError(t, <-errs)
+		out := <-outs
+		require.False(t, out.Failed, out.Text)
+		assert.Equal(t, "2", out.Text, "both calls ran at once")
+	}
+	pids := p.WorkerPIDs()
+	assert.Len(t, pids, 2, "two overlapping calls, two workers")
+	assert.Subset(t, pids, first, "the warm worker served one of them")
+}
