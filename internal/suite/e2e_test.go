@@ -164,6 +164,29 @@ var evaltestBinary = sync.OnceValues(func() (struct{ evaltest, test2json string 
 	return bins, nil
 })
 
+// testServers holds the servers of testdata, each built once for all of
+// the package's tests (testServer).
+var testServers sync.Map // name -> func() (string, error)
+
+// testServer returns the path of the server testdata/name (toolserver,
+// hostileserver), built once for all of the package's tests.
+func testServer(name string) (string, error) {
+	build, _ := testServers.LoadOrStore(name, sync.OnceValues(func() (string, error) {
+		root, err := files.ModuleRoot()
+		if err != nil {
+			return "", err
+		}
+		bin := filepath.Join(builtDir, name)
+		cmd := exec.Command("go", "build", "-o", bin, "./internal/suite/testdata/"+name)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("go build ./internal/suite/testdata/%s: %v\n%s", name, err, out)
+		}
+		return bin, nil
+	}))
+	return build.(func() (string, error))()
+}
+
 // mcpevalBinary builds the mcpeval command once for all of the package's
 // tests.
 var mcpevalBinary = sync.OnceValues(func() (string, error) {

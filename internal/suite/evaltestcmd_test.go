@@ -133,12 +133,22 @@ func withSummaryEvent(events []byte, summary string) []byte {
 	return b.Bytes()
 }
 
-// scriptBinaryEnv returns the variables that tell the scripts' evaltest
-// command where the binaries are, building them first if need be.
+// scriptBinaryEnv returns the variables that tell the scripts where the
+// binaries built once for the package are, building them first if need
+// be: those of the evaltest command, and the test servers the scripts copy
+// (TOOLSERVER, HOSTILESERVER, FAULTSERVER).
 func scriptBinaryEnv() ([]string, error) {
 	bins, err := evaltestBinary()
 	if err != nil {
 		return nil, err
 	}
-	return []string{evaltestBinaryEnv + "=" + bins.evaltest, test2jsonEnv + "=" + bins.test2json}, nil
+	env := []string{evaltestBinaryEnv + "=" + bins.evaltest, test2jsonEnv + "=" + bins.test2json, "FAULTSERVER=" + faultServerPath}
+	for _, name := range []string{"toolserver", "hostileserver"} {
+		bin, err := testServer(name)
+		if err != nil {
+			return nil, err
+		}
+		env = append(env, strings.ToUpper(name)+"="+bin)
+	}
+	return env, nil
 }

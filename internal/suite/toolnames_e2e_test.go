@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/evaltest/eval"
-	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
 )
 
@@ -60,19 +58,6 @@ const toolNameCases = `
     tools: {must_call: [items.count]}
 `
 
-// buildToolServer builds testdata/toolserver into dir.
-func buildToolServer(t *testing.T, dir string) string {
-	t.Helper()
-	root, err := files.ModuleRoot()
-	require.NoError(t, err)
-	bin := filepath.Join(dir, "toolserver")
-	cmd := exec.Command("go", "build", "-o", bin, "./internal/suite/testdata/toolserver")
-	cmd.Dir = root
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	return bin
-}
-
 // MCP allows tool names that OpenAI-style APIs refuse (a dot), and two
 // servers may offer the same name: both are offered, under names the
 // provider accepts, each call reaches its own server, and the records name
@@ -81,7 +66,8 @@ func buildToolServer(t *testing.T, dir string) string {
 func TestToolNamesProvidersAccept(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	bin := buildToolServer(t, dir)
+	bin, err := testServer("toolserver")
+	require.NoError(t, err)
 	servers := func(extra int) string {
 		file := filepath.Join(dir, fmt.Sprintf("servers-%d.json", extra))
 		config := fmt.Sprintf(`{"mcpServers": {
