@@ -243,6 +243,15 @@ type conn struct {
 	// call they belong to: a stdio or SSE connection on a revision before
 	// 2026-07-28.
 	sharedStream bool
+	// clientCaps are the capabilities the client declares; elicit and
+	// rootsAsked the handlers it answers a server's requests with (see
+	// newClient).
+	clientCaps mcp.ClientCapabilities
+	elicit     client.ElicitationHandler
+	rootsAsked client.RootsHandler // nil when no roots are offered
+	// direct sends the plain tool calls of a stdio connection (see
+	// directCaller); nil for HTTP and SSE.
+	direct *directCaller
 
 	closeOnce sync.Once
 }
@@ -340,6 +349,11 @@ func (s *Server) dial(ctx context.Context, generation int) (*conn, error) {
 	}
 	cn.info, cn.caps, cn.protocol = initialized.ServerInfo, initialized.Capabilities, c.ProtocolVersion()
 	cn.sharedStream = !mcp.IsModernProtocol(cn.protocol) && (s.spec.URL == "" || s.spec.SSE)
+	if s.spec.URL == "" {
+		if cn.direct, err = newDirectCaller(c.GetTransport(), cn.protocol, cn.clientCaps, cn.elicit, cn.rootsAsked); err != nil {
+			return fail(err)
+		}
+	}
 	listed, err := listTools(ctx, c)
 	if err != nil {
 		return fail(err)
@@ -385,12 +399,15 @@ func (s *Server) newClient(cn *conn) (*client.Client, error) {
 	}
 	cn.roots = &givenRoots{roots: roots}
 	caps := clientCapabilities
-	opts := []client.ClientOption{client.WithElicitationHandler(elicitFunc(cn.calls.elicit))}
+	cn.elicit = elicitFunc(cn.calls.elicit)
+	opts := []client.ClientOption{client.WithElicitationHandler(cn.elicit)}
 	if len(roots) > 0 {
+		cn.rootsAsked = cn.roots
 		opts = append(opts, client.WithRootsHandler(cn.roots))
 	} else {
 		caps.Roots = nil // no roots configured: the server keeps its own directories
 	}
+	cn.clientCaps = caps
 	opts = append(opts, client.WithClientCapabilities(caps))
 	opts = append(opts, s.protocolOptions()...)
 	stderr := cn.stderr
@@ -568,7 +585,7 @@ func (s *Server) Call(ctx context.Context, name string, args map[string]any) (Re
 		req := mcp.CallToolRequest{}
 		req.Params.Name = name
 		req.Params.Arguments = args
-		res, err = cn.client.CallTool(callCtx, req)
+		res, err = cn.callTool(callCtx, req)
 	}
 	if err == nil {
 		s.succeeded()
@@ -582,6 +599,16 @@ func (s *Server) Call(ctx context.Context, name string, args map[string]any) (Re
 		return out, nil
 	}
 	return Result{}, s.failed(ctx, callCtx, cn, p, "tool "+name, err)
+}
+
+// callTool makes a plain tool call: straight through the transport on a
+// stdio connection (see directCaller), with mcp-go's CallTool otherwise
+// (and for a call that asks for a task).
+func (cn *conn) callTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if cn.direct != nil && req.Params.Task == nil {
+		return cn.direct.callTool(ctx, req)
+	}
+	return cn.client.CallTool(ctx, req)
 }
 
 // failed is the error of a request (a call, the reading of a resource)

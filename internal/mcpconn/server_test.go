@@ -97,6 +97,8 @@ func serveStdio(mode string) int {
 		return serveLegacy(mode)
 	case modeTasksExtension:
 		return serveTasksExtension()
+	case modeWire:
+		return serveWire()
 	}
 	// Enough workers for the concurrent hanging calls of the tests.
 	if err := server.ServeStdio(newTestServer(mode, true), server.WithWorkerPoolSize(20)); err != nil {

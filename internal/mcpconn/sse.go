@@ -21,9 +21,10 @@ import (
 // before 2026-07-28: the server's messages arrive as events of one GET
 // stream, the client's are POSTed to the endpoint its first event names.
 // The messages themselves go through mcp-go's JSON-RPC transport over
-// plain streams, the one stdio uses: it answers the server's own requests
-// (roots, elicitation) with the client's handlers, which mcp-go's SSE
-// transport does not, so that such a call would wait out its timeout.
+// plain streams (stdio's jsonrpcStream behaves as it does): it answers the
+// server's own requests (roots, elicitation) with the client's handlers,
+// which mcp-go's SSE transport does not, so that such a call would wait
+// out its timeout.
 type sseTransport struct {
 	*transport.Stdio
 	url     *url.URL

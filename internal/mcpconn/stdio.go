@@ -7,15 +7,13 @@ import (
 	"os/exec"
 	"sync"
 	"time"
-
-	"github.com/mark3labs/mcp-go/client/transport"
 )
 
-// stdioTransport runs a stdio server: mcp-go's transport over the
-// process's pipes, reading its output through a boundedReader (mcp-go's
-// own stdio transport reads a line of any length whole).
+// stdioTransport runs a stdio server: JSON-RPC over the process's pipes
+// (see jsonrpcStream), reading its output through a boundedReader
+// (mcp-go's own stdio transport reads a line of any length whole).
 type stdioTransport struct {
-	*transport.Stdio
+	*jsonrpcStream
 	command func(context.Context) *exec.Cmd
 
 	stdinRead, stdoutWrite *os.File // the child's ends
@@ -43,8 +41,8 @@ func newStdioTransport(command func(context.Context) *exec.Cmd, max int) (*stdio
 	}
 	out := newBoundedReader(stdoutRead, max, endOfLine, replaceLine(max))
 	return &stdioTransport{
-		Stdio:   transport.NewIO(out, stdinWrite, nil),
-		command: command, stdinRead: stdinRead, stdoutWrite: stdoutWrite, stdoutRead: stdoutRead,
+		jsonrpcStream: newJSONRPCStream(out, stdinWrite),
+		command:       command, stdinRead: stdinRead, stdoutWrite: stdoutWrite, stdoutRead: stdoutRead,
 	}, nil
 }
 
@@ -69,13 +67,13 @@ func (t *stdioTransport) Start(ctx context.Context) error {
 	t.mu.Lock()
 	t.cmd, t.exited = cmd, exited
 	t.mu.Unlock()
-	return t.Stdio.Start(ctx)
+	return t.jsonrpcStream.Start(ctx)
 }
 
 // Close closes the server's stdin, gives it gracefulExit to exit, kills it
 // if it has not, and returns once it has been waited for.
 func (t *stdioTransport) Close() error {
-	err := t.Stdio.Close()
+	err := t.jsonrpcStream.Close()
 	t.mu.Lock()
 	cmd, exited := t.cmd, t.exited
 	t.mu.Unlock()

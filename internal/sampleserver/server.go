@@ -57,15 +57,33 @@ func New() *server.MCPServer {
 		server.WithRecovery(),
 	)
 	h := &handlers{fx: fx}
-	for _, group := range [][]server.ServerTool{h.geneTools(), h.variantTools(), h.diseaseTools(), h.orthologTools()} {
-		s.AddTools(group...)
+	for _, group := range [][]server.ServerTool{h.geneTools(), h.variantTools(), h.diseaseTools(), h.orthologTools(), pandas.Tools()} {
+		s.AddTools(encodedSchemas(group)...)
 	}
-	s.AddTools(pandas.Tools()...)
 	s.AddResource(mcp.NewResource(ExampleGenesURI, "example-genes",
 		mcp.WithResourceDescription("Gene symbols and Entrez IDs covered by the sample dataset."),
 		mcp.WithMIMEType("application/json"),
 	), h.exampleGenes)
 	return s
+}
+
+// encodedSchemas gives each tool its input schema encoded once, as the
+// same JSON: the server checks the arguments of every call against the
+// schema (WithInputSchemaValidation), and a schema it has only in
+// structured form it encodes again for each call.
+func encodedSchemas(tools []server.ServerTool) []server.ServerTool {
+	for i := range tools {
+		t := &tools[i].Tool
+		if t.RawInputSchema != nil {
+			continue
+		}
+		raw, err := json.Marshal(t.InputSchema)
+		if err != nil {
+			panic(fmt.Sprintf("sampleserver: tool %s: %v", t.Name, err))
+		}
+		t.RawInputSchema, t.InputSchema = raw, mcp.ToolInputSchema{}
+	}
+	return tools
 }
 
 // handlers implements the tools over one loaded fixture.
