@@ -59,12 +59,17 @@ func Prompt(u eval.User) string {
 // for its next message, after the turns of the conversation so far (the
 // user's message and the agent's reply at each): the prompt, then the
 // conversation as the user sees it, the user's own messages as the
-// assistant's and the agent's replies as the user's.
+// assistant's and the agent's replies as the user's. The last turn's
+// reply is left out while there is none (a tool call of the agent's is
+// under way).
 func Messages(u eval.User, turns []eval.TurnResult) []eval.Message {
 	out := make([]eval.Message, 0, 1+2*len(turns))
 	out = append(out, eval.Message{Role: "system", Content: Prompt(u)})
-	for _, t := range turns {
-		out = append(out, eval.Message{Role: "assistant", Content: t.User}, eval.Message{Role: "user", Content: t.Reply})
+	for i, t := range turns {
+		out = append(out, eval.Message{Role: "assistant", Content: t.User})
+		if t.Reply != "" || i < len(turns)-1 {
+			out = append(out, eval.Message{Role: "user", Content: t.Reply})
+		}
 	}
 	return out
 }
@@ -178,10 +183,20 @@ func Question(u eval.User, users []string) string {
 // asks for.
 func ElicitMessages(u eval.User, turns []eval.TurnResult, message string, fields []string) []eval.Message {
 	msgs := Messages(u, turns)
-	ask := fmt.Sprintf(`A tool the assistant is running asks you for input: %q. The fields it asks for: %s.
+	ask := fmt.Sprintf(ElicitStart+`: %q. The fields it asks for: %s.
 Reply with a JSON object alone: {"action": "accept", "content": {"field": "value", ...}} to give them, or {"action": "decline"} to refuse.`,
 		message, strings.Join(fields, ", "))
 	return append(msgs, eval.Message{Role: "user", Content: ask})
+}
+
+// ElicitStart begins the last message of a request to the model playing
+// a user for its reply to a request for input (see ElicitMessages).
+const ElicitStart = "A tool the assistant is running asks you for input"
+
+// Elicits reports whether a request's messages ask the model playing a
+// user for its reply to a request for input.
+func Elicits(messages []eval.Message) bool {
+	return Plays(messages) && strings.HasPrefix(messages[len(messages)-1].Content, ElicitStart)
 }
 
 // ReadElicit reads the reply of the model playing the user to a request

@@ -127,6 +127,10 @@ func TestReadElicit(t *testing.T) {
 	}
 	msgs := ElicitMessages(geneticist, []eval.TurnResult{{User: "Which gene?", Reply: ""}}, "Which interpretation?", []string{"interpretation"})
 	assert.True(t, Plays(msgs))
+	assert.True(t, Elicits(msgs))
+	assert.False(t, Elicits(msgs[:2]))
+	require.Len(t, msgs, 3, "the turn under way has no reply yet: it is left out")
+	assert.Equal(t, "assistant", msgs[1].Role)
 	assert.Contains(t, msgs[len(msgs)-1].Content, `"Which interpretation?"`)
 	assert.Contains(t, msgs[len(msgs)-1].Content, "The fields it asks for: interpretation.")
 }
