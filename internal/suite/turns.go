@@ -113,6 +113,20 @@ func (s *Run) newConversation(c eval.Case, rec *eval.Record, cfg agent.Config) *
 	return &conversation{s: s, g: s.grader(cfg), c: c, rec: rec, open: -1}
 }
 
+// simulatedTurns returns c with the messages of its simulated user in
+// turns (a record's) as its turns, to grade the replies to them again;
+// c itself for a case without a simulated user.
+func simulatedTurns(c eval.Case, turns []eval.TurnResult) eval.Case {
+	if c.User == nil || len(turns) == 0 {
+		return c
+	}
+	c.Turns = make([]eval.Turn, 0, len(turns)-1)
+	for _, t := range turns[1:] {
+		c.Turns = append(c.Turns, eval.Turn{User: t.User})
+	}
+	return c
+}
+
 // next asks src for the user's message after the agent's reply at turn k
 // and, from a simulated user, adds it to the conversation as turn k+1,
 // with the facts it leaked. A simulated user is not asked once the
