@@ -346,6 +346,9 @@ type UserCost struct {
 	Model string `json:"model"`
 	// Requests counts the simulated users' requests this run made.
 	Requests int `json:"requests"`
+	// Retries counts the attempts of those requests that were retried,
+	// and of those that failed.
+	Retries int `json:"retries,omitempty"`
 	// CostUSD is what they cost, in US dollars.
 	CostUSD float64 `json:"cost_usd"`
 	// Unpriced counts those of unknown cost.

@@ -44,9 +44,11 @@ func Replay(cases []eval.Case) Responder { return replay(cases, true) }
 // ReplayWithoutAsking answers as Replay, but as an agent that never asks
 // the user anything: in a case with a simulated user (eval.User) it makes
 // the reference calls at once, without the arguments that only the facts
-// the user knows would give (an argument whose value states one of them
-// is left out, so the tool takes its default), and answers from their
-// results. The simulated user is played as Replay plays it.
+// the user knows and has not given would give (an argument whose value
+// states one of them is left out, so the tool takes its default), and
+// gives the expected answer when their results hold it, else
+// WrongAnswer, which it rejects as judge. The simulated user is played
+// as Replay plays it.
 func ReplayWithoutAsking(cases []eval.Case) Responder { return replay(cases, false) }
 
 // replay is Replay; ask says whether the agent asks a simulated user for
@@ -59,6 +61,9 @@ func replay(cases []eval.Case, ask bool) Responder {
 	return func(req Request) Reply {
 		switch req.ForcedTool() {
 		case JudgeTool:
+			if !ask && req.GradedAnswer() == WrongAnswer {
+				return Verdict("no", "the answer does not give the expected information")
+			}
 			return Verdict("yes", "the answer contains the expected information")
 		case ClaimsTool:
 			verdicts := make([]string, len(req.Claims()))
@@ -138,7 +143,8 @@ func replayTurn(req Request, refs []eval.RefCall, expected, asked string, checke
 // asking (ask), it first asks for what the user knows and has not given
 // (usersim.Question), then makes the case's reference calls and gives
 // its expected answer; not asking, it makes them at once without the
-// arguments only the user's facts would give.
+// arguments only the user's facts would give, and answers WrongAnswer
+// when their results do not hold the expected answer.
 func replayWithUser(req Request, c eval.Case, ask bool) Reply {
 	var users []string
 	for _, m := range req.Messages {
@@ -151,21 +157,31 @@ func replayWithUser(req Request, c eval.Case, ask bool) Reply {
 		if q := usersim.Question(*c.User, users); q != "" {
 			return Reply{Content: q}
 		}
-	} else {
-		refs = unknowing(refs, *c.User)
+		return replayTurn(req, refs, c.ReferenceAnswer(), strings.Join(users, "\n"), c, true)
 	}
-	return replayTurn(req, refs, c.ReferenceAnswer(), strings.Join(users, "\n"), c, true)
+	r := replayTurn(req, unknowing(refs, *c.User, users), c.ReferenceAnswer(), strings.Join(users, "\n"), c, true)
+	if len(r.ToolCalls) == 0 && r.Content != c.ReferenceAnswer() {
+		r.Content = WrongAnswer // it does not say what it would have needed either
+	}
+	return r
 }
 
 // unknowing returns refs without the arguments whose value states a fact
-// the user knows: the calls of an agent that did not ask for them.
-func unknowing(refs []eval.RefCall, u eval.User) []eval.RefCall {
+// the user knows and has not given in their messages so far (users): the
+// calls of an agent that did not ask for it.
+func unknowing(refs []eval.RefCall, u eval.User, users []string) []eval.RefCall {
+	var untold []eval.UserFact
+	for _, f := range u.Knows {
+		if !slices.ContainsFunc(users, func(m string) bool { return usersim.States(f, m) }) {
+			untold = append(untold, f)
+		}
+	}
 	out := make([]eval.RefCall, len(refs))
 	for i, ref := range refs {
 		out[i] = ref
 		out[i].Args = map[string]any{}
 		for k, v := range ref.Args {
-			if !slices.ContainsFunc(u.Knows, func(f eval.UserFact) bool { return usersim.States(f, fmt.Sprint(v)) }) {
+			if !slices.ContainsFunc(untold, func(f eval.UserFact) bool { return usersim.States(f, fmt.Sprint(v)) }) {
 				out[i].Args[k] = v
 			}
 		}
@@ -181,17 +197,7 @@ func playUser(req Request, byQuestion map[string]eval.Case) Reply {
 	if usersim.Elicits(req.Messages) {
 		return Reply{Content: `{"action": "decline"}`}
 	}
-	var turns []eval.TurnResult
-	for _, m := range req.Messages[1:] {
-		switch m.Role {
-		case "assistant":
-			turns = append(turns, eval.TurnResult{User: m.Content})
-		case "user":
-			if len(turns) > 0 {
-				turns[len(turns)-1].Reply = m.Content
-			}
-		}
-	}
+	turns := req.userTurns()
 	if len(turns) == 0 {
 		return Reply{Content: usersim.Stop}
 	}
@@ -204,6 +210,56 @@ func playUser(req Request, byQuestion map[string]eval.Case) Reply {
 		return Reply{Content: usersim.Stop}
 	}
 	return Reply{Content: msg}
+}
+
+// userTurns reads the conversation of a request to play a user (see
+// usersim.Messages): the user's messages, each with the agent's reply.
+func (r Request) userTurns() []eval.TurnResult {
+	var turns []eval.TurnResult
+	for _, m := range r.Messages[1:] {
+		switch m.Role {
+		case "assistant":
+			turns = append(turns, eval.TurnResult{User: m.Content})
+		case "user":
+			if len(turns) > 0 {
+				turns[len(turns)-1].Reply = m.Content
+			}
+		}
+	}
+	return turns
+}
+
+// LeakyUser plays the simulated user of cases as one who tells every
+// fact they know at their first chance, asked or not, then is done;
+// other requests go to next.
+func LeakyUser(next Responder, cases []eval.Case) Responder {
+	byQuestion := map[string]eval.Case{}
+	for _, c := range cases {
+		byQuestion[c.Input] = c
+	}
+	return func(req Request) Reply {
+		if !req.PlaysUser() || usersim.Elicits(req.Messages) {
+			return next(req)
+		}
+		turns := req.userTurns()
+		if len(turns) == 0 {
+			return Reply{Content: usersim.Stop}
+		}
+		c, ok := byQuestion[turns[0].User]
+		if !ok || c.User == nil {
+			return Reply{Content: usersim.Stop}
+		}
+		var untold []string
+		for _, f := range c.User.Knows {
+			if !slices.ContainsFunc(turns, func(t eval.TurnResult) bool { return usersim.States(f, t.User) }) {
+				untold = append(untold, f.Fact)
+			}
+		}
+		if len(untold) == 0 {
+			return Reply{Content: usersim.Stop}
+		}
+		return Reply{Content: strings.Join(untold, "\n")}
+	}
 }
 
 // PlaysUser reports whether the request asks the model to play a case's

@@ -281,6 +281,7 @@ func User(records []eval.Record) *eval.UserCost {
 			u = &eval.UserCost{Model: r.UserModel}
 		}
 		u.Requests += r.UserUsage.Requests
+		u.Retries += r.UserUsage.Retries
 		u.CostUSD += r.UserUsage.CostUSD
 		u.Unpriced += r.UserUsage.Unpriced
 	}

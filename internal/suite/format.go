@@ -26,7 +26,7 @@ func FormatLine(r eval.Record) string {
 			turns = fmt.Sprintf(", %s with the simulated user", prose.Plural(len(r.Turns), "turns"))
 		}
 		for _, f := range t.Leaks {
-			leaks += fmt.Sprintf(" (leak at turn %d: the simulated user gave %s unasked)", t.Turn, oneLine(f, 120))
+			leaks += fmt.Sprintf(" (leak at turn %d: the simulated user gave \"%s\" unasked)", t.Turn, oneLine(f, 120))
 		}
 	}
 	return fmt.Sprintf("%s%s: %s, %d tokens, %.1fs%s: %s%s", r.Status, cached, prose.Plural(len(r.ToolCalls), "tool calls"), r.Usage.TotalTokens, r.Seconds, turns, oneLine(r.Reason, 200), leaks)
@@ -296,7 +296,14 @@ func FormatSummary(s eval.Summary, runDir string) string {
 		fmt.Fprintf(&b, "mcpeval: judge %s: %s, %s (not in the %s' costs)\n", j.Model, prose.Plural(j.Requests, "requests"), FormatCost(j.CostUSD, j.Unpriced), arms)
 	}
 	if u := s.User; u != nil && !s.Reference && s.Rejudged == nil {
-		fmt.Fprintf(&b, "mcpeval: simulated user %s: %s, %s (not in the %s' costs)\n", u.Model, prose.Plural(u.Requests, "requests"), FormatCost(u.CostUSD, u.Unpriced), arms)
+		retries := ""
+		switch {
+		case u.Retries == 1:
+			retries = " (1 retry)"
+		case u.Retries > 1:
+			retries = fmt.Sprintf(" (%d retries)", u.Retries)
+		}
+		fmt.Fprintf(&b, "mcpeval: simulated user %s: %s%s, %s (not in the %s' costs)\n", u.Model, prose.Plural(u.Requests, "requests"), retries, FormatCost(u.CostUSD, u.Unpriced), arms)
 	}
 	if len(s.Leaks) > 0 {
 		fmt.Fprintf(&b, "mcpeval: the simulated user gave a fact unasked (a leak: the agent was not tested on asking for it) in %s: %s\n",
