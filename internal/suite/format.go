@@ -500,8 +500,15 @@ func last(xs []float64) float64 {
 // how many requests had no price.
 func costLine(s eval.Summary) string {
 	line := fmt.Sprintf("$%.4f spent", s.CostUSD)
+	var parts []string
 	if j := s.Judge; j != nil && j.CostUSD > 0 {
-		line += fmt.Sprintf(" (the judge's $%.4f included)", j.CostUSD)
+		parts = append(parts, fmt.Sprintf("the judge's $%.4f", j.CostUSD))
+	}
+	if u := s.User; u != nil && u.CostUSD > 0 {
+		parts = append(parts, fmt.Sprintf("the simulated users' $%.4f", u.CostUSD))
+	}
+	if len(parts) > 0 {
+		line += " (" + strings.Join(parts, " and ") + " included)"
 	}
 	if s.SavedUSD > 0 {
 		line += fmt.Sprintf(", $%.4f saved by the cache", s.SavedUSD)
