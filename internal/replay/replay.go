@@ -92,8 +92,8 @@ type Source struct {
 	byCase map[string]map[callKey]int
 	first  map[callKey]int
 	// users and usersByCase hold the messages of the simulated user
-	// (eval.User) each record holds, in order: by case run, and the first
-	// by case name.
+	// (eval.User) each record holds, in order: by case run (and the first
+	// by case and repeat alone), and the first by case name.
 	users       map[eval.CaseRun][]string
 	usersByCase map[string][]string
 }
@@ -226,16 +226,24 @@ func (src *Source) addUser(run eval.CaseRun, turns []eval.TurnResult) {
 		}
 	}
 	src.users[run] = users
+	repeat := eval.CaseRun{Name: run.Name, Repeat: run.Repeat}
+	if _, ok := src.users[repeat]; !ok {
+		src.users[repeat] = users
+	}
 	if _, ok := src.usersByCase[run.Name]; !ok {
 		src.usersByCase[run.Name] = users
 	}
 }
 
 // Users returns the messages of the simulated user that the run recorded
-// for a case run, in order: those of the same case run, else those of
-// the first run of the case it recorded.
+// for a case run, in order: those of the same case run, else those of the
+// first run of the case in the same repeat (another model's, another
+// arm's), else those of the first run of the case it recorded.
 func (src *Source) Users(run eval.CaseRun) []string {
 	if users, ok := src.users[run]; ok {
+		return users
+	}
+	if users, ok := src.users[eval.CaseRun{Name: run.Name, Repeat: run.Repeat}]; ok {
 		return users
 	}
 	return src.usersByCase[run.Name]
