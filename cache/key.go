@@ -58,6 +58,12 @@ type KeyInput struct {
 	// calls from (-replay-tools), "" for the live servers: a replay is
 	// cached apart from live runs and from replays of other runs.
 	Replay string
+	// UserModel is the model that plays a case's simulated user, and
+	// UserPrompt the rules it is given around the case's description of
+	// the user (which Expectations holds); both "" for a case without
+	// one, and then left out of the key.
+	UserModel  string
+	UserPrompt string
 }
 
 // Key returns the cache key of one case run: the hex SHA-256 of a JSON
@@ -78,6 +84,8 @@ type KeyInput struct {
 //	tools_hash      the MCP servers' tool surface
 //	repeat          the repeat index
 //	replay          the recorded results replayed (left out when empty)
+//	user_model      the model playing the simulated user (left out when empty)
+//	user_prompt     the rules it is given (left out when empty)
 //
 // The case name is not in the key (a renamed case with the same content
 // reuses its entry) and neither is the API key. Key fails only when
@@ -103,6 +111,8 @@ func Key(k KeyInput) (string, error) {
 		ToolsHash     string          `json:"tools_hash"`
 		Repeat        int             `json:"repeat"`
 		Replay        string          `json:"replay,omitempty"`
+		UserModel     string          `json:"user_model,omitempty"`
+		UserPrompt    string          `json:"user_prompt,omitempty"`
 	}{
 		Format:        FormatVersion,
 		Question:      k.Question,
@@ -119,6 +129,8 @@ func Key(k KeyInput) (string, error) {
 		ToolsHash:     k.ToolsHash,
 		Repeat:        k.Repeat,
 		Replay:        k.Replay,
+		UserModel:     k.UserModel,
+		UserPrompt:    k.UserPrompt,
 	}
 	encoded, err := json.Marshal(doc)
 	if err != nil {

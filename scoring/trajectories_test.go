@@ -92,7 +92,7 @@ func TestLabelledTrajectories(t *testing.T) {
 			}
 		})
 	}
-	assert.Equal(t, 83, tool, "every bundled tool case")
+	assert.Equal(t, 84, tool, "every bundled tool case")
 	assert.Equal(t, len(set), countCases(set, cases), "every labelled case is a bundled case")
 	assert.GreaterOrEqual(t, labelled, 25)
 }

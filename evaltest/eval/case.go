@@ -51,6 +51,11 @@ type Case struct {
 	// begins, each with what the agent's reply to it must do; the final
 	// answer is the reply to the last (see Turn).
 	Turns []Turn `yaml:"turns" json:"turns,omitempty"`
+	// User, instead of Turns, has a model play the user after Input: it
+	// answers each of the agent's replies until it is done, as the case
+	// describes the user (see User); nil for a case whose user's messages
+	// the file gives.
+	User *User `yaml:"user" json:"user,omitempty"`
 
 	// File is the case file the case was loaded from, as the loader was
 	// given it; not in the JSON.

@@ -31,8 +31,12 @@ type Elicitation struct {
 	// Content is the form's content the reply gave; nil when it gave none.
 	Content map[string]any `json:"content,omitempty"`
 	// Scripted is true when the case scripted the reply; an elicitation
-	// no case scripted is declined.
+	// no case scripted is declined, unless the case's simulated user
+	// replies.
 	Scripted bool `json:"scripted"`
+	// Simulated is true when the case's simulated user gave the reply
+	// (see User), the case scripting none.
+	Simulated bool `json:"simulated,omitempty"`
 	// Note says how the request was tied to the call when the server did
 	// not say (several calls in flight on a connection that cannot tell).
 	Note string `json:"note,omitempty"`

@@ -7,7 +7,8 @@ import (
 
 // MaxStoredText bounds, in bytes, each text of a record that a model or a
 // server produced: the answer, every tool call's arguments and result, every
-// message of the conversation, the judge's reason and reply. What a hostile
+// message of the conversation (a simulated user's too), the judge's reason
+// and reply. What a hostile
 // model or server sends can then exhaust neither memory nor disk in
 // results.jsonl, the cache and the report; checks and the judge see the
 // whole text before it is cut.
@@ -42,8 +43,12 @@ func (r *Record) Limit(max int) bool {
 		limit(&tc.Arguments, &tc.ArgumentsBytes)
 	}
 	for i := range r.Turns {
-		limit(&r.Turns[i].Reply, nil)
-		limit(&r.Turns[i].Reason, nil)
+		t := &r.Turns[i]
+		limit(&t.Reply, nil)
+		limit(&t.Reason, nil)
+		if t.Simulated { // a model's message, as the replies are
+			limit(&t.User, nil)
+		}
 	}
 	for i := range r.Conversation {
 		m := &r.Conversation[i]

@@ -57,12 +57,12 @@ func TestRecordLimitCutsEveryProducedText(t *testing.T) {
 			{Role: "tool", ToolCallID: "c1", Content: big},
 			{Role: "assistant", Content: big},
 		},
-		Turns: []TurnResult{{Turn: 1, User: small, Reply: big, Reason: big}, {Turn: 2, User: small, Reply: small}},
+		Turns: []TurnResult{{Turn: 1, User: small, Reply: big, Reason: big}, {Turn: 2, User: small, Reply: small}, {Turn: 3, User: big, Reply: small, Simulated: true}},
 	}
 	require.True(t, r.Limit(MaxStoredText))
 	for _, text := range []string{r.Response, r.Reason, r.JudgeRaw, r.ToolCalls[0].Arguments, r.ToolCalls[0].Result,
 		r.Conversation[1].ToolCalls[0].Function.Arguments, r.Conversation[2].Content, r.Conversation[3].Content,
-		r.Turns[0].Reply, r.Turns[0].Reason} {
+		r.Turns[0].Reply, r.Turns[0].Reason, r.Turns[2].User} {
 		assert.LessOrEqual(t, len(text), MaxStoredText)
 		assert.Contains(t, text, fmt.Sprintf("[cut: %d bytes in all, the first", len(big)))
 	}
@@ -75,5 +75,6 @@ func TestRecordLimitCutsEveryProducedText(t *testing.T) {
 	assert.Equal(t, small, r.Conversation[0].Content)
 	assert.Zero(t, r.Conversation[0].ContentBytes)
 	assert.Equal(t, small, r.Turns[1].Reply)
+	assert.Equal(t, small, r.Turns[1].User, "a message the case wrote is the user's own")
 	assert.False(t, r.Limit(MaxStoredText), "a limited record is within the limit")
 }

@@ -115,6 +115,10 @@ type Record struct {
 	Usage Usage `json:"usage"`
 	// JudgeUsage is the judge's part of Usage, nil when no judge was asked.
 	JudgeUsage *Usage `json:"judge_usage,omitempty"`
+	// UserUsage is the simulated user's part of Usage (see User): the
+	// requests of the model that played the user; nil when none was made
+	// (no simulated user, or its messages replayed or played offline).
+	UserUsage *Usage `json:"user_usage,omitempty"`
 	// Seconds is the wall time of the case (agent, tools and judge).
 	Seconds float64 `json:"seconds"`
 
@@ -128,6 +132,10 @@ type Record struct {
 	// JudgeModel names the judge model, or the judge models separated by
 	// commas.
 	JudgeModel string `json:"judge_model,omitempty"`
+	// UserModel names the model that played the case's simulated user;
+	// "" for a case without one, and when its messages were replayed or
+	// played offline.
+	UserModel string `json:"user_model,omitempty"`
 	// StartedAt is when the case run started, in UTC; a cached record
 	// keeps the time of the run that stored it.
 	StartedAt time.Time `json:"started_at"`

@@ -146,6 +146,12 @@ type Summary struct {
 	// Judge is what the judge's requests cost (cached runs included), nil
 	// when no judge ran; the models' costs leave it out.
 	Judge *JudgeCost `json:"judge_cost,omitempty"`
+	// User is what the simulated users' requests cost (see User), nil when
+	// no case had a model play its user; the models' costs leave it out.
+	User *UserCost `json:"user_cost,omitempty"`
+	// Leaks names the turns whose simulated user gave a fact unasked
+	// (see UserFact), "case name, turn N: fact", in the records' order.
+	Leaks []string `json:"leaks,omitempty"`
 
 	// Shard is set for one shard of a split run.
 	Shard *Shard `json:"shard,omitempty"`
@@ -330,6 +336,22 @@ type JudgeCost struct {
 	// CostUSD is what they cost, in US dollars.
 	CostUSD float64 `json:"cost_usd"`
 	// Unpriced counts the judge's requests of unknown cost.
+	Unpriced int `json:"unpriced_requests,omitempty"`
+}
+
+// UserCost is what the simulated users' requests cost over a run's
+// cases, apart from the evaluated models' and the judges'.
+type UserCost struct {
+	// Model names the model that played the users.
+	Model string `json:"model"`
+	// Requests counts the simulated users' requests this run made.
+	Requests int `json:"requests"`
+	// Retries counts the attempts of those requests that were retried,
+	// and of those that failed.
+	Retries int `json:"retries,omitempty"`
+	// CostUSD is what they cost, in US dollars.
+	CostUSD float64 `json:"cost_usd"`
+	// Unpriced counts those of unknown cost.
 	Unpriced int `json:"unpriced_requests,omitempty"`
 }
 

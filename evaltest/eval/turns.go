@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/mcpeval/mcpeval/internal/prose"
 )
@@ -107,17 +108,32 @@ type TurnResult struct {
 	Status Status `json:"status"`
 	// Reason says why the turn has its status.
 	Reason string `json:"reason,omitempty"`
+	// Simulated is true for a message of the case's simulated user (see
+	// User): played by a model, or replayed from a run that recorded it.
+	Simulated bool `json:"simulated,omitempty"`
+	// Leaks are the facts the simulated user's message gave without the
+	// agent asking for them (see UserFact), each as its Fact says it.
+	Leaks []string `json:"leaks,omitempty"`
 }
 
 // TurnName names turn k (from 0) of n in messages: "turn 2 of 3".
 func TurnName(k, n int) string { return fmt.Sprintf("turn %d of %d", k+1, n) }
 
 // TurnLines describes each turn on a line: "turn 2 of 3 fail: <the
-// user's message> → <the reply> (<why>)"; a turn not sent says so.
+// user's message> → <the reply> (<why>)"; a turn not sent says so, and
+// a simulated user's message is marked, with the facts it leaked:
+// "turn 2 of 3 pass (simulated user, leaked GRCh38): ...".
 func TurnLines(turns []TurnResult) []string {
 	lines := make([]string, len(turns))
 	for i, t := range turns {
-		line := fmt.Sprintf("%s %s: %s", TurnName(i, len(turns)), t.Status, oneLine(t.User, 120))
+		status := string(t.Status)
+		switch {
+		case len(t.Leaks) > 0:
+			status += " (simulated user, leaked " + oneLine(strings.Join(t.Leaks, "; "), 120) + ")"
+		case t.Simulated:
+			status += " (simulated user)"
+		}
+		line := fmt.Sprintf("%s %s: %s", TurnName(i, len(turns)), status, oneLine(t.User, 120))
 		if t.Status == NotRun {
 			lines[i] = line + " (not sent)"
 			continue

@@ -37,3 +37,16 @@ func TestTurnLines(t *testing.T) {
 		"turn 3 of 3 not_run: Which is higher? (not sent)",
 	}, TurnLines(turns))
 }
+
+func TestTurnLinesMarkTheSimulatedUser(t *testing.T) {
+	turns := []TurnResult{
+		{Turn: 1, User: "Which gene is at chr17:7675088?", Reply: "Which build?", Status: Pass},
+		{Turn: 2, User: "GRCh38.", Reply: "TP53.", Status: Pass, Simulated: true},
+		{Turn: 3, User: "And hg38.", Reply: "TP53.", Status: Fail, Reason: "no", Simulated: true, Leaks: []string{"GRCh38", "female"}},
+	}
+	assert.Equal(t, []string{
+		"turn 1 of 3 pass: Which gene is at chr17:7675088? → Which build?",
+		"turn 2 of 3 pass (simulated user): GRCh38. → TP53.",
+		"turn 3 of 3 fail (simulated user, leaked GRCh38; female): And hg38. → TP53. (no)",
+	}, TurnLines(turns))
+}

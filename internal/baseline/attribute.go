@@ -325,7 +325,9 @@ func caseChange(base, cur *eval.Record) string {
 
 // conversationChange says at which turn the user's messages of a
 // conversation changed between the runs, "" when they did not (or neither
-// record is of a conversation).
+// record is of a conversation). The messages of a simulated user are no
+// part of the case: they answer the model's replies, and change with
+// them.
 func conversationChange(base, cur *eval.Record) string {
 	if len(base.Turns) == 0 && len(cur.Turns) == 0 {
 		return ""
@@ -334,9 +336,11 @@ func conversationChange(base, cur *eval.Record) string {
 		if len(r.Turns) == 0 {
 			return []string{r.Question}
 		}
-		out := make([]string, len(r.Turns))
-		for i, t := range r.Turns {
-			out[i] = t.User
+		var out []string
+		for _, t := range r.Turns {
+			if !t.Simulated {
+				out = append(out, t.User)
+			}
 		}
 		return out
 	}

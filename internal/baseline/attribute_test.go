@@ -56,6 +56,10 @@ func TestAttribute(t *testing.T) {
 		{"another answer", eval.Record{Status: eval.Fail, Verdict: "no", Response: "no idea", ToolCalls: []eval.ToolCall{call(`{"id":"d"}`, "item d", "f1")}}, nil, eval.CauseModel},
 		{"the case's conversation", eval.Record{Status: eval.Fail, Verdict: "no", Response: "no idea", ToolCalls: []eval.ToolCall{call(`{"id":"d"}`, "item d", "f1")},
 			Turns: []eval.TurnResult{{Turn: 1}, {Turn: 2, User: "and item e?"}}}, nil, eval.CauseCase},
+		{"a simulated user's messages, which answer the model", eval.Record{Status: eval.Fail, Verdict: "no", Response: "no idea", ToolCalls: []eval.ToolCall{call(`{"id":"d"}`, "item d", "f1")},
+			Turns: []eval.TurnResult{{Turn: 1}, {Turn: 2, User: "item e, I meant", Simulated: true}}}, nil, eval.CauseModel},
+		{"a simulated user that failed", eval.Record{Status: eval.Error, Reason: "simulated user: HTTP 500",
+			Turns: []eval.TurnResult{{Turn: 1, Status: eval.Error, Reason: "simulated user: HTTP 500"}}}, nil, eval.CauseInfrastructure},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.cur.Grading == 0 {
@@ -65,7 +69,7 @@ func TestAttribute(t *testing.T) {
 			a := attribute(d, tc.toolChanges)
 			assert.Equal(t, tc.want, a.Cause, a.Why)
 			assert.NotEmpty(t, a.Why)
-			if len(tc.cur.Turns) > 0 {
+			if tc.want == eval.CauseCase && len(tc.cur.Turns) > 0 {
 				assert.Equal(t, `the case's conversation changed: 1 turn, now 2 (turn 2: "and item e?")`, a.Why)
 			}
 			if tc.want == eval.CauseData {

@@ -142,6 +142,9 @@ func Parse(path string, data []byte) ([]eval.Case, error) {
 		if err := validateTurns(path, body, &c); err != nil {
 			return nil, err
 		}
+		if err := validateUser(path, body, &c); err != nil {
+			return nil, err
+		}
 		c.Lines = fieldLines(body)
 		if c.Category == "" {
 			c.Category = defaultCategory(path)
@@ -734,6 +737,8 @@ var sections = map[string]struct {
 	"eval.Elicited":    {"tools.elicited item", reflect.TypeFor[eval.Elicited]()},
 	"eval.Label":       {"label", reflect.TypeFor[eval.Label]()},
 	"eval.Turn":        {"turns item", reflect.TypeFor[eval.Turn]()},
+	"eval.User":        {"user", reflect.TypeFor[eval.User]()},
+	"eval.UserFact":    {"user.knows item", reflect.TypeFor[eval.UserFact]()},
 }
 
 // humanize rewrites the decoder's messages about unknown fields and wrong

@@ -1078,3 +1078,29 @@ func TestTurnsInBrowser(t *testing.T) {
 	assert.Regexp(t, `^turn turn-not_run \| .*turn 3 of 3.*How does ClinVar classify it\?not sent: an earlier turn ended the conversation$`, turns[2])
 	p.assertClean()
 }
+
+// A simulated user's turns are marked so, and a fact it gave unasked is
+// shown as a leak on its turn.
+func TestSimulatedUserTurnsInBrowser(t *testing.T) {
+	chromiumPath(t)
+	recs := syntheticRecords(3, 2000)
+	rec := &recs[1]
+	rec.Name, rec.Status, rec.Reason = "gene at a position", eval.Pass, "the answer contains the expected information"
+	rec.Turns = []eval.TurnResult{
+		{Turn: 1, User: "Which gene is at chr17:7675088?", Reply: "I could not find that.", Status: eval.Pass, Reason: "nothing is expected of the reply at this turn"},
+		{Turn: 2, User: "The coordinates are on GRCh38 (hg38).", Reply: "TP53.", Status: eval.Pass, Simulated: true, Leaks: []string{"The coordinates are on GRCh38 (hg38)."}},
+	}
+	d := rundata.FromRecords(recs)
+	path := filepath.Join(t.TempDir(), "report.html")
+	writeFile(t, path, d)
+
+	p := openBrowser(t)
+	p.cases = len(d.Cases)
+	p.open(path)
+	p.clickUntil(fmt.Sprintf(`#cases tr[data-id="%d"]`, caseIndex(t, d, rec.Name)), `!document.getElementById('detail').hidden`)
+	users := jsEval[[]string](p, `[...document.querySelectorAll('#detail #turns li.turn .turn-user .who')].map(e => e.textContent)`)
+	assert.Equal(t, []string{"user", "simulated user"}, users)
+	leaks := jsEval[[]string](p, `[...document.querySelectorAll('#detail #turns li.turn .leak')].map(e => e.textContent)`)
+	assert.Equal(t, []string{"leak: the simulated user gave The coordinates are on GRCh38 (hg38). before the agent asked for it"}, leaks)
+	p.assertClean()
+}

@@ -2,13 +2,16 @@ package llmstub
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"net/http"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/mcpeval/mcpeval/evaltest/eval"
+	"github.com/mcpeval/mcpeval/internal/usersim"
 )
 
 // JudgeTool is the tool name through which the suite's judge answers;
@@ -30,7 +33,27 @@ const (
 // then its expected reply (the case's at the last turn) when the results of
 // the conversation so far hold it, else the text of the turn's own
 // successful results.
-func Replay(cases []eval.Case) Responder {
+//
+// In a case with a simulated user (eval.User) it first asks for what the
+// user knows and has not given (usersim.Question), then makes the case's
+// reference calls and answers as above. Asked to play the user (see
+// usersim.Plays), it plays them as usersim.Offline does, the case told by
+// the user's first message, and declines every request for input.
+func Replay(cases []eval.Case) Responder { return replay(cases, true) }
+
+// ReplayWithoutAsking answers as Replay, but as an agent that never asks
+// the user anything: in a case with a simulated user (eval.User) it makes
+// the reference calls at once, without the arguments that only the facts
+// the user knows and has not given would give (an argument whose value
+// states one of them is left out, so the tool takes its default), and
+// gives the expected answer when their results hold it, else
+// WrongAnswer, which it rejects as judge. The simulated user is played
+// as Replay plays it.
+func ReplayWithoutAsking(cases []eval.Case) Responder { return replay(cases, false) }
+
+// replay is Replay; ask says whether the agent asks a simulated user for
+// what it knows before it answers.
+func replay(cases []eval.Case, ask bool) Responder {
 	byQuestion := map[string]eval.Case{}
 	for _, c := range cases {
 		byQuestion[c.Input] = c
@@ -38,6 +61,9 @@ func Replay(cases []eval.Case) Responder {
 	return func(req Request) Reply {
 		switch req.ForcedTool() {
 		case JudgeTool:
+			if !ask && req.GradedAnswer() == WrongAnswer {
+				return Verdict("no", "the answer does not give the expected information")
+			}
 			return Verdict("yes", "the answer contains the expected information")
 		case ClaimsTool:
 			verdicts := make([]string, len(req.Claims()))
@@ -46,55 +72,208 @@ func Replay(cases []eval.Case) Responder {
 			}
 			return ClaimVerdicts(req, verdicts...)
 		}
+		if req.PlaysUser() {
+			return playUser(req, byQuestion)
+		}
 		c, ok := byQuestion[req.Question()]
 		if !ok {
 			return Reply{Content: "I do not know."}
+		}
+		if c.User != nil {
+			return replayWithUser(req, c, ask)
 		}
 		k := req.Turn() - 1
 		if k > len(c.Turns) {
 			return Reply{Content: "I do not know."}
 		}
-		refs := c.TurnReference(k)
-		// The tool results of the earlier turns, and this turn's: those
-		// after its message.
-		var earlier, own []string
-		for _, m := range req.Messages {
-			switch m.Role {
-			case "user":
-				earlier, own = append(earlier, own...), nil
-			case "tool":
-				own = append(own, m.Content)
-			}
-		}
-		if done := len(own); done < len(refs) {
-			ref := refs[done]
-			name := ref.Tool
-			if offered, ok := req.offered(name); ok {
-				name = offered.name // as the model is offered it
-			}
-			return Reply{ToolCalls: []Call{{Name: name, Arguments: eval.ArgumentsJSON(ref.Args)}}}
-		}
-		var found []string
-		for i, text := range own {
-			if i < len(refs) && !refs[i].ExpectError {
-				found = append(found, text)
-			}
-		}
 		// A reply in a conversation may state what an earlier turn found,
 		// and is checked as its turn checks it.
-		evidence, checked := found, c
-		if len(c.Turns) > 0 {
-			evidence = append(slices.Clone(earlier), found...)
-		}
+		checked := c
 		if k > 0 && k < len(c.Turns) {
 			checked = eval.Case{Checks: c.Turns[k-1].Checks}
 		}
-		expected, asked := c.TurnExpected(k), strings.Join(c.UserMessages()[:k+1], "\n")
-		if strings.TrimSpace(expected) != "" && holdsNumbers(strings.Join(evidence, "\n"), expected, asked) &&
-			holdsTerms(strings.Join(evidence, "\n"), checked) {
-			return Reply{Content: expected}
+		return replayTurn(req, c.TurnReference(k), c.TurnExpected(k), strings.Join(c.UserMessages()[:k+1], "\n"), checked, len(c.Turns) > 0)
+	}
+}
+
+// replayTurn answers at the request's turn as a correct agent does: the
+// turn's reference calls refs, one a reply, then expected when the
+// results hold it (those of the turn, and of the earlier turns when
+// conversation is set; the numbers of asked count too, and checked's
+// terms must be there), else the text of the turn's own successful
+// results.
+func replayTurn(req Request, refs []eval.RefCall, expected, asked string, checked eval.Case, conversation bool) Reply {
+	// The tool results of the earlier turns, and this turn's: those
+	// after its message.
+	var earlier, own []string
+	for _, m := range req.Messages {
+		switch m.Role {
+		case "user":
+			earlier, own = append(earlier, own...), nil
+		case "tool":
+			own = append(own, m.Content)
 		}
-		return Reply{Content: strings.Join(found, "\n")}
+	}
+	if done := len(own); done < len(refs) {
+		ref := refs[done]
+		name := ref.Tool
+		if offered, ok := req.offered(name); ok {
+			name = offered.name // as the model is offered it
+		}
+		return Reply{ToolCalls: []Call{{Name: name, Arguments: eval.ArgumentsJSON(ref.Args)}}}
+	}
+	var found []string
+	for i, text := range own {
+		if i < len(refs) && !refs[i].ExpectError {
+			found = append(found, text)
+		}
+	}
+	evidence := found
+	if conversation {
+		evidence = append(slices.Clone(earlier), found...)
+	}
+	if strings.TrimSpace(expected) != "" && holdsNumbers(strings.Join(evidence, "\n"), expected, asked) &&
+		holdsTerms(strings.Join(evidence, "\n"), checked) {
+		return Reply{Content: expected}
+	}
+	return Reply{Content: strings.Join(found, "\n")}
+}
+
+// replayWithUser answers in a conversation with the simulated user of c:
+// asking (ask), it first asks for what the user knows and has not given
+// (usersim.Question), then makes the case's reference calls and gives
+// its expected answer; not asking, it makes them at once without the
+// arguments only the user's facts would give, and answers WrongAnswer
+// when their results do not hold the expected answer.
+func replayWithUser(req Request, c eval.Case, ask bool) Reply {
+	var users []string
+	for _, m := range req.Messages {
+		if m.Role == "user" {
+			users = append(users, m.Content)
+		}
+	}
+	refs := c.Reference
+	if ask {
+		if q := usersim.Question(*c.User, users); q != "" {
+			return Reply{Content: q}
+		}
+		return replayTurn(req, refs, c.ReferenceAnswer(), strings.Join(users, "\n"), c, true)
+	}
+	r := replayTurn(req, unknowing(refs, *c.User, users), c.ReferenceAnswer(), strings.Join(users, "\n"), c, true)
+	if len(r.ToolCalls) == 0 && r.Content != c.ReferenceAnswer() {
+		r.Content = WrongAnswer // it does not say what it would have needed either
+	}
+	return r
+}
+
+// unknowing returns refs without the arguments whose value states a fact
+// the user knows and has not given in their messages so far (users): the
+// calls of an agent that did not ask for it.
+func unknowing(refs []eval.RefCall, u eval.User, users []string) []eval.RefCall {
+	var untold []eval.UserFact
+	for _, f := range u.Knows {
+		if !slices.ContainsFunc(users, func(m string) bool { return usersim.States(f, m) }) {
+			untold = append(untold, f)
+		}
+	}
+	out := make([]eval.RefCall, len(refs))
+	for i, ref := range refs {
+		out[i] = ref
+		out[i].Args = map[string]any{}
+		for k, v := range ref.Args {
+			if !slices.ContainsFunc(untold, func(f eval.UserFact) bool { return usersim.States(f, fmt.Sprint(v)) }) {
+				out[i].Args[k] = v
+			}
+		}
+	}
+	return out
+}
+
+// playUser answers a request to play a case's simulated user (see
+// usersim) as usersim.Offline plays it: the case is the one whose input
+// is the user's first message; a request for input during a tool call
+// is declined. An unknown case's user is done.
+func playUser(req Request, byQuestion map[string]eval.Case) Reply {
+	if usersim.Elicits(req.Messages) {
+		return Reply{Content: `{"action": "decline"}`}
+	}
+	turns := req.userTurns()
+	if len(turns) == 0 {
+		return Reply{Content: usersim.Stop}
+	}
+	c, ok := byQuestion[turns[0].User]
+	if !ok || c.User == nil {
+		return Reply{Content: usersim.Stop}
+	}
+	msg, done := usersim.Offline(*c.User, turns)
+	if done {
+		return Reply{Content: usersim.Stop}
+	}
+	return Reply{Content: msg}
+}
+
+// userTurns reads the conversation of a request to play a user (see
+// usersim.Messages): the user's messages, each with the agent's reply.
+func (r Request) userTurns() []eval.TurnResult {
+	var turns []eval.TurnResult
+	for _, m := range r.Messages[1:] {
+		switch m.Role {
+		case "assistant":
+			turns = append(turns, eval.TurnResult{User: m.Content})
+		case "user":
+			if len(turns) > 0 {
+				turns[len(turns)-1].Reply = m.Content
+			}
+		}
+	}
+	return turns
+}
+
+// LeakyUser plays the simulated user of cases as one who tells every
+// fact they know at their first chance, asked or not, then is done;
+// other requests go to next.
+func LeakyUser(next Responder, cases []eval.Case) Responder {
+	byQuestion := map[string]eval.Case{}
+	for _, c := range cases {
+		byQuestion[c.Input] = c
+	}
+	return func(req Request) Reply {
+		if !req.PlaysUser() || usersim.Elicits(req.Messages) {
+			return next(req)
+		}
+		turns := req.userTurns()
+		if len(turns) == 0 {
+			return Reply{Content: usersim.Stop}
+		}
+		c, ok := byQuestion[turns[0].User]
+		if !ok || c.User == nil {
+			return Reply{Content: usersim.Stop}
+		}
+		var untold []string
+		for _, f := range c.User.Knows {
+			if !slices.ContainsFunc(turns, func(t eval.TurnResult) bool { return usersim.States(f, t.User) }) {
+				untold = append(untold, f.Fact)
+			}
+		}
+		if len(untold) == 0 {
+			return Reply{Content: usersim.Stop}
+		}
+		return Reply{Content: strings.Join(untold, "\n")}
+	}
+}
+
+// PlaysUser reports whether the request asks the model to play a case's
+// simulated user (see usersim.Plays).
+func (r Request) PlaysUser() bool { return usersim.Plays(r.Messages) }
+
+// FailingUser answers every request to play a simulated user with HTTP
+// 500, as a provider that is down does; other requests go to next.
+func FailingUser(next Responder) Responder {
+	return func(req Request) Reply {
+		if req.PlaysUser() {
+			return Reply{Status: http.StatusInternalServerError}
+		}
+		return next(req)
 	}
 }
 
@@ -412,7 +591,7 @@ func Wrong(next Responder, model string, wrong *regexp.Regexp) Responder {
 // the judges' included, go to next.
 func WrongAtTurn(next Responder, turn int) Responder {
 	return func(req Request) Reply {
-		if req.ForcedTool() == "" && req.Turn() == turn {
+		if req.ForcedTool() == "" && !req.PlaysUser() && req.Turn() == turn {
 			return Reply{Content: WrongAnswer}
 		}
 		return next(req)

@@ -213,6 +213,34 @@ func TestScriptedElicitationsReachTheirCall(t *testing.T) {
 	}
 }
 
+// A case's simulated user answers the elicitations its case scripts no
+// reply to: its replies are recorded as the simulated user's, not the
+// script's; a reply it cannot give (ok false) declines the request.
+func TestSimulatedUserRepliesToElicitations(t *testing.T) {
+	t.Parallel()
+	set := connectStdio(t, modeLegacy, Options{})
+	for _, tt := range []struct {
+		name    string
+		replier Replier
+		want    eval.Elicitation
+	}{
+		{"accepted", func(message string, fields []string) (string, map[string]any, bool) {
+			return eval.ElicitAccept, map[string]any{"colour": "teal"}, true
+		}, eval.Elicitation{Action: eval.ElicitAccept, Content: map[string]any{"colour": "teal"}, Simulated: true}},
+		{"not given", func(string, []string) (string, map[string]any, bool) { return "", nil, false },
+			eval.Elicitation{Action: eval.ElicitDecline}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := set.Call(WithSimulatedUser(context.Background(), tt.replier), "ask", map[string]any{"field": "colour"})
+			require.NoError(t, err)
+			require.Len(t, res.Elicitations, 1)
+			got := res.Elicitations[0]
+			got.Message, got.Fields = "", nil
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
 // A tool that requires tasks on a server that does not run tool calls as
 // tasks is left out, with a notice naming it.
 func TestTaskToolWithoutTaskSupportIsLeftOut(t *testing.T) {

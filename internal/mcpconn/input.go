@@ -38,21 +38,39 @@ type Replier func(message string, fields []string) (action string, content map[s
 
 type replierKey struct{}
 
-// WithReplier returns a context whose tool calls answer elicitation
-// requests with r.
-func WithReplier(ctx context.Context, r Replier) context.Context {
-	return context.WithValue(ctx, replierKey{}, r)
+// replies is a context's Replier, and whether a simulated user gives its
+// replies (eval.User) rather than a case's script.
+type replies struct {
+	r         Replier
+	simulated bool
 }
 
-func replierFrom(ctx context.Context) Replier {
-	r, _ := ctx.Value(replierKey{}).(Replier)
-	return r
+// WithReplier returns a context whose tool calls answer elicitation
+// requests with r, the replies a case scripted.
+func WithReplier(ctx context.Context, r Replier) context.Context {
+	return context.WithValue(ctx, replierKey{}, replies{r: r})
+}
+
+// WithSimulatedUser returns a context whose tool calls answer elicitation
+// requests with r, the replies of a case's simulated user: their round
+// trips are marked Simulated, not Scripted. ok false from r declines the
+// request.
+func WithSimulatedUser(ctx context.Context, r Replier) context.Context {
+	return context.WithValue(ctx, replierKey{}, replies{r: r, simulated: true})
+}
+
+// pendingOf returns a call in flight that answers with ctx's replies.
+func pendingOf(ctx context.Context) *pending {
+	rs, _ := ctx.Value(replierKey{}).(replies)
+	return &pending{replier: rs.r, simulated: rs.simulated}
 }
 
 // pending is a call in flight: the replies it answers with, and the
 // elicitation round trips it met.
 type pending struct {
 	replier Replier
+	// simulated: a simulated user gives the replies.
+	simulated bool
 
 	mu     sync.Mutex
 	rounds []eval.Elicitation
@@ -100,7 +118,8 @@ func (p *pending) answer(params mcp.ElicitationParams, note string) *mcp.Elicita
 	round.Action = eval.ElicitDecline
 	if p.replier != nil {
 		if action, content, ok := p.replier(params.Message, round.Fields); ok {
-			round.Action, round.Content, round.Scripted = action, content, true
+			round.Action, round.Content = action, content
+			round.Scripted, round.Simulated = !p.simulated, p.simulated
 		}
 	}
 	p.mu.Lock()

@@ -557,7 +557,7 @@ func (s *Server) Call(ctx context.Context, name string, args map[string]any) (Re
 	if err := cn.roots.settle(ctx); err != nil {
 		return Result{}, fmt.Errorf("tool %s: %w", name, err)
 	}
-	p := &pending{replier: replierFrom(ctx)}
+	p := pendingOf(ctx)
 	if cn.sharedStream {
 		// A request of the server's own cannot say which call it belongs
 		// to: a call whose case scripted replies runs alone.
@@ -636,7 +636,7 @@ func (s *Server) ReadResource(ctx context.Context, uri string) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	p := &pending{replier: replierFrom(ctx)}
+	p := pendingOf(ctx)
 	defer cn.calls.begin(p)()
 	callCtx, cancel := context.WithTimeout(context.WithValue(ctx, pendingKey{}, p), s.opts.CallTimeout)
 	defer cancel()

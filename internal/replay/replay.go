@@ -91,6 +91,11 @@ type Source struct {
 	byRun  map[eval.CaseRun]map[callKey][]int
 	byCase map[string]map[callKey]int
 	first  map[callKey]int
+	// users and usersByCase hold the messages of the simulated user
+	// (eval.User) each record holds, in order: by case run (and the first
+	// by case and repeat alone), and the first by case name.
+	users       map[eval.CaseRun][]string
+	usersByCase map[string][]string
 }
 
 // callKey is a call's server (short name), tool (its own name) and
@@ -112,7 +117,8 @@ type recording struct {
 // tool calls. store holds the results' texts.
 func Load(dir string, store *recordings.Store) (*Source, error) {
 	src := &Source{ID: filepath.Base(dir), Dir: dir, store: store, ran: map[string]bool{},
-		byRun: map[eval.CaseRun]map[callKey][]int{}, byCase: map[string]map[callKey]int{}, first: map[callKey]int{}}
+		byRun: map[eval.CaseRun]map[callKey][]int{}, byCase: map[string]map[callKey]int{}, first: map[callKey]int{},
+		users: map[eval.CaseRun][]string{}, usersByCase: map[string][]string{}}
 	sum, err := runs.ReadSummary(dir)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
@@ -145,7 +151,8 @@ func (src *Source) readCalls(path string) error {
 	err = eval.ReadLines(io.TeeReader(f, digest), func(n int, line []byte) error {
 		var rec struct {
 			eval.CaseRun
-			ToolCalls []eval.ToolCall `json:"tool_calls"`
+			ToolCalls []eval.ToolCall   `json:"tool_calls"`
+			Turns     []eval.TurnResult `json:"turns"`
 		}
 		if err := json.Unmarshal(line, &rec); err != nil {
 			return fmt.Errorf("%s:%d: not a record: %v", path, n, err)
@@ -158,6 +165,7 @@ func (src *Source) readCalls(path string) error {
 		for _, call := range rec.ToolCalls {
 			src.add(rec.CaseRun, call)
 		}
+		src.addUser(rec.CaseRun, rec.Turns)
 		return nil
 	})
 	if err != nil {
@@ -205,6 +213,40 @@ func (src *Source) add(run eval.CaseRun, call eval.ToolCall) {
 	if _, ok := src.first[k]; !ok {
 		src.first[k] = i
 	}
+}
+
+// addUser indexes the messages of the simulated user a record holds:
+// those of its turns marked simulated, in order, none for a record of a
+// case with a simulated user who was done at once.
+func (src *Source) addUser(run eval.CaseRun, turns []eval.TurnResult) {
+	users := []string{}
+	for _, t := range turns {
+		if t.Simulated {
+			users = append(users, t.User)
+		}
+	}
+	src.users[run] = users
+	repeat := eval.CaseRun{Name: run.Name, Repeat: run.Repeat}
+	if _, ok := src.users[repeat]; !ok {
+		src.users[repeat] = users
+	}
+	if _, ok := src.usersByCase[run.Name]; !ok {
+		src.usersByCase[run.Name] = users
+	}
+}
+
+// Users returns the messages of the simulated user that the run recorded
+// for a case run, in order: those of the same case run, else those of the
+// first run of the case in the same repeat (another model's, another
+// arm's), else those of the first run of the case it recorded.
+func (src *Source) Users(run eval.CaseRun) []string {
+	if users, ok := src.users[run]; ok {
+		return users
+	}
+	if users, ok := src.users[eval.CaseRun{Name: run.Name, Repeat: run.Repeat}]; ok {
+		return users
+	}
+	return src.usersByCase[run.Name]
 }
 
 // Ran reports whether the run has a record of the case named: a case it

@@ -73,3 +73,46 @@ func TestCutArgumentsCountedLost(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, src.Lost)
 }
+
+// The messages of a simulated user are replayed from the records: those
+// of the same case run, else of the case's first run in the same repeat,
+// else of its first run recorded; a case run whose user was done at once
+// replays none.
+func TestUsersReplayed(t *testing.T) {
+	root := t.TempDir()
+	store, err := recordings.Open(filepath.Join(root, "recordings"))
+	require.NoError(t, err)
+	dir := filepath.Join(root, "run")
+	writeRun(t, dir, "20261128T000000.000Z-cccccc", "ok")
+	var lines []byte
+	for _, rec := range []eval.Record{
+		{Name: "c", Model: "m", Repeat: 1, Turns: []eval.TurnResult{{Turn: 1, User: "Which gene?"}, {Turn: 2, User: "GRCh38", Simulated: true}, {Turn: 3, User: "thanks", Simulated: true}}},
+		{Name: "c", Model: "m", Repeat: 2, Turns: []eval.TurnResult{{Turn: 1, User: "Which gene?"}}},
+		{Name: "scripted", Model: "m", Turns: []eval.TurnResult{{Turn: 1, User: "first"}, {Turn: 2, User: "second"}}},
+	} {
+		data, err := json.Marshal(rec)
+		require.NoError(t, err)
+		lines = append(append(lines, data...), '\n')
+	}
+	f, err := os.OpenFile(filepath.Join(dir, eval.RecordsFile), os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.Write(lines)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	src, err := Load(dir, store)
+	require.NoError(t, err)
+	for _, tt := range []struct {
+		run  eval.CaseRun
+		want []string
+	}{
+		{eval.CaseRun{Name: "c", Model: "m", Repeat: 1}, []string{"GRCh38", "thanks"}},
+		{eval.CaseRun{Name: "c", Model: "m", Repeat: 2}, []string{}},
+		{eval.CaseRun{Name: "c", Model: "other", Repeat: 1}, []string{"GRCh38", "thanks"}},
+		{eval.CaseRun{Name: "c", Model: "other", Repeat: 5}, []string{}},
+		{eval.CaseRun{Name: "scripted", Model: "m"}, []string{}},
+		{eval.CaseRun{Name: "unknown"}, nil},
+	} {
+		assert.Equal(t, tt.want, src.Users(tt.run), "%v", tt.run)
+	}
+}

@@ -565,6 +565,9 @@ func (in *inputs) run() (r eval.Summary, fromSummary bool) {
 		if r.Judge == nil {
 			r.Judge = stats.Judge(in.records)
 		}
+		if r.User == nil {
+			r.User = stats.User(in.records)
+		}
 		return r, true
 	}
 	r = eval.Summary{Started: in.events.first, Seconds: in.events.seconds()}
@@ -588,7 +591,7 @@ func (in *inputs) run() (r eval.Summary, fromSummary bool) {
 		}
 	}
 	r.CostUSD = r.Usage.CostUSD
-	r.Judge = stats.Judge(in.records)
+	r.Judge, r.User, r.Leaks = stats.Judge(in.records), stats.User(in.records), stats.Leaks(in.records)
 	return r, false
 }
 

@@ -72,6 +72,11 @@ type Settings struct {
 	Judge string
 	// JudgeMode says how several judges decide: "majority" or "unanimous".
 	JudgeMode string
+	// UserModel is the model that plays the simulated user of a case that
+	// has one (eval.User); a reference run, whose users are played
+	// offline, asks no model. It defaults to the judge model (the first of several), else
+	// the evaluated model.
+	UserModel string
 	// Labels is the file or directory of the labelled answers that
 	// calibrate the judge, besides those next to the cases.
 	Labels  string
@@ -382,6 +387,12 @@ func (st *Settings) chooseProvider() error {
 	}
 	if st.Judge == "" {
 		st.Judge = st.Model
+	}
+	if st.UserModel == "" {
+		st.UserModel = st.Model
+		if judges := st.JudgeModels(); len(judges) > 0 {
+			st.UserModel = judges[0]
+		}
 	}
 	if len(st.Models) == 0 {
 		st.Models = []string{st.Model}

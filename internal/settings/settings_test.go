@@ -303,6 +303,35 @@ func TestJudges(t *testing.T) {
 	}
 }
 
+func TestUserModel(t *testing.T) {
+	with := func(extra map[string]string) map[string]string {
+		env := map[string]string{"OPENAI_API_KEY": "k", "EVAL_MODEL": "m"}
+		for k, v := range extra {
+			env[k] = v
+		}
+		return env
+	}
+	tests := []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"the judge's by default", with(map[string]string{"EVAL_JUDGE_MODEL": "j"}), "j"},
+		{"the first judge's", with(map[string]string{"EVAL_JUDGE_MODEL": "a,b,c"}), "a"},
+		{"the evaluated model's, the judge being the model", with(nil), "m"},
+		{"the evaluated model's, with the judge off", with(map[string]string{"EVAL_JUDGE_MODEL": "none"}), "m"},
+		{"the first model's of several, with the judge off", with(map[string]string{"EVAL_JUDGE_MODEL": "none", "EVAL_MODELS": "x,y", "EVAL_MODEL": ""}), "x"},
+		{"named", with(map[string]string{"EVAL_JUDGE_MODEL": "j", "EVAL_USER_MODEL": "u"}), "u"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st, err := resolveWith(t, tt.env, "")
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, st.UserModel)
+		})
+	}
+}
+
 // Ordinary values of a servers file's environment are data: only those
 // secret by name or by being credentials, and header values (with a
 // scheme's bare token), are redacted; credentials in a server's URL and

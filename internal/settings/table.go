@@ -63,6 +63,7 @@ func declare(st *Settings, x *linked) []setting {
 		inputSetting(&st.Arms, root, "arms", "EVAL_ARMS", "", "arms file: named versions of what the model is given (model, servers or none, tool overrides, system prompt), each run on every case side by side (replaces -models)"),
 		textSetting(&st.Judge, "list", "judge-model", "EVAL_JUDGE_MODEL", "", "judge model, or an odd number of them separated by commas, whose majority decides (default: the evaluated model, the first of -models; 'none' leaves the verdict to the deterministic checks)"),
 		choiceSetting(&st.JudgeMode, "judge-mode", "EVAL_JUDGE_MODE", "how several judges decide: 'majority' or 'unanimous' (every judge must accept)", JudgeMajority, JudgeUnanimous),
+		textSetting(&st.UserModel, "string", "user-model", "EVAL_USER_MODEL", "", "model that plays the simulated user of a case with user: (default: the judge model, the first of several; with the judge off, the evaluated model)"),
 		inputSetting(&st.Labels, root, "labels", "EVAL_LABELS", "testdata/calibration", "labelled answers (*.labels.yaml file or directory) that make calibrate measures the judge and the checks on, besides those next to the cases; a run without a judge measures its checks on them"),
 		textSetting(&st.BaseURL, "url", "base-url", "OPENAI_BASE_URL", "", "OpenAI-compatible base URL (Ollama, vLLM, llama.cpp server, LM Studio, a proxy)"),
 		intSetting(&st.MaxTokens, "max-tokens", "EVAL_MAX_TOKENS", "100000", "token limit for every tool result and the judge prompt (0 disables)", atLeast(0)),

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -247,21 +248,59 @@ func modelResult(name string, runs []eval.Record) (eval.ModelResult, []eval.Case
 	return m, cases
 }
 
-// OwnUsage is a record's usage without the judge's part: the evaluated
-// model's own requests.
+// OwnUsage is a record's usage without the judge's part and the
+// simulated user's: the evaluated model's own requests.
 func OwnUsage(r eval.Record) eval.Usage {
 	u := r.Usage
-	if j := r.JudgeUsage; j != nil {
-		u.PromptTokens -= j.PromptTokens
-		u.CompletionTokens -= j.CompletionTokens
-		u.CachedTokens -= j.CachedTokens
-		u.TotalTokens -= j.TotalTokens
-		u.Requests -= j.Requests
-		u.Retries -= j.Retries
-		u.CostUSD -= j.CostUSD
-		u.Unpriced -= j.Unpriced
+	for _, part := range []*eval.Usage{r.JudgeUsage, r.UserUsage} {
+		if part == nil {
+			continue
+		}
+		u.PromptTokens -= part.PromptTokens
+		u.CompletionTokens -= part.CompletionTokens
+		u.CachedTokens -= part.CachedTokens
+		u.TotalTokens -= part.TotalTokens
+		u.Requests -= part.Requests
+		u.Retries -= part.Retries
+		u.CostUSD -= part.CostUSD
+		u.Unpriced -= part.Unpriced
 	}
 	return u
+}
+
+// User is what the simulated users' requests of this run cost over the
+// records (not those of a cached result, made by an earlier run), nil
+// when no record had one.
+func User(records []eval.Record) *eval.UserCost {
+	var u *eval.UserCost
+	for _, r := range records {
+		if r.UserUsage == nil || r.Status == eval.NotRun || r.Cached {
+			continue
+		}
+		if u == nil {
+			u = &eval.UserCost{Model: r.UserModel}
+		}
+		u.Requests += r.UserUsage.Requests
+		u.Retries += r.UserUsage.Retries
+		u.CostUSD += r.UserUsage.CostUSD
+		u.Unpriced += r.UserUsage.Unpriced
+	}
+	return u
+}
+
+// Leaks names each turn of the records whose simulated user gave a fact
+// unasked: "case name, turn N: fact" (with its repeat, "case name
+// (repeat 2), turn N: fact", and arm when it has one).
+func Leaks(records []eval.Record) []string {
+	var out []string
+	for _, r := range records {
+		for _, t := range r.Turns {
+			for _, f := range t.Leaks {
+				out = append(out, fmt.Sprintf("%s, turn %d: %s", r.CaseRun(), t.Turn, f))
+			}
+		}
+	}
+	return out
 }
 
 // Judge is what the judge's requests of this run cost over the records
@@ -345,6 +384,7 @@ func Summarize(sum *eval.Summary, records []eval.Record, models []string) {
 		}
 	}
 	sum.Judge = Judge(records)
+	sum.User, sum.Leaks = User(records), Leaks(records)
 	sum.CaseSet = CaseSet(sum.Cases)
 	for _, c := range sum.Cases {
 		sum.Repeats = max(sum.Repeats, c.Runs)

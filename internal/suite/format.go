@@ -20,7 +20,16 @@ func FormatLine(r eval.Record) string {
 	if r.Cached {
 		cached = " (cached)"
 	}
-	return fmt.Sprintf("%s%s: %s, %d tokens, %.1fs: %s", r.Status, cached, prose.Plural(len(r.ToolCalls), "tool calls"), r.Usage.TotalTokens, r.Seconds, oneLine(r.Reason, 200))
+	turns, leaks := "", ""
+	for _, t := range r.Turns {
+		if t.Simulated {
+			turns = fmt.Sprintf(", %s with the simulated user", prose.Plural(len(r.Turns), "turns"))
+		}
+		for _, f := range t.Leaks {
+			leaks += fmt.Sprintf(" (leak at turn %d: the simulated user gave \"%s\" unasked)", t.Turn, oneLine(f, 120))
+		}
+	}
+	return fmt.Sprintf("%s%s: %s, %d tokens, %.1fs%s: %s%s", r.Status, cached, prose.Plural(len(r.ToolCalls), "tool calls"), r.Usage.TotalTokens, r.Seconds, turns, oneLine(r.Reason, 200), leaks)
 }
 
 // FormatFailure is the paragraph printed for a failed or errored case:
@@ -90,7 +99,10 @@ func serverInput(calls []eval.ToolCall) []string {
 			if e.Content != nil {
 				reply += " " + eval.ArgumentsJSON(e.Content)
 			}
-			if !e.Scripted {
+			switch {
+			case e.Simulated:
+				reply += " (the simulated user's reply)"
+			case !e.Scripted:
 				reply += " (no reply scripted: declined)"
 			}
 			out = append(out, fmt.Sprintf("elicitation: %s asked \"%s\" for %s → %s", c.Name, oneLine(e.Message, 200),
@@ -229,8 +241,13 @@ func FormatSummary(s eval.Summary, runDir string) string {
 		fmt.Fprintf(&b, "; the model asked nothing, $0.0000 spent on it, %.1fs\n", s.Seconds)
 	default:
 		judged := "" // the run's figures, as summary.json's usage and cost_usd: the judge's included
-		if s.Judge != nil && s.Judge.Requests > 0 {
+		switch judge, user := s.Judge != nil && s.Judge.Requests > 0, s.User != nil && s.User.Requests > 0; {
+		case judge && user:
+			judged = " (the judge's and the simulated users' included)"
+		case judge:
 			judged = " (the judge's included)"
+		case user:
+			judged = " (the simulated users' included)"
 		}
 		fmt.Fprintf(&b, "; %d tokens%s%s, %s, %d retries, %.1fs\n", s.Usage.TotalTokens, judged, cacheShare(s.Usage.PromptTokens, s.Usage.CachedTokens), costLine(s), s.Usage.Retries, s.Seconds)
 	}
@@ -277,6 +294,20 @@ func FormatSummary(s eval.Summary, runDir string) string {
 			model, prose.Plural(requests, "requests"), s.Usage.TotalTokens, cost, s.Usage.Retries, arms)
 	case j != nil && !s.Reference:
 		fmt.Fprintf(&b, "mcpeval: judge %s: %s, %s (not in the %s' costs)\n", j.Model, prose.Plural(j.Requests, "requests"), FormatCost(j.CostUSD, j.Unpriced), arms)
+	}
+	if u := s.User; u != nil && !s.Reference && s.Rejudged == nil {
+		retries := ""
+		switch {
+		case u.Retries == 1:
+			retries = " (1 retry)"
+		case u.Retries > 1:
+			retries = fmt.Sprintf(" (%d retries)", u.Retries)
+		}
+		fmt.Fprintf(&b, "mcpeval: simulated user %s: %s%s, %s (not in the %s' costs)\n", u.Model, prose.Plural(u.Requests, "requests"), retries, FormatCost(u.CostUSD, u.Unpriced), arms)
+	}
+	if len(s.Leaks) > 0 {
+		fmt.Fprintf(&b, "mcpeval: the simulated user gave a fact unasked (a leak: the agent was not tested on asking for it) in %s: %s\n",
+			prose.Plural(len(s.Leaks), "turns"), escapeHidden(oneLine(strings.Join(s.Leaks, "; "), 600)))
 	}
 	if s.Verdicts == eval.VerdictsByChecks && s.ChecksCalibration != nil {
 		for _, line := range s.ChecksCalibration.Lines() {
@@ -469,8 +500,15 @@ func last(xs []float64) float64 {
 // how many requests had no price.
 func costLine(s eval.Summary) string {
 	line := fmt.Sprintf("$%.4f spent", s.CostUSD)
+	var parts []string
 	if j := s.Judge; j != nil && j.CostUSD > 0 {
-		line += fmt.Sprintf(" (the judge's $%.4f included)", j.CostUSD)
+		parts = append(parts, fmt.Sprintf("the judge's $%.4f", j.CostUSD))
+	}
+	if u := s.User; u != nil && u.CostUSD > 0 {
+		parts = append(parts, fmt.Sprintf("the simulated users' $%.4f", u.CostUSD))
+	}
+	if len(parts) > 0 {
+		line += " (" + strings.Join(parts, " and ") + " included)"
 	}
 	if s.SavedUSD > 0 {
 		line += fmt.Sprintf(", $%.4f saved by the cache", s.SavedUSD)

@@ -128,3 +128,26 @@ func TestFormatFailureShowsTheTurns(t *testing.T) {
 		"turn 2 of 3 fail: It is on BRCA1. → Still nothing. (deterministic check failed: number 31.835 ± 0.0005: absent)\n"+
 		"turn 3 of 3 not_run: And ClinVar? (not sent)\n")
 }
+
+// A simulated user's conversation says so on its line, with the facts the
+// user leaked; its requests have their own closing line, apart from the
+// models' costs, and the run's leaks are named.
+func TestSimulatedUserLines(t *testing.T) {
+	rec := eval.Record{Status: eval.Pass, Reason: "all 3 deterministic checks hold", ToolCalls: []eval.ToolCall{{Name: "get"}}, Usage: eval.Usage{TotalTokens: 900}, Seconds: 1.25,
+		Turns: []eval.TurnResult{{Turn: 1, User: "Which gene?", Reply: "TP53?"}, {Turn: 2, User: "hg38", Reply: "TP53.", Simulated: true, Leaks: []string{"GRCh38"}}}}
+	assert.Equal(t, `pass: 1 tool call, 900 tokens, 1.2s, 2 turns with the simulated user: all 3 deterministic checks hold (leak at turn 2: the simulated user gave "GRCh38" unasked)`, FormatLine(rec))
+	rec.Turns[1].Leaks = nil
+	assert.Equal(t, "pass: 1 tool call, 900 tokens, 1.2s, 2 turns with the simulated user: all 3 deterministic checks hold", FormatLine(rec))
+	rec.Turns = rec.Turns[:1]
+	assert.Equal(t, "pass: 1 tool call, 900 tokens, 1.2s: all 3 deterministic checks hold", FormatLine(rec), "a user done at once")
+
+	s := eval.Summary{Model: "m", Total: 1, Passed: 1, CostUSD: 0.03, Usage: eval.Usage{TotalTokens: 1200, Requests: 6},
+		Judge: &eval.JudgeCost{Model: "j", Requests: 1, CostUSD: 0.01}, User: &eval.UserCost{Model: "u", Requests: 2, Retries: 1, CostUSD: 0.005},
+		Leaks: []string{`"a" with m, turn 2: GRCh38`}}
+	out := FormatSummary(s, "out")
+	assert.Contains(t, out, "; 1200 tokens (the judge's and the simulated users' included), $0.0300 spent (the judge's $0.0100 and the simulated users' $0.0050 included),")
+	assert.Contains(t, out, "\nmcpeval: simulated user u: 2 requests (1 retry), $0.0050 (not in the models' costs)\n")
+	assert.Contains(t, out, "\nmcpeval: the simulated user gave a fact unasked (a leak: the agent was not tested on asking for it) in 1 turn: \"a\" with m, turn 2: GRCh38\n")
+	s.Reference, s.User, s.Leaks = true, nil, nil
+	assert.NotContains(t, FormatSummary(s, "out"), "simulated user")
+}

@@ -44,8 +44,20 @@ const providerCases = `
     expected: "x"
 `
 
-// A provider that is down, or does not serve the model, stops the run
-// before any case, at once, with one message naming the setting to fix.
+// simulatedUserCase is a case whose user a model plays.
+const simulatedUserCase = `
+- case:
+    name: "Asked back"
+    category: "Brand New Category"
+    input: "q6"
+    expected: "x"
+    user: {instructions: "A user who wants x."}
+`
+
+// A provider that is down, or does not serve the model (the evaluated
+// one, a judge, the user model when a case has a simulated user), stops
+// the run before any case, at once, with one message naming the setting
+// to fix.
 func TestProviderCheckedBeforeTheFirstCase(t *testing.T) {
 	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -60,6 +72,7 @@ func TestProviderCheckedBeforeTheFirstCase(t *testing.T) {
 		env     env
 		want    string // the start of the reason the run stopped
 		setting string // what the message says to check
+		cases   string // besides providerCases
 	}{
 		{name: "connection refused", env: env{"OPENAI_BASE_URL": "http://" + addr + "/v1"},
 			want:    "the provider at http://" + addr + "/v1 cannot be reached: dial tcp " + addr + ": connect: connection refused",
@@ -73,6 +86,9 @@ func TestProviderCheckedBeforeTheFirstCase(t *testing.T) {
 		{name: "unknown judge model", env: env{"EVAL_JUDGE_MODEL": "no-such-judge"},
 			want:    `the provider does not serve the model "no-such-judge" (provider error (HTTP 404): `,
 			setting: "Check EVAL_JUDGE_MODEL (or -judge-model): no case was run"},
+		{name: "unknown user model", env: env{"EVAL_JUDGE_MODEL": "stub-judge", "EVAL_USER_MODEL": "no-such-user"}, cases: simulatedUserCase,
+			want:    `the provider does not serve the model "no-such-user" (provider error (HTTP 404): `,
+			setting: "Check EVAL_USER_MODEL (or -user-model), the model that plays the simulated users: no case was run"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,7 +98,7 @@ func TestProviderCheckedBeforeTheFirstCase(t *testing.T) {
 			// provider that is down): only a check before the cases keeps
 			// the run short.
 			start := time.Now()
-			r := runSuite(t, t.TempDir(), providerCases, e)
+			r := runSuite(t, t.TempDir(), providerCases+tt.cases, e)
 			require.Error(t, r.err)
 			assert.Equal(t, 1, strings.Count(r.output, "mcpeval: error: run stopped: "+tt.want), r.output)
 			assert.Equal(t, 1, strings.Count(r.output, tt.setting))

@@ -119,8 +119,20 @@ func slim(r eval.Record) eval.Record {
 		Name: r.Name, Category: r.Category, Kind: r.Kind, Status: r.Status, Cached: r.Cached, Model: r.Model, Arm: r.Arm,
 		Repeat: r.Repeat, File: r.File, Line: r.Line, ToolCalls: slimCalls(r.ToolCalls),
 		Reference: r.Reference, Usage: r.Usage, JudgeUsage: r.JudgeUsage, JudgeModel: r.JudgeModel, Seconds: r.Seconds,
-		JudgeDisagreement: r.JudgeDisagreement,
+		JudgeDisagreement: r.JudgeDisagreement, UserUsage: r.UserUsage, UserModel: r.UserModel, Turns: slimTurns(r.Turns),
 	}
+}
+
+// slimTurns keeps of a conversation's turns those whose simulated user
+// leaked a fact, with their number and leaks alone.
+func slimTurns(turns []eval.TurnResult) []eval.TurnResult {
+	var out []eval.TurnResult
+	for _, t := range turns {
+		if len(t.Leaks) > 0 {
+			out = append(out, eval.TurnResult{Turn: t.Turn, Leaks: t.Leaks})
+		}
+	}
+	return out
 }
 
 // slimCalls keeps of tool calls what the summary counts: names, outcomes

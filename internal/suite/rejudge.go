@@ -153,6 +153,17 @@ func answered(r eval.Record) bool {
 // user's messages of c as it now stands: a case whose turns changed is
 // another conversation, whose replies nothing can grade.
 func sameConversation(c eval.Case, r eval.Record) bool {
+	if c.User != nil { // the simulated user's messages are the record's own
+		if len(r.Turns) == 0 || r.Turns[0].User != c.Input {
+			return false
+		}
+		for _, t := range r.Turns[1:] {
+			if !t.Simulated {
+				return false
+			}
+		}
+		return true
+	}
 	users := c.UserMessages()
 	if len(r.Turns) == 0 {
 		return len(users) == 1
@@ -179,6 +190,9 @@ func (s *Run) regrade(ctx context.Context, c eval.Case, r eval.Record) eval.Reco
 	rec.Checks, rec.Judges, rec.JudgeDisagreement, rec.Verdict, rec.JudgeRaw = nil, nil, false, "", ""
 	rec.JudgeModel, rec.JudgeUsage, rec.Cached = strings.Join(st.JudgeModels(), ","), nil, false
 	rec.Usage = stats.OwnUsage(r)
+	if r.UserUsage != nil { // the conversation's, as the source run had it
+		rec.Usage.Add(*r.UserUsage)
+	}
 	rec.ToolCalls = slices.Clone(r.ToolCalls) // the calls' failures are judged as the case now asks
 	markExpectedErrors(c, rec.ToolCalls)
 	cfg := agent.Config{Model: rec.Model, MaxIterations: st.MaxIterations, TokenLimit: st.MaxTokens,
@@ -186,7 +200,7 @@ func (s *Run) regrade(ctx context.Context, c eval.Case, r eval.Record) eval.Reco
 	caseCtx, cancel := context.WithTimeoutCause(ctx, st.CaseTimeout,
 		fmt.Errorf("timed out: the case took longer than EVAL_CASE_TIMEOUT (%s)", st.CaseTimeout))
 	if len(rec.Turns) > 0 {
-		cv := s.newConversation(c, &rec, cfg)
+		cv := s.newConversation(simulatedTurns(c, r.Turns), &rec, cfg)
 		for k := range rec.Turns {
 			rec.Turns[k] = r.Turns[k]
 			rec.Turns[k].Checks, rec.Turns[k].Verdict = nil, ""
@@ -276,6 +290,7 @@ func (s *Run) rejudgedSummary(src eval.Summary, info *eval.RejudgedInfo, spent e
 		arms = append(arms, m.Model)
 	}
 	stats.Summarize(&sum, records, arms)
+	sum.User = nil // the simulated users were asked nothing now: their requests are the source run's
 	for i := range sum.Models {
 		for _, m := range src.Models {
 			if m.Model == sum.Models[i].Model {

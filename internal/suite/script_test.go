@@ -112,12 +112,15 @@ func goEnvironment(t *testing.T) []string {
 
 // scriptCmds are the commands the scripts add to testscript's own.
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
-	// stub BEHAVIOUR [-password P] [-latency D] [-served M1,M2] [-wrong-turn N]: serve a stub model for the
+	// stub BEHAVIOUR [-password P] [-latency D] [-served M1,M2] [-wrong-turn N] [-user fails|leaky]: serve a stub model for the
 	// rest of the script and point the suite at it (OPENAI_BASE_URL,
 	// EVAL_MODEL, OPENAI_API_KEY unless already set). With -password, the
 	// base URL carries user credentials; -latency delays every reply;
 	// -wrong-turn makes the model answer llmstub.WrongAnswer at turn N of
-	// every conversation (llmstub.WrongAtTurn).
+	// every conversation (llmstub.WrongAtTurn); -user fails answers every
+	// request to play a simulated user with HTTP 500 (llmstub.FailingUser),
+	// -user leaky plays the user as one who tells what they know unasked
+	// (llmstub.LeakyUser).
 	// Behaviours:
 	//   yes      answers "x" and approves every answer
 	//   exact    answers "x"; as judge approves an answer that is the expected one
@@ -127,7 +130,10 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	//            expected answer
 	//   attribution-changed  the same, but gives up at once on a question
 	//            holding "(model)", and as judge rejects a question holding "(judge)"
-	//   replay   replays the reference calls of $EVAL_CASES, approves every answer
+	//   replay   replays the reference calls of $EVAL_CASES, approves every answer;
+	//            asks a simulated user for what it knows first, and plays the user
+	//   replay-never-asks  the same, but never asks a simulated user anything
+	//            (llmstub.ReplayWithoutAsking)
 	//   flaky    answers "x"; as judge approves a question whose text holds
 	//            "k of n" on k of its first n judgements, and any other always
 	//   models   answers "x" as model good, which reports a cost of $0.01 per
@@ -149,9 +155,11 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		if neg || len(args) == 0 {
 			ts.Fatalf("usage: stub BEHAVIOUR [-password P] [-latency D] [-served M1,M2]")
 		}
-		password, opts, wrongTurn := "", llmstub.Options{}, 0
+		password, opts, wrongTurn, user := "", llmstub.Options{}, 0, ""
 		for i := 1; i+1 < len(args); i += 2 {
 			switch args[i] {
+			case "-user":
+				user = args[i+1]
 			case "-wrong-turn":
 				n, err := strconv.Atoi(args[i+1])
 				ts.Check(err)
@@ -172,6 +180,17 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		if wrongTurn > 0 {
 			respond = llmstub.WrongAtTurn(respond, wrongTurn)
 		}
+		switch user {
+		case "":
+		case "fails":
+			respond = llmstub.FailingUser(respond)
+		case "leaky":
+			cases, err := evalcase.LoadPath(ts.Getenv("EVAL_CASES"))
+			ts.Check(err)
+			respond = llmstub.LeakyUser(respond, cases)
+		default:
+			ts.Fatalf("stub: -user %s: want fails or leaky", user)
+		}
 		stub := llmstub.Start(respond, opts)
 		ts.Defer(stub.Close)
 		*ts.Value(stubKey{}).(*stubHolder) = stubHolder{stub: stub}
@@ -187,9 +206,10 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	},
 	// requests [kinds|turns]: print how many chat requests the stub received (the
 	// provider check's model list is not one); with kinds, "model N judge M":
-	// those of the evaluated model and those of the judge; with turns, how
-	// many of the model's requests asked about each turn of a conversation,
-	// "turn 1: N, turn 2: M, ..." (see llmstub.Request.Turn).
+	// those of the evaluated model and those of the judge, and " user U" after
+	// them when some played a simulated user; with turns, how many of the
+	// model's requests asked about each turn of a conversation, "turn 1: N,
+	// turn 2: M, ..." (see llmstub.Request.Turn).
 	"requests": func(ts *testscript.TestScript, neg bool, args []string) {
 		stub := ts.Value(stubKey{}).(*stubHolder).stub
 		if stub == nil {
@@ -203,8 +223,8 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		if args[0] == "turns" {
 			var turns []int
 			for _, r := range received {
-				if r.ForcedTool() != "" {
-					continue // the judge's
+				if r.ForcedTool() != "" || r.PlaysUser() {
+					continue // the judge's, the simulated user's
 				}
 				for len(turns) < r.Turn() {
 					turns = append(turns, 0)
@@ -218,13 +238,20 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 			fmt.Fprintln(ts.Stdout(), strings.Join(parts, ", "))
 			return
 		}
-		judge := 0
+		judge, user := 0, 0
 		for _, r := range received {
-			if r.ForcedTool() == llmstub.JudgeTool {
+			switch {
+			case r.ForcedTool() == llmstub.JudgeTool:
 				judge++
+			case r.PlaysUser():
+				user++
 			}
 		}
-		fmt.Fprintf(ts.Stdout(), "model %d judge %d\n", len(received)-judge, judge)
+		users := ""
+		if user > 0 {
+			users = fmt.Sprintf(" user %d", user)
+		}
+		fmt.Fprintf(ts.Stdout(), "model %d judge %d%s\n", len(received)-judge-user, judge, users)
 	},
 	// toolresults FILE: write to FILE the tool results the stub's model
 	// requests carried since the last toolresults, one line each, sorted:
@@ -623,6 +650,10 @@ func stubBehaviour(ts *testscript.TestScript, name, password string) llmstub.Res
 		cases, err := evalcase.LoadPath(ts.Getenv("EVAL_CASES"))
 		ts.Check(err)
 		return llmstub.Replay(cases)
+	case "replay-never-asks":
+		cases, err := evalcase.LoadPath(ts.Getenv("EVAL_CASES"))
+		ts.Check(err)
+		return llmstub.ReplayWithoutAsking(cases)
 	case "replay-strict":
 		cases, err := evalcase.LoadPath(ts.Getenv("EVAL_CASES"))
 		ts.Check(err)

@@ -42,6 +42,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/testname"
 	"github.com/mcpeval/mcpeval/internal/tokens"
 	"github.com/mcpeval/mcpeval/internal/toolstats"
+	"github.com/mcpeval/mcpeval/internal/usersim"
 	"github.com/mcpeval/mcpeval/scoring"
 )
 
@@ -298,7 +299,7 @@ func newRun(st settings.Settings, cases []eval.Case, log io.Writer) (*Run, error
 	if s.limitCounter, err = tokens.New(tokens.Default); err != nil {
 		return nil, err
 	}
-	for _, model := range append(append([]string{st.Model}, st.Models...), st.JudgeModels()...) {
+	for _, model := range append(append([]string{st.Model, st.UserModel}, st.Models...), st.JudgeModels()...) {
 		counter, err := tokens.ForModel(model)
 		if err != nil {
 			return nil, err
@@ -522,7 +523,7 @@ func (s *Run) keyWith(c eval.Case, a *arm, repeat int, toolsHash string) (string
 func (s *Run) keyInput(c eval.Case, a *arm, repeat int, toolsHash string) (cache.KeyInput, expectations) {
 	st := s.Settings
 	e := expectations{Kind: c.Kind, Checks: c.Checks, Tools: c.Tools, Budget: c.Budget, MaxRecovery: s.maxRecovery(c),
-		Elicitation: c.Elicitation, LinksShownOnly: !st.FollowLinks, Claims: c.Claims, PassCoverage: c.PassCoverage, Turns: c.Turns}
+		Elicitation: c.Elicitation, LinksShownOnly: !st.FollowLinks, Claims: c.Claims, PassCoverage: c.PassCoverage, Turns: c.Turns, User: c.User}
 	in := cache.KeyInput{
 		Question: c.Input, Expected: c.Expected, Expectations: e,
 		// The key holds no secret: the URL's credentials are left out.
@@ -531,6 +532,9 @@ func (s *Run) keyInput(c eval.Case, a *arm, repeat int, toolsHash string) (cache
 		Replay: s.replayKey(),
 	}
 	in.JudgeModel, in.JudgeMode, _ = JudgeKey(st)
+	if c.User != nil {
+		in.UserModel, in.UserPrompt = st.UserModel, usersim.Instructions
+	}
 	return in, e
 }
 
@@ -550,6 +554,8 @@ type expectations struct {
 	PassCoverage   float64      `json:"pass_coverage,omitempty"`
 	// Turns are the user's later messages and what each reply must do.
 	Turns []eval.Turn `json:"turns,omitempty"`
+	// User is the case's simulated user.
+	User *eval.User `json:"user,omitempty"`
 }
 
 // cached returns the cached result of a case run under the tool surface
@@ -558,7 +564,7 @@ type expectations struct {
 func (s *Run) cached(c eval.Case, a *arm, repeat int, toolsHash string) (eval.Record, string, bool) {
 	in, e := s.keyInput(c, a, repeat, toolsHash)
 	keys := []cache.KeyInput{in, legacyKeyInput(in, c, e)}
-	if len(c.Turns) > 0 {
+	if len(c.Turns) > 0 || c.User != nil {
 		keys = keys[:1] // no entry of those days was of a conversation
 	}
 	for _, in := range keys {
@@ -821,7 +827,7 @@ func (s *Run) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *agen
 	if replies := evalcase.Replies(c.Elicitation); replies != nil {
 		ctx = mcpconn.WithReplier(ctx, replies)
 	}
-	if len(c.Turns) > 0 {
+	if len(c.Turns) > 0 || c.User != nil {
 		return s.converse(ctx, c, rec, cfg, tools)
 	}
 	var tr *agent.Transcript
@@ -999,6 +1005,9 @@ func (s *Run) providerCheck(client *llm.Client) func(ctx context.Context) error 
 					models = append(models, judge)
 				}
 			}
+			if s.simulatesUsers() && !slices.Contains(models, st.UserModel) {
+				models = append(models, st.UserModel)
+			}
 			// The check is the run's, not the case's: it is not cut short
 			// by the first case's time limit.
 			err := client.Check(context.WithoutCancel(ctx), models...)
@@ -1016,6 +1025,17 @@ func (s *Run) providerCheck(client *llm.Client) func(ctx context.Context) error 
 			return ctx.Err()
 		}
 	}
+}
+
+// simulatesUsers reports whether a case the run selects has a simulated
+// user (eval.User), whom the user model plays.
+func (s *Run) simulatesUsers() bool {
+	for _, c := range s.Cases {
+		if c.User != nil && (s.selected == nil || s.selected[c.Name]) {
+			return true
+		}
+	}
+	return false
 }
 
 // CheckProvider asks the provider, before any case starts, whether it
@@ -1059,6 +1079,8 @@ func (s *Run) describeCheck(err error) string {
 		return fmt.Sprintf("%v at %s. Check EVAL_MODELS (or -models): no case was run", err, st.BaseURL)
 	case errors.As(err, &unknown) && unknown.Model == st.Model:
 		return fmt.Sprintf("%v at %s. Check EVAL_MODEL (or -model): no case was run", err, st.BaseURL)
+	case errors.As(err, &unknown) && unknown.Model == st.UserModel && !slices.Contains(st.JudgeModels(), unknown.Model):
+		return fmt.Sprintf("%v at %s. Check EVAL_USER_MODEL (or -user-model), the model that plays the simulated users: no case was run", err, st.BaseURL)
 	case errors.As(err, &unknown):
 		return fmt.Sprintf("%v at %s. Check EVAL_JUDGE_MODEL (or -judge-model): no case was run", err, st.BaseURL)
 	}

@@ -1440,15 +1440,17 @@
   }
 
   // turnsBlock shows a conversation turn by turn: each turn's status, the
-  // user's message, the agent's reply, the tools it called, its checks
-  // and why it has its status; a turn not sent says so.
+  // user's message (a simulated user's marked so, with the facts it
+  // leaked), the agent's reply, the tools it called, its checks and why it
+  // has its status; a turn not sent says so.
   function turnsBlock(rec) {
     const calls = rec.tool_calls || [];
     const n = rec.turns.length;
     const ol = el('ol', 'turns');
     for (const t of rec.turns) {
       const li = el('li', 'turn turn-' + statusClass(t.status), el('div', 'turn-head', badge(t.status), el('span', 'turn-name', 'turn ' + t.turn + ' of ' + n)));
-      li.appendChild(el('div', 'turn-user', el('span', 'who', 'user'), t.user));
+      li.appendChild(el('div', 'turn-user', el('span', 'who', t.simulated ? 'simulated user' : 'user'), t.user));
+      if (t.leaks && t.leaks.length) li.appendChild(el('div', 'detail leak', 'leak: the simulated user gave ' + t.leaks.join('; ') + ' before the agent asked for it'));
       if (t.status === 'not_run') {
         li.appendChild(el('div', 'detail', t.reason || 'not sent: an earlier turn ended the conversation'));
         ol.appendChild(li);
