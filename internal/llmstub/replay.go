@@ -370,8 +370,8 @@ func holdsTerms(results string, c eval.Case) bool {
 func ReplayOffered(cases []eval.Case) Responder {
 	replay := Replay(cases)
 	return func(req Request) Reply {
-		if req.ForcedTool() == JudgeTool {
-			return replay(req)
+		if req.ForcedTool() == JudgeTool || req.PlaysUser() {
+			return replay(req) // the judge and the simulated user are offered no tools
 		}
 		if len(req.Tools) == 0 {
 			return Reply{Content: "From what I know I am not sure; I have no tool to look it up."}
