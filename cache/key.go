@@ -58,11 +58,12 @@ type KeyInput struct {
 	// calls from (-replay-tools), "" for the live servers: a replay is
 	// cached apart from live runs and from replays of other runs.
 	Replay string
-	// UserModel is the model that plays a case's simulated user, and
-	// UserPrompt the rules it is given around the case's description of
-	// the user (which Expectations holds); both "" for a case without
-	// one, and then left out of the key.
-	UserModel  string
+	// UserModel is the model that plays a case's simulated user; "" for
+	// a case without one, and then left out of the key.
+	UserModel string
+	// UserPrompt is the rules the simulated user's model is given around
+	// the case's description of the user (which Expectations holds); ""
+	// for a case without one, and then left out of the key.
 	UserPrompt string
 }
 
