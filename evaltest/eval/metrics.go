@@ -54,43 +54,72 @@ type Metrics struct {
 
 // UnmarshalJSON reads metrics as MarshalJSON writes them: the details of a
 // tool case's metrics into their ToolDetails (also from "tool_details",
-// where earlier versions wrote them).
+// where earlier versions wrote them). A report reads the metrics of every
+// record, so the metrics are decoded in one pass, each metric's details
+// kept raw until the kind says which details they are.
 func (m *Metrics) UnmarshalJSON(b []byte) error {
-	type plain Metrics
-	if err := json.Unmarshal(b, (*plain)(m)); err != nil {
-		return err
-	}
+	type (
+		plain         Metrics
+		correctness   CorrectnessMetric
+		performance   PerformanceMetric
+		understanding UnderstandingMetric
+		coverage      CoverageMetric
+	)
+	// Each metric's fields but its details, which the raw ones (outside
+	// the embedded metric, so that they win) shadow.
 	var raw struct {
-		Correctness   rawDetails `json:"correctness"`
-		Performance   rawDetails `json:"performance"`
-		Understanding rawDetails `json:"prompt_understanding"`
-		Coverage      rawDetails `json:"requirement_coverage"`
+		*plain
+		Correctness struct {
+			*correctness
+			Details json.RawMessage `json:"details"`
+			Tool    json.RawMessage `json:"tool_details"`
+		} `json:"correctness"`
+		Performance struct {
+			*performance
+			Details json.RawMessage `json:"details"`
+			Tool    json.RawMessage `json:"tool_details"`
+		} `json:"performance"`
+		Understanding struct {
+			*understanding
+			Details json.RawMessage `json:"details"`
+			Tool    json.RawMessage `json:"tool_details"`
+		} `json:"prompt_understanding"`
+		Coverage struct {
+			*coverage
+			Details json.RawMessage `json:"details"`
+			Tool    json.RawMessage `json:"tool_details"`
+		} `json:"requirement_coverage"`
 	}
+	raw.plain = (*plain)(m)
+	raw.Correctness.correctness = (*correctness)(&m.Correctness)
+	raw.Performance.performance = (*performance)(&m.Performance)
+	raw.Understanding.understanding = (*understanding)(&m.PromptUnderstanding)
+	raw.Coverage.coverage = (*coverage)(&m.RequirementCoverage)
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
 	}
-	if m.Kind != KindTool && (m.Kind != "" || !raw.Correctness.ofTool()) {
-		return nil
-	}
-	m.Correctness.Details, m.Performance.Details = nil, nil
-	m.PromptUnderstanding.Details, m.RequirementCoverage.Details = nil, nil
+	c, p, u, v := raw.Correctness, raw.Performance, raw.Understanding, raw.Coverage
+	tool := m.Kind == KindTool || m.Kind == "" && (rawDetails{c.Details, c.Tool}).ofTool()
 	for _, d := range []struct {
-		raw  rawDetails
-		into any
+		raw        rawDetails
+		code, into any
 	}{
-		{raw.Correctness, &m.Correctness.ToolDetails},
-		{raw.Performance, &m.Performance.ToolDetails},
-		{raw.Understanding, &m.PromptUnderstanding.ToolDetails},
-		{raw.Coverage, &m.RequirementCoverage.ToolDetails},
+		{rawDetails{c.Details, c.Tool}, &m.Correctness.Details, &m.Correctness.ToolDetails},
+		{rawDetails{p.Details, p.Tool}, &m.Performance.Details, &m.Performance.ToolDetails},
+		{rawDetails{u.Details, u.Tool}, &m.PromptUnderstanding.Details, &m.PromptUnderstanding.ToolDetails},
+		{rawDetails{v.Details, v.Tool}, &m.RequirementCoverage.Details, &m.RequirementCoverage.ToolDetails},
 	} {
-		text := d.raw.Details
-		if len(text) == 0 {
-			text = d.raw.Tool
+		text, into := d.raw.Details, d.code
+		if tool {
+			into = d.into
+			if len(text) == 0 {
+				text = d.raw.Tool
+			}
 		}
 		if len(text) == 0 {
 			continue
 		}
-		if err := json.Unmarshal(text, d.into); err != nil {
+		if err := json.Unmarshal(text, into); err != nil {
 			return err
 		}
 	}

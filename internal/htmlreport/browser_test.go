@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -153,17 +154,26 @@ func (p *browserPage) openAt(path, fragment string) {
 	}
 	ctx, cancel := context.WithTimeout(p.ctx, 60*time.Second)
 	defer cancel()
-	// Page.navigate returns once the page starts loading, so the wait below
-	// sees the table appear while the browser still parses the case blocks.
-	require.NoError(p.t, chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, page.Navigate, page.NavigateParams{URL: "file://" + abs})
-		return err
-	})))
+	p.navigate(abs)
 	_, err = chromedp.Run(ctx, chromedp.Poll[chromedp.Void](
 		`document.querySelector('#cases tbody tr') !== null || (window.__errors || []).length > 0`,
 		chromedp.WithPollingTimeout(50*time.Second)))
 	require.NoError(p.t, err, "waiting for the report to render")
 	require.Equal(p.t, []string{}, jsEval[[]string](p, `window.__errors`), "errors while rendering")
+}
+
+// navigate starts loading the file at the absolute path (and fragment).
+// Page.navigate returns once the page starts loading, so a wait that
+// follows sees the table appear while the browser still parses the blocks
+// of the cases' details.
+func (p *browserPage) navigate(abs string) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, 60*time.Second)
+	defer cancel()
+	require.NoError(p.t, chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, page.Navigate, page.NavigateParams{URL: "file://" + abs})
+		return err
+	})))
 }
 
 // jsEval evaluates a JavaScript expression in the page.
@@ -287,7 +297,29 @@ func (p *browserPage) reset() {
 	p.search("")
 	p.selectCategory(-1)
 	jsEval[chromedp.Void](p, `document.querySelector('.chip[data-status="all"]').click()`)
-	p.waitFor(`document.querySelectorAll('#cases tbody tr[data-id]').length === ` + fmt.Sprint(min(p.cases, 200)))
+	p.waitFor(`document.querySelectorAll('#cases tbody tr[data-id]').length >= ` + fmt.Sprint(min(p.cases, firstRows)))
+}
+
+// firstRows are the rows the table renders at first (the page's BATCH; a
+// batch more when they do not fill its view and what is just below); it
+// renders more as it scrolls to them.
+const firstRows = 20
+
+// assertFirstRows checks that the table rendered the rows near its view
+// only: its first rows, far fewer than its first page of 200.
+func assertFirstRows(t *testing.T, p *browserPage) {
+	t.Helper()
+	n := len(rowIDs(p))
+	assert.GreaterOrEqual(t, n, firstRows, "the first rows")
+	assert.LessOrEqual(t, n, 3*firstRows, "only the rows near the table's view")
+}
+
+// scrollTableUntil scrolls the case table to its end until it has rendered
+// n rows.
+func (p *browserPage) scrollTableUntil(n int) {
+	p.t.Helper()
+	p.waitFor(`(() => { const w = document.querySelector('.table-wrap'); w.scrollTop = w.scrollHeight;
+		return document.querySelectorAll('#cases tbody tr[data-id]').length === ` + fmt.Sprint(n) + `; })()`)
 }
 
 // selectCategory picks the i-th category in the select box, or all for -1.
@@ -669,11 +701,15 @@ func TestLargeReportInBrowser(t *testing.T) {
 	p.waitFor(`document.readyState === 'complete'`)
 	t.Logf("10,000 cases: whole page loaded in %v", time.Since(start))
 
-	assert.Len(t, rowIDs(p), 200, "the first page of rows")
+	assertFirstRows(t, p)
+	assert.Equal(t, "Showing 200 of 10,000", jsEval[string](p, `document.getElementById('shown').textContent`))
 	assert.NotContains(t, jsEval[string](p, `document.querySelector('.meta').textContent`), "restarts",
 		"no server restarts without a summary that counts them")
+	p.scrollTableUntil(200)
 	p.click(`#more`)
-	assert.Len(t, rowIDs(p), 400, "the next page of rows")
+	p.waitFor(`document.querySelectorAll('#cases tbody tr[data-id]').length > 200`)
+	p.scrollTableUntil(400)
+	assert.Len(t, rowIDs(p), 400, "the next page of rows, rendered as the table scrolled to them")
 
 	timed := func(what, expr string) {
 		t.Helper()
@@ -681,15 +717,16 @@ func TestLargeReportInBrowser(t *testing.T) {
 		t.Logf("%s: %.0f ms", what, ms) // measured, not asserted: cmd/evalbench holds the targets
 	}
 	timed("filter by status", `document.querySelector('.chip[data-status="fail"]').click()`)
-	assert.Len(t, rowIDs(p), 200)
+	assertFirstRows(t, p)
 	timed("sort by tokens", `document.querySelector('#cases th[data-key="tokens"]').click()`)
 	searchStart := time.Now()
 	p.search("case 09999")
 	p.waitForRows(9999)
 	t.Logf("search (with its 120 ms debounce): %v", time.Since(searchStart))
-	// Its details are compressed in a report this large: the case opens once
-	// they are inflated.
-	require.Equal(t, "application/gzip", jsEval[string](p, `document.getElementById('case-9999').type`))
+	// Its details are compressed in a report this large, with those of the
+	// cases before it: the case opens once they are inflated.
+	require.Nil(t, jsEval[any](p, `document.getElementById('case-9999')`), "no block of its own")
+	require.Equal(t, "application/gzip", jsEval[string](p, `document.getElementById('data').type`))
 	openStart := time.Now()
 	jsEval[chromedp.Void](p, `document.querySelector('#cases tr[data-id="9999"]').click()`)
 	p.waitFor(`document.querySelectorAll('#detail .msg').length > 0`)
@@ -699,6 +736,124 @@ func TestLargeReportInBrowser(t *testing.T) {
 	conv := d.Cases[9999].Record.Conversation
 	assert.Contains(t, jsEval[string](p, `document.querySelector('#detail .chat').textContent`), conv[len(conv)-1].Content, "the inflated conversation")
 	p.assertClean()
+}
+
+// TestLazyRenderingInBrowser opens a 10,000-case report, compressed, whose
+// table renders only the rows near its view: a link still opens a case deep
+// in it, filtering, searching and sorting reach rows it never rendered, and
+// that case's hostile texts show as text in its row and its view. A browser
+// that cannot decompress the report says so.
+func TestLazyRenderingInBrowser(t *testing.T) {
+	t.Parallel() // a tab of its own in the shared browser
+	if testing.Short() {
+		t.Skip("opens a 10,000-case report")
+	}
+	chromiumPath(t)
+	recs := syntheticRecords(10000, 2000)
+	rec := &recs[9876]
+	rec.Name = "deep " + rundatatest.Payloads[0]
+	rec.Category = "Category " + rundatatest.Payloads[2]
+	rec.Status, rec.Response, rec.Reason = eval.Fail, "answer "+rundatatest.Payloads[1], "reason "+rundatatest.Payloads[3]
+	rec.Conversation[len(rec.Conversation)-1].Content = rec.Response
+	rec.ToolCalls[0].Result = "result " + rundatatest.Payloads[4]
+	rec.Conversation[3].Content = rec.ToolCalls[0].Result
+	d := rundata.FromRecords(recs)
+	require.Greater(t, dataSize(d), CompressAbove, "a report large enough to be compressed")
+	path := filepath.Join(t.TempDir(), "report.html")
+	writeFile(t, path, d)
+	id := caseIndex(t, d, rec.Name)
+	last := caseIndex(t, d, "case 09999")
+
+	p := openBrowser(t)
+	p.cases = len(d.Groups)
+	t.Run("a link opens a case deep in the report", func(t *testing.T) {
+		p.t = t
+		p.openAt(path, CaseAnchor(rec.Name, ""))
+		p.waitFor(`!document.getElementById('detail').hidden && document.querySelector('#detail .chat') !== null`)
+		assert.Equal(t, rec.Name, jsEval[string](p, `document.querySelector('#detail h2').textContent`))
+		chat := jsEval[string](p, `document.querySelector('#detail .chat').textContent`)
+		assert.Contains(t, chat, rec.Response, "the final answer, as text")
+		assert.Contains(t, chat, rec.ToolCalls[0].Result, "the tool's result, as text")
+		assertFirstRows(t, p)
+		assert.NotContains(t, rowIDs(p), id)
+		p.assertClean()
+		p.do(chromedp.KeyEvent("\u001b")) // Escape
+		p.waitFor(`document.getElementById('detail').hidden`)
+	})
+
+	t.Run("filtering reaches a row never rendered", func(t *testing.T) {
+		p.t = t
+		category := -1
+		for i, c := range d.Categories {
+			if c.Name == rec.Category {
+				category = i
+			}
+		}
+		require.GreaterOrEqual(t, category, 0)
+		p.selectCategory(category)
+		p.waitForRows(id)
+		row := jsEval[string](p, fmt.Sprintf(`document.querySelector('#cases tr[data-id="%d"]').textContent`, id))
+		for _, text := range []string{rec.Name, rec.Category, rec.Response, rec.Reason} {
+			assert.Contains(t, row, text, "shown as text")
+		}
+		assert.Contains(t, jsEval[string](p, `[...document.querySelectorAll('#category option')].map(o => o.text).join()`), rec.Category)
+		p.clickUntil(fmt.Sprintf(`#cases tr[data-id="%d"]`, id), `document.querySelector('#detail .chat') !== null`)
+		assert.Contains(t, jsEval[string](p, `document.querySelector('#detail .chat').textContent`), rec.Response)
+		p.click(`#close`)
+		p.waitFor(`document.getElementById('detail').hidden`)
+		p.assertClean()
+		p.selectCategory(-1)
+		p.waitFor(`document.getElementById('shown').textContent === 'Showing 200 of 10,000'`)
+	})
+
+	t.Run("searching reaches a row never rendered", func(t *testing.T) {
+		p.t = t
+		p.search("window.__xss=4")
+		p.waitForRows(id)
+		p.search("question 9999: which")
+		p.waitForRows(last)
+		p.search("")
+		p.waitFor(`document.getElementById('shown').textContent === 'Showing 200 of 10,000'`)
+	})
+
+	t.Run("sorting reaches rows never rendered", func(t *testing.T) {
+		p.t = t
+		p.click(`#cases th[data-key="name"]`)
+		p.waitFor(`document.querySelector('#cases th[data-key="name"]').getAttribute('aria-sort') === 'ascending'`)
+		assert.Equal(t, caseIndex(t, d, "case 00000"), rowIDs(p)[0])
+		p.click(`#cases th[data-key="name"]`)
+		p.waitFor(`document.querySelector('#cases th[data-key="name"]').getAttribute('aria-sort') === 'descending'`)
+		ids := rowIDs(p)
+		assertFirstRows(t, p)
+		assert.Equal(t, []int{id, last}, ids[:2], "the last names first: the deep case, then case 09999")
+		// Scrolling the table renders the rest of its page, in order.
+		p.scrollTableUntil(200)
+		ids = rowIDs(p)
+		assert.Equal(t, caseIndex(t, d, "case 09800"), ids[199], "09876 is the deep case's number")
+		// The case view steps through the sorted cases, rendered or not.
+		p.clickUntil(fmt.Sprintf(`#cases tr[data-id="%d"]`, ids[199]), `!document.getElementById('detail').hidden`)
+		p.do(chromedp.KeyEvent(kb.ArrowRight))
+		p.waitFor(`document.querySelector('#detail h2')?.textContent === 'case 09799'`)
+		p.assertClean()
+	})
+
+	t.Run("without DecompressionStream the page says why it shows nothing", func(t *testing.T) {
+		q := openBrowser(t)
+		require.NoError(t, chromedp.Do(q.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+				Source: `delete window.DecompressionStream;`,
+			})
+			return err
+		})))
+		abs, err := filepath.Abs(path)
+		require.NoError(t, err)
+		q.navigate(abs)
+		q.waitFor(`document.querySelector('#app .failed') !== null`)
+		assert.Contains(t, jsEval[string](q, `document.getElementById('app').textContent`),
+			"This report is compressed, and this browser cannot decompress it")
+		assert.Zero(t, jsEval[int](q, `document.querySelectorAll('#cases').length`))
+		q.assertClean()
+	})
 }
 
 // commas formats n as the page does, with thousands separators.

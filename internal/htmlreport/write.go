@@ -4,8 +4,9 @@
 // a baseline.Comparison), whose rows report.html's cases link to
 // (CaseAnchor).
 //
-// The report embeds all data as JSON in non-executed script blocks and
-// renders it with DOM text nodes only; the comparison is html/template
+// The report embeds all data as JSON in non-executed script blocks (a large
+// report's gzip-compressed) and renders it with DOM text nodes only, the
+// rows of its table as it scrolls to them; the comparison is html/template
 // output with no script. A strict Content-Security-Policy with hashes of
 // each page's inline style and script allows nothing else to run or load.
 package htmlreport
@@ -21,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strconv"
 	"sync"
 	"time"
 
@@ -39,16 +41,25 @@ var (
 
 // Write writes the report as one self-contained HTML page.
 //
-// The overview (header, totals, table rows) goes into the JSON block
-// id="data", followed by the app script, which renders the page while the
-// browser still parses the rest: one block id="case-N" per case with its
-// full record and test output, parsed only when the case is opened. JSON is
-// written with HTML escaping, so no data can close a script block. A
-// browser reads a large file slowly (about 50–80 MB/s from file://), so
-// when the cases' details would be large (CompressAbove) each case's block
-// holds its JSON gzip-compressed and base64-encoded instead, which the page
-// decompresses when the case is opened.
+// The overview (header, totals, table rows) goes into the block id="data",
+// followed by the app script, which renders the page from it while the
+// browser still parses the rest: the cases' details, read only when a case
+// is opened. JSON is written with HTML escaping, so no data can close a
+// script block.
+//
+// A browser reads a large file slowly (about 50–80 MB/s from file://), so
+// when the report's data would be large (CompressAbove) the page holds all
+// of it compressed: the overview gzip-compressed and base64-encoded in a
+// block of type application/gzip, and the details in blocks of the same
+// kind, each the JSON array of the details of a run of consecutive cases
+// (its id, "cases-N", names the first). The page inflates the overview
+// with the browser's DecompressionStream and a block when one of its cases
+// is opened. Smaller reports stay plain JSON, one block id="case-N" per
+// case, which a person (or grep) can read in the file.
 func Write(w io.Writer, d *rundata.Data) error {
+	if dataSize(d) > CompressAbove {
+		return writeCompressed(w, d)
+	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	fmt.Fprintf(bw, pageHead, contentSecurityPolicy(), styleSheet)
 
@@ -60,10 +71,21 @@ func Write(w io.Writer, d *rundata.Data) error {
 	bw.WriteString(script)
 	bw.WriteString("</script>\n")
 
-	if err := writeDetails(bw, d, detailsSize(d) > CompressAbove); err != nil {
+	shown := shownRuns(d)
+	chunks := make([]chunk, len(d.Cases))
+	for i := range chunks {
+		chunks[i] = chunk{i, i + 1}
+	}
+	err := encodeChunks(d, chunks, func(c chunk) ([]byte, error) {
+		var buf bytes.Buffer
+		fmt.Fprintf(&buf, `<script type="application/json" id="case-%d">`, c.first)
+		err := json.NewEncoder(&buf).Encode(newDetail(&d.Cases[c.first], shown[c.first]))
+		buf.WriteString("</script>\n")
+		return buf.Bytes(), err
+	}, func(b []byte) { bw.Write(b) })
+	if err != nil {
 		return err
 	}
-
 	bw.WriteString(pageTail)
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write report: %w", err)
@@ -71,86 +93,174 @@ func Write(w io.Writer, d *rundata.Data) error {
 	return nil
 }
 
-// CompressAbove is the estimated size of the cases' details above which
-// the report holds them compressed. Below it they are plain JSON, which a
-// person (or grep) can read in the file.
-const CompressAbove = 16 << 20
+// CompressAbove is the estimated size of the report's data (its table
+// rows and its cases' details) above which the page holds it compressed.
+// Below it the data is plain JSON.
+const CompressAbove = 8 << 20
 
-// detailsSize estimates the size of the cases' details from their texts.
-func detailsSize(d *rundata.Data) int {
+// dataSize estimates the size of the report's data from its texts.
+func dataSize(d *rundata.Data) int {
 	n := 0
 	for i := range d.Cases {
-		c := &d.Cases[i]
-		n += 300 + len(c.Event.Output)
-		if r := c.Record; r != nil {
-			n += len(r.Question) + len(r.Expected) + len(r.Response) + len(r.Reason) + len(r.JudgeRaw) + len(r.ServerStderr)
-			for _, tc := range r.ToolCalls {
-				n += len(tc.Arguments) + len(tc.Result) + 80
-			}
-			for _, m := range r.Conversation {
-				n += len(m.Content) + 40
-			}
+		n += caseSize(&d.Cases[i])
+	}
+	return 2 * n // the rows repeat the shown runs' main texts
+}
+
+// caseSize estimates the size of a case's details from its texts.
+func caseSize(c *rundata.Case) int {
+	n := 300 + len(c.Event.Output)
+	if r := c.Record; r != nil {
+		n += len(r.Question) + len(r.Expected) + len(r.Response) + len(r.Reason) + len(r.JudgePrompt) + len(r.JudgeReply) + len(r.JudgeRaw) + len(r.ServerStderr)
+		for _, tc := range r.ToolCalls {
+			n += len(tc.Arguments) + len(tc.Result) + 80
+		}
+		for _, m := range r.Conversation {
+			n += len(m.Content) + 40
 		}
 	}
 	return n
 }
 
-// Case blocks: plain JSON, or gzip-compressed JSON in base64.
+// chunkBytes is about how much of the cases' details a compressed block
+// holds (before compression), and chunkCases the most cases it holds:
+// opening a case inflates its whole block, and consecutive cases, much
+// alike, compress better together than each alone.
 const (
-	plainBlock      = `<script type="application/json" id="case-%d">`
-	compressedBlock = `<script type="application/gzip" id="case-%d">`
+	chunkBytes = 256 << 10
+	chunkCases = 256
 )
 
-// writeDetails writes one block per case, in order. The blocks are
-// encoded (and compressed) on all cores.
-func writeDetails(w *bufio.Writer, d *rundata.Data, compress bool) error {
+// chunk is the cases [first, end).
+type chunk struct{ first, end int }
+
+// chunksOf splits the cases into runs of about chunkBytes of details.
+func chunksOf(d *rundata.Data) []chunk {
+	var out []chunk
+	first, size := 0, 0
+	for i := range d.Cases {
+		size += caseSize(&d.Cases[i])
+		if size >= chunkBytes || i+1-first == chunkCases || i == len(d.Cases)-1 {
+			out = append(out, chunk{first, i + 1})
+			first, size = i+1, 0
+		}
+	}
+	return out
+}
+
+// shownRuns tells the cases that are the runs their rows show.
+func shownRuns(d *rundata.Data) []bool {
+	shown := make([]bool, len(d.Cases))
+	for _, g := range d.Groups {
+		shown[g.Shown] = true
+	}
+	return shown
+}
+
+// writeCompressed writes the page whose data is compressed (see Write).
+func writeCompressed(w io.Writer, d *rundata.Data) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	fmt.Fprintf(bw, pageHead, contentSecurityPolicy(), styleSheet)
+	// The blocks of details are encoded on the other cores while the
+	// overview is.
+	chunks, shown := chunksOf(d), shownRuns(d)
+	blocks := make(chan []byte, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- encodeChunks(d, chunks, func(c chunk) ([]byte, error) {
+			return compressedBlock("cases-"+strconv.Itoa(c.first), func(enc *json.Encoder) error {
+				details := make([]detailJSON, 0, c.end-c.first)
+				for i := c.first; i < c.end; i++ {
+					details = append(details, newDetail(&d.Cases[i], shown[i]))
+				}
+				return enc.Encode(details)
+			})
+		}, func(b []byte) { blocks <- b })
+		close(blocks)
+	}()
+	overview, err := compressedBlock("data", func(enc *json.Encoder) error { return enc.Encode(newOverview(d)) })
+	if err != nil {
+		for range blocks { // let the encoders finish
+		}
+		<-done
+		return fmt.Errorf("write report data: %w", err)
+	}
+	bw.Write(overview)
+	bw.WriteString("<script>")
+	bw.WriteString(script)
+	bw.WriteString("</script>\n")
+	for b := range blocks {
+		bw.Write(b)
+	}
+	if err := <-done; err != nil {
+		return err
+	}
+	bw.WriteString(pageTail)
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}
+
+// compressors are gzip writers to reuse: a new one allocates a large
+// state, too much to make one per block. Level 3 is about as fast as
+// BestSpeed on a report's data, which repeats much from case to case, and
+// makes it a third smaller.
+var compressors = sync.Pool{New: func() any {
+	zw, _ := gzip.NewWriterLevel(io.Discard, 3)
+	return zw
+}}
+
+// compressedBlock returns the script block id holding, gzip-compressed
+// and base64-encoded, the JSON encode writes. Base64 has no character that
+// could close the block, so the JSON needs no HTML escaping.
+func compressedBlock(id string, encode func(*json.Encoder) error) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteString(`<script type="application/gzip" id="` + id + `">`)
+	b64 := base64.NewEncoder(base64.StdEncoding, &buf)
+	zw := compressors.Get().(*gzip.Writer)
+	defer compressors.Put(zw)
+	zw.Reset(b64)
+	enc := json.NewEncoder(zw)
+	enc.SetEscapeHTML(false)
+	err := encode(enc)
+	if err == nil {
+		err = zw.Close()
+	}
+	if err == nil {
+		err = b64.Close()
+	}
+	buf.WriteString("</script>\n")
+	return buf.Bytes(), err
+}
+
+// encodeChunks encodes each chunk's block on all cores and passes them to
+// write in order. At most a window of blocks is ahead of the writer, so
+// memory is bounded by the window, not by the report.
+func encodeChunks(d *rundata.Data, chunks []chunk, encode func(chunk) ([]byte, error), write func([]byte)) error {
 	type block struct {
 		data []byte
 		err  error
 		done chan struct{}
 	}
-	// encode encodes a case's block; zw is the worker's own compressor,
-	// reset for each block (a new one per block would allocate its large
-	// state 10,000 times).
-	encode := func(c *rundata.Case, zw *gzip.Writer) ([]byte, error) {
-		var buf bytes.Buffer
-		if !compress {
-			err := json.NewEncoder(&buf).Encode(newDetail(c))
-			return buf.Bytes(), err
-		}
-		b64 := base64.NewEncoder(base64.StdEncoding, &buf)
-		zw.Reset(b64)
-		err := json.NewEncoder(zw).Encode(newDetail(c))
-		if err == nil {
-			err = zw.Close()
-		}
-		if err == nil {
-			err = b64.Close()
-		}
-		return buf.Bytes(), err
-	}
-	open := plainBlock
-	if compress {
-		open = compressedBlock
-	}
 	jobs := make(chan int)
-	blocks := make([]block, len(d.Cases))
+	blocks := make([]block, len(chunks))
 	for i := range blocks {
 		blocks[i].done = make(chan struct{})
 	}
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
-			zw, _ := gzip.NewWriterLevel(io.Discard, gzip.BestSpeed)
 			for i := range jobs {
-				blocks[i].data, blocks[i].err = encode(&d.Cases[i], zw)
+				blocks[i].data, blocks[i].err = encode(chunks[i])
 				close(blocks[i].done)
 			}
 		})
 	}
-	// At most a window of blocks is ahead of the writer, so memory is
-	// bounded by the window, not by the report.
 	ahead := make(chan struct{}, 256)
+	if len(chunks) < len(d.Cases) {
+		ahead = make(chan struct{}, 4*runtime.GOMAXPROCS(0)) // blocks of many cases
+	}
 	go func() {
 		for i := range blocks {
 			ahead <- struct{}{}
@@ -162,12 +272,10 @@ func writeDetails(w *bufio.Writer, d *rundata.Data, compress bool) error {
 	for i := range blocks {
 		<-blocks[i].done
 		if err == nil && blocks[i].err != nil {
-			err = fmt.Errorf("write case %q: %w", d.Cases[i].Name, blocks[i].err)
+			err = fmt.Errorf("write case %q: %w", d.Cases[chunks[i].first].Name, blocks[i].err)
 		}
 		if err == nil {
-			fmt.Fprintf(w, open, i)
-			w.Write(blocks[i].data)
-			w.WriteString("</script>\n")
+			write(blocks[i].data)
 		}
 		blocks[i].data = nil
 		<-ahead
@@ -319,6 +427,8 @@ func newOverview(d *rundata.Data) overview {
 		ArmEffects:     append([]eval.ArmEffect{}, d.ArmEffects...),
 		ArmVerdicts:    append([]eval.ArmVerdict{}, d.ArmVerdicts...),
 	}
+	// Each case's results over its repeats are the table's rows already.
+	o.Run.Cases = nil
 	for _, name := range d.MetricNames {
 		o.MetricLabels = append(o.MetricLabels, rundata.MetricLabel(name))
 	}
@@ -391,11 +501,16 @@ type detailJSON struct {
 	Elapsed    float64           `json:"elapsed"`
 	Output     string            `json:"output"`
 	Attrs      map[string]string `json:"attrs,omitempty"`
+	// FromRow: the record's question, expected answer and response are
+	// left out ("") as the same as its row's, the run the row shows.
+	FromRow bool `json:"from_row,omitempty"`
 }
 
-// recordJSON is a record whose tool messages leave out a content that is
-// the same as their tool call's result; the page puts it back. Tool results
-// are most of a conversation, so this halves the size of most reports.
+// recordJSON is a record whose texts that are the same as another's are
+// left out (see detailJSON.FromRow and messageJSON); the page puts them
+// back. A tool message is mostly the same as its call's result, and the
+// last message the same as the response, so this halves the size of most
+// reports.
 type recordJSON struct {
 	eval.Record
 	Conversation []messageJSON `json:"conversation"`
@@ -406,9 +521,12 @@ type messageJSON struct {
 	// ContentIsResult: the content is the result of the tool call
 	// ToolCallID in the record's tool_calls.
 	ContentIsResult bool `json:"content_is_result,omitempty"`
+	// ContentIsResponse: the content is the record's response.
+	ContentIsResponse bool `json:"content_is_response,omitempty"`
 }
 
-func newDetail(c *rundata.Case) detailJSON {
+// newDetail is the details of c, whose row shows it when shown.
+func newDetail(c *rundata.Case, shown bool) detailJSON {
 	d := detailJSON{
 		Package: c.Package, Action: c.Event.Action, Unfinished: c.Event.Unfinished,
 		Elapsed: c.Event.Elapsed, Output: c.Event.Output, Attrs: c.Event.Attrs,
@@ -421,14 +539,23 @@ func newDetail(c *rundata.Case) detailJSON {
 		results[tc.ID] = tc.Result
 	}
 	d.Record = &recordJSON{Record: *c.Record, Conversation: make([]messageJSON, len(c.Record.Conversation))}
+	response := c.Record.Response
 	for i, m := range c.Record.Conversation {
 		r, ok := results[m.ToolCallID]
-		if m.Role == "tool" && ok && r == m.Content && r != "" {
+		switch {
+		case m.Role == "tool" && ok && r == m.Content && r != "":
 			m.Content = ""
 			d.Record.Conversation[i] = messageJSON{Message: m, ContentIsResult: true}
-			continue
+		case m.Role == "assistant" && m.Content == response && response != "":
+			m.Content = ""
+			d.Record.Conversation[i] = messageJSON{Message: m, ContentIsResponse: true}
+		default:
+			d.Record.Conversation[i] = messageJSON{Message: m}
 		}
-		d.Record.Conversation[i] = messageJSON{Message: m}
+	}
+	if shown {
+		d.FromRow = true
+		d.Record.Question, d.Record.Expected, d.Record.Response = "", "", ""
 	}
 	return d
 }

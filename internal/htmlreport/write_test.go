@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -70,7 +71,10 @@ func TestWriteKeepsDataInert(t *testing.T) {
 			assert.Equal(t, c.Record.Response, o.Cases[i].Response)
 			var det detailJSON
 			require.NoError(t, json.Unmarshal([]byte(jsonBlock(t, page, "case-"+strconv.Itoa(i))), &det))
-			assert.Equal(t, c.Record.Conversation, det.conversation())
+			assert.True(t, det.FromRow, "the run its row shows")
+			assert.Equal(t, c.Record.Conversation, det.restore(o.Cases[i]))
+			assert.Equal(t, c.Record.Response, det.Record.Response)
+			assert.Equal(t, c.Record.Question, det.Record.Question)
 		}
 	}
 	assert.Equal(t, d.Run.Model, o.Run.Model)
@@ -78,9 +82,12 @@ func TestWriteKeepsDataInert(t *testing.T) {
 	assert.Equal(t, d.Totals.Tokens, o.Totals.Tokens)
 }
 
-// conversation puts back the tool results left out of a case block, as the
-// page does.
-func (d detailJSON) conversation() []eval.Message {
+// restore puts back the texts left out of a case's details, as the page
+// does (row is the case's row), and returns the conversation.
+func (d *detailJSON) restore(row rowJSON) []eval.Message {
+	if d.FromRow {
+		d.Record.Question, d.Record.Expected, d.Record.Response = row.Question, row.Expected, row.Response
+	}
 	results := map[string]string{}
 	for _, tc := range d.Record.ToolCalls {
 		results[tc.ID] = tc.Result
@@ -89,6 +96,9 @@ func (d detailJSON) conversation() []eval.Message {
 	for _, m := range d.Record.Conversation {
 		if m.ContentIsResult {
 			m.Content = results[m.ToolCallID]
+		}
+		if m.ContentIsResponse {
+			m.Content = d.Record.Response
 		}
 		out = append(out, m.Message)
 	}
@@ -100,17 +110,30 @@ func TestWriteLeavesOutRepeatedToolResults(t *testing.T) {
 	rec := d.Cases[0].Record
 	// A tool message that differs from its call's result stays whole.
 	rec.Conversation[5].Content = "something else"
-	det := newDetail(&d.Cases[0])
+	det := newDetail(&d.Cases[0], false)
 
-	var flagged []int
+	var flagged, response []int
 	for i, m := range det.Record.Conversation {
 		if m.ContentIsResult {
 			flagged = append(flagged, i)
 			assert.Empty(t, m.Content)
 		}
+		if m.ContentIsResponse {
+			response = append(response, i)
+			assert.Empty(t, m.Content)
+		}
 	}
 	assert.Equal(t, []int{3}, flagged)
-	assert.Equal(t, rec.Conversation, det.conversation())
+	assert.Equal(t, []int{6}, response, "the last message is the response")
+	assert.Equal(t, rec.Conversation, det.restore(rowJSON{}))
+
+	// The run its row shows leaves out the texts of its row.
+	shown := newDetail(&d.Cases[0], true)
+	assert.True(t, shown.FromRow)
+	assert.Empty(t, shown.Record.Question+shown.Record.Expected+shown.Record.Response)
+	row := newRow(0, d.Groups[0], d.Cases)
+	assert.Equal(t, rec.Conversation, shown.restore(row))
+	assert.Equal(t, rec.Response, shown.Record.Response)
 
 	// Both calls returned the same text: it is in the page once per call,
 	// not again for the tool message that repeats it.
@@ -209,33 +232,63 @@ func TestWriteCutsLongToolArgumentsInRowsOnly(t *testing.T) {
 	assert.Equal(t, long, det.Record.ToolCalls[0].Arguments, "the case view has them whole")
 }
 
-// A report whose cases' details are large holds each case's JSON
-// compressed; it reads back as the plain one.
-func TestWriteCompressesLargeDetails(t *testing.T) {
+// A large report holds all its data compressed: the overview in one block,
+// the cases' details in blocks of consecutive cases. It reads back as the
+// plain one.
+func TestWriteCompressesLargeReports(t *testing.T) {
 	small := syntheticData(20, 1<<10)
 	page := writeString(t, small)
-	assert.True(t, strings.Contains(page, `<script type="application/json" id="case-0">`), "a small report stays plain")
+	assert.True(t, strings.Contains(page, `<script type="application/json" id="data">`), "a small report stays plain")
+	assert.True(t, strings.Contains(page, `<script type="application/json" id="case-0">`))
 	assert.False(t, strings.Contains(page, `<script type="application/gzip"`), "no compressed block")
 
 	d := syntheticData(1000, 20<<10)
-	require.Greater(t, detailsSize(d), CompressAbove)
+	require.Greater(t, dataSize(d), CompressAbove)
 	page = writeString(t, d)
-	assert.False(t, strings.Contains(page, `<script type="application/json" id="case-`), "no plain case block")
-	for _, i := range []int{0, 517, 999} {
-		open := `<script type="application/gzip" id="case-` + strconv.Itoa(i) + `">`
-		j := strings.Index(page, open)
-		require.GreaterOrEqual(t, j, 0, open)
-		rest := page[j+len(open):]
-		raw, err := base64.StdEncoding.DecodeString(rest[:strings.Index(rest, "</script>")])
-		require.NoError(t, err)
-		zr, err := gzip.NewReader(bytes.NewReader(raw))
-		require.NoError(t, err)
-		var det detailJSON
-		require.NoError(t, json.NewDecoder(zr).Decode(&det))
-		assert.Equal(t, d.Cases[i].Record.Name, det.Record.Name)
-		assert.Equal(t, d.Cases[i].Record.Conversation, det.conversation())
+	assert.False(t, strings.Contains(page, `type="application/json"`), "no plain block")
+	blocks := regexp.MustCompile(`<script type="application/gzip" id="([a-z]+)-?(\d*)">([^<]*)</script>`).FindAllStringSubmatch(page, -1)
+	require.Greater(t, len(blocks), 2)
+	require.Equal(t, "data", blocks[0][1], "the overview comes first")
+	var o overview
+	require.NoError(t, json.Unmarshal(gunzipBase64(t, blocks[0][3]), &o))
+	require.Len(t, o.Cases, len(d.Groups))
+	for i, g := range d.Groups {
+		assert.Equal(t, g.Name, o.Cases[i].Name)
 	}
-	assert.Less(t, len(page), detailsSize(d)/3, "compressed")
+	assert.Nil(t, o.Run.Cases, "the rows say what the summary's cases would")
+
+	// The blocks of details follow the app script, each named by its first
+	// case, and hold every case in order.
+	assert.Less(t, strings.Index(page, "<script>"), strings.Index(page, `id="cases-0"`))
+	next := 0
+	for _, b := range blocks[1:] {
+		require.Equal(t, "cases", b[1])
+		require.Equal(t, strconv.Itoa(next), b[2], "the blocks follow each other")
+		var details []detailJSON
+		require.NoError(t, json.Unmarshal(gunzipBase64(t, b[3]), &details))
+		require.NotEmpty(t, details)
+		for j, det := range details {
+			assert.Equal(t, d.Cases[next+j].Record.Name, det.Record.Name)
+		}
+		if next <= 517 && 517 < next+len(details) {
+			assert.Equal(t, d.Cases[517].Record.Conversation, details[517-next].restore(o.Cases[517]))
+		}
+		next += len(details)
+	}
+	assert.Equal(t, len(d.Cases), next, "every case's details")
+	assert.Less(t, len(page), dataSize(d)/10, "compressed")
+}
+
+// gunzipBase64 decodes a compressed block's content.
+func gunzipBase64(t *testing.T, text string) []byte {
+	t.Helper()
+	raw, err := base64.StdEncoding.DecodeString(text)
+	require.NoError(t, err)
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	require.NoError(t, err)
+	out, err := io.ReadAll(zr)
+	require.NoError(t, err)
+	return out
 }
 
 // In a comparison with a baseline, each flipped case's row carries its

@@ -22,7 +22,7 @@ func History(parent string, run eval.Summary) []HistoryPoint {
 	if run.CaseSet == "" {
 		return nil
 	}
-	list, err := runs.List(parent)
+	list, err := runs.ListBrief(parent) // the cases of each run's summary are not charted
 	if err != nil {
 		return nil
 	}

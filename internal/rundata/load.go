@@ -32,16 +32,28 @@ import (
 // Problems. It fails only when a stream cannot be read or there is nothing
 // to report.
 func Load(outDir string, streams []Stream) (*Data, error) {
-	ev, err := scanStreams(streams)
-	if err != nil {
-		return nil, err
-	}
-	in := inputs{events: ev}
+	// The streams are read while the run's directory is: reading its
+	// records takes every core but in short gaps, reading a stream one.
+	var ev *events
+	var evErr error
+	scanned := make(chan struct{})
+	go func() {
+		defer close(scanned)
+		ev, evErr = scanStreams(streams)
+	}()
+	var in inputs
+	var dirErr error
 	if outDir != "" {
-		if err := in.readOutDir(outDir); err != nil {
-			return nil, err
-		}
+		dirErr = in.readOutDir(outDir)
 	}
+	<-scanned
+	if evErr != nil {
+		return nil, evErr
+	}
+	if dirErr != nil {
+		return nil, dirErr
+	}
+	in.events = ev
 	d := in.build()
 	if len(d.Cases) == 0 && len(d.Problems) == 0 {
 		return nil, fmt.Errorf("nothing to report: no case tests in %d test stream(s) and no records in %s", len(streams), filepath.Join(outDir, eval.RecordsFile))
@@ -68,6 +80,19 @@ type inputs struct {
 }
 
 func (in *inputs) readOutDir(dir string) error {
+	// The summaries are decoded while the records are.
+	var s eval.Summary
+	var ms eval.MetricsFileSummary
+	var sOK, msOK bool
+	var sErr, msErr error
+	summaries := make(chan struct{})
+	go func() {
+		defer close(summaries)
+		sOK, sErr = readJSONFile(filepath.Join(dir, eval.SummaryFile), &s)
+		msOK, msErr = readJSONFile(filepath.Join(dir, eval.MetricsSummaryFile), &ms)
+	}()
+	defer func() { <-summaries }()
+
 	path := filepath.Join(dir, eval.RecordsFile)
 	f, err := files.OpenRegular(path, files.MaxRunFile)
 	switch {
@@ -86,12 +111,16 @@ func (in *inputs) readOutDir(dir string) error {
 		}
 	}
 
-	var s eval.Summary
-	if in.readOptional(filepath.Join(dir, eval.SummaryFile), &s) {
+	<-summaries
+	for _, err := range []error{sErr, msErr} {
+		if err != nil {
+			in.problems = append(in.problems, err.Error())
+		}
+	}
+	if sOK && sErr == nil {
 		in.summary = &s
 	}
-	var ms eval.MetricsFileSummary
-	if in.readOptional(filepath.Join(dir, eval.MetricsSummaryFile), &ms) {
+	if msOK && msErr == nil {
 		in.metricsSummary = &ms.Summary
 	}
 	in.dropForeignSummaries()

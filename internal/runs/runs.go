@@ -313,15 +313,46 @@ func readSummary(dir string) *eval.Summary {
 	return &sum
 }
 
+// readBriefSummary is readSummary without the summary's cases, which are
+// skipped, not decoded.
+func readBriefSummary(dir string) *eval.Summary {
+	data, err := files.ReadRegular(filepath.Join(dir, eval.SummaryFile), files.MaxRunFile)
+	if err != nil {
+		return nil
+	}
+	var sum eval.Summary
+	brief := struct {
+		*eval.Summary
+		Cases skipped `json:"cases"`
+	}{Summary: &sum}
+	if json.Unmarshal(data, &brief) != nil {
+		return nil
+	}
+	return &sum
+}
+
+// skipped is a JSON value read and left out.
+type skipped struct{}
+
+func (*skipped) UnmarshalJSON([]byte) error { return nil }
+
 // List returns the runs under parent, the one that started last first
 // (see Run.Started): a run whose id was given (EVAL_RUN_ID) is in its
 // place by when it ran, whatever its id says. A run without a readable
 // summary (one still going, or killed) has none.
-func List(parent string) ([]Run, error) {
+func List(parent string) ([]Run, error) { return list(parent, readSummary) }
+
+// ListBrief is List with each summary read without its cases (Cases is
+// nil): a summary's other fields say what a run was and how it went, for
+// a fraction of the work of a large run's whole summary.
+func ListBrief(parent string) ([]Run, error) { return list(parent, readBriefSummary) }
+
+// list is List, each summary read by read.
+func list(parent string, read func(dir string) *eval.Summary) ([]Run, error) {
 	out, err := Dirs(parent)
 	started := make(map[string]time.Time, len(out))
 	for i := range out {
-		out[i].Summary = readSummary(out[i].Dir)
+		out[i].Summary = read(out[i].Dir)
 		started[out[i].ID] = out[i].Started()
 	}
 	slices.SortStableFunc(out, func(a, b Run) int {

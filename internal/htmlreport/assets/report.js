@@ -4,10 +4,12 @@
 // Strings from the data (tool-call ids, statuses, metric names) are never
 // used as keys of plain objects, where "__proto__" or "constructor" would
 // find Object.prototype: lookups go through Map, Set or own().
-(function () {
-  const data = JSON.parse(document.getElementById('data').textContent);
+(async function () {
+  const data = await readData();
+  if (!data) return;
   const cases = data.cases;
-  const PAGE = 200;
+  const PAGE = 200; // rows the table holds at first, and more at a time
+  const BATCH = 20; // rows rendered at a time, as the table scrolls to them
   const LONG = 1500; // characters shown of a long text before "show all"
 
   const STATUS = new Map([
@@ -26,6 +28,46 @@
   const statusClass = (s) => (STATUS.has(s) ? s : 'unknown');
   // own is obj[key] when obj has it as its own property, else undefined.
   const own = (obj, key) => (obj && Object.hasOwn(obj, key) ? obj[key] : undefined);
+
+  // ---- the data ----
+  // readData reads the overview: plain JSON, or in a large report that JSON
+  // gzip-compressed in base64, which the browser inflates. When it cannot,
+  // the page says why instead of the report.
+  async function readData() {
+    const block = document.getElementById('data');
+    if (block.type !== 'application/gzip') return JSON.parse(block.textContent);
+    if (typeof DecompressionStream !== 'function') {
+      fail('This report is compressed, and this browser cannot decompress it: it has no DecompressionStream. ' +
+        'Open the report in a current browser (Chrome or Edge 80, Firefox 113, Safari 16.4 or newer).');
+      return null;
+    }
+    try {
+      return JSON.parse(await inflate(block.textContent));
+    } catch (err) {
+      fail('The report\'s data could not be read: ' + err);
+      return null;
+    }
+  }
+  // fail shows a message in place of the report.
+  function fail(message) {
+    const app = document.getElementById('app');
+    const p = document.createElement('p');
+    p.className = 'loading failed';
+    p.textContent = message;
+    app.replaceChildren(p);
+    app.removeAttribute('aria-busy');
+  }
+  // inflate gives the text of gzip-compressed base64.
+  function inflate(base64) {
+    let bytes;
+    if (typeof Uint8Array.fromBase64 === 'function') bytes = Uint8Array.fromBase64(base64);
+    else {
+      const bin = atob(base64);
+      bytes = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    }
+    return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).text();
+  }
 
   // ---- DOM helpers: text only ----
   function el(tag, cls, ...kids) {
@@ -84,7 +126,10 @@
   }
 
   // ---- formatting ----
-  const fmtInt = (n) => Number(n || 0).toLocaleString('en-US');
+  // One formatter for every number: toLocaleString makes one per call,
+  // which cost a large report's first view tens of milliseconds.
+  const intFormat = new Intl.NumberFormat('en-US');
+  const fmtInt = (n) => intFormat.format(Number(n || 0));
   const fmtRate = (r) => Number(r || 0).toFixed(1) + '%';
   const fmtSec = (s) => Number(s || 0).toFixed(1);
   function fmtDuration(sec) {
@@ -215,13 +260,29 @@
   // ---- state ----
   // Failures first: the table starts sorted by status (errors, token
   // limits, failures, skipped, passes), each in the order of the case files.
-  const state = { status: 'all', category: null, query: '', sortKey: 'status', sortDir: 1, shown: PAGE, filtered: cases.slice(), open: -1 };
+  const state = { status: 'all', category: null, query: '', sortKey: 'status', sortDir: 1, shown: PAGE, rendered: 0, filtered: cases.slice(), open: -1 };
+
+  // clamped is as much of a text as a cell that shows four lines of it can
+  // show: its first five lines (the fifth tells the cell there is more), at
+  // most CLAMP characters. The browser lays out all of a cell's text, shown
+  // or not: a long answer would cost its row as much as if shown whole.
+  const CLAMP = 1000;
+  function clamped(text) {
+    text = String(text || '');
+    let end = Math.min(text.length, CLAMP);
+    for (let i = 0, nl = -1; i < 5; i++) {
+      nl = text.indexOf('\n', nl + 1);
+      if (nl < 0 || nl >= end) break;
+      if (i === 4) end = nl;
+    }
+    return end < text.length ? text.slice(0, end) + '…' : text;
+  }
 
   // ---- columns: one list drives both header and body cells ----
   const textCol = (key, label) => ({
     key, label, w: 'w-' + key,
     sort: (c) => (c[key] || '').toLowerCase(),
-    cell: (c) => (c[key] ? el('div', 'clamp', c[key]) : el('span', 'empty', '—')),
+    cell: (c) => (c[key] ? el('div', 'clamp', clamped(c[key])) : el('span', 'empty', '—')),
   });
   const columns = [
     {
@@ -241,7 +302,7 @@
         const d = el('div', 'clamp');
         if (c.verdict) d.appendChild(el('span', 'verdict ' + (c.verdict === 'yes' ? 'yes' : 'no'), c.verdict));
         if (c.judges && c.judges.length) d.appendChild(judgeMarks(c));
-        add(d, c.reason || (c.verdict ? '' : '—'));
+        add(d, clamped(c.reason) || (c.verdict ? '' : '—'));
         return d;
       },
     },
@@ -1064,7 +1125,8 @@
   }
   const tbody = el('tbody', '');
   table.append(colgroup, el('thead', '', headRow), tbody);
-  const moreBtn = button('btn', '', () => { const from = state.shown; state.shown += PAGE; appendRows(from); renderControls(); });
+  const tableWrap = el('div', 'table-wrap', table);
+  const moreBtn = button('btn', '', () => { state.shown += PAGE; renderMore(); renderControls(); });
   moreBtn.id = 'more';
   const moreBox = el('div', 'more', moreBtn);
 
@@ -1127,21 +1189,36 @@
     const tr = e.target.closest('tr[data-id]');
     if (tr && e.key === 'Enter') openCase(Number(tr.dataset.id));
   });
+  // The table holds the first state.shown rows of the filtered cases, but
+  // renders only those near its scrolled view: the first BATCH (about two
+  // views of rows), then a BATCH more each time its last rendered row comes
+  // near the bottom of its box (the table scrolls in a box no taller than
+  // the window).
+  const nearEnd = new IntersectionObserver((entries) => {
+    if (entries.some((e) => e.isIntersecting)) renderMore();
+  }, { root: tableWrap, rootMargin: '0px 0px 400px 0px' });
   function renderRows() {
+    nearEnd.disconnect();
     tbody.textContent = '';
+    state.rendered = 0;
     if (!state.filtered.length) {
       const td = el('td', '', 'No cases match the filters.');
       td.colSpan = columns.length;
       tbody.appendChild(el('tr', 'no-rows', td));
       return;
     }
-    appendRows(0);
+    renderMore();
   }
-  function appendRows(from) {
+  // renderMore renders the next BATCH of the rows the table holds.
+  function renderMore() {
+    const to = Math.min(state.rendered + BATCH, state.shown, state.filtered.length);
+    if (to <= state.rendered) return;
     const frag = document.createDocumentFragment();
-    const to = Math.min(state.shown, state.filtered.length);
-    for (let i = from; i < to; i++) frag.appendChild(row(state.filtered[i]));
+    for (let i = state.rendered; i < to; i++) frag.appendChild(row(state.filtered[i]));
     tbody.appendChild(frag);
+    state.rendered = to;
+    nearEnd.disconnect();
+    nearEnd.observe(tbody.lastElementChild);
   }
   function renderControls() {
     for (const chip of chipBox.children) chip.setAttribute('aria-pressed', String(chip.dataset.status === state.status));
@@ -1158,7 +1235,6 @@
   // The table scrolls in its own box, so that its header and its
   // horizontal scroll bar stay on screen; shadows show what is scrolled
   // out of view on either side.
-  const tableWrap = el('div', 'table-wrap', table);
   const tableBox = el('div', 'table-box', tableWrap);
   function markScroll() {
     const left = tableWrap.scrollLeft;
@@ -1191,26 +1267,54 @@
     if (i >= 0 && i < state.filtered.length) openCase(state.filtered[i].id);
   }
 
-  // The case blocks follow this script; while the browser still parses
-  // them, opening a case waits for the page to finish loading. A block is
-  // the case's JSON, or (in a large report) that JSON gzip-compressed in
-  // base64, which is inflated when the case is opened.
-  function parseDetail(text) {
-    if (text === null) return { record: null };
-    const detail = JSON.parse(text);
+  // The blocks of the cases' details follow this script; while the browser
+  // still parses them, opening a case waits for the page to finish
+  // loading. A case's details are in its own block case-N, plain JSON, or
+  // (in a large report) in the block cases-F of the cases from F on: the
+  // JSON array of their details, gzip-compressed in base64, which is
+  // inflated when one of its cases is opened (the last few kept). Texts the
+  // same as others are left out of the details: parseDetail puts back those
+  // of the row c, which shows the run, and of the record itself.
+  function parseDetail(detail, c) {
     const rec = detail.record;
+    if (rec && detail.from_row) {
+      rec.question = c.question;
+      rec.expected = c.expected;
+      rec.response = c.response;
+    }
+    delete detail.from_row;
     if (rec) {
       const results = new Map();
       for (const t of rec.tool_calls || []) results.set(t.id, t.result);
       for (const m of rec.conversation || []) {
         if (m.content_is_result) { m.content = results.get(m.tool_call_id) ?? ''; delete m.content_is_result; }
+        if (m.content_is_response) { m.content = rec.response; delete m.content_is_response; }
       }
     }
     return detail;
   }
-  function inflate(base64) {
-    const bytes = Uint8Array.from(atob(base64.trim()), (ch) => ch.charCodeAt(0));
-    return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).text();
+  const inflated = new Map(); // the first case of a block: the promise of its details
+  // caseDetail gives the details of run runId of the row c, or the promise
+  // of them.
+  function caseDetail(c, runId) {
+    const plain = document.getElementById('case-' + runId);
+    if (plain) return parseDetail(JSON.parse(plain.textContent), c);
+    for (let first = runId; first >= 0; first--) {
+      const block = document.getElementById('cases-' + first);
+      if (!block) continue;
+      let list = inflated.get(first);
+      if (!list) {
+        list = inflate(block.textContent).then((text) => JSON.parse(text));
+        list.catch(() => inflated.delete(first));
+        inflated.set(first, list);
+        if (inflated.size > 4) inflated.delete(inflated.keys().next().value);
+      }
+      return list.then((details) => {
+        const detail = details[runId - first];
+        return detail ? parseDetail(detail, c) : { record: null };
+      });
+    }
+    return { record: null };
   }
   let opening = 0; // the latest openCase: an earlier one still inflating is dropped
 
@@ -1239,8 +1343,8 @@
     return byName;
   }
 
-  // openCase shows the row id, at its run runId (a case-N block; default:
-  // the run the row shows).
+  // openCase shows the row id, at its run runId (default: the run the row
+  // shows).
   function openCase(id, runId) {
     const c = cases[id];
     if (!c) return;
@@ -1250,14 +1354,14 @@
       document.addEventListener('DOMContentLoaded', () => { document.body.classList.remove('waiting'); openCase(id, runId); }, { once: true });
       return;
     }
-    const block = document.getElementById('case-' + runId);
     const ticket = ++opening;
-    if (!block || block.type !== 'application/gzip') {
-      showCase(id, runId, parseDetail(block ? block.textContent : null));
+    const detail = caseDetail(c, runId);
+    if (!(detail instanceof Promise)) {
+      showCase(id, runId, detail);
       return;
     }
     document.body.classList.add('waiting');
-    inflate(block.textContent).then(parseDetail).catch((err) => ({ record: null, output: 'The case could not be read: ' + err }))
+    detail.catch((err) => ({ record: null, output: 'The case could not be read: ' + err }))
       .then((detail) => {
         document.body.classList.remove('waiting');
         if (ticket === opening) showCase(id, runId, detail);

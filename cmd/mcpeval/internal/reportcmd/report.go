@@ -263,7 +263,7 @@ func resolveRun(parent, flagValue, envID string) (string, error) {
 	case envID != "":
 		return runs.Resolve(parent, envID)
 	}
-	list, err := runs.List(parent)
+	list, err := runs.ListBrief(parent)
 	if err != nil {
 		return "", err
 	}
@@ -277,7 +277,7 @@ func resolveRun(parent, flagValue, envID string) (string, error) {
 // newest finished run that started before it (see runs.List).
 func resolveBaseline(parent, dir, name string) (string, error) {
 	if name == runs.Latest {
-		list, err := runs.List(parent)
+		list, err := runs.ListBrief(parent)
 		if err != nil {
 			return "", err
 		}
