@@ -197,12 +197,8 @@ func playUser(req Request, byQuestion map[string]eval.Case) Reply {
 	if usersim.Elicits(req.Messages) {
 		return Reply{Content: `{"action": "decline"}`}
 	}
-	turns := req.userTurns()
-	if len(turns) == 0 {
-		return Reply{Content: usersim.Stop}
-	}
-	c, ok := byQuestion[turns[0].User]
-	if !ok || c.User == nil {
+	c, turns, ok := req.userCase(byQuestion)
+	if !ok {
 		return Reply{Content: usersim.Stop}
 	}
 	msg, done := usersim.Offline(*c.User, turns)
@@ -210,6 +206,19 @@ func playUser(req Request, byQuestion map[string]eval.Case) Reply {
 		return Reply{Content: usersim.Stop}
 	}
 	return Reply{Content: msg}
+}
+
+// userCase finds the case whose simulated user a request asks to play,
+// by the user's first message (the case's question), with the
+// conversation so far (userTurns); ok is false for an unknown case or one
+// without a user.
+func (r Request) userCase(byQuestion map[string]eval.Case) (c eval.Case, turns []eval.TurnResult, ok bool) {
+	turns = r.userTurns()
+	if len(turns) == 0 {
+		return eval.Case{}, nil, false
+	}
+	c, ok = byQuestion[turns[0].User]
+	return c, turns, ok && c.User != nil
 }
 
 // userTurns reads the conversation of a request to play a user (see
@@ -241,12 +250,8 @@ func LeakyUser(next Responder, cases []eval.Case) Responder {
 		if !req.PlaysUser() || usersim.Elicits(req.Messages) {
 			return next(req)
 		}
-		turns := req.userTurns()
-		if len(turns) == 0 {
-			return Reply{Content: usersim.Stop}
-		}
-		c, ok := byQuestion[turns[0].User]
-		if !ok || c.User == nil {
+		c, turns, ok := req.userCase(byQuestion)
+		if !ok {
 			return Reply{Content: usersim.Stop}
 		}
 		var untold []string

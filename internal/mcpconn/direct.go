@@ -324,7 +324,7 @@ func (d *directCaller) fulfilOne(ctx context.Context, req mcp.InputRequest) (mcp
 // mcp.ParseCallToolResult does (the same values, the same errors), in
 // fewer passes: that one decodes the whole result three times over, and
 // each content item twice more. A result whose content is all text, as
-// most are, is read in one pass; any other goes the way of mcp-go.
+// most are, is read in one pass; any other is mcp.ParseCallToolResult's.
 func parseCallToolResult(raw json.RawMessage) (*mcp.CallToolResult, error) {
 	var r struct {
 		Meta              *mcp.Meta         `json:"_meta,omitempty"`
@@ -337,7 +337,7 @@ func parseCallToolResult(raw json.RawMessage) (*mcp.CallToolResult, error) {
 	}
 	if json.Unmarshal(raw, &r) != nil || r.Content == nil ||
 		slices.ContainsFunc(r.Content, func(c mcp.TextContent) bool { return c.Type != mcp.ContentTypeText }) {
-		return parseCallToolResultAsMCPGo(raw)
+		return mcp.ParseCallToolResult(&raw)
 	}
 	res := &mcp.CallToolResult{IsError: r.IsError}
 	res.Meta = r.Meta
@@ -348,57 +348,6 @@ func parseCallToolResult(raw json.RawMessage) (*mcp.CallToolResult, error) {
 		res.Content = make([]mcp.Content, len(r.Content))
 		for i, c := range r.Content {
 			res.Content[i] = c
-		}
-	}
-	if err := structured(res, r.StructuredContent); err != nil {
-		return nil, err
-	}
-	return res, nil
-}
-
-// parseCallToolResultAsMCPGo is mcp.ParseCallToolResult, step by step.
-func parseCallToolResultAsMCPGo(raw json.RawMessage) (*mcp.CallToolResult, error) {
-	// It reads the content and the result type first. A result asking
-	// for more input carries only the input requests and the request
-	// state, so it legitimately has no content; a null one is no
-	// content, but there.
-	var probe struct {
-		Content    json.RawMessage `json:"content"`
-		ResultType mcp.ResultType  `json:"resultType"`
-	}
-	if err := json.Unmarshal(raw, &probe); err != nil {
-		return nil, fmt.Errorf("failed to unmarshal response: %w", err)
-	}
-	if probe.Content == nil && probe.ResultType != mcp.ResultTypeInputRequired {
-		return nil, errors.New("content is missing")
-	}
-	// Named as mcp-go names it, for the same texts of errors.
-	type result struct {
-		Meta              *mcp.Meta         `json:"_meta,omitempty"`
-		ResultType        mcp.ResultType    `json:"resultType,omitempty"`
-		Content           []json.RawMessage `json:"content"`
-		StructuredContent json.RawMessage   `json:"structuredContent,omitempty"`
-		IsError           bool              `json:"isError,omitempty"`
-		InputRequests     mcp.InputRequests `json:"inputRequests,omitempty"`
-		RequestState      string            `json:"requestState,omitempty"`
-	}
-	var r result
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, fmt.Errorf("failed to unmarshal response: %w", err)
-	}
-	res := &mcp.CallToolResult{IsError: r.IsError}
-	res.Meta = r.Meta
-	res.ResultType = r.ResultType
-	res.InputRequests = r.InputRequests
-	res.RequestState = r.RequestState
-	if len(r.Content) > 0 {
-		res.Content = make([]mcp.Content, len(r.Content))
-		for i, item := range r.Content {
-			content, err := mcp.UnmarshalContent(item)
-			if err != nil {
-				return nil, fmt.Errorf("failed to unmarshal response: %w", err)
-			}
-			res.Content[i] = content
 		}
 	}
 	if err := structured(res, r.StructuredContent); err != nil {
