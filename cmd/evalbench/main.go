@@ -425,7 +425,9 @@ func (b *bench) memoryAndReport() ([]row, error) {
 		return rows, fmt.Errorf("no run in %s: %v", out, err)
 	}
 	rerun := list[0].Dir
-	more, err := b.report(fmt.Sprintf("the %d cases of that run", n), out, rerun, stream)
+	// A report fit to download and open on a laptop: built in under 1.5 s,
+	// ready in under 0.6 s.
+	more, err := b.report(fmt.Sprintf("the %d cases of that run", n), out, rerun, stream, 1500*time.Millisecond, 600*time.Millisecond)
 	rows = append(rows, more...)
 	if err != nil {
 		return rows, err
@@ -437,14 +439,15 @@ func (b *bench) memoryAndReport() ([]row, error) {
 	if err := padRecords(rerun, big, 20_000); err != nil {
 		return rows, err
 	}
-	more, err = b.report(fmt.Sprintf("%d cases with ~20 KB conversations", n), bigOut, big, stream)
+	more, err = b.report(fmt.Sprintf("%d cases with ~20 KB conversations", n), bigOut, big, stream, 5*time.Second, 3*time.Second)
 	return append(rows, more...), err
 }
 
 // report writes the report of the run in dir (under out) with mcpeval
-// report, then opens it in Chromium; it gives a row for each, and one for
-// the report's size: a CI artifact people download and open on laptops.
-func (b *bench) report(what, out, dir, stream string) ([]row, error) {
+// report, then opens it in Chromium; it gives a row for each, against the
+// targets build and ready, and one for the report's size: a CI artifact
+// people download and open on laptops.
+func (b *bench) report(what, out, dir, stream string, build, ready time.Duration) ([]row, error) {
 	cmd, err := b.mcpeval("report", "-out", out, "-run", dir, "-json", stream)
 	if err != nil {
 		return nil, err
@@ -461,27 +464,27 @@ func (b *bench) report(what, out, dir, stream string) ([]row, error) {
 	}
 	rows := []row{{
 		name:     fmt.Sprintf("report for %s (mcpeval report, %.0f MB HTML)", what, float64(size)/1e6),
-		target:   "< 1.5s",
+		target:   fmt.Sprintf("< %gs", build.Seconds()),
 		measured: fmt.Sprintf("%.2fs", d.Seconds()),
-		ok:       d < 1500*time.Millisecond,
+		ok:       d < build,
 	}, {
 		name:     "that report's size",
 		target:   "< 15 MB",
 		measured: fmt.Sprintf("%.1f MB", float64(size)/1e6),
 		ok:       size < 15e6,
 	}}
-	ready, opened, err := openInChromium(path)
+	took, opened, err := openInChromium(path)
 	if err != nil {
 		return rows, err
 	}
-	if ready < 0 {
-		return append(rows, row{name: "that report in Chromium", target: "< 0.6s", measured: "not measured: no Chromium (apt-get install chromium)"}), nil
+	if took < 0 {
+		return append(rows, row{name: "that report in Chromium", target: fmt.Sprintf("< %gs", ready.Seconds()), measured: "not measured: no Chromium (apt-get install chromium)"}), nil
 	}
 	return append(rows, row{
 		name:     fmt.Sprintf("that report opened in Chromium until ready (table shown, whole page parsed; a case then opens in %s)", opened.Round(time.Millisecond)),
-		target:   "< 0.6s",
-		measured: fmt.Sprintf("%.2fs", ready.Seconds()),
-		ok:       ready < 600*time.Millisecond,
+		target:   fmt.Sprintf("< %gs", ready.Seconds()),
+		measured: fmt.Sprintf("%.2fs", took.Seconds()),
+		ok:       took < ready,
 	}), nil
 }
 
