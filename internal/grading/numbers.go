@@ -22,9 +22,73 @@ type Number struct {
 	Percent bool
 }
 
-// decimalRE finds decimal literals: digit groups joined by commas, an
-// optional fraction and exponent, an optional sign (U+2212 included).
-var decimalRE = regexp.MustCompile(`[-+\x{2212}]?(?:\d+(?:,\d+)*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?`)
+// decimalPattern is the decimal literals decimalLiterals finds, as a
+// regular expression: digit groups joined by commas, an optional fraction
+// and exponent, an optional sign (U+2212 included).
+const decimalPattern = `[-+\x{2212}]?(?:\d+(?:,\d+)*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?`
+
+// decimalLiterals returns the start and end of each match of
+// decimalPattern in text, as regexp's FindAllStringIndex would, in one
+// pass: every part after the first digits is optional, so the leftmost
+// match is the longest run of the parts from its start.
+func decimalLiterals(text string) [][]int {
+	var out [][]int
+	for i := 0; i < len(text); {
+		if end := decimalAt(text, i); end > i {
+			out = append(out, []int{i, end})
+			i = end
+			continue
+		}
+		i++
+	}
+	return out
+}
+
+// decimalAt returns the end of the decimal literal that starts at i, or -1.
+func decimalAt(text string, i int) int {
+	j := i
+	switch {
+	case text[j] == '-' || text[j] == '+':
+		j++
+	case strings.HasPrefix(text[j:], "\u2212"):
+		j += len("\u2212")
+	}
+	switch {
+	case digitAt(text, j):
+		j = skipDigits(text, j)
+		for j < len(text) && text[j] == ',' && digitAt(text, j+1) {
+			j = skipDigits(text, j+1)
+		}
+		if j < len(text) && text[j] == '.' && digitAt(text, j+1) {
+			j = skipDigits(text, j+1)
+		}
+	case j < len(text) && text[j] == '.' && digitAt(text, j+1):
+		j = skipDigits(text, j+1)
+	default:
+		return -1
+	}
+	if j < len(text) && (text[j] == 'e' || text[j] == 'E') {
+		k := j + 1
+		if k < len(text) && (text[k] == '-' || text[k] == '+') {
+			k++
+		}
+		if digitAt(text, k) {
+			j = skipDigits(text, k)
+		}
+	}
+	return j
+}
+
+// digitAt reports whether text has an ASCII digit at i.
+func digitAt(text string, i int) bool { return i < len(text) && '0' <= text[i] && text[i] <= '9' }
+
+// skipDigits returns the index past the ASCII digits from i.
+func skipDigits(text string, i int) int {
+	for digitAt(text, i) {
+		i++
+	}
+	return i
+}
 
 // commaGroupedRE matches a literal with comma thousands separators.
 var commaGroupedRE = regexp.MustCompile(`^[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?:[eE][-+]?\d+)?$`)
@@ -54,7 +118,10 @@ func Numbers(text string) []Number {
 			out = append(out, Number{Value: v, Start: start, End: end})
 		}
 	}
-	for _, loc := range decimalRE.FindAllStringIndex(text, -1) {
+	// The patterns below need an ASCII digit (regexp's \d): text without
+	// one skips them.
+	digits := strings.ContainsAny(text, "0123456789")
+	for _, loc := range decimalLiterals(text) {
 		start, lit := loc[0], text[loc[0]:loc[1]]
 		if before, _ := utf8.DecodeLastRuneInString(text[:start]); IsWordRune(before) {
 			trimmed := strings.TrimLeft(lit, "-+\u2212.")
@@ -73,7 +140,7 @@ func Numbers(text string) []Number {
 			pos += len(part) + 1
 		}
 	}
-	for _, loc := range spaceGroupedRE.FindAllStringIndex(text, -1) {
+	for _, loc := range findAll(spaceGroupedRE, text, digits && mayHoldSpaceGrouped(text)) {
 		if !standsAlone(text, loc[0], loc[1]) {
 			continue
 		}
@@ -85,7 +152,11 @@ func Numbers(text string) []Number {
 		}, text[loc[0]:loc[1]])
 		add(lit, loc[0], loc[1])
 	}
-	for _, m := range scientificRE.FindAllStringSubmatchIndex(text, -1) {
+	var scientific [][]int
+	if digits && mayHoldScientific(text) {
+		scientific = scientificRE.FindAllStringSubmatchIndex(text, -1)
+	}
+	for _, m := range scientific {
 		mantissa, _ := strconv.ParseFloat(text[m[2]:m[3]], 64)
 		exp, err := strconv.Atoi(plainDigits(text[m[4]:m[5]]))
 		if err == nil && exp > -300 && exp < 300 {
@@ -99,6 +170,58 @@ func Numbers(text string) []Number {
 		out[i].Percent = percentAfter(text[out[i].End:])
 	}
 	return out
+}
+
+// findAll returns re's matches in text, or none without looking when
+// text cannot hold one.
+func findAll(re *regexp.Regexp, text string, possible bool) [][]int {
+	if !possible {
+		return nil
+	}
+	return re.FindAllStringIndex(text, -1)
+}
+
+// spaceSeparators are the characters spaceGroupedRE groups thousands by.
+const spaceSeparators = " \u00A0\u2009\u202F'’"
+
+// mayHoldSpaceGrouped reports whether text has what every match of
+// spaceGroupedRE has: a digit, a separator and three digits in a row.
+func mayHoldSpaceGrouped(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if !digitAt(text, i) {
+			continue
+		}
+		sep, size := utf8.DecodeRuneInString(text[i+1:])
+		if size > 0 && strings.ContainsRune(spaceSeparators, sep) &&
+			digitAt(text, i+1+size) && digitAt(text, i+2+size) && digitAt(text, i+3+size) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayHoldScientific reports whether text has what every match of
+// scientificRE has: a digit, a times sign and "10", with only white space
+// (regexp's \s) between them.
+func mayHoldScientific(text string) bool {
+	space := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
+	for i, r := range text {
+		if !strings.ContainsRune("×xX*·⋅", r) {
+			continue
+		}
+		before := i - 1
+		for before >= 0 && space(text[before]) {
+			before--
+		}
+		after := i + utf8.RuneLen(r)
+		for after < len(text) && space(text[after]) {
+			after++
+		}
+		if before >= 0 && digitAt(text, before) && strings.HasPrefix(text[after:], "10") {
+			return true
+		}
+	}
+	return false
 }
 
 // decimalComma reads "0,35", "0,160" or "8,1" as a decimal with a comma:
@@ -157,7 +280,7 @@ var scaleSuffixRE = regexp.MustCompile(`^(?:([kK]|M|bn)\b|\s+(thousand|million|b
 func scaled(text string, numbers []Number) []Number {
 	out := numbers
 	for _, n := range numbers {
-		m := scaleSuffixRE.FindStringSubmatch(text[n.End:])
+		m := scaleSuffixRE.FindStringSubmatch(wordsAfter(text[n.End:]))
 		if m == nil {
 			continue
 		}
@@ -173,7 +296,24 @@ func scaled(text string, numbers []Number) []Number {
 // percentRE is a percent sign or word after a number.
 var percentRE = regexp.MustCompile(`^\s?(?:%|(?i:percent|per\s+cent|pct)\b)`)
 
-func percentAfter(rest string) bool { return percentRE.MatchString(rest) }
+func percentAfter(rest string) bool { return percentRE.MatchString(wordsAfter(rest)) }
+
+// wordsAfter returns the start of rest that holds every match of
+// scaleSuffixRE and percentRE, and the byte after it that decides their
+// \b: white space, up to three bytes ("per"), white space, up to eight
+// bytes ("trillion"), and four more. Matching anchored patterns on all of
+// rest costs time in its length (regexp readies its state for the whole
+// input), which made reading a long text's numbers quadratic.
+func wordsAfter(rest string) string {
+	space := func(i int) int {
+		for i < len(rest) && strings.IndexByte(" \t\n\f\r", rest[i]) >= 0 {
+			i++
+		}
+		return i
+	}
+	end := space(min(space(0)+3, len(rest))) + 8 + 4
+	return rest[:min(end, len(rest))]
+}
 
 var (
 	smallNumbers = map[string]float64{
@@ -184,14 +324,13 @@ var (
 	tens = map[string]float64{
 		"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
 	}
-	wordRE = regexp.MustCompile(`[A-Za-z]+`)
 )
 
 // numberWords finds numbers written in English words: "ninety-nine",
 // "four hundred and two", "ten thousand four hundred fifty-two", "a
 // hundred", "zero point three five".
 func numberWords(text string) []Number {
-	words := wordRE.FindAllStringIndex(text, -1)
+	words := letterRuns(text)
 	var out []Number
 	for i := 0; i < len(words); {
 		n, next := readNumberWords(text, words, i)
@@ -203,6 +342,28 @@ func numberWords(text string) []Number {
 		i++
 	}
 	return out
+}
+
+// letterRuns returns the start and end of each run of ASCII letters in
+// text, the words numbers are written in.
+func letterRuns(text string) [][]int {
+	var runs [][]int
+	start := -1
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		switch {
+		case letter && start < 0:
+			start = i
+		case !letter && start >= 0:
+			runs = append(runs, []int{start, i})
+			start = -1
+		}
+	}
+	if start >= 0 {
+		runs = append(runs, []int{start, len(text)})
+	}
+	return runs
 }
 
 // readNumberWords reads a number in words from words[i]; next is the

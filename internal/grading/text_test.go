@@ -1,6 +1,7 @@
 package grading
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -330,4 +331,82 @@ func TestJudge(t *testing.T) {
 			assert.Equal(t, tt.no, s.Says("no"), "%+v", s)
 		})
 	}
+}
+
+// letterRuns finds the words the pattern [A-Za-z]+ finds, in any text:
+// ASCII letters only, so accented letters, digits and marks split words.
+func FuzzLetterRuns(f *testing.F) {
+	for _, seed := range []string{"", "a", "Z", "1", "ninety-nine", "four hundred and two", "é", "naïve café",
+		"BRCA1 c.68_69delAG", "  two  ", "x\u00a0y", "ΑΒΓ abc", "a\x00b", "\xff\xfeab\xff", "zero point three five"} {
+		f.Add(seed)
+	}
+	pattern := regexp.MustCompile(`[A-Za-z]+`)
+	f.Fuzz(func(t *testing.T, text string) {
+		assert.Equal(t, pattern.FindAllStringIndex(text, -1), letterRuns(text), "%q", text)
+	})
+}
+
+// Text without an ASCII digit gives only the numbers written in words, as
+// the patterns that need a digit would find none.
+func TestNumbersWithoutDigits(t *testing.T) {
+	for _, text := range []string{"ninety-nine patients", "a hundred and two", "no numbers here", "١٢٣ (Arabic-Indic digits)", "²³ superscripts"} {
+		var values []float64
+		for _, n := range Numbers(text) {
+			values = append(values, n.Value)
+		}
+		want := map[string][]float64{"ninety-nine patients": {99}, "a hundred and two": {102}}[text]
+		assert.Equal(t, want, values, text)
+	}
+}
+
+// decimalLiterals finds what decimalPattern finds, in any text.
+func FuzzDecimalLiterals(f *testing.F) {
+	for _, seed := range []string{"", "1", "-1", "+-5", "--5", "1,234.5e3", "1,,2", "1,2,3", ".5", "-.5e-3", "1e", "1e+",
+		"1.e5", "1..2", "5.", "\u22123.5", "\u2212", "\u2212.5", "x\u22121", "\xe2\x88", "\xe2\xe2\x88\x921", "a1b2", "1E+10,5",
+		"9-99694174", "c.187C>T", "[0.5,0.25]", "١٢٣", "3,", ",3", "e5", "1e5e5", "0x1F", "1 234"} {
+		f.Add(seed)
+	}
+	pattern := regexp.MustCompile(decimalPattern)
+	f.Fuzz(func(t *testing.T, text string) {
+		assert.Equal(t, pattern.FindAllStringIndex(text, -1), decimalLiterals(text), "%q", text)
+	})
+}
+
+// The checks that let Numbers skip a pattern never skip one that matches.
+func FuzzNumberPatternChecks(f *testing.F) {
+	for _, seed := range []string{"", "10 452", "10\u00a0452", "10'452", "10’452", "1 23", "2.7 × 10^-2", "2.7x10⁻²", "2.7·10^-2",
+		"3 *\t10**5", "x10", "5 x 1", "5\u00a0x 10", "\xff10 452", "1\xe2\x80\x89234", "4×\n\n10"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if !mayHoldSpaceGrouped(text) {
+			assert.Empty(t, spaceGroupedRE.FindAllStringIndex(text, -1), "%q", text)
+		}
+		if !mayHoldScientific(text) {
+			assert.Empty(t, scientificRE.FindAllStringIndex(text, -1), "%q", text)
+		}
+	})
+}
+
+// Reading the numbers of a long answer: 22 KB of prose with numbers, a
+// few in rarer forms.
+func BenchmarkNumbers(b *testing.B) {
+	text := strings.Repeat("The gene BRCA1 has 24 exons; ninety-nine variants were found in 1,234 patients, 12.5% of them. ", 230) +
+		"p = 2.7 × 10^-2 over 10 452 reads."
+	for b.Loop() {
+		Numbers(text)
+	}
+}
+
+// What follows a number reads the same in full and in the start of it
+// that wordsAfter keeps.
+func FuzzWordsAfter(f *testing.F) {
+	for _, seed := range []string{"", "%", " %", "  %", " percent", " Percent of", " per   cent", " per\tcentury", " percentage",
+		"k", "kg", "M ", "bn.", " thousand", "   trillion dollars", " trillions", " pct", "\u00a0%", " per \n cent!"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, rest string) {
+		assert.Equal(t, percentRE.MatchString(rest), percentAfter(rest), "%q", rest)
+		assert.Equal(t, scaleSuffixRE.FindStringSubmatch(rest), scaleSuffixRE.FindStringSubmatch(wordsAfter(rest)), "%q", rest)
+	})
 }
