@@ -147,6 +147,20 @@ func TurnLines(turns []TurnResult) []string {
 	return lines
 }
 
+// LeakLines describes each fact the simulated user gave unasked (see
+// TurnResult.Leaks) on a line, naming its turn: "leak at turn 2 of 3: the
+// simulated user gave "The coordinates are on GRCh38." unasked"; none
+// when no turn leaked.
+func LeakLines(turns []TurnResult) []string {
+	var lines []string
+	for i, t := range turns {
+		for _, f := range t.Leaks {
+			lines = append(lines, fmt.Sprintf("leak at %s: the simulated user gave %q unasked", TurnName(i, len(turns)), oneLine(f, 120)))
+		}
+	}
+	return lines
+}
+
 // oneLine folds s to one line of at most n bytes; an empty text shows
 // as "".
 func oneLine(s string, n int) string {
