@@ -163,18 +163,22 @@ var (
 // estimateAgent, estimateJudge and estimateUser: the agent answers each of
 // the user's messages (its input and its turns, or as many as its
 // simulated user may send: max_turns), the judges grade the final answer
-// and each reply a turn gives an expected reply for, and a simulated user
-// played by a model writes each of its messages after the input (at most
-// max_turns - 1; a replay gives the recorded ones, asking no model).
+// and each earlier reply given an expected one (the first reply's, a
+// turn's), and a simulated user played by a model writes each of its
+// messages after the input (at most max_turns - 1; a replay gives the
+// recorded ones, asking no model).
 func estimateRequests(c eval.Case, replay bool) (agent, judged, user int) {
 	agent, judged = 1+len(c.Turns), 1
-	for _, t := range c.Turns {
-		if strings.TrimSpace(t.Expected) != "" {
+	for k := range len(c.Turns) {
+		if r, ok := c.ReplyAt(k); ok && r.Graded() {
 			judged++
 		}
 	}
 	if c.User != nil {
 		agent = c.User.Turns()
+		if c.FirstReply != nil && c.FirstReply.Graded() {
+			judged++
+		}
 		if !replay {
 			user = c.User.Turns() - 1
 		}

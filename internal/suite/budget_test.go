@@ -116,9 +116,12 @@ func TestEstimateCountsConversations(t *testing.T) {
 	)
 	single := eval.Case{Name: "single", Input: "q", Expected: "a"}
 	scriptedTurns := eval.Case{Name: "turns", Input: "q", Expected: "a", Turns: []eval.Turn{
-		{User: "second", Expected: "Which one?"}, {User: "third"}}}
+		{User: "second", ReplyExpect: eval.ReplyExpect{Expected: "Which one?"}}, {User: "third"}}}
 	simulatedUser := eval.Case{Name: "user", Input: "q", Expected: "a",
 		User: &eval.User{Instructions: "i", MaxTurns: 4}}
+	firstReply := &eval.ReplyExpect{Expected: "Which build?", Asks: eval.Spellings{"build"}}
+	scriptedFirst, simulatedFirst := scriptedTurns, simulatedUser
+	scriptedFirst.FirstReply, simulatedFirst.FirstReply = firstReply, firstReply
 	defaultTurns := eval.Case{Name: "user default", Input: "q", Expected: "a", User: &eval.User{Instructions: "i"}}
 
 	tests := []struct {
@@ -131,6 +134,8 @@ func TestEstimateCountsConversations(t *testing.T) {
 		{"three scripted turns, one with an expected reply", scriptedTurns, false, 3*agentUSD + 2*judgeUSD},
 		{"a simulated user of max_turns 4", simulatedUser, false, 4*agentUSD + judgeUSD + 3*userUSD},
 		{"a simulated user of the default max_turns", defaultTurns, false, eval.DefaultMaxTurns*agentUSD + judgeUSD + (eval.DefaultMaxTurns-1)*userUSD},
+		{"three scripted turns, the first reply expected too", scriptedFirst, false, 3*agentUSD + 3*judgeUSD},
+		{"a simulated user, the first reply expected", simulatedFirst, false, 4*agentUSD + 2*judgeUSD + 3*userUSD},
 		{"a replay gives the user's recorded messages", simulatedUser, true, 4*agentUSD + judgeUSD},
 	}
 	for _, tt := range tests {
