@@ -1322,3 +1322,33 @@ func TestUserCostInBrowser(t *testing.T) {
 	assert.False(t, jsEval[bool](p, `!!document.getElementById('user-cost')`))
 	assert.True(t, jsEval[bool](p, `!!document.getElementById('judge-cost')`))
 }
+
+// The reply to the input, graded by the case's first_reply, is shown as
+// every other turn is: its checks, and why it failed.
+func TestFirstReplyInBrowser(t *testing.T) {
+	t.Parallel() // a tab of its own in the shared browser
+	chromiumPath(t)
+	recs := syntheticRecords(3, 2000)
+	rec := &recs[1]
+	reason := `deterministic check failed: asks "build": the reply asks nothing: no sentence of it ends in "?"`
+	rec.Name, rec.Status, rec.Reason = "gene, the build asked", eval.Fail, "turn 1 of 2: "+reason
+	rec.Turns = []eval.TurnResult{
+		{Turn: 1, User: "Which gene is at chr17:7675088?", Reply: "It is <b>TP53</b>.", Status: eval.Fail, Reason: reason,
+			Checks: []eval.CheckResult{{Check: `asks "build"`, Detail: `the reply asks nothing: no sentence of it ends in "?"`}}},
+		{Turn: 2, User: "GRCh38.", Status: eval.NotRun},
+	}
+	d := rundata.FromRecords(recs)
+	path := filepath.Join(t.TempDir(), "report.html")
+	writeFile(t, path, d)
+
+	p := openBrowser(t)
+	p.cases = len(d.Cases)
+	p.open(path)
+	p.clickUntil(fmt.Sprintf(`#cases tr[data-id="%d"]`, caseIndex(t, d, rec.Name)), `!document.getElementById('detail').hidden`)
+	turns := jsEval[[]string](p, `[...document.querySelectorAll('#detail #turns li.turn')].map(li => li.className + ' | ' + li.textContent)`)
+	require.Len(t, turns, 2)
+	assert.Regexp(t, `^turn turn-fail \| .*turn 1 of 2.*Which gene is at chr17:7675088\?.*It is <b>TP53</b>\..*asks "build".*the reply asks nothing.*deterministic check failed`, turns[0])
+	assert.Regexp(t, `^turn turn-not_run \| .*turn 2 of 2.*GRCh38\.not sent`, turns[1])
+	assert.Equal(t, 0, jsEval[int](p, `document.querySelectorAll('#detail #turns b').length`), "the reply is text, not markup")
+	p.assertClean()
+}
