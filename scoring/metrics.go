@@ -175,12 +175,19 @@ func datasetNames(arg string) []string {
 // trajectory unless the answer reached the same facts with other tools;
 // the budget is the case's. A case with turns is scored over its whole
 // conversation: the user's every message, every turn's must_call tools,
-// reference calls and contains checks.
+// reference calls and contains checks (the first reply's too).
 func ScoreTool(c eval.Case, r eval.Record) eval.Metrics {
 	mustCall, facts, question := c.Tools.MustCall, c.Checks.Contains, r.Question
-	if len(c.Turns) > 0 {
+	if len(c.Turns) > 0 || c.FirstReply != nil {
 		mustCall, facts = slices.Clone(mustCall), slices.Clone(facts)
+		expects := make([]eval.ReplyExpect, 0, 1+len(c.Turns))
+		if c.FirstReply != nil {
+			expects = append(expects, *c.FirstReply)
+		}
 		for _, t := range c.Turns {
+			expects = append(expects, t.ReplyExpect)
+		}
+		for _, t := range expects {
 			for _, name := range t.Tools.MustCall {
 				if !slices.Contains(mustCall, name) {
 					mustCall = append(mustCall, name)

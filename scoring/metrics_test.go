@@ -111,9 +111,9 @@ func TestScoreToolOverTurns(t *testing.T) {
 	c := eval.Case{
 		Input: "What is the CADD phred score of NM_000546.6:c.181T>G?", Checks: eval.Checks{Contains: eval.Terms{{Any: []string{"pathogenic"}}}},
 		Turns: []eval.Turn{
-			{User: "Sorry, it is NM_007294.4:c.181T>G.", Expected: "31.835", Checks: eval.Checks{Contains: eval.Terms{{Any: []string{"BRCA1"}}}},
-				Tools: eval.ToolExpect{MustCall: []string{"get_variant_dbnsfp"}}},
-			{User: "How does ClinVar classify it?", Tools: eval.ToolExpect{MustCall: []string{"get_variant_clinvar", "get_variant_dbnsfp"}}},
+			{User: "Sorry, it is NM_007294.4:c.181T>G.", ReplyExpect: eval.ReplyExpect{Expected: "31.835", Checks: eval.Checks{Contains: eval.Terms{{Any: []string{"BRCA1"}}}},
+				Tools: eval.ToolExpect{MustCall: []string{"get_variant_dbnsfp"}}}},
+			{User: "How does ClinVar classify it?", ReplyExpect: eval.ReplyExpect{Tools: eval.ToolExpect{MustCall: []string{"get_variant_clinvar", "get_variant_dbnsfp"}}}},
 		},
 	}
 	r := eval.Record{

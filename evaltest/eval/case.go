@@ -51,6 +51,11 @@ type Case struct {
 	// begins, each with what the agent's reply to it must do; the final
 	// answer is the reply to the last (see Turn).
 	Turns []Turn `yaml:"turns" json:"turns,omitempty"`
+	// FirstReply is what the agent's reply to Input must do in a case with
+	// Turns or a User (a clarifying question it must ask, checks of its
+	// own), as a turn's reply must; nil when nothing is expected of it but
+	// the case's tool expectations over every turn.
+	FirstReply *ReplyExpect `yaml:"first_reply" json:"first_reply,omitempty"`
 	// User, instead of Turns, has a model play the user after Input: it
 	// answers each of the agent's replies until it is done, as the case
 	// describes the user (see User); nil for a case whose user's messages

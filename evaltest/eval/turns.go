@@ -17,10 +17,25 @@ import (
 type Turn struct {
 	// User is the user's message.
 	User string `yaml:"user" json:"user"`
+	// ReplyExpect is what the agent's reply to User must do; the last
+	// turn has no Expected, Checks or Asks (its reply is the final
+	// answer).
+	ReplyExpect `yaml:",inline"`
+	// Reference is what a correct agent calls at this turn, in order (the
+	// case's own Reference is what it calls at the first).
+	Reference []RefCall `yaml:"reference" json:"reference,omitempty"`
+}
+
+// ReplyExpect is what the agent's reply at one turn of a conversation
+// must do, before its final answer: a turn's (see Turn), or the reply to
+// the case's Input (Case.FirstReply). A reply with an expected reply is
+// graded as an answer is, by its checks and asks, its tool expectations
+// on its own calls, then by the judges against Expected; one without, by
+// its tool expectations alone.
+type ReplyExpect struct {
 	// Expected is the reply a correct agent gives at this turn: the
 	// reference run and the stub model give it, and the judge grades the
-	// reply against it. A turn that checks its reply (Checks, Asks) needs
-	// it; the last turn has none (its reply is the final answer).
+	// reply against it. A reply checked (Checks, Asks) needs it.
 	Expected string `yaml:"expected" json:"expected,omitempty"`
 	// Checks are the deterministic checks of the reply at this turn, read
 	// as a final answer's are.
@@ -31,9 +46,24 @@ type Turn struct {
 	// Tools are expectations on the tool calls made at this turn alone
 	// (the case's own Tools hold over every turn's calls).
 	Tools ToolExpect `yaml:"tools" json:"tools,omitzero"`
-	// Reference is what a correct agent calls at this turn, in order (the
-	// case's own Reference is what it calls at the first).
-	Reference []RefCall `yaml:"reference" json:"reference,omitempty"`
+}
+
+// Graded reports whether the reply is graded as an answer: it has an
+// expected reply (which checks and asks need).
+func (r ReplyExpect) Graded() bool { return strings.TrimSpace(r.Expected) != "" }
+
+// ReplyAt returns what the agent's reply at turn k (from 0: the reply to
+// the input) must do before the final answer: the case's FirstReply at
+// the first turn, a turn's own at a later one; ok is false where nothing
+// is given (no FirstReply, past the turns).
+func (c Case) ReplyAt(k int) (r ReplyExpect, ok bool) {
+	switch {
+	case k == 0 && c.FirstReply != nil:
+		return *c.FirstReply, true
+	case k > 0 && k <= len(c.Turns):
+		return c.Turns[k-1].ReplyExpect, true
+	}
+	return ReplyExpect{}, false
 }
 
 // UserMessages returns the user's messages of the case, in order: its
@@ -60,17 +90,15 @@ func (c Case) TurnReference(k int) []RefCall {
 }
 
 // TurnExpected returns the reply a correct agent gives at turn k, from 0:
-// the case's reference answer at the last turn, a turn's Expected before
-// it; "" where the case expects no particular reply (the first turn of a
-// case with turns, a turn without Expected).
+// the case's reference answer at the last turn, FirstReply's or a turn's
+// Expected before it; "" where the case expects no particular reply (a
+// first turn without FirstReply, a turn without Expected).
 func (c Case) TurnExpected(k int) string {
-	switch {
-	case k == len(c.Turns):
+	if k == len(c.Turns) {
 		return c.ReferenceAnswer()
-	case k == 0 || k > len(c.Turns):
-		return ""
 	}
-	return c.Turns[k-1].Expected
+	r, _ := c.ReplyAt(k)
+	return r.Expected
 }
 
 // AllReference returns the reference calls of every turn, in order.
@@ -143,6 +171,20 @@ func TurnLines(turns []TurnResult) []string {
 			line += " (" + oneLine(t.Reason, 300) + ")"
 		}
 		lines[i] = line
+	}
+	return lines
+}
+
+// LeakLines describes each fact the simulated user gave unasked (see
+// TurnResult.Leaks) on a line, naming its turn: "leak at turn 2 of 3: the
+// simulated user gave "The coordinates are on GRCh38." unasked"; none
+// when no turn leaked.
+func LeakLines(turns []TurnResult) []string {
+	var lines []string
+	for i, t := range turns {
+		for _, f := range t.Leaks {
+			lines = append(lines, fmt.Sprintf("leak at %s: the simulated user gave %q unasked", TurnName(i, len(turns)), oneLine(f, 120)))
+		}
 	}
 	return lines
 }

@@ -10,7 +10,7 @@ func TestTurnsOfACase(t *testing.T) {
 	ref := func(tool string) []RefCall { return []RefCall{{Tool: tool}} }
 	c := Case{
 		Input: "first", Expected: "final answer", Reference: ref("a"),
-		Turns: []Turn{{User: "second", Expected: "second reply", Reference: ref("b")}, {User: "third", Reference: ref("c")}},
+		Turns: []Turn{{User: "second", ReplyExpect: ReplyExpect{Expected: "second reply"}, Reference: ref("b")}, {User: "third", Reference: ref("c")}},
 	}
 	assert.Equal(t, []string{"first", "second", "third"}, c.UserMessages())
 	assert.Equal(t, []string{"", "second reply", "final answer", ""},

@@ -110,7 +110,7 @@ var exemptLines = []exemption{
 var untestedOutput = []exemption{
 	// Where the budget stops a run midway depends on which cases go test
 	// started first.
-	{"docs/models.md", 52, "", "a run the budget stops midway"},
+	{"docs/models.md", 55, "", "a run the budget stops midway"},
 	// The sample server's tool surface does not change between two runs.
 	{"docs/tools.md", 69, "", "a tool surface changed since the last run"},
 }

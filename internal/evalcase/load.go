@@ -145,6 +145,9 @@ func Parse(path string, data []byte) ([]eval.Case, error) {
 		if err := validateUser(path, body, &c); err != nil {
 			return nil, err
 		}
+		if err := validateFirstReply(path, body, &c); err != nil {
+			return nil, err
+		}
 		c.Lines = fieldLines(body)
 		if c.Category == "" {
 			c.Category = defaultCategory(path)
@@ -470,13 +473,17 @@ func claimFields(path string, body *yaml.Node) error {
 
 // fieldLines are the lines of the fields of a case's body that are
 // checked after loading, against the servers: each of tools.must_call and
-// of reference (see eval.Case.Lines).
+// of reference, the first reply's and the turns' too (see
+// eval.Case.Lines).
 func fieldLines(body *yaml.Node) map[string]int {
 	lines := map[string]int{}
 	for _, list := range []struct {
 		name string
 		node *yaml.Node
-	}{{"tools.must_call", valueOf(valueOf(body, "tools"), "must_call")}, {"reference", valueOf(body, "reference")}} {
+	}{
+		{"tools.must_call", valueOf(valueOf(body, "tools"), "must_call")}, {"reference", valueOf(body, "reference")},
+		{"first_reply.tools.must_call", valueOf(valueOf(valueOf(body, "first_reply"), "tools"), "must_call")},
+	} {
 		listLines(lines, list.name, list.node)
 	}
 	if turns := valueOf(body, "turns"); turns != nil && turns.Kind == yaml.SequenceNode {
@@ -737,6 +744,7 @@ var sections = map[string]struct {
 	"eval.Elicited":    {"tools.elicited item", reflect.TypeFor[eval.Elicited]()},
 	"eval.Label":       {"label", reflect.TypeFor[eval.Label]()},
 	"eval.Turn":        {"turns item", reflect.TypeFor[eval.Turn]()},
+	"eval.ReplyExpect": {"first_reply", reflect.TypeFor[eval.ReplyExpect]()},
 	"eval.User":        {"user", reflect.TypeFor[eval.User]()},
 	"eval.UserFact":    {"user.knows item", reflect.TypeFor[eval.UserFact]()},
 }
@@ -800,12 +808,17 @@ func goTypeName(t string) string {
 	return t
 }
 
-// yamlFields lists the YAML field names of a struct type.
+// yamlFields lists the YAML field names of a struct type, those of its
+// inlined structs in their place.
 func yamlFields(t reflect.Type) []string {
 	var names []string
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if name, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); name != "" && name != "-" {
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		switch {
+		case name == "" && opts == "inline" && f.Type.Kind() == reflect.Struct:
+			names = append(names, yamlFields(f.Type)...)
+		case name != "" && name != "-":
 			names = append(names, name)
 		}
 	}

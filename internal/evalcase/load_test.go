@@ -230,7 +230,7 @@ func TestParseErrorsNameFileAndLine(t *testing.T) {
 		{
 			name:    "unknown field in a case",
 			content: caseYAML("a", "nmae: x"),
-			want:    `5: unknown field "nmae" in case: did you mean name? (known fields: name, category, input, expected, kind, checks, tools, reference, budget, elicitation, claims, pass_coverage, turns, user)`,
+			want:    `5: unknown field "nmae" in case: did you mean name? (known fields: name, category, input, expected, kind, checks, tools, reference, budget, elicitation, claims, pass_coverage, turns, first_reply, user)`,
 		},
 		{
 			name:    "unknown field in checks",

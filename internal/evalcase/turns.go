@@ -2,6 +2,7 @@ package evalcase
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -51,26 +52,76 @@ func validateTurns(path string, body *yaml.Node, c *eval.Case) error {
 		switch {
 		case strings.TrimSpace(t.User) == "":
 			return fail(k, "user", "the user's message (user:) is empty")
-		case item != nil && hasKey(item, "asks") && emptySpellings(t.Asks):
-			return fail(k, "asks", "asks: name what the agent's clarifying question must be about: a word or phrase its question names, or a list of them")
 		case last && strings.TrimSpace(t.Expected) != "":
 			return fail(k, "expected", "the reply to the last turn is the final answer: give its expected answer as the case's expected, not the turn's")
 		case last && checksAnything(t.Checks):
 			return fail(k, "checks", "the reply to the last turn is the final answer: check it with the case's own checks, not the turn's")
 		case last && len(t.Asks) > 0:
 			return fail(k, "asks", "the reply to the last turn is the final answer, not a question: ask for a clarifying question at an earlier turn")
-		case (checksAnything(t.Checks) || len(t.Asks) > 0) && strings.TrimSpace(t.Expected) == "":
-			return fail(k, "", "checks and asks need the turn's expected reply (expected:), the reply a correct agent gives: the reference run proves the checks accept it, and a judge grades against it")
 		}
-		if err := validateChecks(t.Checks, "checks"); err != nil {
-			return fail(k, "checks", "%v", err)
-		}
-		if err := validateTools(t.Tools, "tools"); err != nil {
-			return fail(k, "tools", "%v", err)
+		if field, err := validateReply(t.ReplyExpect, item, "turn's"); err != nil {
+			return fail(k, field, "%v", err)
 		}
 		if err := validateReference(t.Reference, "reference"); err != nil {
 			return fail(k, "reference", "%v", err)
 		}
+	}
+	return nil
+}
+
+// validateReply refuses what a reply before the final answer cannot be
+// graded by (see eval.ReplyExpect): asks without a subject, checks or
+// asks without the expected reply they are proved on, checks and tools
+// that a case's own would be refused for. node is the reply's mapping
+// node (nil when not known), whose is "turn's" or "first reply's" in the
+// message; the field returned is the one at fault ("" for the reply
+// itself).
+func validateReply(r eval.ReplyExpect, node *yaml.Node, whose string) (string, error) {
+	switch {
+	case node != nil && hasKey(node, "asks") && emptySpellings(r.Asks):
+		return "asks", fmt.Errorf("asks: name what the agent's clarifying question must be about: a word or phrase its question names, or a list of them")
+	case (checksAnything(r.Checks) || len(r.Asks) > 0) && !r.Graded():
+		return "", fmt.Errorf("checks and asks need the %s expected reply (expected:), the reply a correct agent gives: the reference run proves the checks accept it, and a judge grades against it", whose)
+	}
+	if err := validateChecks(r.Checks, "checks"); err != nil {
+		return "checks", err
+	}
+	if err := validateTools(r.Tools, "tools"); err != nil {
+		return "tools", err
+	}
+	return "", nil
+}
+
+// validateFirstReply refuses a first_reply (eval.Case.FirstReply) that
+// cannot be graded: one of a case that is no conversation (its reply to
+// the input is the final answer, which the case's own expectations
+// grade), one that expects nothing, and what validateReply refuses. body
+// is the case's mapping node.
+func validateFirstReply(path string, body *yaml.Node, c *eval.Case) error {
+	node := valueOf(body, "first_reply")
+	if node == nil {
+		return nil
+	}
+	fail := func(field, format string, args ...any) error {
+		at := fieldLine(body, c.Line, "first_reply")
+		if field != "" {
+			at = fieldLine(node, at, field)
+		}
+		return fmt.Errorf("%s:%d: %s: first_reply: %s", path, at, label(c), fmt.Sprintf(format, args...))
+	}
+	r := c.FirstReply
+	switch {
+	case c.Kind == eval.KindCode:
+		return fail("", "a code case is one question answered with code; it has no first reply before its answer")
+	case len(c.Turns) == 0 && c.User == nil:
+		return fail("", "the reply to the input of a case without turns: or user: is its final answer: check it with the case's own expected, checks and tools, or add the user's later messages (turns:) or a simulated user (user:)")
+	case r == nil || node.Kind != yaml.MappingNode:
+		return fail("", "give the first reply as a map: expected (the reply a correct agent gives), asks, checks, tools")
+	case !r.Graded() && len(r.Asks) == 0 && !checksAnything(r.Checks) && reflect.ValueOf(r.Tools).IsZero() && !hasKey(node, "asks"):
+		return fail("", "it expects nothing of the reply: give expected with asks (a clarifying question the agent must put), checks, or tools (expectations on its calls at this turn)")
+	}
+	if field, err := validateReply(*r, node, "first reply's"); err != nil {
+		return fail(field, "%v", err)
 	}
 	return nil
 }

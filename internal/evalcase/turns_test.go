@@ -50,13 +50,13 @@ func TestLoadTurns(t *testing.T) {
 	c := cases[0]
 	assert.Equal(t, []eval.Turn{
 		{
-			User: "Sorry, the transcript is NM_007294.4.", Expected: "Its CADD phred score is 31.835. Which build do you use?",
-			Checks:    eval.Checks{Numbers: []eval.NumberCheck{{Value: 31.835, Tolerance: 0.0005}}},
-			Asks:      eval.Spellings{"build", "assembly"},
-			Tools:     eval.ToolExpect{MustCall: []string{"get_variant_dbnsfp"}},
+			User: "Sorry, the transcript is NM_007294.4.", ReplyExpect: eval.ReplyExpect{Expected: "Its CADD phred score is 31.835. Which build do you use?",
+				Checks: eval.Checks{Numbers: []eval.NumberCheck{{Value: 31.835, Tolerance: 0.0005}}},
+				Asks:   eval.Spellings{"build", "assembly"},
+				Tools:  eval.ToolExpect{MustCall: []string{"get_variant_dbnsfp"}}},
 			Reference: []eval.RefCall{{Tool: "convert_hgvs_to_genomic", Args: map[string]any{"hgvs_variant": "NM_007294.4:c.181T>G"}}},
 		},
-		{User: "hg19. How does ClinVar classify it?", Tools: eval.ToolExpect{MustCall: []string{"get_variant_clinvar"}}},
+		{User: "hg19. How does ClinVar classify it?", ReplyExpect: eval.ReplyExpect{Tools: eval.ToolExpect{MustCall: []string{"get_variant_clinvar"}}}},
 	}, c.Turns)
 	assert.Equal(t, map[string]int{"reference[0]": 8, "turns[0].tools.must_call[0]": 16, "turns[0].reference[0]": 18, "turns[1].tools.must_call[0]": 20}, c.Lines,
 		"the lines of the tools a turn names, for the check against the servers")
@@ -148,6 +148,114 @@ func TestTurnErrorsNameFileAndLine(t *testing.T) {
 			name:    "a turn that is a text, not a map",
 			content: turnsYAML("  - Sorry, I meant c.188C>A."),
 			want:    `6: wrong type: found text "Sorry, ..." where a map of fields is expected`,
+		},
+	}
+	dir := t.TempDir()
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, "case"+strconv.Itoa(i)+".yaml")
+			require.NoError(t, os.WriteFile(path, []byte(tt.content), 0o644))
+			_, err := LoadPath(path)
+			require.Error(t, err)
+			assert.Equal(t, path+":"+tt.want, err.Error())
+			assertReadable(t, err.Error())
+		})
+	}
+}
+
+// The reply to the input of a conversation can carry expectations of its
+// own (first_reply), as a turn's reply can: with scripted turns and with
+// a simulated user alike.
+func TestLoadFirstReply(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "first.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(strings.Join([]string{
+		"- case:",
+		"    name: scripted",
+		"    input: Which gene is at chr17:7675088?",
+		"    expected: TP53.",
+		"    first_reply:",
+		"      expected: Which genome build are the coordinates on?",
+		"      asks: [build, assembly]",
+		"      checks: {not_contains: [TP53]}",
+		"      tools: {must_not_call: [get_gene_by_position]}",
+		"    turns:",
+		"      - user: GRCh38.",
+		"- case:",
+		"    name: simulated",
+		"    input: Which gene is at chr17:7675088?",
+		"    expected: TP53.",
+		`    first_reply: {expected: "Which build?", asks: build}`,
+		"    user:",
+		"      instructions: A geneticist.",
+		"      knows: [{fact: GRCh38., when: [build]}]",
+		"",
+	}, "\n")), 0o644))
+	cases, err := LoadFile(path)
+	require.NoError(t, err)
+	require.Len(t, cases, 2)
+	assert.Equal(t, &eval.ReplyExpect{
+		Expected: "Which genome build are the coordinates on?", Asks: eval.Spellings{"build", "assembly"},
+		Checks: eval.Checks{NotContains: eval.Terms{{Any: []string{"TP53"}}}},
+		Tools:  eval.ToolExpect{MustNotCall: []string{"get_gene_by_position"}},
+	}, cases[0].FirstReply)
+	assert.Equal(t, "Which genome build are the coordinates on?", cases[0].TurnExpected(0))
+	assert.Equal(t, "TP53.", cases[0].TurnExpected(1))
+	assert.Equal(t, &eval.ReplyExpect{Expected: "Which build?", Asks: eval.Spellings{"build"}}, cases[1].FirstReply)
+}
+
+func TestFirstReplyErrorsNameFileAndLine(t *testing.T) {
+	turns := func(extra ...string) string {
+		return caseYAML("a", append(extra, "turns:", "  - user: GRCh38.")...)
+	}
+	tests := []struct {
+		name    string
+		content string
+		want    string // the message after "file:"
+	}{
+		{
+			name:    "a case without turns or user",
+			content: caseYAML("a", `first_reply: {expected: "Which build?", asks: [build]}`),
+			want:    `5: case "a": first_reply: the reply to the input of a case without turns: or user: is its final answer: check it with the case's own expected, checks and tools, or add the user's later messages (turns:) or a simulated user (user:)`,
+		},
+		{
+			name:    "a code case",
+			content: caseYAML("a", "kind: code", "first_reply: {expected: x}"),
+			want:    `6: case "a": first_reply: a code case is one question answered with code; it has no first reply before its answer`,
+		},
+		{
+			name:    "asks without the expected reply",
+			content: turns("first_reply:", "  asks: [build]"),
+			want:    `5: case "a": first_reply: checks and asks need the first reply's expected reply (expected:), the reply a correct agent gives: the reference run proves the checks accept it, and a judge grades against it`,
+		},
+		{
+			name:    "asks without a subject",
+			content: turns("first_reply:", "  expected: Which build?", "  asks: []"),
+			want:    `7: case "a": first_reply: asks: name what the agent's clarifying question must be about: a word or phrase its question names, or a list of them`,
+		},
+		{
+			name:    "nothing expected",
+			content: turns("first_reply: {}"),
+			want:    `5: case "a": first_reply: it expects nothing of the reply: give expected with asks (a clarifying question the agent must put), checks, or tools (expectations on its calls at this turn)`,
+		},
+		{
+			name:    "a text, not a map",
+			content: turns("first_reply: Which build?"),
+			want:    `5: wrong type: found text "Which b..." where a map of fields is expected`,
+		},
+		{
+			name:    "an unknown field",
+			content: turns("first_reply:", "  expected: Which build?", "  ask: [build]"),
+			want:    `7: unknown field "ask" in first_reply: did you mean asks? (known fields: expected, checks, asks, tools)`,
+		},
+		{
+			name:    "a bad pattern, at its line",
+			content: turns("first_reply:", "  expected: Which build?", "  checks: {regexp: ['(']}"),
+			want:    `7: case "a": first_reply: checks.regexp: error parsing regexp: missing closing ): ` + "`(`",
+		},
+		{
+			name:    "an empty must_call",
+			content: turns("first_reply:", `  tools: {must_call: [""]}`),
+			want:    `6: case "a": first_reply: tools.must_call: an item is empty`,
 		},
 	}
 	dir := t.TempDir()

@@ -73,7 +73,7 @@ func TestUserErrorsNameFileAndLine(t *testing.T) {
 		{
 			name:    "a misspelt field of the case",
 			content: caseYAML("a", "usr: {instructions: x}"),
-			want:    `5: unknown field "usr" in case: did you mean user?` + ` (known fields: name, category, input, expected, kind, checks, tools, reference, budget, elicitation, claims, pass_coverage, turns, user)`,
+			want:    `5: unknown field "usr" in case: did you mean user?` + ` (known fields: name, category, input, expected, kind, checks, tools, reference, budget, elicitation, claims, pass_coverage, turns, first_reply, user)`,
 		},
 		{
 			name:    "user and turns together",

@@ -64,12 +64,12 @@ func conversation() eval.Case {
 		Tools:    eval.ToolExpect{MustCall: []string{"get_variant_dbnsfp"}, MaxCalls: 3},
 		Turns: []eval.Turn{
 			{
-				User: "Sorry, the transcript is NM_007294.4.", Expected: "Its CADD phred score is 31.835. Which build do you use?",
-				Checks: eval.Checks{Numbers: []eval.NumberCheck{{Value: 31.835, Tolerance: 0.0005}}},
-				Asks:   eval.Spellings{"build"},
-				Tools:  eval.ToolExpect{MustCall: []string{"get_variant_dbnsfp"}},
+				User: "Sorry, the transcript is NM_007294.4.", ReplyExpect: eval.ReplyExpect{Expected: "Its CADD phred score is 31.835. Which build do you use?",
+					Checks: eval.Checks{Numbers: []eval.NumberCheck{{Value: 31.835, Tolerance: 0.0005}}},
+					Asks:   eval.Spellings{"build"},
+					Tools:  eval.ToolExpect{MustCall: []string{"get_variant_dbnsfp"}}},
 			},
-			{User: "hg19. How does ClinVar classify it?", Tools: eval.ToolExpect{MustCall: []string{"get_variant_clinvar"}}},
+			{User: "hg19. How does ClinVar classify it?", ReplyExpect: eval.ReplyExpect{Tools: eval.ToolExpect{MustCall: []string{"get_variant_clinvar"}}}},
 		},
 	}
 }
@@ -157,7 +157,7 @@ func TestGradeTurn(t *testing.T) {
 
 func TestGradeTurnWithoutExpectedReply(t *testing.T) {
 	c := conversation()
-	c.Turns = append([]eval.Turn{{User: "Look it up on BRCA1.", Tools: eval.ToolExpect{MustNotCall: []string{"search_pubmed"}}}, {User: "Thanks."}}, c.Turns...)
+	c.Turns = append([]eval.Turn{{User: "Look it up on BRCA1.", ReplyExpect: eval.ReplyExpect{Tools: eval.ToolExpect{MustNotCall: []string{"search_pubmed"}}}}, {User: "Thanks."}}, c.Turns...)
 	d, err := Grader{}.GradeTurn(context.Background(), c, 1, nil, "anything", []eval.ToolCall{{Name: "search_pubmed"}}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, eval.Fail, d.Status)
@@ -170,6 +170,53 @@ func TestGradeTurnWithoutExpectedReply(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, eval.Pass, d.Status)
 	assert.Equal(t, NothingExpected, d.Reason, "a turn that expects nothing passes whatever the reply")
+}
+
+// The reply to the input is graded by the case's first_reply as a turn's
+// reply is by the turn's; when the first turn is also the last (a
+// simulated user done at once), the first reply's checks stand beside
+// the final answer's, named as turn 1's.
+func TestGradeFirstReply(t *testing.T) {
+	gene := eval.ToolCall{Name: "get_gene_by_position", Arguments: "{}"}
+	first := &eval.ReplyExpect{Expected: "Which genome build are the coordinates on: GRCh37 or GRCh38?",
+		Asks: eval.Spellings{"build", "GRCh*"}, Tools: eval.ToolExpect{MustNotCall: []string{"get_gene_by_position"}}}
+	scripted := eval.Case{Name: "gene", Kind: eval.KindTool, Input: "Which gene is at chr17:7675088?", Expected: "TP53.",
+		Checks: eval.Checks{Contains: eval.Terms{{Any: []string{"TP53"}}}}, FirstReply: first,
+		Turns: []eval.Turn{{User: "GRCh38."}}}
+	simulated := scripted
+	simulated.Turns, simulated.User = nil, &eval.User{Instructions: "A geneticist."}
+	tests := []struct {
+		name   string
+		c      eval.Case
+		k      int
+		reply  string
+		calls  []eval.ToolCall
+		status eval.Status
+		reason string
+	}{
+		{"a first reply that asks", scripted, 0, "Which genome build are the coordinates on?", nil, eval.Pass, "all 2 deterministic checks hold"},
+		{"a first reply that answers at once", scripted, 0, "It is TP53.", []eval.ToolCall{gene}, eval.Fail,
+			`deterministic check failed: asks "build" or "GRCh*": the reply asks nothing: no sentence of it ends in "?"; must_not_call get_gene_by_position: was called`},
+		{"a first reply that asks about something else", scripted, 0, "Which patient is it?", nil, eval.Fail,
+			`deterministic check failed: asks "build" or "GRCh*": its questions name none of them, as "Which patient is it?"`},
+		{"the final answer after it", scripted, 1, "It is TP53.", []eval.ToolCall{gene}, eval.Pass, "all 1 deterministic checks hold"},
+		{"a simulated user done at the first reply, which answered", simulated, 0, "It is TP53.", []eval.ToolCall{gene}, eval.Fail,
+			`deterministic check failed: turn 1: asks "build" or "GRCh*": the reply asks nothing: no sentence of it ends in "?"; turn 1: must_not_call get_gene_by_position: was called`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := Grader{}.GradeTurn(context.Background(), tt.c, tt.k, nil, tt.reply, tt.calls, tt.calls)
+			require.NoError(t, err)
+			assert.Equal(t, tt.status, d.Status, d.Reason)
+			assert.Equal(t, tt.reason, d.Reason)
+		})
+	}
+	without := scripted
+	without.FirstReply = nil
+	d, err := Grader{}.GradeTurn(context.Background(), without, 0, nil, "It is TP53.", []eval.ToolCall{gene}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, eval.Pass, d.Status)
+	assert.Equal(t, NothingExpected, d.Reason, "without first_reply the first reply expects nothing")
 }
 
 // A judge of a reply in a conversation sees the turns before it, and may

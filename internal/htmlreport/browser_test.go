@@ -1259,3 +1259,96 @@ func TestSimulatedUserTurnsInBrowser(t *testing.T) {
 	assert.Equal(t, []string{"leak: the simulated user gave The coordinates are on GRCh38 (hg38). before the agent asked for it"}, leaks)
 	p.assertClean()
 }
+
+// The simulated users' requests are shown apart: in the header beside the
+// judge's, and under the leaderboard, each model's cost leaving them out.
+// A run without a simulated user shows neither line.
+func TestUserCostInBrowser(t *testing.T) {
+	t.Parallel() // a tab of its own in the shared browser
+	chromiumPath(t)
+	judge := eval.Usage{TotalTokens: 20, CostUSD: 0.0005, Requests: 1}
+	user := eval.Usage{TotalTokens: 30, CostUSD: 0.0020, Requests: 2}
+	records := func(models []string, simulated bool) []eval.Record {
+		var recs []eval.Record
+		for i := range 3 {
+			for _, model := range models {
+				// The record's usage holds the judge's and the user's.
+				usage := eval.Usage{TotalTokens: 170, CostUSD: 0.0035, Requests: 5}
+				rec := eval.Record{Name: fmt.Sprintf("gene %d", i), Category: "Genes", Test: fmt.Sprintf("TestGenes/gene_%d/%s", i, model),
+					Model: model, Status: eval.Pass, Seconds: 1, Usage: usage, JudgeModel: "judge-model", JudgeUsage: &judge}
+				if simulated {
+					rec.UserModel, rec.UserUsage = "user-<model>", &user
+				} else {
+					rec.Usage.CostUSD -= user.CostUSD
+				}
+				recs = append(recs, rec)
+			}
+		}
+		return recs
+	}
+	open := func(recs []eval.Record) *browserPage {
+		dir := t.TempDir()
+		rundatatest.WriteRecords(t, dir, recs...)
+		d, err := rundata.Load(dir, nil)
+		require.NoError(t, err)
+		path := filepath.Join(t.TempDir(), "report.html")
+		writeFile(t, path, d)
+		p := openBrowser(t)
+		p.cases = len(d.Groups)
+		p.open(path)
+		return p
+	}
+
+	p := open(records([]string{"model-a", "model-b"}, true))
+	meta := jsEval[string](p, `document.querySelector('.meta').textContent`)
+	assert.Contains(t, meta, "Cost$0.0210", "the run's cost holds every request")
+	assert.Contains(t, meta, "Judge cost$0.0030 for 6 requests of judge-model")
+	assert.Contains(t, meta, "Simulated user cost$0.0120 for 12 requests of user-<model>, not in the models' costs")
+	assert.Equal(t, "Simulated user user-<model>: $0.0120 for 12 requests, counted once here and not in the models' costs.",
+		jsEval[string](p, `document.getElementById('user-cost').textContent`))
+	rows := jsEval[[]string](p, `[...document.querySelectorAll('#leaderboard tbody tr')].map(tr => tr.textContent)`)
+	require.Len(t, rows, 2)
+	for _, row := range rows {
+		assert.Contains(t, row, "$0.0030", "a model's own cost: 3 runs of $0.0035 less the judge's $0.0005 and the user's $0.0020")
+	}
+	p.assertClean()
+
+	p = open(records([]string{"model-a"}, true))
+	assert.Contains(t, jsEval[string](p, `document.querySelector('.meta').textContent`), "Simulated user cost$0.0060 for 6 requests of user-<model>")
+	assert.NotContains(t, jsEval[string](p, `document.querySelector('.meta').textContent`), "not in the")
+
+	p = open(records([]string{"model-a", "model-b"}, false))
+	assert.NotContains(t, jsEval[string](p, `document.querySelector('.meta').textContent`), "Simulated user")
+	assert.False(t, jsEval[bool](p, `!!document.getElementById('user-cost')`))
+	assert.True(t, jsEval[bool](p, `!!document.getElementById('judge-cost')`))
+}
+
+// The reply to the input, graded by the case's first_reply, is shown as
+// every other turn is: its checks, and why it failed.
+func TestFirstReplyInBrowser(t *testing.T) {
+	t.Parallel() // a tab of its own in the shared browser
+	chromiumPath(t)
+	recs := syntheticRecords(3, 2000)
+	rec := &recs[1]
+	reason := `deterministic check failed: asks "build": the reply asks nothing: no sentence of it ends in "?"`
+	rec.Name, rec.Status, rec.Reason = "gene, the build asked", eval.Fail, "turn 1 of 2: "+reason
+	rec.Turns = []eval.TurnResult{
+		{Turn: 1, User: "Which gene is at chr17:7675088?", Reply: "It is <b>TP53</b>.", Status: eval.Fail, Reason: reason,
+			Checks: []eval.CheckResult{{Check: `asks "build"`, Detail: `the reply asks nothing: no sentence of it ends in "?"`}}},
+		{Turn: 2, User: "GRCh38.", Status: eval.NotRun},
+	}
+	d := rundata.FromRecords(recs)
+	path := filepath.Join(t.TempDir(), "report.html")
+	writeFile(t, path, d)
+
+	p := openBrowser(t)
+	p.cases = len(d.Cases)
+	p.open(path)
+	p.clickUntil(fmt.Sprintf(`#cases tr[data-id="%d"]`, caseIndex(t, d, rec.Name)), `!document.getElementById('detail').hidden`)
+	turns := jsEval[[]string](p, `[...document.querySelectorAll('#detail #turns li.turn')].map(li => li.className + ' | ' + li.textContent)`)
+	require.Len(t, turns, 2)
+	assert.Regexp(t, `^turn turn-fail \| .*turn 1 of 2.*Which gene is at chr17:7675088\?.*It is <b>TP53</b>\..*asks "build".*the reply asks nothing.*deterministic check failed`, turns[0])
+	assert.Regexp(t, `^turn turn-not_run \| .*turn 2 of 2.*GRCh38\.not sent`, turns[1])
+	assert.Equal(t, 0, jsEval[int](p, `document.querySelectorAll('#detail #turns b').length`), "the reply is text, not markup")
+	p.assertClean()
+}

@@ -167,6 +167,7 @@ func junitTestcase(g rundata.Group, cases []rundata.Case, minPassRate float64, n
 	if len(g.Runs) > 1 {
 		out = append(out, repeatsLine(g, cases))
 	}
+	out = append(out, leakLines(g, cases)...)
 	if o := strings.TrimSpace(shown.Event.Output); o != "" {
 		out = append(out, o)
 	}
@@ -201,6 +202,27 @@ func junitTestcase(g rundata.Group, cases []rundata.Case, minPassRate float64, n
 		tc.Failure = &msg
 	}
 	return tc
+}
+
+// leakLines names each turn of the case's runs whose simulated user gave
+// a fact unasked (see eval.LeakLines), its run first when it ran
+// several times: a leak makes a pass questionable, so a case shows it
+// whatever its status.
+func leakLines(g rundata.Group, cases []rundata.Case) []string {
+	var out []string
+	for i, ri := range g.Runs {
+		r := cases[ri].Record
+		if r == nil {
+			continue
+		}
+		for _, line := range eval.LeakLines(r.Turns) {
+			if len(g.Runs) > 1 {
+				line = fmt.Sprintf("run %d of %d: %s", i+1, len(g.Runs), line)
+			}
+			out = append(out, line)
+		}
+	}
+	return out
 }
 
 // repeatsLine describes a case's runs: "5 runs: pass rate 0.60, pass@2

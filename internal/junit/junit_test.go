@@ -258,3 +258,42 @@ func TestWriteJUnitNamesTheFailedTurn(t *testing.T) {
 		"turn 2 of 3 fail: It is on BRCA1. → Still nothing. (deterministic check failed: number 31.835 ± 0.0005: absent)\n"+
 		"turn 3 of 3 not_run: And ClinVar? (not sent)", f.Contents)
 }
+
+// A fact the simulated user gave unasked makes a pass questionable: the
+// passing testcase names the turn in its output, each run's when the case
+// ran several times, and the turns stay out of the testcases.
+func TestWriteJUnitShowsLeaksOfAPass(t *testing.T) {
+	turns := func(leaks ...string) []eval.TurnResult {
+		return []eval.TurnResult{
+			{Turn: 1, User: "Which gene is at chr17:7675088?", Reply: "Which build?", Status: eval.Pass},
+			{Turn: 2, User: "GRCh38, and it is a <b>missense</b> variant.", Reply: "TP53.", Status: eval.Pass, Simulated: true, Leaks: leaks},
+		}
+	}
+	dir := t.TempDir()
+	rundatatest.WriteRecords(t, dir,
+		eval.Record{Name: "gene", Test: "T/gene", Status: eval.Pass, Reason: "fine", Turns: turns("The variant is a <b>missense</b> variant.")},
+		eval.Record{Name: "flaky", Test: "T/flaky", Status: eval.Pass, Reason: "fine", Turns: turns()},
+		eval.Record{Name: "flaky", Test: "T/flaky#01", Repeat: 1, Status: eval.Pass, Reason: "fine", Turns: turns("The coordinates are on GRCh38.")},
+		eval.Record{Name: "asked", Test: "T/asked", Status: eval.Pass, Reason: "fine", Turns: turns()},
+	)
+	d, err := rundata.Load(dir, nil)
+	require.NoError(t, err)
+	out := writeJUnitString(t, d)
+	var doc junitSuites
+	require.NoError(t, xml.Unmarshal([]byte(out), &doc))
+	cases := map[string]junitCase{}
+	for _, s := range doc.Suites {
+		for _, c := range s.Cases {
+			cases[c.Name] = c
+		}
+	}
+	require.Len(t, cases, 3, "a testcase per case: the turns are not testcases")
+	gene := cases["gene"]
+	assert.Nil(t, gene.Failure)
+	assert.Nil(t, gene.Error)
+	assert.Equal(t, `leak at turn 2 of 2: the simulated user gave "The variant is a <b>missense</b> variant." unasked`, gene.SystemOut)
+	assert.Contains(t, out, "&lt;b&gt;missense&lt;/b&gt;", "the fact is escaped in the XML")
+	assert.Contains(t, cases["flaky"].SystemOut, `run 2 of 2: leak at turn 2 of 2: the simulated user gave "The coordinates are on GRCh38." unasked`)
+	assert.NotContains(t, cases["flaky"].SystemOut, "run 1 of 2")
+	assert.Empty(t, cases["asked"].SystemOut)
+}

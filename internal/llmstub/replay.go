@@ -32,10 +32,12 @@ const (
 // the user messages of the request: at each the turn's reference calls,
 // then its expected reply (the case's at the last turn) when the results of
 // the conversation so far hold it, else the text of the turn's own
-// successful results.
+// successful results; the reply to the input is the case's first reply
+// (eval.Case.FirstReply) when it has one.
 //
-// In a case with a simulated user (eval.User) it first asks for what the
-// user knows and has not given (usersim.Question), then makes the case's
+// In a case with a simulated user (eval.User) it first gives the case's
+// expected first reply, when it has one, and asks for what the user
+// knows and has not given (usersim.Question), then makes the case's
 // reference calls and answers as above. Asked to play the user (see
 // usersim.Plays), it plays them as usersim.Offline does, the case told by
 // the user's first message, and declines every request for input.
@@ -89,8 +91,8 @@ func replay(cases []eval.Case, ask bool) Responder {
 		// A reply in a conversation may state what an earlier turn found,
 		// and is checked as its turn checks it.
 		checked := c
-		if k > 0 && k < len(c.Turns) {
-			checked = eval.Case{Checks: c.Turns[k-1].Checks}
+		if r, ok := c.ReplyAt(k); ok && k < len(c.Turns) {
+			checked = eval.Case{Checks: r.Checks}
 		}
 		return replayTurn(req, c.TurnReference(k), c.TurnExpected(k), strings.Join(c.UserMessages()[:k+1], "\n"), checked, len(c.Turns) > 0)
 	}
@@ -140,7 +142,8 @@ func replayTurn(req Request, refs []eval.RefCall, expected, asked string, checke
 }
 
 // replayWithUser answers in a conversation with the simulated user of c:
-// asking (ask), it first asks for what the user knows and has not given
+// asking (ask), it first gives the case's expected first reply, when it
+// has one, then asks for what the user knows and has not given
 // (usersim.Question), then makes the case's reference calls and gives
 // its expected answer; not asking, it makes them at once without the
 // arguments only the user's facts would give, and answers WrongAnswer
@@ -154,6 +157,9 @@ func replayWithUser(req Request, c eval.Case, ask bool) Reply {
 	}
 	refs := c.Reference
 	if ask {
+		if len(users) == 1 && c.FirstReply != nil && c.FirstReply.Graded() {
+			return Reply{Content: c.FirstReply.Expected}
+		}
 		if q := usersim.Question(*c.User, users); q != "" {
 			return Reply{Content: q}
 		}

@@ -17,8 +17,8 @@ func TestReplayPlaysEachTurn(t *testing.T) {
 		Input: "CADD of c.187C>T?", Expected: "c.1087C>A scores 0.662 higher: 8.765 against 8.103.",
 		Reference: []eval.RefCall{{Tool: "dbnsfp", Args: map[string]any{"pos": "1"}}},
 		Turns: []eval.Turn{
-			{User: "Sorry, I meant c.1087C>A.", Expected: "Its CADD phred score is 8.765.", Reference: []eval.RefCall{{Tool: "dbnsfp", Args: map[string]any{"pos": "2"}}},
-				Checks: eval.Checks{Contains: eval.Terms{{Any: []string{"phred"}}}}},
+			{User: "Sorry, I meant c.1087C>A.", ReplyExpect: eval.ReplyExpect{Expected: "Its CADD phred score is 8.765.",
+				Checks: eval.Checks{Contains: eval.Terms{{Any: []string{"phred"}}}}}, Reference: []eval.RefCall{{Tool: "dbnsfp", Args: map[string]any{"pos": "2"}}}},
 			{User: "Which scores higher?"},
 		},
 	}
@@ -67,4 +67,25 @@ func TestWrongAtTurn(t *testing.T) {
 	assert.Equal(t, "right", wrong(Request{Messages: one}).Content)
 	assert.Equal(t, WrongAnswer, wrong(Request{Messages: two}).Content)
 	assert.Equal(t, 2, Request{Messages: two}.Turn())
+}
+
+// The reply to the input is the case's first reply when it has one, with
+// scripted turns and with a simulated user; the agent that never asks
+// does not give it.
+func TestReplayGivesTheFirstReply(t *testing.T) {
+	first := &eval.ReplyExpect{Expected: "Which genome build are the coordinates on?", Asks: eval.Spellings{"build"}}
+	scripted := eval.Case{Input: "Which gene is at chr17:7675088?", Expected: "TP53.", FirstReply: first,
+		Turns: []eval.Turn{{User: "GRCh38."}}}
+	simulated := eval.Case{Input: "Which gene is at chr9:1000?", Expected: "TP53.", FirstReply: first,
+		Reference: []eval.RefCall{{Tool: "gene", Args: map[string]any{"build": "hg38"}}},
+		User:      &eval.User{Instructions: "A geneticist.", Knows: []eval.UserFact{{Fact: "GRCh38.", Any: eval.Spellings{"GRCh38", "hg38"}, When: eval.Spellings{"build"}}}}}
+	ask := func(r Responder, c eval.Case) Reply {
+		return r(Request{Messages: []eval.Message{{Role: "system", Content: "sys"}, {Role: "user", Content: c.Input}}})
+	}
+	cases := []eval.Case{scripted, simulated}
+	assert.Equal(t, first.Expected, ask(Replay(cases), scripted).Content)
+	assert.Equal(t, first.Expected, ask(Replay(cases), simulated).Content)
+	r := ask(ReplayWithoutAsking(cases), simulated)
+	require.Len(t, r.ToolCalls, 1, "it calls at once")
+	assert.JSONEq(t, `{}`, r.ToolCalls[0].Arguments, "without the build it was not told")
 }

@@ -150,11 +150,41 @@ func (s *Run) budgetStop() string {
 }
 
 // The usage a case never run before is estimated at: an agent's requests
-// and, with a judge, the judge's request.
+// at each message of the user, with a judge the judge's request on each
+// reply graded against an expected one, and a simulated user's request for
+// each of its messages.
 var (
 	estimateAgent = eval.Usage{PromptTokens: 8000, CompletionTokens: 800, Requests: 3}
 	estimateJudge = eval.Usage{PromptTokens: 1500, CompletionTokens: 100, Requests: 1}
+	estimateUser  = eval.Usage{PromptTokens: 1500, CompletionTokens: 100, Requests: 1}
 )
+
+// estimateRequests returns how many times a run of c is expected to pay
+// estimateAgent, estimateJudge and estimateUser: the agent answers each of
+// the user's messages (its input and its turns, or as many as its
+// simulated user may send: max_turns), the judges grade the final answer
+// and each earlier reply given an expected one (the first reply's, a
+// turn's), and a simulated user played by a model writes each of its
+// messages after the input (at most max_turns - 1; a replay gives the
+// recorded ones, asking no model).
+func estimateRequests(c eval.Case, replay bool) (agent, judged, user int) {
+	agent, judged = 1+len(c.Turns), 1
+	for k := range len(c.Turns) {
+		if r, ok := c.ReplyAt(k); ok && r.Graded() {
+			judged++
+		}
+	}
+	if c.User != nil {
+		agent = c.User.Turns()
+		if c.FirstReply != nil && c.FirstReply.Graded() {
+			judged++
+		}
+		if !replay {
+			user = c.User.Turns() - 1
+		}
+	}
+	return agent, judged, user
+}
 
 // Estimate returns what running the cases repeats times with every model
 // is expected to cost, before any request: nothing for a run the cache
@@ -212,17 +242,34 @@ func (s *Run) estimateRun(c eval.Case, a *arm, history map[eval.CaseRun]float64)
 	if h, ok := history[eval.CaseRun{Name: c.Name, Model: a.label}]; ok {
 		return h, nil
 	}
+	agents, judged, users := estimateRequests(c, s.replay != nil)
 	model := a.model
-	usd, ok := s.prices.Cost(model, estimateAgent)
+	usd, ok := s.prices.Cost(model, scaled(estimateAgent, agents))
 	if !ok {
 		return 0, fmt.Errorf("cannot estimate the cost of case %q with model %s: it never ran and %s has no price for the model; add one to %s (USD per million input and output tokens)", c.Name, model, s.prices.Describe(), st.Prices)
 	}
 	for _, judge := range st.JudgeModels() {
-		judgeUSD, ok := s.prices.Cost(judge, estimateJudge)
+		judgeUSD, ok := s.prices.Cost(judge, scaled(estimateJudge, judged))
 		if !ok {
 			return 0, fmt.Errorf("cannot estimate the judge's cost: %s has no price for the judge model %s; add one to %s", s.prices.Describe(), judge, st.Prices)
 		}
 		usd += judgeUSD
 	}
+	if users > 0 {
+		userUSD, ok := s.prices.Cost(st.UserModel, scaled(estimateUser, users))
+		if !ok {
+			return 0, fmt.Errorf("cannot estimate the simulated user's cost of case %q: %s has no price for the user model %s (EVAL_USER_MODEL); add one to %s", c.Name, s.prices.Describe(), st.UserModel, st.Prices)
+		}
+		usd += userUSD
+	}
 	return usd, nil
+}
+
+// scaled returns u n times over.
+func scaled(u eval.Usage, n int) eval.Usage {
+	var out eval.Usage
+	for range n {
+		out.Add(u)
+	}
+	return out
 }

@@ -1,11 +1,16 @@
 package suite
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcpeval/mcpeval/evaltest/eval"
+	"github.com/mcpeval/mcpeval/internal/prices"
+	"github.com/mcpeval/mcpeval/internal/replay"
 	"github.com/mcpeval/mcpeval/internal/settings"
 )
 
@@ -87,4 +92,70 @@ func TestBudgetValuesRunsUnderWayAnew(t *testing.T) {
 	assert.True(t, ok, "$0.042 spent and $0.042 under way")
 	_, ok = s.admit(newCaseGroup("a", "b"), "b")
 	assert.False(t, ok, "$0.042 spent and $0.084 under way")
+}
+
+// A case never run is estimated at what its conversation asks for: the
+// agent answers every message of the user (the input and each turn, or as
+// many as a simulated user may send), the judge grades the final answer
+// and each turn with an expected reply, and a simulated user's model, at
+// its own price, writes each message after the input. A replay asks the
+// user's model nothing.
+func TestEstimateCountsConversations(t *testing.T) {
+	dir := t.TempDir()
+	pricesFile := filepath.Join(dir, "prices.yaml")
+	require.NoError(t, os.WriteFile(pricesFile, []byte(`- {model: agent, input: 1, output: 10, checked: "2026-11-29"}
+- {model: judge, input: 2, output: 20, checked: "2026-11-29"}
+- {model: user, input: 100, output: 1000, checked: "2026-11-29"}
+`), 0o600))
+	table, err := prices.Load(pricesFile)
+	require.NoError(t, err)
+	const (
+		agentUSD = (8000*1 + 800*10) / 1e6 // estimateAgent at agent's price
+		judgeUSD = (1500*2 + 100*20) / 1e6
+		userUSD  = (1500*100 + 100*1000) / 1e6
+	)
+	single := eval.Case{Name: "single", Input: "q", Expected: "a"}
+	scriptedTurns := eval.Case{Name: "turns", Input: "q", Expected: "a", Turns: []eval.Turn{
+		{User: "second", ReplyExpect: eval.ReplyExpect{Expected: "Which one?"}}, {User: "third"}}}
+	simulatedUser := eval.Case{Name: "user", Input: "q", Expected: "a",
+		User: &eval.User{Instructions: "i", MaxTurns: 4}}
+	firstReply := &eval.ReplyExpect{Expected: "Which build?", Asks: eval.Spellings{"build"}}
+	scriptedFirst, simulatedFirst := scriptedTurns, simulatedUser
+	scriptedFirst.FirstReply, simulatedFirst.FirstReply = firstReply, firstReply
+	defaultTurns := eval.Case{Name: "user default", Input: "q", Expected: "a", User: &eval.User{Instructions: "i"}}
+
+	tests := []struct {
+		name   string
+		c      eval.Case
+		replay bool
+		want   float64
+	}{
+		{"one question", single, false, agentUSD + judgeUSD},
+		{"three scripted turns, one with an expected reply", scriptedTurns, false, 3*agentUSD + 2*judgeUSD},
+		{"a simulated user of max_turns 4", simulatedUser, false, 4*agentUSD + judgeUSD + 3*userUSD},
+		{"a simulated user of the default max_turns", defaultTurns, false, eval.DefaultMaxTurns*agentUSD + judgeUSD + (eval.DefaultMaxTurns-1)*userUSD},
+		{"three scripted turns, the first reply expected too", scriptedFirst, false, 3*agentUSD + 3*judgeUSD},
+		{"a simulated user, the first reply expected", simulatedFirst, false, 4*agentUSD + 2*judgeUSD + 3*userUSD},
+		{"a replay gives the user's recorded messages", simulatedUser, true, 4*agentUSD + judgeUSD},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := budgetSuite(1, "agent")
+			s.Settings.Force, s.Settings.Out, s.Settings.Judge, s.Settings.UserModel = true, dir, "judge", "user"
+			s.prices, s.arms = table, []*arm{{label: "agent", model: "agent"}}
+			if tt.replay {
+				s.replay = &replay.Source{}
+			}
+			usd, err := s.Estimate([]eval.Case{tt.c}, 2)
+			require.NoError(t, err)
+			assert.InDelta(t, 2*tt.want, usd, 1e-9, "two repeats")
+		})
+	}
+
+	s := budgetSuite(1, "agent")
+	s.Settings.Force, s.Settings.Out, s.Settings.UserModel = true, dir, "unpriced"
+	s.prices, s.arms = table, []*arm{{label: "agent", model: "agent"}}
+	_, err = s.Estimate([]eval.Case{simulatedUser}, 1)
+	require.ErrorContains(t, err, `cannot estimate the simulated user's cost of case "user"`)
+	assert.ErrorContains(t, err, "no price for the user model unpriced (EVAL_USER_MODEL)")
 }

@@ -294,6 +294,9 @@ func newRun(st settings.Settings, cases []eval.Case, log io.Writer) (*Run, error
 		for _, t := range cases[i].Turns {
 			s.redactor.Keep(t.User, t.Expected)
 		}
+		if r := cases[i].FirstReply; r != nil {
+			s.redactor.Keep(r.Expected)
+		}
 	}
 	var err error
 	if s.limitCounter, err = tokens.New(tokens.Default); err != nil {
@@ -523,7 +526,7 @@ func (s *Run) keyWith(c eval.Case, a *arm, repeat int, toolsHash string) (string
 func (s *Run) keyInput(c eval.Case, a *arm, repeat int, toolsHash string) (cache.KeyInput, expectations) {
 	st := s.Settings
 	e := expectations{Kind: c.Kind, Checks: c.Checks, Tools: c.Tools, Budget: c.Budget, MaxRecovery: s.maxRecovery(c),
-		Elicitation: c.Elicitation, LinksShownOnly: !st.FollowLinks, Claims: c.Claims, PassCoverage: c.PassCoverage, Turns: c.Turns, User: c.User}
+		Elicitation: c.Elicitation, LinksShownOnly: !st.FollowLinks, Claims: c.Claims, PassCoverage: c.PassCoverage, Turns: c.Turns, FirstReply: c.FirstReply, User: c.User}
 	in := cache.KeyInput{
 		Question: c.Input, Expected: c.Expected, Expectations: e,
 		// The key holds no secret: the URL's credentials are left out.
@@ -554,6 +557,8 @@ type expectations struct {
 	PassCoverage   float64      `json:"pass_coverage,omitempty"`
 	// Turns are the user's later messages and what each reply must do.
 	Turns []eval.Turn `json:"turns,omitempty"`
+	// FirstReply is what the reply to the question must do.
+	FirstReply *eval.ReplyExpect `json:"first_reply,omitempty"`
 	// User is the case's simulated user.
 	User *eval.User `json:"user,omitempty"`
 }
@@ -1225,12 +1230,10 @@ func (s *Run) Select(names map[string]bool) error {
 			if k > 0 {
 				mustCall, refs, field = c.Turns[k-1].Tools.MustCall, c.Turns[k-1].Reference, fmt.Sprintf("turns[%d].", k-1)
 			}
-			for i, tool := range mustCall {
-				if !slices.Contains(offered, tool) {
-					errs = append(errs, fmt.Errorf("%s: case %q: %stools.must_call: no server offers the tool %q%s, so the case could never pass: correct the name, or the servers (EVAL_SERVER, EVAL_TOOLS)",
-						c.WhereField(fmt.Sprintf("%stools.must_call[%d]", field, i)), c.Name, field, tool, suggest.DidYouMean(tool, offered)))
-				}
+			if k == 0 && c.FirstReply != nil {
+				errs = append(errs, s.unoffered(c, c.FirstReply.Tools.MustCall, "first_reply.", offered)...)
 			}
+			errs = append(errs, s.unoffered(c, mustCall, field, offered)...)
 			for i, ref := range refs {
 				if !slices.Contains(offered, ref.Tool) && ref.Tool != eval.ReadResourceTool { // the suite's own tool is always there
 					errs = append(errs, fmt.Errorf("%s: case %q: %sreference[%d]: no server offers the tool %q%s, so its reference trajectory cannot be replayed: correct the name, or the servers (EVAL_SERVER, EVAL_TOOLS)",
@@ -1240,6 +1243,19 @@ func (s *Run) Select(names map[string]bool) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// unoffered returns an error for each tool of mustCall, c's must_call
+// at field ("", "turns[1].", "first_reply."), that no server offers.
+func (s *Run) unoffered(c eval.Case, mustCall []string, field string, offered []string) []error {
+	var errs []error
+	for i, tool := range mustCall {
+		if !slices.Contains(offered, tool) {
+			errs = append(errs, fmt.Errorf("%s: case %q: %stools.must_call: no server offers the tool %q%s, so the case could never pass: correct the name, or the servers (EVAL_SERVER, EVAL_TOOLS)",
+				c.WhereField(fmt.Sprintf("%stools.must_call[%d]", field, i)), c.Name, field, tool, suggest.DidYouMean(tool, offered)))
+		}
+	}
+	return errs
 }
 
 // selectedCount counts the loaded cases the run selects.

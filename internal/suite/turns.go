@@ -158,9 +158,10 @@ func (cv *conversation) next(ctx context.Context, src source, k int) error {
 
 // reference returns the reference calls and the reply of a reference
 // run at turn k. A case with turns has them written; the reference agent
-// of a simulated user's case first asks for what the user knows and has
-// not given (see usersim.Question), then makes the case's reference calls
-// and gives its expected answer.
+// of a simulated user's case first gives the expected first reply, when
+// the case has one, then asks for what the user knows and has not given
+// (see usersim.Question), then makes the case's reference calls and gives
+// its expected answer.
 func (cv *conversation) reference(k int) ([]eval.RefCall, string) {
 	c := cv.c
 	if c.User == nil {
@@ -169,6 +170,9 @@ func (cv *conversation) reference(k int) ([]eval.RefCall, string) {
 	users := make([]string, k+1)
 	for i, t := range cv.rec.Turns[:k+1] {
 		users[i] = t.User
+	}
+	if k == 0 && c.FirstReply != nil && c.FirstReply.Graded() {
+		return nil, c.FirstReply.Expected
 	}
 	if q := usersim.Question(*c.User, users); q != "" {
 		return nil, q

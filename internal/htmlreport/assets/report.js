@@ -435,6 +435,10 @@
       const j = run.judge_cost;
       item('Judge cost', fmtCost(j.cost_usd, j.unpriced_requests) + ' for ' + count(j.requests, 'request') + ' of ' + j.model + (modelNames.length > 1 ? ', not in the ' + variantWord + '\' costs' : ''));
     }
+    if (run.user_cost && !run.reference && !run.rejudged) {
+      const u = run.user_cost;
+      item('Simulated user cost', fmtCost(u.cost_usd, u.unpriced_requests) + ' for ' + count(u.requests, 'request') + ' of ' + u.model + (modelNames.length > 1 ? ', not in the ' + variantWord + '\' costs' : ''));
+    }
     if (data.comparison) {
       const d = el('div', '', el('dt', '', 'Since the baseline'), el('dd', '', data.comparison.causes + ' (baseline ' + data.comparison.baseline + '): '));
       d.id = 'comparison';
@@ -604,6 +608,10 @@
     const judgeLine = j ? el('p', 'judge-cost', 'Judge ' + j.model + ': ' + fmtCost(j.cost_usd, j.unpriced_requests) + ' for ' + fmtInt(j.requests) +
       ' requests, counted once here and not in the models\' costs.') : null;
     if (judgeLine) judgeLine.id = 'judge-cost';
+    const u = run.user_cost;
+    const userLine = u && !run.rejudged ? el('p', 'judge-cost', 'Simulated user ' + u.model + ': ' + fmtCost(u.cost_usd, u.unpriced_requests) + ' for ' + fmtInt(u.requests) +
+      ' requests, counted once here and not in the ' + (arms ? 'arms' : 'models') + '\' costs.') : null;
+    if (userLine) userLine.id = 'user-cost';
     const note = el('p', 'interval-note', 'The 95% interval counts the repeats of a case as correlated: ' +
       'they weigh as many independent runs as the spread between the cases says, never more than the runs.');
 
@@ -629,7 +637,7 @@
     const matrix = el('details', 'matrix-box', el('summary', '', 'Cases by ' + variantWord));
     matrix.id = 'matrix';
     matrix.addEventListener('toggle', () => { if (matrix.open && matrix.children.length === 1) matrix.appendChild(matrixTable(models)); });
-    const s = el('section', 'panel', el('h2', '', arms ? 'Arms' : 'Models'), table, judgeLine, data.repeats > 1 ? note : null, charts,
+    const s = el('section', 'panel', el('h2', '', arms ? 'Arms' : 'Models'), table, judgeLine, userLine, data.repeats > 1 ? note : null, charts,
       verdicts, effects, el('h3', 'sub-h', arms ? 'Each two arms on the same cases (p adjusted by Holm over every pair)' : 'Each two models on the same cases'), pairs, matrix);
     s.id = 'models';
     return s;

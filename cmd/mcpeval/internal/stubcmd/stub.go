@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
+	"github.com/mcpeval/mcpeval/evaltest/eval"
 	"github.com/mcpeval/mcpeval/internal/evalcase"
 	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
@@ -28,7 +29,7 @@ import (
 var Cmd = &base.Command{
 	Name:    "stub",
 	Summary: "serve an OpenAI-compatible stub model that replays the cases' reference calls",
-	Usage:   "[-addr 127.0.0.1:8099] [-cases DIR] [-latency D] [-rate429 P] [-rate500 P] [-rate-limit R] [-key-rate R] [-reject-judge M] [-unclear-judge M] [-wrong M=RE] [-cost M=USD] [-served M,...] [-fixture FILE] [-strict] [-offered]",
+	Usage:   "[-addr 127.0.0.1:8099] [-cases DIR] [-latency D] [-rate429 P] [-rate500 P] [-rate-limit R] [-key-rate R] [-reject-judge M] [-unclear-judge M] [-wrong M=RE] [-cost M=USD] [-served M,...] [-never-asks] [-user leaky|fails] [-wrong-turn N] [-fixture FILE] [-strict] [-offered]",
 	Doc: `  mcpeval stub -addr 127.0.0.1:8099 &
   OPENAI_BASE_URL=http://127.0.0.1:8099/v1 EVAL_MODEL=stub make eval
 
@@ -53,7 +54,17 @@ byte for byte, refusing follow-ups that drop what the provider requires (the
 corpus in testdata/providers), and -strict validates every request as OpenAI
 does. -offered answers only with what it is offered, for trying an arms file
 (-arms): without tools it does not know, and it gives up on a case whose tool
-is hidden or described as deprecated or not to use.`,
+is hidden or described as deprecated or not to use.
+
+For conversations (a case's turns: or user:), -never-asks plays an agent that
+never asks a simulated user anything: it looks up at once without the facts
+only the user knows, and answers wrong when that is not enough. -user leaky
+plays a simulated user who tells every fact they know at their first chance,
+asked or not (each a leak), and -user fails one whose model is down (HTTP 500),
+an error of the infrastructure. -wrong-turn N answers wrong at turn N of every
+conversation:
+
+  mcpeval stub -never-asks -user leaky &`,
 	Run: run,
 }
 
@@ -76,8 +87,17 @@ func run(c *base.Command, args []string, p base.Process) error {
 	fs.BoolVar(&b.offered, "offered", false, "answer only with the tools offered, as given (for arms: see -arms)")
 	fs.Func("wrong", "`model=regexp`: the model answers every question the regular expression matches wrong (repeatable)", b.addWrong)
 	fs.Func("cost", "`model=usd`: every reply to the model reports this cost in US dollars (repeatable)", b.addCost)
+	fs.BoolVar(&b.neverAsks, "never-asks", false, "play an agent that never asks a simulated user anything (see user: in docs/cases.md)")
+	fs.Func("user", "the simulated `user`: leaky (tells every fact unasked) or fails (its model answers HTTP 500); default: one who answers by the rules", b.setUser)
+	fs.IntVar(&b.wrongTurn, "wrong-turn", 0, "answer wrong at this `turn` of every conversation (from 1; 0: never)")
 	if err := c.ParseFlags(fs, args, p); err != nil {
 		return err
+	}
+	switch {
+	case b.wrongTurn < 0:
+		return base.Usagef("-wrong-turn %d: give a turn from 1, or 0 for none", b.wrongTurn)
+	case b.neverAsks && b.offered:
+		return base.Usagef("-never-asks and -offered: choose one agent")
 	}
 	b.rejectingJudges = splitList(*reject)
 	b.unclearJudges = splitList(*unclear)
@@ -107,7 +127,28 @@ type behaviour struct {
 	unclearJudges   []string
 	wrong           []func(llmstub.Responder) llmstub.Responder
 	costs           []func(llmstub.Responder) llmstub.Responder
+	// neverAsks plays an agent that never asks a simulated user
+	// (ReplayWithoutAsking); user is how the simulated user departs from
+	// the rules ("", leaky or fails); wrongTurn the turn of every
+	// conversation answered wrong (0: none).
+	neverAsks bool
+	user      string
+	wrongTurn int
 }
+
+func (b *behaviour) setUser(v string) error {
+	if v != userLeaky && v != userFails {
+		return fmt.Errorf("want %s or %s, not %q", userLeaky, userFails, v)
+	}
+	b.user = v
+	return nil
+}
+
+// The simulated users of -user.
+const (
+	userLeaky = "leaky"
+	userFails = "fails"
+)
 
 func (b *behaviour) addWrong(v string) error {
 	model, expr, ok := strings.Cut(v, "=")
@@ -150,10 +191,32 @@ func serve(addr, cases string, b behaviour, opts llmstub.Options, log io.Writer)
 		return err
 	}
 	fmt.Fprintf(log, "mcpeval stub: replaying %s from %s; OPENAI_BASE_URL=http://%s/v1\n", prose.Plural(len(loaded), "cases"), cases, ln.Addr())
+	return http.Serve(ln, llmstub.New(b.responder(loaded, log), opts))
+}
+
+// responder answers as a correct agent of the cases does, as b departs
+// from it, saying how on log.
+func (b behaviour) responder(loaded []eval.Case, log io.Writer) llmstub.Responder {
 	respond := llmstub.Replay(loaded)
-	if b.offered {
+	switch {
+	case b.offered:
 		respond = llmstub.ReplayOffered(loaded)
 		fmt.Fprintln(log, "mcpeval stub: answering only with the tools each request offers")
+	case b.neverAsks:
+		respond = llmstub.ReplayWithoutAsking(loaded)
+		fmt.Fprintln(log, "mcpeval stub: an agent that never asks a simulated user anything")
+	}
+	if b.wrongTurn > 0 {
+		respond = llmstub.WrongAtTurn(respond, b.wrongTurn)
+		fmt.Fprintf(log, "mcpeval stub: answering wrong at turn %d of every conversation\n", b.wrongTurn)
+	}
+	switch b.user {
+	case userLeaky:
+		respond = llmstub.LeakyUser(respond, loaded)
+		fmt.Fprintln(log, "mcpeval stub: the simulated users tell every fact they know, asked or not")
+	case userFails:
+		respond = llmstub.FailingUser(respond)
+		fmt.Fprintln(log, "mcpeval stub: the model playing the simulated users answers HTTP 500")
 	}
 	if len(b.rejectingJudges) > 0 {
 		respond = llmstub.RejectingJudges(respond, b.rejectingJudges...)
@@ -166,7 +229,7 @@ func serve(addr, cases string, b behaviour, opts llmstub.Options, log io.Writer)
 	for _, wrap := range append(b.wrong, b.costs...) {
 		respond = wrap(respond)
 	}
-	return http.Serve(ln, llmstub.New(respond, opts))
+	return respond
 }
 
 // serveFixture serves a fixture's recorded responses.
