@@ -317,10 +317,33 @@ func caseChange(base, cur *eval.Record) string {
 		slices.Sort(out)
 		return out
 	}
-	if base.Grading == cur.Grading && len(base.Checks) > 0 && len(cur.Checks) > 0 && !slices.Equal(names(base.Checks), names(cur.Checks)) {
+	if base.Grading != cur.Grading {
+		return ""
+	}
+	if len(base.Checks) > 0 && len(cur.Checks) > 0 && !slices.Equal(names(base.Checks), names(cur.Checks)) {
 		return fmt.Sprintf("the case's checks changed: %s, now %s", strings.Join(names(base.Checks), "; "), strings.Join(names(cur.Checks), "; "))
 	}
+	// The checks of an earlier reply of a conversation, at a turn both
+	// runs graded (the last turn's are the answer's, above).
+	for i := range min(len(base.Turns), len(cur.Turns)) - 1 {
+		b, c := base.Turns[i], cur.Turns[i]
+		if b.Reply == "" || c.Reply == "" || b.Status == eval.NotRun || c.Status == eval.NotRun {
+			continue
+		}
+		if !slices.Equal(names(b.Checks), names(c.Checks)) {
+			return fmt.Sprintf("the case's checks at turn %d changed: %s, now %s", b.Turn,
+				orNone(strings.Join(names(b.Checks), "; ")), orNone(strings.Join(names(c.Checks), "; ")))
+		}
+	}
 	return ""
+}
+
+// orNone is text, or "none" when it is empty.
+func orNone(text string) string {
+	if text == "" {
+		return "none"
+	}
+	return text
 }
 
 // conversationChange says at which turn the user's messages of a

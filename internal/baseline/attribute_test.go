@@ -259,3 +259,45 @@ func TestChangedToolsResultsAreTheSurfaces(t *testing.T) {
 	assert.Equal(t, "[-item a-]{+source is required+}", a.DataChanges[0].Diff)
 	assert.Len(t, a.AllDataChanges(), 1)
 }
+
+// A conversation whose earlier reply is checked otherwise now changed as a
+// case; a turn one run never sent is no change of the case.
+func TestAttributeTurnChecks(t *testing.T) {
+	check := func(names ...string) []eval.CheckResult {
+		var out []eval.CheckResult
+		for _, n := range names {
+			out = append(out, eval.CheckResult{Check: n})
+		}
+		return out
+	}
+	conversation := func(status eval.Status, first []eval.CheckResult, firstStatus eval.Status) eval.Record {
+		reply := "Which build?"
+		if firstStatus == eval.NotRun {
+			reply = ""
+		}
+		return eval.Record{Status: status, Verdict: "no", Expected: "BRCA1", Response: "BRCA1", Grading: 1, Turns: []eval.TurnResult{
+			{Turn: 1, User: "Which gene is at 17:43044295?", Reply: reply, Checks: first, Status: firstStatus},
+			{Turn: 2, User: "GRCh38.", Reply: "BRCA1", Status: status},
+		}}
+	}
+	base := conversation(eval.Pass, check(`asks "build"`), eval.Pass)
+	for _, tc := range []struct {
+		name string
+		cur  eval.Record
+		want string
+	}{
+		{"a check added to the first reply", conversation(eval.Fail, check(`asks "build"`, "must_not_call get_gene"), eval.Fail), "case"},
+		{"the first reply's checks removed", conversation(eval.Fail, nil, eval.Pass), "case"},
+		{"the same checks: the model", conversation(eval.Fail, check(`asks "build"`), eval.Fail), "model"},
+		{"a turn not sent is no change", conversation(eval.Fail, nil, eval.NotRun), "model"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := func(r eval.Record) *CaseOutcome { return &CaseOutcome{records: []*eval.Record{&r}} }
+			a := attribute(CaseDiff{Base: o(base), Current: o(tc.cur), Change: Regression}, nil)
+			assert.Equal(t, tc.want, a.Names(), a.Explanation())
+			if tc.want == "case" {
+				assert.Contains(t, a.Why, "at turn 1 changed")
+			}
+		})
+	}
+}
