@@ -3,6 +3,7 @@ package sampleserver
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -83,50 +84,122 @@ type worker struct {
 }
 
 // workerPool keeps up to size workers and gives each request one of them.
-// Workers start on first demand, and a request gets the slot freed last,
-// whose worker is warm: calls one at a time keep one worker, and a pool
-// grows only as far as calls overlap (each start costs the import of
-// pandas, about a second). A worker that does not answer in time, or whose
-// request was cancelled, is killed and replaced.
+// Workers start on demand, and a request gets the free worker freed last,
+// which is warm: calls one at a time keep one worker. Each start costs the
+// import of pandas (about a second of CPU), so the pool grows only when
+// calls overlap for longer than a start takes: a request that finds every
+// worker busy waits for one, and starts another only once it has waited as
+// long as the last start took, counted from its arrival or the end of the
+// last start, whichever is later, with no other start under way. A worker
+// that does not answer in time, or whose request was cancelled, is killed
+// and replaced.
 type workerPool struct {
 	command []string
 	config  workerConfig
-	tokens  chan struct{} // one per slot not in use
 	mu      sync.Mutex
 	free    []int // the slots not in use, the one freed last at the end
 	slots   []*worker
 	closed  bool
+	// starting counts the starts under way; lastStart is how long the
+	// last one took and lastReady when it ended.
+	starting  int
+	lastStart time.Duration
+	lastReady time.Time
+	// changed is closed, and replaced, when a slot is freed or a start
+	// ends: what a waiting request waits for.
+	changed chan struct{}
 }
 
+// defaultStartTime stands for the time a start takes before one has ended.
+const defaultStartTime = time.Second
+
 func newWorkerPool(command []string, config workerConfig, size int) *workerPool {
-	p := &workerPool{command: command, config: config, tokens: make(chan struct{}, size), slots: make([]*worker, size)}
+	p := &workerPool{command: command, config: config, slots: make([]*worker, size), changed: make(chan struct{})}
 	for i := range size {
 		p.free = append(p.free, size-1-i) // slot 0 first
-		p.tokens <- struct{}{}
 	}
 	return p
 }
 
-// acquire takes the slot freed last, waiting for one if none is free.
+// acquire takes a slot: the free one with a live worker freed last, else
+// a free one without a worker when no slot is in use, or when the request
+// has waited as long as a start takes (see workerPool).
 func (p *workerPool) acquire(ctx context.Context) (int, error) {
-	select {
-	case <-p.tokens:
-	case <-ctx.Done():
-		return 0, ctx.Err()
+	arrived := time.Now()
+	for {
+		p.mu.Lock()
+		slot, wait := p.pick(arrived)
+		changed := p.changed
+		p.mu.Unlock()
+		if slot >= 0 {
+			return slot, nil
+		}
+		var timeout <-chan time.Time
+		var timer *time.Timer
+		if wait > 0 {
+			timer = time.NewTimer(wait)
+			timeout = timer.C
+		}
+		select {
+		case <-changed:
+		case <-timeout:
+		case <-ctx.Done():
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	slot := p.free[len(p.free)-1]
-	p.free = p.free[:len(p.free)-1]
-	return slot, nil
+}
+
+// pick takes a slot for a request that arrived at arrived, or returns -1
+// and how long to wait at most before asking again (0: until a change).
+// p.mu is held.
+func (p *workerPool) pick(arrived time.Time) (slot int, wait time.Duration) {
+	take := func(i int) int {
+		slot := p.free[i]
+		p.free = slices.Delete(p.free, i, i+1)
+		return slot
+	}
+	for i := len(p.free) - 1; i >= 0; i-- {
+		if w := p.slots[p.free[i]]; w != nil && !w.dead() {
+			return take(i), 0
+		}
+	}
+	if len(p.free) == 0 {
+		return -1, 0
+	}
+	if len(p.free) == len(p.slots) {
+		return take(len(p.free) - 1), 0
+	}
+	if p.starting > 0 {
+		return -1, 0
+	}
+	patience := cmp.Or(p.lastStart, defaultStartTime)
+	waited := time.Since(arrived)
+	if !p.lastReady.IsZero() && p.lastReady.After(arrived) {
+		waited = time.Since(p.lastReady)
+	}
+	if waited >= patience {
+		return take(len(p.free) - 1), 0
+	}
+	return -1, patience - waited
 }
 
 // release frees a slot.
 func (p *workerPool) release(slot int) {
 	p.mu.Lock()
 	p.free = append(p.free, slot)
+	p.notify()
 	p.mu.Unlock()
-	p.tokens <- struct{}{}
+}
+
+// notify wakes the waiting requests. p.mu is held.
+func (p *workerPool) notify() {
+	close(p.changed)
+	p.changed = make(chan struct{})
 }
 
 // errPoolClosed is the error of a request to a closed pool.
@@ -223,8 +296,25 @@ func (p *workerPool) pids() []int {
 }
 
 // start starts a worker and waits until it has loaded pandas and the
-// datasets.
+// datasets, noting how long that took.
 func (p *workerPool) start() (*worker, error) {
+	began := time.Now()
+	p.mu.Lock()
+	p.starting++
+	p.mu.Unlock()
+	w, err := p.launch()
+	p.mu.Lock()
+	p.starting--
+	if err == nil {
+		p.lastStart, p.lastReady = time.Since(began), time.Now()
+	}
+	p.notify()
+	p.mu.Unlock()
+	return w, err
+}
+
+// launch starts a worker and waits until it is ready.
+func (p *workerPool) launch() (*worker, error) {
 	config, err := json.Marshal(p.config)
 	if err != nil {
 		return nil, err

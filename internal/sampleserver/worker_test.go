@@ -197,18 +197,19 @@ func TestRunPandasReloadsChangedDatasets(t *testing.T) {
 func TestPandasCloseStopsTheWorkers(t *testing.T) {
 	requirePandas(t)
 	t.Parallel()
-	p := sampleserver.NewPandas(sampleserver.PandasConfig{Datasets: datasetsDir(t), MaxConcurrent: 2})
+	p := sampleserver.NewPandas(sampleserver.PandasConfig{Datasets: datasetsDir(t), MaxConcurrent: 2, Timeout: overlapTimeout})
 	ctx := context.Background()
 	done := make(chan sampleserver.Execution, 2)
+	code := overlapping(t, 2)
 	for range 2 {
 		go func() {
-			out, _ := p.Run(ctx, "import time\ntime.sleep(0.5)\nresult = 1", "employees")
+			out, _ := p.Run(ctx, code, "employees")
 			done <- out
 		}()
 	}
 	for range 2 {
 		out := <-done
-		require.Equal(t, "1", out.Text)
+		require.Equal(t, "2", out.Text, "both ran at once")
 	}
 	pids := p.WorkerPIDs()
 	require.Len(t, pids, 2, "two runs at once, two workers")
@@ -291,7 +292,7 @@ func TestCheckPandasSkipsOnlyForCertain(t *testing.T) {
 // pool starts more only for calls that overlap, as many as overlap.
 func TestPandasPoolGrowsOnlyWithOverlappingCalls(t *testing.T) {
 	requirePandas(t)
-	p := sampleserver.NewPandas(sampleserver.PandasConfig{Datasets: datasetsDir(t), MaxConcurrent: 4})
+	p := sampleserver.NewPandas(sampleserver.PandasConfig{Datasets: datasetsDir(t), MaxConcurrent: 4, Timeout: overlapTimeout})
 	t.Cleanup(p.Close)
 	t.Parallel()
 	for range 3 {
@@ -303,13 +304,7 @@ func TestPandasPoolGrowsOnlyWithOverlappingCalls(t *testing.T) {
 
 	// Two calls that overlap: each holds its worker until both have
 	// started, so the second cannot wait for the first's.
-	dir := t.TempDir()
-	code := `import os, time
-open(os.path.join(` + strconv.Quote(dir) + `, str(os.getpid())), 'w').close()
-t = time.time()
-while len(os.listdir(` + strconv.Quote(dir) + `)) < 2 and time.time() - t < 20:
-    time.sleep(0.01)
-result = len(os.listdir(` + strconv.Quote(dir) + `))`
+	code := overlapping(t, 2)
 	errs := make(chan error, 2)
 	outs := make(chan sampleserver.Execution, 2)
 	for range 2 {
@@ -328,4 +323,49 @@ result = len(os.listdir(` + strconv.Quote(dir) + `))`
 	pids := p.WorkerPIDs()
 	assert.Len(t, pids, 2, "two overlapping calls, two workers")
 	assert.Subset(t, pids, first, "the warm worker served one of them")
+}
+
+// overlapTimeout bounds a run of overlapping code: the pool starts a
+// second worker only after a wait as long as the first's start, and a
+// start takes many seconds on a busy machine.
+const overlapTimeout = 2 * time.Minute
+
+// overlapping returns code that runs until n runs of it have started (or
+// overlapTimeout nearly passed), and gives how many did: calls of it
+// overlap, so none can wait for another's worker.
+func overlapping(t *testing.T, n int) string {
+	dir := strconv.Quote(t.TempDir())
+	return `import os, time
+open(os.path.join(` + dir + `, str(os.getpid())), 'w').close()
+t = time.time()
+while len(os.listdir(` + dir + `)) < ` + strconv.Itoa(n) + ` and time.time() - t < ` + strconv.Itoa(int(overlapTimeout.Seconds())-10) + `:
+    time.sleep(0.01)
+result = len(os.listdir(` + dir + `))`
+}
+
+// Calls that overlap for less time than a worker takes to start share the
+// warm worker: the pool does not pay a start for them.
+func TestPandasBriefOverlapsShareTheWarmWorker(t *testing.T) {
+	requirePandas(t)
+	p := sampleserver.NewPandas(sampleserver.PandasConfig{Datasets: datasetsDir(t), MaxConcurrent: 4})
+	t.Cleanup(p.Close)
+	t.Parallel()
+	out := mustRun(t, p, "result = len(df)", "employees")
+	require.False(t, out.Failed, out.Text)
+	first := p.WorkerPIDs()
+	require.Len(t, first, 1)
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			out, err := p.Run(testContext(t), "result = len(df)", "employees")
+			if err == nil && out.Failed {
+				err = errors.New(out.Text)
+			}
+			errs <- err
+		}()
+	}
+	for range 4 {
+		require.NoError(t, <-errs)
+	}
+	assert.Equal(t, first, p.WorkerPIDs(), "four brief calls at once, one worker")
 }
