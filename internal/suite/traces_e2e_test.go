@@ -140,3 +140,44 @@ func TestTracesOff(t *testing.T) {
 	assert.ErrorIs(t, err, os.ErrNotExist)
 	assert.False(t, strings.Contains(r.output, "trace"), "nothing said of traces: %s", r.output)
 }
+
+// TestTraceContextIsNoIdentity: the trace context a call carries to the
+// server is no part of its identity. A run with export on replays the
+// recorded results of another run with export on, every call matched, and
+// a third is served from the cache, each record with a trace of its own.
+func TestTraceContextIsNoIdentity(t *testing.T) {
+	t.Parallel()
+	stub := llmstub.Start(llmstub.Replay(mustParse(t, geneCases)), llmstub.Options{})
+	defer stub.Close()
+	dir := t.TempDir()
+	e := stubEnv(stub)
+	e["EVAL_TRACES"] = "file"
+	first := runSuite(t, dir, geneCases, e)
+	require.NoError(t, first.err, first.output)
+
+	replayed := env{"EVAL_REPLAY_TOOLS": "latest", "EVAL_REPLAY_UNMATCHED": "error"}
+	for k, v := range e {
+		replayed[k] = v
+	}
+	second := runSuite(t, dir, "", replayed, "-force")
+	require.NoError(t, second.err, second.output)
+	for name, rec := range second.records {
+		assert.Equal(t, eval.Pass, rec.Status, name)
+		require.NotEmpty(t, rec.ToolCalls, name)
+		for _, c := range rec.ToolCalls {
+			assert.Equal(t, eval.ReplayRecorded, c.Replay, "%s: %s matched its recording", name, c.Name)
+		}
+		assert.NotEqual(t, first.records[name].TraceID, rec.TraceID, name)
+	}
+
+	third := runSuite(t, dir, "", e)
+	require.NoError(t, third.err, third.output)
+	spans := readOTLP(t, filepath.Join(third.out, tracing.FileName))
+	for name, rec := range third.records {
+		assert.True(t, rec.Cached, "%s is served from the cache", name)
+		roots := named(spans, "case "+name)
+		require.Len(t, roots, 1)
+		assert.Equal(t, roots[0].TraceID, rec.TraceID)
+		assert.Equal(t, true, roots[0].Attrs["mcpeval.cached"])
+	}
+}
