@@ -327,8 +327,12 @@ func (s *Run) startTraces(ctx context.Context) error {
 		Exporters: tracing.Exporters(s.Settings.Traces, os.Getenv), Dir: s.RunDir, Content: s.Settings.TraceContent,
 		Warn: func(msg string) { fmt.Fprintln(s.log, "warning:", s.redactor.String(msg)) },
 	})
-	if err != nil || !s.traces.Enabled() || s.chat == nil {
+	if err != nil || !s.traces.Enabled() {
 		return err
+	}
+	s.traceURL = s.Settings.TraceURL
+	if s.chat == nil {
+		return nil
 	}
 	s.chat = tracedChat{Chatter: s.chat, tracer: s.traces.Tracer(), provider: providerName(s.Settings.Provider),
 		content: s.traces.Content(), redact: s.redactor.String, prices: s.prices}

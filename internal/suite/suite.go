@@ -144,7 +144,10 @@ type Run struct {
 	checksCalOnce sync.Once
 
 	// traces exports each case run as a trace (see spans.go); nil: off.
-	traces *tracing.Exporter
+	// traceURL is the template of links to the traces, "" when they are
+	// not exported.
+	traces   *tracing.Exporter
+	traceURL string
 }
 
 // Server describes how to start the MCP servers when Settings.Servers is
@@ -1153,7 +1156,7 @@ func (s *Run) Summary() eval.Summary {
 		RunID: s.runID, Started: s.started.UTC(), Finished: time.Now().UTC(), Model: st.Model, CaseFiles: st.Cases,
 		Servers: s.servers, Reference: st.Reference, Provider: st.BaseURL, GitCommit: gitCommit(st.Root),
 		MinPassRate: st.MinPassRate, MinRunPassRate: st.MinRunPassRate, BudgetUSD: st.BudgetUSD,
-		Stopped: s.Aborted(), Prices: s.prices.Describe(),
+		Stopped: s.Aborted(), Prices: s.prices.Describe(), TraceURL: s.traceURL,
 	}
 	if sum.Stopped == "" {
 		sum.Stopped = s.budgetStop()

@@ -27,8 +27,12 @@ func TestTracesFile(t *testing.T) {
 	e := stubEnv(stub)
 	e["EVAL_TRACES"] = "file"
 	e[tracing.ContentVariable] = "true"
+	e["EVAL_TRACE_URL"] = "http://localhost:16686/trace/{trace_id}"
 	r := runSuite(t, t.TempDir(), geneCases, e)
 	require.NoError(t, r.err, r.output)
+	var sum eval.Summary
+	readJSON(t, filepath.Join(r.out, eval.SummaryFile), &sum)
+	assert.Equal(t, "http://localhost:16686/trace/{trace_id}", sum.TraceURL, "the report links the traces with it")
 
 	path := filepath.Join(r.out, tracing.FileName)
 	raw, err := os.ReadFile(path)
