@@ -157,7 +157,7 @@ func Start(ctx context.Context, cfg Config) (*Exporter, error) {
 		}
 		opts = append(opts, sdktrace.WithBatcher(exp, sdktrace.WithBatchTimeout(time.Second)))
 	}
-	res, err := runResource(ctx)
+	res, err := serviceResource(ctx, "mcpeval")
 	if err != nil {
 		return nil, fmt.Errorf("traces: the resource (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES): %w", err)
 	}
@@ -188,14 +188,14 @@ func otlpExporter(ctx context.Context, getenv func(string) string) (sdktrace.Spa
 	return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_PROTOCOL %q is not one the Go SDK exports over: want grpc or http/protobuf", protocol)
 }
 
-// runResource describes the suite: service.name mcpeval unless
+// serviceResource describes the process: service.name service unless
 // OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES say otherwise.
-func runResource(ctx context.Context) (*resource.Resource, error) {
+func serviceResource(ctx context.Context, service string) (*resource.Resource, error) {
 	env, err := resource.New(ctx, resource.WithFromEnv())
 	if err != nil {
 		return nil, err
 	}
-	return resource.Merge(resource.NewSchemaless(semconv.ServiceName("mcpeval"), semconv.TelemetrySDKLanguageGo), env)
+	return resource.Merge(resource.NewSchemaless(semconv.ServiceName(service), semconv.TelemetrySDKLanguageGo), env)
 }
 
 // Enabled reports whether spans are exported.
