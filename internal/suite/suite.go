@@ -338,6 +338,11 @@ func (s *Run) connectServers(ctx context.Context, bundled Server) (*mcpconn.Set,
 			return nil, fmt.Errorf("bundled server: %w", err)
 		}
 		specs, opts.Env, s.servers = []mcpconn.Spec{spec}, bundled.Env, []string{bundled.Display}
+		if slices.Contains(tracing.Exporters(st.Traces, os.Getenv), tracing.OTLP) {
+			// The bundled server's spans join the suite's traces, at the
+			// same collector.
+			opts.Env = append(slices.Clone(opts.Env), tracing.ServerVariables...)
+		}
 		if bundled.CodeCheck != nil {
 			s.codeReady = sync.OnceValue(bundled.CodeCheck)
 		}

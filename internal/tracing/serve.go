@@ -13,6 +13,19 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
+// ServerVariables are the variables that tell a server process where to
+// export its spans (see Serve): the OTLP exporter's, without
+// OTEL_SERVICE_NAME, so that the server keeps a service name of its own.
+var ServerVariables = []string{
+	"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+	"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+	"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+	"OTEL_EXPORTER_OTLP_INSECURE", "OTEL_EXPORTER_OTLP_TRACES_INSECURE",
+	"OTEL_EXPORTER_OTLP_CERTIFICATE", "OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE",
+	"OTEL_EXPORTER_OTLP_COMPRESSION", "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION",
+	"OTEL_TRACES_EXPORTER", "OTEL_SDK_DISABLED",
+}
+
 // Serve starts the export of an MCP server's spans in a server process
 // (the bundled sample server): over OTLP when the standard variables
 // configure it (an OTLP endpoint, see Exporters), through the global
