@@ -5,6 +5,8 @@
 #   make test        the project's tests (offline)
 #   make test-ollama the suite against a real Ollama on both of its engines (builds
 #                    Ollama from testdata/ollama first: minutes the first time)
+#   make test-otel   the suite's traces against a real OpenTelemetry Collector (builds
+#                    it from testdata/otelcol first: minutes the first time)
 #   make ci          the suite under gotestsum: JUnit, JSON stream and report in one run
 #                    (make ci BASELINE=latest also compares with the run before and fails on a significant regression)
 #   make calibrate   how far verdicts can be trusted: the checks and the judge on
@@ -14,7 +16,7 @@
 #   make clean-runs  delete all but the KEEP newest runs (default 10)
 #   make generate    a test function per category (evaltest/categories_test.go)
 #
-# Each target but test, test-ollama and bench is a go tool mcpeval command (go
+# Each target but test, test-ollama, test-otel and bench is a go tool mcpeval command (go
 # tool mcpeval help lists them all). Each run writes into <out>/runs/<id>/ (EVAL_OUT,
 # default evaltest/out); <out>/latest names the newest finished run. make eval
 # and make ci read every setting (EVAL_*, the provider's variables, the .env
@@ -25,7 +27,7 @@ MCPEVAL   = $(GO) tool mcpeval
 EVALFLAGS ?=
 KEEP     ?= 10
 
-.PHONY: eval test test-ollama ci bench generate vet cross clean-runs calibrate
+.PHONY: eval test test-ollama test-otel ci bench generate vet cross clean-runs calibrate
 
 eval:
 	$(MCPEVAL) eval $(if $(OPEN),-open) -- $(EVALFLAGS)
@@ -59,6 +61,12 @@ cross:
 		GOOS=$$os $(GO) vet ./... || exit 1; \
 		out=$$(mktemp -d) && GOOS=$$os $(GO) test -c -o $$out/ ./... >/dev/null; st=$$?; rm -rf $$out; [ $$st = 0 ] || exit 1; \
 	done
+
+# The test against a real OpenTelemetry Collector (the OTLP receiver and
+# contrib's file exporter), built from its own module in testdata/otelcol
+# into the user's cache. MCPEVAL_OTELCOL may name a collector of your own.
+test-otel:
+	MCPEVAL_OTELCOL=$${MCPEVAL_OTELCOL:-build} $(GO) test -count=1 -timeout 30m -run '^TestOTelCollector' -v ./internal/suite/
 
 ci:
 	$(MCPEVAL) ci $(if $(BASELINE),-baseline $(BASELINE)) -- $(EVALFLAGS)

@@ -1,6 +1,7 @@
 package evaltest
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/settings"
 	"github.com/mcpeval/mcpeval/internal/suite"
 	"github.com/mcpeval/mcpeval/internal/testname"
+	"github.com/mcpeval/mcpeval/internal/tracing"
 )
 
 // Config configures a Suite.
@@ -74,7 +76,10 @@ const defaultMemoryLimit = 224 << 20
 // for a failed case, a gate not passed or a run that stopped.
 func (s *Suite) Main(m *testing.M) {
 	if os.Getenv(settings.ServeVar) == "1" && s.config.Server != nil {
-		if err := server.ServeStdio(s.config.Server(), server.WithWorkerPoolSize(64)); err != nil {
+		stopTraces := tracing.Serve(context.Background(), "mcp-server", os.Stderr)
+		err := server.ServeStdio(s.config.Server(), server.WithWorkerPoolSize(64))
+		stopTraces()
+		if err != nil {
 			fmt.Fprintln(os.Stderr, "MCP server:", err)
 			os.Exit(1)
 		}

@@ -46,7 +46,7 @@ type row struct {
 }
 
 func main() {
-	only := flag.String("only", "", "comma-separated measurements: overhead,faults,ratelimit,cached,memory,report,tools,tokens,pandas,load,bundled,shards (default all)")
+	only := flag.String("only", "", "comma-separated measurements: overhead,faults,ratelimit,cached,memory,report,tools,tokens,pandas,load,bundled,shards,traces (default all)")
 	flag.Parse()
 	if err := run(*only); err != nil {
 		fmt.Fprintln(os.Stderr, "evalbench:", err)
@@ -80,7 +80,7 @@ func run(only string) error {
 		{"cached", b.cachedRerun}, {"memory", b.memoryAndReport},
 		{"tools", b.toolLatency}, {"tokens", b.tokenSpeed},
 		{"pandas", b.pandasLatency}, {"load", b.performanceUnderLoad}, {"bundled", b.cachedBundled},
-		{"shards", b.shardsWithKeys},
+		{"shards", b.shardsWithKeys}, {"traces", b.traces},
 	}
 	for _, s := range steps {
 		if !want(s.name) && !(s.name == "memory" && want("report")) {
@@ -177,6 +177,7 @@ type runResult struct {
 	maxRSS  int64 // bytes
 	summary eval.Summary
 	dir     string // the run's directory
+	output  string // what the run printed, standard output and error
 }
 
 // runSuite runs the compiled suite with the stub and returns its wall time
@@ -207,6 +208,7 @@ func (b *bench) runSuiteEnv(casesPath, out string, stub *llmstub.Server, concurr
 	}
 	var r runResult
 	r.wall = wall
+	r.output = string(stdout) + stderr.String()
 	r.maxRSS = peakRSS(cmd.ProcessState)
 	r.dir, r.summary, err = latestRun(out)
 	return r, err

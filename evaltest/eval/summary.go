@@ -41,6 +41,10 @@ type Summary struct {
 	// Rejudged is set for a run that graded an earlier run's answers
 	// again (mcpeval rejudge).
 	Rejudged *RejudgedInfo `json:"rejudged,omitempty"`
+	// TraceURL is the template of a link to a case run's trace
+	// (EVAL_TRACE_URL), {trace_id} standing for Record.TraceID, when the
+	// run exported traces; "" otherwise.
+	TraceURL string `json:"trace_url,omitempty"`
 
 	// Total counts the case runs with an outcome (every status but not_run).
 	Total int `json:"total"`

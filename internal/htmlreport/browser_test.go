@@ -247,7 +247,7 @@ func (p *browserPage) assertClean() {
 	assert.Equal(p.t, "undefined", jsEval[string](p, `typeof window.__xss`), "a payload ran")
 	assert.NotContains(p.t, jsEval[string](p, `document.title`), "pwned")
 	assert.Equal(p.t, []string{}, jsEval[[]string](p, `window.__csp`), "Content-Security-Policy violations")
-	assert.Equal(p.t, 0, jsEval[int](p, `document.querySelectorAll('img, iframe, object, embed, a[href]:not(.comparison-link), svg:not(#history, #rate-chart, #cost-chart), svg image, svg foreignObject, svg a').length`),
+	assert.Equal(p.t, 0, jsEval[int](p, `document.querySelectorAll('img, iframe, object, embed, a[href]:not(.comparison-link):not(.trace-link), svg:not(#history, #rate-chart, #cost-chart), svg image, svg foreignObject, svg a').length`),
 		"elements from data (the report's own charts aside)")
 	assert.Equal(p.t, 1, jsEval[int](p, `[...document.scripts].filter(s => s.type !== 'application/json' && s.type !== 'application/gzip').length`),
 		"scripts other than the report's own")

@@ -89,6 +89,7 @@ func Write(w io.Writer, d *rundata.Data, root string) error {
 		doc.Name = "mcpeval (replay of run " + r.Source + ")"
 	}
 	index := map[string]int{}
+	traces := map[string][]junitProp{} // by suite
 	total := 0.0
 	models := map[string]bool{}
 	for _, g := range d.Groups {
@@ -110,6 +111,7 @@ func Write(w io.Writer, d *rundata.Data, root string) error {
 				}
 			}
 		}
+		traces[s.Name] = append(traces[s.Name], traceProps(tc.Name, g, d.Cases)...)
 		seconds := groupSeconds(g, d.Cases)
 		total += seconds
 		s.Tests++
@@ -135,6 +137,14 @@ func Write(w io.Writer, d *rundata.Data, root string) error {
 		if d.Run.Model != "" {
 			s.Properties = &junitProps{Props: []junitProp{{Name: "model", Value: d.Run.Model}}}
 		}
+		// Each case run's trace: a property of the suite (the schema
+		// Jenkins reads has none on a testcase), named by the testcase.
+		for _, p := range traces[s.Name] {
+			if s.Properties == nil {
+				s.Properties = &junitProps{}
+			}
+			s.Properties.Props = append(s.Properties.Props, p)
+		}
 	}
 	doc.Time = seconds(total)
 	if _, err := io.WriteString(w, xml.Header); err != nil {
@@ -147,6 +157,25 @@ func Write(w io.Writer, d *rundata.Data, root string) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// traceProps are the trace IDs of a case's runs (Record.TraceID), each a
+// property named "trace_id NAME", or "trace_id NAME (run K)" for a case
+// run several times.
+func traceProps(name string, g rundata.Group, cases []rundata.Case) []junitProp {
+	var props []junitProp
+	for k, i := range g.Runs {
+		r := cases[i].Record
+		if r == nil || r.TraceID == "" {
+			continue
+		}
+		p := junitProp{Name: "trace_id " + name, Value: r.TraceID}
+		if len(g.Runs) > 1 {
+			p.Name += fmt.Sprintf(" (run %d)", k+1)
+		}
+		props = append(props, p)
+	}
+	return props
 }
 
 // junitTestcase is the testcase of one case over its runs; when the run

@@ -297,3 +297,36 @@ func TestWriteJUnitShowsLeaksOfAPass(t *testing.T) {
 	assert.NotContains(t, cases["flaky"].SystemOut, "run 1 of 2")
 	assert.Empty(t, cases["asked"].SystemOut)
 }
+
+// TestWriteJUnitTraceIDs: each case run's trace ID is a property of its
+// suite, named by the testcase (and the run, for a case run several
+// times), in a file the schema accepts.
+func TestWriteJUnitTraceIDs(t *testing.T) {
+	dir := t.TempDir()
+	const a, b, c = "0af7651916cd43dd8448eb211c80319c", "4bf92f3577b34da6a3ce929d0e0e4736", "5b8aa5a2d2c872e8321cf37308d69df2"
+	rundatatest.WriteRecords(t, dir,
+		eval.Record{Name: "Right", Category: "Genes", Status: eval.Pass, TraceID: a},
+		eval.Record{Name: "Untraced", Category: "Genes", Status: eval.Pass},
+		eval.Record{Name: "Twice", Category: "Genes", Status: eval.Pass, TraceID: b},
+		eval.Record{Name: "Twice", Category: "Genes", Repeat: 1, Status: eval.Fail, TraceID: c},
+	)
+	out := writeJUnitString(t, rundatatest.Load(t, dir))
+	var doc junitSuites
+	require.NoError(t, xml.Unmarshal([]byte(out), &doc))
+	require.Len(t, doc.Suites, 1)
+	require.NotNil(t, doc.Suites[0].Properties)
+	assert.Equal(t, []junitProp{
+		{Name: "trace_id Right", Value: a},
+		{Name: "trace_id Twice (run 1)", Value: b},
+		{Name: "trace_id Twice (run 2)", Value: c},
+	}, doc.Suites[0].Properties.Props)
+
+	xmllint, err := exec.LookPath("xmllint")
+	if err != nil {
+		t.Skip("xmllint is not installed: apt-get install libxml2-utils")
+	}
+	path := filepath.Join(t.TempDir(), "junit.xml")
+	require.NoError(t, os.WriteFile(path, []byte(out), 0o644))
+	msg, err := exec.Command(xmllint, "--noout", "--schema", "testdata/junit.xsd", path).CombinedOutput()
+	require.NoError(t, err, string(msg))
+}

@@ -70,6 +70,9 @@ type Response struct {
 	// Warning says what of the response was left out as unreadable (a
 	// usage number that is not finite), "" when nothing was.
 	Warning string
+	// Model and ID are the model that answered and the completion's id as
+	// the provider gave them; "" where it gave none.
+	Model, ID string
 }
 
 // Cut reports whether the provider stopped the reply before its end: its

@@ -182,13 +182,14 @@ func TestChatResponseParsing(t *testing.T) {
 	}{
 		{
 			name: "content with usage and cached tokens",
-			body: `{"id":"c1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"BRCA1 is on 17q21."},"finish_reason":"stop"}],
+			body: `{"id":"c1","object":"chat.completion","model":"gpt-4.1-mini-2025-04-14","choices":[{"index":0,"message":{"role":"assistant","content":"BRCA1 is on 17q21."},"finish_reason":"stop"}],
 				"usage":{"prompt_tokens":120,"completion_tokens":9,"total_tokens":129,"prompt_tokens_details":{"cached_tokens":64}}}`,
 			want: Response{
 				Message:      eval.Message{Role: "assistant", Content: "BRCA1 is on 17q21."},
 				FinishReason: "stop",
 				Usage:        eval.Usage{PromptTokens: 120, CompletionTokens: 9, CachedTokens: 64, TotalTokens: 129, Requests: 1},
 				HasUsage:     true,
+				Model:        "gpt-4.1-mini-2025-04-14", ID: "c1",
 			},
 		},
 		{

@@ -186,6 +186,10 @@ type wireResponse struct {
 	// Usage is read apart (see readUsage): a number in it no float holds
 	// must not cost the answer.
 	Usage json.RawMessage `json:"usage"`
+	// Model and ID are the model that answered and the completion's id,
+	// as the provider named them.
+	Model string `json:"model"`
+	ID    string `json:"id"`
 }
 
 // usage is a response's usage as read from the shapes providers report
@@ -288,7 +292,7 @@ func decodeResponse(ex exchange, sent []eval.Message) (Response, error) {
 	if err != nil {
 		return Response{}, &ProviderError{Status: ex.status, InBody: true, Message: "the reply cannot be read: " + err.Error()}
 	}
-	out := Response{Message: msg, FinishReason: finish, Usage: eval.Usage{Requests: 1}}
+	out := Response{Message: msg, FinishReason: finish, Usage: eval.Usage{Requests: 1}, Model: w.Model, ID: w.ID}
 	u, warning := readUsage(w.Usage)
 	out.Warning = warning
 	out.Usage.PromptTokens, out.Usage.CompletionTokens, out.Usage.TotalTokens = u.prompt, u.completion, u.total

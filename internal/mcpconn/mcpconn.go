@@ -38,6 +38,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
 
 	"github.com/mcpeval/mcpeval/evaltest/eval"
 )
@@ -570,6 +571,7 @@ func (s *Server) Call(ctx context.Context, name string, args map[string]any) (Re
 		}
 	}
 	defer cn.calls.begin(p)()
+	ctx, span := s.startSpan(ctx, cn, mcp.MethodToolsCall, name, semconv.GenAIToolName(name), semconv.GenAIOperationNameExecuteTool)
 	// The end of callCtx cancels this request alone (notifications/cancelled
 	// over stdio, the aborted request over HTTP).
 	callCtx, cancel := context.WithTimeout(context.WithValue(ctx, pendingKey{}, p), s.opts.CallTimeout)
@@ -585,9 +587,11 @@ func (s *Server) Call(ctx context.Context, name string, args map[string]any) (Re
 		req := mcp.CallToolRequest{}
 		req.Params.Name = name
 		req.Params.Arguments = args
+		req.Params.Meta = withTraceMeta(callCtx, nil)
 		res, err = cn.callTool(callCtx, req)
 	}
 	if err == nil {
+		endSpan(span, res.IsError, nil)
 		s.succeeded()
 		text, links := resultText(res)
 		out := Result{Text: text, IsError: res.IsError, Execution: codeExecution(res), Elicitations: p.elicitations(),
@@ -598,7 +602,9 @@ func (s *Server) Call(ctx context.Context, name string, args map[string]any) (Re
 		}
 		return out, nil
 	}
-	return Result{}, s.failed(ctx, callCtx, cn, p, "tool "+name, err)
+	err = s.failed(ctx, callCtx, cn, p, "tool "+name, err)
+	endSpan(span, false, err)
+	return Result{}, err
 }
 
 // callTool makes a plain tool call: straight through the transport on a
@@ -638,9 +644,11 @@ func (s *Server) ReadResource(ctx context.Context, uri string) (Result, error) {
 	}
 	p := pendingOf(ctx)
 	defer cn.calls.begin(p)()
+	ctx, span := s.startSpan(ctx, cn, mcp.MethodResourcesRead, "", semconv.McpResourceURIKey.String(uri))
 	callCtx, cancel := context.WithTimeout(context.WithValue(ctx, pendingKey{}, p), s.opts.CallTimeout)
 	defer cancel()
-	res, err := cn.client.ReadResource(callCtx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: uri}})
+	res, err := cn.client.ReadResource(callCtx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: uri, Meta: withTraceMeta(callCtx, nil)}})
+	endSpan(span, false, err)
 	if err != nil {
 		failed := s.failed(ctx, callCtx, cn, p, "resource "+uri, err)
 		var fault *ServerError

@@ -55,6 +55,7 @@ func New() *server.MCPServer {
 		server.WithResourceCapabilities(false, false),
 		server.WithInputSchemaValidation(),
 		server.WithRecovery(),
+		server.WithToolHandlerMiddleware(traceCalls),
 	)
 	h := &handlers{fx: fx}
 	for _, group := range [][]server.ServerTool{h.geneTools(), h.variantTools(), h.diseaseTools(), h.orthologTools(), pandas.Tools()} {

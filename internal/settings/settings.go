@@ -142,6 +142,15 @@ type Settings struct {
 	Progress      string
 	ProgressEvery time.Duration
 
+	// Traces chooses the exporters of the run's traces (see
+	// tracing.ParseExporters): auto, off, or otlp and file. TraceURL is
+	// the template of a link to a trace, with {trace_id} in it; "" for
+	// none. TraceContent puts prompts, answers and tool arguments and
+	// results in the spans (the GenAI conventions' content capture).
+	Traces       string
+	TraceURL     string
+	TraceContent bool
+
 	// Shard is this process's part of a split run (the zero Spec: the
 	// whole run); ShardBalance how case runs go to shards (shard.Hash or
 	// shard.History).

@@ -17,7 +17,23 @@ import (
 	"github.com/mcpeval/mcpeval/internal/mcpconn"
 	"github.com/mcpeval/mcpeval/internal/runs"
 	"github.com/mcpeval/mcpeval/internal/shard"
+	"github.com/mcpeval/mcpeval/internal/tracing"
 )
+
+// traceTemplate checks a trace link template: an http(s) URL with
+// {trace_id} in it.
+func traceTemplate(s string) error {
+	if s == "" {
+		return nil
+	}
+	if !strings.Contains(s, "{trace_id}") {
+		return errors.New("must contain {trace_id}, which stands for the trace ID")
+	}
+	if !strings.HasPrefix(s, "http://") && !strings.HasPrefix(s, "https://") {
+		return errors.New("must be an http or https URL")
+	}
+	return nil
+}
 
 // A setting is one value of the configuration, declared once: its flag,
 // its environment variable, its default and help, the type -h shows, and
@@ -91,6 +107,9 @@ func declare(st *Settings, x *linked) []setting {
 		floatSetting(&st.MinPassRate, "min-pass-rate", "EVAL_MIN_PASS_RATE", "fail every case whose pass rate over its repeats (go test -count=N) is below this rate, from 0 to 1", rate),
 		floatSetting(&st.MinRunPassRate, "min-run-pass-rate", "EVAL_MIN_RUN_PASS_RATE", "fail the run when its pass rate over all cases is below this rate, from 0 to 1", rate),
 		typed(&st.MinToolCoverage, "percent", "a number", parsePercent, "min-tool-coverage", "EVAL_MIN_TOOL_COVERAGE", "0", "fail the run when some server has less than this percentage of its tools called, from 0 to 100, naming the tools never called", within[float64](0, 100, "must be a percentage from 0 to 100")),
+		typed(&st.Traces, "auto|off|otlp,file", "", tracing.ParseExporters, "traces", "EVAL_TRACES", tracing.Auto, "export each case run as an OpenTelemetry trace: otlp (to the collector the standard OTEL_EXPORTER_OTLP_* variables name, over http/protobuf or grpc), file (OTLP JSON lines, traces.jsonl in the run's directory), both separated by a comma, or off; auto exports over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set"),
+		textSetting(&st.TraceURL, "template", "trace-url", "EVAL_TRACE_URL", "", "link each case's trace ID in the report to this URL, {trace_id} standing for the ID (Jaeger: http://localhost:16686/trace/{trace_id})", traceTemplate),
+		typed(&st.TraceContent, "bool", "true or false", strconv.ParseBool, "trace-content", tracing.ContentVariable, "false", "put prompts, answers and tool arguments and results in the exported spans, redacted like every output"),
 		{"progress", "EVAL_PROGRESS", "auto|live|off|duration", ProgressAuto, "progress while the run goes: auto (a live line on the terminal, else a line every 30s), live (the live line also under go test -json), off, or a duration (a line at that interval)", st.readProgress},
 		noting(&x.shardFrom, typed(&x.shard, "k/n", "", shard.Parse, "shard", "EVAL_SHARD", "", "run only shard k of n of the selected case runs, k/n from 1 (merge the shards' runs with mcpeval merge runs)")),
 		noting(&x.shardsFrom, intSetting(&x.shards, "shards", "EVAL_SHARDS", "", "number of shards when JOB_COMPLETION_INDEX (a Kubernetes Indexed Job's, from 0) names this one", shardCount)),

@@ -190,7 +190,8 @@ func OutDir(getenv func(string) string) (string, error) {
 }
 
 // IsolatedEnv returns the process environment without the suite's settings
-// (EVAL_*) and provider variables (OPENAI_*, OPENROUTER_*, AZURE_OPENAI_*), with the .env
+// (EVAL_*), provider variables (OPENAI_*, OPENROUTER_*, AZURE_OPENAI_*) and
+// OpenTelemetry variables (OTEL_*), with the .env
 // file and the progress line turned off: the starting point for running
 // the suite as a subprocess whose configuration the caller sets entirely.
 func IsolatedEnv() []string {
@@ -198,7 +199,7 @@ func IsolatedEnv() []string {
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(name, "EVAL_") || strings.HasPrefix(name, "OPENAI_") || strings.HasPrefix(name, "OPENROUTER_") ||
-			strings.HasPrefix(name, "AZURE_OPENAI_") {
+			strings.HasPrefix(name, "AZURE_OPENAI_") || strings.HasPrefix(name, "OTEL_") {
 			continue
 		}
 		out = append(out, kv)

@@ -42,6 +42,7 @@ import (
 	"github.com/mcpeval/mcpeval/internal/testname"
 	"github.com/mcpeval/mcpeval/internal/tokens"
 	"github.com/mcpeval/mcpeval/internal/toolstats"
+	"github.com/mcpeval/mcpeval/internal/tracing"
 	"github.com/mcpeval/mcpeval/internal/usersim"
 	"github.com/mcpeval/mcpeval/scoring"
 )
@@ -141,6 +142,12 @@ type Run struct {
 	// the labels of the selected cases (see checksCalibration).
 	checksCal     *eval.ChecksCalibration
 	checksCalOnce sync.Once
+
+	// traces exports each case run as a trace (see spans.go); nil: off.
+	// traceURL is the template of links to the traces, "" when they are
+	// not exported.
+	traces   *tracing.Exporter
+	traceURL string
 }
 
 // Server describes how to start the MCP servers when Settings.Servers is
@@ -250,6 +257,10 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		s.Close()
 		return nil, err
 	}
+	if err := s.startTraces(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -330,6 +341,11 @@ func (s *Run) connectServers(ctx context.Context, bundled Server) (*mcpconn.Set,
 			return nil, fmt.Errorf("bundled server: %w", err)
 		}
 		specs, opts.Env, s.servers = []mcpconn.Spec{spec}, bundled.Env, []string{bundled.Display}
+		if slices.Contains(tracing.Exporters(st.Traces, os.Getenv), tracing.OTLP) {
+			// The bundled server's spans join the suite's traces, at the
+			// same collector.
+			opts.Env = append(slices.Clone(opts.Env), tracing.ServerVariables...)
+		}
 		if bundled.CodeCheck != nil {
 			s.codeReady = sync.OnceValue(bundled.CodeCheck)
 		}
@@ -485,6 +501,13 @@ func (s *Run) Close() error {
 		errs = append(errs, s.cache.Close())
 		s.printCacheWarnings()
 	}
+	// The spans not sent yet go out before the run's directory is
+	// released; a collector that is down delays the end by at most the
+	// bound, and costs a warning.
+	if err := s.traces.Shutdown(5 * time.Second); err != nil {
+		fmt.Fprintln(s.log, "warning:", s.redactor.String(err.Error()))
+	}
+	s.traces = nil
 	if s.releaseRun != nil {
 		s.releaseRun()
 		s.releaseRun = nil
@@ -678,8 +701,17 @@ func (s *Run) Case(ctx context.Context, c eval.Case, repeat int, arms, tests []s
 	return recs, errs
 }
 
-// runIn runs one arm of a case group.
+// runIn runs one arm of a case group, as a trace of its own when traces
+// are exported.
 func (s *Run) runIn(ctx context.Context, g *caseGroup, c eval.Case, a *arm, repeat int, test string) (eval.Record, error) {
+	ctx, span := s.startCase(ctx, c, a, repeat)
+	rec, err := s.runCase(ctx, g, c, a, repeat, test, traceID(span))
+	s.endCase(span, rec, err)
+	return rec, err
+}
+
+// runCase runs one arm of a case group; its records carry the trace ID.
+func (s *Run) runCase(ctx context.Context, g *caseGroup, c eval.Case, a *arm, repeat int, test, trace string) (eval.Record, error) {
 	st := s.Settings
 	model := a.model
 	groupModel, left := a.label, false
@@ -700,7 +732,7 @@ func (s *Run) runIn(ctx context.Context, g *caseGroup, c eval.Case, a *arm, repe
 	rec := eval.Record{
 		Name: c.Name, Category: c.Category, Test: test, File: c.File, Line: c.Line, Kind: c.Kind,
 		Question: c.Input, Expected: c.Expected, Reference: st.Reference,
-		Model: model, Arm: a.name, StartedAt: time.Now().UTC(), Repeat: repeat,
+		Model: model, Arm: a.name, StartedAt: time.Now().UTC(), Repeat: repeat, TraceID: trace,
 	}
 	rec.JudgeModel = strings.Join(st.JudgeModels(), ",")
 	if s.Aborted() != "" {
@@ -716,7 +748,7 @@ func (s *Run) runIn(ctx context.Context, g *caseGroup, c eval.Case, a *arm, repe
 				cached = s.regradeCached(ctx, c, cached, key, at)
 			}
 			cached.Name, cached.Category, cached.Test, cached.File, cached.Line = c.Name, c.Category, test, c.File, c.Line
-			cached.Repeat, cached.Arm = rec.Repeat, rec.Arm
+			cached.Repeat, cached.Arm, cached.TraceID = rec.Repeat, rec.Arm, rec.TraceID
 			s.redactor.Value(&cached)
 			s.records.Write(cached)
 			return cached, nil
@@ -829,6 +861,7 @@ func (s *Run) evaluate(ctx context.Context, c eval.Case, rec *eval.Record) *agen
 		LimitCounter: s.limitCounter, Counter: s.counters[rec.Model], Prices: s.prices, Recorder: s.record, FollowLinks: st.FollowLinks}
 	tools, end := s.toolBox(a, rec.CaseRun())
 	defer end()
+	tools = s.traced(tools)
 	if replies := evalcase.Replies(c.Elicitation); replies != nil {
 		ctx = mcpconn.WithReplier(ctx, replies)
 	}
@@ -945,7 +978,9 @@ func markExpectedErrors(c eval.Case, calls []eval.ToolCall) {
 // sets rec's checks, verdicts, claims, status and reason, and the grading
 // version.
 func (s *Run) grade(ctx context.Context, c eval.Case, rec *eval.Record, cfg agent.Config, answer string, calls []eval.ToolCall) {
+	ctx, span := s.judgeSpan(ctx)
 	d, err := s.grader(cfg).Grade(ctx, c, answer, calls)
+	span.End()
 	s.decided(ctx, c, rec, d, err)
 }
 
@@ -1131,7 +1166,7 @@ func (s *Run) Summary() eval.Summary {
 		RunID: s.runID, Started: s.started.UTC(), Finished: time.Now().UTC(), Model: st.Model, CaseFiles: st.Cases,
 		Servers: s.servers, Reference: st.Reference, Provider: st.BaseURL, GitCommit: gitCommit(st.Root),
 		MinPassRate: st.MinPassRate, MinRunPassRate: st.MinRunPassRate, BudgetUSD: st.BudgetUSD,
-		Stopped: s.Aborted(), Prices: s.prices.Describe(),
+		Stopped: s.Aborted(), Prices: s.prices.Describe(), TraceURL: s.traceURL,
 	}
 	if sum.Stopped == "" {
 		sum.Stopped = s.budgetStop()

@@ -144,7 +144,7 @@ func (s *Run) userSource(c eval.Case, rec *eval.Record) (source, *simulated) {
 	case s.replay != nil:
 		return replayed(s.replay.Users(rec.CaseRun())), nil
 	}
-	u := &simulated{chat: s.chat, user: *c.User, turns: func() []eval.TurnResult { return rec.Turns },
+	u := &simulated{chat: userChat(s.chat), user: *c.User, turns: func() []eval.TurnResult { return rec.Turns },
 		cfg: agent.Config{Model: st.UserModel, Counter: s.counters[st.UserModel], Prices: s.prices}}
 	return u, u
 }

@@ -1591,6 +1591,19 @@
     return el('div', 'block', el('h3', '', 'Facts of the expected answer in the reference results'), ul);
   }
 
+  // traceLink is a case run's trace ID, linked to the trace viewer the
+  // run's trace URL template (EVAL_TRACE_URL) names, if any: an http(s)
+  // URL with {trace_id} standing for the ID.
+  function traceLink(id) {
+    const tpl = data.run.trace_url || '';
+    if (!/^[0-9a-f]{32}$/.test(id) || !/^https?:\/\//.test(tpl)) return id;
+    const a = el('a', 'trace-link', id);
+    a.href = tpl.split('{trace_id}').join(id);
+    a.target = '_blank';
+    a.rel = 'noopener noreferrer';
+    return a;
+  }
+
   // comparisonLink links compare.html, written beside the report by a
   // comparison with a baseline, at fragment.
   function comparisonLink(text, fragment) {
@@ -1622,6 +1635,7 @@
       f('Model', rec.model);
       f('Judge', rec.judge_model);
       if (rec.started_at && !rec.started_at.startsWith('0001')) f('Started', fmtDate(rec.started_at));
+      if (rec.trace_id) f('Trace', traceLink(rec.trace_id));
       if (rec.usage && rec.usage.retries) f('Retries', fmtInt(rec.usage.retries));
       if (rec.kind) f('Kind', rec.kind);
       if (rec.reference) f('Answer', 'reference agent');

@@ -20,6 +20,7 @@ import (
 
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
 	"github.com/mcpeval/mcpeval/internal/sampleserver"
+	"github.com/mcpeval/mcpeval/internal/tracing"
 )
 
 // Cmd is mcpeval sample-server.
@@ -44,6 +45,7 @@ func run(c *base.Command, args []string, p base.Process) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	s := sampleserver.New()
+	defer tracing.Serve(ctx, sampleserver.Name, p.Stderr)()
 	if *httpAddr == "" {
 		return serveStdio(ctx, s, p)
 	}

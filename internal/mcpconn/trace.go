@@ -1,0 +1,130 @@
+package mcpconn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// The MCP client spans of the GenAI semantic conventions: a request made
+// within a recorded span (a case run whose traces are exported) gets a
+// client span of its own, "tools/call {tool}" or "resources/read", and
+// carries the span's W3C trace context in its params._meta (traceparent,
+// tracestate), so that a server instrumented per the conventions nests its
+// spans beneath it. Outside a recorded span nothing is started and
+// nothing is added to a request. The trace context is never part of a
+// call's identity: a call is matched, recorded and cached by its server,
+// tool and arguments, which the _meta is not.
+
+const scopeName = "github.com/mcpeval/mcpeval/internal/mcpconn"
+
+// startSpan starts the client span of a request on cn, when ctx holds a
+// recording span: its tracer is that span's.
+func (s *Server) startSpan(ctx context.Context, cn *conn, method mcp.MCPMethod, target string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
+	parent := trace.SpanFromContext(ctx)
+	if !parent.IsRecording() {
+		return ctx, parent
+	}
+	name := string(method)
+	if target != "" {
+		name += " " + target
+	}
+	transport := "pipe" // stdio
+	if s.spec.URL != "" {
+		transport = "tcp"
+	}
+	attrs = append(attrs, semconv.McpMethodNameKey.String(string(method)), semconv.NetworkTransportKey.String(transport),
+		semconv.JSONRPCProtocolVersion("2.0"))
+	if cn.protocol != "" {
+		attrs = append(attrs, semconv.McpProtocolVersionKey.String(cn.protocol))
+	}
+	if id := cn.client.GetSessionId(); id != "" {
+		attrs = append(attrs, semconv.McpSessionIDKey.String(id))
+	}
+	return parent.TracerProvider().Tracer(scopeName).Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+}
+
+// endSpan ends a request's client span: error.type tool_error for a
+// result that reports an error, the failure's kind for a request that
+// failed.
+func endSpan(span trace.Span, isError bool, err error) {
+	if !span.IsRecording() {
+		return
+	}
+	defer span.End()
+	var fault *ServerError
+	var callErr *CallError
+	switch {
+	case errors.As(err, &fault):
+		span.SetAttributes(semconv.ErrorTypeKey.String("server_fault"))
+		span.SetStatus(codes.Error, "the server failed")
+	case errors.As(err, &callErr):
+		span.SetAttributes(semconv.ErrorTypeKey.String("request_error"))
+		span.SetStatus(codes.Error, "the server answered with an error")
+	case err != nil:
+		span.SetAttributes(semconv.ErrorTypeKey.String(fmt.Sprintf("%T", err)))
+		span.SetStatus(codes.Error, "the request failed")
+	case isError:
+		span.SetAttributes(semconv.ErrorTypeKey.String("tool_error"))
+		span.SetStatus(codes.Error, "the tool reported an error")
+	}
+}
+
+// traceMeta is the W3C trace context of ctx's span as _meta entries, nil
+// when ctx holds none to pass on.
+func traceMeta(ctx context.Context) map[string]any {
+	if !trace.SpanContextFromContext(ctx).IsValid() {
+		return nil
+	}
+	carrier := propagation.MapCarrier{}
+	propagation.TraceContext{}.Inject(ctx, carrier)
+	meta := make(map[string]any, len(carrier))
+	for k, v := range carrier {
+		meta[k] = v
+	}
+	return meta
+}
+
+// withTraceMeta is meta with ctx's trace context added (a new Meta when
+// meta is nil); meta itself when there is none to add.
+func withTraceMeta(ctx context.Context, meta *mcp.Meta) *mcp.Meta {
+	tc := traceMeta(ctx)
+	if tc == nil {
+		return meta
+	}
+	out := &mcp.Meta{AdditionalFields: map[string]any{}}
+	if meta != nil {
+		out.ProgressToken = meta.ProgressToken
+		for k, v := range meta.AdditionalFields {
+			out.AdditionalFields[k] = v
+		}
+	}
+	for k, v := range tc {
+		out.AdditionalFields[k] = v
+	}
+	return out
+}
+
+// addTraceMeta adds ctx's trace context to the _meta of params, a
+// request's params as a map.
+func addTraceMeta(ctx context.Context, params map[string]any) {
+	tc := traceMeta(ctx)
+	if tc == nil {
+		return
+	}
+	meta, _ := params["_meta"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	for k, v := range tc {
+		meta[k] = v
+	}
+	params["_meta"] = meta
+}
