@@ -53,7 +53,7 @@ func (h Hit) JSON() ([]byte, error) {
 }
 
 // Full returns the whole record, with Cached set: Record with its large
-// texts put back from the whole record (what the entry holds wins, so an
+// texts put back from the whole record (a text the entry holds wins, so an
 // entry edited by hand reads as edited). On an error (see JSON) it
 // returns Record as well.
 func (h Hit) Full() (eval.Record, error) {
@@ -72,26 +72,37 @@ func (h Hit) Full() (eval.Record, error) {
 }
 
 // restore puts back into r, a record lean returned, the large texts of
-// whole, the record it was made from.
+// whole, the record it was made from: each one r has empty (one set in an
+// entry edited by hand stays).
 func restore(r, whole eval.Record) eval.Record {
-	r.Question, r.Expected, r.Response = whole.Question, whole.Expected, whole.Response
-	r.JudgeRaw, r.JudgePrompt, r.JudgeReply = whole.JudgeRaw, whole.JudgePrompt, whole.JudgeReply
-	r.Conversation = whole.Conversation
+	fill := func(dst *string, src string) {
+		if *dst == "" {
+			*dst = src
+		}
+	}
+	fill(&r.Question, whole.Question)
+	fill(&r.Expected, whole.Expected)
+	fill(&r.Response, whole.Response)
+	fill(&r.JudgeRaw, whole.JudgeRaw)
+	fill(&r.JudgePrompt, whole.JudgePrompt)
+	fill(&r.JudgeReply, whole.JudgeReply)
+	if r.Conversation == nil {
+		r.Conversation = whole.Conversation
+	}
 	if len(r.ToolCalls) == len(whole.ToolCalls) {
 		for i := range r.ToolCalls {
-			if r.ToolCalls[i].Result == "" {
-				r.ToolCalls[i].Result = whole.ToolCalls[i].Result
-			}
+			fill(&r.ToolCalls[i].Result, whole.ToolCalls[i].Result)
 		}
 	}
 	if len(r.Judges) == len(whole.Judges) {
 		for i := range r.Judges {
-			r.Judges[i].Reply = whole.Judges[i].Reply
+			fill(&r.Judges[i].Reply, whole.Judges[i].Reply)
 		}
 	}
 	if len(r.Turns) == len(whole.Turns) {
 		for i := range r.Turns {
-			r.Turns[i].User, r.Turns[i].Reply = whole.Turns[i].User, whole.Turns[i].Reply
+			fill(&r.Turns[i].User, whole.Turns[i].User)
+			fill(&r.Turns[i].Reply, whole.Turns[i].Reply)
 		}
 	}
 	return r

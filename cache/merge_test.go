@@ -145,6 +145,32 @@ func TestMergeKeepsTheLatestOutcomeOfEachKey(t *testing.T) {
 	assert.Equal(t, 2.0, seconds)
 	r, _ := c.Get("b-new")
 	assert.Equal(t, eval.TokenLimit, r.Status)
+	for _, key := range []string{"carried-2", "a-new", "b-new"} {
+		r, _ := c.Get(key)
+		assert.NotEmpty(t, r.Conversation, "%s: the whole record is in the recordings beside the merged cache", key)
+	}
+	assert.Empty(t, c.Warnings())
+}
+
+// An input copied without the recordings beside it gives its outcomes to
+// the merged cache, with a warning for each whole record it lacks.
+func TestMergeOfACacheFileWithoutItsRecordings(t *testing.T) {
+	base := cachePath(t)
+	c, err := Open(base)
+	require.NoError(t, err)
+	put(t, c, "k1", eval.Pass, 1)
+	require.NoError(t, c.Close())
+	bare := copyCacheFile(t, base)
+	out := filepath.Join(t.TempDir(), "cache.json")
+	res, err := Merge(out, []string{bare})
+	require.NoError(t, err)
+	assert.Equal(t, 1, res.Entries)
+	require.Len(t, res.Inputs[0].Warnings, 1)
+	assert.Contains(t, res.Inputs[0].Warnings[0], "keeps its outcome without its texts")
+	merged := openClean(t, out)
+	r, ok := merged.Get("k1")
+	require.True(t, ok)
+	assert.Equal(t, eval.Pass, r.Status)
 }
 
 func TestMergeOrderDoesNotMatter(t *testing.T) {

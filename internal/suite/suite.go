@@ -559,9 +559,10 @@ type expectations struct {
 }
 
 // cached returns the cached result of a case run under the tool surface
-// toolsHash and the key it was found under: the current key, or that of
-// an entry written before records held their grading version.
-func (s *Run) cached(c eval.Case, a *arm, repeat int, toolsHash string) (eval.Record, string, bool) {
+// toolsHash, its record without its large texts (see cache.Hit), and the
+// key it was found under: the current key, or that of an entry written
+// before records held their grading version.
+func (s *Run) cached(c eval.Case, a *arm, repeat int, toolsHash string) (cache.Hit, string, bool) {
 	in, e := s.keyInput(c, a, repeat, toolsHash)
 	keys := []cache.KeyInput{in, legacyKeyInput(in, c, e)}
 	if len(c.Turns) > 0 || c.User != nil {
@@ -570,13 +571,49 @@ func (s *Run) cached(c eval.Case, a *arm, repeat int, toolsHash string) (eval.Re
 	for _, in := range keys {
 		key, err := cache.Key(in)
 		if err != nil {
-			return eval.Record{}, "", false
+			return cache.Hit{}, "", false
 		}
-		if rec, ok := s.cache.Get(key); ok {
-			return rec, key, true
+		if hit, ok := s.cache.Lookup(key); ok {
+			return hit, key, true
 		}
 	}
-	return eval.Record{}, "", false
+	return cache.Hit{}, "", false
+}
+
+// serveCached writes and returns the record of a case run the cache
+// serves from hit. A pass graded by the current rules is written from the
+// whole record's JSON as stored, its identity fields set to this run's
+// (see cachedLine), without decoding it; any other (a token-limit result,
+// one to grade again, one whose texts a secret of this run is in, an arm
+// of another name) is read whole first.
+func (s *Run) serveCached(ctx context.Context, c eval.Case, hit cache.Hit, key, at, test string, rec eval.Record) eval.Record {
+	cached := hit.Record
+	regrade := answered(cached) && cached.Grading != grading.Version
+	var stored []byte
+	var err error
+	if !hit.Whole() && cached.Status == eval.Pass && !regrade && cached.Arm == rec.Arm {
+		if stored, err = hit.JSON(); err == nil && s.redactor.MayChangeJSON(stored) {
+			stored = nil
+		}
+	}
+	if stored == nil && err == nil && !hit.Whole() {
+		cached, err = hit.Full()
+	}
+	if err != nil {
+		// The outcome stands without the texts (a cache file copied
+		// without the recordings beside it): nothing is paid again, and
+		// nothing is graded again without the answer.
+		fmt.Fprintf(s.log, "warning: cache: case %q: %v; its outcome is used without its texts\n", c.Name, s.redactor.String(err.Error()))
+		regrade = false
+	}
+	if regrade {
+		cached = s.regradeCached(ctx, c, cached, key, at)
+	}
+	cached.Name, cached.Category, cached.Test, cached.File, cached.Line = c.Name, c.Category, test, c.File, c.Line
+	cached.Repeat, cached.Arm = rec.Repeat, rec.Arm
+	s.redactor.Value(&cached)
+	s.records.WriteCached(cached, stored)
+	return cached
 }
 
 // systemPrompt returns the agent's system prompt for a case.
@@ -706,15 +743,8 @@ func (s *Run) runIn(ctx context.Context, g *caseGroup, c eval.Case, a *arm, repe
 		fmt.Fprintf(s.log, "warning: case %q cannot be cached: %v\n", c.Name, keyErr)
 	}
 	if keyErr == nil && !st.Force && !st.Reference {
-		if cached, at, ok := s.cached(c, a, rec.Repeat, a.hash); ok {
-			if answered(cached) && cached.Grading != grading.Version {
-				cached = s.regradeCached(ctx, c, cached, key, at)
-			}
-			cached.Name, cached.Category, cached.Test, cached.File, cached.Line = c.Name, c.Category, test, c.File, c.Line
-			cached.Repeat, cached.Arm = rec.Repeat, rec.Arm
-			s.redactor.Value(&cached)
-			s.records.Write(cached)
-			return cached, nil
+		if hit, at, ok := s.cached(c, a, rec.Repeat, a.hash); ok {
+			return s.serveCached(ctx, c, hit, key, at, test, rec), nil
 		}
 	}
 
