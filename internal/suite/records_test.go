@@ -3,6 +3,8 @@ package suite
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,4 +61,19 @@ func TestCachedLineIsTheRecordsLine(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	assert.False(t, cachedLine(&buf, stored, []byte(`{"name":"x"}`)), "no question field")
+}
+
+// The fields of a record before its question are those cachedLine takes
+// from this run's record: a field added there must be added to it too.
+func TestCachedLineTakesEveryFieldBeforeTheQuestion(t *testing.T) {
+	var before []string
+	record := reflect.TypeFor[eval.Record]()
+	for i := range record.NumField() {
+		name, _, _ := strings.Cut(record.Field(i).Tag.Get("json"), ",")
+		if name == "question" {
+			break
+		}
+		before = append(before, name)
+	}
+	assert.Equal(t, []string{"name", "category", "test", "file", "line", "kind", "status", "cached", "regraded", "reference", "repeat"}, before)
 }
