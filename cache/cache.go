@@ -16,21 +16,28 @@
 // person can read:
 //
 //	{
-//	  "version": 1,
+//	  "version": 2,
 //	  "revision": "<random, changes on every rewrite>",
 //	  "entries": {
-//	    "<key>": {"name": ..., "stored_at": ..., "record": {...}}
+//	    "<key>": {"name": ..., "stored_at": ..., "record": {...}, "record_fingerprint": "<hex SHA-256>"}
 //	  },
 //	  "removed": {
 //	    "<key>": {"at": ..., "seconds": ...}
 //	  }
 //	}
 //
+// An entry's "record" is the record without its large texts (see Hit);
+// "record_fingerprint" names the whole record's JSON, stored once in the
+// recordings store beside the cache file (package recordings), which
+// Lookup does not read. A file of version 1 (whole records, no
+// fingerprint) is read and rewritten as version 2 when it is opened, under
+// the same keys.
+//
 // Beside it, "<path>.journal" holds the changes made since the cache file
 // was last rewritten, one JSON object a line, later lines winning:
 //
-//	{"version":1,"key":"<key>","entry":{"name": ..., "record": {...}}}
-//	{"version":1,"key":"<key>","entry":null,"removed":{"at": ..., "seconds": ...}}
+//	{"version":2,"key":"<key>","entry":{"name": ..., "record": {...}, "record_fingerprint": ...}}
+//	{"version":2,"key":"<key>","entry":null,"removed":{"at": ..., "seconds": ...}}
 //
 // [Cache.Put] appends one line, so its cost grows with the record, not
 // with the cache. Compaction merges the journal into the cache file and
@@ -45,12 +52,13 @@
 // "<path>.journal.corrupt-<timestamp>". Deleting the cache file alone
 // does not empty the cache; [Cache.Clear] deletes both files.
 //
-// A cache file with another "version" (or none, like the file of the
-// original Python tool) is not read: it is renamed to
+// A cache file with another "version" than 1 or 2 (or none, like the file
+// of the original Python tool) is not read: it is renamed to
 // "<path>.v<N>-<timestamp>" and an empty cache starts. A cache file that
 // cannot be read or parsed is renamed to "<path>.corrupt-<timestamp>".
 // Either way [Cache.Warnings] names the backup; nothing is silently
-// emptied. Journal lines of another version are skipped as unreadable.
+// emptied. Journal lines of another version than 1 or 2 are skipped as
+// unreadable.
 //
 // Durability: [Cache.Put] returns once its line is written to the journal
 // with a single write(2). The line is then in the kernel, so a run stopped
