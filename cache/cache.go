@@ -16,21 +16,28 @@
 // person can read:
 //
 //	{
-//	  "version": 1,
+//	  "version": 2,
 //	  "revision": "<random, changes on every rewrite>",
 //	  "entries": {
-//	    "<key>": {"name": ..., "stored_at": ..., "record": {...}}
+//	    "<key>": {"name": ..., "stored_at": ..., "record": {...}, "record_fingerprint": "<hex SHA-256>"}
 //	  },
 //	  "removed": {
 //	    "<key>": {"at": ..., "seconds": ...}
 //	  }
 //	}
 //
+// An entry's "record" is the record without its large texts (see Hit);
+// "record_fingerprint" names the whole record's JSON, stored once in the
+// recordings store beside the cache file (package recordings), which
+// Lookup does not read. A file of version 1 (whole records, no
+// fingerprint) is read and rewritten as version 2 when it is opened, under
+// the same keys.
+//
 // Beside it, "<path>.journal" holds the changes made since the cache file
 // was last rewritten, one JSON object a line, later lines winning:
 //
-//	{"version":1,"key":"<key>","entry":{"name": ..., "record": {...}}}
-//	{"version":1,"key":"<key>","entry":null,"removed":{"at": ..., "seconds": ...}}
+//	{"version":2,"key":"<key>","entry":{"name": ..., "record": {...}, "record_fingerprint": ...}}
+//	{"version":2,"key":"<key>","entry":null,"removed":{"at": ..., "seconds": ...}}
 //
 // [Cache.Put] appends one line, so its cost grows with the record, not
 // with the cache. Compaction merges the journal into the cache file and
@@ -45,12 +52,13 @@
 // "<path>.journal.corrupt-<timestamp>". Deleting the cache file alone
 // does not empty the cache; [Cache.Clear] deletes both files.
 //
-// A cache file with another "version" (or none, like the file of the
-// original Python tool) is not read: it is renamed to
+// A cache file with another "version" than 1 or 2 (or none, like the file
+// of the original Python tool) is not read: it is renamed to
 // "<path>.v<N>-<timestamp>" and an empty cache starts. A cache file that
 // cannot be read or parsed is renamed to "<path>.corrupt-<timestamp>".
 // Either way [Cache.Warnings] names the backup; nothing is silently
-// emptied. Journal lines of another version are skipped as unreadable.
+// emptied. Journal lines of another version than 1 or 2 are skipped as
+// unreadable.
 //
 // Durability: [Cache.Put] returns once its line is written to the journal
 // with a single write(2). The line is then in the kernel, so a run stopped
@@ -82,7 +90,6 @@
 package cache
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -93,6 +100,7 @@ import (
 	"sync"
 
 	"github.com/mcpeval/mcpeval/evaltest/eval"
+	"github.com/mcpeval/mcpeval/internal/recordings"
 )
 
 // minCompactLines is the journal length below which no compaction runs
@@ -116,6 +124,9 @@ type Cache struct {
 	path        string
 	journalPath string
 	lockPath    string
+	// store is the recordings store beside the cache file, which holds
+	// the whole records of the entries.
+	store *recordings.Store
 
 	// diskMu serialises this process's disk operations and guards the
 	// fields below it up to mu.
@@ -161,14 +172,9 @@ type Cache struct {
 // reported by Warnings, as are unreadable journal lines; Open fails only
 // when a file cannot be read, moved or locked.
 func Open(path string) (*Cache, error) {
-	c := &Cache{
-		path:        path,
-		journalPath: path + journalSuffix,
-		lockPath:    path + ".lock",
-		pending:     map[string]change{},
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("open cache %s: %w", path, err)
+	c, err := newCache(path)
+	if err != nil {
+		return nil, err
 	}
 	unlock, err := lockFile(c.lockPath)
 	if err != nil {
@@ -178,10 +184,35 @@ func Open(path string) (*Cache, error) {
 	return c.openLocked()
 }
 
-// openLocked reads the cache's files; the caller holds the file lock.
+// newCache returns the Cache of path, nothing read yet, creating the
+// directory of the cache file and of its recordings store.
+func newCache(path string) (*Cache, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("open cache %s: %w", path, err)
+	}
+	store, err := recordings.Open(recordings.DirBeside(path))
+	if err != nil {
+		return nil, fmt.Errorf("open cache %s: %w", path, err)
+	}
+	return &Cache{
+		path:        path,
+		journalPath: path + journalSuffix,
+		lockPath:    path + ".lock",
+		store:       store,
+		pending:     map[string]change{},
+	}, nil
+}
+
+// openLocked reads the cache's files; the caller holds the file lock. A
+// cache holding entries of format version 1 (whole records) is rewritten
+// at once in the current format.
 func (c *Cache) openLocked() (*Cache, error) {
 	removeStaleTemps(c.path)
-	if err := c.reload(); err != nil {
+	err := c.reload()
+	if err == nil && c.holdsWhole() {
+		err = c.rewrite()
+	}
+	if err != nil {
 		c.release()
 		return nil, fmt.Errorf("open cache: %w", err)
 	}
@@ -191,8 +222,22 @@ func (c *Cache) openLocked() (*Cache, error) {
 // openUnderLock opens the cache at path for a caller that already holds
 // its file lock.
 func openUnderLock(path string) (*Cache, error) {
-	c := &Cache{path: path, journalPath: path + journalSuffix, lockPath: path + ".lock", pending: map[string]change{}}
+	c, err := newCache(path)
+	if err != nil {
+		return nil, err
+	}
 	return c.openLocked()
+}
+
+// holdsWhole reports whether an entry of format version 1 is located;
+// the caller holds diskMu or the only reference.
+func (c *Cache) holdsWhole() bool {
+	for _, at := range c.entries {
+		if at.whole {
+			return true
+		}
+	}
+	return false
 }
 
 // Warnings returns what went wrong without stopping the cache so far: a
@@ -211,30 +256,22 @@ const journalSuffix = ".journal"
 // its journal (either may not exist).
 func Files(path string) []string { return []string{path, path + journalSuffix} }
 
-// Get returns the stored record for key if it can be reused (see
-// shouldStore), with Cached set to true. It answers from the files as
-// this Cache last read them, plus its own Puts; an entry that cannot be
-// read is a miss with a warning.
+// Get returns the whole stored record for key if it can be reused (see
+// shouldStore), with Cached set to true: Lookup, then Hit.Full. It answers
+// from the files as this Cache last read them, plus its own Puts; an entry
+// that cannot be read is a miss with a warning. When the recordings store
+// no longer holds the whole record, Get returns the record without its
+// large texts, with a warning.
 func (c *Cache) Get(key string) (eval.Record, bool) {
-	buf := readBuffers.Get().(*[]byte)
-	defer putReadBuffer(buf)
-	raw, err := c.lookup(key, buf)
-	if err == nil && raw == nil {
+	h, ok := c.Lookup(key)
+	if !ok {
 		return eval.Record{}, false
 	}
-	var e entry
-	if err == nil {
-		err = json.Unmarshal(raw, &e)
-	}
+	r, err := h.Full()
 	if err != nil {
-		c.warn(fmt.Sprintf("cache entry %s in %s cannot be read (%v); the case runs again", key, c.path, err))
-		return eval.Record{}, false
+		c.warn(fmt.Sprintf("cache entry %s in %s: %v; its outcome is used without its texts", key, c.path, err))
 	}
-	if !shouldStore(e.Record) {
-		return eval.Record{}, false
-	}
-	e.Record.Cached = true
-	return e.Record, true
+	return r, true
 }
 
 // lookup returns the JSON of key's entry, nil when there is none. An entry
@@ -279,7 +316,7 @@ func (c *Cache) Put(key string, r eval.Record) error {
 	if key == "" {
 		return errors.New("cache put: empty key")
 	}
-	ch, err := newChange(key, r)
+	ch, err := newChange(c.store, key, r)
 	if err != nil {
 		return fmt.Errorf("cache put %q: %w", r.Name, err)
 	}
@@ -420,7 +457,15 @@ func (c *Cache) compact(always bool) error {
 	if c.journal == nil || (!always && !c.compactionDue()) {
 		return nil
 	}
-	merged, err := writeFile(c.path, c.entries, c.removed) // they change only under diskMu
+	return c.rewrite()
+}
+
+// rewrite writes the cache file anew from the entries located (the
+// journal applied), in the current format, and deletes the journal; the
+// caller holds diskMu (or the only reference) and the file lock, and has
+// appended the pending changes.
+func (c *Cache) rewrite() error {
+	merged, err := writeFile(c.path, c.entries, c.removed, c.store) // they change only under diskMu
 	if err != nil {
 		return err
 	}
@@ -549,9 +594,14 @@ func (c *Cache) load() (fileVersion, error) {
 	if idx.version != nil {
 		version = *idx.version
 	}
-	if version != FormatVersion {
+	if version == formatWhole {
+		for key, at := range idx.entries {
+			at.whole = true
+			idx.entries[key] = at
+		}
+	} else if version != FormatVersion {
 		f.Close()
-		reason := fmt.Sprintf("has format version %d, not %d", version, FormatVersion)
+		reason := fmt.Sprintf("has format version %d, not %d or %d", version, formatWhole, FormatVersion)
 		if idx.version == nil {
 			reason = "has no format version (an older or foreign cache file)"
 		}

@@ -186,7 +186,14 @@ func TestFileIsReadableJSON(t *testing.T) {
 	record := entry["record"].(map[string]any)
 	assert.Equal(t, "pass", record["status"])
 	assert.Equal(t, false, record["cached"])
-	assert.Equal(t, "The Entrez id is 7157.", record["response"])
+	assert.Equal(t, "", record["response"], "the large texts are in the recordings beside the cache")
+	assert.Nil(t, record["conversation"])
+	assert.Regexp(t, `^[0-9a-f]{64}$`, entry["record_fingerprint"])
+	reopened := openClean(t, path)
+	got, ok := reopened.Get("b-key")
+	require.True(t, ok)
+	assert.Equal(t, "The Entrez id is 7157.", got.Response)
+	assert.Len(t, got.Conversation, 3)
 }
 
 func TestOtherFormatVersionIsSetAside(t *testing.T) {
@@ -196,7 +203,7 @@ func TestOtherFormatVersionIsSetAside(t *testing.T) {
 		content string
 		tag     string
 	}{
-		{"newer version", `{"version": 2, "entries": {"k1": ` + passEntry + `}}`, "v2"},
+		{"newer version", `{"version": 3, "entries": {"k1": ` + passEntry + `}}`, "v3"},
 		{"version zero", `{"version": 0, "entries": {"k1": ` + passEntry + `}}`, "v0"},
 		{"upstream python cache", `{"What is TP53?||7157": {"question": "What is TP53?", "classification": "yes"}}`, "v0"},
 		{"null document", `null`, "v0"},

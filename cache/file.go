@@ -20,13 +20,56 @@ import (
 
 	"github.com/mcpeval/mcpeval/evaltest/eval"
 	"github.com/mcpeval/mcpeval/internal/files"
+	"github.com/mcpeval/mcpeval/internal/recordings"
 )
 
-// entry is one stored case result.
+// entry is one stored case result. In format version 2 Record is the
+// record without its large texts (lean) and RecordFingerprint names the
+// whole record's JSON in the recordings store; in format version 1 Record
+// is whole and there is no RecordFingerprint.
 type entry struct {
-	Name     string      `json:"name"`
-	StoredAt time.Time   `json:"stored_at"`
-	Record   eval.Record `json:"record"`
+	Name              string      `json:"name"`
+	StoredAt          time.Time   `json:"stored_at"`
+	Record            eval.Record `json:"record"`
+	RecordFingerprint string      `json:"record_fingerprint,omitempty"`
+}
+
+// storeEntry stores the whole record r (Cached false) in store and
+// returns the compact JSON of its entry, which names it.
+func storeEntry(store *recordings.Store, storedAt time.Time, r eval.Record) ([]byte, error) {
+	r.Cached = false
+	whole, err := marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	fp, err := store.PutUncompressed(string(whole))
+	if err != nil {
+		return nil, err
+	}
+	return marshal(entry{Name: r.Name, StoredAt: storedAt, Record: lean(r), RecordFingerprint: fp})
+}
+
+// marshal encodes v as json.Encoder does (a record's lines in
+// results.jsonl are written so), without the newline.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	if err := json.NewEncoder(&b).Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
+}
+
+// upgrade returns the compact JSON, in the current format, of the entry
+// of format version 1 data, storing its whole record in store.
+func upgrade(store *recordings.Store, data []byte) ([]byte, error) {
+	var e entry
+	if err := json.Unmarshal(data, &e); err != nil {
+		return nil, err
+	}
+	if e.RecordFingerprint != "" {
+		return data, nil
+	}
+	return storeEntry(store, e.StoredAt, e.Record)
 }
 
 // location is where the JSON of one entry is on disk: a span of the cache
@@ -43,6 +86,9 @@ type location struct {
 	// indent is set for an entry of the journal, whose JSON is compact:
 	// the cache file holds it indented.
 	indent bool
+	// whole is set for an entry of format version 1, whose record is
+	// whole: the next rewrite of the cache file upgrades it.
+	whole bool
 }
 
 // read returns the entry's JSON, reusing buf's memory when it is large
@@ -202,12 +248,13 @@ func indexEntries(dec *json.Decoder, f *os.File, entries map[string]location) er
 }
 
 // writeFile atomically replaces the file at path with entries, sorted by
-// key and read from where they are, and the removals younger than
+// key and read from where they are (those of format version 1 upgraded,
+// their whole records stored in store), and the removals younger than
 // removalTTL, and returns the new file, open for reading, with its entries
 // located in it. The data is written to a temporary file in the same
 // directory and committed (files.Temp); only one entry at a time is held
 // in memory.
-func writeFile(path string, entries map[string]location, removed map[string]removal) (fileVersion, error) {
+func writeFile(path string, entries map[string]location, removed map[string]removal, store *recordings.Store) (fileVersion, error) {
 	tmp, err := files.CreateTemp(path, tempPrefix(filepath.Base(path)))
 	if err != nil {
 		return fileVersion{}, err
@@ -229,6 +276,13 @@ func writeFile(path string, entries map[string]location, removed map[string]remo
 		}
 		buf = data
 		to := location{file: tmp.File, length: len(data), sum: from.sum}
+		if from.whole {
+			// An entry that cannot be read stays as it is: a miss
+			// with a warning when it is looked up, as before.
+			if upgraded, err := upgrade(store, data); err == nil {
+				data, from.indent = upgraded, true
+			}
+		}
 		if from.indent {
 			indented.Reset()
 			if err := json.Indent(&indented, data, "    ", "  "); err != nil {

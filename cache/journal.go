@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpeval/mcpeval/evaltest/eval"
+	"github.com/mcpeval/mcpeval/internal/recordings"
 )
 
 // errJournalReplaced reports that the journal this Cache was reading was
@@ -74,24 +75,20 @@ func removalLine(key string, r removal) []byte {
 }
 
 // newChange encodes the Put of r under key: the entry of r when
-// shouldStore accepts it, else the removal of key. It encodes the entry
-// straight into its journal line.
-func newChange(key string, r eval.Record) (change, error) {
+// shouldStore accepts it (its whole record stored in store first), else
+// the removal of key.
+func newChange(store *recordings.Store, key string, r eval.Record) (change, error) {
 	if !shouldStore(r) {
 		rm := removal{At: time.Now().UTC(), Seconds: r.Seconds}
 		return change{line: removalLine(key, rm), removal: rm}, nil
 	}
-	r.Cached = false
-	buf := bytes.NewBuffer(linePrefix(key))
-	start := buf.Len()
-	if err := json.NewEncoder(buf).Encode(entry{Name: r.Name, StoredAt: time.Now().UTC(), Record: r}); err != nil {
+	e, err := storeEntry(store, time.Now().UTC(), r)
+	if err != nil {
 		return change{}, err
 	}
-	end := buf.Len() - 1 // Encode ends the value with a newline
-	buf.Truncate(end)
-	buf.WriteString("}\n")
-	line := buf.Bytes()
-	return change{line: line, entry: line[start:end], sum: checksum(line[start:end])}, nil
+	line := journalLine(key, e)
+	start := len(line) - 2 - len(e) // the line ends with "}\n"
+	return change{line: line, entry: line[start : start+len(e)], sum: checksum(e)}, nil
 }
 
 // readJournal applies the journal lines appended since the last read to
@@ -154,7 +151,7 @@ func (c *Cache) replayJournal(size int64) error {
 			if len(line) == 0 {
 				return nil
 			}
-			if _, _, _, decodeErr := decodeLine(line); decodeErr != nil {
+			if _, _, _, _, decodeErr := decodeLine(line); decodeErr != nil {
 				if err := c.journal.Truncate(c.journalRead); err != nil {
 					return fmt.Errorf("drop cut-off line of cache journal: %w", err)
 				}
@@ -171,7 +168,7 @@ func (c *Cache) replayJournal(size int64) error {
 		c.journalRead += int64(len(line))
 		c.journalLines++
 		line = line[:len(line)-1]
-		key, entryAt, removed, err := decodeLine(line)
+		key, entryAt, removed, version, err := decodeLine(line)
 		if err != nil {
 			c.badLines = append(c.badLines, span{offset: start, length: len(line)})
 			c.warn(fmt.Sprintf("line %d of cache journal %s cannot be read (%v); skipped", c.journalLines, c.journalPath, err))
@@ -183,34 +180,36 @@ func (c *Cache) replayJournal(size int64) error {
 			c.removed[key] = removed
 		} else {
 			data := line[entryAt.offset : entryAt.offset+int64(entryAt.length)]
-			c.entries[key] = location{file: c.journal, offset: start + entryAt.offset, length: entryAt.length, sum: checksum(data), indent: true}
+			c.entries[key] = location{file: c.journal, offset: start + entryAt.offset, length: entryAt.length, sum: checksum(data), indent: true,
+				whole: version == formatWhole}
 			delete(c.removed, key)
 		}
 		c.mu.Unlock()
 	}
 }
 
-// decodeLine decodes one journal line (without its newline) into its key
-// and where in the line its entry is, an empty span and the removal for a
+// decodeLine decodes one journal line (without its newline) into its key,
+// where in the line its entry is, an empty span and the removal for a
 // removal (a line without its time, of an older writer, has the zero
-// time).
-func decodeLine(line []byte) (key string, entryAt span, removed removal, err error) {
+// time), and its format version (a line of version 1 holds a whole
+// record).
+func decodeLine(line []byte) (key string, entryAt span, removed removal, version int, err error) {
 	var rec journalRecord
 	if err := json.Unmarshal(line, &rec); err != nil {
-		return "", span{}, removal{}, err
+		return "", span{}, removal{}, 0, err
 	}
 	switch {
-	case rec.Version != FormatVersion:
-		return "", span{}, removal{}, fmt.Errorf("format version %d, not %d", rec.Version, FormatVersion)
+	case rec.Version != FormatVersion && rec.Version != formatWhole:
+		return "", span{}, removal{}, 0, fmt.Errorf("format version %d, not %d or %d", rec.Version, formatWhole, FormatVersion)
 	case rec.Key == "":
-		return "", span{}, removal{}, errors.New("no key")
+		return "", span{}, removal{}, 0, errors.New("no key")
 	case rec.Entry == nil:
-		return "", span{}, removal{}, errors.New("no entry")
+		return "", span{}, removal{}, 0, errors.New("no entry")
 	case string(rec.Entry) == "null":
 		if rec.Removed != nil {
 			removed = *rec.Removed
 		}
-		return rec.Key, span{}, removed, nil
+		return rec.Key, span{}, removed, rec.Version, nil
 	}
 	// The entry's JSON is a copy of bytes of the line: any place they
 	// occur in it holds the entry. A line this package wrote ends with it.
@@ -218,7 +217,7 @@ func decodeLine(line []byte) (key string, entryAt span, removed removal, err err
 	if offset < 0 || !bytes.Equal(line[offset:len(line)-1], rec.Entry) {
 		offset = bytes.LastIndex(line, rec.Entry)
 	}
-	return rec.Key, span{offset: int64(offset), length: len(rec.Entry)}, removal{}, nil
+	return rec.Key, span{offset: int64(offset), length: len(rec.Entry)}, removal{}, rec.Version, nil
 }
 
 // appendJournal writes the lines of changes to the journal with a single

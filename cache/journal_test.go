@@ -121,7 +121,7 @@ func TestUnreadableJournalLinesAreSkippedAndSavedAside(t *testing.T) {
 	path := cachePath(t)
 	c := openClean(t, path)
 	require.NoError(t, c.Put("k1", testRecord("a", eval.Pass, 10)))
-	otherVersion := bytes.Replace(firstJournalLine(t, path), []byte(`{"version":1,`), []byte(`{"version":2,`), 1)
+	otherVersion := bytes.Replace(firstJournalLine(t, path), []byte(`{"version":2,`), []byte(`{"version":3,`), 1)
 	require.NotEqual(t, firstJournalLine(t, path), otherVersion)
 	bad := append([]byte("not json at all\n"), otherVersion...)
 	appendToJournal(t, path, bad)
@@ -134,7 +134,7 @@ func TestUnreadableJournalLinesAreSkippedAndSavedAside(t *testing.T) {
 	require.Len(t, warnings, 2)
 	assert.Contains(t, warnings[0], "line 2 of cache journal")
 	assert.Contains(t, warnings[1], "line 3 of cache journal")
-	assert.Contains(t, warnings[1], "format version 2")
+	assert.Contains(t, warnings[1], "format version 3")
 	for _, key := range []string{"k1", "k2"} {
 		_, ok := reopened.Get(key)
 		assert.True(t, ok, "%s is read around the bad lines", key)

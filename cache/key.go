@@ -8,10 +8,17 @@ import (
 	"fmt"
 )
 
-// FormatVersion is the version of the cache file format and of the key
-// derivation. It is written at the top of the file and hashed into every
-// key, so raising it retires every older entry at once.
-const FormatVersion = 1
+// FormatVersion is the version of the cache file format, written at the
+// top of the cache file and on every journal line. Version 2 keeps each
+// record's large texts in the recordings store beside the cache (see
+// Hit); a cache of version 1 (whole records) is read and rewritten as
+// version 2 when it is opened.
+const FormatVersion = 2
+
+// keyFormat is the version of the key derivation, hashed into every key:
+// raising it retires every older entry at once. Version 2 of the file
+// format left it at 1, so entries of version 1 keep their keys.
+const keyFormat = 1
 
 // KeyInput is everything that can change the outcome of one case run.
 // [Key] hashes all of it; two inputs that differ in any field are two
@@ -70,7 +77,7 @@ type KeyInput struct {
 // Key returns the cache key of one case run: the hex SHA-256 of a JSON
 // object holding, in this order,
 //
-//	format          FormatVersion
+//	format          the key derivation's version (1)
 //	question        the case's question
 //	expected        the case's expected answer
 //	expectations    canonical JSON of the case's checks and tool expectations
@@ -115,7 +122,7 @@ func Key(k KeyInput) (string, error) {
 		UserModel     string          `json:"user_model,omitempty"`
 		UserPrompt    string          `json:"user_prompt,omitempty"`
 	}{
-		Format:        FormatVersion,
+		Format:        keyFormat,
 		Question:      k.Question,
 		Expected:      k.Expected,
 		Expectations:  expectations,

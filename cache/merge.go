@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/mcpeval/mcpeval/internal/recordings"
 )
 
 // MergeInput is one cache a merge read.
@@ -41,8 +43,11 @@ type MergeResult struct {
 // case would have left, and a fail in one shard is not undone by the
 // older pass another shard carried along.
 //
-// Every input must have this package's FormatVersion; otherwise Merge
-// fails, naming each input's version, and writes nothing. out may be one
+// Every input must have this package's FormatVersion, or version 1 (an
+// input of version 1 is upgraded in place, as Open does); otherwise Merge
+// fails, naming each input's version, and writes nothing. The whole
+// records of the entries kept are copied into the recordings store beside
+// out. out may be one
 // of the inputs, even a cache a run is writing to: out is read, written
 // and its journal removed under one hold of its lock, so that no line a
 // run appends meanwhile is removed unread. A cache at out that is not an
@@ -67,6 +72,10 @@ func Merge(out string, inputs []string) (MergeResult, error) {
 		at      time.Time
 		entry   *location // nil for a removal
 		removal removal
+		// input is the index of the input the entry is from, and
+		// fingerprint names its whole record there ("" when whole).
+		input       int
+		fingerprint string
 	}
 	winners := map[string]winner{}
 	conflicts := map[string]bool{}
@@ -130,11 +139,11 @@ func Merge(out string, inputs []string) (MergeResult, error) {
 		c := opened[i]
 		res.Inputs = append(res.Inputs, MergeInput{Path: path, Entries: len(c.entries), Removed: len(c.removed), Warnings: c.Warnings()})
 		for key, at := range c.entries {
-			stored, err := storedAt(at)
+			stored, fp, err := storedAt(at)
 			if err != nil {
 				return res, fmt.Errorf("merge caches: entry %s of %s: %w", key, path, err)
 			}
-			offer(key, winner{at: stored, entry: &at})
+			offer(key, winner{at: stored, entry: &at, input: i, fingerprint: fp})
 		}
 		for key, r := range c.removed {
 			offer(key, winner{at: r.At, removal: r})
@@ -142,15 +151,37 @@ func Merge(out string, inputs []string) (MergeResult, error) {
 	}
 	res.Conflicts = len(conflicts)
 
+	// The whole records of the entries kept go to the recordings store
+	// beside out, from the store beside their input.
+	store, err := recordings.Open(recordings.DirBeside(out))
+	if err != nil {
+		return res, fmt.Errorf("merge caches: %w", err)
+	}
+	defer store.Close()
 	entries, removed := map[string]location{}, map[string]removal{}
 	for key, w := range winners {
-		if w.entry != nil {
-			entries[key] = *w.entry
-		} else {
+		if w.entry == nil {
 			removed[key] = w.removal
+			continue
+		}
+		entries[key] = *w.entry
+		if w.fingerprint == "" || opened[w.input].store.Dir() == store.Dir() || store.Has(w.fingerprint) {
+			continue
+		}
+		data, ok, err := opened[w.input].store.Bytes(w.fingerprint)
+		if err == nil && !ok {
+			err = fmt.Errorf("%s does not hold it", opened[w.input].store.Dir())
+		}
+		if err != nil {
+			in := &res.Inputs[w.input]
+			in.Warnings = append(in.Warnings, fmt.Sprintf("the whole record of entry %s cannot be read (%v): the merged cache keeps its outcome without its texts", key, err))
+			continue
+		}
+		if _, err := store.PutUncompressed(string(data)); err != nil {
+			return res, fmt.Errorf("merge caches: %w", err)
 		}
 	}
-	written, err := writeFile(out, entries, removed)
+	written, err := writeFile(out, entries, removed, store)
 	if err != nil {
 		return res, fmt.Errorf("merge caches into %s: %w", out, err)
 	}
@@ -162,23 +193,26 @@ func Merge(out string, inputs []string) (MergeResult, error) {
 	return res, nil
 }
 
-// storedAt reads when the entry at a location was stored.
-func storedAt(at location) (time.Time, error) {
+// storedAt reads when the entry at a location was stored, and the
+// fingerprint of its whole record ("" in an entry of format version 1).
+func storedAt(at location) (time.Time, string, error) {
 	data, err := at.read(nil)
 	if err != nil {
-		return time.Time{}, err
+		return time.Time{}, "", err
 	}
 	var e struct {
-		StoredAt time.Time `json:"stored_at"`
+		StoredAt          time.Time `json:"stored_at"`
+		RecordFingerprint string    `json:"record_fingerprint"`
 	}
 	if err := json.Unmarshal(data, &e); err != nil {
-		return time.Time{}, err
+		return time.Time{}, "", err
 	}
-	return e.StoredAt, nil
+	return e.StoredAt, e.RecordFingerprint, nil
 }
 
 // checkVersions fails unless every input's cache file and journal lines
-// have FormatVersion, naming each input's version(s). It only reads.
+// have FormatVersion or version 1, naming each input's version(s). It
+// only reads.
 func checkVersions(inputs []string) error {
 	var lines []string
 	mismatch := false
@@ -190,12 +224,12 @@ func checkVersions(inputs []string) error {
 		var desc []string
 		for _, v := range versions {
 			desc = append(desc, v.String())
-			mismatch = mismatch || v.version != FormatVersion
+			mismatch = mismatch || (v.version != FormatVersion && v.version != formatWhole)
 		}
 		lines = append(lines, fmt.Sprintf("%s has %s", path, strings.Join(desc, " and ")))
 	}
 	if mismatch {
-		return fmt.Errorf("cannot merge caches of different format versions (this mcpeval reads and writes version %d): %s", FormatVersion, strings.Join(lines, "; "))
+		return fmt.Errorf("cannot merge caches of other format versions (this mcpeval reads versions %d and %d and writes version %d): %s", formatWhole, FormatVersion, FormatVersion, strings.Join(lines, "; "))
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/evaltest/eval"
+	"github.com/mcpeval/mcpeval/internal/recordings"
 )
 
 // put stores a record of the status under key and closes nothing.
@@ -24,6 +25,15 @@ func put(t *testing.T, c *Cache, key string, status eval.Status, seconds float64
 // copyCache copies the cache at from (file and journal, where present) to
 // a new path and returns it.
 func copyCache(t *testing.T, from string) string {
+	t.Helper()
+	to := copyCacheFile(t, from)
+	require.NoError(t, os.CopyFS(recordings.DirBeside(to), os.DirFS(recordings.DirBeside(from))))
+	return to
+}
+
+// copyCacheFile copies the cache file at from and its journal, not the
+// recordings beside them, to a new directory, and returns the copy's path.
+func copyCacheFile(t *testing.T, from string) string {
 	t.Helper()
 	to := filepath.Join(t.TempDir(), "cache.json")
 	for _, suffix := range []string{"", ".journal"} {
@@ -135,6 +145,32 @@ func TestMergeKeepsTheLatestOutcomeOfEachKey(t *testing.T) {
 	assert.Equal(t, 2.0, seconds)
 	r, _ := c.Get("b-new")
 	assert.Equal(t, eval.TokenLimit, r.Status)
+	for _, key := range []string{"carried-2", "a-new", "b-new"} {
+		r, _ := c.Get(key)
+		assert.NotEmpty(t, r.Conversation, "%s: the whole record is in the recordings beside the merged cache", key)
+	}
+	assert.Empty(t, c.Warnings())
+}
+
+// An input copied without the recordings beside it gives its outcomes to
+// the merged cache, with a warning for each whole record it lacks.
+func TestMergeOfACacheFileWithoutItsRecordings(t *testing.T) {
+	base := cachePath(t)
+	c, err := Open(base)
+	require.NoError(t, err)
+	put(t, c, "k1", eval.Pass, 1)
+	require.NoError(t, c.Close())
+	bare := copyCacheFile(t, base)
+	out := filepath.Join(t.TempDir(), "cache.json")
+	res, err := Merge(out, []string{bare})
+	require.NoError(t, err)
+	assert.Equal(t, 1, res.Entries)
+	require.Len(t, res.Inputs[0].Warnings, 1)
+	assert.Contains(t, res.Inputs[0].Warnings[0], "keeps its outcome without its texts")
+	merged := openClean(t, out)
+	r, ok := merged.Get("k1")
+	require.True(t, ok)
+	assert.Equal(t, eval.Pass, r.Status)
 }
 
 func TestMergeOrderDoesNotMatter(t *testing.T) {
@@ -169,7 +205,7 @@ func TestMergeRefuses(t *testing.T) {
 	v0 := filepath.Join(dir, "python.json")
 	require.NoError(t, os.WriteFile(v0, []byte(`{"some_case": {"passed": true}}`), 0o644))
 	v2 := filepath.Join(dir, "v2.json")
-	require.NoError(t, os.WriteFile(v2, []byte(`{"version": 2, "entries": {}}`), 0o644))
+	require.NoError(t, os.WriteFile(v2, []byte(`{"version": 3, "entries": {}}`), 0o644))
 	garbage := filepath.Join(dir, "garbage.json")
 	require.NoError(t, os.WriteFile(garbage, []byte(`not json`), 0o644))
 	out := filepath.Join(dir, "out.json")
@@ -181,10 +217,10 @@ func TestMergeRefuses(t *testing.T) {
 		wantErr []string
 	}{
 		{"versions", out, []string{a, v0, v2}, []string{
-			"cannot merge caches of different format versions (this mcpeval reads and writes version 1)",
-			a + " has format version 1 in cache.json",
+			"cannot merge caches of other format versions (this mcpeval reads versions 1 and 2 and writes version 2)",
+			a + " has format version 2 in cache.json",
 			v0 + " has no format version in python.json (an older or foreign cache file)",
-			v2 + " has format version 2 in v2.json",
+			v2 + " has format version 3 in v2.json",
 		}},
 		{"existing output", existing, []string{a, b}, []string{existing + " exists and is not an input"}},
 		{"missing input", out, []string{a, filepath.Join(dir, "nope.json")}, []string{"no cache at " + filepath.Join(dir, "nope.json")}},

@@ -207,6 +207,11 @@ func TestToolMetricsDetailsRoundTrip(t *testing.T) {
 	var back eval.Metrics
 	require.NoError(t, json.Unmarshal(data, &back))
 	assert.Equal(t, m, back)
+	indented, err := json.MarshalIndent(m, "    ", "  ") // as the cache file holds them
+	require.NoError(t, err)
+	back = eval.Metrics{}
+	require.NoError(t, json.Unmarshal(indented, &back))
+	assert.Equal(t, m, back)
 
 	legacy := strings.ReplaceAll(string(data), `"details"`, `"tool_details"`)
 	back = eval.Metrics{}

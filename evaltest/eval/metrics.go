@@ -1,6 +1,9 @@
 package eval
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+)
 
 // The metrics of a case, in the metrics guide's shape: six metrics and an
 // overall score, every score in [0, 1]. The scoring package computes them
@@ -90,6 +93,41 @@ func (m *Metrics) UnmarshalJSON(b []byte) error {
 			Tool    json.RawMessage `json:"tool_details"`
 		} `json:"requirement_coverage"`
 	}
+	if toolMetricsJSON(b) {
+		// Metrics of a tool case as MarshalJSON writes them: decoded in
+		// one pass, the details straight into the tool details. A cached
+		// run reads every record's metrics.
+		var tool struct {
+			*plain
+			Correctness struct {
+				*correctness
+				Details *ToolCorrectnessDetails `json:"details"`
+			} `json:"correctness"`
+			Performance struct {
+				*performance
+				Details *ToolPerformanceDetails `json:"details"`
+			} `json:"performance"`
+			Understanding struct {
+				*understanding
+				Details *EntityDetails `json:"details"`
+			} `json:"prompt_understanding"`
+			Coverage struct {
+				*coverage
+				Details *ToolCoverageDetails `json:"details"`
+			} `json:"requirement_coverage"`
+		}
+		tool.plain = (*plain)(m)
+		tool.Correctness.correctness = (*correctness)(&m.Correctness)
+		tool.Performance.performance = (*performance)(&m.Performance)
+		tool.Understanding.understanding = (*understanding)(&m.PromptUnderstanding)
+		tool.Coverage.coverage = (*coverage)(&m.RequirementCoverage)
+		if err := json.Unmarshal(b, &tool); err != nil {
+			return err
+		}
+		m.Correctness.ToolDetails, m.Performance.ToolDetails = tool.Correctness.Details, tool.Performance.Details
+		m.PromptUnderstanding.ToolDetails, m.RequirementCoverage.ToolDetails = tool.Understanding.Details, tool.Coverage.Details
+		return nil
+	}
 	raw.plain = (*plain)(m)
 	raw.Correctness.correctness = (*correctness)(&m.Correctness)
 	raw.Performance.performance = (*performance)(&m.Performance)
@@ -124,6 +162,20 @@ func (m *Metrics) UnmarshalJSON(b []byte) error {
 		}
 	}
 	return nil
+}
+
+// toolMetricsJSON reports whether b is a tool case's metrics as
+// MarshalJSON writes them: its kind first, and no "tool_details" of
+// earlier versions.
+func toolMetricsJSON(b []byte) bool {
+	for _, want := range []string{"{", `"kind"`, ":", `"tool"`, ","} {
+		b = bytes.TrimLeft(b, " \t\r\n")
+		if !bytes.HasPrefix(b, []byte(want)) {
+			return false
+		}
+		b = b[len(want):]
+	}
+	return !bytes.Contains(b, []byte(`"tool_details"`))
 }
 
 // rawDetails are a metric's details as written: under "details", or

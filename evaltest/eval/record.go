@@ -61,6 +61,10 @@ type Record struct {
 	// Repeat numbers the runs of one case within a go test -count=N run,
 	// from 0.
 	Repeat int `json:"repeat,omitempty"`
+	// TraceID is the ID of the case run's OpenTelemetry trace, in hex,
+	// when the run exported traces (EVAL_TRACES); "" otherwise. A record
+	// served from the cache gets the trace of the run that served it.
+	TraceID string `json:"trace_id,omitempty"`
 
 	// Question is the case's question (its input).
 	Question string `json:"question"`
@@ -139,10 +143,6 @@ type Record struct {
 	// StartedAt is when the case run started, in UTC; a cached record
 	// keeps the time of the run that stored it.
 	StartedAt time.Time `json:"started_at"`
-	// TraceID is the ID of the case run's OpenTelemetry trace, in hex,
-	// when the run exported traces (EVAL_TRACES); "" otherwise. A record
-	// served from the cache gets the trace of the run that served it.
-	TraceID string `json:"trace_id,omitempty"`
 	// ServerStderr holds the tail of the MCP server's stderr when a server
 	// fault made this case an error.
 	ServerStderr string `json:"server_stderr,omitempty"`

@@ -85,13 +85,14 @@ func (s *Store) forgetGoneOutputs() error {
 	})
 }
 
-// fingerprintField matches a record's result fingerprint, in compact or
-// indented JSON.
-var fingerprintField = regexp.MustCompile(`"result_fingerprint":\s*"([0-9a-f]{64})"`)
+// fingerprintField matches a record's result fingerprint, or a cache
+// entry's fingerprint of its whole record, in compact or indented JSON.
+var fingerprintField = regexp.MustCompile(`"(?:result|record)_fingerprint":\s*"([0-9a-f]{64})"`)
 
-// Referenced adds to refs every result fingerprint named in the files at
-// paths (results.jsonl files, the cache file and its journal); a path
-// that does not exist names none.
+// Referenced adds to refs every fingerprint named in the files at paths
+// (results.jsonl files, the cache file and its journal): of tool results,
+// and of the whole records of cache entries; a path that does not exist
+// names none.
 func Referenced(refs map[string]bool, paths ...string) error {
 	for _, path := range paths {
 		f, err := os.Open(path)

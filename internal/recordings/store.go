@@ -281,6 +281,17 @@ func parseHeader(line []byte) (fp string, e entry, ok bool) {
 // Put stores a result's text, unless the store holds it already, and
 // returns its fingerprint. A text over MaxResult is an error.
 func (s *Store) Put(text string) (string, error) {
+	return s.put(text, true)
+}
+
+// PutUncompressed is Put for a text read often and whole, such as a
+// cached record (package cache): it is stored as it is, never
+// compressed, so that reading it costs one read.
+func (s *Store) PutUncompressed(text string) (string, error) {
+	return s.put(text, false)
+}
+
+func (s *Store) put(text string, compress bool) (string, error) {
 	fp := Fingerprint(text)
 	if len(text) > MaxResult {
 		return fp, fmt.Errorf("recordings: a result of %d bytes is over the %d bytes a recording may have", len(text), MaxResult)
@@ -307,13 +318,13 @@ func (s *Store) Put(text string) (string, error) {
 	if _, ok := s.index[fp]; ok {
 		return fp, nil
 	}
-	return fp, s.appendEntry(fp, text, torn)
+	return fp, s.appendEntry(fp, text, torn, compress)
 }
 
 // appendEntry appends the entry of text under the lock; torn says that
 // the pack ends with an entry a killed writer left half written, which is
 // cut off first.
-func (s *Store) appendEntry(fp, text string, torn bool) error {
+func (s *Store) appendEntry(fp, text string, torn, compress bool) error {
 	f, err := os.OpenFile(s.path(packName), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return fmt.Errorf("recordings: %w", err)
@@ -324,7 +335,10 @@ func (s *Store) appendEntry(fp, text string, torn bool) error {
 			return fmt.Errorf("recordings: cut off a half-written entry: %w", err)
 		}
 	}
-	payload, compressed := encode(text)
+	payload, compressed := []byte(text), false
+	if compress {
+		payload, compressed = encode(text)
+	}
 	var b bytes.Buffer
 	writeEntry(&b, fp, compressed, int64(len(payload)), bytes.NewReader(payload))
 	if _, err := f.Write(b.Bytes()); err != nil { // one write: the entry is appended whole or not at all
@@ -375,40 +389,62 @@ func writeEntry(w io.Writer, fp string, compressed bool, size int64, payload io.
 // Get returns the text of the result with fingerprint fp; ok is false when
 // the store does not hold it.
 func (s *Store) Get(fp string) (text string, ok bool, err error) {
+	data, ok, err := s.Bytes(fp)
+	return string(data), ok, err
+}
+
+// Bytes is Get returning the text's bytes, which the caller owns.
+func (s *Store) Bytes(fp string) (data []byte, ok bool, err error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	e, ok := s.index[fp]
 	if !ok {
 		if err := s.refresh(); err != nil {
-			return "", false, err
+			s.mu.Unlock()
+			return nil, false, err
 		}
 		if e, ok = s.index[fp]; !ok {
-			return "", false, nil
+			s.mu.Unlock()
+			return nil, false, nil
 		}
 	}
-	text, err = s.read(fp, e)
-	return text, err == nil, err
+	payload := make([]byte, e.size)
+	_, err = s.pack.ReadAt(payload, e.at)
+	s.mu.Unlock()
+	if err != nil {
+		return nil, false, fmt.Errorf("recordings: read %s: %w", fp, err)
+	}
+	// Decompressing and checking run outside the lock: concurrent reads
+	// overlap.
+	data, err = s.check(fp, e, payload)
+	return data, err == nil, err
 }
 
-// read reads the payload of the entry e, whose fingerprint is fp.
-func (s *Store) read(fp string, e entry) (string, error) {
+// read reads the text of the entry e, whose fingerprint is fp; the caller
+// holds mu.
+func (s *Store) read(fp string, e entry) ([]byte, error) {
 	payload := make([]byte, e.size)
 	if _, err := s.pack.ReadAt(payload, e.at); err != nil {
-		return "", fmt.Errorf("recordings: read %s: %w", fp, err)
+		return nil, fmt.Errorf("recordings: read %s: %w", fp, err)
 	}
+	return s.check(fp, e, payload)
+}
+
+// check returns the text of the entry e, whose fingerprint is fp, from its
+// payload: decompressed, and checked against fp.
+func (s *Store) check(fp string, e entry, payload []byte) ([]byte, error) {
 	if e.flate {
 		r := flate.NewReader(bytes.NewReader(payload))
 		defer r.Close()
 		raw, err := io.ReadAll(io.LimitReader(r, MaxResult+1))
 		if err != nil {
-			return "", fmt.Errorf("recordings: read %s: %w", fp, err)
+			return nil, fmt.Errorf("recordings: read %s: %w", fp, err)
 		}
 		payload = raw
 	}
-	if Fingerprint(string(payload)) != fp {
-		return "", fmt.Errorf("recordings: the entry of %s does not hold its result (the pack %s is damaged)", fp, s.path(packName))
+	if sum := sha256.Sum256(payload); hex.EncodeToString(sum[:]) != fp {
+		return nil, fmt.Errorf("recordings: the entry of %s does not hold its result (the pack %s is damaged)", fp, s.path(packName))
 	}
-	return string(payload), nil
+	return payload, nil
 }
 
 // Has reports whether the store holds the result with fingerprint fp.

@@ -5,6 +5,7 @@
 package redact
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"net/url"
@@ -239,6 +240,27 @@ func (r *Redactor) replace(s string) string {
 		}
 	}
 	return s
+}
+
+// MayChangeJSON reports whether Value might change the value whose JSON
+// encoding, as encoding/json writes it (every text a JSON string), is
+// data: whether a secret, as it stands inside a JSON string or as it is,
+// occurs in data, or an escape String decodes (a text holding "\u" or
+// "\/"). When it reports false, Value leaves the value as it is, so a
+// caller holding the JSON need not decode it to redact it.
+func (r *Redactor) MayChangeJSON(data []byte) bool {
+	if r == nil || len(r.secrets) == 0 {
+		return false
+	}
+	if bytes.Contains(data, []byte(`\\u`)) || bytes.Contains(data, []byte(`\\/`)) {
+		return true
+	}
+	for _, secret := range r.secrets {
+		if bytes.Contains(data, []byte(secret)) || bytes.Contains(data, []byte(jsonEscape(secret))) {
+			return true
+		}
+	}
+	return false
 }
 
 // jsonEscape returns s as it stands inside a JSON string.

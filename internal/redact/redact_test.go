@@ -135,3 +135,39 @@ func TestLooksLikeCredential(t *testing.T) {
 		assert.False(t, LooksLikeCredential(v), v)
 	}
 }
+
+// MayChangeJSON answers false only for JSON whose value Value leaves as it
+// is: each record that holds a secret, however it is written, is flagged,
+// and for each one flagged false, Value changes nothing.
+func TestMayChangeJSONFlagsEveryRecordValueWouldChange(t *testing.T) {
+	r := New(key, `quote"secret-77`, "<html>&secret")
+	tests := []struct {
+		name string
+		rec  eval.Record
+		may  bool
+	}{
+		{"no secret", eval.Record{Name: "n", Response: "the answer is <b>7157</b> & more", Reason: `a "quoted" reason`}, false},
+		{"secret as it is", eval.Record{Response: "here " + key}, true},
+		{"secret with a quote", eval.Record{Reason: `quote"secret-77`}, true},
+		{"secret JSON escapes", eval.Record{Response: "<html>&secret"}, true},
+		{"secret inside JSON text", eval.Record{ToolCalls: []eval.ToolCall{{Arguments: `{"k":"quote\"secret-77"}`}}}, true},
+		{"secret in escapes of a text", eval.Record{ToolCalls: []eval.ToolCall{{Arguments: `{"k":"\u0073k-planted-4f9c2e71"}`}}}, true},
+		{"escaped solidus", eval.Record{Response: `a\/b`}, true},
+		{"secret in a map key", eval.Record{Metrics: &eval.Metrics{Overall: eval.OverallMetric{Weights: map[string]float64{key: 1}}}}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data, err := json.Marshal(tt.rec)
+			assert.NoError(t, err)
+			assert.Equal(t, tt.may, r.MayChangeJSON(data))
+			if !tt.may {
+				redacted := tt.rec
+				r.Value(&redacted)
+				after, err := json.Marshal(redacted)
+				assert.NoError(t, err)
+				assert.Equal(t, string(data), string(after), "Value changes nothing")
+			}
+		})
+	}
+	assert.False(t, (*Redactor)(nil).MayChangeJSON([]byte(key)), "a nil Redactor replaces nothing")
+}

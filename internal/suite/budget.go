@@ -213,7 +213,7 @@ func (s *Run) Estimate(cases []eval.Case, repeats int) (usd float64, err error) 
 		for _, a := range s.arms {
 			for r := range repeats {
 				if !st.Force {
-					if _, _, ok := s.cached(c, a, r, a.hash); ok {
+					if s.isCached(c, a, r, a.hash) {
 						continue
 					}
 				}

@@ -53,6 +53,7 @@ func TestCacheSemanticsEndToEnd(t *testing.T) {
 	r := runSuite(t, dir, cases, e)
 	require.Error(t, r.err, "one case fails: %s", r.output)
 	assert.Equal(t, eval.Pass, r.records["NUTM2G symbol"].Status)
+	fresh := r.records["NUTM2G symbol"]
 	assert.Equal(t, eval.Fail, r.records["Always wrong"].Status)
 	assert.Positive(t, requestsFor(stub, 0, q1))
 	cacheFile, err := os.ReadFile(filepath.Join(dir, "cache.json"))
@@ -71,6 +72,8 @@ func TestCacheSemanticsEndToEnd(t *testing.T) {
 	assert.Equal(t, eval.Pass, rec.Status)
 	assert.NotEmpty(t, rec.ToolCalls, "a cached record keeps its tool calls")
 	assert.NotEmpty(t, rec.Conversation)
+	fresh.Cached = true
+	assert.Equal(t, fresh, rec, "the cached record is the stored one, texts included")
 	assert.Equal(t, "pass", r.status("TestGeneAndVariantUtilities/NUTM2G_symbol"))
 
 	// -force: runs again, still stores.

@@ -67,7 +67,59 @@ func (w *recordWriter) Write(rec eval.Record) {
 	}
 }
 
+// WriteCached appends the record of a case run the cache served: rec,
+// or, when stored is not nil, the whole record's JSON as the cache stored
+// it with rec's identity fields (see cachedLine), rec being the same
+// record without its large texts. The summary, metrics and tool
+// statistics count rec.
+func (w *recordWriter) WriteCached(rec eval.Record, stored []byte) {
+	w.writeLine(rec, func(buf *bytes.Buffer) error {
+		if stored != nil && cachedLine(buf, rec, stored) {
+			return nil
+		}
+		buf.Reset()
+		return json.NewEncoder(buf).Encode(rec)
+	})
+	if w.tools != nil {
+		w.tools.Add(rec)
+	}
+}
+
+// storedFields starts the fields of a record's JSON that a cached run
+// writes as the cache stored them: every field a cached run sets (the
+// case's name, category, test, file and line, the repeat, cached, the
+// trace) comes before it, except the arm, whose name the caller checks.
+var storedFields = []byte(`,"question":`)
+
+// cachedLine writes to buf the results.jsonl line of a cached record:
+// rec's fields up to the question, then the stored record's from there.
+// It reports false when either has no question field where it should.
+func cachedLine(buf *bytes.Buffer, rec eval.Record, stored []byte) bool {
+	buf.Reset()
+	head := eval.Record{Name: rec.Name, Category: rec.Category, Test: rec.Test, File: rec.File, Line: rec.Line, Kind: rec.Kind,
+		Status: rec.Status, Cached: rec.Cached, Regraded: rec.Regraded, Reference: rec.Reference, Repeat: rec.Repeat, TraceID: rec.TraceID}
+	if err := json.NewEncoder(buf).Encode(head); err != nil {
+		return false
+	}
+	i, j := bytes.Index(buf.Bytes(), storedFields), bytes.Index(stored, storedFields)
+	if i < 0 || j < 0 || stored[len(stored)-1] != '}' {
+		return false
+	}
+	buf.Truncate(i)
+	buf.Write(stored[j:])
+	buf.WriteByte('\n')
+	return true
+}
+
 func (w *recordWriter) write(rec eval.Record) {
+	w.writeLine(rec, func(buf *bytes.Buffer) error {
+		return json.NewEncoder(buf).Encode(rec) // a line: JSON and a newline
+	})
+}
+
+// writeLine appends the line encode writes for rec, and keeps what the
+// summary and metrics need of rec.
+func (w *recordWriter) writeLine(rec eval.Record, encode func(*bytes.Buffer) error) {
 	buf := lineBuffers.Get().(*bytes.Buffer)
 	defer func() {
 		if buf.Cap() <= 1<<20 { // a record of a large tool result is not kept
@@ -75,7 +127,7 @@ func (w *recordWriter) write(rec eval.Record) {
 		}
 	}()
 	buf.Reset()
-	err := json.NewEncoder(buf).Encode(rec) // a line: JSON and a newline
+	err := encode(buf)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err == nil {

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"maps"
 	"os"
 	"os/exec"
@@ -148,6 +149,10 @@ type Run struct {
 	// not exported.
 	traces   *tracing.Exporter
 	traceURL string
+
+	// keys holds the cache key of each case run asked for (a keyRun), so
+	// that the checks before a run and the run itself derive it once.
+	keys sync.Map
 }
 
 // Server describes how to start the MCP servers when Settings.Servers is
@@ -535,8 +540,27 @@ func (s *Run) key(c eval.Case, a *arm, repeat int) (string, error) {
 // prompt and surface decide, not its name, so an arm whose surface a
 // changed override does not touch keeps its cached passes.
 func (s *Run) keyWith(c eval.Case, a *arm, repeat int, toolsHash string) (string, error) {
+	run := keyRun{name: c.Name, file: c.File, line: c.Line, arm: a.label, repeat: repeat, toolsHash: toolsHash}
+	if key, ok := s.keys.Load(run); ok {
+		return key.(string), nil
+	}
 	in, _ := s.keyInput(c, a, repeat, toolsHash)
-	return cache.Key(in)
+	key, err := cache.Key(in)
+	if err == nil {
+		s.keys.Store(run, key)
+	}
+	return key, err
+}
+
+// keyRun identifies a case run whose cache key keyWith derived: the case
+// (by its name and place), the arm, the repeat and the tool surface; the
+// rest of the key is the run's settings, the same throughout.
+type keyRun struct {
+	name, file string
+	line       int
+	arm        string
+	repeat     int
+	toolsHash  string
 }
 
 // keyInput returns what the cache key of a case run holds: what makes the
@@ -587,24 +611,81 @@ type expectations struct {
 }
 
 // cached returns the cached result of a case run under the tool surface
-// toolsHash and the key it was found under: the current key, or that of
-// an entry written before records held their grading version.
-func (s *Run) cached(c eval.Case, a *arm, repeat int, toolsHash string) (eval.Record, string, bool) {
-	in, e := s.keyInput(c, a, repeat, toolsHash)
-	keys := []cache.KeyInput{in, legacyKeyInput(in, c, e)}
-	if len(c.Turns) > 0 || c.User != nil {
-		keys = keys[:1] // no entry of those days was of a conversation
-	}
-	for _, in := range keys {
-		key, err := cache.Key(in)
-		if err != nil {
-			return eval.Record{}, "", false
-		}
-		if rec, ok := s.cache.Get(key); ok {
-			return rec, key, true
+// toolsHash, its record without its large texts (see cache.Hit), and the
+// key it was found under: the current key, or that of an entry written
+// before records held their grading version.
+func (s *Run) cached(c eval.Case, a *arm, repeat int, toolsHash string) (cache.Hit, string, bool) {
+	for key := range s.cacheKeys(c, a, repeat, toolsHash) {
+		if hit, ok := s.cache.Lookup(key); ok {
+			return hit, key, true
 		}
 	}
-	return eval.Record{}, "", false
+	return cache.Hit{}, "", false
+}
+
+// isCached reports whether the cache holds an entry of the case run (see
+// cached) without reading it: what the checks before a run need (the
+// provider check, the budget's estimate). An entry that then cannot be
+// read is a miss when the case runs, which checks the provider first.
+func (s *Run) isCached(c eval.Case, a *arm, repeat int, toolsHash string) bool {
+	for key := range s.cacheKeys(c, a, repeat, toolsHash) {
+		if s.cache.Has(key) {
+			return true
+		}
+	}
+	return false
+}
+
+// cacheKeys yields the keys a case run's result may be cached under: the
+// current key, then that of an entry written before records held their
+// grading version. A key that cannot be derived ends them.
+func (s *Run) cacheKeys(c eval.Case, a *arm, repeat int, toolsHash string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		key, err := s.keyWith(c, a, repeat, toolsHash)
+		if err != nil || !yield(key) || len(c.Turns) > 0 || c.User != nil {
+			return // no entry of those days was of a conversation
+		}
+		in, e := s.keyInput(c, a, repeat, toolsHash)
+		if key, err := cache.Key(legacyKeyInput(in, c, e)); err == nil {
+			yield(key)
+		}
+	}
+}
+
+// serveCached writes and returns the record of a case run the cache
+// serves from hit. A pass graded by the current rules is written from the
+// whole record's JSON as stored, its identity fields set to this run's
+// (see cachedLine), without decoding it; any other (a token-limit result,
+// one to grade again, one whose texts a secret of this run is in, an arm
+// of another name) is read whole first.
+func (s *Run) serveCached(ctx context.Context, c eval.Case, hit cache.Hit, key, at, test string, rec eval.Record) eval.Record {
+	cached := hit.Record
+	regrade := answered(cached) && cached.Grading != grading.Version
+	var stored []byte
+	var err error
+	if !hit.Whole() && cached.Status == eval.Pass && !regrade && cached.Arm == rec.Arm {
+		if stored, err = hit.JSON(); err == nil && s.redactor.MayChangeJSON(stored) {
+			stored = nil
+		}
+	}
+	if stored == nil && err == nil && !hit.Whole() {
+		cached, err = hit.Full()
+	}
+	if err != nil {
+		// The outcome stands without the texts (a cache file copied
+		// without the recordings beside it): nothing is paid again, and
+		// nothing is graded again without the answer.
+		fmt.Fprintf(s.log, "warning: cache: case %q: %v; its outcome is used without its texts\n", c.Name, s.redactor.String(err.Error()))
+		regrade = false
+	}
+	if regrade {
+		cached = s.regradeCached(ctx, c, cached, key, at)
+	}
+	cached.Name, cached.Category, cached.Test, cached.File, cached.Line = c.Name, c.Category, test, c.File, c.Line
+	cached.Repeat, cached.Arm, cached.TraceID = rec.Repeat, rec.Arm, rec.TraceID
+	s.redactor.Value(&cached)
+	s.records.WriteCached(cached, stored)
+	return cached
 }
 
 // systemPrompt returns the agent's system prompt for a case.
@@ -743,15 +824,8 @@ func (s *Run) runCase(ctx context.Context, g *caseGroup, c eval.Case, a *arm, re
 		fmt.Fprintf(s.log, "warning: case %q cannot be cached: %v\n", c.Name, keyErr)
 	}
 	if keyErr == nil && !st.Force && !st.Reference {
-		if cached, at, ok := s.cached(c, a, rec.Repeat, a.hash); ok {
-			if answered(cached) && cached.Grading != grading.Version {
-				cached = s.regradeCached(ctx, c, cached, key, at)
-			}
-			cached.Name, cached.Category, cached.Test, cached.File, cached.Line = c.Name, c.Category, test, c.File, c.Line
-			cached.Repeat, cached.Arm, cached.TraceID = rec.Repeat, rec.Arm, rec.TraceID
-			s.redactor.Value(&cached)
-			s.records.Write(cached)
-			return cached, nil
+		if hit, at, ok := s.cached(c, a, rec.Repeat, a.hash); ok {
+			return s.serveCached(ctx, c, hit, key, at, test, rec), nil
 		}
 	}
 
@@ -1090,7 +1164,7 @@ func (s *Run) CheckProvider(ctx context.Context, cases []eval.Case, repeats int)
 	for _, c := range cases {
 		for _, a := range s.arms {
 			for r := range repeats {
-				if _, _, cached := s.cached(c, a, r, a.hash); s.Settings.Force || !cached {
+				if s.Settings.Force || !s.isCached(c, a, r, a.hash) {
 					return s.checkProvider(ctx)
 				}
 			}

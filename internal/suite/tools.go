@@ -233,7 +233,7 @@ func (s *Run) invalidatedPasses(oldHash string, repeats int) int {
 	for _, c := range s.Cases {
 		for _, a := range s.arms {
 			for r := range repeats {
-				if rec, _, ok := s.cached(c, a, r, oldHash); ok && rec.Status == eval.Pass {
+				if hit, _, ok := s.cached(c, a, r, oldHash); ok && hit.Record.Status == eval.Pass {
 					n++
 				}
 			}

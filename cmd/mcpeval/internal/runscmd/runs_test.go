@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcpeval/mcpeval/cache"
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/base"
 	"github.com/mcpeval/mcpeval/cmd/mcpeval/internal/cmdtest"
 	"github.com/mcpeval/mcpeval/evaltest/eval"
@@ -203,4 +204,36 @@ func TestHistoryRowsOfManyArmsAndGivenIDs(t *testing.T) {
 	for _, l := range lines {
 		assert.Less(t, len(l), 160, "a short row: %s", l)
 	}
+}
+
+// The whole records of the cache's entries, kept in the recordings beside
+// it, stay whatever runs are pruned: the cache serves them whole after.
+func TestPruneKeepsTheCachesWholeRecords(t *testing.T) {
+	parent := t.TempDir()
+	path := filepath.Join(parent, "cache.json")
+	c, err := cache.Open(path)
+	require.NoError(t, err)
+	rec := eval.Record{Name: "c00", Status: eval.Pass, Question: "q?", Response: "the answer",
+		Conversation: []eval.Message{{Role: "assistant", Content: "the answer"}}}
+	require.NoError(t, c.Put("k", rec))
+	require.NoError(t, c.Close())
+	store, err := recordings.Open(recordings.DirBeside(path))
+	require.NoError(t, err)
+	require.NoError(t, store.Register(parent))
+	_, err = store.Put("a result no run names")
+	require.NoError(t, err)
+	require.NoError(t, store.Close())
+	cmdtest.WriteRun(t, parent, "20261101T000000Z-aaaaaa", cmdtest.CaseNames(1), nil, 1)
+
+	var stdout bytes.Buffer
+	require.NoError(t, cmdtest.Run(Cmd, []string{"prune", "-out", parent, "-keep", "0", "-cache", path}, nil, &stdout, nil, nil))
+	assert.Contains(t, stdout.String(), "recordings: 1 result kept, 1 removed")
+	c, err = cache.Open(path)
+	require.NoError(t, err)
+	defer c.Close()
+	got, ok := c.Get("k")
+	require.True(t, ok)
+	assert.Equal(t, "the answer", got.Response)
+	assert.Len(t, got.Conversation, 1)
+	assert.Empty(t, c.Warnings())
 }
