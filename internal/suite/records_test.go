@@ -45,7 +45,7 @@ func TestCachedLineIsTheRecordsLine(t *testing.T) {
 		"as stored": func(*eval.Record) {},
 		"this run's identity": func(r *eval.Record) {
 			r.Name, r.Category, r.Test, r.File, r.Line = "new \"name\"", "New", "TestNew/new", "/new/cases.yaml", 9
-			r.Repeat, r.Cached = 2, true
+			r.Repeat, r.Cached, r.TraceID = 2, true, "4bf92f3577b34da6a3ce929d0e0e4736"
 		},
 	}
 	for name, change := range tests {
@@ -75,5 +75,5 @@ func TestCachedLineTakesEveryFieldBeforeTheQuestion(t *testing.T) {
 		}
 		before = append(before, name)
 	}
-	assert.Equal(t, []string{"name", "category", "test", "file", "line", "kind", "status", "cached", "regraded", "reference", "repeat"}, before)
+	assert.Equal(t, []string{"name", "category", "test", "file", "line", "kind", "status", "cached", "regraded", "reference", "repeat", "trace_id"}, before)
 }
