@@ -37,7 +37,7 @@ func Read(dir string, testJSON ...io.Reader) (*Run, error) {
 			streams[i].Name = named.Name()
 		}
 	}
-	d, err := rundata.Load(dir, streams)
+	d, err := rundata.LoadLean(dir, streams)
 	if err != nil {
 		return nil, err
 	}

@@ -738,7 +738,8 @@ func TestLargeReportInBrowser(t *testing.T) {
 	p.assertClean()
 }
 
-// TestLazyRenderingInBrowser opens a 10,000-case report, compressed, whose
+// TestLazyRenderingInBrowser opens a 10,000-case report, compressed, read
+// as mcpeval report reads a run (rundata.LoadLean), whose
 // table renders only the rows near its view: a link still opens a case deep
 // in it, filtering, searching and sorting reach rows it never rendered, and
 // that case's hostile texts show as text in its row and its view. A browser
@@ -757,7 +758,13 @@ func TestLazyRenderingInBrowser(t *testing.T) {
 	rec.Conversation[len(rec.Conversation)-1].Content = rec.Response
 	rec.ToolCalls[0].Result = "result " + rundatatest.Payloads[4]
 	rec.Conversation[3].Content = rec.ToolCalls[0].Result
-	d := rundata.FromRecords(recs)
+	// Read as mcpeval report reads a run: each case's view shows its
+	// record's line as results.jsonl holds it.
+	dir := t.TempDir()
+	rundatatest.WriteRecords(t, dir, recs...)
+	d, err := rundata.LoadLean(dir, nil)
+	require.NoError(t, err)
+	require.NotNil(t, d.Cases[0].Raw)
 	require.Greater(t, dataSize(d), CompressAbove, "a report large enough to be compressed")
 	path := filepath.Join(t.TempDir(), "report.html")
 	writeFile(t, path, d)

@@ -7,6 +7,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -110,7 +112,8 @@ func TestWriteLeavesOutRepeatedToolResults(t *testing.T) {
 	rec := d.Cases[0].Record
 	// A tool message that differs from its call's result stays whole.
 	rec.Conversation[5].Content = "something else"
-	det := newDetail(&d.Cases[0], false)
+	det, err := newDetail(&d.Cases[0], false)
+	require.NoError(t, err)
 
 	var flagged, response []int
 	for i, m := range det.Record.Conversation {
@@ -128,7 +131,8 @@ func TestWriteLeavesOutRepeatedToolResults(t *testing.T) {
 	assert.Equal(t, rec.Conversation, det.restore(rowJSON{}))
 
 	// The run its row shows leaves out the texts of its row.
-	shown := newDetail(&d.Cases[0], true)
+	shown, err := newDetail(&d.Cases[0], true)
+	require.NoError(t, err)
 	assert.True(t, shown.FromRow)
 	assert.Empty(t, shown.Record.Question+shown.Record.Expected+shown.Record.Response)
 	row := newRow(0, d.Groups[0], d.Cases)
@@ -308,4 +312,70 @@ func TestWriteCarriesEachFlip(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, flips)
+}
+
+// A run read as mcpeval report reads it (rundata.LoadLean) has each case's
+// record as results.jsonl holds it: a large report's details carry that
+// line as it is, a small report's the record decoded whole from it, its
+// repeated texts left out as ever.
+func TestWriteDetailsOfRecordLines(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		n          int
+		compressed bool
+	}{{"plain", 20, false}, {"compressed", 150, true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			recs := syntheticRecords(tt.n, 20<<10)
+			dir := t.TempDir()
+			rundatatest.WriteRecords(t, dir, recs...)
+			file, err := os.ReadFile(filepath.Join(dir, eval.RecordsFile))
+			require.NoError(t, err)
+			lines := map[string]bool{}
+			for _, l := range strings.Split(strings.TrimSpace(string(file)), "\n") {
+				lines[l] = true
+			}
+			d, err := rundata.LoadLean(dir, nil)
+			require.NoError(t, err)
+			require.Equal(t, tt.compressed, dataSize(d) > CompressAbove)
+			page := writeString(t, d)
+
+			var details []json.RawMessage
+			if tt.compressed {
+				for _, b := range regexp.MustCompile(`<script type="application/gzip" id="cases-\d+">([^<]*)</script>`).FindAllStringSubmatch(page, -1) {
+					var block []json.RawMessage
+					require.NoError(t, json.Unmarshal(gunzipBase64(t, b[1]), &block))
+					details = append(details, block...)
+				}
+			} else {
+				for _, b := range regexp.MustCompile(`<script type="application/json" id="case-\d+">([^<]*)</script>`).FindAllStringSubmatch(page, -1) {
+					details = append(details, json.RawMessage(b[1]))
+				}
+			}
+			require.Len(t, details, len(d.Cases))
+			byName := map[string]eval.Record{}
+			for _, r := range recs {
+				byName[r.Name] = r
+			}
+			rowOf := map[int]rowJSON{}
+			for i, g := range d.Groups {
+				rowOf[g.Shown] = newRow(i, g, d.Cases)
+			}
+			for i, raw := range details {
+				var det struct {
+					Record json.RawMessage `json:"record"`
+					detailJSON
+				}
+				require.NoError(t, json.Unmarshal(raw, &det))
+				if tt.compressed {
+					assert.True(t, lines[string(det.Record)], "case %d: its record's line as it is", i)
+					continue
+				}
+				var whole detailJSON
+				require.NoError(t, json.Unmarshal(raw, &whole))
+				rec := byName[d.Cases[i].Name]
+				assert.Equal(t, rec.Conversation, whole.restore(rowOf[i]), "case %d: decoded whole", i)
+				assert.Equal(t, rec.ToolCalls, whole.Record.ToolCalls)
+			}
+		})
+	}
 }

@@ -32,6 +32,11 @@ import (
 // Problems. It fails only when a stream cannot be read or there is nothing
 // to report.
 func Load(outDir string, streams []Stream) (*Data, error) {
+	return load(outDir, streams, false)
+}
+
+// load is Load, or with lean LoadLean.
+func load(outDir string, streams []Stream, lean bool) (*Data, error) {
 	// The streams are read while the run's directory is: reading its
 	// records takes every core but in short gaps, reading a stream one.
 	var ev *events
@@ -41,7 +46,7 @@ func Load(outDir string, streams []Stream) (*Data, error) {
 		defer close(scanned)
 		ev, evErr = scanStreams(streams)
 	}()
-	var in inputs
+	in := inputs{lean: lean}
 	var dirErr error
 	if outDir != "" {
 		dirErr = in.readOutDir(outDir)
@@ -70,8 +75,12 @@ func FromRecords(records []eval.Record) *Data {
 
 // inputs is everything Load read, before joining.
 type inputs struct {
-	events         *events
-	records        []eval.Record
+	events  *events
+	records []eval.Record
+	// lean: the records are decoded as LoadLean does, each one's line
+	// kept in raw.
+	lean           bool
+	raw            [][]byte
 	summary        *eval.Summary
 	metricsSummary *eval.MetricsSummary
 	calibration    *eval.Calibration
@@ -88,7 +97,11 @@ func (in *inputs) readOutDir(dir string) error {
 	summaries := make(chan struct{})
 	go func() {
 		defer close(summaries)
-		sOK, sErr = readJSONFile(filepath.Join(dir, eval.SummaryFile), &s)
+		decode := func(b []byte) error { return json.Unmarshal(b, &s) }
+		if in.lean {
+			decode = func(b []byte) error { return decodeLeanSummary(b, &s) }
+		}
+		sOK, sErr = readFile(filepath.Join(dir, eval.SummaryFile), decode)
 		msOK, msErr = readJSONFile(filepath.Join(dir, eval.MetricsSummaryFile), &ms)
 	}()
 	defer func() { <-summaries }()
@@ -101,11 +114,11 @@ func (in *inputs) readOutDir(dir string) error {
 		return fmt.Errorf("open records: %w", err)
 	default:
 		defer f.Close()
-		recs, bad, err := readRecords(f)
+		recs, raw, bad, err := readRecords(f, in.lean)
 		if err != nil {
 			return fmt.Errorf("read records %s: %w", path, err)
 		}
-		in.records = recs
+		in.records, in.raw = recs, raw
 		for _, b := range bad {
 			in.problems = append(in.problems, fmt.Sprintf("%s: %s", path, b))
 		}
@@ -146,15 +159,17 @@ func (in *inputs) readOptional(path string, v any) bool {
 	return ok && err == nil
 }
 
-// readRecords decodes one record per line, in order. A line that is not a
+// readRecords decodes one record per line, in order; with lean as
+// LoadLean does, each record's line kept in raw. A line that is not a
 // record (a run killed while writing) is reported in bad and skipped.
 // Decoding JSON is most of a report's work, so batches of lines are decoded
 // on all cores.
-func readRecords(r io.Reader) (recs []eval.Record, bad []string, err error) {
+func readRecords(r io.Reader, lean bool) (recs []eval.Record, raw [][]byte, bad []string, err error) {
 	type batch struct {
 		first   int // line number of lines[0]
 		lines   [][]byte
 		records []eval.Record
+		raw     [][]byte
 		bad     []string
 		done    chan struct{}
 	}
@@ -166,11 +181,20 @@ func readRecords(r io.Reader) (recs []eval.Record, bad []string, err error) {
 			for b := range work {
 				for i, line := range b.lines {
 					var rec eval.Record
-					if jerr := json.Unmarshal(line, &rec); jerr != nil {
+					var jerr error
+					if lean {
+						rec, jerr = decodeLean(line)
+					} else {
+						jerr = json.Unmarshal(line, &rec)
+					}
+					if jerr != nil {
 						b.bad = append(b.bad, fmt.Sprintf("line %d is not a record: %v", b.first+i, jerr))
 						continue
 					}
 					b.records = append(b.records, rec)
+					if lean {
+						b.raw = append(b.raw, bytes.TrimSpace(line))
+					}
 				}
 				b.lines = nil
 				close(b.done)
@@ -186,6 +210,7 @@ func readRecords(r io.Reader) (recs []eval.Record, bad []string, err error) {
 		for b := range pending {
 			<-b.done
 			recs = append(recs, b.records...)
+			raw = append(raw, b.raw...)
 			bad = append(bad, b.bad...)
 		}
 	}()
@@ -223,13 +248,19 @@ func readRecords(r io.Reader) (recs []eval.Record, bad []string, err error) {
 	wg.Wait()
 	<-collected
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return recs, bad, nil
+	return recs, raw, bad, nil
 }
 
 // readJSONFile decodes path into v; ok is false when the file does not exist.
 func readJSONFile(path string, v any) (ok bool, err error) {
+	return readFile(path, func(b []byte) error { return json.Unmarshal(b, v) })
+}
+
+// readFile decodes path with decode; ok is false when the file does not
+// exist.
+func readFile(path string, decode func([]byte) error) (ok bool, err error) {
 	b, err := files.ReadRegular(path, files.MaxRunFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -237,7 +268,7 @@ func readJSONFile(path string, v any) (ok bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("read %s: %w", path, err)
 	}
-	if err := json.Unmarshal(b, v); err != nil {
+	if err := decode(b); err != nil {
 		return false, fmt.Errorf("read %s: %w", path, err)
 	}
 	return true, nil
@@ -308,6 +339,7 @@ func (in *inputs) build() *Data {
 			if ri >= 0 {
 				used[ri] = true
 				c.setRecord(&in.records[ri])
+				c.Raw = in.rawOf(ri)
 			} else {
 				c.setFromEvent(parentCategory)
 			}
@@ -323,6 +355,7 @@ func (in *inputs) build() *Data {
 		}
 		var c Case
 		c.setRecord(&in.records[i])
+		c.Raw = in.rawOf(i)
 		d.Cases = append(d.Cases, c)
 	}
 
@@ -330,9 +363,10 @@ func (in *inputs) build() *Data {
 	d.MetricNames = metricColumns(d.Cases)
 	d.Groups = group(d.Cases)
 	d.Totals, d.Categories = count(d.Cases)
-	d.Models, d.ModelPairs = modelsOf(d.Cases, in.summary)
+	records := recordsOf(d.Cases)
+	d.Models, d.ModelPairs = modelsOf(records, in.summary)
 	d.ArmEffects = stats.ArmEffects(d.Models, d.ModelPairs)
-	d.ArmVerdicts = stats.Verdicts(recordsOf(d.Cases), d.Models)
+	d.ArmVerdicts = stats.Verdicts(records, d.Models)
 	d.Run, d.FromSummary = in.run()
 	d.Trust = trustOf(d.Run, in.calibration)
 	d.Problems = append(in.packageProblems(), in.problems...)
@@ -342,6 +376,14 @@ func (in *inputs) build() *Data {
 	}
 	d.Notices = append(in.packageNotices(), in.notices...)
 	return d
+}
+
+// rawOf is the line of record i, nil when it is not kept.
+func (in *inputs) rawOf(i int) []byte {
+	if i < len(in.raw) {
+		return in.raw[i]
+	}
+	return nil
 }
 
 // recordKey identifies the record of one run of a case.
@@ -688,6 +730,31 @@ func (in *inputs) dropForeignSummaries() {
 	in.problems = append(in.problems, problem+".")
 }
 
+// modelNames are the models (arms) of the records and the summary, the
+// first up to most of them.
+func modelNames(records []eval.Record, summary *eval.Summary, most int) []string {
+	var names []string
+	add := func(name string) bool {
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+		return len(names) >= most
+	}
+	if summary != nil {
+		for _, m := range summary.Models {
+			if add(m.Model) {
+				return names
+			}
+		}
+	}
+	for i := range records {
+		if add(records[i].ArmName()) {
+			return names
+		}
+	}
+	return names
+}
+
 // recordsOf returns the records of the cases that have one.
 func recordsOf(cases []Case) []eval.Record {
 	var records []eval.Record
@@ -699,10 +766,12 @@ func recordsOf(cases []Case) []eval.Record {
 	return records
 }
 
-// modelsOf compares the models of the cases' records, in the order the
-// summary gives; nothing with fewer than two models.
-func modelsOf(cases []Case, summary *eval.Summary) ([]eval.ModelResult, []eval.ModelPair) {
-	records := recordsOf(cases)
+// modelsOf compares the models of the records, in the order the summary
+// gives; nothing with fewer than two models.
+func modelsOf(records []eval.Record, summary *eval.Summary) ([]eval.ModelResult, []eval.ModelPair) {
+	if len(modelNames(records, summary, 2)) < 2 {
+		return nil, nil
+	}
 	var order []string
 	if summary != nil {
 		for _, m := range summary.Models {

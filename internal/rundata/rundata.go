@@ -213,8 +213,12 @@ type Case struct {
 	Reason string
 	// Seconds is the record's wall time, else the test's elapsed time.
 	Seconds float64
-	// Record is nil for a case known only from its test events.
+	// Record is nil for a case known only from its test events. LoadLean
+	// leaves out its texts that only the case's own view shows.
 	Record *eval.Record
+	// Raw is the record's line of results.jsonl, JSON, as LoadLean read
+	// it; nil otherwise.
+	Raw []byte
 	// Arm is the arm of a case known only from its test events, from its
 	// test name; "" otherwise.
 	Arm string

@@ -159,7 +159,13 @@ func Write(o Options, p base.Process) error {
 	}
 	defer closeAll()
 
-	data, err := rundata.Load(dir, streams)
+	// The page and the JUnit file need less of each record than the
+	// comparison with a baseline, which reads them whole.
+	load := rundata.LoadLean
+	if o.Baseline != "" {
+		load = rundata.Load
+	}
+	data, err := load(dir, streams)
 	if err != nil {
 		return err
 	}
