@@ -63,7 +63,7 @@ import (
 const DatasetsEnv = "MARRVEL_SAMPLE_DATASETS"
 
 // PythonEnv names the Python interpreter the pandas tools use. Unset, they
-// use /usr/bin/python3 if it can import pandas, else python3 on PATH.
+// use /usr/bin/python3 if pandas is installed for it, else python3 on PATH.
 const PythonEnv = "MARRVEL_SAMPLE_PYTHON"
 
 // Defaults of PandasConfig.
@@ -77,7 +77,7 @@ const (
 	maxErrorText           = 4000
 )
 
-// ErrNoPandas is the error when no interpreter can import pandas.
+// ErrNoPandas is the error when no interpreter has pandas installed.
 var ErrNoPandas = errors.New("python3 with pandas is not installed: apt-get install python3-pandas (or set " +
 	PythonEnv + " to a python3 that has pandas)")
 
@@ -184,11 +184,11 @@ func (p *Pandas) Tools() []server.ServerTool {
 }
 
 // PythonWithPandas returns the interpreter run_pandas uses by default: the
-// absolute path of $MARRVEL_SAMPLE_PYTHON if set and it can import pandas;
-// else of /usr/bin/python3 if it can, else of python3 on PATH if it can. The
-// error wraps ErrNoPandas only when that is certain: no interpreter was
-// found, or each one found ran and could not import pandas. A check that
-// could not finish (a timeout, a crash) gives another error.
+// absolute path of $MARRVEL_SAMPLE_PYTHON if set and pandas is installed
+// for it; else of /usr/bin/python3 if it is, else of python3 on PATH if it
+// is. The error wraps ErrNoPandas only when that is certain: no interpreter
+// was found, or each one found ran and found no pandas. A check that could
+// not finish (a timeout, a crash) gives another error.
 func PythonWithPandas() (string, error) {
 	if !canFork {
 		return "", ErrNoFork
@@ -222,6 +222,15 @@ func Python() (string, error) {
 	return "", fmt.Errorf("no python3 found (tried %s): apt-get install python3, or set %s", strings.Join(tried, ", "), PythonEnv)
 }
 
+// findPandas is the Python that tells whether pandas is installed: it
+// finds the package without importing it (an import takes about a second
+// of CPU; a broken install shows when run_pandas starts its worker), and
+// fails as a missing import does.
+const findPandas = `import sys, importlib.util
+if importlib.util.find_spec("pandas") is None:
+    raise ModuleNotFoundError("No module named 'pandas'")
+sys.stdout.write(sys.executable)`
+
 func findPython(candidates []string) (string, error) {
 	var tried []string
 	certain := true
@@ -232,7 +241,7 @@ func findPython(candidates []string) (string, error) {
 			continue
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		cmd := exec.CommandContext(ctx, path, "-I", "-c", "import sys, pandas; sys.stdout.write(sys.executable)")
+		cmd := exec.CommandContext(ctx, path, "-I", "-c", findPandas)
 		cmd.Env = withoutProxies(os.Environ()) // interpreter shims may need the caller's environment
 		var stderr tailWriter
 		stderr.max = maxErrorText
@@ -245,7 +254,7 @@ func findPython(candidates []string) (string, error) {
 		var exit *exec.ExitError
 		switch {
 		case errors.As(err, &exit) && exit.Exited() && strings.Contains(stderr.String(), "Error: No module named"):
-			tried = append(tried, fmt.Sprintf("%s: cannot import pandas", c))
+			tried = append(tried, fmt.Sprintf("%s: no pandas", c))
 		default:
 			certain = false
 			tried = append(tried, fmt.Sprintf("%s: the check failed: %v %s", c, err, lastLine(stderr.String())))

@@ -58,7 +58,7 @@ func pandasChecks(t *testing.T, log string) int {
 		return 0
 	}
 	require.NoError(t, err)
-	return strings.Count(string(data), "import sys, pandas")
+	return strings.Count(string(data), `find_spec("pandas")`)
 }
 
 // Without pandas, code cases are skipped with the install hint and the run
