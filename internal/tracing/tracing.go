@@ -7,6 +7,7 @@
 package tracing
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -56,7 +57,7 @@ const ScopeName = "github.com/mcpeval/mcpeval"
 func ParseExporters(s string) (string, error) {
 	s = strings.ToLower(strings.TrimSpace(s))
 	if s == "" || s == Auto || s == Off {
-		return cmpOr(s, Auto), nil
+		return cmp.Or(s, Auto), nil
 	}
 	var list []string
 	for part := range strings.SplitSeq(s, ",") {
@@ -69,13 +70,6 @@ func ParseExporters(s string) (string, error) {
 		}
 	}
 	return strings.Join(list, ","), nil
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // Exporters returns the exporters the setting (see ParseExporters) asks
@@ -174,7 +168,7 @@ func Start(ctx context.Context, cfg Config) (*Exporter, error) {
 // certificates come from the OTEL_EXPORTER_OTLP_* variables, which the
 // SDK reads.
 func otlpExporter(ctx context.Context, getenv func(string) string) (sdktrace.SpanExporter, error) {
-	protocol := cmpOr(getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"), getenv("OTEL_EXPORTER_OTLP_PROTOCOL"))
+	protocol := cmp.Or(getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"), getenv("OTEL_EXPORTER_OTLP_PROTOCOL"))
 	// A collector that is down is retried briefly: the run's end waits
 	// for nothing longer (see Shutdown).
 	switch protocol {
