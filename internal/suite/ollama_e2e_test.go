@@ -378,16 +378,23 @@ func (c *chatRecorder) exchanges() []exchange {
 // "build" to build it from testdata/ollama (make test-ollama); unset, the
 // test is skipped.
 func ollamaBinary(t *testing.T) string {
+	return binaryUnderTest(t, "MCPEVAL_OLLAMA", buildOllama, "the test against a real Ollama runs under make test-ollama, "+
+		"which builds Ollama from testdata/ollama (minutes the first time); MCPEVAL_OLLAMA=/path/to/ollama runs it with an Ollama of your own")
+}
+
+// binaryUnderTest returns the program a test of a real server runs: the
+// file the variable names, or what build builds when it says "build"; the
+// test is skipped with why when it is unset.
+func binaryUnderTest(t *testing.T, variable string, build func(*testing.T) string, why string) string {
 	t.Helper()
-	switch bin := os.Getenv("MCPEVAL_OLLAMA"); bin {
+	switch bin := os.Getenv(variable); bin {
 	case "":
-		t.Skip("the test against a real Ollama runs under make test-ollama, which builds Ollama from testdata/ollama " +
-			"(minutes the first time); MCPEVAL_OLLAMA=/path/to/ollama runs it with an Ollama of your own")
+		t.Skip(why)
 	case "build":
-		return buildOllama(t)
+		return build(t)
 	default:
 		_, err := os.Stat(bin)
-		require.NoError(t, err, "MCPEVAL_OLLAMA names no file")
+		require.NoError(t, err, "%s names no file", variable)
 		return bin
 	}
 	return ""

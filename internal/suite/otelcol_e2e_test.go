@@ -29,19 +29,9 @@ import (
 // or is "build" to build it from testdata/otelcol (make test-otel);
 // unset, the test is skipped.
 func collectorBinary(t *testing.T) string {
-	t.Helper()
-	switch bin := os.Getenv("MCPEVAL_OTELCOL"); bin {
-	case "":
-		t.Skip("the test against a real OpenTelemetry Collector runs under make test-otel, which builds it from testdata/otelcol " +
-			"(minutes the first time); MCPEVAL_OTELCOL=/path/to/otelcol runs it with a collector of your own (the otlp receiver and the file exporter)")
-	case "build":
-		return buildCollector(t)
-	default:
-		_, err := os.Stat(bin)
-		require.NoError(t, err, "MCPEVAL_OTELCOL names no file")
-		return bin
-	}
-	return ""
+	return binaryUnderTest(t, "MCPEVAL_OTELCOL", buildCollector, "the test against a real OpenTelemetry Collector runs under make test-otel, "+
+		"which builds it from testdata/otelcol (minutes the first time); MCPEVAL_OTELCOL=/path/to/otelcol runs it with a collector "+
+		"of your own (the otlp receiver and the file exporter)")
 }
 
 // buildCollector builds the collector of testdata/otelcol into the user's
