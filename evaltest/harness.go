@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -182,8 +183,8 @@ func flagValue(name string) string {
 	return ""
 }
 
-// Run runs the selected cases of one category as parallel subtests: call
-// it from the category's test function.
+// Run runs the selected cases of one category as subtests, side by side
+// (see runCases): call it from the category's test function.
 func (s *Suite) Run(t *testing.T, category string) {
 	t.Parallel()
 	markUncacheable()
@@ -192,9 +193,26 @@ func (s *Suite) Run(t *testing.T, category string) {
 	if !loaded {
 		t.Skipf("no loaded case has category %q", category)
 	}
+	s.runCases(t, tests, repeat)
+}
+
+// runCases runs cases as subtests of t, each in a goroutine of its own
+// started once one of the run's case slots is free (harness.Harness.Slot):
+// as many cases run at once as the run's concurrency allows, across all
+// categories, and no more are started. A case waiting for its turn is not
+// a subtest yet: memory grows with the concurrency, not with the number of
+// cases (a paused parallel subtest would hold its goroutine and go test's
+// state for it until its turn).
+func (s *Suite) runCases(t *testing.T, tests []harness.CaseTest, repeat int) {
+	var wg sync.WaitGroup
 	for _, ct := range tests {
-		s.runCase(t, ct, repeat)
+		release := s.harness.Slot()
+		wg.Go(func() {
+			defer release()
+			s.runCase(t, ct, repeat)
+		})
 	}
+	wg.Wait()
 }
 
 // RunOther runs the selected cases of every loaded category that has no
@@ -216,20 +234,15 @@ func (s *Suite) RunOther(t *testing.T) {
 		if len(tests) == 0 {
 			continue
 		}
-		t.Run(subtests[i], func(t *testing.T) {
-			for _, ct := range tests {
-				s.runCase(t, ct, repeat)
-			}
-		})
+		t.Run(subtests[i], func(t *testing.T) { s.runCases(t, tests, repeat) })
 	}
 }
 
-// runCase runs a case as a parallel subtest: with the run's one arm, the
-// case's own; with several, one subtest per arm below it. The arms of a
-// case run side by side (see harness.Harness.Run).
+// runCase runs a case as a subtest: with the run's one arm, the case's
+// own; with several, one subtest per arm below it. The arms of a case run
+// side by side (see harness.Harness.Run).
 func (s *Suite) runCase(t *testing.T, ct harness.CaseTest, repeat int) {
 	t.Run(ct.Name, func(t *testing.T) {
-		t.Parallel()
 		deadline, ok := t.Deadline()
 		outcomes := s.harness.Run(ct, repeat, t.Name(), deadline, ok)
 		if ct.Arms[0].Subtest == "" {
