@@ -63,10 +63,19 @@ type Suite struct {
 // New returns a Suite with the given configuration.
 func New(c Config) *Suite { return &Suite{config: c} }
 
-// defaultMemoryLimit is the Go runtime's soft memory limit for a run: a run
-// is I/O-bound, and trading some GC work for a small footprint keeps
-// 10,000-case runs near 250 MB. GOMEMLIMIT overrides it.
-const defaultMemoryLimit = 224 << 20
+// The Go runtime's soft memory limit for a run, unless GOMEMLIMIT sets
+// one: a run is I/O-bound, and trading some GC work for a small footprint
+// keeps a run's memory near what it holds, which grows with the cases
+// running at once (EVAL_CONCURRENCY), not with the number of cases: some
+// 60 MB with 16 at once, of which 20 MB are the loaded cases and the
+// tokenizer's tables, and more while the closing summary of 10,000 cases
+// is made. The limit is baseMemoryLimit and slotMemoryLimit for each case
+// running at once (112 MiB for 16), and baseMemoryLimit+slotMemoryLimit
+// until the settings are read.
+const (
+	baseMemoryLimit = 80 << 20
+	slotMemoryLimit = 2 << 20
+)
 
 // Main runs the evaluation and exits: call it from TestMain. It reads the
 // settings (flags after the package, environment, .env), loads the cases,
@@ -88,7 +97,7 @@ func (s *Suite) Main(m *testing.M) {
 	}
 	flag.Parse()
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(defaultMemoryLimit)
+		debug.SetMemoryLimit(baseMemoryLimit + slotMemoryLimit)
 	}
 	os.Exit(s.main(m))
 }
@@ -108,6 +117,9 @@ func (s *Suite) main(m *testing.M) int {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mcpeval: error: %v\n", err)
 		return 1
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(baseMemoryLimit + int64(h.CaseSlots())*slotMemoryLimit)
 	}
 	if flagValue("test.list") != "" {
 		return m.Run()

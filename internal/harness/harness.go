@@ -184,7 +184,7 @@ func (h *Harness) Start() error {
 		fmt.Fprintln(h.stdout, suite.FormatToolChanges(ch, h.settings.Reference))
 	}
 	run.FailFast = h.gotest.FailFast
-	h.slots = make(chan struct{}, h.caseSlots())
+	h.slots = make(chan struct{}, h.CaseSlots())
 	h.progress = progress.Start(progress.Options{
 		Total: h.plannedCount(), Off: h.settings.Progress == settings.ProgressOff, Every: h.settings.ProgressEvery,
 		JSON: h.gotest.JSON, Verbose: h.gotest.Verbose, Live: h.settings.Progress == settings.ProgressLive,
@@ -202,9 +202,9 @@ func (h *Harness) Slot() (release func()) {
 	return func() { <-h.slots }
 }
 
-// caseSlots is how many cases run at once: EVAL_CONCURRENCY, or go test's
+// CaseSlots is how many cases run at once: EVAL_CONCURRENCY, or go test's
 // -parallel when it is given and lower.
-func (h *Harness) caseSlots() int {
+func (h *Harness) CaseSlots() int {
 	if p := h.gotest.Parallel; p > 0 && p < h.settings.Concurrency {
 		return p
 	}
