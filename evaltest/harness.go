@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -64,10 +65,19 @@ type Suite struct {
 // New returns a Suite with the given configuration.
 func New(c Config) *Suite { return &Suite{config: c} }
 
-// defaultMemoryLimit is the Go runtime's soft memory limit for a run: a run
-// is I/O-bound, and trading some GC work for a small footprint keeps
-// 10,000-case runs near 250 MB. GOMEMLIMIT overrides it.
-const defaultMemoryLimit = 224 << 20
+// The Go runtime's soft memory limit for a run, unless GOMEMLIMIT sets
+// one: a run is I/O-bound, and trading some GC work for a small footprint
+// keeps a run's memory near what it holds, which grows with the cases
+// running at once (EVAL_CONCURRENCY), not with the number of cases: some
+// 60 MB with 16 at once, of which 20 MB are the loaded cases and the
+// tokenizer's tables, and more while the closing summary of 10,000 cases
+// is made. The limit is baseMemoryLimit and slotMemoryLimit for each case
+// running at once (112 MiB for 16), and baseMemoryLimit+slotMemoryLimit
+// until the settings are read.
+const (
+	baseMemoryLimit = 80 << 20
+	slotMemoryLimit = 2 << 20
+)
 
 // Main runs the evaluation and exits: call it from TestMain. It reads the
 // settings (flags after the package, environment, .env), loads the cases,
@@ -92,7 +102,7 @@ func (s *Suite) Main(m *testing.M) {
 	}
 	flag.Parse()
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(defaultMemoryLimit)
+		debug.SetMemoryLimit(baseMemoryLimit + slotMemoryLimit)
 	}
 	os.Exit(s.main(m))
 }
@@ -112,6 +122,9 @@ func (s *Suite) main(m *testing.M) int {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mcpeval: error: %v\n", err)
 		return 1
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(baseMemoryLimit + int64(h.CaseSlots())*slotMemoryLimit)
 	}
 	if flagValue("test.list") != "" {
 		return m.Run()
@@ -187,8 +200,8 @@ func flagValue(name string) string {
 	return ""
 }
 
-// Run runs the selected cases of one category as parallel subtests: call
-// it from the category's test function.
+// Run runs the selected cases of one category as subtests, side by side
+// (see runCases): call it from the category's test function.
 func (s *Suite) Run(t *testing.T, category string) {
 	t.Parallel()
 	markUncacheable()
@@ -197,9 +210,26 @@ func (s *Suite) Run(t *testing.T, category string) {
 	if !loaded {
 		t.Skipf("no loaded case has category %q", category)
 	}
+	s.runCases(t, tests, repeat)
+}
+
+// runCases runs cases as subtests of t, each in a goroutine of its own
+// started once one of the run's case slots is free (harness.Harness.Slot):
+// as many cases run at once as the run's concurrency allows, across all
+// categories, and no more are started. A case waiting for its turn is not
+// a subtest yet: memory grows with the concurrency, not with the number of
+// cases (a paused parallel subtest would hold its goroutine and go test's
+// state for it until its turn).
+func (s *Suite) runCases(t *testing.T, tests []harness.CaseTest, repeat int) {
+	var wg sync.WaitGroup
 	for _, ct := range tests {
-		s.runCase(t, ct, repeat)
+		release := s.harness.Slot()
+		wg.Go(func() {
+			defer release()
+			s.runCase(t, ct, repeat)
+		})
 	}
+	wg.Wait()
 }
 
 // RunOther runs the selected cases of every loaded category that has no
@@ -221,20 +251,15 @@ func (s *Suite) RunOther(t *testing.T) {
 		if len(tests) == 0 {
 			continue
 		}
-		t.Run(subtests[i], func(t *testing.T) {
-			for _, ct := range tests {
-				s.runCase(t, ct, repeat)
-			}
-		})
+		t.Run(subtests[i], func(t *testing.T) { s.runCases(t, tests, repeat) })
 	}
 }
 
-// runCase runs a case as a parallel subtest: with the run's one arm, the
-// case's own; with several, one subtest per arm below it. The arms of a
-// case run side by side (see harness.Harness.Run).
+// runCase runs a case as a subtest: with the run's one arm, the case's
+// own; with several, one subtest per arm below it. The arms of a case run
+// side by side (see harness.Harness.Run).
 func (s *Suite) runCase(t *testing.T, ct harness.CaseTest, repeat int) {
 	t.Run(ct.Name, func(t *testing.T) {
-		t.Parallel()
 		deadline, ok := t.Deadline()
 		outcomes := s.harness.Run(ct, repeat, t.Name(), deadline, ok)
 		if ct.Arms[0].Subtest == "" {

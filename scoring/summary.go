@@ -1,50 +1,80 @@
 package scoring
 
-import "github.com/mcpeval/mcpeval/evaltest/eval"
+import (
+	"maps"
+
+	"github.com/mcpeval/mcpeval/evaltest/eval"
+)
 
 // Summarize aggregates the metrics of many cases. Each average is taken
 // over the entries where its metric applies, with their number; over none
 // it is absent (null).
 func Summarize(entries []eval.MetricsEntry) eval.MetricsSummary {
-	s := eval.MetricsSummary{Entries: len(entries), ByCategory: map[string]eval.MetricsGroup{}, ByKind: map[eval.Kind]eval.MetricsGroup{},
-		ByModel: map[string]eval.MetricsGroup{}}
-	all := newAverager()
-	categories, kinds, models := map[string]*averager{}, map[string]*averager{}, map[string]*averager{}
+	z := NewSummarizer()
 	for _, e := range entries {
-		all.add(e.Metrics)
-		for _, g := range []struct {
-			groups map[string]*averager
-			key    string
-		}{{categories, e.Category}, {kinds, string(e.Kind)}, {models, e.Model}} {
-			if g.groups[g.key] == nil {
-				g.groups[g.key] = newAverager()
-			}
-			g.groups[g.key].add(e.Metrics)
+		z.Add(e)
+	}
+	return z.Summary()
+}
+
+// A Summarizer aggregates metrics entries as they come, keeping sums and
+// counts, not the entries: Add of each entry in turn, then Summary, is
+// Summarize of them all.
+type Summarizer struct {
+	entries, errors, attempts, successes, recovered int
+	all                                             *averager
+	categories, kinds, models                       map[string]*averager
+}
+
+// NewSummarizer returns a Summarizer of no entries.
+func NewSummarizer() *Summarizer {
+	return &Summarizer{all: newAverager(), categories: map[string]*averager{}, kinds: map[string]*averager{}, models: map[string]*averager{}}
+}
+
+// Add counts an entry.
+func (z *Summarizer) Add(e eval.MetricsEntry) {
+	z.entries++
+	z.all.add(e.Metrics)
+	for _, g := range []struct {
+		groups map[string]*averager
+		key    string
+	}{{z.categories, e.Category}, {z.kinds, string(e.Kind)}, {z.models, e.Model}} {
+		if g.groups[g.key] == nil {
+			g.groups[g.key] = newAverager()
 		}
-		r := e.Metrics.ErrorRecovery
-		if r.HasError {
-			s.ErrorsEncountered++
-			s.TotalRecoveryAttempts += r.RecoveryAttemptsCount
-			s.SuccessfulRecoveries += min(r.SuccessfulRecoveries, r.RecoveryAttemptsCount)
-			if r.RecoverySuccess {
-				s.RecoveredErrors++
-			}
+		g.groups[g.key].add(e.Metrics)
+	}
+	r := e.Metrics.ErrorRecovery
+	if r.HasError {
+		z.errors++
+		z.attempts += r.RecoveryAttemptsCount
+		z.successes += min(r.SuccessfulRecoveries, r.RecoveryAttemptsCount)
+		if r.RecoverySuccess {
+			z.recovered++
 		}
 	}
-	s.AverageScores, s.AverageEntries = all.averages(), all.counts
+}
+
+// Summary returns the summary of the entries added so far.
+func (z *Summarizer) Summary() eval.MetricsSummary {
+	s := eval.MetricsSummary{Entries: z.entries, ByCategory: map[string]eval.MetricsGroup{}, ByKind: map[eval.Kind]eval.MetricsGroup{},
+		ByModel: map[string]eval.MetricsGroup{}, ErrorsEncountered: z.errors, TotalRecoveryAttempts: z.attempts,
+		SuccessfulRecoveries: z.successes, RecoveredErrors: z.recovered}
+	all := z.all
+	s.AverageScores, s.AverageEntries = all.averages(), maps.Clone(all.counts)
 	s.AverageUnderstandingScore, s.UnderstandingEntries = all.average(eval.MetricUnderstanding)
 	s.AverageCoverageScore, s.CoverageEntries = all.average(eval.MetricCoverage)
 	s.AverageRecoveryScore, s.RecoveryEntries = all.average(eval.MetricRecovery)
 	s.AverageOverallScore = all.overall()
 	s.RecoverySuccessRate = ratio(s.SuccessfulRecoveries, s.TotalRecoveryAttempts)
 	s.ErrorRecoveryRate = ratio(s.RecoveredErrors, s.ErrorsEncountered)
-	for key, a := range categories {
+	for key, a := range z.categories {
 		s.ByCategory[key] = a.group()
 	}
-	for key, a := range kinds {
+	for key, a := range z.kinds {
 		s.ByKind[eval.Kind(key)] = a.group()
 	}
-	for key, a := range models {
+	for key, a := range z.models {
 		s.ByModel[key] = a.group()
 	}
 	return s

@@ -104,61 +104,166 @@ func LoadFile(path string) ([]eval.Case, error) {
 
 // Parse decodes the cases of one file's content; path is used in messages
 // and for the default category.
+//
+// A file written as most are, a list whose items start at the beginning
+// of a line (`- case:`), is decoded one item at a time, so that loading
+// 10,000 cases holds the YAML nodes of one case at a time rather than of
+// the whole file (some 100 MB for 10,000 cases). Any other file, and any
+// file that decoding item by item finds wrong (an alias to an anchor of
+// another item, say), is decoded whole, and its errors are said as for a
+// whole file.
 func Parse(path string, data []byte) ([]eval.Case, error) {
+	if cases, ok := parseItems(path, data); ok {
+		return cases, nil
+	}
+	return parseWhole(path, data)
+}
+
+// parseWhole decodes the cases of a file's content all at once.
+func parseWhole(path string, data []byte) ([]eval.Case, error) {
 	top, err := caseList(path, data)
 	if err != nil {
 		return nil, err
 	}
-
-	items, err := decodeList[struct {
-		Case eval.Case `yaml:"case"`
-	}](path, data, top, "cases")
+	items, err := decodeList[caseItem](path, data, top, "cases")
 	if err != nil {
 		return nil, err
 	}
-
-	cases := make([]eval.Case, 0, len(items))
-	seen := map[string]int{}
+	b := caseBuilder{path: path, seen: map[string]int{}, cases: make([]eval.Case, 0, len(items))}
 	for i, item := range items {
-		c := item.Case
-		// The line of the item's `case:` key.
-		item := resolve(top.Content[i])
-		c.File, c.Line = path, item.Content[0].Line
-		body := resolve(item.Content[1])
-		if err := claimFields(path, body); err != nil {
+		if err := b.add(item.Case, top.Content[i]); err != nil {
 			return nil, err
 		}
-		if hasKey(body, "pass_coverage") && c.PassCoverage == 0 {
-			return nil, fmt.Errorf("%s:%d: %s: pass_coverage 0 passes any answer: give the share of the claims a pass needs, above 0 and at most 1 (MCP-Atlas uses 0.75)",
-				path, fieldLine(body, c.Line, "pass_coverage"), label(&c))
-		}
-		if err := validate(&c); err != nil {
-			var fe *fieldError
-			if errors.As(err, &fe) {
-				return nil, fmt.Errorf("%s:%d: %w", path, fieldLine(resolve(item.Content[1]), c.Line, fe.path...), err)
-			}
-			return nil, fmt.Errorf("%s: %w", c.Where(), err)
-		}
-		if err := validateTurns(path, body, &c); err != nil {
-			return nil, err
-		}
-		if err := validateUser(path, body, &c); err != nil {
-			return nil, err
-		}
-		if err := validateFirstReply(path, body, &c); err != nil {
-			return nil, err
-		}
-		c.Lines = fieldLines(body)
-		if c.Category == "" {
-			c.Category = defaultCategory(path)
-		}
-		if first, dup := seen[c.Name]; dup {
-			return nil, fmt.Errorf("%s: duplicate case name %q (first defined at line %d)", c.Where(), c.Name, first)
-		}
-		seen[c.Name] = c.Line
-		cases = append(cases, c)
 	}
-	return cases, nil
+	return b.cases, nil
+}
+
+// caseItem is an item of a case file's list.
+type caseItem = struct {
+	Case eval.Case `yaml:"case"`
+}
+
+// parseItems decodes data item by item (see Parse); ok is false when it
+// cannot, or finds anything wrong.
+func parseItems(path string, data []byte) (cases []eval.Case, ok bool) {
+	chunks, lines := itemChunks(data)
+	if chunks == nil {
+		return nil, false
+	}
+	b := caseBuilder{path: path, seen: map[string]int{}, cases: make([]eval.Case, 0, len(chunks))}
+	var expanded int64 // the file's size with its aliases expanded
+	for k, chunk := range chunks {
+		top, err := caseList(path, chunk)
+		if err != nil || len(top.Content) != 1 {
+			return nil, false
+		}
+		size, _ := yamlbound.Expanded(top, MaxFileSize-expanded)
+		if expanded += size; expanded > MaxFileSize {
+			return nil, false
+		}
+		items, err := decodeList[caseItem](path, chunk, top, "cases")
+		if err != nil {
+			return nil, false
+		}
+		shiftLines(top, lines[k]-1)
+		if err := b.add(items[0].Case, top.Content[0]); err != nil {
+			return nil, false
+		}
+	}
+	return b.cases, true
+}
+
+// itemChunks splits data before each line that starts an item of a list
+// written at the beginning of lines ("- " there), and returns the parts
+// and the line each begins on. The comments and blank lines before the
+// first item go with it. It returns nil when a line begins with anything
+// else (a key, a document marker, a directive, a byte order mark): such a
+// file is decoded whole.
+func itemChunks(data []byte) (chunks [][]byte, lines []int) {
+	start := 0
+	for at, line := 0, 1; at < len(data); line++ {
+		end := len(data)
+		if i := bytes.IndexByte(data[at:], '\n'); i >= 0 {
+			end = at + i + 1
+		}
+		switch l := data[at:end]; {
+		case l[0] == ' ' || l[0] == '\n' || l[0] == '\r' || l[0] == '#':
+		case l[0] == '-' && (len(l) == 1 || l[1] == ' ' || l[1] == '\n' || l[1] == '\r'):
+			if len(lines) == 0 {
+				lines = append(lines, 1) // the first item, with what comes before it
+				break
+			}
+			chunks = append(chunks, data[start:at])
+			start = at
+			lines = append(lines, line)
+		default:
+			return nil, nil
+		}
+		at = end
+	}
+	if len(lines) == 0 {
+		return nil, nil
+	}
+	return append(chunks, data[start:]), lines
+}
+
+// shiftLines adds offset to the line of every node below n: the lines of
+// an item decoded alone become those of its file.
+func shiftLines(n *yaml.Node, offset int) {
+	n.Line += offset
+	for _, c := range n.Content {
+		shiftLines(c, offset)
+	}
+}
+
+// caseBuilder checks the decoded cases of a file one by one, against the
+// YAML nodes of their items, and keeps them.
+type caseBuilder struct {
+	path  string
+	seen  map[string]int // the line of each case, by name
+	cases []eval.Case
+}
+
+// add checks c, decoded from the list item node item, and keeps it.
+func (b *caseBuilder) add(c eval.Case, item *yaml.Node) error {
+	path := b.path
+	// The line of the item's `case:` key.
+	item = resolve(item)
+	c.File, c.Line = path, item.Content[0].Line
+	body := resolve(item.Content[1])
+	if err := claimFields(path, body); err != nil {
+		return err
+	}
+	if hasKey(body, "pass_coverage") && c.PassCoverage == 0 {
+		return fmt.Errorf("%s:%d: %s: pass_coverage 0 passes any answer: give the share of the claims a pass needs, above 0 and at most 1 (MCP-Atlas uses 0.75)",
+			path, fieldLine(body, c.Line, "pass_coverage"), label(&c))
+	}
+	if err := validate(&c); err != nil {
+		var fe *fieldError
+		if errors.As(err, &fe) {
+			return fmt.Errorf("%s:%d: %w", path, fieldLine(body, c.Line, fe.path...), err)
+		}
+		return fmt.Errorf("%s: %w", c.Where(), err)
+	}
+	if err := validateTurns(path, body, &c); err != nil {
+		return err
+	}
+	if err := validateUser(path, body, &c); err != nil {
+		return err
+	}
+	if err := validateFirstReply(path, body, &c); err != nil {
+		return err
+	}
+	c.Lines = fieldLines(body)
+	if c.Category == "" {
+		c.Category = defaultCategory(path)
+	}
+	if first, dup := b.seen[c.Name]; dup {
+		return fmt.Errorf("%s: duplicate case name %q (first defined at line %d)", c.Where(), c.Name, first)
+	}
+	b.seen[c.Name] = c.Line
+	b.cases = append(b.cases, c)
+	return nil
 }
 
 // decodeList decodes data, a list whose node is top, into items of type T.

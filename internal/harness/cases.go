@@ -21,7 +21,9 @@ type Arm struct{ Name, Subtest string }
 // A CaseTest is a selected case as a subtest: its subtest name and the
 // arms it runs with in this process.
 type CaseTest struct {
-	Case eval.Case
+	// Case is the loaded case (the harness keeps it: a CaseTest adds no
+	// copy of it).
+	Case *eval.Case
 	// Name is the case's subtest name: unique, without '/' and free of
 	// regexp metacharacters.
 	Name string
@@ -71,7 +73,7 @@ func (h *Harness) Category(category string, repeat int) (tests []CaseTest, loade
 		if !h.selected[c.Name] {
 			continue
 		}
-		if arms := h.caseArms(c, repeat); len(arms) > 0 {
+		if arms := h.caseArms(*c, repeat); len(arms) > 0 {
 			tests = append(tests, CaseTest{Case: c, Name: h.names[c.Name], Arms: arms})
 		}
 	}
@@ -124,10 +126,10 @@ func (h *Harness) Run(ct CaseTest, repeat int, test string, deadline time.Time, 
 	for i, a := range ct.Arms {
 		names[i], tests[i] = a.Name, test
 		if a.Subtest != "" {
-			tests[i] = h.testName(ct.Case, a).String()
+			tests[i] = h.testName(*ct.Case, a).String()
 		}
 	}
-	recs, errs := h.run.Case(ctx, ct.Case, repeat, names, tests)
+	recs, errs := h.run.Case(ctx, *ct.Case, repeat, names, tests)
 	out := make([]Outcome, len(ct.Arms))
 	for i := range out {
 		out[i] = outcomeOf(recs[i], errs[i])

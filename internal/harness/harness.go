@@ -101,6 +101,8 @@ type Harness struct {
 	// n-th call (from 0) of go test -count=N is every case's repeat n.
 	repeatMu sync.Mutex
 	repeats  map[string]int
+	// slots holds a token for each case running (see Slot).
+	slots chan struct{}
 }
 
 // Load resolves the settings (the flags of fs, the environment, .env) and
@@ -182,12 +184,31 @@ func (h *Harness) Start() error {
 		fmt.Fprintln(h.stdout, suite.FormatToolChanges(ch, h.settings.Reference))
 	}
 	run.FailFast = h.gotest.FailFast
+	h.slots = make(chan struct{}, h.CaseSlots())
 	h.progress = progress.Start(progress.Options{
 		Total: h.plannedCount(), Off: h.settings.Progress == settings.ProgressOff, Every: h.settings.ProgressEvery,
 		JSON: h.gotest.JSON, Verbose: h.gotest.Verbose, Live: h.settings.Progress == settings.ProgressLive,
 	})
 	h.shown.Store(h.progress)
 	return nil
+}
+
+// Slot waits until fewer cases run than the run's concurrency allows and
+// returns the function that ends the case's turn: call it as the case's
+// subtest returns. Every case of the process, of any category, runs in a
+// slot.
+func (h *Harness) Slot() (release func()) {
+	h.slots <- struct{}{}
+	return func() { <-h.slots }
+}
+
+// CaseSlots is how many cases run at once: EVAL_CONCURRENCY, or go test's
+// -parallel when it is given and lower.
+func (h *Harness) CaseSlots() int {
+	if p := h.gotest.Parallel; p > 0 && p < h.settings.Concurrency {
+		return p
+	}
+	return max(h.settings.Concurrency, 1)
 }
 
 // say shows a line the user must see while the run goes: through the

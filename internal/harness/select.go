@@ -98,11 +98,10 @@ func (h *Harness) Select() (Selection, error) {
 }
 
 // parallel lets the suite's own limit (EVAL_CONCURRENCY) decide how many
-// cases run at once: go test's -parallel (default GOMAXPROCS) would
-// otherwise cap it silently. The cases waiting for their turn stay parked
-// in go test, small, rather than started and queued in the suite (a
-// 10,000-case run: 240 MB and 28 s instead of 320 MB and 70 s). An
-// explicit -parallel is kept, with a notice when it is the tighter bound.
+// category test functions run at once, as it decides how many cases do
+// (Slot): go test's -parallel (default GOMAXPROCS) would otherwise hold
+// back categories whose cases could run. An explicit -parallel is kept,
+// with a notice when it is the tighter bound: it then caps the cases too.
 func (h *Harness) parallel() int {
 	concurrency := h.settings.Concurrency
 	if p := h.gotest.Parallel; p > 0 {
@@ -197,11 +196,11 @@ func caseNames(cases []eval.Case) []string {
 }
 
 // casesOf returns the loaded cases of a category.
-func (h *Harness) casesOf(category string) []eval.Case {
-	var out []eval.Case
-	for _, c := range h.cases {
-		if c.Category == category {
-			out = append(out, c)
+func (h *Harness) casesOf(category string) []*eval.Case {
+	var out []*eval.Case
+	for i := range h.cases {
+		if h.cases[i].Category == category {
+			out = append(out, &h.cases[i])
 		}
 	}
 	return out
@@ -236,7 +235,7 @@ func (h *Harness) otherCategoryNames() []string {
 func (h *Harness) otherCategories() []string {
 	var out []string
 	for _, name := range h.otherCategoryNames() {
-		if slices.ContainsFunc(h.casesOf(name), func(c eval.Case) bool { return h.selected[c.Name] }) {
+		if slices.ContainsFunc(h.casesOf(name), func(c *eval.Case) bool { return h.selected[c.Name] }) {
 			out = append(out, name)
 		}
 	}

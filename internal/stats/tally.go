@@ -20,17 +20,17 @@ import (
 // whose runs ran has no result. Cases come in category, file and line
 // order.
 func Tally(records []eval.Record) (overall eval.GroupResult, categories []eval.GroupResult, cases []eval.CaseResult) {
-	byCase := map[eval.CaseRun][]eval.Record{}
+	byCase := map[eval.CaseRun][]int{} // indices into records
 	var order []eval.CaseRun
-	for _, r := range records {
+	for i, r := range records {
 		k := r.CaseRun().Series()
 		if _, ok := byCase[k]; !ok {
 			order = append(order, k)
 		}
-		byCase[k] = append(byCase[k], r)
+		byCase[k] = append(byCase[k], i)
 	}
 	for _, k := range order {
-		if c := CaseResultOf(byCase[k]); c.Runs > 0 {
+		if c := CaseResultOf(gather(records, byCase[k])); c.Runs > 0 {
 			cases = append(cases, c)
 		}
 	}
@@ -146,12 +146,12 @@ func CaseSet(cases []eval.CaseResult) string {
 // every model given or recorded is there, with no runs when none of its
 // runs started.
 func Models(records []eval.Record, order []string) ([]eval.ModelResult, []eval.ModelPair) {
-	byModel, notRun := map[string][]eval.Record{}, map[string]int{}
-	for _, r := range records {
+	byModel, notRun := map[string][]int{}, map[string]int{} // indices into records
+	for i, r := range records {
 		if r.Status == eval.NotRun {
 			notRun[r.ArmName()]++
 		} else {
-			byModel[r.ArmName()] = append(byModel[r.ArmName()], r)
+			byModel[r.ArmName()] = append(byModel[r.ArmName()], i)
 		}
 	}
 	var rest []string
@@ -165,7 +165,7 @@ func Models(records []eval.Record, order []string) ([]eval.ModelResult, []eval.M
 	passed := map[string]map[string]bool{} // model -> case -> passed most runs
 	var models []eval.ModelResult
 	for _, name := range order {
-		m, cases := modelResult(name, byModel[name])
+		m, cases := modelResult(name, records, byModel[name])
 		m.NotRun = notRun[name]
 		passed[name] = map[string]bool{}
 		for _, c := range cases {
@@ -197,22 +197,23 @@ func Models(records []eval.Record, order []string) ([]eval.ModelResult, []eval.M
 	return models, pairs
 }
 
-// modelResult is how a model did over its runs (none: a result with no
-// runs), and its cases' results.
-func modelResult(name string, runs []eval.Record) (eval.ModelResult, []eval.CaseResult) {
+// modelResult is how a model did over its runs, the records at the
+// indices runs (none: a result with no runs), and its cases' results.
+func modelResult(name string, records []eval.Record, runs []int) (eval.ModelResult, []eval.CaseResult) {
 	m := eval.ModelResult{Model: name, Runs: len(runs), Low: 0, High: 1, PassAtK: []float64{}, PassHatK: []float64{}}
 	if len(runs) == 0 {
 		return m, nil
 	}
 	var seconds []float64
 	tokens, calls := 0, 0
-	byCase := map[string][]eval.Record{}
+	byCase := map[string][]int{} // indices into records
 	var names []string
-	for _, r := range runs {
+	for _, i := range runs {
+		r := &records[i]
 		if r.Status == eval.Pass {
 			m.Passes++
 		}
-		own := OwnUsage(r)
+		own := OwnUsage(*r)
 		tokens += own.TotalTokens
 		m.PromptTokens += own.PromptTokens
 		m.CachedTokens += own.CachedTokens
@@ -223,12 +224,12 @@ func modelResult(name string, runs []eval.Record) (eval.ModelResult, []eval.Case
 		if byCase[r.Name] == nil {
 			names = append(names, r.Name)
 		}
-		byCase[r.Name] = append(byCase[r.Name], r)
+		byCase[r.Name] = append(byCase[r.Name], i)
 	}
 	cases := make([]eval.CaseResult, len(names))
 	passes, ran := make([]int, len(names)), make([]int, len(names))
 	for i, c := range names {
-		cases[i] = CaseResultOf(byCase[c])
+		cases[i] = CaseResultOf(gather(records, byCase[c]))
 		passes[i], ran[i] = cases[i].Passes, cases[i].Runs
 	}
 	g := Group(cases)
@@ -246,6 +247,17 @@ func modelResult(name string, runs []eval.Record) (eval.ModelResult, []eval.Case
 	slices.Sort(seconds)
 	m.LatencyP50, m.LatencyP95 = percentile(seconds, 0.5), percentile(seconds, 0.95)
 	return m, cases
+}
+
+// gather returns the records at the indices: the runs of a case, grouped
+// by index so that a run of many cases does not hold a copy of every
+// record per grouping.
+func gather(records []eval.Record, indices []int) []eval.Record {
+	out := make([]eval.Record, len(indices))
+	for i, k := range indices {
+		out[i] = records[k]
+	}
+	return out
 }
 
 // OwnUsage is a record's usage without the judge's part and the

@@ -421,6 +421,47 @@ func TestSuiteRunsCasesInParallel(t *testing.T) {
 	assert.Equal(t, 4, stub.PeakInFlight(), "EVAL_CONCURRENCY cases run at once, not fewer (go test -parallel) and not more")
 }
 
+// A case becomes its subtest when its turn comes: no more case subtests
+// exist at once than EVAL_CONCURRENCY cases run, however many wait, so a
+// run's memory grows with its concurrency, not with its number of cases.
+func TestSuiteStartsCasesInTurn(t *testing.T) {
+	t.Parallel()
+	const n, concurrency = 40, 4
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "- case:\n    name: \"case %d\"\n    category: \"Gene and Variant Utilities\"\n    input: \"q%d\"\n    expected: \"x\"\n", i, i)
+	}
+	stub := llmstub.Start(func(req llmstub.Request) llmstub.Reply {
+		if req.ForcedTool() != "" {
+			return llmstub.Verdict("yes", "ok")
+		}
+		return llmstub.Reply{Content: "x"}
+	}, llmstub.Options{Latency: 20 * time.Millisecond})
+	defer stub.Close()
+	e := stubEnv(stub)
+	e["EVAL_CONCURRENCY"] = fmt.Sprint(concurrency)
+	r := runSuite(t, t.TempDir(), b.String(), e)
+	require.NoError(t, r.err, r.output)
+	require.Len(t, r.records, n)
+	existing, most, ran := map[string]bool{}, 0, 0
+	for _, ev := range r.events {
+		if !strings.HasPrefix(ev.Test, "TestGeneAndVariantUtilities/") {
+			continue
+		}
+		switch ev.Action {
+		case "run":
+			existing[ev.Test] = true
+			ran++
+		case "pass", "fail", "skip":
+			delete(existing, ev.Test)
+		}
+		most = max(most, len(existing))
+	}
+	assert.Equal(t, n, ran, "every case is a subtest")
+	assert.LessOrEqual(t, most, concurrency, "case subtests at once")
+	assert.Equal(t, concurrency, stub.PeakInFlight(), "EVAL_CONCURRENCY cases run at once")
+}
+
 func readJSON(t *testing.T, path string, v any) {
 	t.Helper()
 	data, err := os.ReadFile(path)

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpeval/mcpeval/evaltest/eval"
 	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/toolstats"
+	"github.com/mcpeval/mcpeval/scoring"
 )
 
 // recordWriter appends one JSON line per finished case to results.jsonl,
@@ -21,9 +22,10 @@ type recordWriter struct {
 	mu   sync.Mutex
 	log  io.Writer
 	f    *os.File
-	slim []eval.Record // records without conversation, for the summary
-	// metrics are the scored records' metrics, for metrics.json.
-	metrics []eval.MetricsEntry
+	slim []summaryRecord // what the summary needs of each record
+	// metrics holds the scored records' metrics, for metrics.json, and
+	// their summary.
+	metrics *metricsSpool
 	// tools counts each record's tool calls; nil: none.
 	tools *toolstats.Collector
 	err   error
@@ -47,7 +49,7 @@ func createRecords(dir string, log io.Writer, tools *toolstats.Collector) (*reco
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
-	return &recordWriter{f: f, log: log, tools: tools}, nil
+	return &recordWriter{f: f, log: log, tools: tools, metrics: newMetricsSpool()}, nil
 }
 
 // lineBuffers are the buffers records are encoded into before they are
@@ -151,50 +153,80 @@ func (w *recordWriter) writeLine(rec eval.Record, encode func(*bytes.Buffer) err
 	// A case that ran, or began to run before an interrupt cancelled it.
 	w.started = w.started || rec.Status != eval.NotRun || strings.HasPrefix(rec.Reason, notFinished)
 	if rec.Metrics != nil {
-		w.metrics = append(w.metrics, eval.MetricsEntry{Case: rec.Name, Category: rec.Category, Kind: rec.Kind,
+		w.metrics.add(eval.MetricsEntry{Case: rec.Name, Category: rec.Category, Kind: rec.Kind,
 			Model: rec.ArmName(), Metrics: *rec.Metrics})
 	}
 }
 
-// metricsEntries returns the metrics of the records written so far that
-// were scored.
-func (w *recordWriter) metricsEntries() []eval.MetricsEntry {
+// writeMetrics writes the metrics of the records written so far that were
+// scored to metrics.json in the run directory dir and returns their
+// summary.
+func (w *recordWriter) writeMetrics(dir string) (eval.MetricsSummary, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return append([]eval.MetricsEntry{}, w.metrics...)
+	return w.metrics.summarizer.Summary(), w.metrics.writeTo(filepath.Join(dir, eval.MetricsFile))
 }
 
-// slim keeps what the run summary needs of a record: outcome, counters and
-// identity, not its texts, conversation or metrics.
-func slim(r eval.Record) eval.Record {
-	return eval.Record{
-		Name: r.Name, Category: r.Category, Kind: r.Kind, Status: r.Status, Cached: r.Cached, Model: r.Model, Arm: r.Arm,
-		Repeat: r.Repeat, File: r.File, Line: r.Line, ToolCalls: slimCalls(r.ToolCalls),
-		Reference: r.Reference, Usage: r.Usage, JudgeUsage: r.JudgeUsage, JudgeModel: r.JudgeModel, Seconds: r.Seconds,
-		JudgeDisagreement: r.JudgeDisagreement, UserUsage: r.UserUsage, UserModel: r.UserModel, Turns: slimTurns(r.Turns),
+// summaryRecord is what the run summary needs of a record: its outcome,
+// counters and identity, not its texts, conversation or metrics. It takes
+// a third of the memory of an eval.Record holding the same (a record is
+// kept for each case run until the run ends).
+type summaryRecord struct {
+	name, category, file, model, arm, judgeModel, userModel string
+	kind                                                    eval.Kind
+	status                                                  eval.Status
+	cached, reference, judgeDisagreement                    bool
+	repeat, line                                            int
+	seconds                                                 float64
+	usage                                                   eval.Usage
+	judgeUsage, userUsage                                   *eval.Usage
+	calls                                                   []summaryCall
+	// turns are the turns whose simulated user leaked a fact, with their
+	// number and leaks alone.
+	turns []eval.TurnResult
+}
+
+// summaryCall is what the summary counts of a tool call: its name, outcome
+// and duration, not its arguments or result.
+type summaryCall struct {
+	name, replay    string
+	durationMS      float64
+	isError, notRun bool
+}
+
+// slim keeps what the run summary needs of a record.
+func slim(r eval.Record) summaryRecord {
+	s := summaryRecord{
+		name: r.Name, category: r.Category, file: r.File, model: r.Model, arm: r.Arm, judgeModel: r.JudgeModel, userModel: r.UserModel,
+		kind: r.Kind, status: r.Status, cached: r.Cached, reference: r.Reference, judgeDisagreement: r.JudgeDisagreement,
+		repeat: r.Repeat, line: r.Line, seconds: r.Seconds, usage: r.Usage, judgeUsage: r.JudgeUsage, userUsage: r.UserUsage,
 	}
-}
-
-// slimTurns keeps of a conversation's turns those whose simulated user
-// leaked a fact, with their number and leaks alone.
-func slimTurns(turns []eval.TurnResult) []eval.TurnResult {
-	var out []eval.TurnResult
-	for _, t := range turns {
-		if len(t.Leaks) > 0 {
-			out = append(out, eval.TurnResult{Turn: t.Turn, Leaks: t.Leaks})
+	if len(r.ToolCalls) > 0 {
+		s.calls = make([]summaryCall, len(r.ToolCalls))
+		for i, c := range r.ToolCalls {
+			s.calls[i] = summaryCall{name: c.Name, replay: c.Replay, durationMS: c.DurationMS, isError: c.IsError, notRun: c.NotRun}
 		}
 	}
-	return out
+	for _, t := range r.Turns {
+		if len(t.Leaks) > 0 {
+			s.turns = append(s.turns, eval.TurnResult{Turn: t.Turn, Leaks: t.Leaks})
+		}
+	}
+	return s
 }
 
-// slimCalls keeps of tool calls what the summary counts: names, outcomes
-// and durations, not arguments or results.
-func slimCalls(calls []eval.ToolCall) []eval.ToolCall {
-	out := make([]eval.ToolCall, len(calls))
-	for i, c := range calls {
-		out[i] = eval.ToolCall{Name: c.Name, IsError: c.IsError, NotRun: c.NotRun, DurationMS: c.DurationMS, Replay: c.Replay}
+// record is the record the summary reads: r's fields, the others empty.
+func (s summaryRecord) record() eval.Record {
+	calls := make([]eval.ToolCall, len(s.calls))
+	for i, c := range s.calls {
+		calls[i] = eval.ToolCall{Name: c.name, IsError: c.isError, NotRun: c.notRun, DurationMS: c.durationMS, Replay: c.replay}
 	}
-	return out
+	return eval.Record{
+		Name: s.name, Category: s.category, Kind: s.kind, Status: s.status, Cached: s.cached, Model: s.model, Arm: s.arm,
+		Repeat: s.repeat, File: s.file, Line: s.line, ToolCalls: calls,
+		Reference: s.reference, Usage: s.usage, JudgeUsage: s.judgeUsage, JudgeModel: s.judgeModel, Seconds: s.seconds,
+		JudgeDisagreement: s.judgeDisagreement, UserUsage: s.userUsage, UserModel: s.userModel, Turns: s.turns,
+	}
 }
 
 // keepsNotStarted reports whether the runs a stop left unstarted are
@@ -218,17 +250,107 @@ func (w *recordWriter) counts() (saved, unsaved int) {
 func (w *recordWriter) records() []eval.Record {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return append([]eval.Record(nil), w.slim...)
+	out := make([]eval.Record, len(w.slim))
+	for i, s := range w.slim {
+		out[i] = s.record()
+	}
+	return out
 }
 
 // Close closes the file.
 func (w *recordWriter) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.metrics.close()
 	if err := w.f.Close(); err != nil && w.err == nil {
 		w.err = err
 	}
 	return w.err
+}
+
+// metricsSpool keeps the metrics entries of a run out of memory until
+// metrics.json is written: each is encoded, as metrics.json holds it, into
+// a temporary file as it comes, and summarized. A run of many cases keeps
+// no entry in memory.
+type metricsSpool struct {
+	summarizer *scoring.Summarizer
+	entries    int
+	// f is the temporary file, nil before the first entry; removed is
+	// whether it was removed already (it stays readable while open), else
+	// close removes it.
+	f       *os.File
+	removed bool
+	// err is the first error of the spool: metrics.json is then not
+	// written.
+	err error
+}
+
+func newMetricsSpool() *metricsSpool { return &metricsSpool{summarizer: scoring.NewSummarizer()} }
+
+// add encodes e into the file and summarizes it.
+func (m *metricsSpool) add(e eval.MetricsEntry) {
+	m.summarizer.Add(e)
+	if m.err != nil {
+		return
+	}
+	if m.f == nil {
+		if m.f, m.err = os.CreateTemp("", "mcpeval-metrics-*.json"); m.err != nil {
+			m.err = fmt.Errorf("metrics: %w", m.err)
+			return
+		}
+		m.removed = os.Remove(m.f.Name()) == nil
+	}
+	// As an item of json.Encoder's indented list: indented one level
+	// further, after a comma but for the first.
+	data, err := json.MarshalIndent(e, "  ", "  ")
+	if err == nil && m.entries > 0 {
+		_, err = m.f.WriteString(",\n  ")
+	}
+	if err == nil {
+		_, err = m.f.Write(data)
+	}
+	if err != nil {
+		m.err = fmt.Errorf("metrics: %w", err)
+		return
+	}
+	m.entries++
+}
+
+// writeTo writes the entries to path as an indented JSON list, the bytes
+// of files.WriteJSON of them.
+func (m *metricsSpool) writeTo(path string) error {
+	if m.err != nil {
+		return m.err
+	}
+	return files.WriteAtomic(path, 0o644, func(w io.Writer) error {
+		if m.entries == 0 {
+			_, err := io.WriteString(w, "[]\n")
+			return err
+		}
+		if _, err := io.WriteString(w, "[\n  "); err != nil {
+			return err
+		}
+		if _, err := m.f.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		if _, err := io.Copy(w, m.f); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, "\n]\n")
+		return err
+	})
+}
+
+// close closes and removes the file.
+func (m *metricsSpool) close() {
+	if m.f == nil {
+		return
+	}
+	m.f.Close()
+	if !m.removed {
+		os.Remove(m.f.Name())
+	}
+	m.f = nil
 }
 
 // writeJSONFile writes v as indented JSON to dir/name, atomically.

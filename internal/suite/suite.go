@@ -1529,9 +1529,9 @@ func Gates(sum eval.Summary, st settings.Settings) []string {
 // WriteMetrics writes metrics.json (one entry per scored case) and
 // metrics_summary.json into the output directory.
 func (s *Run) writeMetrics() error {
-	entries := s.records.metricsEntries()
-	if err := writeJSONFile(s.RunDir, eval.MetricsFile, entries); err != nil {
+	summary, err := s.records.writeMetrics(s.RunDir)
+	if err != nil {
 		return err
 	}
-	return writeJSONFile(s.RunDir, eval.MetricsSummaryFile, eval.MetricsFileSummary{Summary: scoring.Summarize(entries)})
+	return writeJSONFile(s.RunDir, eval.MetricsSummaryFile, eval.MetricsFileSummary{Summary: summary})
 }

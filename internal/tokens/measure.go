@@ -113,7 +113,10 @@ func (m *measurer) part(p string) {
 	}
 	n := len(m.enc.tk.EncodeOrdinary(p))
 	if m.memo == nil || len(m.memo) >= maxMemo {
-		m.memo = make(map[string]int, 1024)
+		// Grown as parts come: most texts are short (a question, an
+		// answer), and a map sized for many parts would be allocated for
+		// each of them.
+		m.memo = map[string]int{}
 	}
 	m.memo[p] = n
 	m.n += n
