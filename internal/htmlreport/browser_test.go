@@ -880,6 +880,17 @@ func writeFile(t *testing.T, path string, d *rundata.Data) {
 	require.NoError(t, f.Close())
 }
 
+// openReport writes d's report and opens it in the shared browser.
+func openReport(t *testing.T, d *rundata.Data) *browserPage {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "report.html")
+	writeFile(t, path, d)
+	p := openBrowser(t)
+	p.cases = len(d.Cases)
+	p.open(path)
+	return p
+}
+
 // caseIndex returns the position of the named case in the report's data.
 func caseIndex(t *testing.T, d *rundata.Data, name string) int {
 	t.Helper()
@@ -981,12 +992,7 @@ func TestHiddenCharactersShownInBrowser(t *testing.T) {
 	rec.Conversation[2].ToolCalls[0].Function.Arguments = rec.ToolCalls[0].Arguments
 	rec.Model = "model \x1b]0;pwned\x07"
 	d := rundata.FromRecords(recs)
-	path := filepath.Join(t.TempDir(), "report.html")
-	writeFile(t, path, d)
-
-	p := openBrowser(t)
-	p.cases = len(d.Cases)
-	p.open(path)
+	p := openReport(t, d)
 	id := caseIndex(t, d, rec.Name)
 	noneRaw := func(where string) {
 		t.Helper()
@@ -1224,12 +1230,7 @@ func TestTurnsInBrowser(t *testing.T) {
 		{Turn: 3, User: "How does ClinVar classify it?", Status: eval.NotRun},
 	}
 	d := rundata.FromRecords(recs)
-	path := filepath.Join(t.TempDir(), "report.html")
-	writeFile(t, path, d)
-
-	p := openBrowser(t)
-	p.cases = len(d.Cases)
-	p.open(path)
+	p := openReport(t, d)
 	id := caseIndex(t, d, rec.Name)
 	p.clickUntil(fmt.Sprintf(`#cases tr[data-id="%d"]`, id), `!document.getElementById('detail').hidden`)
 	assert.Equal(t, "Turns (3)", jsEval[string](p, `document.querySelector('#detail #turns h3').textContent`))
@@ -1253,12 +1254,7 @@ func TestSimulatedUserTurnsInBrowser(t *testing.T) {
 		{Turn: 2, User: "The coordinates are on GRCh38 (hg38).", Reply: "TP53.", Status: eval.Pass, Simulated: true, Leaks: []string{"The coordinates are on GRCh38 (hg38)."}},
 	}
 	d := rundata.FromRecords(recs)
-	path := filepath.Join(t.TempDir(), "report.html")
-	writeFile(t, path, d)
-
-	p := openBrowser(t)
-	p.cases = len(d.Cases)
-	p.open(path)
+	p := openReport(t, d)
 	p.clickUntil(fmt.Sprintf(`#cases tr[data-id="%d"]`, caseIndex(t, d, rec.Name)), `!document.getElementById('detail').hidden`)
 	users := jsEval[[]string](p, `[...document.querySelectorAll('#detail #turns li.turn .turn-user .who')].map(e => e.textContent)`)
 	assert.Equal(t, []string{"user", "simulated user"}, users)
@@ -1345,12 +1341,7 @@ func TestFirstReplyInBrowser(t *testing.T) {
 		{Turn: 2, User: "GRCh38.", Status: eval.NotRun},
 	}
 	d := rundata.FromRecords(recs)
-	path := filepath.Join(t.TempDir(), "report.html")
-	writeFile(t, path, d)
-
-	p := openBrowser(t)
-	p.cases = len(d.Cases)
-	p.open(path)
+	p := openReport(t, d)
 	p.clickUntil(fmt.Sprintf(`#cases tr[data-id="%d"]`, caseIndex(t, d, rec.Name)), `!document.getElementById('detail').hidden`)
 	turns := jsEval[[]string](p, `[...document.querySelectorAll('#detail #turns li.turn')].map(li => li.className + ' | ' + li.textContent)`)
 	require.Len(t, turns, 2)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,7 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpeval/mcpeval/internal/files"
+	"github.com/mcpeval/mcpeval/internal/gosdkprobe"
 )
 
 // modeWire serves the test tools and meta, which returns what its call
@@ -257,7 +256,7 @@ func TestDirectCallsAcceptedByTheGoSDK(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a server on the official Go SDK")
 	}
-	bin := buildGoSDKProgress(t)
+	bin := gosdkprobe.Build(t, "./progress")
 	for _, protocol := range []string{mcp.LATEST_PROTOCOL_VERSION, mcp.LATEST_LEGACY_PROTOCOL_VERSION} {
 		t.Run(protocol, func(t *testing.T) {
 			t.Parallel()
@@ -301,24 +300,6 @@ func TestDirectCallsAcceptedByTheGoSDK(t *testing.T) {
 			}
 		})
 	}
-}
-
-// buildGoSDKProgress builds testdata/gosdkprobe/progress, from the module
-// proxy; the test is skipped when the proxy does not give the SDK.
-func buildGoSDKProgress(t *testing.T) string {
-	t.Helper()
-	root, err := files.ModuleRoot()
-	require.NoError(t, err)
-	module := filepath.Join(root, "testdata", "gosdkprobe")
-	download := exec.Command("go", "mod", "download")
-	download.Dir = module
-	if out, err := download.CombinedOutput(); err != nil {
-		t.Skipf("the Go module proxy did not give the official Go SDK's modules (is it reachable?): %v\n%s", err, out)
-	}
-	bin := filepath.Join(t.TempDir(), "progress")
-	out, err := exec.Command("go", "build", "-C", module, "-o", bin, "./progress").CombinedOutput()
-	require.NoError(t, err, "building the Go SDK server: %s", out)
-	return bin
 }
 
 // parseCallToolResult reads every result as mcp.ParseCallToolResult does:

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/evaltest/eval"
+	"github.com/mcpeval/mcpeval/internal/gosdkprobe"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
 )
 
@@ -60,7 +61,7 @@ func TestSchemasAdaptedToTheProvider(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a server on the official Go SDK")
 	}
-	probe := buildProbe(t)
+	probe := gosdkprobe.Build(t, ".")
 	stub := geminiStub()
 	defer stub.Close()
 	e := stubEnv(stub)

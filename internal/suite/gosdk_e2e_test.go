@@ -3,7 +3,6 @@ package suite_test
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -11,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/evaltest/eval"
-	"github.com/mcpeval/mcpeval/internal/files"
+	"github.com/mcpeval/mcpeval/internal/gosdkprobe"
 )
 
 // probeCases call the three tools of the probe server on the official Go
@@ -44,26 +43,6 @@ const probeCases = `
       - {tool: summary_only, args: {city: Lyon}}
 `
 
-// buildProbe builds the probe server of testdata/gosdkprobe, a module of
-// its own on the official Go SDK. Without the Go module proxy (the first
-// time) the test is skipped, saying so.
-func buildProbe(t *testing.T) string {
-	t.Helper()
-	root, err := files.ModuleRoot()
-	require.NoError(t, err)
-	module := filepath.Join(root, "testdata", "gosdkprobe")
-	download := exec.Command("go", "mod", "download")
-	download.Dir = module
-	if out, err := download.CombinedOutput(); err != nil {
-		t.Skipf("the Go module proxy did not give the official Go SDK's modules (is it reachable?): %v\n%s", err, out)
-	}
-	bin := filepath.Join(t.TempDir(), "gosdkprobe")
-	build := exec.Command("go", "build", "-C", module, "-o", bin, ".")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "building the probe server: %s", out)
-	return bin
-}
-
 // A server on the official Go SDK whose structuredContent breaks its
 // output schema: the model sees the content as a host shows it (the case
 // passes on it), and the tool's health counts the violation with the path
@@ -73,7 +52,7 @@ func TestOutputSchemaViolationsOfAGoSDKServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a server on the official Go SDK")
 	}
-	r := runSuite(t, t.TempDir(), probeCases, env{"EVAL_SERVER": buildProbe(t)}, "-v")
+	r := runSuite(t, t.TempDir(), probeCases, env{"EVAL_SERVER": gosdkprobe.Build(t, ".")}, "-v")
 	require.NoError(t, r.err, r.output)
 	for _, name := range []string{"forecast", "broken forecast", "summary only"} {
 		assert.Equal(t, eval.Pass, r.records[name].Status, "%s: %s", name, r.records[name].Reason)
