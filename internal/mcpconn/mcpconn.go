@@ -344,7 +344,15 @@ func (s *Server) dial(ctx context.Context, generation int) (*conn, error) {
 	}
 	req := mcp.InitializeRequest{}
 	req.Params.ClientInfo = clientInfo
-	initialized, err := c.Initialize(ctx, req)
+	initCtx, span := s.startSpan(ctx, cn, mcp.MethodInitialize, "")
+	initialized, err := c.Initialize(initCtx, req)
+	if err == nil && mcp.IsModernProtocol(c.ProtocolVersion()) && span.IsRecording() {
+		// The current revision has no handshake: its client discovers.
+		span.SetName(string(mcp.MethodServerDiscover))
+		span.SetAttributes(semconv.McpMethodNameKey.String(string(mcp.MethodServerDiscover)),
+			semconv.McpProtocolVersionKey.String(c.ProtocolVersion()))
+	}
+	endSpan(span, false, err)
 	if err != nil {
 		return fail(fmt.Errorf("initialize: %w", err))
 	}
@@ -355,7 +363,9 @@ func (s *Server) dial(ctx context.Context, generation int) (*conn, error) {
 			return fail(err)
 		}
 	}
-	listed, err := listTools(ctx, c)
+	listCtx, span := s.startSpan(ctx, cn, mcp.MethodToolsList, "")
+	listed, err := listTools(listCtx, c)
+	endSpan(span, false, err)
 	if err != nil {
 		return fail(err)
 	}
@@ -428,7 +438,7 @@ func (s *Server) newClient(cn *conn) (*client.Client, error) {
 		if err != nil {
 			return nil, err
 		}
-		return client.NewClient(t, opts...), nil
+		return client.NewClient(&tracedHTTP{t}, opts...), nil
 	case sp.Command == "":
 		return nil, errors.New("neither a command nor a URL")
 	}
@@ -587,7 +597,6 @@ func (s *Server) Call(ctx context.Context, name string, args map[string]any) (Re
 		req := mcp.CallToolRequest{}
 		req.Params.Name = name
 		req.Params.Arguments = args
-		req.Params.Meta = withTraceMeta(callCtx, nil)
 		res, err = cn.callTool(callCtx, req)
 	}
 	if err == nil {
@@ -647,7 +656,7 @@ func (s *Server) ReadResource(ctx context.Context, uri string) (Result, error) {
 	ctx, span := s.startSpan(ctx, cn, mcp.MethodResourcesRead, "", semconv.McpResourceURIKey.String(uri))
 	callCtx, cancel := context.WithTimeout(context.WithValue(ctx, pendingKey{}, p), s.opts.CallTimeout)
 	defer cancel()
-	res, err := cn.client.ReadResource(callCtx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: uri, Meta: withTraceMeta(callCtx, nil)}})
+	res, err := cn.client.ReadResource(callCtx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: uri}})
 	endSpan(span, false, err)
 	if err != nil {
 		failed := s.failed(ctx, callCtx, cn, p, "resource "+uri, err)
@@ -711,7 +720,13 @@ func (s *Server) timedOut(ctx context.Context, cn *conn, what string) error {
 	timeout := fmt.Errorf("%s timed out after %s", what, s.opts.CallTimeout)
 	pingCtx, cancel := context.WithTimeout(ctx, min(maxPingTimeout, s.opts.CallTimeout))
 	defer cancel()
+	method := mcp.MethodPing
+	if mcp.IsModernProtocol(cn.protocol) {
+		method = mcp.MethodServerDiscover
+	}
+	pingCtx, span := s.startSpan(pingCtx, cn, method, "")
 	err := alive(pingCtx, cn)
+	endSpan(span, false, err)
 	var transportErr *transport.Error
 	switch {
 	case err == nil, !errors.As(err, &transportErr): // an error response is an answer too

@@ -52,6 +52,13 @@ func newSSETransport(rawURL string, headers map[string]string, client *http.Clie
 	return t, nil
 }
 
+// SendRequest sends a request, with the trace context of ctx's span in
+// its _meta (see withTraceParams).
+func (t *sseTransport) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	req.Params = withTraceParams(ctx, req.Params)
+	return t.Stdio.SendRequest(ctx, req)
+}
+
 // SetProtocolVersion sets the revision the messages name in their
 // MCP-Protocol-Version header, once negotiated.
 func (t *sseTransport) SetProtocolVersion(version string) {

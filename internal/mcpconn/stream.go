@@ -208,6 +208,7 @@ func (s *jsonrpcStream) SendRequest(ctx context.Context, req transport.JSONRPCRe
 		return nil, ctx.Err()
 	default:
 	}
+	req.Params = withTraceParams(ctx, req.Params)
 	b, err := json.Marshal(req)
 	if err != nil {
 		return nil, fmt.Errorf("failed to marshal request: %w", err)

@@ -73,7 +73,6 @@ func (cn *conn) request(ctx context.Context, method mcp.MCPMethod, params map[st
 			mcp.MetaKeyClientInfo:         clientInfo,
 			mcp.MetaKeyClientCapabilities: caps,
 		}
-		addTraceMeta(ctx, params)
 		encoded, err := json.Marshal(params)
 		if err != nil {
 			return nil, err
@@ -85,9 +84,6 @@ func (cn *conn) request(ctx context.Context, method mcp.MCPMethod, params map[st
 		if name != "" {
 			header.Set("Mcp-Name", name)
 		}
-	}
-	if header == nil {
-		addTraceMeta(ctx, params)
 	}
 	req := transport.JSONRPCRequest{
 		JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(fmt.Sprintf("mcpeval-%d", requestIDs.Add(1))),

@@ -2,9 +2,11 @@ package mcpconn
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -92,39 +94,60 @@ func traceMeta(ctx context.Context) map[string]any {
 	return meta
 }
 
-// withTraceMeta is meta with ctx's trace context added (a new Meta when
-// meta is nil); meta itself when there is none to add.
-func withTraceMeta(ctx context.Context, meta *mcp.Meta) *mcp.Meta {
+// withTraceParams is a request's params with ctx's trace context added
+// to their _meta; params themselves when ctx holds none to pass on, or
+// when they are not a JSON object and so cannot carry a _meta. Every
+// transport sends its requests through it: each request made within a
+// recorded span, a suite's own or mcp-go's (initialize, tools/list, ping),
+// carries the span's trace context.
+func withTraceParams(ctx context.Context, params any) any {
 	tc := traceMeta(ctx)
 	if tc == nil {
-		return meta
+		return params
 	}
-	out := &mcp.Meta{AdditionalFields: map[string]any{}}
-	if meta != nil {
-		out.ProgressToken = meta.ProgressToken
-		for k, v := range meta.AdditionalFields {
-			out.AdditionalFields[k] = v
+	fields, ok := params.(map[string]json.RawMessage)
+	if !ok {
+		fields = map[string]json.RawMessage{}
+		if params != nil {
+			b, err := json.Marshal(params)
+			if err != nil || json.Unmarshal(b, &fields) != nil || fields == nil {
+				return params
+			}
 		}
 	}
-	for k, v := range tc {
-		out.AdditionalFields[k] = v
-	}
-	return out
-}
-
-// addTraceMeta adds ctx's trace context to the _meta of params, a
-// request's params as a map.
-func addTraceMeta(ctx context.Context, params map[string]any) {
-	tc := traceMeta(ctx)
-	if tc == nil {
-		return
-	}
-	meta, _ := params["_meta"].(map[string]any)
-	if meta == nil {
-		meta = map[string]any{}
+	meta := map[string]any{}
+	if raw, ok := fields["_meta"]; ok {
+		if json.Unmarshal(raw, &meta) != nil {
+			return params // not an object: left as the caller made it
+		}
+		if meta == nil {
+			meta = map[string]any{}
+		}
 	}
 	for k, v := range tc {
 		meta[k] = v
 	}
-	params["_meta"] = meta
+	b, err := json.Marshal(meta)
+	if err != nil {
+		return params
+	}
+	out := make(map[string]json.RawMessage, len(fields)+1)
+	for k, v := range fields {
+		out[k] = v
+	}
+	out["_meta"] = b
+	return out
+}
+
+// tracedHTTP is mcp-go's streamable HTTP transport, whose requests carry
+// the trace context of ctx's span in their _meta (see withTraceParams).
+// Everything else is the transport's own, so mcp-go's client finds in it
+// every interface it looks for.
+type tracedHTTP struct {
+	*transport.StreamableHTTP
+}
+
+func (t *tracedHTTP) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	req.Params = withTraceParams(ctx, req.Params)
+	return t.StreamableHTTP.SendRequest(ctx, req)
 }

@@ -3,11 +3,18 @@ package mcpconn
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	mcptracing "github.com/mark3labs/mcp-go/tracing"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -101,6 +108,203 @@ func TestTraceContextInMeta(t *testing.T) {
 				}
 			}
 			assert.Equal(t, "tool_error", errType, "a result with isError")
+		})
+	}
+}
+
+// wireRequests reads the requests a modeWire server received (its frames
+// file): each one's method and the traceparent of its _meta, "" if none.
+func wireRequests(t *testing.T, frames string) (methods, parents []string) {
+	t.Helper()
+	b, err := os.ReadFile(frames)
+	require.NoError(t, err)
+	for line := range strings.Lines(string(b)) {
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Meta map[string]any `json:"_meta"`
+			} `json:"params"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &msg), line)
+		if msg.Method == "" || msg.ID == nil {
+			continue // a response or a notification
+		}
+		parent, _ := msg.Params.Meta["traceparent"].(string)
+		methods, parents = append(methods, msg.Method), append(parents, parent)
+	}
+	return methods, parents
+}
+
+// TestEveryRequestCarriesTraceContext: over stdio, on both eras, every
+// request made within a recording span (the start's handshake or
+// discovery and tools/list, a call) gets an MCP client span of its own,
+// whose trace context the server reads in the request's _meta; a start
+// and a call outside one add nothing.
+func TestEveryRequestCarriesTraceContext(t *testing.T) {
+	t.Parallel()
+	for _, protocol := range []string{mcp.LATEST_PROTOCOL_VERSION, mcp.LATEST_LEGACY_PROTOCOL_VERSION} {
+		t.Run(protocol, func(t *testing.T) {
+			t.Parallel()
+			start := "initialize"
+			if mcp.IsModernProtocol(protocol) {
+				start = "server/discover"
+			}
+			spec, opts := stdioSpec(t, modeWire, Options{})
+			parsed, err := ParseSpec(spec)
+			require.NoError(t, err)
+			parsed.Protocol = protocol
+
+			untraced := filepath.Join(t.TempDir(), "frames")
+			offOpts := opts
+			offOpts.Env = append(slices.Clone(opts.Env), framesEnv+"="+untraced)
+			off, err := ConnectSpec(t.Context(), parsed, offOpts)
+			require.NoError(t, err)
+			_, err = off.Call(t.Context(), "echo", map[string]any{"text": "x"})
+			require.NoError(t, err)
+			off.Close()
+			methods, parents := wireRequests(t, untraced)
+			assert.Equal(t, []string{start, "tools/list", "tools/call"}, methods)
+			assert.Equal(t, []string{"", "", ""}, parents, "export off: nothing is added")
+
+			traced := filepath.Join(t.TempDir(), "frames")
+			opts.Env = append(opts.Env, framesEnv+"="+traced)
+			rec := tracetest.NewSpanRecorder()
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+			ctx, connect := tp.Tracer("test").Start(t.Context(), "connect MCP servers")
+			srv, err := ConnectSpec(ctx, parsed, opts)
+			require.NoError(t, err)
+			connect.End()
+			ctx, tool := tp.Tracer("test").Start(t.Context(), "execute_tool echo")
+			_, err = srv.Call(ctx, "echo", map[string]any{"text": "x"})
+			require.NoError(t, err)
+			tool.End()
+			srv.Close()
+
+			spans := map[string]sdktrace.ReadOnlySpan{}
+			for _, s := range rec.Ended() {
+				spans[s.Name()] = s
+			}
+			methods, parents = wireRequests(t, traced)
+			require.Equal(t, []string{start, "tools/list", "tools/call"}, methods)
+			for i, name := range []string{start, "tools/list", "tools/call echo"} {
+				span, ok := spans[name]
+				require.True(t, ok, "a client span %q among %v", name, slices.Collect(maps.Keys(spans)))
+				assert.Equal(t, trace.SpanKindClient, span.SpanKind())
+				want := connect
+				if i == 2 {
+					want = tool
+				}
+				assert.Equal(t, want.SpanContext().SpanID(), span.Parent().SpanID(), name)
+				assert.Equal(t, "00-"+span.SpanContext().TraceID().String()+"-"+span.SpanContext().SpanID().String()+"-01", parents[i],
+					"the server's parent for %s is its client span", methods[i])
+				method := ""
+				for _, kv := range span.Attributes() {
+					if kv.Key == "mcp.method.name" {
+						method = kv.Value.Emit()
+					}
+				}
+				assert.Equal(t, methods[i], method)
+			}
+		})
+	}
+}
+
+// seenParents is an mcp-go server's tracing (its MetaPropagator and
+// Tracer): it records, for each message the server dispatches, the
+// traceparent mcp-go's server extracted from the message's _meta.
+type seenParents struct {
+	mu      sync.Mutex
+	parents map[string]string // span name (mcp.<method>) to traceparent
+}
+
+type parentKey struct{}
+
+func (p *seenParents) InjectMeta(_ context.Context, meta *mcp.Meta) *mcp.Meta { return meta }
+
+func (p *seenParents) ExtractMeta(ctx context.Context, meta *mcp.Meta) context.Context {
+	if meta == nil {
+		return ctx
+	}
+	parent, _ := meta.AdditionalFields["traceparent"].(string)
+	return context.WithValue(ctx, parentKey{}, parent)
+}
+
+func (p *seenParents) Start(ctx context.Context, name string, _ mcptracing.SpanKind, _ ...mcptracing.Attribute) (context.Context, mcptracing.Span) {
+	parent, _ := ctx.Value(parentKey{}).(string)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.parents[name] = parent
+	return ctx, mcptracing.SpanFromContext(ctx)
+}
+
+func (p *seenParents) seen() map[string]string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return maps.Clone(p.parents)
+}
+
+// TestTraceContextOverHTTP: over streamable HTTP, on both eras, the
+// start's handshake or discovery, tools/list and a call made within
+// recording spans carry their client spans' trace context, as mcp-go's
+// server reads it from _meta (SEP-414); outside one, none.
+func TestTraceContextOverHTTP(t *testing.T) {
+	for _, era := range []struct {
+		name     string
+		versions []string
+	}{{"current revision", nil}, {"initialize era", legacyVersions()}} {
+		t.Run(era.name, func(t *testing.T) {
+			seen := &seenParents{parents: map[string]string{}}
+			s := server.NewMCPServer("meta", "1.0.0", server.WithMetaPropagator(seen), server.WithTracer(seen))
+			s.AddTool(mcp.NewTool("echo"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.NewToolResultText("ok"), nil
+			})
+			var opts []server.StreamableHTTPOption
+			if era.versions != nil {
+				opts = append(opts, server.WithStateful(true), server.WithStreamableHTTPProtocolVersions(era.versions...))
+			}
+			hs := httptest.NewServer(server.NewStreamableHTTPServer(s, opts...))
+			defer hs.Close()
+
+			off, err := Connect(t.Context(), hs.URL+"/mcp", Options{})
+			require.NoError(t, err)
+			_, err = off.Call(t.Context(), "echo", nil)
+			require.NoError(t, err)
+			off.Close()
+			start := "initialize"
+			if mcp.IsModernProtocol(off.Protocol()) {
+				start = "server/discover"
+			}
+			requests := []string{start, "tools/list", "tools/call"}
+			for _, method := range requests {
+				parent, ok := seen.seen()["mcp."+method]
+				require.True(t, ok, "the server saw %s: %v", method, seen.seen())
+				assert.Empty(t, parent, "export off: nothing is added to %s", method)
+			}
+
+			rec := tracetest.NewSpanRecorder()
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+			ctx, connect := tp.Tracer("test").Start(t.Context(), "connect MCP servers")
+			srv, err := Connect(ctx, hs.URL+"/mcp", Options{})
+			require.NoError(t, err)
+			defer srv.Close()
+			connect.End()
+			ctx, tool := tp.Tracer("test").Start(t.Context(), "execute_tool echo")
+			_, err = srv.Call(ctx, "echo", nil)
+			require.NoError(t, err)
+			tool.End()
+
+			spans := map[string]sdktrace.ReadOnlySpan{}
+			for _, s := range rec.Ended() {
+				spans[s.Name()] = s
+			}
+			got := seen.seen()
+			for i, name := range []string{start, "tools/list", "tools/call echo"} {
+				span, ok := spans[name]
+				require.True(t, ok, "a client span %q among %v", name, slices.Collect(maps.Keys(spans)))
+				assert.Equal(t, "00-"+span.SpanContext().TraceID().String()+"-"+span.SpanContext().SpanID().String()+"-01",
+					got["mcp."+requests[i]], "the server's parent for %s is its client span", requests[i])
+			}
 		})
 	}
 }

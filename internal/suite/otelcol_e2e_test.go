@@ -183,6 +183,7 @@ func TestOTelCollector(t *testing.T) {
 			})
 			checkCaseTraces(t, spans, r.records, false)
 			checkServerSpans(t, spans)
+			checkConnectTrace(t, spans)
 		})
 	}
 }

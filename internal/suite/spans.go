@@ -319,15 +319,41 @@ func (s *Run) traced(box agent.ToolBox) agent.ToolBox {
 	return tracedTools{ToolBox: box, tracer: s.traces.Tracer(), content: s.traces.Content(), redact: s.redactor.String}
 }
 
-// startTraces starts the export of the run's traces the settings ask for,
-// and wraps the provider client in chat spans.
+// startTraces starts the export of the run's traces the settings ask
+// for, before the servers are connected; traceRun completes it once the
+// run's directory and provider client exist.
 func (s *Run) startTraces(ctx context.Context) error {
 	var err error
 	s.traces, err = tracing.Start(ctx, tracing.Config{
-		Exporters: tracing.Exporters(s.Settings.Traces, os.Getenv), Dir: s.RunDir, Content: s.Settings.TraceContent,
+		Exporters: tracing.Exporters(s.Settings.Traces, os.Getenv), Content: s.Settings.TraceContent,
 		Warn: func(msg string) { fmt.Fprintln(s.log, "warning:", s.redactor.String(msg)) },
 	})
-	if err != nil || !s.traces.Enabled() {
+	return err
+}
+
+// startConnectSpan starts the span of the servers' start, a trace of its
+// own: a server instrumented per the conventions nests the spans of its
+// initialize and tools/list under it. end ends it with the start's error.
+func (s *Run) startConnectSpan(ctx context.Context) (_ context.Context, end func(error)) {
+	if !s.traces.Enabled() {
+		return ctx, func(error) {}
+	}
+	ctx, span := s.traces.Tracer().Start(ctx, "connect MCP servers", trace.WithNewRoot(), trace.WithSpanKind(trace.SpanKindInternal))
+	return ctx, func(err error) {
+		if err != nil {
+			span.SetStatus(codes.Error, s.redactor.String(err.Error()))
+		}
+		span.End()
+	}
+}
+
+// traceRun names the run's directory to the file exporter and wraps the
+// provider client in chat spans, when export is on.
+func (s *Run) traceRun() error {
+	if !s.traces.Enabled() {
+		return nil
+	}
+	if err := s.traces.SetDir(s.RunDir); err != nil {
 		return err
 	}
 	s.traceURL = s.Settings.TraceURL

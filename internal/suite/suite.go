@@ -192,11 +192,17 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		s.Close()
 		return nil, err
 	}
-	if st.ReplayTools != "" {
-		err = s.replayServers(ctx, bundled)
-	} else {
-		s.tools, err = s.connectServers(ctx, bundled)
+	if err := s.startTraces(ctx); err != nil {
+		s.Close()
+		return nil, err
 	}
+	connectCtx, connected := s.startConnectSpan(ctx)
+	if st.ReplayTools != "" {
+		err = s.replayServers(connectCtx, bundled)
+	} else {
+		s.tools, err = s.connectServers(connectCtx, bundled)
+	}
+	connected(err)
 	if err != nil {
 		s.Close()
 		return nil, err
@@ -262,7 +268,7 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		s.Close()
 		return nil, err
 	}
-	if err := s.startTraces(ctx); err != nil {
+	if err := s.traceRun(); err != nil {
 		s.Close()
 		return nil, err
 	}

@@ -40,6 +40,29 @@ func TestTracesFile(t *testing.T) {
 	assert.NotContains(t, string(raw), "sk-test-secret-key-123456", "the key is redacted")
 	spans := readOTLP(t, path)
 	checkCaseTraces(t, spans, r.records, true)
+	checkConnectTrace(t, spans)
+}
+
+// checkConnectTrace checks the trace of the servers' start: a root span
+// with the MCP client spans of the bundled server's discovery (or
+// handshake) and tools/list beneath it.
+func checkConnectTrace(t *testing.T, spans []otlpSpan) {
+	t.Helper()
+	roots := named(spans, "connect MCP servers")
+	require.Len(t, roots, 1, "the servers' start is a trace of its own")
+	root := roots[0]
+	assert.Empty(t, root.ParentSpanID)
+	assert.Equal(t, "mcpeval", root.Service)
+	var methods []string
+	for _, s := range newSpanTree(spans).children[root.SpanID] {
+		if s.Service != "mcpeval" {
+			continue
+		}
+		assert.Equal(t, 3, s.Kind, "an MCP client span: %s", s.Name)
+		assert.Equal(t, root.TraceID, s.TraceID)
+		methods = append(methods, s.Attrs["mcp.method.name"].(string))
+	}
+	assert.ElementsMatch(t, []string{"server/discover", "tools/list"}, methods, "the bundled server speaks the current revision")
 }
 
 // checkCaseTraces checks the traces of geneCases' two case runs.

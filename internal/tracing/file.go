@@ -19,25 +19,44 @@ import (
 // collector's file exporter writes it and an OTLP/HTTP JSON receiver
 // reads it. The spans are converted to OTLP by the SDK's OTLP exporter
 // (otlptrace.New); the encoding is protojson's, with the one difference
-// OTLP JSON makes: trace and span ids in hex, not base64.
+// OTLP JSON makes: trace and span ids in hex, not base64. Its file may be
+// named after the export started (a run's directory is made once its
+// servers are connected): batches exported before are kept until then.
 type fileClient struct {
-	path string
-	mu   sync.Mutex
-	f    *os.File
+	mu      sync.Mutex
+	path    string
+	f       *os.File
+	pending [][]byte // lines exported before the file was named
+	stopped bool
 }
 
-func (c *fileClient) Start(context.Context) error {
-	f, err := os.OpenFile(c.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+func (c *fileClient) Start(context.Context) error { return nil }
+
+// open names the file, creates it, and writes what was exported before.
+func (c *fileClient) open(path string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.f != nil || c.stopped {
+		return fmt.Errorf("the traces file %s: named twice, or after the export ended", path)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return fmt.Errorf("the traces file: %w", err)
 	}
-	c.f = f
+	c.path, c.f = path, f
+	for _, line := range c.pending {
+		if _, err := f.Write(line); err != nil {
+			return fmt.Errorf("the traces file: %w", err)
+		}
+	}
+	c.pending = nil
 	return nil
 }
 
 func (c *fileClient) Stop(context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.stopped, c.pending = true, nil
 	if c.f == nil {
 		return nil
 	}
@@ -53,12 +72,17 @@ func (c *fileClient) UploadTraces(_ context.Context, spans []*tracepb.ResourceSp
 	if err != nil {
 		return err
 	}
+	line = append(line, '\n')
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.f == nil {
+	switch {
+	case c.stopped:
 		return fmt.Errorf("the traces file %s is closed", c.path)
+	case c.f == nil:
+		c.pending = append(c.pending, line)
+		return nil
 	}
-	if _, err := c.f.Write(append(line, '\n')); err != nil {
+	if _, err := c.f.Write(line); err != nil {
 		return fmt.Errorf("the traces file: %w", err)
 	}
 	return nil

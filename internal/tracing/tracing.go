@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -98,7 +99,8 @@ func Exporters(setting string, getenv func(string) string) []string {
 type Config struct {
 	// Exporters are the exporters to use (OTLP, File); none: off.
 	Exporters []string
-	// Dir is the run's directory, where File writes FileName.
+	// Dir is the run's directory, where File writes FileName; "" when
+	// it is not made yet (see Exporter.SetDir).
 	Dir string
 	// Content captures prompts, answers and tool arguments and results
 	// in the spans (see ContentVariable).
@@ -117,7 +119,7 @@ type Exporter struct {
 	provider *sdktrace.TracerProvider
 	tracer   trace.Tracer
 	content  bool
-	path     string
+	file     *fileClient // the file exporter's, nil without one
 }
 
 var noopTracer = noop.NewTracerProvider().Tracer(ScopeName)
@@ -141,8 +143,11 @@ func Start(ctx context.Context, cfg Config) (*Exporter, error) {
 		case OTLP:
 			exp, err = otlpExporter(ctx, getenv)
 		case File:
-			e.path = cfg.Dir + string(os.PathSeparator) + FileName
-			exp, err = otlptrace.New(ctx, &fileClient{path: e.path})
+			e.file = &fileClient{}
+			exp, err = otlptrace.New(ctx, e.file)
+			if err == nil && cfg.Dir != "" {
+				err = e.SetDir(cfg.Dir)
+			}
 		default:
 			err = fmt.Errorf("%q is not an exporter (want %s or %s)", name, OTLP, File)
 		}
@@ -199,12 +204,25 @@ func (e *Exporter) Enabled() bool { return e != nil }
 // go into the spans.
 func (e *Exporter) Content() bool { return e != nil && e.content }
 
-// Path is the file the file exporter writes, "" when there is none.
+// SetDir names the run's directory, where the file exporter writes
+// FileName, with the spans exported before; without a file exporter it
+// does nothing.
+func (e *Exporter) SetDir(dir string) error {
+	if e == nil || e.file == nil {
+		return nil
+	}
+	return e.file.open(filepath.Join(dir, FileName))
+}
+
+// Path is the file the file exporter writes, "" when there is none or
+// its directory is not named yet.
 func (e *Exporter) Path() string {
-	if e == nil {
+	if e == nil || e.file == nil {
 		return ""
 	}
-	return e.path
+	e.file.mu.Lock()
+	defer e.file.mu.Unlock()
+	return e.file.path
 }
 
 // Tracer starts the suite's spans; off, spans that are never recorded.
