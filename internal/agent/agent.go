@@ -254,6 +254,15 @@ func notRun(why string) eval.ToolCall {
 	return eval.ToolCall{Result: errorJSON(why), IsError: true, NotRun: true}
 }
 
+type callIDKey struct{}
+
+// CallID is the id the model gave the tool call a ToolBox's Call runs
+// for, "" outside one.
+func CallID(ctx context.Context) string {
+	id, _ := ctx.Value(callIDKey{}).(string)
+	return id
+}
+
 // execute runs one tool call: of a server's tool, or of readTool. Every
 // failure of the call itself becomes an error result the model can read;
 // the error is a server fault (*mcpconn.ServerError: the server crashed or
@@ -276,7 +285,7 @@ func execute(ctx context.Context, tools ToolBox, l *links, call eval.MessageTool
 		}
 	}
 	start := time.Now()
-	res, err := tools.Call(ctx, name, args)
+	res, err := tools.Call(context.WithValue(ctx, callIDKey{}, call.ID), name, args)
 	rec := eval.ToolCall{Name: tool.Name, Server: tool.Server, DurationMS: float64(time.Since(start).Microseconds()) / 1000,
 		Replay: res.Replay, ResultFingerprint: res.Fingerprint}
 	rec, err = finish(ctx, rec, res, err)

@@ -292,6 +292,9 @@ func (t tracedTools) Call(ctx context.Context, name string, args map[string]any)
 	ctx, span := t.tracer.Start(ctx, "execute_tool "+name, trace.WithAttributes(
 		semconv.GenAIOperationNameExecuteTool, semconv.GenAIToolName(name), semconv.GenAIToolType("function")))
 	defer span.End()
+	if id := agent.CallID(ctx); id != "" {
+		span.SetAttributes(semconv.GenAIToolCallID(id))
+	}
 	if t.content {
 		b, _ := json.Marshal(args)
 		span.SetAttributes(semconv.GenAIToolCallArgumentsKey.String(t.redact(string(b))))

@@ -113,8 +113,11 @@ func checkCaseTraces(t *testing.T, spans []otlpSpan, records map[string]eval.Rec
 
 		tools := named(below, "execute_tool get_gene_by_symbol")
 		require.Len(t, tools, len(rec.ToolCalls))
+		callIDs := map[any]bool{}
 		for i, tool := range tools {
 			assert.Equal(t, root.SpanID, tool.ParentSpanID)
+			assert.NotEmpty(t, tool.Attrs["gen_ai.tool.call.id"], "the id the model gave the call")
+			callIDs[tool.Attrs["gen_ai.tool.call.id"]] = true
 			assert.Equal(t, "execute_tool", tool.Attrs["gen_ai.operation.name"])
 			assert.Equal(t, "get_gene_by_symbol", tool.Attrs["gen_ai.tool.name"])
 			mcpSpans := tree.children[tool.SpanID]
@@ -132,6 +135,7 @@ func checkCaseTraces(t *testing.T, spans []otlpSpan, records map[string]eval.Rec
 				assert.NotContains(t, m.Attrs, "error.type")
 			}
 		}
+		assert.Len(t, callIDs, len(tools), "each call its own id")
 
 		events := map[string]otlpEvent{}
 		for _, ev := range root.Events {
