@@ -18,6 +18,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/mcpeval/mcpeval/evaltest/eval"
 	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/recordings"
@@ -172,78 +174,93 @@ type fileIndex struct {
 // are skipped, a null document has no fields. Anything else is an error.
 func indexFile(f *os.File) (fileIndex, error) {
 	idx := fileIndex{entries: map[string]location{}, removed: map[string]removal{}}
-	dec := json.NewDecoder(bufio.NewReaderSize(f, 64<<10))
-	start, err := dec.Token()
+	// jsontext finds where each entry is without decoding it, several
+	// times faster than encoding/json's Decoder: the start of every run.
+	dec := jsontext.NewDecoder(bufio.NewReaderSize(f, 64<<10),
+		jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	start, err := dec.ReadToken()
 	if errors.Is(err, io.EOF) {
 		return idx, io.ErrUnexpectedEOF
 	}
 	if err != nil {
 		return idx, err
 	}
-	switch start {
-	case nil: // null: a document without fields
-	case json.Delim('{'):
-		for dec.More() {
-			name, err := dec.Token()
+	switch start.Kind() {
+	case 'n': // null: a document without fields
+	case '{':
+		for dec.PeekKind() != '}' {
+			name, err := dec.ReadToken()
 			if err != nil {
 				return idx, err
 			}
-			switch field := name.(string); {
+			field := name.String()
+			switch {
 			case strings.EqualFold(field, "entries"):
 				err = indexEntries(dec, f, idx.entries)
 			case strings.EqualFold(field, "version"):
-				err = dec.Decode(&idx.version)
+				err = decodeValue(dec, &idx.version)
 			case strings.EqualFold(field, "revision"):
-				err = dec.Decode(&idx.revision)
+				err = decodeValue(dec, &idx.revision)
 			case strings.EqualFold(field, "removed"):
-				err = dec.Decode(&idx.removed)
+				err = decodeValue(dec, &idx.removed)
 			default:
-				err = dec.Decode(&json.RawMessage{})
+				err = dec.SkipValue()
 			}
 			if err != nil {
-				return idx, fmt.Errorf("field %q: %w", name, err)
+				return idx, fmt.Errorf("field %q: %w", field, err)
 			}
 		}
-		if _, err := dec.Token(); err != nil {
+		if _, err := dec.ReadToken(); err != nil {
 			return idx, err
 		}
 	default:
 		return idx, fmt.Errorf("the document is %v, not an object", start)
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+	if _, err := dec.ReadToken(); !errors.Is(err, io.EOF) {
 		return idx, fmt.Errorf("data after the document (%v)", err)
 	}
 	return idx, nil
 }
 
-// indexEntries reads the value of the "entries" field into entries: an
-// object adds its members (later ones winning), null removes every entry.
-func indexEntries(dec *json.Decoder, f *os.File, entries map[string]location) error {
-	start, err := dec.Token()
+// decodeValue decodes the next value of dec into v as encoding/json does.
+func decodeValue(dec *jsontext.Decoder, v any) error {
+	raw, err := dec.ReadValue()
 	if err != nil {
 		return err
 	}
-	if start == nil {
+	return json.Unmarshal(raw, v)
+}
+
+// indexEntries reads the value of the "entries" field into entries: an
+// object adds its members (later ones winning), null removes every entry.
+func indexEntries(dec *jsontext.Decoder, f *os.File, entries map[string]location) error {
+	start, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	switch start.Kind() {
+	case 'n':
 		clear(entries)
 		return nil
-	}
-	if start != json.Delim('{') {
+	case '{':
+	default:
 		return fmt.Errorf("%v is not an object", start)
 	}
-	for dec.More() {
-		key, err := dec.Token()
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
 		if err != nil {
 			return err
 		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
+		key := tok.String() // before the next read voids tok
+		raw, err := dec.ReadValue()
+		if err != nil {
 			return fmt.Errorf("entry %q: %w", key, err)
 		}
-		// The decoder stops right after a value it decodes.
+		// The decoder stops right after the value it read.
 		end := dec.InputOffset()
-		entries[key.(string)] = location{file: f, offset: end - int64(len(raw)), length: len(raw), sum: checksum(raw)}
+		entries[key] = location{file: f, offset: end - int64(len(raw)), length: len(raw), sum: checksum(raw)}
 	}
-	_, err = dec.Token()
+	_, err = dec.ReadToken()
 	return err
 }
 

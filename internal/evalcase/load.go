@@ -12,10 +12,13 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -144,30 +147,62 @@ type caseItem = struct {
 }
 
 // parseItems decodes data item by item (see Parse); ok is false when it
-// cannot, or finds anything wrong.
+// cannot, or finds anything wrong. A few items at a time are decoded side
+// by side, one per core (a large file's decoding is most of a cached
+// run's start), then added in their order; only their nodes are held.
+// Together the items may expand their aliases to MaxFileSize at most, and
+// those decoded at once to what is left of it.
 func parseItems(path string, data []byte) (cases []eval.Case, ok bool) {
 	chunks, lines := itemChunks(data)
 	if chunks == nil {
 		return nil, false
 	}
+	type item struct {
+		top  *yaml.Node
+		c    eval.Case
+		size int64 // expanded
+		ok   bool
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(chunks))
+	items := make([]item, 4*workers)
 	b := caseBuilder{path: path, seen: map[string]int{}, cases: make([]eval.Case, 0, len(chunks))}
 	var expanded int64 // the file's size with its aliases expanded
-	for k, chunk := range chunks {
-		top, err := caseList(path, chunk)
-		if err != nil || len(top.Content) != 1 {
-			return nil, false
+	for base := 0; base < len(chunks); base += len(items) {
+		batch := items[:min(len(items), len(chunks)-base)]
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range min(workers, len(batch)) {
+			wg.Go(func() {
+				for i := int(next.Add(1) - 1); i < len(batch); i = int(next.Add(1) - 1) {
+					batch[i] = item{}
+					k := base + i
+					top, err := caseList(path, chunks[k])
+					if err != nil || len(top.Content) != 1 {
+						return
+					}
+					// The batch's items share what is left of the bound
+					// (a larger one makes the file decoded whole).
+					bound := (MaxFileSize - expanded) / int64(len(batch))
+					size, _ := yamlbound.Expanded(top, bound)
+					if size > bound {
+						return
+					}
+					decoded, err := decodeList[caseItem](path, chunks[k], top, "cases")
+					if err != nil {
+						return
+					}
+					shiftLines(top, lines[k]-1)
+					batch[i] = item{top: top, c: decoded[0].Case, size: size, ok: true}
+				}
+			})
 		}
-		size, _ := yamlbound.Expanded(top, MaxFileSize-expanded)
-		if expanded += size; expanded > MaxFileSize {
-			return nil, false
-		}
-		items, err := decodeList[caseItem](path, chunk, top, "cases")
-		if err != nil {
-			return nil, false
-		}
-		shiftLines(top, lines[k]-1)
-		if err := b.add(items[0].Case, top.Content[0]); err != nil {
-			return nil, false
+		wg.Wait()
+		for i := range batch {
+			it := batch[i]
+			batch[i] = item{}
+			if expanded += it.size; !it.ok || expanded > MaxFileSize || b.add(it.c, it.top.Content[0]) != nil {
+				return nil, false
+			}
 		}
 	}
 	return b.cases, true
