@@ -174,8 +174,8 @@ type fileIndex struct {
 // are skipped, a null document has no fields. Anything else is an error.
 func indexFile(f *os.File) (fileIndex, error) {
 	idx := fileIndex{entries: map[string]location{}, removed: map[string]removal{}}
-	// jsontext finds where each entry is without decoding it, several
-	// times faster than encoding/json's Decoder: the start of every run.
+	// Each entry is located, not decoded: the index is made at the start
+	// of every run, and an entry is read only when its case asks for it.
 	dec := jsontext.NewDecoder(bufio.NewReaderSize(f, 64<<10),
 		jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	start, err := dec.ReadToken()

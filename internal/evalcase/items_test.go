@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -69,11 +70,11 @@ func TestParseItemErrorsAsWhole(t *testing.T) {
 	assert.Contains(t, err.Error(), "f.yaml:9:")
 }
 
-// Loading a large file holds the YAML nodes of one case at a time: the
+// Loading a large file holds the YAML nodes of a few cases at a time: the
 // heap while 3,000 cases are decoded item by item stays near what the
 // cases themselves take, where decoding the file whole holds some 30 MB of
 // nodes.
-func TestParseHoldsOneItemAtATime(t *testing.T) {
+func TestParseHoldsFewItemsAtATime(t *testing.T) {
 	const n = 3000
 	var b strings.Builder
 	for i := range n {
@@ -117,4 +118,40 @@ func TestParseHoldsOneItemAtATime(t *testing.T) {
 	whole := peak(func() error { _, err := parseWhole("big.yaml", data); return err })
 	t.Logf("peak heap while decoding %d cases: %.1f MB item by item, %.1f MB whole", n, float64(items)/1e6, float64(whole)/1e6)
 	assert.Less(t, items, uint64(12e6), "item by item")
+}
+
+// Decoded side by side in batches, on one core or several, a file of
+// many items gives the cases decoding it whole gives; an item whose
+// aliases expand past its share of the bound is decoded alone, after its
+// batch; a mistake in the middle of a batch is said as for the whole file.
+func TestParseItemsInBatches(t *testing.T) {
+	var many strings.Builder
+	for i := range 37 {
+		many.WriteString(caseYAML(fmt.Sprintf("c%d", i), "reference:", fmt.Sprintf("  - {tool: t%d, args: {n: %d}}", i, i)))
+	}
+	// An item whose aliases expand to some 3 MB: more than its share of
+	// the bound (16 MiB among a batch of four items or more), within the
+	// bound.
+	large := caseYAML("large", "reference:", "  - {tool: x, args: {s: &s "+strconv.Quote(strings.Repeat("x", 1000))+"}}",
+		"  - {tool: y, args: {l: ["+strings.TrimSuffix(strings.Repeat("*s, ", 3000), ", ")+"]}}")
+	withLarge := caseYAML("first") + large + many.String()
+	for _, procs := range []int{1, 2, 8} {
+		t.Run(fmt.Sprint(procs, " cores"), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			for name, content := range map[string]string{"37 items": many.String(), "a large item among them": withLarge} {
+				whole, err := parseWhole(name, []byte(content))
+				require.NoError(t, err)
+				items, ok := parseItems(name, []byte(content))
+				require.True(t, ok, "%s: decoded item by item", name)
+				require.Equal(t, whole, items, name)
+			}
+			broken := strings.Replace(many.String(), "name: c13\n", "name: c13\n    checks: {contanis: [x]}\n", 1)
+			_, ok := parseItems("f.yaml", []byte(broken))
+			assert.False(t, ok, "a mistake in item 14 of 37")
+			_, err := Parse("f.yaml", []byte(broken))
+			_, whole := parseWhole("f.yaml", []byte(broken))
+			require.Error(t, whole)
+			require.EqualError(t, err, whole.Error())
+		})
+	}
 }

@@ -109,9 +109,10 @@ func LoadFile(path string) ([]eval.Case, error) {
 // and for the default category.
 //
 // A file written as most are, a list whose items start at the beginning
-// of a line (`- case:`), is decoded one item at a time, so that loading
-// 10,000 cases holds the YAML nodes of one case at a time rather than of
-// the whole file (some 100 MB for 10,000 cases). Any other file, and any
+// of a line (`- case:`), is decoded a few items at a time (four per
+// core, side by side), so that loading 10,000 cases holds the YAML nodes
+// of those few cases rather than of the whole file (some 100 MB for
+// 10,000 cases). Any other file, and any
 // file that decoding item by item finds wrong (an alias to an anchor of
 // another item, say), is decoded whole, and its errors are said as for a
 // whole file.
@@ -150,62 +151,82 @@ type caseItem = struct {
 // cannot, or finds anything wrong. A few items at a time are decoded side
 // by side, one per core (a large file's decoding is most of a cached
 // run's start), then added in their order; only their nodes are held.
-// Together the items may expand their aliases to MaxFileSize at most, and
-// those decoded at once to what is left of it.
+// Together the items may expand their aliases to MaxFileSize at most:
+// those decoded side by side share what is left of it, and one that
+// needs more is decoded after them, alone, with all that is left.
 func parseItems(path string, data []byte) (cases []eval.Case, ok bool) {
 	chunks, lines := itemChunks(data)
 	if chunks == nil {
 		return nil, false
 	}
-	type item struct {
-		top  *yaml.Node
-		c    eval.Case
-		size int64 // expanded
-		ok   bool
-	}
 	workers := min(runtime.GOMAXPROCS(0), len(chunks))
-	items := make([]item, 4*workers)
+	items := make([]parsedItem, 4*workers)
 	b := caseBuilder{path: path, seen: map[string]int{}, cases: make([]eval.Case, 0, len(chunks))}
 	var expanded int64 // the file's size with its aliases expanded
 	for base := 0; base < len(chunks); base += len(items) {
 		batch := items[:min(len(items), len(chunks)-base)]
+		share := (MaxFileSize - expanded) / int64(len(batch))
 		var next atomic.Int64
+		var failed atomic.Bool
 		var wg sync.WaitGroup
 		for range min(workers, len(batch)) {
 			wg.Go(func() {
-				for i := int(next.Add(1) - 1); i < len(batch); i = int(next.Add(1) - 1) {
-					batch[i] = item{}
+				for i := int(next.Add(1) - 1); i < len(batch) && !failed.Load(); i = int(next.Add(1) - 1) {
 					k := base + i
-					top, err := caseList(path, chunks[k])
-					if err != nil || len(top.Content) != 1 {
-						return
+					if batch[i] = parseItem(path, chunks[k], lines[k], share); batch[i].failed {
+						failed.Store(true)
 					}
-					// The batch's items share what is left of the bound
-					// (a larger one makes the file decoded whole).
-					bound := (MaxFileSize - expanded) / int64(len(batch))
-					size, _ := yamlbound.Expanded(top, bound)
-					if size > bound {
-						return
-					}
-					decoded, err := decodeList[caseItem](path, chunks[k], top, "cases")
-					if err != nil {
-						return
-					}
-					shiftLines(top, lines[k]-1)
-					batch[i] = item{top: top, c: decoded[0].Case, size: size, ok: true}
 				}
 			})
 		}
 		wg.Wait()
+		if failed.Load() {
+			return nil, false
+		}
 		for i := range batch {
 			it := batch[i]
-			batch[i] = item{}
-			if expanded += it.size; !it.ok || expanded > MaxFileSize || b.add(it.c, it.top.Content[0]) != nil {
+			batch[i] = parsedItem{}
+			if it.tooLarge {
+				k := base + i
+				if it = parseItem(path, chunks[k], lines[k], MaxFileSize-expanded); it.failed || it.tooLarge {
+					return nil, false
+				}
+			}
+			if expanded += it.size; expanded > MaxFileSize || b.add(it.c, it.top.Content[0]) != nil {
 				return nil, false
 			}
 		}
 	}
 	return b.cases, true
+}
+
+// parsedItem is an item of a case file parseItems decoded.
+type parsedItem struct {
+	top  *yaml.Node
+	c    eval.Case
+	size int64 // with its aliases expanded
+	// tooLarge is an item whose aliases expand past the bound it was
+	// given, failed one that cannot be decoded alone.
+	tooLarge, failed bool
+}
+
+// parseItem decodes the item chunk, which begins on line of its file,
+// unless its aliases expand past bound.
+func parseItem(path string, chunk []byte, line int, bound int64) parsedItem {
+	top, err := caseList(path, chunk)
+	if err != nil || len(top.Content) != 1 {
+		return parsedItem{failed: true}
+	}
+	size, _ := yamlbound.Expanded(top, bound)
+	if size > bound {
+		return parsedItem{tooLarge: true}
+	}
+	decoded, err := decodeList[caseItem](path, chunk, top, "cases")
+	if err != nil {
+		return parsedItem{failed: true}
+	}
+	shiftLines(top, line-1)
+	return parsedItem{top: top, c: decoded[0].Case, size: size}
 }
 
 // itemChunks splits data before each line that starts an item of a list

@@ -346,11 +346,16 @@ func (s *Server) dial(ctx context.Context, generation int) (*conn, error) {
 	req.Params.ClientInfo = clientInfo
 	initCtx, span := s.startSpan(ctx, cn, mcp.MethodInitialize, "")
 	initialized, err := c.Initialize(initCtx, req)
-	if err == nil && mcp.IsModernProtocol(c.ProtocolVersion()) && span.IsRecording() {
-		// The current revision has no handshake: its client discovers.
-		span.SetName(string(mcp.MethodServerDiscover))
-		span.SetAttributes(semconv.McpMethodNameKey.String(string(mcp.MethodServerDiscover)),
-			semconv.McpProtocolVersionKey.String(c.ProtocolVersion()))
+	if err == nil && span.IsRecording() {
+		if mcp.IsModernProtocol(c.ProtocolVersion()) {
+			// The current revision has no handshake: its client discovers.
+			span.SetName(string(mcp.MethodServerDiscover))
+			span.SetAttributes(semconv.McpMethodNameKey.String(string(mcp.MethodServerDiscover)))
+		}
+		span.SetAttributes(semconv.McpProtocolVersionKey.String(c.ProtocolVersion()))
+		if id := c.GetSessionId(); id != "" {
+			span.SetAttributes(semconv.McpSessionIDKey.String(id))
+		}
 	}
 	endSpan(span, false, err)
 	if err != nil {
@@ -657,9 +662,11 @@ func (s *Server) ReadResource(ctx context.Context, uri string) (Result, error) {
 	callCtx, cancel := context.WithTimeout(context.WithValue(ctx, pendingKey{}, p), s.opts.CallTimeout)
 	defer cancel()
 	res, err := cn.client.ReadResource(callCtx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: uri}})
-	endSpan(span, false, err)
 	if err != nil {
+		// Failed before the span ends: a ping after a timeout is a
+		// client span beneath it.
 		failed := s.failed(ctx, callCtx, cn, p, "resource "+uri, err)
+		endSpan(span, false, failed)
 		var fault *ServerError
 		if errors.Is(err, transport.ErrSessionTerminated) && errors.As(failed, &fault) {
 			// The server refused this read by ending the session (HTTP
@@ -670,6 +677,7 @@ func (s *Server) ReadResource(ctx context.Context, uri string) (Result, error) {
 		}
 		return Result{}, failed
 	}
+	endSpan(span, false, nil)
 	s.succeeded()
 	parts := make([]string, len(res.Contents))
 	for i, c := range res.Contents {

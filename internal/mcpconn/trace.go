@@ -115,17 +115,23 @@ func withTraceParams(ctx context.Context, params any) any {
 			}
 		}
 	}
-	meta := map[string]any{}
+	// The _meta's own entries are kept as they were encoded (a number
+	// such as a large progress token is not rounded).
+	meta := map[string]json.RawMessage{}
 	if raw, ok := fields["_meta"]; ok {
 		if json.Unmarshal(raw, &meta) != nil {
 			return params // not an object: left as the caller made it
 		}
 		if meta == nil {
-			meta = map[string]any{}
+			meta = map[string]json.RawMessage{}
 		}
 	}
 	for k, v := range tc {
-		meta[k] = v
+		encoded, err := json.Marshal(v)
+		if err != nil {
+			return params
+		}
+		meta[k] = encoded
 	}
 	b, err := json.Marshal(meta)
 	if err != nil {
@@ -147,6 +153,8 @@ type tracedHTTP struct {
 	*transport.StreamableHTTP
 }
 
+// SendRequest sends a request, with the trace context of ctx's span in
+// its _meta.
 func (t *tracedHTTP) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
 	req.Params = withTraceParams(ctx, req.Params)
 	return t.StreamableHTTP.SendRequest(ctx, req)

@@ -308,3 +308,52 @@ func TestTraceContextOverHTTP(t *testing.T) {
 		})
 	}
 }
+
+// TestWithTraceParams: the trace context joins a request's _meta beside
+// what it held (a large progress token keeps every digit); params that
+// cannot carry a _meta are sent as they are; without a span nothing
+// changes.
+func TestWithTraceParams(t *testing.T) {
+	tp := sdktrace.NewTracerProvider()
+	ctx, span := tp.Tracer("test").Start(t.Context(), "tools/call x")
+	defer span.End()
+	parent := "00-" + span.SpanContext().TraceID().String() + "-" + span.SpanContext().SpanID().String() + "-01"
+	encode := func(v any) string {
+		b, err := json.Marshal(v)
+		require.NoError(t, err)
+		return string(b)
+	}
+	for _, tc := range []struct {
+		name   string
+		params any
+		want   string // the params sent, encoded
+	}{
+		{"none", nil, `{"_meta":{"traceparent":"` + parent + `"}}`},
+		{"typed", mcp.ListToolsRequest{}.Params, `{"_meta":{"traceparent":"` + parent + `"}}`},
+		{"a large progress token", json.RawMessage(`{"name":"x","_meta":{"progressToken":9007199254740993}}`),
+			`{"_meta":{"progressToken":9007199254740993,"traceparent":"` + parent + `"},"name":"x"}`},
+		{"mcp-go's own, already a map", map[string]json.RawMessage{"_meta": json.RawMessage(`{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`)},
+			`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","traceparent":"` + parent + `"}}`},
+		{"a null _meta", json.RawMessage(`{"_meta":null}`), `{"_meta":{"traceparent":"` + parent + `"}}`},
+		{"an array", json.RawMessage(`[1,2]`), `[1,2]`},
+		{"null", json.RawMessage(`null`), `null`},
+		{"a _meta that is not an object", json.RawMessage(`{"_meta":[1]}`), `{"_meta":[1]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.JSONEq(t, tc.want, encode(withTraceParams(ctx, tc.params)))
+			if tc.params != nil {
+				assert.JSONEq(t, encode(tc.params), encode(withTraceParams(t.Context(), tc.params)), "no span: unchanged")
+			}
+		})
+	}
+	out := encode(withTraceParams(ctx, json.RawMessage(`{"_meta":{"progressToken":9007199254740993}}`)))
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.UseNumber()
+	var got struct {
+		Meta struct {
+			ProgressToken json.Number `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	require.NoError(t, dec.Decode(&got))
+	assert.Equal(t, "9007199254740993", got.Meta.ProgressToken.String(), "every digit kept")
+}

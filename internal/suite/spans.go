@@ -344,7 +344,7 @@ func (s *Run) startConnectSpan(ctx context.Context) (_ context.Context, end func
 	ctx, span := s.traces.Tracer().Start(ctx, "connect MCP servers", trace.WithNewRoot(), trace.WithSpanKind(trace.SpanKindInternal))
 	return ctx, func(err error) {
 		if err != nil {
-			span.SetStatus(codes.Error, s.redactor.String(err.Error()))
+			span.SetStatus(codes.Error, s.redactor.String(mcpconn.Describe(err)))
 		}
 		span.End()
 	}

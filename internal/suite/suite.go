@@ -196,13 +196,11 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		s.Close()
 		return nil, err
 	}
-	connectCtx, connected := s.startConnectSpan(ctx)
 	if st.ReplayTools != "" {
-		err = s.replayServers(connectCtx, bundled)
+		err = s.replayServers(ctx, bundled)
 	} else {
-		s.tools, err = s.connectServers(connectCtx, bundled)
+		s.tools, err = s.connectServers(ctx, bundled)
 	}
-	connected(err)
 	if err != nil {
 		s.Close()
 		return nil, err
@@ -365,7 +363,9 @@ func (s *Run) connectServers(ctx context.Context, bundled Server) (*mcpconn.Set,
 	for i := range specs {
 		specs[i].Protocol = cmp.Or(specs[i].Protocol, st.ServerProtocol)
 	}
+	ctx, connected := s.startConnectSpan(ctx)
 	set, err := mcpconn.ConnectSpecs(ctx, specs, opts)
+	connected(err)
 	if err != nil {
 		return nil, fmt.Errorf("MCP server failed to start, no case was run: %s", s.redactor.String(mcpconn.Describe(err)))
 	}

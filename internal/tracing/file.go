@@ -36,8 +36,11 @@ func (c *fileClient) Start(context.Context) error { return nil }
 func (c *fileClient) open(path string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.f != nil || c.stopped {
-		return fmt.Errorf("the traces file %s: named twice, or after the export ended", path)
+	switch {
+	case c.f != nil:
+		return fmt.Errorf("the traces file %s: already writing %s", path, c.path)
+	case c.stopped:
+		return fmt.Errorf("the traces file %s: the export has ended", path)
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
