@@ -212,18 +212,27 @@ func (b *bench) runSuiteEnv(casesPath, out string, stub *llmstub.Server, concurr
 		"EVAL_CASES="+casesPath, "EVAL_OUT="+out, "EVAL_CACHE="+filepath.Join(out, "cache.json"),
 		"OPENAI_BASE_URL="+stub.BaseURL(), "EVAL_MODEL="+benchModel, fmt.Sprintf("EVAL_CONCURRENCY=%d", concurrency))
 	cmd.Env = append(cmd.Env, env...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
-	stdout, err := cmd.Output()
+	err = cmd.Start()
+	var peak int64
+	if err == nil {
+		stopWatching := watchPeakRSS(cmd.Process.Pid)
+		err = cmd.Wait()
+		peak = stopWatching()
+	}
 	wall := time.Since(start)
 	if err != nil {
-		return runResult{}, fmt.Errorf("suite run failed: %v\n%s\n%s", err, tail(string(stdout), 2000), tail(stderr.String(), 2000))
+		return runResult{}, fmt.Errorf("suite run failed: %v\n%s\n%s", err, tail(stdout.String(), 2000), tail(stderr.String(), 2000))
 	}
 	var r runResult
 	r.wall = wall
-	r.output = string(stdout) + stderr.String()
-	r.maxRSS = peakRSS(cmd.ProcessState)
+	r.output = stdout.String() + stderr.String()
+	r.maxRSS = peak
+	if r.maxRSS == 0 {
+		r.maxRSS = peakRSS(cmd.ProcessState)
+	}
 	r.dir, r.summary, err = latestRun(out)
 	return r, err
 }

@@ -9,7 +9,8 @@ import (
 )
 
 // peakRSS returns the peak resident set size of a finished process in
-// bytes, or 0 when the system does not say.
+// bytes, or 0 when the system does not say: where watchPeakRSS cannot
+// follow it. On Linux it counts the parent's memory too (see there).
 func peakRSS(state *os.ProcessState) int64 {
 	ru, ok := state.SysUsage().(*syscall.Rusage)
 	if !ok {
