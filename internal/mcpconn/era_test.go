@@ -287,7 +287,13 @@ func TestUnscriptedElicitationFindsItsCall(t *testing.T) {
 		assert.NoError(t, err)
 		slow <- res
 	}()
-	time.Sleep(50 * time.Millisecond) // the slow call is in flight
+	cn, err := set.Servers[0].current(t.Context())
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { // the slow call is in flight
+		cn.calls.mu.Lock()
+		defer cn.calls.mu.Unlock()
+		return len(cn.calls.active) == 1
+	}, 10*time.Second, time.Millisecond)
 	res := call(t, set, "ask", map[string]any{"field": "name"})
 	require.Len(t, res.Elicitations, 1)
 	assert.Empty(t, res.Elicitations[0].Note, "tied to the call once the slow one ended")

@@ -20,17 +20,30 @@ import (
 // provider process (see serveProvider).
 const providerProcessEnv = "MCPEVAL_TEST_PROVIDER_URL_FILE"
 
+// askedSuffix names, beside the provider's URL file, the file it writes
+// once the cases that wait for their answers have been asked.
+const askedSuffix = ".asked"
+
 // serveProvider serves a stub provider until the process is killed, and
 // writes its base URL to urlFile. Its first two cases are answered at
-// once, every later one after ten minutes; every judge says yes.
+// once, every later one after ten minutes; every judge says yes. Once
+// four cases have been asked it writes urlFile+askedSuffix.
 func serveProvider(urlFile string) {
 	var asked atomic.Int64
 	stub := llmstub.Start(func(req llmstub.Request) llmstub.Reply {
 		if req.ForcedTool() != "" {
 			return llmstub.Verdict("yes", "ok")
 		}
-		if !strings.HasPrefix(req.Question(), "case-") || asked.Add(1) <= 2 {
+		if !strings.HasPrefix(req.Question(), "case-") {
 			return llmstub.Reply{Content: "done"}
+		}
+		switch n := asked.Add(1); {
+		case n <= 2:
+			return llmstub.Reply{Content: "done"}
+		case n == 4:
+			if os.WriteFile(urlFile+askedSuffix, nil, 0o644) != nil {
+				os.Exit(2)
+			}
 		}
 		return llmstub.Reply{Content: "late", Delay: 10 * time.Minute}
 	}, llmstub.Options{})
@@ -72,7 +85,10 @@ func TestProviderKilledMidRunStopsTheRun(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return countLines(filepath.Join(newestRun(filepath.Join(dir, "out")), eval.RecordsFile)) >= 2
 	}, 3*time.Minute, 20*time.Millisecond)
-	time.Sleep(500 * time.Millisecond) // the next two are asked
+	require.Eventually(t, func() bool { // the next two are asked
+		_, err := os.Stat(urlFile + askedSuffix)
+		return err == nil
+	}, time.Minute, 10*time.Millisecond)
 	require.NoError(t, provider.Process.Kill())
 	killed := time.Now()
 	var r run
