@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -96,9 +95,7 @@ func run(c *base.Command, args []string, p base.Process) error {
 		}
 	}
 	stream := filepath.Join(dir, "test.json")
-	gtArgs := append(append([]string{"--format", *format, "--jsonfile", stream, "--"}, linkFlags(testArgs, os.Getenv("GOFLAGS"))...),
-		*pkg, "-count=1", "-timeout", "0")
-	gtArgs = append(gtArgs, suiteArgs...)
+	gtArgs := append([]string{"--format", *format, "--jsonfile", stream, "--", *pkg, "-count=1", "-timeout", "0"}, suiteArgs...)
 	testErr := gotestsum.Run("gotestsum", append(gtArgs, testArgs...))
 	if testErr != nil && !gotestsum.IsExitCoder(testErr) {
 		return testErr
@@ -207,18 +204,4 @@ func goTestCounts(stream string) (tests, failed int) {
 			failed++
 		}
 	}
-}
-
-// linkFlags are the go test flags that link the suite's test binary
-// without its DWARF tables (-ldflags=-w), which take a third of the link
-// of every run, cached or not: nobody runs a debugger on it, and stack
-// traces and profiles do not need them. None when the user sets
-// -ldflags, in the arguments or in GOFLAGS.
-func linkFlags(testArgs []string, goflags string) []string {
-	for _, a := range append(strings.Fields(goflags), testArgs...) {
-		if strings.HasPrefix(a, "-ldflags") || strings.HasPrefix(a, "--ldflags") {
-			return nil
-		}
-	}
-	return []string{"-ldflags=-w"}
 }

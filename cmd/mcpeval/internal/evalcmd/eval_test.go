@@ -64,21 +64,3 @@ func TestInterruptWhileTheReportIsWritten(t *testing.T) {
 	require.True(t, errors.As(err, &exit), "%v", err)
 	assert.Equal(t, 130, exit.ExitCode(), "at once, not after the minute")
 }
-
-// The suite's test binary is linked without DWARF unless the user sets
-// -ldflags, in the arguments or in GOFLAGS.
-func TestLinkFlags(t *testing.T) {
-	for _, tc := range []struct {
-		args    []string
-		goflags string
-		want    []string
-	}{
-		{nil, "", []string{"-ldflags=-w"}},
-		{[]string{"-run", "Gene", "-v"}, "-mod=mod", []string{"-ldflags=-w"}},
-		{[]string{"-ldflags=-X main.v=1"}, "", nil},
-		{[]string{"-run", "x", "--ldflags", "-s"}, "", nil},
-		{nil, "-mod=mod -ldflags=-linkmode=external", nil},
-	} {
-		assert.Equal(t, tc.want, linkFlags(tc.args, tc.goflags), "%q GOFLAGS=%q", tc.args, tc.goflags)
-	}
-}
