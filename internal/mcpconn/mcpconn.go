@@ -39,6 +39,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpeval/mcpeval/evaltest/eval"
 )
@@ -643,7 +644,7 @@ func (s *Server) failed(ctx, callCtx context.Context, cn *conn, p *pending, what
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
 		return s.timedOut(ctx, cn, what)
 	case errors.As(err, &transportErr):
-		return s.fault(cn, fmt.Errorf("%s: %w", what, err))
+		return s.fault(ctx, cn, fmt.Errorf("%s: %w", what, err))
 	}
 	return &CallError{Err: fmt.Errorf("%s: %w", what, err), Elicitations: p.elicitations(), Stderr: lastLines(cn.stderr.String(), stderrLines)}
 }
@@ -742,7 +743,7 @@ func (s *Server) timedOut(ctx context.Context, cn *conn, what string) error {
 	case ctx.Err() != nil:
 		return fmt.Errorf("%s: %w", what, ctx.Err())
 	}
-	return s.fault(cn, fmt.Errorf("%w, and the server failed a ping: %v", timeout, err))
+	return s.fault(ctx, cn, fmt.Errorf("%w, and the server failed a ping: %v", timeout, err))
 }
 
 // succeeded counts a successful call towards resetting the restart count.
@@ -808,7 +809,7 @@ func (s *Server) current(ctx context.Context) (*conn, error) {
 			retried = true
 			generation := s.generation
 			s.mu.Unlock()
-			s.restart(generation, nil)
+			s.restart(ctx, generation, nil)
 			s.mu.Lock()
 		}
 	}
@@ -816,20 +817,22 @@ func (s *Server) current(ctx context.Context) (*conn, error) {
 
 // fault ends the failed connection and restarts the server once for it;
 // calls that failed on the same connection share that restart.
-func (s *Server) fault(cn *conn, cause error) error {
+func (s *Server) fault(ctx context.Context, cn *conn, cause error) error {
 	cn.close(true)
 	stderr := strings.TrimSpace(cn.stderr.String())
 	fault := cause
 	if last := lastLine(stderr, 200); last != "" {
 		fault = fmt.Errorf("%w (stderr: %s)", cause, last)
 	}
-	s.restart(cn.generation, fault)
+	s.restart(ctx, cn.generation, fault)
 	return &ServerError{Spec: s.Spec, Err: cause, Stderr: stderr}
 }
 
 // restart starts a fresh connection if generation is still the current one
-// and no restart is running; otherwise it returns at once.
-func (s *Server) restart(generation int, cause error) {
+// and no restart is running; otherwise it returns at once. ctx is the
+// failed request's: when it was recorded, the restart is a trace of its
+// own linked to it (see startRestartSpan).
+func (s *Server) restart(ctx context.Context, generation int, cause error) {
 	s.mu.Lock()
 	if s.closed || s.restarting != nil || s.generation != generation {
 		s.mu.Unlock()
@@ -852,16 +855,19 @@ func (s *Server) restart(generation int, cause error) {
 	s.restarting = done
 	s.mu.Unlock()
 
+	span, ended := startRestartSpan(ctx)
 	if s.network() {
 		// The server may be away for a while: reconnect in the background,
 		// calls waiting for it as long as their contexts allow.
 		go func() {
-			cn, err := s.reconnect(generation)
+			cn, err := s.reconnect(trace.ContextWithSpan(s.life, span), generation)
+			ended(err)
 			s.finishRestart(done, cn, err)
 		}()
 		return
 	}
-	cn, err := s.dial(context.Background(), generation)
+	cn, err := s.dial(trace.ContextWithSpan(context.Background(), span), generation)
+	ended(err)
 	s.finishRestart(done, cn, err)
 }
 
@@ -871,11 +877,11 @@ func (s *Server) network() bool { return s.spec.URL != "" }
 
 // reconnect dials a network server until it answers, with a backoff from
 // 100 ms doubling to 2 s, for up to ReconnectFor or until it is closed.
-func (s *Server) reconnect(generation int) (*conn, error) {
+func (s *Server) reconnect(ctx context.Context, generation int) (*conn, error) {
 	deadline := time.Now().Add(s.opts.ReconnectFor)
 	wait := 100 * time.Millisecond
 	for {
-		cn, err := s.dial(s.life, generation)
+		cn, err := s.dial(ctx, generation)
 		if err == nil || time.Now().Add(wait).After(deadline) {
 			return cn, err
 		}

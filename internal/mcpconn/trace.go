@@ -53,6 +53,27 @@ func (s *Server) startSpan(ctx context.Context, cn *conn, method mcp.MCPMethod, 
 	return parent.TracerProvider().Tracer(scopeName).Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 }
 
+// startRestartSpan starts the span of a restart that a request's failure
+// caused, when that request was recorded: a trace of its own, "restart
+// MCP server", linked to the request's span, so that the new connection's
+// initialize and tools/list are client spans beneath it. It returns the
+// span (a non-recording one otherwise) and the function that ends it
+// with the restart's error.
+func startRestartSpan(failed context.Context) (trace.Span, func(error)) {
+	from := trace.SpanFromContext(failed)
+	if !from.IsRecording() {
+		return trace.SpanFromContext(context.Background()), func(error) {}
+	}
+	_, span := from.TracerProvider().Tracer(scopeName).Start(context.Background(), "restart MCP server",
+		trace.WithNewRoot(), trace.WithLinks(trace.LinkFromContext(failed)))
+	return span, func(err error) {
+		if err != nil {
+			span.SetStatus(codes.Error, "the restart failed")
+		}
+		span.End()
+	}
+}
+
 // endSpan ends a request's client span: error.type tool_error for a
 // result that reports an error, the failure's kind for a request that
 // failed.

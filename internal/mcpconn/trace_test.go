@@ -357,3 +357,47 @@ func TestWithTraceParams(t *testing.T) {
 	require.NoError(t, dec.Decode(&got))
 	assert.Equal(t, "9007199254740993", got.Meta.ProgressToken.String(), "every digit kept")
 }
+
+// TestRestartIsTraced: a server that crashes under a recorded call is
+// restarted in a trace of its own, linked to the call's span, with the new
+// connection's start as client spans beneath it (their trace context
+// reaches the new process as every request's does); outside a recorded
+// span a restart starts none.
+func TestRestartIsTraced(t *testing.T) {
+	t.Parallel()
+	set := connectStdio(t, modeTools, Options{})
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	ctx, tool := tp.Tracer("test").Start(t.Context(), "execute_tool exit")
+	_, err := set.Call(ctx, "exit", nil)
+	tool.End()
+	var serverErr *ServerError
+	require.ErrorAs(t, err, &serverErr)
+	require.Equal(t, 1, set.Restarts())
+
+	spans := map[string]sdktrace.ReadOnlySpan{}
+	for _, s := range rec.Ended() {
+		spans[s.Name()] = s
+	}
+	restart, ok := spans["restart MCP server"]
+	require.True(t, ok, "a restart span among %v", slices.Collect(maps.Keys(spans)))
+	assert.False(t, restart.Parent().IsValid(), "a trace of its own")
+	require.Len(t, restart.Links(), 1)
+	call := spans["tools/call exit"]
+	require.NotNil(t, call)
+	assert.Equal(t, call.SpanContext().SpanID(), restart.Links()[0].SpanContext.SpanID(), "linked to the call that failed")
+	var beneath []string
+	for _, s := range rec.Ended() {
+		if s.Parent().SpanID() == restart.SpanContext().SpanID() {
+			assert.Equal(t, trace.SpanKindClient, s.SpanKind())
+			beneath = append(beneath, s.Name())
+		}
+	}
+	assert.ElementsMatch(t, []string{"server/discover", "tools/list"}, beneath, "the new connection's start")
+
+	before := len(rec.Ended())
+	_, err = set.Call(t.Context(), "exit", nil)
+	require.ErrorAs(t, err, &serverErr)
+	require.Equal(t, 2, set.Restarts())
+	assert.Len(t, rec.Ended(), before, "no span outside a recorded one")
+}
