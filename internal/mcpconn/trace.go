@@ -100,19 +100,15 @@ func endSpan(span trace.Span, isError bool, err error) {
 	}
 }
 
-// traceMeta is the W3C trace context of ctx's span as _meta entries, nil
-// when ctx holds none to pass on.
-func traceMeta(ctx context.Context) map[string]any {
+// traceMeta is the W3C trace context of ctx's span as _meta entries
+// (traceparent, tracestate), nil when ctx holds none to pass on.
+func traceMeta(ctx context.Context) propagation.MapCarrier {
 	if !trace.SpanContextFromContext(ctx).IsValid() {
 		return nil
 	}
 	carrier := propagation.MapCarrier{}
 	propagation.TraceContext{}.Inject(ctx, carrier)
-	meta := make(map[string]any, len(carrier))
-	for k, v := range carrier {
-		meta[k] = v
-	}
-	return meta
+	return carrier
 }
 
 // withTraceParams is a request's params with ctx's trace context added
@@ -148,11 +144,7 @@ func withTraceParams(ctx context.Context, params any) any {
 		}
 	}
 	for k, v := range tc {
-		encoded, err := json.Marshal(v)
-		if err != nil {
-			return params
-		}
-		meta[k] = encoded
+		meta[k], _ = json.Marshal(v) // a string
 	}
 	b, err := json.Marshal(meta)
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpeval/mcpeval/evaltest/eval"
-	"github.com/mcpeval/mcpeval/internal/files"
+	"github.com/mcpeval/mcpeval/internal/gosdkprobe"
 	"github.com/mcpeval/mcpeval/internal/llmstub"
 )
 
@@ -114,21 +114,7 @@ const goSDKAskingCases = `
 // handlers of testdata/gosdkprobe/handlers, from the module proxy.
 func buildGoSDKServers(t *testing.T) (everything, handlers string) {
 	t.Helper()
-	root, err := files.ModuleRoot()
-	require.NoError(t, err)
-	module := filepath.Join(root, "testdata", "gosdkprobe")
-	download := exec.Command("go", "mod", "download")
-	download.Dir = module
-	if out, err := download.CombinedOutput(); err != nil {
-		t.Skipf("the Go module proxy did not give the official Go SDK's modules (is it reachable?): %v\n%s", err, out)
-	}
-	dir := t.TempDir()
-	everything, handlers = filepath.Join(dir, "everything"), filepath.Join(dir, "handlers")
-	for bin, pkg := range map[string]string{everything: "github.com/modelcontextprotocol/go-sdk/examples/server/everything", handlers: "./handlers"} {
-		out, err := exec.Command("go", "build", "-C", module, "-o", bin, pkg).CombinedOutput()
-		require.NoError(t, err, "building %s: %s", pkg, out)
-	}
-	return everything, handlers
+	return gosdkprobe.Build(t, "github.com/modelcontextprotocol/go-sdk/examples/server/everything"), gosdkprobe.Build(t, "./handlers")
 }
 
 // startHandlers starts the handlers server and returns its base URL.
