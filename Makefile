@@ -37,11 +37,20 @@ eval:
 # go test runs as many packages at once as there are cores, starting them in
 # the order given (a package named twice runs once): the longest-running
 # packages come first, so that the others run beside them, not after them.
+# The go commands the tests run share one directory of kept links: a test
+# binary or command linked by one of them is linked once for them all
+# (internal/keptlinks; go test links on every run, even when nothing
+# changed). The go test of make test itself, whose links all differ, runs
+# without the keeper (-toolexec=). The kept links and the go commands' work
+# directories are on /dev/shm when it has room.
 SLOW_FIRST = ./internal/suite ./internal/docs ./examples ./internal/htmlreport ./internal/sampleserver
 test: vet
 	@out=$$(mktemp -d) && trap 'rm -rf "$$out"' EXIT && \
+	if [ "$$(df -Pk /dev/shm 2>/dev/null | awk 'NR==2 {print $$4}')" -gt 4194304 ] 2>/dev/null; then \
+		work=$$(mktemp -d -p /dev/shm) && trap 'rm -rf "$$out" "$$work"' EXIT; else work=$$out/work && mkdir "$$work"; fi && mkdir "$$work/links" && \
 	EVAL_REFERENCE=1 EVAL_DOTENV=off EVAL_PROGRESS=off EVAL_OUT=$$out EVAL_CACHE=$$out/cache.json EVAL_RUN_ID= \
-		$(GO) test -count=1 -timeout 15m $(SLOW_FIRST) ./...
+	GOFLAGS="$$GOFLAGS -toolexec=$(CURDIR)/internal/keptlinks/link-keeper.sh" KEPT_LINKS=$$work/links GOTMPDIR=$$work \
+		$(GO) test -toolexec= -count=1 -timeout 15m $(SLOW_FIRST) ./...
 
 # The test against a real inference server: Ollama, built from its own
 # module in testdata/ollama into the user's cache (the Go build cache makes

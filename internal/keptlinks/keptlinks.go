@@ -9,32 +9,29 @@
 package keptlinks
 
 import (
+	_ "embed"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 )
 
-// keeper is the -toolexec script. It needs a POSIX shell.
-const keeper = `#!/bin/sh
-case $1 in */link|*/link.exe) ;; *) exec "$@" ;; esac
-out= id= prev=
-for arg in "$@"; do
-	[ "$prev" = -o ] && out=$arg
-	case $arg in -buildid=*) id=${arg#-buildid=} ;; esac
-	prev=$arg
-done
-[ -n "$out" ] && [ -n "$id" ] || exec "$@"
-kept="$KEPT_LINKS/$(printf %s "$id" | tr -c 'A-Za-z0-9_-' _)"
-[ -f "$kept" ] && exec cp "$kept" "$out"
-"$@" || exit
-cp "$out" "$kept.$$" && mv "$kept.$$" "$kept"
-`
+// keeper is the -toolexec script. It needs a POSIX shell. make test runs
+// the same file (see the Makefile), so that the go commands of all its
+// packages' tests share one directory of kept links.
+//
+//go:embed link-keeper.sh
+var keeper string
 
 // Env returns the variables that make the go command keep its links in a
 // new directory (GOFLAGS, with goflags before the -toolexec, and
 // KEPT_LINKS) and keep its work directories there too (GOTMPDIR), and a
-// function that removes the directory. The directory is on a roomy tmpfs
+// function that removes the directory. When the environment already names
+// a directory of kept links (KEPT_LINKS: make test sets it for all its
+// packages), links are kept there instead, shared with every other go
+// command given it. A -toolexec in goflags gives way to the keeper's. The
+// directory is on a roomy tmpfs
 // where there is one (see fastDir): the go command makes a directory for
 // every package of a build in its work directory, even when all of them
 // come from the build cache, which on a disk file system was a quarter of
@@ -62,9 +59,18 @@ func Env(goflags string) (env []string, remove func(), err error) {
 		remove()
 		return nil, nil, fmt.Errorf("write the link keeper: %w", err)
 	}
-	flags := "-toolexec=" + script
-	if goflags != "" {
-		flags = goflags + " " + flags
+	links := dir
+	if shared := os.Getenv("KEPT_LINKS"); shared != "" {
+		if fi, err := os.Stat(shared); err == nil && fi.IsDir() {
+			links = shared
+		}
 	}
-	return []string{"GOFLAGS=" + flags, "KEPT_LINKS=" + dir, "GOTMPDIR=" + work}, remove, nil
+	flags := []string{}
+	for _, f := range strings.Fields(goflags) {
+		if !strings.HasPrefix(strings.TrimLeft(f, "-"), "toolexec=") {
+			flags = append(flags, f)
+		}
+	}
+	flags = append(flags, "-toolexec="+script)
+	return []string{"GOFLAGS=" + strings.Join(flags, " "), "KEPT_LINKS=" + links, "GOTMPDIR=" + work}, remove, nil
 }
