@@ -2,8 +2,10 @@ package cache
 
 import (
 	"encoding/json"
+
 	"errors"
 	"fmt"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 	"slices"
 
 	"github.com/mcpeval/mcpeval/evaltest/eval"
@@ -121,7 +123,7 @@ func (c *Cache) Lookup(key string) (Hit, bool) {
 	}
 	var e entry
 	if err == nil {
-		err = json.Unmarshal(raw, &e)
+		err = jsonv1.Unmarshal(raw, &e)
 	}
 	if err == nil && e.RecordFingerprint != "" && !recordings.ValidFingerprint(e.RecordFingerprint) {
 		err = errors.New("record_fingerprint is not a fingerprint")

@@ -3,6 +3,10 @@ package eval
 import (
 	"bytes"
 	"encoding/json"
+
+	// v1's semantics, decoded in one pass: a cached run decodes every
+	// record's metrics.
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // The metrics of a case, in the metrics guide's shape: six metrics and an
@@ -121,7 +125,7 @@ func (m *Metrics) UnmarshalJSON(b []byte) error {
 		tool.Performance.performance = (*performance)(&m.Performance)
 		tool.Understanding.understanding = (*understanding)(&m.PromptUnderstanding)
 		tool.Coverage.coverage = (*coverage)(&m.RequirementCoverage)
-		if err := json.Unmarshal(b, &tool); err != nil {
+		if err := jsonv1.Unmarshal(b, &tool); err != nil {
 			return err
 		}
 		m.Correctness.ToolDetails, m.Performance.ToolDetails = tool.Correctness.Details, tool.Performance.Details
@@ -133,7 +137,7 @@ func (m *Metrics) UnmarshalJSON(b []byte) error {
 	raw.Performance.performance = (*performance)(&m.Performance)
 	raw.Understanding.understanding = (*understanding)(&m.PromptUnderstanding)
 	raw.Coverage.coverage = (*coverage)(&m.RequirementCoverage)
-	if err := json.Unmarshal(b, &raw); err != nil {
+	if err := jsonv1.Unmarshal(b, &raw); err != nil {
 		return err
 	}
 	c, p, u, v := raw.Correctness, raw.Performance, raw.Understanding, raw.Coverage
@@ -157,7 +161,7 @@ func (m *Metrics) UnmarshalJSON(b []byte) error {
 		if len(text) == 0 {
 			continue
 		}
-		if err := json.Unmarshal(text, into); err != nil {
+		if err := jsonv1.Unmarshal(text, into); err != nil {
 			return err
 		}
 	}
@@ -190,7 +194,7 @@ type rawDetails struct {
 func (d rawDetails) ofTool() bool {
 	var probe map[string]json.RawMessage
 	passed := false
-	if json.Unmarshal(d.Details, &probe) == nil {
+	if jsonv1.Unmarshal(d.Details, &probe) == nil {
 		_, passed = probe["passed"]
 	}
 	return len(d.Tool) > 0 || passed

@@ -211,22 +211,69 @@ type parsedItem struct {
 }
 
 // parseItem decodes the item chunk, which begins on line of its file,
-// unless its aliases expand past bound.
+// unless its aliases expand past bound. The chunk is parsed once: its
+// nodes and its case are decoded from the same parse (see oneParse).
 func parseItem(path string, chunk []byte, line int, bound int64) parsedItem {
-	top, err := caseList(path, chunk)
-	if err != nil || len(top.Content) != 1 {
+	var it parsedItem
+	list := oneParse[caseItem]{check: func(top *yaml.Node) error {
+		if err := checkCaseList(path, top); err != nil || len(top.Content) != 1 {
+			return errItem
+		}
+		if it.size, _ = yamlbound.Expanded(top, bound); it.size > bound {
+			it.tooLarge = true
+			return errItem
+		}
+		return nil
+	}}
+	dec := yaml.NewDecoder(bytes.NewReader(chunk))
+	dec.KnownFields(true)
+	if err := dec.Decode(&list); err != nil || list.top == nil || len(list.items) != 1 {
+		if it.tooLarge {
+			return parsedItem{tooLarge: true}
+		}
 		return parsedItem{failed: true}
 	}
-	size, _ := yamlbound.Expanded(top, bound)
-	if size > bound {
-		return parsedItem{tooLarge: true}
+	shiftLines(list.top, line-1)
+	it.top, it.c = list.top, list.items[0].Case
+	return it
+}
+
+// errItem stops the decoding of an item that parseItem leaves to another
+// way: decoded whole, or alone.
+var errItem = errors.New("item not decoded here")
+
+// oneParse decodes a YAML list from one parse into both its nodes (top)
+// and its items: the decoder hands its parsed node to UnmarshalYAML, and
+// the function it passes decodes from that node with the decoder's own
+// settings (strict with KnownFields). check sees the nodes before the
+// items are decoded (to refuse a shape, or aliases expanding too far).
+type oneParse[T any] struct {
+	check func(top *yaml.Node) error
+	top   *yaml.Node
+	items []T
+}
+
+func (l *oneParse[T]) UnmarshalYAML(unmarshal func(any) error) error {
+	var top nodeOf
+	if err := unmarshal(&top); err != nil {
+		return err
 	}
-	decoded, err := decodeList[caseItem](path, chunk, top, "cases")
-	if err != nil {
-		return parsedItem{failed: true}
+	if top.node == nil || top.node.Kind != yaml.SequenceNode {
+		return errItem
 	}
-	shiftLines(top, line-1)
-	return parsedItem{top: top, c: decoded[0].Case, size: size}
+	if err := l.check(top.node); err != nil {
+		return err
+	}
+	l.top = top.node
+	return unmarshal(&l.items)
+}
+
+// nodeOf keeps the node it is decoded from.
+type nodeOf struct{ node *yaml.Node }
+
+func (n *nodeOf) UnmarshalYAML(node *yaml.Node) error {
+	n.node = node
+	return nil
 }
 
 // itemChunks splits data before each line that starts an item of a list
@@ -366,30 +413,39 @@ func caseList(path string, data []byte) (*yaml.Node, error) {
 		return nil, fmt.Errorf("%s:%d: empty case file: expected a list of `- case:` items", path, max(root.Line, 1))
 	}
 	top := resolve(root.Content[0])
+	if err := checkCaseList(path, top); err != nil {
+		return nil, err
+	}
+	return top, nil
+}
+
+// checkCaseList checks the shape of a case file's list node: a non-empty
+// list whose items are maps with the single key `case`.
+func checkCaseList(path string, top *yaml.Node) error {
 	if top.Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("%s:%d: expected a list of `- case:` items, found %s", path, top.Line, kindName(top))
+		return fmt.Errorf("%s:%d: expected a list of `- case:` items, found %s", path, top.Line, kindName(top))
 	}
 	if len(top.Content) == 0 {
-		return nil, fmt.Errorf("%s:%d: empty case list", path, top.Line)
+		return fmt.Errorf("%s:%d: empty case list", path, top.Line)
 	}
 	for _, item := range top.Content {
 		item = resolve(item)
 		if item.Kind != yaml.MappingNode {
-			return nil, fmt.Errorf("%s:%d: list item is %s, expected a `case:` map", path, item.Line, kindName(item))
+			return fmt.Errorf("%s:%d: list item is %s, expected a `case:` map", path, item.Line, kindName(item))
 		}
 		if !hasKey(item, "case") {
 			if hasKey(item, "name") || hasKey(item, "input") {
-				return nil, fmt.Errorf("%s:%d: list item has no `case:` key; write `- case:` and indent the case's fields below it", path, item.Line)
+				return fmt.Errorf("%s:%d: list item has no `case:` key; write `- case:` and indent the case's fields below it", path, item.Line)
 			}
-			return nil, fmt.Errorf("%s:%d: list item has no `case:` key", path, item.Line)
+			return fmt.Errorf("%s:%d: list item has no `case:` key", path, item.Line)
 		}
 		for i := 0; i+1 < len(item.Content); i += 2 {
 			if key := item.Content[i]; key.Value != "case" {
-				return nil, fmt.Errorf("%s:%d: unknown key %q beside `case:`; a list item holds only `case:` (indent the field below it?)", path, key.Line, key.Value)
+				return fmt.Errorf("%s:%d: unknown key %q beside `case:`; a list item holds only `case:` (indent the field below it?)", path, key.Line, key.Value)
 			}
 		}
 	}
-	return top, nil
+	return nil
 }
 
 // resolve follows an alias to the node it names.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	jsonv1 "github.com/go-json-experiment/json/v1"
 	"github.com/mcpeval/mcpeval/evaltest/eval"
 	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/toolstats"
@@ -302,7 +303,7 @@ func (m *metricsSpool) add(e eval.MetricsEntry) {
 	}
 	// As an item of json.Encoder's indented list: indented one level
 	// further, after a comma but for the first.
-	data, err := json.MarshalIndent(e, "  ", "  ")
+	data, err := jsonv1.MarshalIndent(e, "  ", "  ") // encoding/json's output, in a third of its time
 	if err == nil && m.entries > 0 {
 		_, err = m.f.WriteString(",\n  ")
 	}
