@@ -54,14 +54,22 @@ func envValue(env []string, name string) string {
 	return value
 }
 
-func TestSecondLinkIsHandedTheKeptBinary(t *testing.T) {
+// keeperEnv is Env(goflags) with KEPT_LINKS set to inherited in the
+// environment; it skips the test where the keeper cannot run.
+func keeperEnv(t *testing.T, inherited, goflags string) (env []string, remove func()) {
+	t.Helper()
 	if runtime.GOOS == "windows" {
 		t.Skip("the keeper is a POSIX shell script")
 	}
-	t.Setenv("KEPT_LINKS", "")
-	env, remove, err := Env("-buildvcs=false -toolexec=/nonexistent/tool")
+	t.Setenv("KEPT_LINKS", inherited)
+	env, remove, err := Env(goflags)
 	require.NoError(t, err)
 	t.Cleanup(remove)
+	return env, remove
+}
+
+func TestSecondLinkIsHandedTheKeptBinary(t *testing.T) {
+	env, _ := keeperEnv(t, "", "-buildvcs=false -toolexec=/nonexistent/tool")
 	goflags := envValue(env, "GOFLAGS")
 	assert.Contains(t, goflags, "-buildvcs=false", "the given flags are kept")
 	assert.NotContains(t, goflags, "/nonexistent/tool", "the keeper's -toolexec replaces the given one")
@@ -99,14 +107,8 @@ func TestSecondLinkIsHandedTheKeptBinary(t *testing.T) {
 }
 
 func TestInheritedDirectoryIsShared(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the keeper is a POSIX shell script")
-	}
 	shared := t.TempDir()
-	t.Setenv("KEPT_LINKS", shared)
-	env, remove, err := Env("")
-	require.NoError(t, err)
-	t.Cleanup(remove)
+	env, remove := keeperEnv(t, shared, "")
 	assert.Equal(t, shared, envValue(env, "KEPT_LINKS"))
 	build(t, module(t), filepath.Join(t.TempDir(), "prog"), env)
 	assert.Len(t, entries(t, shared), 1, "the link is kept in the shared directory")
@@ -116,13 +118,7 @@ func TestInheritedDirectoryIsShared(t *testing.T) {
 }
 
 func TestUnusableDirectoryOnlyKeepsNothing(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the keeper is a POSIX shell script")
-	}
-	t.Setenv("KEPT_LINKS", "")
-	env, remove, err := Env("")
-	require.NoError(t, err)
-	t.Cleanup(remove)
+	env, _ := keeperEnv(t, "", "")
 	for i, kv := range env {
 		if envValue([]string{kv}, "KEPT_LINKS") != "" {
 			env[i] = "KEPT_LINKS=" + filepath.Join(t.TempDir(), "missing")

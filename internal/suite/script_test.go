@@ -93,7 +93,8 @@ func TestScripts(t *testing.T) {
 }
 
 // goEnvironment is what the go command needs under testscript's bare
-// environment (whose HOME does not exist): its caches and settings.
+// environment (whose HOME does not exist): its caches and settings, and
+// the collector's GOGC when set (make test sets it for every Go process).
 func goEnvironment(t *testing.T) []string {
 	names := []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOROOT", "GOFLAGS", "GOPROXY", "GONOSUMDB", "GOTOOLCHAIN"}
 	out, err := exec.Command("go", append([]string{"env"}, names...)...).Output()
@@ -106,6 +107,9 @@ func goEnvironment(t *testing.T) []string {
 		if i < len(values) && values[i] != "" {
 			env = append(env, name+"="+values[i])
 		}
+	}
+	if gogc := os.Getenv("GOGC"); gogc != "" {
+		env = append(env, "GOGC="+gogc)
 	}
 	return env
 }
