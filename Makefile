@@ -42,17 +42,20 @@ eval:
 # (internal/keptlinks; go test links on every run, even when nothing
 # changed). The go test of make test itself, whose links all differ, runs
 # without the keeper (-toolexec=). The kept links and the go commands' work
-# directories are on /dev/shm when it has room. GOGC=400 (unless GOGC is
-# set): the tests' many short-lived Go processes (the go command, the
-# linker, the suite) spend a seventh less CPU time in all, for at most a
-# few GiB of memory between them.
+# directories are on /dev/shm when it has room and lets programs run. GOGC=400
+# (unless GOGC is set): the tests' many short-lived Go processes (the go
+# command, the linker, the suite) spend a seventh less CPU time in all, for
+# at most a few GiB of memory between them. An interrupt removes it all too.
 SLOW_FIRST = ./internal/suite ./internal/docs ./examples ./internal/htmlreport ./internal/sampleserver
 test: vet
-	@out=$$(mktemp -d) && trap 'rm -rf "$$out"' EXIT && \
+	@set -e; work=; out=$$(mktemp -d); trap 'rm -rf "$$out" "$$work"' EXIT; trap 'exit 130' INT; trap 'exit 143' TERM HUP; \
 	if [ "$$(df -Pk /dev/shm 2>/dev/null | awk 'NR==2 {print $$4}')" -gt 4194304 ] 2>/dev/null; then \
-		work=$$(mktemp -d -p /dev/shm) && trap 'rm -rf "$$out" "$$work"' EXIT; else work=$$out/work && mkdir "$$work"; fi && mkdir "$$work/links" && \
+		work=$$(mktemp -d /dev/shm/mcpeval-test.XXXXXX 2>/dev/null) && printf '#!/bin/sh\n' > "$$work/runs" && \
+		chmod +x "$$work/runs" && "$$work/runs" 2>/dev/null || { rm -rf "$$work"; work=; }; fi; \
+	if [ -z "$$work" ]; then work=$$out/work; mkdir "$$work"; fi; \
+	mkdir "$$work/links"; cp internal/keptlinks/link-keeper.sh "$$work/"; \
 	EVAL_REFERENCE=1 EVAL_DOTENV=off EVAL_PROGRESS=off EVAL_OUT=$$out EVAL_CACHE=$$out/cache.json EVAL_RUN_ID= \
-	GOFLAGS="$$GOFLAGS -toolexec=$(CURDIR)/internal/keptlinks/link-keeper.sh" KEPT_LINKS=$$work/links GOTMPDIR=$$work GOGC=$${GOGC:-400} \
+	GOFLAGS="$$GOFLAGS -toolexec=$$work/link-keeper.sh" KEPT_LINKS=$$work/links GOTMPDIR=$$work GOGC=$${GOGC:-400} \
 		$(GO) test -toolexec= -count=1 -timeout 15m $(SLOW_FIRST) ./...
 
 # The test against a real inference server: Ollama, built from its own

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 
-	// v1's semantics, decoded in one pass: a cached run decodes every
-	// record's metrics.
+	// encoding/json's semantics, decoded in one pass: a cached run
+	// decodes every record's metrics.
 	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 

@@ -30,19 +30,25 @@ var keeper string
 // function that removes the directory. When the environment already names
 // a directory of kept links (KEPT_LINKS: make test sets it for all its
 // packages), links are kept there instead, shared with every other go
-// command given it. A -toolexec in goflags gives way to the keeper's. The
-// directory is on a roomy tmpfs
-// where there is one (see fastDir): the go command makes a directory for
-// every package of a build in its work directory, even when all of them
-// come from the build cache, which on a disk file system was a quarter of
-// the CPU time of a go test that ran nothing. On Windows, which has no
-// POSIX shell, it returns GOFLAGS as given and nothing else.
+// command given it. A -toolexec in goflags gives way to the keeper's.
+// The directory is on a roomy tmpfs where there is one (see fastDir): the
+// go command makes a directory for every package of a build in its work
+// directory, even when all of them come from the build cache, which on a
+// disk file system was a quarter of the CPU time of a go test that ran
+// nothing. On Windows, which has no POSIX shell, it returns GOFLAGS as
+// given, without a -toolexec, and nothing else.
 func Env(goflags string) (env []string, remove func(), err error) {
-	if runtime.GOOS == "windows" {
-		if goflags == "" {
-			return nil, func() {}, nil
+	var flags []string
+	for _, f := range strings.Fields(goflags) {
+		if !strings.HasPrefix(strings.TrimLeft(f, "-"), "toolexec=") {
+			flags = append(flags, f)
 		}
-		return []string{"GOFLAGS=" + goflags}, func() {}, nil
+	}
+	if runtime.GOOS == "windows" {
+		if len(flags) == 0 {
+			return []string{"GOFLAGS="}, func() {}, nil
+		}
+		return []string{"GOFLAGS=" + strings.Join(flags, " ")}, func() {}, nil
 	}
 	dir, err := os.MkdirTemp(fastDir(), "mcpeval-keptlinks-")
 	if err != nil {
@@ -63,12 +69,6 @@ func Env(goflags string) (env []string, remove func(), err error) {
 	if shared := os.Getenv("KEPT_LINKS"); shared != "" {
 		if fi, err := os.Stat(shared); err == nil && fi.IsDir() {
 			links = shared
-		}
-	}
-	flags := []string{}
-	for _, f := range strings.Fields(goflags) {
-		if !strings.HasPrefix(strings.TrimLeft(f, "-"), "toolexec=") {
-			flags = append(flags, f)
 		}
 	}
 	flags = append(flags, "-toolexec="+script)

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -47,8 +48,8 @@ func entries(t *testing.T, dir string) []string {
 func envValue(env []string, name string) string {
 	value := ""
 	for _, kv := range env {
-		if v, ok := bytes.CutPrefix([]byte(kv), []byte(name+"=")); ok {
-			value = string(v)
+		if v, ok := strings.CutPrefix(kv, name+"="); ok {
+			value = v
 		}
 	}
 	return value

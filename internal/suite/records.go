@@ -303,7 +303,9 @@ func (m *metricsSpool) add(e eval.MetricsEntry) {
 	}
 	// As an item of json.Encoder's indented list: indented one level
 	// further, after a comma but for the first.
-	data, err := jsonv1.MarshalIndent(e, "  ", "  ") // encoding/json's output, in a third of its time
+	// encoding/json's output (for valid UTF-8: invalid bytes become
+	// U+FFFD itself, not \ufffd), in a third of its time.
+	data, err := jsonv1.MarshalIndent(e, "  ", "  ")
 	if err == nil && m.entries > 0 {
 		_, err = m.f.WriteString(",\n  ")
 	}
