@@ -281,37 +281,41 @@ func TestTasksExtension(t *testing.T) {
 func TestUnscriptedElicitationFindsItsCall(t *testing.T) {
 	t.Parallel()
 	set := connectStdio(t, modeLegacy, Options{})
-	slow := make(chan Result, 1)
-	go func() {
-		res, err := set.Call(context.Background(), "slow", map[string]any{"ms": 300})
-		assert.NoError(t, err)
-		slow <- res
-	}()
 	cn, err := set.Servers[0].current(t.Context())
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { // the slow call is in flight
-		cn.calls.mu.Lock()
-		defer cn.calls.mu.Unlock()
-		return len(cn.calls.active) == 1
-	}, 10*time.Second, time.Millisecond)
+	// slowCall starts a slow call and waits until it is in flight.
+	slowCall := func(ms int) <-chan Result {
+		slow := make(chan Result, 1)
+		go func() {
+			res, err := set.Call(context.Background(), "slow", map[string]any{"ms": ms})
+			assert.NoError(t, err)
+			slow <- res
+		}()
+		require.Eventually(t, func() bool {
+			cn.calls.mu.Lock()
+			defer cn.calls.mu.Unlock()
+			return len(cn.calls.active) == 1
+		}, 10*time.Second, time.Millisecond)
+		return slow
+	}
+
+	slow := slowCall(300)
 	res := call(t, set, "ask", map[string]any{"field": "name"})
 	require.Len(t, res.Elicitations, 1)
 	assert.Empty(t, res.Elicitations[0].Note, "tied to the call once the slow one ended")
 	assert.Empty(t, (<-slow).Elicitations)
 
-	both := make(chan Result, 2)
-	for range 2 {
-		go func() {
-			res, err := set.Call(context.Background(), "ask", map[string]any{"field": "name"})
-			assert.NoError(t, err)
-			both <- res
-		}()
-	}
-	for range 2 {
-		res := <-both
-		require.NotEmpty(t, res.Elicitations)
-		assert.Contains(t, res.Elicitations[0].Note, "calls were in flight on a connection that does not say which call asks")
-	}
+	// A call that outlasts the wait for attribution: both still wait when
+	// it ends, and each records the request.
+	slow = slowCall(int((attributionWait + 3*time.Second).Milliseconds()))
+	res = call(t, set, "ask", map[string]any{"field": "name"})
+	const note = "asked while 2 calls were in flight on a connection that does not say which call asks"
+	require.Len(t, res.Elicitations, 1)
+	assert.Equal(t, note, res.Elicitations[0].Note)
+	assert.Equal(t, eval.ElicitDecline, res.Elicitations[0].Action, "declined: nobody can say whose it is")
+	waited := <-slow
+	require.Len(t, waited.Elicitations, 1)
+	assert.Equal(t, note, waited.Elicitations[0].Note)
 }
 
 // A server that refuses a resource read by ending the session (HTTP 404,
