@@ -212,10 +212,10 @@ type parsedItem struct {
 
 // parseItem decodes the item chunk, which begins on line of its file,
 // unless its aliases expand past bound. The chunk is parsed once: its
-// nodes and its case are decoded from the same parse (see oneParse).
+// nodes and its case are decoded from the same parse (see itemParse).
 func parseItem(path string, chunk []byte, line int, bound int64) parsedItem {
 	var it parsedItem
-	list := oneParse[caseItem]{check: func(top *yaml.Node) error {
+	list := itemParse{check: func(top *yaml.Node) error {
 		if err := checkCaseList(path, top); err != nil || len(top.Content) != 1 {
 			return errItem
 		}
@@ -242,24 +242,21 @@ func parseItem(path string, chunk []byte, line int, bound int64) parsedItem {
 // way: decoded whole, or alone.
 var errItem = errors.New("item not decoded here")
 
-// oneParse decodes a YAML list from one parse into both its nodes (top)
+// itemParse decodes a case list from one parse into both its nodes (top)
 // and its items: the decoder hands its parsed node to UnmarshalYAML, and
 // the function it passes decodes from that node with the decoder's own
 // settings (strict with KnownFields). check sees the nodes before the
 // items are decoded (to refuse a shape, or aliases expanding too far).
-type oneParse[T any] struct {
+type itemParse struct {
 	check func(top *yaml.Node) error
 	top   *yaml.Node
-	items []T
+	items []caseItem
 }
 
-func (l *oneParse[T]) UnmarshalYAML(unmarshal func(any) error) error {
+func (l *itemParse) UnmarshalYAML(unmarshal func(any) error) error {
 	var top nodeOf
 	if err := unmarshal(&top); err != nil {
 		return err
-	}
-	if top.node == nil || top.node.Kind != yaml.SequenceNode {
-		return errItem
 	}
 	if err := l.check(top.node); err != nil {
 		return err

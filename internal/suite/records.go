@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	jsonv1 "github.com/go-json-experiment/json/v1"
+
 	"github.com/mcpeval/mcpeval/evaltest/eval"
 	"github.com/mcpeval/mcpeval/internal/files"
 	"github.com/mcpeval/mcpeval/internal/toolstats"
