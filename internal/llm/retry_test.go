@@ -26,6 +26,7 @@ func question() Request {
 }
 
 func TestRetryAfterOneSecondIsHonoured(t *testing.T) {
+	t.Parallel()
 	p := startProvider(t, apiError(http.StatusTooManyRequests, "slow down", "Retry-After", "1"), completion("ok"))
 	start := time.Now()
 	resp, err := p.client(func(c *Config) { c.Retry.MaxWait = 10 * time.Second }).Chat(context.Background(), question())
@@ -209,6 +210,7 @@ func TestConnectionRefusedGivenUpFast(t *testing.T) {
 }
 
 func TestPerRequestTimeout(t *testing.T) {
+	t.Parallel()
 	const timeout = 100 * time.Millisecond
 	t.Run("retried and recovers", func(t *testing.T) {
 		p := startProvider(t, stall(time.Minute), completion("ok"))
@@ -557,6 +559,7 @@ func runCases(t *testing.T, c *Client, lim *Limiter, cases int) {
 // 20% 429s and 5% 500s at random are noise, not a rate limit: the run keeps
 // its concurrency (each request waits and retries on its own).
 func TestNoiseKeepsTheConcurrency(t *testing.T) {
+	t.Parallel()
 	stub := llmstub.New(func(llmstub.Request) llmstub.Reply { return llmstub.Reply{Content: "ok"} },
 		llmstub.Options{Latency: 50 * time.Millisecond, Rate429: 0.2, Rate500: 0.05, RetryAfter: "0", Seed: 11})
 	meter := &inFlightMeter{next: stub}
@@ -575,6 +578,7 @@ func TestNoiseKeepsTheConcurrency(t *testing.T) {
 // Against a provider that enforces 100 requests per second and says so in
 // its rate-limit headers, requests are paced: hardly any is refused.
 func TestRateLimitHeadersPaceTheRequests(t *testing.T) {
+	t.Parallel()
 	const rate = 100
 	stub := llmstub.Start(func(llmstub.Request) llmstub.Reply { return llmstub.Reply{Content: "ok"} },
 		llmstub.Options{Latency: 10 * time.Millisecond, RateLimit: rate})

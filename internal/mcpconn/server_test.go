@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -63,6 +64,18 @@ const (
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(serverModeEnv); mode != "" {
 		os.Exit(serveStdio(mode))
+	}
+	// Most of the parallel tests wait out a timeout, a restart or a
+	// server's delay, using hardly any CPU: they wait eight at a time,
+	// not as many as there are CPUs, unless -parallel says otherwise.
+	flag.Parse()
+	parallelSet := false
+	flag.Visit(func(f *flag.Flag) { parallelSet = parallelSet || f.Name == "test.parallel" })
+	if !parallelSet {
+		if err := flag.Set("test.parallel", "8"); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
 	}
 	os.Exit(m.Run())
 }

@@ -188,11 +188,14 @@ func testServer(name string) (string, error) {
 }
 
 // mcpevalBinary builds the mcpeval command once for all of the package's
-// tests.
+// tests, alone in its directory (the scripts have it on their PATH).
 var mcpevalBinary = sync.OnceValues(func() (string, error) {
-	bin := filepath.Join(builtDir, "mcpeval")
+	bin := filepath.Join(builtDir, "mcpeval", "mcpeval")
 	root, err := files.ModuleRoot()
 	if err != nil {
+		return bin, err
+	}
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
 		return bin, err
 	}
 	cmd := exec.Command("go", "build", "-o", bin, "./cmd/mcpeval")

@@ -48,6 +48,7 @@ func (p packageTests) Run() int {
 	if err != nil {
 		panic(err)
 	}
+	defer os.RemoveAll(dir)
 	builtDir = dir
 	faultServerPath = filepath.Join(dir, "faultserver")
 	cmd := exec.Command("go", "build", "-o", faultServerPath, "./testdata/faultserver")
@@ -56,9 +57,7 @@ func (p packageTests) Run() int {
 		fmt.Fprintf(os.Stderr, "build faultserver: %v\n%s", err, out)
 		return 1
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	return code
+	return m.Run()
 }
 
 func faultServer(*testing.T) string { return faultServerPath }

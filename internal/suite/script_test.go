@@ -34,7 +34,11 @@ import (
 // a stub model, with the files it writes checked afterwards. See scriptCmds
 // for the commands they add to testscript's own, and evaltestCommand for
 // the evaltest program, which stands for go test ./evaltest in all but
-// the scripts about the go command.
+// the scripts about the go command. Likewise mcpeval on the scripts' PATH,
+// the checkout's command built once, stands for go tool mcpeval (which
+// loads the module's 530 packages on every run to find the command it
+// cached) in all but the scripts about the go command (frontdoor,
+// newcomer) and gotestsum's post-run commands.
 func TestScripts(t *testing.T) {
 	t.Parallel()
 	root, err := files.ModuleRoot()
@@ -63,6 +67,10 @@ func TestScripts(t *testing.T) {
 		t.Fatal(err)
 	}
 	goEnv = append(goEnv, bins...)
+	mcpeval, err := mcpevalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(e *testscript.Env) error {
@@ -76,6 +84,7 @@ func TestScripts(t *testing.T) {
 				"EVAL_DOTENV=off",
 				"EVAL_PROGRESS=off",
 			)
+			e.Setenv("PATH", filepath.Dir(mcpeval)+string(filepath.ListSeparator)+e.Getenv("PATH"))
 			e.Values[stubKey{}] = &stubHolder{}
 			e.Cd = root
 			return nil
