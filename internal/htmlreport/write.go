@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"strconv"
 	"sync"
@@ -383,24 +384,27 @@ type rowJSON struct {
 	Rate   float64 `json:"rate"`
 	// PassAtK and PassHatK are the case's pass@k and pass^k for k = 1 to
 	// its runs, with repeats.
-	PassAtK         []float64          `json:"pass_at_k,omitempty"`
-	PassHatK        []float64          `json:"pass_hat_k,omitempty"`
-	Flaky           bool               `json:"flaky,omitempty"`
-	Status          eval.Status        `json:"status"`
-	Cached          bool               `json:"cached"`
-	NoRecord        bool               `json:"no_record"`
-	Verdict         string             `json:"verdict"`
-	Judges          []judgeRowJSON     `json:"judges,omitempty"`
-	Split           bool               `json:"split,omitempty"`
-	Reason          string             `json:"reason"`
-	Question        string             `json:"question"`
-	Expected        string             `json:"expected"`
-	Response        string             `json:"response"`
-	Tools           []toolJSON         `json:"tools"`
-	Tokens          int                `json:"tokens"`
-	TokensEstimated bool               `json:"tokens_estimated"`
-	Seconds         float64            `json:"seconds"`
-	Metrics         map[string]float64 `json:"metrics,omitempty"`
+	PassAtK         []float64      `json:"pass_at_k,omitempty"`
+	PassHatK        []float64      `json:"pass_hat_k,omitempty"`
+	Flaky           bool           `json:"flaky,omitempty"`
+	Status          eval.Status    `json:"status"`
+	Cached          bool           `json:"cached,omitempty"`
+	NoRecord        bool           `json:"no_record,omitempty"`
+	Verdict         string         `json:"verdict"`
+	Judges          []judgeRowJSON `json:"judges,omitempty"`
+	Split           bool           `json:"split,omitempty"`
+	Reason          string         `json:"reason"`
+	Question        string         `json:"question"`
+	Expected        string         `json:"expected"`
+	Response        string         `json:"response"`
+	Tools           []toolJSON     `json:"tools"`
+	Tokens          int            `json:"tokens"`
+	TokensEstimated bool           `json:"tokens_estimated,omitempty"`
+	Seconds         float64        `json:"seconds"`
+	// Metrics are the case's scores in the order of the overview's
+	// metric_keys, null where it has none: each name is written once, not
+	// once a row.
+	Metrics []*float64 `json:"metrics,omitempty"`
 	// Flip is, in a comparison with a baseline, how the case changed and
 	// why (see rundata.Data.Flips).
 	Flip string `json:"flip,omitempty"`
@@ -417,8 +421,23 @@ type judgeRowJSON struct {
 type toolJSON struct {
 	Name    string `json:"name"`
 	Args    string `json:"args"`
-	IsError bool   `json:"is_error"`
+	IsError bool   `json:"is_error,omitempty"`
 	NotRun  bool   `json:"not_run,omitempty"`
+}
+
+// scoresIn returns scores in the order of names, nil for a name without
+// one; nil when there are none.
+func scoresIn(scores map[string]float64, names []string) []*float64 {
+	if len(scores) == 0 {
+		return nil
+	}
+	out := make([]*float64, len(names))
+	for i, name := range names {
+		if v, ok := scores[name]; ok {
+			out[i] = &v
+		}
+	}
+	return out
 }
 
 // maxRowArgs bounds a tool call's arguments in the table; the case view
@@ -452,7 +471,7 @@ func newOverview(d *rundata.Data) overview {
 		models[g.Model] = true
 	}
 	for i, g := range d.Groups {
-		o.Cases[i] = newRow(i, g, d.Cases)
+		o.Cases[i] = newRow(i, g, d.Cases, d.MetricNames)
 		o.Cases[i].Flip = d.Flips[eval.CaseRun{Name: g.Name, Model: g.Model}]
 		if len(models) < 2 {
 			o.Cases[i].Model = "" // one model: the header names it
@@ -463,13 +482,13 @@ func newOverview(d *rundata.Data) overview {
 }
 
 // newRow is the row of a group: its runs' outcomes and the texts of the
-// run it shows.
-func newRow(id int, g rundata.Group, cases []rundata.Case) rowJSON {
+// run it shows, its scores in the order of metricNames.
+func newRow(id int, g rundata.Group, cases []rundata.Case, metricNames []string) rowJSON {
 	c := &cases[g.Shown]
 	row := rowJSON{
 		ID: id, Name: g.Name, Category: g.Category, Model: g.Model, Test: c.Test, Runs: g.Runs, Shown: g.Shown,
 		Passes: g.Passes, Ran: g.Ran(cases), NotRun: g.NotRun, Rate: g.Rate(cases), Flaky: g.Flaky, Status: g.Status,
-		NoRecord: c.Record == nil, Reason: c.Reason, Seconds: c.Seconds, Metrics: c.Scores,
+		NoRecord: c.Record == nil, Reason: c.Reason, Seconds: math.Round(c.Seconds*1000) / 1000, Metrics: scoresIn(c.Scores, metricNames),
 		Tools: []toolJSON{},
 	}
 	if len(g.Runs) > 1 {

@@ -135,7 +135,7 @@ func TestWriteLeavesOutRepeatedToolResults(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, shown.FromRow)
 	assert.Empty(t, shown.Record.Question+shown.Record.Expected+shown.Record.Response)
-	row := newRow(0, d.Groups[0], d.Cases)
+	row := newRow(0, d.Groups[0], d.Cases, d.MetricNames)
 	assert.Equal(t, rec.Conversation, shown.restore(row))
 	assert.Equal(t, rec.Response, shown.Record.Response)
 
@@ -203,8 +203,22 @@ func TestWriteMetricColumnsOnlyWithMetrics(t *testing.T) {
 			var o overview
 			require.NoError(t, json.Unmarshal([]byte(jsonBlock(t, writeString(t, tt.d), "data")), &o))
 			assert.Equal(t, tt.keys, o.MetricKeys)
-			for _, c := range o.Cases {
-				assert.Len(t, c.Metrics, len(tt.keys))
+			for i, c := range o.Cases {
+				if len(tt.keys) == 0 {
+					assert.Empty(t, c.Metrics)
+					continue
+				}
+				// A row's scores are in the order of the keys.
+				require.Len(t, c.Metrics, len(tt.keys))
+				scores := tt.d.Cases[tt.d.Groups[i].Shown].Scores
+				for j, k := range tt.keys {
+					if v, ok := scores[k]; ok {
+						require.NotNil(t, c.Metrics[j], "case %d: %s", i, k)
+						assert.Equal(t, v, *c.Metrics[j], "case %d: %s", i, k)
+					} else {
+						assert.Nil(t, c.Metrics[j], "case %d: %s", i, k)
+					}
+				}
 			}
 		})
 	}
@@ -358,7 +372,7 @@ func TestWriteDetailsOfRecordLines(t *testing.T) {
 			}
 			rowOf := map[int]rowJSON{}
 			for i, g := range d.Groups {
-				rowOf[g.Shown] = newRow(i, g, d.Cases)
+				rowOf[g.Shown] = newRow(i, g, d.Cases, d.MetricNames)
 			}
 			for i, raw := range details {
 				var det struct {

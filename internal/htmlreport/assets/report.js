@@ -28,6 +28,9 @@
   const statusClass = (s) => (STATUS.has(s) ? s : 'unknown');
   // own is obj[key] when obj has it as its own property, else undefined.
   const own = (obj, key) => (obj && Object.hasOwn(obj, key) ? obj[key] : undefined);
+  // score is a row's score of the metric data.metric_keys[i], or undefined:
+  // a row holds its scores in that order, null where it has none.
+  const score = (c, i) => (Array.isArray(c.metrics) && typeof c.metrics[i] === 'number' ? c.metrics[i] : undefined);
 
   // ---- the data ----
   // readData reads the overview: plain JSON, or in a large report that JSON
@@ -338,13 +341,13 @@
       cell: (c) => (c.marks ? [fmtRate(100 * c.rate), el('div', 'pass-k', fmtPassK(c.pass_at_k, c.pass_hat_k))] : el('span', 'empty', '—')),
     });
   }
-  for (const k of data.metric_keys || []) {
+  for (const [i, k] of (data.metric_keys || []).entries()) {
     columns.push({
       key: 'metric:' + k, label: metricLabel(k), title: k, w: 'w-metric', num: true, metric: true,
-      sort: (c) => (typeof own(c.metrics, k) === 'number' ? own(c.metrics, k) : -Infinity),
+      sort: (c) => score(c, i) ?? -Infinity,
       cell: (c) => {
-        const v = own(c.metrics, k);
-        return typeof v === 'number' ? el('span', 'score ' + scoreClass(v), fmtScore(v)) : el('span', 'empty', '—');
+        const v = score(c, i);
+        return v !== undefined ? el('span', 'score ' + scoreClass(v), fmtScore(v)) : el('span', 'empty', '—');
       },
     });
   }
@@ -1648,7 +1651,7 @@
     // A report rebuilt from the records alone (a plain go test run keeps no
     // stream) has no test events: then there is nothing to say of go test.
     if (detail.unfinished || detail.action) f('go test', detail.unfinished ? 'did not finish' : detail.action + ' (' + fmtSec(detail.elapsed) + ' s)');
-    for (const k of data.metric_keys || []) if (typeof own(c.metrics, k) === 'number') f(metricLabel(k), fmtScore(own(c.metrics, k)));
+    for (const [i, k] of (data.metric_keys || []).entries()) if (score(c, i) !== undefined) f(metricLabel(k), fmtScore(score(c, i)));
     return dl;
   }
 
