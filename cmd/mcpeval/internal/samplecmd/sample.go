@@ -5,7 +5,6 @@ package samplecmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -56,10 +55,8 @@ func run(c *base.Command, args []string, p base.Process) error {
 // the input ends or ctx is done.
 func serveStdio(ctx context.Context, s *server.MCPServer, p base.Process) error {
 	fmt.Fprintf(p.Stderr, "marrvel-sample %s: serving MCP over stdio\n", sampleserver.Version)
-	stdio := server.NewStdioServer(s)
-	stdio.SetErrorLogger(log.New(p.Stderr, "", log.LstdFlags))
-	server.WithWorkerPoolSize(64)(stdio)
-	if err := stdio.Listen(ctx, p.Stdin, p.Stdout); err != nil && !errors.Is(err, context.Canceled) {
+	err := sampleserver.ServeStdio(ctx, s, p.Stdin, p.Stdout, log.New(p.Stderr, "", log.LstdFlags))
+	if err != nil {
 		return fmt.Errorf("serve stdio: %w", err)
 	}
 	return nil
