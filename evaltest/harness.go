@@ -65,18 +65,21 @@ type Suite struct {
 // New returns a Suite with the given configuration.
 func New(c Config) *Suite { return &Suite{config: c} }
 
-// The Go runtime's soft memory limit for a run, unless GOMEMLIMIT sets
-// one: a run is I/O-bound, and trading some GC work for a small footprint
-// keeps a run's memory near what it holds, which grows with the cases
-// running at once (EVAL_CONCURRENCY), not with the number of cases: some
-// 60 MB with 16 at once, of which 20 MB are the loaded cases and the
-// tokenizer's tables, and more while the closing summary of 10,000 cases
-// is made. The limit is baseMemoryLimit and slotMemoryLimit for each case
-// running at once (112 MiB for 16), and baseMemoryLimit+slotMemoryLimit
-// until the settings are read.
+// The Go runtime's memory settings for a run, unless GOMEMLIMIT sets a
+// limit. What a run holds grows with the cases running at once
+// (EVAL_CONCURRENCY), not with the number of cases: some 20 MB of loaded
+// cases and tokenizer tables, a little more per case running, more while
+// the closing summary of 10,000 cases is made. It holds little but
+// allocates steadily, so the collector runs when the heap has grown by
+// gcPercent of what it holds (unless GOGC sets it; the runtime's default
+// is 100%), and a soft limit of baseMemoryLimit and slotMemoryLimit for
+// each case running at once (112 MiB for 16) bounds the whole: a quarter
+// of the collections, for a heap the limit keeps the same size.
+// baseMemoryLimit+slotMemoryLimit holds until the settings are read.
 const (
 	baseMemoryLimit = 80 << 20
 	slotMemoryLimit = 2 << 20
+	gcPercent       = 400
 )
 
 // Main runs the evaluation and exits: call it from TestMain. It reads the
@@ -103,6 +106,9 @@ func (s *Suite) Main(m *testing.M) {
 	flag.Parse()
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(baseMemoryLimit + slotMemoryLimit)
+		if os.Getenv("GOGC") == "" {
+			debug.SetGCPercent(gcPercent)
+		}
 	}
 	os.Exit(s.main(m))
 }

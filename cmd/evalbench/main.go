@@ -404,23 +404,32 @@ func (b *bench) cachedRerun() ([]row, error) {
 	if _, err := b.runSuite(path, out, stub, 16); err != nil {
 		return nil, err
 	}
+	// One re-run lasts a quarter of a second, where the machine's own
+	// jitter is tens of milliseconds: the row is the median of five.
+	const reruns = 5
 	before := stub.Requests()
-	var extra []string
-	if b.cpuprofile != "" {
-		extra = append(extra, "-test.cpuprofile="+b.cpuprofile)
+	walls := make([]time.Duration, 0, reruns)
+	for i := range reruns {
+		var extra []string
+		if b.cpuprofile != "" && i == 0 {
+			extra = append(extra, "-test.cpuprofile="+b.cpuprofile)
+		}
+		r, err := b.runSuite(path, out, stub, 16, extra...)
+		if err != nil {
+			return nil, err
+		}
+		if r.summary.Cached != n || stub.Requests() != before {
+			return nil, fmt.Errorf("re-run: %d of %d cached, %d requests sent", r.summary.Cached, n, stub.Requests()-before)
+		}
+		walls = append(walls, r.wall)
 	}
-	r, err := b.runSuite(path, out, stub, 16, extra...)
-	if err != nil {
-		return nil, err
-	}
-	if r.summary.Cached != n || stub.Requests() != before {
-		return nil, fmt.Errorf("re-run: %d of %d cached, %d requests sent", r.summary.Cached, n, stub.Requests()-before)
-	}
+	slices.Sort(walls)
+	median := walls[reruns/2]
 	return []row{{
 		name:     fmt.Sprintf("cached re-run of %d passed cases (process start included)", n),
 		target:   "<= 0.3s",
-		measured: fmt.Sprintf("%.2fs", r.wall.Seconds()),
-		ok:       r.wall <= 300*time.Millisecond,
+		measured: fmt.Sprintf("%.2fs (median of %d: %.2f-%.2fs)", median.Seconds(), reruns, walls[0].Seconds(), walls[reruns-1].Seconds()),
+		ok:       median <= 300*time.Millisecond,
 	}}, nil
 }
 

@@ -14,7 +14,7 @@ import (
 func TestEncodedSchemasListTheSame(t *testing.T) {
 	fx, err := loadFixture()
 	require.NoError(t, err)
-	h := &handlers{fx: fx}
+	h := &handlers{fx: func() *fixture { return fx }}
 	pandas := NewPandas(PandasConfig{})
 	for _, group := range []func() []server.ServerTool{h.geneTools, h.variantTools, h.diseaseTools, h.orthologTools, pandas.Tools} {
 		structured, encoded := group(), encodedSchemas(group())

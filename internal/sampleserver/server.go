@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/hbollon/go-edlib"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -41,12 +42,19 @@ const instructions = "MARRVEL-MCP sample server for rare disease research: query
 	"not from the live MARRVEL databases."
 
 // New builds the sample server with all tools and the example-genes
-// resource. It panics if the embedded fixture is malformed, which the
-// package tests rule out.
+// resource. The fixture loads in the background from here on, while a
+// client connects and lists the tools (it takes longer than both); the
+// first call that needs it waits for it. A malformed fixture, which the
+// package tests rule out, panics in that call.
 func New() *server.MCPServer {
-	fx, err := loadFixture()
-	if err != nil {
-		panic(fmt.Sprintf("sampleserver: %v", err))
+	load := sync.OnceValues(loadFixture)
+	go load()
+	fx := func() *fixture {
+		fx, err := load()
+		if err != nil {
+			panic(fmt.Sprintf("sampleserver: %v", err))
+		}
+		return fx
 	}
 	pandas := NewPandas(PandasConfig{}) // run_pandas and list_datasets (pandas.go)
 	s := server.NewMCPServer(Name, ServedVersion(pandas.cfg.Datasets),
@@ -87,9 +95,9 @@ func encodedSchemas(tools []server.ServerTool) []server.ServerTool {
 	return tools
 }
 
-// handlers implements the tools over one loaded fixture.
+// handlers implements the tools over one fixture, loaded on first use.
 type handlers struct {
-	fx *fixture
+	fx func() *fixture
 }
 
 func (h *handlers) exampleGenes(_ context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
@@ -97,8 +105,8 @@ func (h *handlers) exampleGenes(_ context.Context, req mcp.ReadResourceRequest) 
 		EntrezID    string `json:"entrez_id"`
 		Description string `json:"description"`
 	}
-	genes := make(map[string]entry, len(h.fx.genes))
-	for _, g := range h.fx.genes {
+	genes := make(map[string]entry, len(h.fx().genes))
+	for _, g := range h.fx().genes {
 		genes[g.Symbol] = entry{EntrezID: fmt.Sprint(g.EntrezID), Description: g.Name}
 	}
 	text, err := encodeJSON(genes)
@@ -149,11 +157,11 @@ type obj = map[string]any
 // tells the model how to recover.
 func (h *handlers) lookupSymbol(symbol string) (*gene, error) {
 	s := strings.ToUpper(strings.TrimSpace(symbol))
-	if g, ok := h.fx.bySymbol[s]; ok {
+	if g, ok := h.fx().bySymbol[s]; ok {
 		return g, nil
 	}
 	var hints []string
-	for _, g := range h.fx.genes {
+	for _, g := range h.fx().genes {
 		for _, a := range g.Alias {
 			if strings.EqualFold(a, s) {
 				hints = append(hints, fmt.Sprintf("%s is an alias of %s", symbol, g.Symbol))
@@ -167,7 +175,7 @@ func (h *handlers) lookupSymbol(symbol string) (*gene, error) {
 	if len(hints) > 0 {
 		msg += " (" + strings.Join(hints, "; ") + ")"
 	}
-	return nil, fmt.Errorf("%s. This sample dataset covers: %s", msg, strings.Join(h.fx.symbols(), ", "))
+	return nil, fmt.Errorf("%s. This sample dataset covers: %s", msg, strings.Join(h.fx().symbols(), ", "))
 }
 
 // lookupEntrez resolves a human Entrez Gene ID given as a string.
@@ -176,9 +184,9 @@ func (h *handlers) lookupEntrez(name, raw string) (*gene, error) {
 	if err != nil {
 		return nil, err
 	}
-	if g, ok := h.fx.byEntrez[id]; ok {
+	if g, ok := h.fx().byEntrez[id]; ok {
 		return g, nil
 	}
 	return nil, fmt.Errorf("unknown Entrez Gene ID %d: no human gene with this ID. Check the ID, or look it up with get_gene_by_symbol (for example NUTM2G has Entrez ID 441457). This sample dataset covers: %s",
-		id, strings.Join(h.fx.symbols(), ", "))
+		id, strings.Join(h.fx().symbols(), ", "))
 }

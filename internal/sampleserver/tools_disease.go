@@ -47,7 +47,7 @@ func (h *handlers) omimByMimNumber(_ context.Context, req mcp.CallToolRequest) (
 	if m == nil {
 		return toolError("mim_number must be a six-digit OMIM number such as \"300005\"; got %q. Use search_omim_by_disease_name or get_omim_by_gene_symbol to find MIM numbers", raw)
 	}
-	for _, e := range h.fx.omim {
+	for _, e := range h.fx().omim {
 		if fmt.Sprint(e.MimNumber) == m[1] {
 			return jsonResult(e)
 		}
@@ -57,9 +57,9 @@ func (h *handlers) omimByMimNumber(_ context.Context, req mcp.CallToolRequest) (
 
 // omimGeneEntry returns the OMIM gene entry of a fixture gene, or nil.
 func (h *handlers) omimGeneEntry(g *gene) *omimEntry {
-	for i, e := range h.fx.omim {
+	for i, e := range h.fx().omim {
 		if e.GeneSymbol == g.Symbol {
-			return &h.fx.omim[i]
+			return &h.fx().omim[i]
 		}
 	}
 	return nil
@@ -124,7 +124,7 @@ func (h *handlers) omimVariant(_ context.Context, req mcp.CallToolRequest) (*mcp
 		match = func(av omimAllelicVariant) bool { return strings.EqualFold(av.DBSnps, rsid) }
 	case strings.HasPrefix(raw, "c."):
 		mutation := ""
-		for _, v := range h.fx.variantsOf(g.Symbol) {
+		for _, v := range h.fx().variantsOf(g.Symbol) {
 			if v.CDNA == raw {
 				mutation, _ = omimMutation(v.ProteinChange)
 			}
@@ -188,13 +188,13 @@ func (h *handlers) searchOmim(_ context.Context, req mcp.CallToolRequest) (*mcp.
 	}
 	hits := []hit{}
 	seen := map[int]bool{}
-	for _, e := range h.fx.omim {
+	for _, e := range h.fx().omim {
 		if e.Prefix == "#" && containsWords(e.Title, query) && !seen[e.MimNumber] {
 			seen[e.MimNumber] = true
 			hits = append(hits, hit{MimNumber: e.MimNumber, Title: e.Title, Inheritance: e.Inheritance, Genes: e.GeneSymbols})
 		}
 	}
-	for _, e := range h.fx.omim {
+	for _, e := range h.fx().omim {
 		for _, p := range e.Phenotypes {
 			if containsWords(p.Phenotype, query) && !seen[p.PhenotypeMimNumber] {
 				seen[p.PhenotypeMimNumber] = true
@@ -222,7 +222,7 @@ func (h *handlers) searchHPO(_ context.Context, req mcp.CallToolRequest) (*mcp.C
 		Synonyms   []string `json:"synonyms"`
 	}
 	terms := []termHit{}
-	for _, t := range h.fx.hpo {
+	for _, t := range h.fx().hpo {
 		if containsWords(t.Name+" | "+strings.Join(t.Synonyms, " | "), query) {
 			terms = append(terms, termHit{ID: t.ID, Name: t.Name, Definition: t.Definition, Synonyms: t.Synonyms})
 		}
@@ -240,7 +240,7 @@ func (h *handlers) hpoGenes(_ context.Context, req mcp.CallToolRequest) (*mcp.Ca
 	if !hpoIDPattern.MatchString(id) {
 		return toolError("hpo_id must be an HPO term ID of the form HP:0000000 (e.g. \"HP:0001250\"); got %q. Use search_hpo_terms to find the ID of a phenotype", raw)
 	}
-	for _, t := range h.fx.hpo {
+	for _, t := range h.fx().hpo {
 		if t.ID == id {
 			return jsonResult(obj{"hpo_id": id, "name": t.Name, "gene_count": len(t.Genes), "genes": t.Genes})
 		}

@@ -146,7 +146,7 @@ func toOrthologRecord(o orthologGene) orthologRecord {
 func (h *handlers) geneByEntrezID(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	raw := req.GetString("entrez_id", "")
 	if id, err := parseEntrezID("entrez_id", raw); err == nil {
-		if o, ok := h.fx.orthologByEntrez[id]; ok {
+		if o, ok := h.fx().orthologByEntrez[id]; ok {
 			return jsonResult(obj{"data": obj{"geneByEntrezId": toOrthologRecord(o)}})
 		}
 	}
@@ -171,7 +171,7 @@ func (h *handlers) geneBySymbol(_ context.Context, req mcp.CallToolRequest) (*mc
 	if err != nil {
 		return toolError("taxon_id must be a numeric NCBI taxonomy ID such as \"9606\" (human) or \"10090\" (mouse); got %q", taxon)
 	}
-	genes, ok := h.fx.orthologBySymbol[taxonID]
+	genes, ok := h.fx().orthologBySymbol[taxonID]
 	if !ok {
 		return toolError("taxon_id %d is not covered by this sample dataset; use 9606 (human), 10090 (mouse), 10116 (rat), 7955 (zebrafish), 7227 (fly) or 6239 (worm)", taxonID)
 	}
@@ -196,7 +196,7 @@ func (h *handlers) geneByPosition(_ context.Context, req mcp.CallToolRequest) (*
 		return errResult(err)
 	}
 	records := []geneRecord{}
-	for _, g := range h.fx.genesAt(chr, pos, pos, b) {
+	for _, g := range h.fx().genesAt(chr, pos, pos, b) {
 		records = append(records, toGeneRecord(g))
 	}
 	out := obj{"data": obj{"genesByGenomicLocation": records}, "build": b}
@@ -228,7 +228,7 @@ type conversion struct {
 }
 
 func (h *handlers) toConversion(input string, v *variant) conversion {
-	g := h.fx.bySymbol[v.Gene]
+	g := h.fx().bySymbol[v.Gene]
 	return conversion{
 		Input: input, Gene: v.Gene, EntrezID: g.EntrezID, Transcript: v.Transcript, CDNAChange: v.CDNA,
 		ProteinChange: v.ProteinChange, ProteinChangeLong: v.ProteinChangeLong, Consequence: v.Consequence,
@@ -245,7 +245,7 @@ func (h *handlers) convertHGVS(_ context.Context, req mcp.CallToolRequest) (*mcp
 		return errResult(err)
 	}
 	if hv.Position > 0 {
-		for _, v := range h.fx.variants {
+		for _, v := range h.fx().variants {
 			if hv.Kind == "c" && strings.HasPrefix(v.Transcript, hv.Accession+".") &&
 				v.CDNA == fmt.Sprintf("c.%d%s>%s", hv.Position, hv.Ref, hv.Alt) {
 				return jsonResult(h.toConversion(input, v))
@@ -279,7 +279,7 @@ func (h *handlers) convertProteinVariant(_ context.Context, req mcp.CallToolRequ
 		return errResult(err)
 	}
 	candidates := []obj{}
-	for _, v := range h.fx.variantsOf(g.Symbol) {
+	for _, v := range h.fx().variantsOf(g.Symbol) {
 		if v.ProteinChange != pc.Short {
 			continue
 		}
@@ -305,7 +305,7 @@ func (h *handlers) convertRSID(_ context.Context, req mcp.CallToolRequest) (*mcp
 		return toolError("rsid must be a dbSNP identifier such as \"rs28934906\"; got %q", input)
 	}
 	rsid := "rs" + m[1]
-	for _, v := range h.fx.variants {
+	for _, v := range h.fx().variants {
 		if v.RSID == rsid {
 			return jsonResult(obj{
 				"rsid": rsid, "variant": fmt.Sprintf("%s-%d-%s-%s", v.Chr, v.Hg19Pos, v.Ref, v.Alt),
@@ -331,7 +331,7 @@ func (h *handlers) liftoverTo(to build) server.ToolHandlerFunc {
 		if err != nil {
 			return errResult(err)
 		}
-		lifted, ok := h.fx.liftover(chr, pos, from)
+		lifted, ok := h.fx().liftover(chr, pos, from)
 		if !ok {
 			return jsonResult(obj{
 				string(from) + "Chr": chr, string(from) + "Pos": pos,

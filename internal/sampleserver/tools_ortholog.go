@@ -59,7 +59,7 @@ func (h *handlers) dioptOrthologs(_ context.Context, req mcp.CallToolRequest) (*
 	}
 	records := []dioptRecord{}
 	found := map[int]bool{}
-	for _, o := range h.fx.orthologs[g.Symbol] {
+	for _, o := range h.fx().orthologs[g.Symbol] {
 		found[o.TaxonID2] = true
 		records = append(records, o.dioptRecord)
 	}
@@ -83,9 +83,9 @@ func (h *handlers) dioptAlignment(_ context.Context, req mcp.CallToolRequest) (*
 	if err != nil {
 		return errResult(err)
 	}
-	a := h.fx.alignments[g.Symbol]
+	a := h.fx().alignments[g.Symbol]
 	identities := []obj{}
-	for _, o := range h.fx.orthologs[g.Symbol] {
+	for _, o := range h.fx().orthologs[g.Symbol] {
 		identities = append(identities, obj{"species": o.Species2, "symbol": o.Symbol2, "identityPercent": o.Identity})
 	}
 	return jsonResult(obj{"gene": g.Symbol, "entrezId": g.EntrezID, "uniprotId": g.UniprotKBID,
@@ -101,7 +101,7 @@ func (h *handlers) orthologOntology(_ context.Context, req mcp.CallToolRequest) 
 	if err != nil {
 		return errResult(err)
 	}
-	for _, o := range h.fx.orthologs[g.Symbol] {
+	for _, o := range h.fx().orthologs[g.Symbol] {
 		if o.TaxonID2 != taxon {
 			continue
 		}
@@ -124,7 +124,7 @@ func (h *handlers) gtexExpression(_ context.Context, req mcp.CallToolRequest) (*
 	if err != nil {
 		return errResult(err)
 	}
-	return jsonResult(obj{"gene": g.Symbol, "entrezId": g.EntrezID, "unit": "median TPM", "data": h.fx.gtex[g.Symbol]})
+	return jsonResult(obj{"gene": g.Symbol, "entrezId": g.EntrezID, "unit": "median TPM", "data": h.fx().gtex[g.Symbol]})
 }
 
 func (h *handlers) orthologExpression(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -133,7 +133,7 @@ func (h *handlers) orthologExpression(_ context.Context, req mcp.CallToolRequest
 		return errResult(err)
 	}
 	entries := []obj{}
-	for _, o := range h.fx.orthologs[g.Symbol] {
+	for _, o := range h.fx().orthologs[g.Symbol] {
 		if o.Expression == nil {
 			continue
 		}
@@ -152,7 +152,7 @@ func (h *handlers) pharosTargets(_ context.Context, req mcp.CallToolRequest) (*m
 	if err != nil {
 		return errResult(err)
 	}
-	p := h.fx.pharos[g.Symbol]
+	p := h.fx().pharos[g.Symbol]
 	drugs, ligands := p.Drugs, p.Ligands
 	if drugs == nil {
 		drugs = []pharosDrug{}
@@ -181,7 +181,7 @@ func (h *handlers) stringInteractions(_ context.Context, req mcp.CallToolRequest
 }
 
 func (h *handlers) sortedInteractions(g *gene) []interaction {
-	list := append([]interaction{}, h.fx.stringDB[g.Symbol]...)
+	list := append([]interaction{}, h.fx().stringDB[g.Symbol]...)
 	sort.SliceStable(list, func(i, j int) bool { return list[i].CombExpDB > list[j].CombExpDB })
 	return list
 }
@@ -214,7 +214,7 @@ func (h *handlers) stringBetween(_ context.Context, req mcp.CallToolRequest) (*m
 	out := obj{"gene": g.Symbol, "entrezId": g.EntrezID, "partnerEntrezId": id2,
 		"data": obj{"stringInteractionsByEntrezId": matches, "totalInteractions": len(matches)}}
 	partner := fmt.Sprintf("Entrez %d", id2)
-	if p, ok := h.fx.byEntrez[id2]; ok { // name the partner, as the gene is named
+	if p, ok := h.fx().byEntrez[id2]; ok { // name the partner, as the gene is named
 		out["partnerGene"] = p.Symbol
 		partner = fmt.Sprintf("%s (Entrez %d)", p.Symbol, id2)
 	}

@@ -92,7 +92,7 @@ func (h *handlers) dbnsfp(_ context.Context, req mcp.CallToolRequest) (*mcp.Call
 	if err != nil {
 		return errResult(err)
 	}
-	v := h.fx.findVariant(q.Chr, q.Pos, q.Ref, q.Alt, q.Build)
+	v := h.fx().findVariant(q.Chr, q.Pos, q.Ref, q.Alt, q.Build)
 	if v == nil {
 		return jsonResult(obj{
 			"data":    obj{"dbnsfpByVariant": nil},
@@ -132,10 +132,10 @@ func (h *handlers) clinvarByVariant(_ context.Context, req mcp.CallToolRequest) 
 	}
 	pos19 := q.Pos
 	if q.Build == hg38 {
-		pos19, _ = h.fx.liftover(q.Chr, q.Pos, hg38) // 0 (matches nothing) outside known regions
+		pos19, _ = h.fx().liftover(q.Chr, q.Pos, hg38) // 0 (matches nothing) outside known regions
 	}
 	matches := []clinvarRecord{}
-	for _, records := range h.fx.clinvar {
+	for _, records := range h.fx().clinvar {
 		for _, r := range records {
 			if r.Chr == q.Chr && r.Start == pos19 && r.Ref == q.Ref && r.Alt == q.Alt {
 				matches = append(matches, h.inBuild(r, q.Build))
@@ -155,8 +155,8 @@ func (h *handlers) inBuild(r clinvarRecord, b build) clinvarRecord {
 	if b != hg38 {
 		return r
 	}
-	if s, ok := h.fx.liftover(r.Chr, r.Start, hg19); ok {
-		if e, ok := h.fx.liftover(r.Chr, r.Stop, hg19); ok {
+	if s, ok := h.fx().liftover(r.Chr, r.Start, hg19); ok {
+		if e, ok := h.fx().liftover(r.Chr, r.Stop, hg19); ok {
 			r.Start, r.Stop = s, e
 		}
 	}
@@ -164,7 +164,7 @@ func (h *handlers) inBuild(r clinvarRecord, b build) clinvarRecord {
 }
 
 func (h *handlers) clinvarListing(g *gene, b build, key string) (*mcp.CallToolResult, error) {
-	records := h.fx.clinvar[g.Symbol]
+	records := h.fx().clinvar[g.Symbol]
 	out := make([]clinvarRecord, len(records))
 	for i, r := range records {
 		out[i] = h.inBuild(r, b)
@@ -206,7 +206,7 @@ func (h *handlers) clinvarCounts(_ context.Context, req mcp.CallToolRequest) (*m
 	for _, c := range clinvarClasses {
 		counts[c.key] = 0
 	}
-	records := h.fx.clinvar[g.Symbol]
+	records := h.fx().clinvar[g.Symbol]
 	for _, r := range records {
 		key := classKey(r.Significance.Description)
 		counts[key] = counts[key].(int) + 1
@@ -220,7 +220,7 @@ func (h *handlers) gnomadVariant(_ context.Context, req mcp.CallToolRequest) (*m
 	if err != nil {
 		return errResult(err)
 	}
-	v := h.fx.findVariant(q.Chr, q.Pos, q.Ref, q.Alt, hg19)
+	v := h.fx().findVariant(q.Chr, q.Pos, q.Ref, q.Alt, hg19)
 	if v == nil || v.Gnomad == nil {
 		return jsonResult(obj{
 			"chr": q.Chr, "pos": q.Pos, "ref": q.Ref, "alt": q.Alt, "build": hg19,
@@ -246,7 +246,7 @@ func (h *handlers) gnomadVariant(_ context.Context, req mcp.CallToolRequest) (*m
 
 func (h *handlers) constraintOf(g *gene) (*mcp.CallToolResult, error) {
 	c := obj{"entrezId": g.EntrezID}
-	for k, v := range h.fx.constraint[g.Symbol] {
+	for k, v := range h.fx().constraint[g.Symbol] {
 		c[k] = v
 	}
 	return jsonResult(obj{"data": c})
@@ -273,7 +273,7 @@ func (h *handlers) dgvByEntrezID(_ context.Context, req mcp.CallToolRequest) (*m
 	if err != nil {
 		return errResult(err)
 	}
-	entries := h.fx.dgv[g.Symbol]
+	entries := h.fx().dgv[g.Symbol]
 	if entries == nil {
 		entries = []dgvEntry{}
 	}
@@ -290,7 +290,7 @@ func (h *handlers) geno2mpByEntrezID(_ context.Context, req mcp.CallToolRequest)
 		return errResult(err)
 	}
 	counts := obj{"gene": g.Symbol, "entrezId": g.EntrezID}
-	for k, v := range h.fx.geno2mp[g.Symbol] {
+	for k, v := range h.fx().geno2mp[g.Symbol] {
 		counts[k] = v
 	}
 	return jsonResult(counts)
@@ -313,7 +313,7 @@ func (h *handlers) decipherByLocation(_ context.Context, req mcp.CallToolRequest
 		return toolError("stop (%d) must not be smaller than start (%d)", stop, start)
 	}
 	matches := []decipherRecord{}
-	for _, r := range h.fx.decipher {
+	for _, r := range h.fx().decipher {
 		if r.Chr == chr && r.Start <= stop && r.Stop >= start {
 			matches = append(matches, r)
 		}

@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -277,10 +278,12 @@ func (w *recordWriter) Close() error {
 type metricsSpool struct {
 	summarizer *scoring.Summarizer
 	entries    int
-	// f is the temporary file, nil before the first entry; removed is
-	// whether it was removed already (it stays readable while open), else
-	// close removes it.
+	// f is the temporary file, nil before the first entry, written
+	// through w (the file is read only once, to write metrics.json);
+	// removed is whether it was removed already (it stays readable while
+	// open), else close removes it.
 	f       *os.File
+	w       *bufio.Writer
 	removed bool
 	// err is the first error of the spool: metrics.json is then not
 	// written.
@@ -301,6 +304,7 @@ func (m *metricsSpool) add(e eval.MetricsEntry) {
 			return
 		}
 		m.removed = os.Remove(m.f.Name()) == nil
+		m.w = bufio.NewWriterSize(m.f, 64<<10)
 	}
 	// As an item of json.Encoder's indented list: indented one level
 	// further, after a comma but for the first.
@@ -308,10 +312,10 @@ func (m *metricsSpool) add(e eval.MetricsEntry) {
 	// U+FFFD itself, not \ufffd), in a third of its time.
 	data, err := jsonv1.MarshalIndent(e, "  ", "  ")
 	if err == nil && m.entries > 0 {
-		_, err = m.f.WriteString(",\n  ")
+		_, err = m.w.WriteString(",\n  ")
 	}
 	if err == nil {
-		_, err = m.f.Write(data)
+		_, err = m.w.Write(data)
 	}
 	if err != nil {
 		m.err = fmt.Errorf("metrics: %w", err)
@@ -332,6 +336,9 @@ func (m *metricsSpool) writeTo(path string) error {
 			return err
 		}
 		if _, err := io.WriteString(w, "[\n  "); err != nil {
+			return err
+		}
+		if err := m.w.Flush(); err != nil {
 			return err
 		}
 		if _, err := m.f.Seek(0, io.SeekStart); err != nil {
