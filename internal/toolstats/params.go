@@ -3,7 +3,11 @@ package toolstats
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"slices"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/mcpeval/mcpeval/evaltest/eval"
 )
@@ -29,15 +33,47 @@ func parameters(schema json.RawMessage) []eval.ParameterUse {
 }
 
 // argNames returns the names of the arguments a call passed (its JSON
-// object's keys); none when they are not an object.
+// object's keys, in their order, but those whose value is null); none
+// when they are not an object. Of a name given twice the last value
+// counts, as encoding/json decodes it. One pass over the arguments: a
+// cached re-run counts every call of every case again.
 func argNames(args string) []string {
-	var values map[string]json.RawMessage
-	if json.Unmarshal([]byte(args), &values) != nil {
+	dec := jsontext.NewDecoder(strings.NewReader(args), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
 		return nil
 	}
-	return slices.DeleteFunc(objectKeys(json.RawMessage(args)), func(k string) bool {
-		return bytes.Equal(bytes.TrimSpace(values[k]), []byte("null"))
-	})
+	var names []string
+	var null []bool
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return nil
+		}
+		name := tok.String() // before the next read, which reuses the token
+		value, err := dec.ReadValue()
+		if err != nil {
+			return nil
+		}
+		isNull := value.Kind() == 'n'
+		if i := slices.Index(names, name); i >= 0 {
+			null[i] = isNull
+			continue
+		}
+		names, null = append(names, name), append(null, isNull)
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return nil
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return nil // more than one value
+	}
+	out := names[:0]
+	for i, n := range names {
+		if !null[i] {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // objectKeys returns the keys of a JSON object in their order, each once;

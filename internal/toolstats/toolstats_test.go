@@ -381,6 +381,23 @@ func TestArgNames(t *testing.T) {
 	assert.Empty(t, argNames(`{"limit": null}`))
 	assert.Nil(t, argNames(`["a"]`))
 	assert.Nil(t, argNames(`{"id":`))
+	for _, tc := range []struct {
+		args string
+		want []string
+	}{
+		{``, nil},
+		{`null`, nil},
+		{`{}`, nil},
+		{` { "b" : {"x":null} , "a" : [null] } `, []string{"b", "a"}},
+		{`{"a":1,"b":2,"a":null}`, []string{"b"}},        // the last value of a name counts
+		{`{"a":null,"b":2,"a":"x"}`, []string{"a", "b"}}, // in the order names first come
+		{`{"a":1} {"b":2}`, nil},                         // two values
+		{`{"a":1} x`, nil},
+		{"{\"g\xffn\":1}", []string{"g\ufffdn"}}, // invalid UTF-8, as encoding/json reads it
+		{`{"a":1,}`, nil},
+	} {
+		assert.Equal(t, tc.want, argNames(tc.args), "%s", tc.args)
+	}
 }
 
 // Arguments of calls the server refused or answered with an error pass no
