@@ -515,17 +515,28 @@ func (b *bench) report(what, out, dir, stream string, build, ready time.Duration
 		measured: fmt.Sprintf("%.1f MB", float64(size)/1e6),
 		ok:       size < 15e6,
 	}}
-	took, opened, err := openInChromium(path)
-	if err != nil {
-		return rows, err
+	// A page's first paint varies by tenths of a second with what else
+	// the machine does: the row is the median of three opens, each in a
+	// browser of its own.
+	const opens = 3
+	var readies, openings []time.Duration
+	for range opens {
+		took, opened, err := openInChromium(path)
+		if err != nil {
+			return rows, err
+		}
+		if took < 0 {
+			return append(rows, row{name: "that report in Chromium", target: fmt.Sprintf("< %gs", ready.Seconds()), measured: "not measured: no Chromium (apt-get install chromium)"}), nil
+		}
+		readies, openings = append(readies, took), append(openings, opened)
 	}
-	if took < 0 {
-		return append(rows, row{name: "that report in Chromium", target: fmt.Sprintf("< %gs", ready.Seconds()), measured: "not measured: no Chromium (apt-get install chromium)"}), nil
-	}
+	slices.Sort(readies)
+	slices.Sort(openings)
+	took, opened := readies[opens/2], openings[opens/2]
 	return append(rows, row{
 		name:     fmt.Sprintf("that report opened in Chromium until ready (table shown, whole page parsed; a case then opens in %s)", opened.Round(time.Millisecond)),
 		target:   fmt.Sprintf("< %gs", ready.Seconds()),
-		measured: fmt.Sprintf("%.2fs", took.Seconds()),
+		measured: fmt.Sprintf("%.2fs (median of %d: %.2f-%.2fs)", took.Seconds(), opens, readies[0].Seconds(), readies[opens-1].Seconds()),
 		ok:       took < ready,
 	}), nil
 }
