@@ -18,8 +18,12 @@ import (
 
 // ServeStdio serves s over standard input and output as MCP's stdio
 // transport does (one JSON-RPC message per line each way) until in ends
-// or ctx is done. It hands each line to s.HandleMessage as it comes, each
-// request on its own goroutine, and writes the answers as they are ready.
+// or ctx is done. It hands each line to s.HandleMessage as it comes and
+// writes the answers as they are ready: requests side by side, on a pool
+// of workers as large as the most ever in flight at once (a worker keeps
+// the stack its first message grew), and notifications in the order they
+// come, before the lines after them are read, as mcp-go's StdioServer
+// does.
 //
 // It is the transport of a server that never asks the client anything
 // (no sampling, elicitation or roots requests), as this one: mcp-go's
@@ -53,9 +57,6 @@ func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 		}
 	}()
 
-	// Messages go to a pool of workers that grows to the most ever in
-	// flight at once: a worker keeps the stack its first message grew,
-	// where a goroutine per message would grow one each time.
 	var requests sync.WaitGroup
 	lines := make(chan []byte)
 	work := func(line []byte) {
@@ -73,7 +74,13 @@ func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 		r := bufio.NewReaderSize(in, 64<<10)
 		for {
 			line, err := r.ReadBytes('\n')
-			if line = bytes.TrimSpace(line); len(line) > 0 && ctx.Err() == nil {
+			switch line = bytes.TrimSpace(line); {
+			case len(line) == 0 || ctx.Err() != nil:
+			case !bytes.Contains(line, []byte(`"id"`)):
+				// Not a request (a request has an id): a notification,
+				// served before the next line is read.
+				handle(ctx, s, line, w, errLog)
+			default:
 				select {
 				case lines <- line:
 				default:

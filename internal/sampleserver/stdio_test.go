@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -191,5 +192,36 @@ func TestServeStdioPanicsAndEndOfInput(t *testing.T) {
 		assert.True(t, cancelled.Load(), "the request in flight saw its context end before ServeStdio returned")
 	case <-time.After(10 * time.Second):
 		t.Fatal("ServeStdio did not return after its input ended")
+	}
+}
+
+// A notification is served before the lines after it are read: a request
+// that follows it sees what it did.
+func TestServeStdioNotificationsComeFirst(t *testing.T) {
+	s := server.NewMCPServer("t", "1")
+	var marks atomic.Int64
+	s.AddNotificationHandler("test/mark", func(context.Context, mcp.JSONRPCNotification) { marks.Add(1) })
+	s.AddTool(mcp.NewTool("marks"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText(fmt.Sprint(marks.Load())), nil
+	})
+	const pairs = 50
+	var lines []string
+	for i := range pairs {
+		lines = append(lines, `{"jsonrpc":"2.0","method":"test/mark"}`+"\n",
+			fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"marks"}}`+"\n", i+1))
+	}
+	replies := byID(t, stdioExchange(t, func(ctx context.Context, in io.Reader, out io.Writer) error {
+		return sampleserver.ServeStdio(ctx, s, in, out, log.New(io.Discard, "", 0))
+	}, lines, pairs))
+	require.Len(t, replies, pairs)
+	for i := range pairs {
+		var reply struct {
+			Result mcp.CallToolResult `json:"result"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(replies[fmt.Sprint(i+1)]), &reply))
+		require.Len(t, reply.Result.Content, 1)
+		seen, err := strconv.Atoi(reply.Result.Content[0].(mcp.TextContent).Text)
+		require.NoError(t, err)
+		assert.GreaterOrEqual(t, seen, i+1, "call %d ran before the notification sent before it", i+1)
 	}
 }
