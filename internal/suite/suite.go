@@ -196,15 +196,34 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		s.Close()
 		return nil, err
 	}
+	if st.Shard.Split() {
+		s.shardGroup = shardGroup(os.Getenv, st.Cache) // the cache as every shard starts from it, before it opens
+	}
+	// The cache opens while the servers start: neither needs the other,
+	// and a server's start is mostly waiting.
+	type openedCache struct {
+		c   *cache.Cache
+		err error
+	}
+	cacheOpened := make(chan openedCache, 1)
+	go func() {
+		c, err := cache.Open(st.Cache)
+		cacheOpened <- openedCache{c, err}
+	}()
 	if st.ReplayTools != "" {
 		err = s.replayServers(ctx, bundled)
 	} else {
 		s.tools, err = s.connectServers(ctx, bundled)
 	}
+	opened := <-cacheOpened
 	if err != nil {
+		if opened.c != nil {
+			opened.c.Close()
+		}
 		s.Close()
 		return nil, err
 	}
+	s.cache = opened.c
 	if err := s.tools.CheckToolCount(st.MaxTools); err != nil && !st.Reference {
 		s.Close()
 		return nil, fmt.Errorf("%s: no case was run. Choose the tools to offer with EVAL_TOOLS (or -tools), patterns such as 'memory/*,get_gene_*,!fs/write_*' (a server's tools by its short name: %s), or set EVAL_MAX_TOOLS (or -max-tools) to the provider's own limit",
@@ -243,12 +262,9 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 		s.checkProvider = s.providerCheck(client)
 	}
 
-	if st.Shard.Split() {
-		s.shardGroup = shardGroup(os.Getenv, st.Cache) // the cache as every shard starts from it
-	}
-	if s.cache, err = cache.Open(st.Cache); err != nil {
+	if opened.err != nil {
 		s.Close()
-		return nil, err
+		return nil, opened.err
 	}
 	if st.Clear {
 		if err := s.cache.Clear(); err != nil {
