@@ -103,6 +103,10 @@ type Harness struct {
 	repeats  map[string]int
 	// slots holds a token for each case running (see Slot).
 	slots chan struct{}
+	// caseDir is the directory case files are named relative to (see
+	// caseFile), "" before it is needed.
+	caseDirOnce sync.Once
+	caseDir     string
 }
 
 // Load resolves the settings (the flags of fs, the environment, .env) and

@@ -68,7 +68,7 @@ func (h *Harness) plannedRuns() []eval.ShardRun {
 			}
 			for r := range h.gotest.Count {
 				out = append(out, eval.ShardRun{CaseRun: h.run.CaseRunOf(c.Name, a.Name, r), Category: c.Category,
-					File: caseFile(h.run.Settings.Cases, c.File), Line: c.Line, Test: name.String()})
+					File: h.caseFile(c.File), Line: c.Line, Test: name.String()})
 			}
 		}
 	}
@@ -77,12 +77,14 @@ func (h *Harness) plannedRuns() []eval.ShardRun {
 
 // caseFile names a case file relative to the configured case path, as
 // every machine running a shard names it.
-func caseFile(configured, file string) string {
-	base := configured
-	if info, err := os.Stat(configured); err == nil && !info.IsDir() {
-		base = filepath.Dir(configured)
-	}
-	rel, err := filepath.Rel(base, file)
+func (h *Harness) caseFile(file string) string {
+	h.caseDirOnce.Do(func() {
+		h.caseDir = h.settings.Cases
+		if info, err := os.Stat(h.caseDir); err == nil && !info.IsDir() {
+			h.caseDir = filepath.Dir(h.caseDir)
+		}
+	})
+	rel, err := filepath.Rel(h.caseDir, file)
 	if err != nil || strings.HasPrefix(rel, "..") {
 		rel = filepath.Base(file)
 	}
@@ -104,7 +106,7 @@ func (h *Harness) shardArms(c eval.Case, arms []Arm, repeat int) []Arm {
 		return arms
 	}
 	return slices.DeleteFunc(slices.Clone(arms), func(a Arm) bool {
-		id := shard.Identity{File: caseFile(h.run.Settings.Cases, c.File), CaseRun: h.run.CaseRunOf(c.Name, a.Name, repeat)}
+		id := shard.Identity{File: h.caseFile(c.File), CaseRun: h.run.CaseRunOf(c.Name, a.Name, repeat)}
 		return !h.shard.Owns(id)
 	})
 }

@@ -16,6 +16,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -1183,16 +1184,35 @@ func (s *Run) CheckProvider(ctx context.Context, cases []eval.Case, repeats int)
 	if s.checkProvider == nil {
 		return nil
 	}
-	for _, c := range cases {
-		for _, a := range s.arms {
-			for r := range repeats {
-				if s.Settings.Force || !s.isCached(c, a, r, a.hash) {
-					return s.checkProvider(ctx)
-				}
-			}
-		}
+	if s.Settings.Force || s.anyUncached(cases, repeats) {
+		return s.checkProvider(ctx)
 	}
 	return nil
+}
+
+// anyUncached reports whether the cache lacks a run of the cases. It
+// derives their keys (which the runs then find derived) one case per
+// core at a time, and stops at the first it lacks.
+func (s *Run) anyUncached(cases []eval.Case, repeats int) bool {
+	var next atomic.Int64
+	var found atomic.Bool
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(cases)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(cases) && !found.Load(); i = int(next.Add(1) - 1) {
+				for _, a := range s.arms {
+					for r := range repeats {
+						if !s.isCached(cases[i], a, r, a.hash) {
+							found.Store(true)
+							return
+						}
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return found.Load()
 }
 
 // describeCheck says what a failed provider check means and which setting
