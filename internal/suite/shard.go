@@ -42,7 +42,7 @@ func (s *Run) ExpectedSeconds(c eval.Case, run eval.CaseRun) (seconds float64, o
 func (s *Run) ShardInfo(repeats int) (config eval.ShardConfig, group string) {
 	st := s.Settings
 	c := eval.ShardConfig{Models: s.Arms(), Provider: s.redactor.String(st.BaseURL), Reference: st.Reference,
-		Repeats: repeats, GitCommit: gitCommit(st.Root)}
+		Repeats: repeats, GitCommit: s.commit()}
 	decisive := struct {
 		SystemPrompt  string   `json:"system_prompt"`
 		MaxIterations int      `json:"max_iterations"`

@@ -89,6 +89,7 @@ type Run struct {
 	releaseRun   func() // ends the hold on RunDir (see runs.Hold)
 	shardGroup   string // see eval.Shard.Group
 	started      time.Time
+	commit       func() string // the module's git commit, asked once ("" outside git)
 	log          io.Writer
 	servers      []string // display names
 	aborted      atomic.Pointer[string]
@@ -186,6 +187,7 @@ func New(ctx context.Context, st settings.Settings, cases []eval.Case, bundled S
 	if err != nil {
 		return nil, err
 	}
+	go s.commit() // git answers while the servers start, not at the summary
 	if s.store, err = recordings.Open(recordings.DirBeside(st.Cache)); err == nil {
 		err = s.store.Register(st.Out)
 	}
@@ -317,6 +319,7 @@ func (s *Run) openRunDir(log io.Writer, tools *toolstats.Collector) error {
 // and the measure of the checks when no judge runs.
 func newRun(st settings.Settings, cases []eval.Case, log io.Writer) (*Run, error) {
 	s := &Run{Settings: st, Cases: cases, started: time.Now(), log: log, Names: map[string]string{},
+		commit:   sync.OnceValue(func() string { return gitCommit(st.Root) }),
 		skips:    map[eval.CaseRun]bool{},
 		budget:   budget{held: map[string]int{}, paid: map[string]int{}, paidUSD: map[string]float64{}, estimated: map[string]float64{}, refused: map[string]int{}},
 		redactor: st.Redactor(os.Environ()), counters: map[string]*tokens.Counter{}}
@@ -1280,7 +1283,7 @@ func (s *Run) Summary() eval.Summary {
 	st := s.Settings
 	sum := eval.Summary{
 		RunID: s.runID, Started: s.started.UTC(), Finished: time.Now().UTC(), Model: st.Model, CaseFiles: st.Cases,
-		Servers: s.servers, Reference: st.Reference, Provider: st.BaseURL, GitCommit: gitCommit(st.Root),
+		Servers: s.servers, Reference: st.Reference, Provider: st.BaseURL, GitCommit: s.commit(),
 		MinPassRate: st.MinPassRate, MinRunPassRate: st.MinRunPassRate, BudgetUSD: st.BudgetUSD,
 		Stopped: s.Aborted(), Prices: s.prices.Describe(), TraceURL: s.traceURL,
 	}
@@ -1495,6 +1498,8 @@ func (s *Run) checksCalibration() *eval.ChecksCalibration {
 	return s.checksCal
 }
 
+// gitCommit returns the short commit of the git checkout at root, "" if
+// it is none.
 func gitCommit(root string) string {
 	out, err := exec.Command("git", "-C", root, "rev-parse", "--short", "HEAD").Output()
 	if err != nil {
