@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	jsonv1 "github.com/go-json-experiment/json/v1"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -335,7 +336,7 @@ func parseCallToolResult(raw json.RawMessage) (*mcp.CallToolResult, error) {
 		InputRequests     mcp.InputRequests `json:"inputRequests,omitempty"`
 		RequestState      string            `json:"requestState,omitempty"`
 	}
-	if json.Unmarshal(raw, &r) != nil || r.Content == nil ||
+	if jsonv1.Unmarshal(raw, &r) != nil || r.Content == nil ||
 		slices.ContainsFunc(r.Content, func(c mcp.TextContent) bool { return c.Type != mcp.ContentTypeText }) {
 		return mcp.ParseCallToolResult(&raw)
 	}

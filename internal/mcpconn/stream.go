@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"sync"
 
+	jsonv1 "github.com/go-json-experiment/json/v1"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -137,7 +138,7 @@ func (s *jsonrpcStream) dispatch(line []byte) {
 		Result  json.RawMessage          `json:"result,omitempty"`
 		Error   *mcp.JSONRPCErrorDetails `json:"error,omitempty"`
 	}
-	if json.Unmarshal(line, &msg) != nil || msg.Method != "" {
+	if jsonv1.Unmarshal(line, &msg) != nil || msg.Method != "" {
 		s.dispatchAsMCPGo(line)
 		return
 	}
