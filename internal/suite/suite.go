@@ -1187,16 +1187,17 @@ func (s *Run) CheckProvider(ctx context.Context, cases []eval.Case, repeats int)
 	if s.checkProvider == nil {
 		return nil
 	}
-	if s.Settings.Force || s.anyUncached(cases, repeats) {
+	if s.anyToRun(cases, repeats) {
 		return s.checkProvider(ctx)
 	}
 	return nil
 }
 
-// anyUncached reports whether the cache lacks a run of the cases. It
-// derives their keys (which the runs then find derived) one case per
-// core at a time, and stops at the first it lacks.
-func (s *Run) anyUncached(cases []eval.Case, repeats int) bool {
+// anyToRun reports whether a run of the cases will ask the model: any
+// with -force, else any the cache lacks. It derives their keys (which the
+// runs then find derived) one case per core at a time, and stops at the
+// first it lacks.
+func (s *Run) anyToRun(cases []eval.Case, repeats int) bool {
 	var next atomic.Int64
 	var found atomic.Bool
 	var wg sync.WaitGroup
@@ -1205,7 +1206,7 @@ func (s *Run) anyUncached(cases []eval.Case, repeats int) bool {
 			for i := int(next.Add(1) - 1); i < len(cases) && !found.Load(); i = int(next.Add(1) - 1) {
 				for _, a := range s.arms {
 					for r := range repeats {
-						if !s.isCached(cases[i], a, r, a.hash) {
+						if s.Settings.Force || !s.isCached(cases[i], a, r, a.hash) {
 							found.Store(true)
 							return
 						}
