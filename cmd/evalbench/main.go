@@ -666,20 +666,29 @@ func toolLatencyOn(server, protocol string) (row, error) {
 		return row{}, fmt.Errorf("the sample server answered on %s", got)
 	}
 	args := map[string]any{"gene_symbol": "NUTM2G"}
-	const calls, conc = 4000, 16
-	latencies, wall, err := callConcurrently(calls, conc, func(int) error {
-		_, err := set.Call(context.Background(), "get_gene_by_symbol", args)
-		return err
-	})
-	if err != nil {
-		return row{}, err
+	// Three rounds, the rate their median: one round lasts half a second,
+	// where the machine's own jitter moves a rate by a tenth.
+	const calls, conc, rounds = 4000, 16, 3
+	var latencies []time.Duration
+	rates := make([]float64, 0, rounds)
+	for range rounds {
+		l, wall, err := callConcurrently(calls, conc, func(int) error {
+			_, err := set.Call(context.Background(), "get_gene_by_symbol", args)
+			return err
+		})
+		if err != nil {
+			return row{}, err
+		}
+		latencies = append(latencies, l...)
+		rates = append(rates, float64(calls)/wall.Seconds())
 	}
+	slices.Sort(rates)
+	rate := rates[rounds/2]
 	p := func(q float64) time.Duration { return percentile(latencies, q) }
-	rate := float64(calls) / wall.Seconds()
 	return row{
 		name:     fmt.Sprintf("tool call over stdio to the sample server, revision %s, concurrency %d, %d calls", protocol, conc, calls),
 		target:   "(measured)",
-		measured: fmt.Sprintf("p50 %s, p99 %s, %.0f calls/s", p(0.5).Round(time.Microsecond), p(0.99).Round(time.Microsecond), rate),
+		measured: fmt.Sprintf("p50 %s, p99 %s, %.0f calls/s (median of %d rounds: %.0f-%.0f)", p(0.5).Round(time.Microsecond), p(0.99).Round(time.Microsecond), rate, rounds, rates[0], rates[rounds-1]),
 		ok:       protocol != "2026-07-28" || rate >= toolCallsPerSecond,
 	}, nil
 }
