@@ -47,19 +47,21 @@ func openInChromium(path string) (ready, opened time.Duration, err error) {
 	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+abs)); err != nil {
 		return 0, 0, fmt.Errorf("open %s: %w", abs, err)
 	}
-	ms, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`(() => {
+	// The load event can come before the table is shown (the overview
+	// inflates asynchronously): the mark is waited for, up to 30 s.
+	type shown struct{ MS float64 }
+	waitCtx, cancelWait := context.WithTimeout(ctx, 30*time.Second)
+	defer cancelWait()
+	got, err := chromedp.Run(waitCtx, chromedp.Poll[shown](`(() => {
 		const table = performance.getEntriesByName('mcpeval:table-shown')[0];
 		const nav = performance.getEntriesByType('navigation')[0];
-		if (!table || !document.querySelector('#cases tbody tr[data-id]')) return -1;
-		return Math.max(table.startTime, nav.domComplete);
-	})()`))
+		if (!table || !nav || !nav.domComplete || !document.querySelector('#cases tbody tr[data-id]')) return null;
+		return {MS: Math.max(table.startTime, nav.domComplete)};
+	})()`, chromedp.WithPollingInterval(5*time.Millisecond)))
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, fmt.Errorf("%s: the report shows no table: %w", abs, err)
 	}
-	if ms < 0 {
-		return 0, 0, fmt.Errorf("%s: the report shows no table", abs)
-	}
-	ready = time.Duration(ms * float64(time.Millisecond))
+	ready = time.Duration(got.MS * float64(time.Millisecond))
 	start := time.Now()
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector('#cases tbody tr[data-id]:last-child').click()`)); err != nil {
 		return ready, 0, err
