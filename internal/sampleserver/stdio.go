@@ -134,20 +134,46 @@ func handle(ctx context.Context, s *server.MCPServer, line []byte, w *lineWriter
 }
 
 // lineWriter writes one message per line, whole, from any goroutine.
+// Messages that come while a write is under way go out together in the
+// next one: under a stream of calls a write carries several answers, and
+// the client reads them at once.
 type lineWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu      sync.Mutex
+	w       io.Writer
+	pending []byte // lines not written yet
+	spare   []byte // the buffer of the last write, for reuse
+	writing bool   // a goroutine is writing; it writes pending too
 }
 
+// write queues msg's line and, unless another goroutine is writing
+// (which then writes it too), writes every line queued. Its error is of
+// the writes it made.
 func (lw *lineWriter) write(msg any) error {
 	b, err := encode(msg)
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
-	_, err = lw.w.Write(b)
+	lw.pending = append(append(lw.pending, b...), '\n')
+	if lw.writing {
+		return nil
+	}
+	lw.writing = true
+	for len(lw.pending) > 0 && err == nil {
+		buf := lw.pending
+		lw.pending = lw.spare[:0]
+		lw.mu.Unlock()
+		_, err = lw.w.Write(buf)
+		lw.mu.Lock()
+		if cap(buf) <= 1<<20 { // a buffer a large answer grew is not kept
+			lw.spare = buf
+		} else {
+			lw.spare = nil
+		}
+	}
+	lw.pending = lw.pending[:0] // after an error, the lines queued are lost with the output
+	lw.writing = false
 	return err
 }
 
