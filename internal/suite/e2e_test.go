@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -149,7 +150,7 @@ const evaltestPackage = "github.com/mcpeval/mcpeval/evaltest"
 // go test -json ./evaltest does without asking the go command each time
 // whether anything needs building (seconds a run).
 var evaltestBinary = sync.OnceValues(func() (struct{ evaltest, test2json string }, error) {
-	bins := struct{ evaltest, test2json string }{filepath.Join(builtDir, "evaltest.test"), filepath.Join(builtDir, "test2json")}
+	bins := struct{ evaltest, test2json string }{filepath.Join(builtDir, executable("evaltest.test")), filepath.Join(builtDir, executable("test2json"))}
 	root, err := files.ModuleRoot()
 	if err != nil {
 		return bins, err
@@ -176,7 +177,7 @@ func testServer(name string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		bin := filepath.Join(builtDir, name)
+		bin := filepath.Join(builtDir, executable(name))
 		cmd := exec.Command("go", "build", "-o", bin, "./internal/suite/testdata/"+name)
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -187,10 +188,20 @@ func testServer(name string) (string, error) {
 	return build.(func() (string, error))()
 }
 
+// executable is the file name of a program called name, as Windows
+// runs it (name.exe) and elsewhere as it is: go build -o writes the
+// name it is given.
+func executable(name string) string {
+	if runtime.GOOS == "windows" {
+		return name + ".exe"
+	}
+	return name
+}
+
 // mcpevalBinary builds the mcpeval command once for all of the package's
 // tests, alone in its directory (the scripts have it on their PATH).
 var mcpevalBinary = sync.OnceValues(func() (string, error) {
-	bin := filepath.Join(builtDir, "mcpeval", "mcpeval")
+	bin := filepath.Join(builtDir, "mcpeval", executable("mcpeval"))
 	root, err := files.ModuleRoot()
 	if err != nil {
 		return bin, err

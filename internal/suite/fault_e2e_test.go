@@ -50,7 +50,7 @@ func (p packageTests) Run() int {
 	}
 	defer os.RemoveAll(dir)
 	builtDir = dir
-	faultServerPath = filepath.Join(dir, "faultserver")
+	faultServerPath = filepath.Join(dir, executable("faultserver"))
 	cmd := exec.Command("go", "build", "-o", faultServerPath, "./testdata/faultserver")
 	cmd.Dir = "../.."
 	if out, err := cmd.CombinedOutput(); err != nil {

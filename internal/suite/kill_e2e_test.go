@@ -91,7 +91,7 @@ func buildSuite(t *testing.T, dir string) (root, bin string) {
 	t.Helper()
 	root, err := files.ModuleRoot()
 	require.NoError(t, err)
-	bin = filepath.Join(dir, "evaltest.test")
+	bin = filepath.Join(dir, executable("evaltest.test"))
 	build := exec.Command("go", "test", "-c", "-o", bin, "./evaltest")
 	build.Dir = root
 	out, err := build.CombinedOutput()
